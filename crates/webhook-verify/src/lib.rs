@@ -1,0 +1,1 @@
+//! billpay-webhook-verify
