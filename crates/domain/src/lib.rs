@@ -1,1 +1,20 @@
-//! billpay-domain
+//! billpay's domain: money, phone numbers, references, typed ids, products and
+//! the purchase state machine, API-key hashing and secret sealing.
+//!
+//! No I/O and no async here: everything is a pure function or a value type, so
+//! every other crate can rely on these rules without a database or a runtime.
+
+pub mod catalogue;
+pub mod ids;
+pub mod keys;
+pub mod money;
+pub mod phone;
+pub mod product;
+pub mod reference;
+pub mod sealed;
+
+pub use ids::{AccountId, KeyId};
+pub use money::{Kobo, MoneyError};
+pub use phone::Phone;
+pub use product::{Product, TxStatus};
+pub use reference::Reference;

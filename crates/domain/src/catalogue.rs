@@ -1,0 +1,320 @@
+//! The product catalogue: providers, data categories and plans, cable plans
+//! and e-pin denominations. Read from TOML (`catalogue/default.toml` is the
+//! shipped default), validated as a whole, looked up by the purchase rules.
+
+use crate::{Kobo, Product};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Catalogue {
+    #[serde(default)]
+    pub providers: Vec<Provider>,
+    #[serde(default)]
+    pub data_categories: Vec<DataCategory>,
+    #[serde(default)]
+    pub data_plans: Vec<DataPlan>,
+    #[serde(default)]
+    pub cable_plans: Vec<CablePlan>,
+    #[serde(default)]
+    pub epin_denominations: Vec<EpinDenomination>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Provider {
+    pub id: Uuid,
+    pub slug: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub services: Vec<Product>,
+    pub active: bool,
+    /// Price of one exam pin (education providers only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<Kobo>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DataCategory {
+    pub id: String,
+    pub name: String,
+    pub provider: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DataPlan {
+    pub plan_id: String,
+    pub provider: String,
+    pub category: String,
+    pub name: String,
+    pub price: Kobo,
+    pub duration: u32,
+    pub active: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CablePlan {
+    pub plan_id: String,
+    pub provider: String,
+    pub name: String,
+    pub price: Kobo,
+    pub duration: u32,
+    pub active: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EpinDenomination {
+    pub provider: String,
+    pub denomination: Kobo,
+}
+
+/// Why a purchase's provider or plan was refused (the contract's 422 slugs).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LookupError {
+    #[error("provider not found, inactive, or not offering this service")]
+    InvalidProvider,
+    #[error("plan not found, inactive, or not offered by this provider")]
+    InvalidPlan,
+}
+
+const VALIDITY_WORDS: [&str; 8] = [
+    "day", "week", "month", "year", "hour", "hrs", "night", "valid",
+];
+
+impl Catalogue {
+    /// The catalogue shipped in the binary.
+    pub fn default_toml() -> &'static str {
+        include_str!("../../../catalogue/default.toml")
+    }
+
+    pub fn from_toml(text: &str) -> Result<Catalogue, String> {
+        let catalogue: Catalogue = toml::from_str(text).map_err(|e| e.to_string())?;
+        catalogue.validate()?;
+        Ok(catalogue)
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("catalogue always serialises")
+    }
+
+    /// Whole-file rules: unique ids, references that resolve, sane prices.
+    pub fn validate(&self) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        for p in &self.providers {
+            if !seen.insert(p.id.to_string()) || !seen.insert(p.slug.clone()) {
+                return Err(format!("provider {}: duplicate id or slug", p.slug));
+            }
+            let slug_ok = !p.slug.is_empty()
+                && p.slug
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            if !slug_ok {
+                return Err(format!("provider {}: slug must be [a-z0-9-]", p.slug));
+            }
+            if p.services.contains(&Product::Education) != p.price.is_some() {
+                return Err(format!(
+                    "provider {}: education providers, and only they, have a price",
+                    p.slug
+                ));
+            }
+        }
+        let offers = |slug: &str, product: Product| {
+            self.providers
+                .iter()
+                .any(|p| p.slug == slug && p.services.contains(&product))
+        };
+        for c in &self.data_categories {
+            if !offers(&c.provider, Product::Data) {
+                return Err(format!(
+                    "data category {}: provider {} does not sell data",
+                    c.id, c.provider
+                ));
+            }
+        }
+        let mut plan_ids = std::collections::HashSet::new();
+        for plan in &self.data_plans {
+            if !self
+                .data_categories
+                .iter()
+                .any(|c| c.id == plan.category && c.provider == plan.provider)
+            {
+                return Err(format!(
+                    "data plan {}: unknown category {}",
+                    plan.plan_id, plan.category
+                ));
+            }
+            let lower = plan.name.to_lowercase();
+            if let Some(word) = VALIDITY_WORDS.iter().find(|w| lower.contains(*w)) {
+                return Err(format!(
+                    "data plan {}: name mentions validity ({word}); use duration",
+                    plan.plan_id
+                ));
+            }
+            check_plan(&mut plan_ids, &plan.plan_id, plan.price, plan.duration)?;
+        }
+        for plan in &self.cable_plans {
+            if !offers(&plan.provider, Product::Cable) {
+                return Err(format!(
+                    "cable plan {}: provider {} does not sell cable",
+                    plan.plan_id, plan.provider
+                ));
+            }
+            check_plan(&mut plan_ids, &plan.plan_id, plan.price, plan.duration)?;
+        }
+        for d in &self.epin_denominations {
+            if !offers(&d.provider, Product::Epin) || d.denomination <= Kobo::ZERO {
+                return Err(format!(
+                    "e-pin denomination {} of {}: invalid",
+                    d.denomination, d.provider
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A provider by UUID or slug, active or not.
+    pub fn provider(&self, id_or_slug: &str) -> Option<&Provider> {
+        self.providers
+            .iter()
+            .find(|p| p.slug == id_or_slug || p.id.to_string() == id_or_slug.to_lowercase())
+    }
+
+    /// An active provider offering `product`, or `InvalidProvider`.
+    pub fn provider_for(
+        &self,
+        id_or_slug: &str,
+        product: Product,
+    ) -> Result<&Provider, LookupError> {
+        self.provider(id_or_slug)
+            .filter(|p| p.active && p.services.contains(&product))
+            .ok_or(LookupError::InvalidProvider)
+    }
+
+    pub fn data_plan(&self, provider: &Provider, plan_id: &str) -> Result<&DataPlan, LookupError> {
+        self.data_plans
+            .iter()
+            .find(|p| p.plan_id == plan_id && p.provider == provider.slug && p.active)
+            .ok_or(LookupError::InvalidPlan)
+    }
+
+    pub fn cable_plan(
+        &self,
+        provider: &Provider,
+        plan_id: &str,
+    ) -> Result<&CablePlan, LookupError> {
+        self.cable_plans
+            .iter()
+            .find(|p| p.plan_id == plan_id && p.provider == provider.slug && p.active)
+            .ok_or(LookupError::InvalidPlan)
+    }
+
+    pub fn epin_denomination(
+        &self,
+        provider: &Provider,
+        denomination: Kobo,
+    ) -> Option<&EpinDenomination> {
+        self.epin_denominations
+            .iter()
+            .find(|d| d.provider == provider.slug && d.denomination == denomination)
+    }
+
+    /// Enables or disables a provider (by UUID or slug) or a plan (by plan_id).
+    /// Returns a description of what changed, or None when nothing matched.
+    pub fn set_active(&mut self, target: &str, active: bool) -> Option<String> {
+        if let Some(p) = self
+            .providers
+            .iter_mut()
+            .find(|p| p.slug == target || p.id.to_string() == target)
+        {
+            p.active = active;
+            return Some(format!("provider {}", p.slug));
+        }
+        if let Some(p) = self.data_plans.iter_mut().find(|p| p.plan_id == target) {
+            p.active = active;
+            return Some(format!("data plan {}", p.plan_id));
+        }
+        if let Some(p) = self.cable_plans.iter_mut().find(|p| p.plan_id == target) {
+            p.active = active;
+            return Some(format!("cable plan {}", p.plan_id));
+        }
+        None
+    }
+}
+
+fn check_plan(
+    seen: &mut std::collections::HashSet<String>,
+    plan_id: &str,
+    price: Kobo,
+    duration: u32,
+) -> Result<(), String> {
+    if !seen.insert(plan_id.to_owned()) {
+        return Err(format!("plan {plan_id}: duplicate plan_id"));
+    }
+    if price <= Kobo::ZERO || duration == 0 {
+        return Err(format!(
+            "plan {plan_id}: price and duration must be positive"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_catalogue_is_valid_and_complete() {
+        let c = Catalogue::from_toml(Catalogue::default_toml()).unwrap();
+        let count = |kind: &str| c.providers.iter().filter(|p| p.kind == kind).count();
+        assert_eq!(count("telco"), 4);
+        assert_eq!(count("cable"), 4);
+        assert_eq!(count("electricity"), 12);
+        assert_eq!(count("education"), 4);
+        assert_eq!(count("betting"), 8);
+        let mtn = c.provider_for("mtn", Product::Data).unwrap();
+        assert_eq!(
+            c.provider_for(&mtn.id.to_string(), Product::Data)
+                .unwrap()
+                .slug,
+            "mtn"
+        );
+        assert_eq!(
+            c.provider_for("mtn", Product::Cable),
+            Err(LookupError::InvalidProvider)
+        );
+        assert!(c.data_plan(mtn, "mtn-sme-1gb").is_ok());
+        let dstv = c.provider("dstv").unwrap();
+        assert_eq!(
+            c.data_plan(dstv, "mtn-sme-1gb"),
+            Err(LookupError::InvalidPlan)
+        );
+    }
+
+    #[test]
+    fn round_trips_through_toml() {
+        let c = Catalogue::from_toml(Catalogue::default_toml()).unwrap();
+        assert_eq!(Catalogue::from_toml(&c.to_toml()).unwrap(), c);
+    }
+
+    #[test]
+    fn refuses_broken_files() {
+        let mut c = Catalogue::from_toml(Catalogue::default_toml()).unwrap();
+        c.data_plans[0].name = "MTN 1GB 30 Days".into();
+        assert!(c.validate().unwrap_err().contains("validity"));
+        let mut c = Catalogue::from_toml(Catalogue::default_toml()).unwrap();
+        c.data_plans[0].category = "nope".into();
+        assert!(c.validate().is_err());
+        assert!(Catalogue::from_toml("[[providers]]\nslug = 1").is_err());
+    }
+
+    #[test]
+    fn disabling_takes_a_provider_off_sale() {
+        let mut c = Catalogue::from_toml(Catalogue::default_toml()).unwrap();
+        assert_eq!(c.set_active("glo", false).as_deref(), Some("provider glo"));
+        assert_eq!(
+            c.provider_for("glo", Product::Airtime),
+            Err(LookupError::InvalidProvider)
+        );
+        assert!(c.set_active("no-such-thing", false).is_none());
+    }
+}
