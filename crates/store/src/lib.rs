@@ -1,1 +1,142 @@
-//! billpay-store
+//! Storage behind one interface, [`Store`]. The SQLite backend (the embedded
+//! default) lives in [`sqlite`]; a PostgreSQL backend will implement the same
+//! trait. Every method is one atomic unit: a purchase's reference, debit,
+//! transaction row and ledger entry commit together, as do a final status,
+//! its refund and its webhook event (the outbox).
+
+pub mod clock;
+mod model;
+pub mod sqlite;
+
+pub use model::*;
+
+use async_trait::async_trait;
+use billpay_domain::catalogue::Catalogue;
+use billpay_domain::{AccountId, KeyId, Kobo};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub type SharedStore = Arc<dyn Store>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("database error: {0}")]
+    Backend(String),
+}
+
+/// Business refusals of a purchase: both change nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("reference already used")]
+    DuplicateReference,
+    #[error("insufficient wallet balance")]
+    InsufficientBalance,
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Opens the backend named by a database URL (`sqlite://…`).
+pub async fn open(database_url: &str) -> StoreResult<SharedStore> {
+    if database_url.starts_with("sqlite:") {
+        let store = sqlite::SqliteStore::open(database_url).await?;
+        Ok(Arc::new(store))
+    } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
+        Err(StoreError::Invalid(
+            "the PostgreSQL backend is not built yet; use sqlite://PATH".into(),
+        ))
+    } else {
+        Err(StoreError::Invalid(format!(
+            "unsupported database URL (expected sqlite://PATH): {}",
+            database_url.split('@').next_back().unwrap_or_default()
+        )))
+    }
+}
+
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    // --- accounts -------------------------------------------------------
+    async fn create_account(&self, new: NewAccount) -> StoreResult<Account>;
+    async fn account(&self, id: AccountId) -> StoreResult<Option<Account>>;
+    async fn account_by_email(&self, email: &str) -> StoreResult<Option<Account>>;
+    async fn set_account_status(&self, id: AccountId, status: AccountStatus) -> StoreResult<()>;
+    async fn set_account_password(&self, id: AccountId, password_hash: String) -> StoreResult<()>;
+
+    // --- API keys -------------------------------------------------------
+    async fn create_api_key(&self, new: NewApiKey) -> StoreResult<ApiKey>;
+    async fn api_key(&self, id: KeyId) -> StoreResult<Option<ApiKey>>;
+    async fn api_keys(&self, account: AccountId) -> StoreResult<Vec<ApiKey>>;
+    /// The key with this hash and its account's status; also stamps last use.
+    async fn authenticate(&self, key_hash: &str) -> StoreResult<Option<(ApiKey, AccountStatus)>>;
+    async fn update_api_key(&self, id: KeyId, change: KeyChange) -> StoreResult<ApiKey>;
+
+    // --- wallet ---------------------------------------------------------
+    async fn balance(&self, account: AccountId) -> StoreResult<Kobo>;
+    /// Credits once per (account, reference); a repeat is `applied: false`.
+    async fn credit(
+        &self,
+        account: AccountId,
+        amount: Kobo,
+        reference: &str,
+    ) -> StoreResult<Credit>;
+    /// Newest first.
+    async fn ledger(&self, account: AccountId, limit: u32) -> StoreResult<Vec<LedgerEntry>>;
+    async fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo>;
+
+    // --- catalogue ------------------------------------------------------
+    /// The catalogue and its version (bumped on every change).
+    async fn catalogue(&self) -> StoreResult<(i64, Catalogue)>;
+    async fn catalogue_version(&self) -> StoreResult<i64>;
+    async fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()>;
+    /// Enables/disables a provider (UUID or slug) or plan; says what changed.
+    async fn set_catalogue_active(&self, target: &str, active: bool) -> StoreResult<String>;
+
+    // --- purchases ------------------------------------------------------
+    /// Test mode: the checks of a live purchase, changing nothing; returns the balance.
+    async fn check_purchase(
+        &self,
+        account: AccountId,
+        reference: &str,
+        amount: Kobo,
+    ) -> StoreResult<Kobo>;
+    /// One atomic write: reference, debit, transaction (`processing`), ledger entry.
+    async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction>;
+    async fn transaction(
+        &self,
+        account: Option<AccountId>,
+        lookup: TxLookup,
+    ) -> StoreResult<Option<Transaction>>;
+    async fn transactions(&self, filter: TxFilter) -> StoreResult<Vec<Transaction>>;
+
+    // --- fulfilment (worker) ---------------------------------------------
+    /// Leases up to `limit` processing transactions that are due.
+    async fn claim_fulfilments(&self, limit: u32, lease: Duration)
+    -> StoreResult<Vec<Transaction>>;
+    /// Records that the supplier was asked, before asking: after a crash we requery instead.
+    async fn mark_submitted(&self, code: &str) -> StoreResult<()>;
+    /// Outcome unknown or pending: check again after `delay`.
+    async fn reschedule(&self, code: &str, delay: Duration, note: &str) -> StoreResult<()>;
+    /// Final status + refund (if failed) + outbox event, in one transaction.
+    /// `false` when the transaction was already final (nothing changed).
+    async fn finalize(&self, code: &str, fin: Finalization) -> StoreResult<bool>;
+
+    // --- webhook events (outbox) -----------------------------------------
+    async fn claim_events(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Event>>;
+    async fn record_delivery(
+        &self,
+        event_id: &str,
+        attempt: NewAttempt,
+        next: EventNext,
+    ) -> StoreResult<()>;
+    async fn events(&self, filter: EventFilter) -> StoreResult<Vec<Event>>;
+    /// Event by id or by its transaction's reference_code.
+    async fn event(&self, id_or_code: &str) -> StoreResult<Option<Event>>;
+    async fn attempts(&self, event_id: &str) -> StoreResult<Vec<Attempt>>;
+    /// Queues an event for one more delivery now.
+    async fn requeue_event(&self, event_id: &str) -> StoreResult<()>;
+}

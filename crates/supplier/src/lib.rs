@@ -1,1 +1,67 @@
-//! billpay-supplier
+//! The supplier boundary: who actually delivers airtime, tokens and pins.
+//! [`Supplier`] is what the fulfilment worker and the verification endpoints
+//! call; [`sandbox::SandboxSupplier`] is the built-in simulator that is the
+//! default until a real supplier adapter is configured.
+
+pub mod sandbox;
+
+use async_trait::async_trait;
+use billpay_domain::{Kobo, Product};
+
+/// One purchase as the supplier sees it. `reference_code` is the idempotency
+/// key at the supplier: asking twice for one code never delivers twice.
+#[derive(Debug, Clone)]
+pub struct Order {
+    pub reference_code: String,
+    pub product: Product,
+    pub provider: String,
+    pub recipient: String,
+    pub amount: Kobo,
+    /// Product fields: meter_type, quantity, denomination…
+    pub details: serde_json::Value,
+}
+
+/// The supplier's answer about an order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SupplierStatus {
+    /// Delivered; `result` carries what was delivered (`pin`, `units`, `pins`…).
+    Delivered { result: serde_json::Value },
+    /// Definitely not delivered and never will be: safe to refund.
+    Failed { reason: String },
+    /// Accepted but not final yet: ask again later.
+    Pending,
+    /// (requery only) The supplier never received this order.
+    Unknown,
+}
+
+#[derive(Debug, Clone)]
+pub struct VerifyRequest {
+    pub product: Product,
+    pub provider: String,
+    pub number: String,
+    pub meter_type: Option<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verification {
+    Found {
+        customer_name: String,
+        address: Option<String>,
+    },
+    NotFound,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SupplierError {
+    /// The outcome is unknown (timeout, connection dropped): never refund on this.
+    #[error("supplier unavailable: {0}")]
+    Unavailable(String),
+}
+
+#[async_trait]
+pub trait Supplier: Send + Sync + 'static {
+    async fn verify(&self, request: &VerifyRequest) -> Result<Verification, SupplierError>;
+    async fn purchase(&self, order: &Order) -> Result<SupplierStatus, SupplierError>;
+    /// Status check of an order placed earlier (or possibly never received).
+    async fn requery(&self, order: &Order) -> Result<SupplierStatus, SupplierError>;
+}

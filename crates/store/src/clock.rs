@@ -1,0 +1,34 @@
+//! Wall-clock helpers: unix milliseconds for scheduling, RFC 3339 with an
+//! explicit `+00:00` offset for everything shown to people and clients.
+
+use time::OffsetDateTime;
+use time::macros::format_description;
+
+pub fn now_ms() -> i64 {
+    (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
+}
+
+/// `2026-11-22T01:51:22.123+00:00`: fixed width, so it also sorts as text.
+pub fn rfc3339(ms: i64) -> String {
+    let at = OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    at.format(format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]+00:00"
+    ))
+    .expect("fixed format always formats")
+}
+
+pub fn now_rfc3339() -> String {
+    rfc3339(now_ms())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn formats_with_offset() {
+        assert_eq!(
+            super::rfc3339(1_795_312_282_123),
+            "2026-11-22T01:51:22.123+00:00"
+        );
+    }
+}

@@ -1,0 +1,246 @@
+//! Records the store reads and writes. `New*` are inputs, the rest are rows.
+
+use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
+use serde::Serialize;
+use std::str::FromStr;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AccountStatus {
+    Active,
+    Suspended,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyStatus {
+    Active,
+    Suspended,
+    Revoked,
+}
+
+macro_rules! text_enum {
+    ($ty:ident { $($variant:ident = $text:literal),+ }) => {
+        impl $ty {
+            pub fn as_str(self) -> &'static str {
+                match self { $($ty::$variant => $text),+ }
+            }
+        }
+        impl FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s { $($text => Ok($ty::$variant),)+ other => Err(format!("unknown {} {other}", stringify!($ty))) }
+            }
+        }
+    };
+}
+
+text_enum!(AccountStatus { Active = "active", Suspended = "suspended" });
+text_enum!(KeyStatus { Active = "active", Suspended = "suspended", Revoked = "revoked" });
+text_enum!(EventStatus { Pending = "pending", Delivered = "delivered", Failed = "failed", Skipped = "skipped" });
+
+#[derive(Debug, Clone)]
+pub struct NewAccount {
+    pub name: String,
+    pub email: String,
+    pub password_hash: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Account {
+    pub id: AccountId,
+    pub name: String,
+    pub email: String,
+    pub status: AccountStatus,
+    pub balance: Kobo,
+    #[serde(skip)]
+    pub password_hash: Option<String>,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RateLimit {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewApiKey {
+    pub account_id: AccountId,
+    pub name: Option<String>,
+    pub key_hash: String,
+    pub display_prefix: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ApiKey {
+    pub id: KeyId,
+    pub account_id: AccountId,
+    pub name: Option<String>,
+    pub display_prefix: String,
+    pub status: KeyStatus,
+    pub rate_limit: Option<RateLimit>,
+    pub webhook_url: Option<String>,
+    /// The webhook signing secret sealed under the master key; never in clear.
+    #[serde(skip)]
+    pub webhook_secret_sealed: Option<String>,
+    /// Opt-in: failed deliveries are retried on the backoff schedule.
+    pub webhook_retries: bool,
+    pub created_at: String,
+    pub last_used_at: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum KeyChange {
+    Status(KeyStatus),
+    RateLimit(Option<RateLimit>),
+    WebhookUrl(Option<String>),
+    WebhookSecretSealed(Option<String>),
+    WebhookRetries(bool),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Credit {
+    pub balance: Kobo,
+    /// False when this reference had already been credited.
+    pub applied: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LedgerEntry {
+    pub id: i64,
+    pub account_id: AccountId,
+    /// Signed: credits and refunds positive, debits negative.
+    pub amount: Kobo,
+    pub kind: String,
+    pub balance_after: Kobo,
+    pub transaction_code: Option<String>,
+    pub credit_reference: Option<String>,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewPurchase {
+    pub account_id: AccountId,
+    pub key_id: KeyId,
+    pub reference: String,
+    pub product: Product,
+    /// Provider slug.
+    pub provider: String,
+    pub plan_id: Option<String>,
+    /// The plan name (data, cable) or item name (the others).
+    pub label: String,
+    pub recipient: String,
+    pub amount: Kobo,
+    /// The product's own request fields (meter_type, quantity, denomination…).
+    pub details: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Transaction {
+    pub code: String,
+    pub account_id: AccountId,
+    pub key_id: KeyId,
+    pub reference: String,
+    pub product: Product,
+    pub provider: String,
+    pub plan_id: Option<String>,
+    pub label: String,
+    pub recipient: String,
+    pub amount: Kobo,
+    pub details: serde_json::Value,
+    pub status: TxStatus,
+    pub message: String,
+    pub balance_before: Kobo,
+    pub balance_after: Kobo,
+    /// What the supplier delivered: `pin`, `units`, `pins` (e-pins)…
+    pub result: serde_json::Value,
+    pub attempts: u32,
+    pub submitted: bool,
+    pub created_at: String,
+    pub completed_at: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum TxLookup {
+    Code(String),
+    Reference(String),
+    BatchId(String),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TxFilter {
+    pub account_id: Option<AccountId>,
+    pub status: Option<TxStatus>,
+    pub limit: u32,
+}
+
+/// A final status for a processing transaction and the webhook payload it emits.
+#[derive(Debug, Clone)]
+pub struct Finalization {
+    pub status: TxStatus,
+    pub message: String,
+    pub result: serde_json::Value,
+    pub completed_at_ms: i64,
+    /// The exact JSON body the webhook will carry.
+    pub event_payload: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Event {
+    pub id: String,
+    pub transaction_code: String,
+    pub account_id: AccountId,
+    pub key_id: KeyId,
+    pub event: String,
+    pub payload: String,
+    pub status: EventStatus,
+    pub attempts: u32,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventStatus {
+    Pending,
+    Delivered,
+    Failed,
+    Skipped,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct EventFilter {
+    pub account_id: Option<AccountId>,
+    pub failed_only: bool,
+    pub limit: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewAttempt {
+    pub url: Option<String>,
+    pub http_status: Option<u16>,
+    pub error: Option<String>,
+    pub latency_ms: u64,
+    pub response_excerpt: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Attempt {
+    pub id: i64,
+    pub event_id: String,
+    pub url: Option<String>,
+    pub http_status: Option<u16>,
+    pub error: Option<String>,
+    pub latency_ms: u64,
+    pub response_excerpt: String,
+    pub created_at: String,
+}
+
+/// What happens to an event after an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventNext {
+    Delivered,
+    Failed,
+    Skipped,
+    RetryAtMs(i64),
+}

@@ -1,0 +1,745 @@
+//! The embedded SQLite backend of [`Store`].
+
+mod engine;
+mod rows;
+
+use crate::clock::{now_ms, now_rfc3339, rfc3339};
+use crate::*;
+use billpay_domain::catalogue::Catalogue;
+use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
+use engine::Engine;
+use rows::*;
+use rusqlite::{Connection, OptionalExtension, params};
+use std::time::Duration;
+
+pub use engine::path_from_url;
+
+pub struct SqliteStore {
+    engine: Engine,
+}
+
+impl SqliteStore {
+    /// Opens (creating and migrating) the database, and seeds the default
+    /// catalogue on first start.
+    pub async fn open(url: &str) -> StoreResult<SqliteStore> {
+        let path = path_from_url(url)?;
+        let engine = tokio::task::spawn_blocking(move || Engine::open(path))
+            .await
+            .map_err(|e| StoreError::Backend(e.to_string()))??;
+        let store = SqliteStore { engine };
+        store
+            .engine
+            .write(|conn| {
+                let has: bool =
+                    conn.query_row("SELECT EXISTS(SELECT 1 FROM catalogue)", [], |r| r.get(0))?;
+                if !has {
+                    let default = Catalogue::from_toml(Catalogue::default_toml())
+                        .map_err(StoreError::Invalid)?;
+                    save_catalogue(conn, &default)?;
+                }
+                Ok(())
+            })
+            .await?;
+        Ok(store)
+    }
+}
+
+/// `BP` + time + randomness: unique, sortable, not guessable.
+fn new_code(prefix: &str) -> String {
+    use rand::Rng;
+    let suffix: u32 = rand::rng().random_range(0..0x100_0000);
+    format!("{prefix}{}{suffix:06X}", now_ms())
+}
+
+fn save_catalogue(conn: &Connection, catalogue: &Catalogue) -> StoreResult<()> {
+    let document =
+        serde_json::to_string(catalogue).map_err(|e| StoreError::Backend(e.to_string()))?;
+    conn.execute(
+        "INSERT INTO catalogue (id, version, document) VALUES (1, 1, ?1)
+         ON CONFLICT (id) DO UPDATE SET version = version + 1, document = excluded.document",
+        [document],
+    )?;
+    Ok(())
+}
+
+fn load_catalogue(conn: &Connection) -> StoreResult<(i64, Catalogue)> {
+    let (version, document): (i64, String) = conn.query_row(
+        "SELECT version, document FROM catalogue WHERE id = 1",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let catalogue =
+        serde_json::from_str(&document).map_err(|e| StoreError::Backend(e.to_string()))?;
+    Ok((version, catalogue))
+}
+
+fn balance_of(conn: &Connection, account: AccountId) -> StoreResult<Kobo> {
+    conn.query_row(
+        "SELECT balance FROM accounts WHERE id = ?1",
+        [account.to_string()],
+        |r| r.get(0),
+    )
+    .optional()?
+    .map(Kobo)
+    .ok_or(StoreError::NotFound("account"))
+}
+
+/// Moves a wallet by `amount` (signed) and appends the matching ledger entry.
+fn post_ledger(
+    conn: &Connection,
+    account: AccountId,
+    amount: Kobo,
+    kind: &str,
+    transaction_code: Option<&str>,
+    credit_reference: Option<&str>,
+) -> StoreResult<Kobo> {
+    let balance_after: Option<i64> = conn
+        .query_row(
+            "UPDATE accounts SET balance = balance + ?1 WHERE id = ?2 AND balance + ?1 >= 0 RETURNING balance",
+            params![amount.0, account.to_string()],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let balance_after = balance_after.ok_or(Refusal::InsufficientBalance)?;
+    conn.execute(
+        &format!("INSERT INTO ledger ({LEDGER_COLUMNS}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+        params![
+            account.to_string(),
+            amount.0,
+            kind,
+            balance_after,
+            transaction_code,
+            credit_reference,
+            now_rfc3339()
+        ],
+    )?;
+    Ok(Kobo(balance_after))
+}
+
+fn reference_used(conn: &Connection, account: AccountId, reference: &str) -> StoreResult<bool> {
+    Ok(conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM transactions WHERE account_id = ?1 AND reference = ?2)",
+        params![account.to_string(), reference],
+        |r| r.get(0),
+    )?)
+}
+
+fn get_transaction(conn: &Connection, code: &str) -> StoreResult<Transaction> {
+    conn.query_row(
+        &format!("SELECT {TX_COLUMNS} FROM transactions WHERE code = ?1"),
+        [code],
+        transaction,
+    )
+    .optional()?
+    .ok_or(StoreError::NotFound("transaction"))
+}
+
+fn get_api_key(conn: &Connection, id: KeyId) -> StoreResult<Option<ApiKey>> {
+    Ok(conn
+        .query_row(
+            &format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?1"),
+            [id.to_string()],
+            api_key,
+        )
+        .optional()?)
+}
+
+fn collect<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    map: fn(&rusqlite::Row) -> rusqlite::Result<T>,
+) -> StoreResult<Vec<T>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt.query_map(params, map)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn create_account(&self, new: NewAccount) -> StoreResult<Account> {
+        self.engine
+            .write(move |conn| {
+                let id = AccountId::new();
+                let inserted = conn.execute(
+                    "INSERT INTO accounts (id, name, email, password_hash, status, created_at)
+                     VALUES (?1, ?2, ?3, ?4, 'active', ?5) ON CONFLICT (email) DO NOTHING",
+                    params![
+                        id.to_string(),
+                        new.name,
+                        new.email,
+                        new.password_hash,
+                        now_rfc3339()
+                    ],
+                )?;
+                if inserted == 0 {
+                    return Err(StoreError::Invalid(format!(
+                        "an account with email {} exists",
+                        new.email
+                    )));
+                }
+                Ok(conn.query_row(
+                    &format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = ?1"),
+                    [id.to_string()],
+                    account,
+                )?)
+            })
+            .await
+    }
+
+    async fn account(&self, id: AccountId) -> StoreResult<Option<Account>> {
+        self.engine
+            .read(move |conn| {
+                Ok(conn
+                    .query_row(
+                        &format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = ?1"),
+                        [id.to_string()],
+                        account,
+                    )
+                    .optional()?)
+            })
+            .await
+    }
+
+    async fn account_by_email(&self, email: &str) -> StoreResult<Option<Account>> {
+        let email = email.to_owned();
+        self.engine
+            .read(move |conn| {
+                Ok(conn
+                    .query_row(
+                        &format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE email = ?1"),
+                        [email],
+                        account,
+                    )
+                    .optional()?)
+            })
+            .await
+    }
+
+    async fn set_account_status(&self, id: AccountId, status: AccountStatus) -> StoreResult<()> {
+        self.engine
+            .write(move |conn| {
+                match conn.execute(
+                    "UPDATE accounts SET status = ?1 WHERE id = ?2",
+                    params![status.as_str(), id.to_string()],
+                )? {
+                    0 => Err(StoreError::NotFound("account")),
+                    _ => Ok(()),
+                }
+            })
+            .await
+    }
+
+    async fn set_account_password(&self, id: AccountId, password_hash: String) -> StoreResult<()> {
+        self.engine
+            .write(move |conn| {
+                match conn.execute(
+                    "UPDATE accounts SET password_hash = ?1 WHERE id = ?2",
+                    params![password_hash, id.to_string()],
+                )? {
+                    0 => Err(StoreError::NotFound("account")),
+                    _ => Ok(()),
+                }
+            })
+            .await
+    }
+
+    async fn create_api_key(&self, new: NewApiKey) -> StoreResult<ApiKey> {
+        self.engine
+            .write(move |conn| {
+                balance_of(conn, new.account_id)?; // the account must exist
+                let id = KeyId::new();
+                conn.execute(
+                    "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, status, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, 'active', ?6)",
+                    params![id.to_string(), new.account_id.to_string(), new.name, new.key_hash, new.display_prefix, now_rfc3339()],
+                )?;
+                get_api_key(conn, id)?.ok_or(StoreError::NotFound("API key"))
+            })
+            .await
+    }
+
+    async fn api_key(&self, id: KeyId) -> StoreResult<Option<ApiKey>> {
+        self.engine.read(move |conn| get_api_key(conn, id)).await
+    }
+
+    async fn api_keys(&self, account: AccountId) -> StoreResult<Vec<ApiKey>> {
+        self.engine
+            .read(move |conn| {
+                collect(
+                    conn,
+                    &format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE account_id = ?1 ORDER BY created_at"),
+                    [account.to_string()],
+                    api_key,
+                )
+            })
+            .await
+    }
+
+    async fn authenticate(&self, key_hash: &str) -> StoreResult<Option<(ApiKey, AccountStatus)>> {
+        let key_hash = key_hash.to_owned();
+        let found = self
+            .engine
+            .read(move |conn| {
+                let sql = format!(
+                    "SELECT {}, a.status FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?1",
+                    KEY_COLUMNS.split(", ").map(|c| format!("k.{c}")).collect::<Vec<_>>().join(", ")
+                );
+                Ok(conn
+                    .query_row(&sql, [key_hash], |row| {
+                        let status: String = row.get(12)?;
+                        Ok((api_key(row)?, status))
+                    })
+                    .optional()?)
+            })
+            .await?;
+        let Some((key, status)) = found else {
+            return Ok(None);
+        };
+        let status = status.parse().map_err(StoreError::Backend)?;
+        Ok(Some((key, status)))
+    }
+
+    async fn update_api_key(&self, id: KeyId, change: KeyChange) -> StoreResult<ApiKey> {
+        self.engine
+            .write(move |conn| {
+                let key = id.to_string();
+                let changed = match change {
+                    KeyChange::Status(status) => {
+                        // Revocation is final.
+                        conn.execute(
+                            "UPDATE api_keys SET status = ?1 WHERE id = ?2 AND status != 'revoked'",
+                            params![status.as_str(), key],
+                        )?
+                    }
+                    KeyChange::RateLimit(limit) => conn.execute(
+                        "UPDATE api_keys SET rate_per_second = ?1, rate_burst = ?2 WHERE id = ?3",
+                        params![limit.map(|l| l.per_second), limit.map(|l| l.burst), key],
+                    )?,
+                    KeyChange::WebhookUrl(url) => conn.execute(
+                        "UPDATE api_keys SET webhook_url = ?1 WHERE id = ?2",
+                        params![url, key],
+                    )?,
+                    KeyChange::WebhookSecretSealed(sealed) => conn.execute(
+                        "UPDATE api_keys SET webhook_secret_sealed = ?1 WHERE id = ?2",
+                        params![sealed, key],
+                    )?,
+                    KeyChange::WebhookRetries(on) => conn.execute(
+                        "UPDATE api_keys SET webhook_retries = ?1 WHERE id = ?2",
+                        params![on, key],
+                    )?,
+                };
+                let found = get_api_key(conn, id)?.ok_or(StoreError::NotFound("API key"))?;
+                if changed == 0 {
+                    return Err(StoreError::Invalid(
+                        "a revoked key cannot be changed".into(),
+                    ));
+                }
+                Ok(found)
+            })
+            .await
+    }
+
+    async fn balance(&self, account: AccountId) -> StoreResult<Kobo> {
+        self.engine
+            .read(move |conn| balance_of(conn, account))
+            .await
+    }
+
+    async fn credit(
+        &self,
+        account: AccountId,
+        amount: Kobo,
+        reference: &str,
+    ) -> StoreResult<Credit> {
+        let reference = reference.to_owned();
+        self.engine
+            .write(move |conn| {
+                let balance = balance_of(conn, account)?;
+                let seen: bool = conn.query_row(
+                    "SELECT EXISTS(SELECT 1 FROM ledger WHERE account_id = ?1 AND credit_reference = ?2)",
+                    params![account.to_string(), reference],
+                    |r| r.get(0),
+                )?;
+                if seen {
+                    return Ok(Credit { balance, applied: false });
+                }
+                let balance = post_ledger(conn, account, amount, "credit", None, Some(&reference))?;
+                Ok(Credit { balance, applied: true })
+            })
+            .await
+    }
+
+    async fn ledger(&self, account: AccountId, limit: u32) -> StoreResult<Vec<LedgerEntry>> {
+        self.engine
+            .read(move |conn| {
+                collect(
+                    conn,
+                    &format!("SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = ?1 ORDER BY id DESC LIMIT ?2"),
+                    params![account.to_string(), limit],
+                    ledger_entry,
+                )
+            })
+            .await
+    }
+
+    async fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo> {
+        self.engine
+            .read(move |conn| {
+                Ok(Kobo(conn.query_row(
+                    "SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE account_id = ?1",
+                    [account.to_string()],
+                    |r| r.get(0),
+                )?))
+            })
+            .await
+    }
+
+    async fn catalogue(&self) -> StoreResult<(i64, Catalogue)> {
+        self.engine.read(load_catalogue).await
+    }
+
+    async fn catalogue_version(&self) -> StoreResult<i64> {
+        self.engine
+            .read(|conn| {
+                Ok(
+                    conn.query_row("SELECT version FROM catalogue WHERE id = 1", [], |r| {
+                        r.get(0)
+                    })?,
+                )
+            })
+            .await
+    }
+
+    async fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()> {
+        catalogue.validate().map_err(StoreError::Invalid)?;
+        let catalogue = catalogue.clone();
+        self.engine
+            .write(move |conn| save_catalogue(conn, &catalogue))
+            .await
+    }
+
+    async fn set_catalogue_active(&self, target: &str, active: bool) -> StoreResult<String> {
+        let target = target.to_owned();
+        self.engine
+            .write(move |conn| {
+                let (_, mut catalogue) = load_catalogue(conn)?;
+                let what = catalogue
+                    .set_active(&target, active)
+                    .ok_or(StoreError::NotFound("provider or plan"))?;
+                save_catalogue(conn, &catalogue)?;
+                Ok(what)
+            })
+            .await
+    }
+
+    async fn check_purchase(
+        &self,
+        account: AccountId,
+        reference: &str,
+        amount: Kobo,
+    ) -> StoreResult<Kobo> {
+        let reference = reference.to_owned();
+        self.engine
+            .read(move |conn| {
+                let balance = balance_of(conn, account)?;
+                if reference_used(conn, account, &reference)? {
+                    return Err(Refusal::DuplicateReference.into());
+                }
+                if balance < amount {
+                    return Err(Refusal::InsufficientBalance.into());
+                }
+                Ok(balance)
+            })
+            .await
+    }
+
+    async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction> {
+        self.engine
+            .write(move |conn| {
+                if reference_used(conn, new.account_id, &new.reference)? {
+                    return Err(Refusal::DuplicateReference.into());
+                }
+                let code = new_code("BP");
+                let balance_before = balance_of(conn, new.account_id)?;
+                let balance_after = post_ledger(conn, new.account_id, Kobo(-new.amount.0), "debit", Some(&code), None)?;
+                let batch_id = (new.product == Product::Epin).then(|| new_code("BATCH"));
+                let now = now_ms();
+                conn.execute(
+                    "INSERT INTO transactions (code, account_id, key_id, reference, product, provider, plan_id, label,
+                       recipient, amount, details, batch_id, status, message, balance_before, balance_after,
+                       next_attempt_at, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'processing',
+                       'Transaction is processing', ?13, ?14, ?15, ?16)",
+                    params![
+                        code,
+                        new.account_id.to_string(),
+                        new.key_id.to_string(),
+                        new.reference,
+                        new.product.service(),
+                        new.provider,
+                        new.plan_id,
+                        new.label,
+                        new.recipient,
+                        new.amount.0,
+                        with_batch(new.details, batch_id.as_deref()).to_string(),
+                        batch_id,
+                        balance_before.0,
+                        balance_after.0,
+                        now,
+                        rfc3339(now),
+                    ],
+                )?;
+                get_transaction(conn, &code)
+            })
+            .await
+    }
+
+    async fn transaction(
+        &self,
+        account: Option<AccountId>,
+        lookup: TxLookup,
+    ) -> StoreResult<Option<Transaction>> {
+        self.engine
+            .read(move |conn| {
+                let (column, value) = match lookup {
+                    TxLookup::Code(code) => ("code", code),
+                    TxLookup::Reference(reference) => ("reference", reference),
+                    TxLookup::BatchId(batch) => ("batch_id", batch),
+                };
+                let sql = format!(
+                    "SELECT {TX_COLUMNS} FROM transactions WHERE {column} = ?1 AND (?2 IS NULL OR account_id = ?2)
+                     ORDER BY created_at LIMIT 1"
+                );
+                Ok(conn
+                    .query_row(&sql, params![value, account.map(|a| a.to_string())], transaction)
+                    .optional()?)
+            })
+            .await
+    }
+
+    async fn transactions(&self, filter: TxFilter) -> StoreResult<Vec<Transaction>> {
+        self.engine
+            .read(move |conn| {
+                collect(
+                    conn,
+                    &format!(
+                        "SELECT {TX_COLUMNS} FROM transactions WHERE (?1 IS NULL OR account_id = ?1)
+                         AND (?2 IS NULL OR status = ?2) ORDER BY created_at DESC LIMIT ?3"
+                    ),
+                    params![
+                        filter.account_id.map(|a| a.to_string()),
+                        filter.status.map(TxStatus::as_str),
+                        filter.limit.max(1)
+                    ],
+                    transaction,
+                )
+            })
+            .await
+    }
+
+    async fn claim_fulfilments(
+        &self,
+        limit: u32,
+        lease: Duration,
+    ) -> StoreResult<Vec<Transaction>> {
+        self.engine
+            .write(move |conn| {
+                let now = now_ms();
+                collect(
+                    conn,
+                    &format!(
+                        "UPDATE transactions SET lease_until = ?1
+                         WHERE code IN (SELECT code FROM transactions WHERE status = 'processing'
+                             AND next_attempt_at <= ?2 AND lease_until <= ?2 ORDER BY next_attempt_at LIMIT ?3)
+                         RETURNING {TX_COLUMNS}"
+                    ),
+                    params![now + lease.as_millis() as i64, now, limit],
+                    transaction,
+                )
+            })
+            .await
+    }
+
+    async fn mark_submitted(&self, code: &str) -> StoreResult<()> {
+        let code = code.to_owned();
+        self.engine
+            .write(move |conn| {
+                conn.execute(
+                    "UPDATE transactions SET submitted = 1 WHERE code = ?1",
+                    [code],
+                )?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn reschedule(&self, code: &str, delay: Duration, note: &str) -> StoreResult<()> {
+        let (code, note) = (code.to_owned(), note.to_owned());
+        self.engine
+            .write(move |conn| {
+                conn.execute(
+                    "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1, lease_until = 0,
+                       result = json_set(result, '$.last_note', ?2)
+                     WHERE code = ?3 AND status = 'processing'",
+                    params![now_ms() + delay.as_millis() as i64, note, code],
+                )?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn finalize(&self, code: &str, fin: Finalization) -> StoreResult<bool> {
+        let code = code.to_owned();
+        self.engine
+            .write(move |conn| {
+                let tx = get_transaction(conn, &code)?;
+                if !tx.status.can_become(fin.status) {
+                    return Ok(false);
+                }
+                conn.execute(
+                    "UPDATE transactions SET status = ?1, message = ?2, result = ?3, completed_at = ?4,
+                       attempts = attempts + 1, lease_until = 0 WHERE code = ?5",
+                    params![fin.status.as_str(), fin.message, fin.result.to_string(), rfc3339(fin.completed_at_ms), code],
+                )?;
+                if fin.status == TxStatus::Failed {
+                    post_ledger(conn, tx.account_id, tx.amount, "refund", Some(&code), None)?;
+                }
+                conn.execute(
+                    &format!("INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7, ?8)"),
+                    params![
+                        new_code("EV"),
+                        code,
+                        tx.account_id.to_string(),
+                        tx.key_id.to_string(),
+                        tx.product.event(),
+                        fin.event_payload,
+                        rfc3339(fin.completed_at_ms),
+                        fin.completed_at_ms,
+                    ],
+                )?;
+                Ok(true)
+            })
+            .await
+    }
+
+    async fn claim_events(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Event>> {
+        self.engine
+            .write(move |conn| {
+                let now = now_ms();
+                collect(
+                    conn,
+                    &format!(
+                        "UPDATE events SET lease_until = ?1
+                         WHERE id IN (SELECT id FROM events WHERE status = 'pending'
+                             AND next_attempt_at <= ?2 AND lease_until <= ?2 ORDER BY next_attempt_at LIMIT ?3)
+                         RETURNING {EVENT_COLUMNS}"
+                    ),
+                    params![now + lease.as_millis() as i64, now, limit],
+                    event,
+                )
+            })
+            .await
+    }
+
+    async fn record_delivery(
+        &self,
+        event_id: &str,
+        attempt: NewAttempt,
+        next: EventNext,
+    ) -> StoreResult<()> {
+        let event_id = event_id.to_owned();
+        self.engine
+            .write(move |conn| {
+                conn.execute(
+                    "INSERT INTO webhook_attempts (event_id, url, http_status, error, latency_ms, response_excerpt, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    params![event_id, attempt.url, attempt.http_status, attempt.error, attempt.latency_ms, attempt.response_excerpt, now_rfc3339()],
+                )?;
+                let (status, next_at) = match next {
+                    EventNext::Delivered => (EventStatus::Delivered, 0),
+                    EventNext::Failed => (EventStatus::Failed, 0),
+                    EventNext::Skipped => (EventStatus::Skipped, 0),
+                    EventNext::RetryAtMs(at) => (EventStatus::Pending, at),
+                };
+                conn.execute(
+                    "UPDATE events SET status = ?1, next_attempt_at = ?2, lease_until = 0, attempts = attempts + 1 WHERE id = ?3",
+                    params![status.as_str(), next_at, event_id],
+                )?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn events(&self, filter: EventFilter) -> StoreResult<Vec<Event>> {
+        self.engine
+            .read(move |conn| {
+                collect(
+                    conn,
+                    &format!(
+                        "SELECT {EVENT_COLUMNS} FROM events WHERE (?1 IS NULL OR account_id = ?1)
+                         AND (?2 = 0 OR status = 'failed') ORDER BY created_at DESC LIMIT ?3"
+                    ),
+                    params![
+                        filter.account_id.map(|a| a.to_string()),
+                        filter.failed_only,
+                        filter.limit.max(1)
+                    ],
+                    event,
+                )
+            })
+            .await
+    }
+
+    async fn event(&self, id_or_code: &str) -> StoreResult<Option<Event>> {
+        let key = id_or_code.to_owned();
+        self.engine
+            .read(move |conn| {
+                Ok(conn
+                    .query_row(
+                        &format!("SELECT {EVENT_COLUMNS} FROM events WHERE id = ?1 OR transaction_code = ?1"),
+                        [key],
+                        event,
+                    )
+                    .optional()?)
+            })
+            .await
+    }
+
+    async fn attempts(&self, event_id: &str) -> StoreResult<Vec<Attempt>> {
+        let event_id = event_id.to_owned();
+        self.engine
+            .read(move |conn| {
+                collect(
+                    conn,
+                    "SELECT id, event_id, url, http_status, error, latency_ms, response_excerpt, created_at
+                     FROM webhook_attempts WHERE event_id = ?1 ORDER BY id",
+                    [event_id],
+                    attempt,
+                )
+            })
+            .await
+    }
+
+    async fn requeue_event(&self, event_id: &str) -> StoreResult<()> {
+        let event_id = event_id.to_owned();
+        self.engine
+            .write(move |conn| {
+                match conn.execute(
+                    "UPDATE events SET status = 'pending', next_attempt_at = ?1, lease_until = 0 WHERE id = ?2",
+                    params![now_ms(), event_id],
+                )? {
+                    0 => Err(StoreError::NotFound("event")),
+                    _ => Ok(()),
+                }
+            })
+            .await
+    }
+}
+
+fn with_batch(mut details: serde_json::Value, batch_id: Option<&str>) -> serde_json::Value {
+    if let (Some(batch), Some(map)) = (batch_id, details.as_object_mut()) {
+        map.insert("batch_id".into(), batch.into());
+    }
+    details
+}

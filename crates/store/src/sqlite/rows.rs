@@ -1,0 +1,139 @@
+//! Row ⇄ record mapping for the SQLite backend.
+
+use crate::*;
+use billpay_domain::{AccountId, KeyId, Kobo};
+use rusqlite::Row;
+use std::str::FromStr;
+
+pub const ACCOUNT_COLUMNS: &str = "id, name, email, status, balance, password_hash, created_at";
+pub const KEY_COLUMNS: &str = "id, account_id, name, display_prefix, status, rate_per_second, rate_burst, \
+     webhook_url, webhook_secret_sealed, webhook_retries, created_at, last_used_at";
+pub const TX_COLUMNS: &str = "code, account_id, key_id, reference, product, provider, plan_id, label, \
+     recipient, amount, details, status, message, balance_before, balance_after, result, attempts, \
+     submitted, created_at, completed_at";
+pub const EVENT_COLUMNS: &str =
+    "id, transaction_code, account_id, key_id, event, payload, status, attempts, created_at";
+pub const LEDGER_COLUMNS: &str =
+    "id, account_id, amount, kind, balance_after, transaction_code, credit_reference, created_at";
+
+fn parsed<T: FromStr>(row: &Row, index: usize) -> rusqlite::Result<T>
+where
+    T::Err: std::fmt::Display,
+{
+    let text: String = row.get(index)?;
+    T::from_str(&text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(
+            index,
+            rusqlite::types::Type::Text,
+            e.to_string().into(),
+        )
+    })
+}
+
+fn json(row: &Row, index: usize) -> rusqlite::Result<serde_json::Value> {
+    let text: String = row.get(index)?;
+    serde_json::from_str(&text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, e.into())
+    })
+}
+
+fn kobo(row: &Row, index: usize) -> rusqlite::Result<Kobo> {
+    row.get(index).map(Kobo)
+}
+
+pub fn account(row: &Row) -> rusqlite::Result<Account> {
+    Ok(Account {
+        id: parsed::<AccountId>(row, 0)?,
+        name: row.get(1)?,
+        email: row.get(2)?,
+        status: parsed(row, 3)?,
+        balance: kobo(row, 4)?,
+        password_hash: row.get(5)?,
+        created_at: row.get(6)?,
+    })
+}
+
+pub fn api_key(row: &Row) -> rusqlite::Result<ApiKey> {
+    let per_second: Option<u32> = row.get(5)?;
+    let burst: Option<u32> = row.get(6)?;
+    Ok(ApiKey {
+        id: parsed::<KeyId>(row, 0)?,
+        account_id: parsed::<AccountId>(row, 1)?,
+        name: row.get(2)?,
+        display_prefix: row.get(3)?,
+        status: parsed(row, 4)?,
+        rate_limit: per_second
+            .zip(burst)
+            .map(|(per_second, burst)| RateLimit { per_second, burst }),
+        webhook_url: row.get(7)?,
+        webhook_secret_sealed: row.get(8)?,
+        webhook_retries: row.get(9)?,
+        created_at: row.get(10)?,
+        last_used_at: row.get(11)?,
+    })
+}
+
+pub fn transaction(row: &Row) -> rusqlite::Result<Transaction> {
+    Ok(Transaction {
+        code: row.get(0)?,
+        account_id: parsed::<AccountId>(row, 1)?,
+        key_id: parsed::<KeyId>(row, 2)?,
+        reference: row.get(3)?,
+        product: parsed(row, 4)?,
+        provider: row.get(5)?,
+        plan_id: row.get(6)?,
+        label: row.get(7)?,
+        recipient: row.get(8)?,
+        amount: kobo(row, 9)?,
+        details: json(row, 10)?,
+        status: parsed(row, 11)?,
+        message: row.get(12)?,
+        balance_before: kobo(row, 13)?,
+        balance_after: kobo(row, 14)?,
+        result: json(row, 15)?,
+        attempts: row.get(16)?,
+        submitted: row.get(17)?,
+        created_at: row.get(18)?,
+        completed_at: row.get(19)?,
+    })
+}
+
+pub fn event(row: &Row) -> rusqlite::Result<Event> {
+    Ok(Event {
+        id: row.get(0)?,
+        transaction_code: row.get(1)?,
+        account_id: parsed::<AccountId>(row, 2)?,
+        key_id: parsed::<KeyId>(row, 3)?,
+        event: row.get(4)?,
+        payload: row.get(5)?,
+        status: parsed(row, 6)?,
+        attempts: row.get(7)?,
+        created_at: row.get(8)?,
+    })
+}
+
+pub fn ledger_entry(row: &Row) -> rusqlite::Result<LedgerEntry> {
+    Ok(LedgerEntry {
+        id: row.get(0)?,
+        account_id: parsed::<AccountId>(row, 1)?,
+        amount: kobo(row, 2)?,
+        kind: row.get(3)?,
+        balance_after: kobo(row, 4)?,
+        transaction_code: row.get(5)?,
+        credit_reference: row.get(6)?,
+        created_at: row.get(7)?,
+    })
+}
+
+pub fn attempt(row: &Row) -> rusqlite::Result<Attempt> {
+    Ok(Attempt {
+        id: row.get(0)?,
+        event_id: row.get(1)?,
+        url: row.get(2)?,
+        http_status: row.get(3)?,
+        error: row.get(4)?,
+        latency_ms: row.get(5)?,
+        response_excerpt: row.get(6)?,
+        created_at: row.get(7)?,
+    })
+}

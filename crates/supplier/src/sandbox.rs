@@ -1,0 +1,234 @@
+//! The sandbox supplier: deterministic from the recipient, as the contract says.
+//!
+//! | recipient ends in | purchase | verify |
+//! |---|---|---|
+//! | `0000` | fails | not found |
+//! | `1111` | pending first; successful on requery | found |
+//! | otherwise | successful after the latency | found |
+//!
+//! It keeps no state: what it delivers is derived from the reference code, so
+//! asking twice gives the same token, as a real idempotent supplier would.
+
+use crate::*;
+use sha2::{Digest, Sha256};
+use std::time::Duration;
+
+pub struct SandboxSupplier {
+    latency: Duration,
+}
+
+impl SandboxSupplier {
+    pub fn new(latency: Duration) -> Self {
+        Self { latency }
+    }
+
+    /// The answer for a recipient, without any delay (also used by test-mode verify).
+    pub fn verify_now(request: &VerifyRequest) -> Verification {
+        if request.number.ends_with("0000") {
+            return Verification::NotFound;
+        }
+        let name = made_up_name(&request.number);
+        let address = (request.product == Product::Electricity).then(|| {
+            format!(
+                "{} Sandbox Close, Ikeja, Lagos",
+                1 + digits(&request.number, 2).parse::<u32>().unwrap_or(0)
+            )
+        });
+        Verification::Found {
+            customer_name: name,
+            address,
+        }
+    }
+
+    async fn pause(&self) {
+        if !self.latency.is_zero() {
+            tokio::time::sleep(self.latency).await;
+        }
+    }
+}
+
+#[async_trait]
+impl Supplier for SandboxSupplier {
+    async fn verify(&self, request: &VerifyRequest) -> Result<Verification, SupplierError> {
+        self.pause().await;
+        Ok(Self::verify_now(request))
+    }
+
+    async fn purchase(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
+        self.pause().await;
+        if order.recipient.ends_with("1111") {
+            return Ok(SupplierStatus::Pending);
+        }
+        Ok(outcome(order))
+    }
+
+    async fn requery(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
+        self.pause().await;
+        Ok(outcome(order))
+    }
+}
+
+fn outcome(order: &Order) -> SupplierStatus {
+    if order.recipient.ends_with("0000") {
+        return SupplierStatus::Failed {
+            reason: "the recipient could not be credited".into(),
+        };
+    }
+    SupplierStatus::Delivered {
+        result: delivery(order),
+    }
+}
+
+/// What a successful order delivers, derived from its reference code.
+fn delivery(order: &Order) -> serde_json::Value {
+    let seed = &order.reference_code;
+    let quantity = order
+        .details
+        .get("quantity")
+        .and_then(|q| q.as_u64())
+        .unwrap_or(1);
+    match order.product {
+        Product::Electricity => {
+            let token = digits(&format!("{seed}token"), 20);
+            let grouped: Vec<&str> = (0..5).map(|i| &token[i * 4..i * 4 + 4]).collect();
+            // Band A tariff of about ₦209.50/kWh.
+            let units = (order.amount.0 as f64 / 20_950.0 * 100.0).round() / 100.0;
+            serde_json::json!({ "pin": grouped.join("-"), "units": units })
+        }
+        Product::Education => {
+            let pins: Vec<String> = (0..quantity)
+                .map(|i| digits(&format!("{seed}pin{i}"), 12))
+                .collect();
+            serde_json::json!({ "pin": pins.join(","), "pins": pins })
+        }
+        Product::Epin => {
+            let expires = time::OffsetDateTime::now_utc().date() + time::Duration::days(365);
+            let pins: Vec<serde_json::Value> = (0..quantity)
+                .map(|i| {
+                    serde_json::json!({
+                        "serial": format!("SN{}", digits(&format!("{seed}serial{i}"), 10)),
+                        "pin": digits(&format!("{seed}epin{i}"), 16),
+                        "expires_on": expires.to_string(),
+                    })
+                })
+                .collect();
+            serde_json::json!({ "pins": pins })
+        }
+        _ => serde_json::json!({}),
+    }
+}
+
+/// `count` decimal digits derived from `seed`.
+fn digits(seed: &str, count: usize) -> String {
+    let mut out = String::with_capacity(count);
+    let mut round = 0u32;
+    while out.len() < count {
+        let hash = Sha256::digest(format!("{seed}/{round}").as_bytes());
+        out.extend(hash.iter().map(|b| char::from(b'0' + b % 10)));
+        round += 1;
+    }
+    out.truncate(count);
+    out
+}
+
+fn made_up_name(number: &str) -> String {
+    const FIRST: [&str; 8] = [
+        "Adaeze",
+        "Babatunde",
+        "Chinedu",
+        "Fatima",
+        "Ifeoma",
+        "Musa",
+        "Ngozi",
+        "Tunde",
+    ];
+    const LAST: [&str; 8] = [
+        "Okafor", "Adeyemi", "Bello", "Eze", "Ibrahim", "Nwosu", "Ogunleye", "Yusuf",
+    ];
+    let d = digits(number, 2).into_bytes();
+    format!(
+        "{} {}",
+        FIRST[(d[0] - b'0') as usize % 8],
+        LAST[(d[1] - b'0') as usize % 8]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order(recipient: &str, product: Product) -> Order {
+        Order {
+            reference_code: "BP1".into(),
+            product,
+            provider: "ikeja-electric".into(),
+            recipient: recipient.into(),
+            amount: Kobo(500_000),
+            details: serde_json::json!({"quantity": 2}),
+        }
+    }
+
+    #[tokio::test]
+    async fn follows_the_recipient_rules() {
+        let s = SandboxSupplier::new(Duration::ZERO);
+        let ok = s
+            .purchase(&order("12345678", Product::Electricity))
+            .await
+            .unwrap();
+        let SupplierStatus::Delivered { result } = ok else {
+            panic!("{ok:?}")
+        };
+        let token = result["pin"].as_str().unwrap();
+        assert_eq!(token.len(), 24);
+        assert!(
+            token
+                .split('-')
+                .all(|g| g.len() == 4 && g.bytes().all(|b| b.is_ascii_digit()))
+        );
+        assert!(matches!(
+            s.purchase(&order("12340000", Product::Airtime))
+                .await
+                .unwrap(),
+            SupplierStatus::Failed { .. }
+        ));
+        assert_eq!(
+            s.purchase(&order("12341111", Product::Airtime))
+                .await
+                .unwrap(),
+            SupplierStatus::Pending
+        );
+        assert!(matches!(
+            s.requery(&order("12341111", Product::Airtime))
+                .await
+                .unwrap(),
+            SupplierStatus::Delivered { .. }
+        ));
+        // same order, same delivery
+        assert_eq!(
+            s.purchase(&order("12345678", Product::Education))
+                .await
+                .unwrap(),
+            s.requery(&order("12345678", Product::Education))
+                .await
+                .unwrap()
+        );
+    }
+
+    #[test]
+    fn verification_names_are_stable() {
+        let req = |n: &str| VerifyRequest {
+            product: Product::Cable,
+            provider: "dstv".into(),
+            number: n.into(),
+            meter_type: None,
+        };
+        assert_eq!(
+            SandboxSupplier::verify_now(&req("7012345678")),
+            SandboxSupplier::verify_now(&req("7012345678"))
+        );
+        assert_eq!(
+            SandboxSupplier::verify_now(&req("7012340000")),
+            Verification::NotFound
+        );
+    }
+}
