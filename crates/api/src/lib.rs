@@ -1,1 +1,62 @@
-//! billpay-api
+//! The HTTP API: axum routes under `/v1`, the error envelope, auth and rate
+//! limiting, and the OpenAPI document at `/openapi.json`.
+//!
+//! Request flow: auth middleware (key → caller, rate limit) → extractor
+//! (JSON into typed, validated fields) → handler (catalogue lookups, one store
+//! call) → envelope. Handlers never call the supplier for a purchase; only the
+//! verification endpoints call it inline.
+
+pub mod auth;
+pub mod envelope;
+pub mod error;
+pub mod extract;
+pub mod openapi;
+pub mod rate_limit;
+pub mod routes;
+pub mod state;
+
+pub use state::AppState;
+
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router, middleware};
+use error::ApiError;
+use routes::purchases::Mode;
+use routes::{catalogue, purchases, transactions, verify, wallet};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::trace::TraceLayer;
+
+/// The whole HTTP application.
+pub fn router(state: AppState) -> Router {
+    let test_twins = purchases::router(Mode::Test).merge(verify::router(Mode::Test));
+    let v1 = Router::new()
+        .merge(wallet::router())
+        .merge(catalogue::router())
+        .merge(purchases::router(Mode::Live))
+        .merge(verify::router(Mode::Live))
+        .merge(transactions::router())
+        .nest("/test", test_twins)
+        .fallback(not_found)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::authenticate,
+        ));
+    Router::new()
+        .nest("/v1", v1)
+        .route("/openapi.json", get(|| async { Json(openapi::document()) }))
+        .route(
+            "/health",
+            get(|| async { Json(serde_json::json!({"status": "ok"})) }),
+        )
+        .fallback(not_found)
+        .layer(middleware::map_response(envelope::ensure_json_errors))
+        .layer(CatchPanicLayer::custom(|_| {
+            ApiError::Internal("handler panicked".into()).into_response()
+        }))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+async fn not_found() -> Response {
+    ApiError::NotFound("No such endpoint".into()).into_response()
+}

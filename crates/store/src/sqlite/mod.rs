@@ -6,7 +6,7 @@ mod rows;
 use crate::clock::{now_ms, now_rfc3339, rfc3339};
 use crate::*;
 use billpay_domain::catalogue::Catalogue;
-use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
+use billpay_domain::{AccountId, KeyId, Kobo, TxStatus};
 use engine::Engine;
 use rows::*;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -463,7 +463,7 @@ impl Store for SqliteStore {
                 let code = new_code("BP");
                 let balance_before = balance_of(conn, new.account_id)?;
                 let balance_after = post_ledger(conn, new.account_id, Kobo(-new.amount.0), "debit", Some(&code), None)?;
-                let batch_id = (new.product == Product::Epin).then(|| new_code("BATCH"));
+                let batch_id = new.details.get("batch_id").and_then(|b| b.as_str()).map(str::to_owned);
                 let now = now_ms();
                 conn.execute(
                     "INSERT INTO transactions (code, account_id, key_id, reference, product, provider, plan_id, label,
@@ -482,7 +482,7 @@ impl Store for SqliteStore {
                         new.label,
                         new.recipient,
                         new.amount.0,
-                        with_batch(new.details, batch_id.as_deref()).to_string(),
+                        new.details.to_string(),
                         batch_id,
                         balance_before.0,
                         balance_after.0,
@@ -735,11 +735,4 @@ impl Store for SqliteStore {
             })
             .await
     }
-}
-
-fn with_batch(mut details: serde_json::Value, batch_id: Option<&str>) -> serde_json::Value {
-    if let (Some(batch), Some(map)) = (batch_id, details.as_object_mut()) {
-        map.insert("batch_id".into(), batch.into());
-    }
-    details
 }

@@ -1,0 +1,71 @@
+//! Bearer-key authentication and per-key rate limiting, as one middleware in
+//! front of every `/v1` route. Nothing is cached: a suspension or revocation
+//! made anywhere (CLI included) applies to the very next request.
+
+use crate::error::ApiError;
+use crate::extract::Caller;
+use crate::rate_limit::Decision;
+use crate::state::AppState;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use billpay_domain::keys::hash_api_key;
+use billpay_store::{AccountStatus, KeyStatus};
+
+pub async fn authenticate(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let Some(token) = bearer_token(request.headers()) else {
+        return ApiError::MissingApiKey.into_response();
+    };
+    let found = match state.store.authenticate(&hash_api_key(token)).await {
+        Ok(found) => found,
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    let Some((key, account_status)) = found else {
+        return ApiError::InvalidApiKey.into_response();
+    };
+    match (key.status, account_status) {
+        (KeyStatus::Revoked, _) => return ApiError::InvalidApiKey.into_response(),
+        (KeyStatus::Suspended, _) => {
+            return ApiError::Suspended("This API key is suspended").into_response();
+        }
+        (_, AccountStatus::Suspended) => {
+            return ApiError::Suspended("This account is suspended").into_response();
+        }
+        (KeyStatus::Active, AccountStatus::Active) => {}
+    }
+    let decision = state
+        .limiter
+        .check(key.id, key.rate_limit.unwrap_or(state.default_rate_limit));
+    let mut response = if decision.allowed {
+        request.extensions_mut().insert(Caller {
+            account_id: key.account_id,
+            key_id: key.id,
+        });
+        next.run(request).await
+    } else {
+        ApiError::RateLimited {
+            retry_after: decision.retry_after_secs,
+        }
+        .into_response()
+    };
+    set_rate_limit_headers(response.headers_mut(), &decision);
+    response
+}
+
+fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+fn set_rate_limit_headers(headers: &mut HeaderMap, d: &Decision) {
+    headers.insert("ratelimit-limit", HeaderValue::from(d.limit));
+    headers.insert("ratelimit-remaining", HeaderValue::from(d.remaining));
+    headers.insert("ratelimit-reset", HeaderValue::from(d.reset_secs));
+}

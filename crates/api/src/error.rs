@@ -1,0 +1,158 @@
+//! The one error type of the HTTP edge. Each variant is a slug of the
+//! contract; internal causes are logged, never sent.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use billpay_store::{Refusal, StoreError};
+use serde_json::json;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("Request body is not valid JSON: {0}")]
+    InvalidJson(String),
+    #[error("Missing API key: send Authorization: Bearer <API_KEY>")]
+    MissingApiKey,
+    #[error("Invalid API key")]
+    InvalidApiKey,
+    #[error("{0}")]
+    Suspended(&'static str),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("Method not allowed on this path")]
+    MethodNotAllowed,
+    #[error("Request body is larger than 64 KiB")]
+    PayloadTooLarge,
+    #[error("Content-Type must be application/json")]
+    UnsupportedMediaType,
+    #[error("{0}")]
+    Validation(String),
+    #[error("Invalid provider: not found, inactive, or not offering this service")]
+    InvalidProvider,
+    #[error("{0}")]
+    MinimumAmount(String),
+    #[error("{0}")]
+    MaximumAmount(String),
+    #[error("Invalid plan: not found, inactive, or not offered by this provider")]
+    InvalidPlan,
+    #[error("Insufficient wallet balance")]
+    InsufficientBalance,
+    #[error("Duplicate reference: this reference has already been used")]
+    DuplicateReference,
+    #[error("Customer not found: no such {0}")]
+    CustomerNotFound(&'static str),
+    #[error("Rate limit exceeded; retry after {retry_after} seconds")]
+    RateLimited { retry_after: u64 },
+    #[error("Internal error")]
+    Internal(String),
+    #[error("The supplier could not be reached; try again shortly")]
+    SupplierUnavailable,
+    #[error("Bad request")]
+    BadRequest,
+}
+
+impl ApiError {
+    pub fn status(&self) -> StatusCode {
+        use ApiError::*;
+        match self {
+            InvalidJson(_) | BadRequest => StatusCode::BAD_REQUEST,
+            MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
+            Suspended(_) => StatusCode::FORBIDDEN,
+            NotFound(_) => StatusCode::NOT_FOUND,
+            MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Validation(_) | InvalidProvider | MinimumAmount(_) | MaximumAmount(_) | InvalidPlan
+            | InsufficientBalance | DuplicateReference | CustomerNotFound(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            SupplierUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    pub fn slug(&self) -> &'static str {
+        use ApiError::*;
+        match self {
+            InvalidJson(_) => "invalid_json",
+            BadRequest => "bad_request",
+            MissingApiKey => "missing_api_key",
+            InvalidApiKey => "invalid_api_key",
+            Suspended(_) => "suspended",
+            NotFound(_) => "not_found",
+            MethodNotAllowed => "method_not_allowed",
+            PayloadTooLarge => "payload_too_large",
+            UnsupportedMediaType => "unsupported_media_type",
+            Validation(_) => "validation_error",
+            InvalidProvider => "invalid_provider",
+            MinimumAmount(_) => "minimum_amount",
+            MaximumAmount(_) => "maximum_amount",
+            InvalidPlan => "invalid_plan",
+            InsufficientBalance => "insufficient_balance",
+            DuplicateReference => "duplicate_reference",
+            CustomerNotFound(_) => "customer_not_found",
+            RateLimited { .. } => "rate_limited",
+            Internal(_) => "internal_error",
+            SupplierUnavailable => "supplier_unavailable",
+        }
+    }
+
+    /// The error for a bare status produced outside our handlers (e.g. 405).
+    pub fn from_status(status: StatusCode) -> ApiError {
+        match status {
+            StatusCode::NOT_FOUND => ApiError::NotFound("No such endpoint".into()),
+            StatusCode::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed,
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::UnsupportedMediaType,
+            StatusCode::UNAUTHORIZED => ApiError::MissingApiKey,
+            StatusCode::TOO_MANY_REQUESTS => ApiError::RateLimited { retry_after: 1 },
+            s if s.is_client_error() => ApiError::BadRequest,
+            _ => ApiError::Internal(format!("unexpected status {status}")),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let ApiError::Internal(cause) = &self {
+            tracing::error!(%cause, "internal error");
+        }
+        let status = self.status();
+        let body = json!({
+            "code": status.as_u16(),
+            "status": "error",
+            "message": self.to_string(),
+            "error": self.slug(),
+        });
+        let mut response = (status, axum::Json(body)).into_response();
+        if let ApiError::RateLimited { retry_after } = self {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+        }
+        response
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Refused(Refusal::DuplicateReference) => ApiError::DuplicateReference,
+            StoreError::Refused(Refusal::InsufficientBalance) => ApiError::InsufficientBalance,
+            StoreError::NotFound(what) => ApiError::NotFound(format!("{what} not found")),
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<billpay_domain::catalogue::LookupError> for ApiError {
+    fn from(e: billpay_domain::catalogue::LookupError) -> Self {
+        use billpay_domain::catalogue::LookupError;
+        match e {
+            LookupError::InvalidProvider => ApiError::InvalidProvider,
+            LookupError::InvalidPlan => ApiError::InvalidPlan,
+        }
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,230 @@
+//! Catalogue listings: providers, data categories and plans, cable plans,
+//! e-pin denominations. Filters take a provider's UUID or slug.
+
+use crate::envelope::ok;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::ApiQuery;
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::routing::get;
+use axum::{Json, Router};
+use billpay_domain::catalogue::{Catalogue, Provider};
+use billpay_domain::{Kobo, Product};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/providers", get(providers))
+        .route("/providers/{service}", get(providers_by_service))
+        .route("/data-plans/categories", get(data_categories))
+        .route("/data-plans", get(data_plans))
+        .route("/cable-plans", get(cable_plans))
+        .route("/recharge-pins/denominations", get(epin_denominations))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ProviderOut {
+    pub id: uuid::Uuid,
+    pub slug: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub services: Vec<String>,
+    pub active: bool,
+    /// Education only: price of one pin, Naira.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<f64>)]
+    pub price: Option<Kobo>,
+}
+
+impl From<&Provider> for ProviderOut {
+    fn from(p: &Provider) -> Self {
+        ProviderOut {
+            id: p.id,
+            slug: p.slug.clone(),
+            name: p.name.clone(),
+            kind: p.kind.clone(),
+            services: p.services.iter().map(|s| s.service().to_owned()).collect(),
+            active: p.active,
+            price: p.price,
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CategoryOut {
+    pub id: String,
+    pub name: String,
+    pub provider: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PlanOut {
+    pub plan_id: String,
+    pub name: String,
+    #[schema(value_type = f64)]
+    pub price: Kobo,
+    /// Validity in days.
+    pub duration: u32,
+    /// Data plans only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    pub provider: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DenominationOut {
+    pub provider: String,
+    #[schema(value_type = f64)]
+    pub denomination: Kobo,
+}
+
+#[derive(Deserialize, IntoParams)]
+pub struct ProviderFilter {
+    /// Provider UUID or slug.
+    pub provider: Option<String>,
+    /// Data plans only: category id.
+    pub category: Option<String>,
+}
+
+/// Resolves an optional `provider` filter to a slug; an unknown one lists nothing
+/// rather than everything.
+fn provider_slug(catalogue: &Catalogue, filter: &Option<String>) -> Option<Option<String>> {
+    match filter {
+        None => Some(None),
+        Some(wanted) => catalogue.provider(wanted).map(|p| Some(p.slug.clone())),
+    }
+}
+
+fn matches(filter: &Option<Option<String>>, slug: &str) -> bool {
+    match filter {
+        Some(None) => true,
+        Some(Some(wanted)) => wanted == slug,
+        None => false,
+    }
+}
+
+/// All providers.
+#[utoipa::path(get, path = "/v1/providers", tag = "catalogue",
+    responses((status = 200, body = [ProviderOut])))]
+pub async fn providers(State(state): State<AppState>) -> ApiResult<Json<serde_json::Value>> {
+    let catalogue = state.catalogue.get().await?;
+    let list: Vec<ProviderOut> = catalogue.providers.iter().map(ProviderOut::from).collect();
+    Ok(ok(list))
+}
+
+/// Providers offering a service: airtime, data, cable, electricity, education, epin or betting.
+#[utoipa::path(get, path = "/v1/providers/{service}", tag = "catalogue",
+    params(("service" = String, Path, description = "airtime, data, cable, electricity, education, epin or betting")),
+    responses((status = 200, body = [ProviderOut]), (status = 404, description = "Unknown service")))]
+pub async fn providers_by_service(
+    State(state): State<AppState>,
+    Path(service): Path<String>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let product: Product = service
+        .parse()
+        .map_err(|_| ApiError::NotFound(format!("Unknown service type '{service}'")))?;
+    let catalogue = state.catalogue.get().await?;
+    let list: Vec<ProviderOut> = catalogue
+        .providers
+        .iter()
+        .filter(|p| p.services.contains(&product))
+        .map(ProviderOut::from)
+        .collect();
+    Ok(ok(list))
+}
+
+/// Data plan categories (SME, gifting, corporate gifting…).
+#[utoipa::path(get, path = "/v1/data-plans/categories", tag = "catalogue", params(ProviderFilter),
+    responses((status = 200, body = [CategoryOut])))]
+pub async fn data_categories(
+    State(state): State<AppState>,
+    ApiQuery(filter): ApiQuery<ProviderFilter>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let catalogue = state.catalogue.get().await?;
+    let provider = provider_slug(&catalogue, &filter.provider);
+    let list: Vec<CategoryOut> = catalogue
+        .data_categories
+        .iter()
+        .filter(|c| matches(&provider, &c.provider))
+        .map(|c| CategoryOut {
+            id: c.id.clone(),
+            name: c.name.clone(),
+            provider: c.provider.clone(),
+        })
+        .collect();
+    Ok(ok(list))
+}
+
+/// Active data plans (v1.1: `duration` in days, `name` without validity).
+#[utoipa::path(get, path = "/v1/data-plans", tag = "catalogue", params(ProviderFilter),
+    responses((status = 200, body = [PlanOut])))]
+pub async fn data_plans(
+    State(state): State<AppState>,
+    ApiQuery(filter): ApiQuery<ProviderFilter>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let catalogue = state.catalogue.get().await?;
+    let provider = provider_slug(&catalogue, &filter.provider);
+    let list: Vec<PlanOut> = catalogue
+        .data_plans
+        .iter()
+        .filter(|p| p.active && matches(&provider, &p.provider))
+        .filter(|p| filter.category.as_ref().is_none_or(|c| *c == p.category))
+        .map(|p| PlanOut {
+            plan_id: p.plan_id.clone(),
+            name: p.name.clone(),
+            price: p.price,
+            duration: p.duration,
+            category: Some(p.category.clone()),
+            provider: p.provider.clone(),
+        })
+        .collect();
+    Ok(ok(list))
+}
+
+/// Active cable TV plans.
+#[utoipa::path(get, path = "/v1/cable-plans", tag = "catalogue", params(ProviderFilter),
+    responses((status = 200, body = [PlanOut])))]
+pub async fn cable_plans(
+    State(state): State<AppState>,
+    ApiQuery(filter): ApiQuery<ProviderFilter>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let catalogue = state.catalogue.get().await?;
+    let provider = provider_slug(&catalogue, &filter.provider);
+    let list: Vec<PlanOut> = catalogue
+        .cable_plans
+        .iter()
+        .filter(|p| p.active && matches(&provider, &p.provider))
+        .map(|p| PlanOut {
+            plan_id: p.plan_id.clone(),
+            name: p.name.clone(),
+            price: p.price,
+            duration: p.duration,
+            category: None,
+            provider: p.provider.clone(),
+        })
+        .collect();
+    Ok(ok(list))
+}
+
+/// Recharge e-pin denominations.
+#[utoipa::path(get, path = "/v1/recharge-pins/denominations", tag = "catalogue", params(ProviderFilter),
+    responses((status = 200, body = [DenominationOut])))]
+pub async fn epin_denominations(
+    State(state): State<AppState>,
+    ApiQuery(filter): ApiQuery<ProviderFilter>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let catalogue = state.catalogue.get().await?;
+    let provider = provider_slug(&catalogue, &filter.provider);
+    let list: Vec<DenominationOut> = catalogue
+        .epin_denominations
+        .iter()
+        .filter(|d| matches(&provider, &d.provider))
+        .map(|d| DenominationOut {
+            provider: d.provider.clone(),
+            denomination: d.denomination,
+        })
+        .collect();
+    Ok(ok(list))
+}

@@ -1,0 +1,38 @@
+//! `GET /v1/wallet/balance`.
+
+use crate::envelope::ok;
+use crate::error::ApiResult;
+use crate::extract::Caller;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/wallet/balance", get(balance))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct BalanceOut {
+    /// Naira.
+    #[schema(value_type = f64, example = 12500.0)]
+    pub balance: billpay_domain::Kobo,
+    #[schema(example = "NGN")]
+    pub currency: &'static str,
+}
+
+/// Wallet balance of the caller's account.
+#[utoipa::path(get, path = "/v1/wallet/balance", tag = "wallet",
+    responses((status = 200, description = "Envelope whose data is BalanceOut", body = BalanceOut)))]
+pub async fn balance(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> ApiResult<Json<serde_json::Value>> {
+    let balance = state.store.balance(caller.account_id).await?;
+    Ok(ok(BalanceOut {
+        balance,
+        currency: "NGN",
+    }))
+}

@@ -1,0 +1,74 @@
+//! `billpay catalogue …`, `billpay provider …`, `billpay plan …`
+
+use super::Output;
+use anyhow::Context;
+use billpay_domain::catalogue::Catalogue;
+use billpay_store::SharedStore;
+use clap::Subcommand;
+use serde_json::json;
+
+#[derive(Subcommand, Debug)]
+pub enum CatalogueCommand {
+    /// Replace the catalogue with a TOML file (validated first; running servers reload within a second).
+    Import { file: std::path::PathBuf },
+    /// Print the current catalogue as TOML (with --json, as JSON).
+    Export,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ToggleCommand {
+    /// Put it on sale.
+    Enable { target: String },
+    /// Take it off sale (purchases answer invalid_provider / invalid_plan).
+    Disable { target: String },
+}
+
+pub async fn run(cmd: CatalogueCommand, store: &SharedStore, out: &Output) -> anyhow::Result<()> {
+    match cmd {
+        CatalogueCommand::Import { file } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let catalogue = Catalogue::from_toml(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            store.replace_catalogue(&catalogue).await?;
+            out.emit(
+                json!({ "imported": true, "providers": catalogue.providers.len(), "data_plans": catalogue.data_plans.len(), "cable_plans": catalogue.cable_plans.len() }),
+                format!("Imported {} providers, {} data plans, {} cable plans", catalogue.providers.len(), catalogue.data_plans.len(), catalogue.cable_plans.len()),
+            );
+        }
+        CatalogueCommand::Export => {
+            let (version, catalogue) = store.catalogue().await?;
+            if out.json {
+                out.emit(json!({ "version": version, "catalogue": catalogue }), "");
+            } else {
+                print!("{}", catalogue.to_toml());
+            }
+        }
+    }
+    Ok(())
+}
+
+pub async fn toggle(
+    cmd: ToggleCommand,
+    kind: &str,
+    store: &SharedStore,
+    out: &Output,
+) -> anyhow::Result<()> {
+    let (target, active) = match cmd {
+        ToggleCommand::Enable { target } => (target, true),
+        ToggleCommand::Disable { target } => (target, false),
+    };
+    let (_, catalogue) = store.catalogue().await?;
+    let is_provider = catalogue.provider(&target).is_some();
+    anyhow::ensure!(
+        is_provider == (kind == "provider"),
+        "no {kind} {target} in the catalogue"
+    );
+    let what = store.set_catalogue_active(&target, active).await?;
+    let state = if active { "enabled" } else { "disabled" };
+    out.emit(
+        json!({ "target": target, "active": active, "changed": what }),
+        format!("{what} {state}"),
+    );
+    Ok(())
+}

@@ -1,0 +1,142 @@
+//! Settings: built-in defaults < TOML file (`--config`) < `BILLPAY_*`
+//! environment variables < flags. (clap merges env and flags; the file fills
+//! in what neither gave.)
+
+use anyhow::Context;
+use billpay_domain::sealed::SecretBox;
+use billpay_store::SharedStore;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://billpay.db";
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+
+/// The TOML file's keys (all optional), named like the env vars without `BILLPAY_`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub listen: Option<String>,
+    pub database_url: Option<String>,
+    pub master_key: Option<String>,
+    pub sandbox_latency_ms: Option<u64>,
+    pub rate_limit_per_second: Option<u32>,
+    pub rate_limit_burst: Option<u32>,
+    pub webhook_allow_private: Option<bool>,
+    pub log_format: Option<String>,
+    pub log: Option<String>,
+}
+
+pub struct Settings {
+    pub database_url: String,
+    pub file: FileConfig,
+}
+
+impl Settings {
+    pub fn load(config: Option<&Path>, database_url: Option<String>) -> anyhow::Result<Settings> {
+        let file = match config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read config file {}", path.display()))?;
+                toml::from_str(&text)
+                    .with_context(|| format!("invalid config file {}", path.display()))?
+            }
+            None => FileConfig::default(),
+        };
+        let database_url = database_url
+            .or_else(|| file.database_url.clone())
+            .unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned());
+        Ok(Settings { database_url, file })
+    }
+
+    pub async fn open_store(&self) -> anyhow::Result<SharedStore> {
+        billpay_store::open(&self.database_url)
+            .await
+            .with_context(|| format!("cannot open database {}", redact(&self.database_url)))
+    }
+
+    /// The master key that seals webhook secrets: `BILLPAY_MASTER_KEY` or the
+    /// config file, else (SQLite) a key file beside the database, created once.
+    pub fn secret_box(&self) -> anyhow::Result<SecretBox> {
+        let configured = std::env::var("BILLPAY_MASTER_KEY")
+            .ok()
+            .or_else(|| self.file.master_key.clone());
+        if let Some(hex) = configured {
+            return SecretBox::from_hex(&hex).context("BILLPAY_MASTER_KEY");
+        }
+        let path = self.master_key_file()?;
+        if let Ok(hex) = std::fs::read_to_string(&path) {
+            return SecretBox::from_hex(&hex)
+                .with_context(|| format!("master key file {}", path.display()));
+        }
+        let hex = SecretBox::generate_master_key();
+        write_private(&path, &hex)
+            .with_context(|| format!("cannot create master key file {}", path.display()))?;
+        tracing::info!(path = %path.display(), "created the master key file; back it up with the database");
+        Ok(SecretBox::from_hex(&hex)?)
+    }
+
+    fn master_key_file(&self) -> anyhow::Result<PathBuf> {
+        let db = billpay_store::sqlite::path_from_url(&self.database_url)
+            .context("set BILLPAY_MASTER_KEY (64 hex characters) for this database")?;
+        let mut name = db.file_name().unwrap_or_default().to_os_string();
+        name.push(".key");
+        Ok(db.with_file_name(name))
+    }
+}
+
+fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(content.as_bytes())
+}
+
+/// A database URL without its password, for messages.
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}://…@{}", &url[..scheme], &url[at + 1..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// Logs go to stderr (stdout is for command output). `BILLPAY_LOG` filters;
+/// `BILLPAY_LOG_FORMAT=json` for JSON lines. CLI commands log warnings only.
+pub fn init_logging(settings: &Settings, quiet: bool) {
+    use tracing_subscriber::EnvFilter;
+    let default = if quiet { "warn" } else { "info" };
+    let filter = std::env::var("BILLPAY_LOG")
+        .ok()
+        .or_else(|| settings.file.log.clone())
+        .unwrap_or_else(|| default.to_owned());
+    let json = std::env::var("BILLPAY_LOG_FORMAT")
+        .ok()
+        .or_else(|| settings.file.log_format.clone())
+        .is_some_and(|f| f == "json");
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::new(filter))
+        .with_writer(std::io::stderr);
+    if json {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn redacts_passwords() {
+        assert_eq!(
+            super::redact("postgres://u:secret@db/x"),
+            "postgres://…@db/x"
+        );
+        assert_eq!(super::redact("sqlite://billpay.db"), "sqlite://billpay.db");
+    }
+}

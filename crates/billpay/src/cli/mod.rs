@@ -1,0 +1,122 @@
+//! The command line: one module per command group. Every command takes
+//! `--database-url` and `--json`; with `--json` exactly one JSON object is
+//! printed on stdout (an `{"error": …}` object on failure, exit code 1).
+
+mod account;
+mod catalogue;
+mod config;
+mod key;
+mod output;
+mod serve;
+mod transaction;
+mod wallet;
+mod webhook;
+
+use clap::{Parser, Subcommand};
+pub use config::Settings;
+use output::Output;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "billpay",
+    version,
+    about = "Self-hostable bill-payment service and its operator CLI"
+)]
+pub struct Cli {
+    /// TOML configuration file (lowest precedence: env vars and flags win).
+    #[arg(long, global = true, env = "BILLPAY_CONFIG")]
+    pub config: Option<std::path::PathBuf>,
+    /// Database: sqlite://billpay.db (relative) or sqlite:///abs/path.db.
+    #[arg(long, global = true, env = "BILLPAY_DATABASE_URL")]
+    pub database_url: Option<String>,
+    /// Print exactly one JSON object on stdout.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the HTTP API and the background workers.
+    Serve(serve::ServeArgs),
+    /// Create or upgrade the database schema.
+    Migrate,
+    /// Accounts: create, suspend, reactivate, set-password.
+    #[command(subcommand)]
+    Account(account::AccountCommand),
+    /// API keys: create, suspend, revoke, rate limits, webhooks.
+    #[command(subcommand)]
+    Key(key::KeyCommand),
+    /// Wallets: credit, statement.
+    #[command(subcommand)]
+    Wallet(wallet::WalletCommand),
+    /// Enable or disable a provider.
+    #[command(subcommand)]
+    Provider(catalogue::ToggleCommand),
+    /// Enable or disable a data or cable plan.
+    #[command(subcommand)]
+    Plan(catalogue::ToggleCommand),
+    /// Import or export the product catalogue (TOML).
+    #[command(subcommand)]
+    Catalogue(catalogue::CatalogueCommand),
+    /// Inspect transactions.
+    #[command(subcommand)]
+    Transaction(transaction::TransactionCommand),
+    /// Inspect and resend webhook events.
+    #[command(subcommand)]
+    Webhook(webhook::WebhookCommand),
+}
+
+pub fn run(cli: Cli) -> ExitCode {
+    let out = Output { json: cli.json };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let result = runtime.block_on(dispatch(cli, &out));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            out.error(&e);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<()> {
+    let settings = Settings::load(cli.config.as_deref(), cli.database_url.clone())?;
+    if let Command::Serve(args) = cli.command {
+        config::init_logging(&settings, false);
+        return serve::run(settings, args).await;
+    }
+    config::init_logging(&settings, true);
+    let store = settings.open_store().await?;
+    match cli.command {
+        Command::Serve(_) => unreachable!("handled above"),
+        Command::Migrate => out.emit(
+            serde_json::json!({ "migrated": true, "database_url": settings.database_url }),
+            format!("Database is up to date: {}", settings.database_url),
+        ),
+        Command::Account(cmd) => account::run(cmd, &store, out).await?,
+        Command::Key(cmd) => key::run(cmd, &store, &settings, out).await?,
+        Command::Wallet(cmd) => wallet::run(cmd, &store, out).await?,
+        Command::Provider(cmd) => catalogue::toggle(cmd, "provider", &store, out).await?,
+        Command::Plan(cmd) => catalogue::toggle(cmd, "plan", &store, out).await?,
+        Command::Catalogue(cmd) => catalogue::run(cmd, &store, out).await?,
+        Command::Transaction(cmd) => transaction::run(cmd, &store, out).await?,
+        Command::Webhook(cmd) => webhook::run(cmd, &store, out).await?,
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_cli() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,165 @@
+//! `billpay serve`: the HTTP API plus the fulfilment and webhook workers, with
+//! graceful shutdown on SIGINT/SIGTERM.
+
+use super::Settings;
+use anyhow::Context;
+use billpay_api::AppState;
+use billpay_store::{NewAccount, NewApiKey, RateLimit, SharedStore};
+use billpay_supplier::sandbox::SandboxSupplier;
+use billpay_webhooks::DeliveryConfig;
+use billpay_worker::{Delivery, DeliverySettings, Fulfilment, FulfilmentSettings};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "BILLPAY_LISTEN")]
+    listen: Option<String>,
+    /// Create a funded demo account on first start and print its API key.
+    #[arg(long)]
+    demo: bool,
+    /// Simulated latency of the sandbox supplier, milliseconds (default 500).
+    #[arg(long, env = "BILLPAY_SANDBOX_LATENCY_MS")]
+    sandbox_latency_ms: Option<u64>,
+    /// Default requests per second per API key (default 50).
+    #[arg(long, env = "BILLPAY_RATE_LIMIT_PER_SECOND")]
+    rate_limit_per_second: Option<u32>,
+    /// Default burst per API key (default 100).
+    #[arg(long, env = "BILLPAY_RATE_LIMIT_BURST")]
+    rate_limit_burst: Option<u32>,
+    /// Allow webhooks to loopback/private addresses (default false; true with --demo).
+    #[arg(long, env = "BILLPAY_WEBHOOK_ALLOW_PRIVATE")]
+    webhook_allow_private: Option<bool>,
+}
+
+const DEMO_EMAIL: &str = "demo@billpay.local";
+
+pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
+    let file = &settings.file;
+    let listen = args
+        .listen
+        .or(file.listen.clone())
+        .unwrap_or_else(|| super::config::DEFAULT_LISTEN.into());
+    let latency = args
+        .sandbox_latency_ms
+        .or(file.sandbox_latency_ms)
+        .unwrap_or(500);
+    let rate_limit = RateLimit {
+        per_second: args
+            .rate_limit_per_second
+            .or(file.rate_limit_per_second)
+            .unwrap_or(50),
+        burst: args
+            .rate_limit_burst
+            .or(file.rate_limit_burst)
+            .unwrap_or(100),
+    };
+    let allow_private = args
+        .webhook_allow_private
+        .or(file.webhook_allow_private)
+        .unwrap_or(args.demo);
+
+    let store = settings.open_store().await?;
+    let secrets = settings.secret_box()?;
+    let supplier = Arc::new(SandboxSupplier::new(Duration::from_millis(latency)));
+    let state = AppState::new(store.clone(), supplier.clone(), rate_limit);
+    let shutdown = Arc::new(Notify::new());
+
+    let fulfilment = Fulfilment::new(store.clone(), supplier, FulfilmentSettings::default());
+    let fulfilment =
+        tokio::spawn(fulfilment.run(state.purchases_waiting.clone(), shutdown.clone()));
+    let delivery_settings = DeliverySettings {
+        client: DeliveryConfig {
+            allow_private,
+            ..DeliveryConfig::default()
+        },
+        ..DeliverySettings::default()
+    };
+    let delivery = tokio::spawn(
+        Delivery::new(store.clone(), secrets, delivery_settings).run(shutdown.clone()),
+    );
+
+    let listener = tokio::net::TcpListener::bind(&listen)
+        .await
+        .with_context(|| format!("cannot listen on {listen}"))?;
+    let address = listener.local_addr()?;
+    if args.demo {
+        demo(&store, address).await?;
+    }
+    println!("billpay listening on http://{address}");
+    tracing::info!(%address, database = %super::config::redact(&settings.database_url), sandbox_latency_ms = latency, "billpay started");
+    axum::serve(listener, billpay_api::router(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    tracing::info!("shutting down: finishing in-flight work");
+    shutdown.notify_waiters();
+    let _ = tokio::join!(fulfilment, delivery);
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        if let Ok(mut sig) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            sig.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = terminate => {} }
+}
+
+/// First start with `--demo`: a demo account funded with ₦100,000 and a key.
+async fn demo(store: &SharedStore, address: std::net::SocketAddr) -> anyhow::Result<()> {
+    if let Some(account) = store.account_by_email(DEMO_EMAIL).await? {
+        println!(
+            "Demo account {} already exists (its API key was printed when it was created).",
+            account.id
+        );
+        println!(
+            "Make another key with: billpay key create --account {}",
+            account.id
+        );
+        return Ok(());
+    }
+    let account = store
+        .create_account(NewAccount {
+            name: "Demo Business".into(),
+            email: DEMO_EMAIL.into(),
+            password_hash: None,
+        })
+        .await?;
+    store
+        .credit(
+            account.id,
+            billpay_domain::Kobo::from_naira(100_000),
+            "demo-initial-funding",
+        )
+        .await?;
+    let key = billpay_domain::keys::generate_api_key();
+    store
+        .create_api_key(NewApiKey {
+            account_id: account.id,
+            name: Some("demo".into()),
+            key_hash: key.hash,
+            display_prefix: key.display_prefix,
+        })
+        .await?;
+    println!(
+        "Demo account {} created with a balance of ₦100,000.00",
+        account.id
+    );
+    println!("Demo API key (shown once): {}", key.secret);
+    println!(
+        "Try: curl -H 'Authorization: Bearer {}' http://{address}/v1/wallet/balance",
+        key.secret
+    );
+    Ok(())
+}

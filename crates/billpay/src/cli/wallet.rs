@@ -1,0 +1,83 @@
+//! `billpay wallet …`
+
+use super::Output;
+use billpay_domain::{AccountId, Kobo};
+use billpay_store::SharedStore;
+use clap::Subcommand;
+use serde_json::json;
+
+#[derive(Subcommand, Debug)]
+pub enum WalletCommand {
+    /// Credit a wallet once per reference (a repeat changes nothing).
+    Credit {
+        #[arg(long)]
+        account: AccountId,
+        /// Naira, at most 2 decimal places.
+        #[arg(long)]
+        amount: String,
+        /// Your unique reference for this funding (e.g. the bank transfer id).
+        #[arg(long)]
+        reference: String,
+    },
+    /// Balance, ledger sum and the latest ledger entries.
+    Statement {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+}
+
+pub async fn run(cmd: WalletCommand, store: &SharedStore, out: &Output) -> anyhow::Result<()> {
+    match cmd {
+        WalletCommand::Credit {
+            account,
+            amount,
+            reference,
+        } => {
+            let amount = Kobo::parse_naira(&amount).map_err(|e| anyhow::anyhow!("--amount {e}"))?;
+            anyhow::ensure!(amount > Kobo::ZERO, "--amount must be more than 0");
+            anyhow::ensure!(
+                !reference.trim().is_empty() && reference.len() <= 100,
+                "--reference must be 1 to 100 characters"
+            );
+            let credit = store.credit(account, amount, &reference).await?;
+            let text = if credit.applied {
+                format!("Credited {amount} Naira; balance {} Naira", credit.balance)
+            } else {
+                format!(
+                    "Reference {reference} was already credited; balance {} Naira",
+                    credit.balance
+                )
+            };
+            out.emit(
+                json!({ "balance": credit.balance, "applied": credit.applied }),
+                text,
+            );
+        }
+        WalletCommand::Statement { account, limit } => {
+            let balance = store.balance(account).await?;
+            let sum = store.ledger_sum(account).await?;
+            let entries = store.ledger(account, limit).await?;
+            let mut text = format!("Balance {balance} Naira (ledger sum {sum})\n");
+            for e in &entries {
+                text.push_str(&format!(
+                    "{}  {:>7}  {:>14}  → {:>14}  {}\n",
+                    e.created_at,
+                    e.kind,
+                    e.amount.to_string(),
+                    e.balance_after.to_string(),
+                    e.transaction_code
+                        .as_deref()
+                        .or(e.credit_reference.as_deref())
+                        .unwrap_or("")
+                ));
+            }
+            out.emit(
+                json!({ "balance": balance, "ledger_sum": sum, "entries": entries }),
+                text.trim_end(),
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,246 @@
+//! Takes every `processing` transaction to a final status.
+//!
+//! Never fulfilled twice: before the supplier is first asked, the transaction
+//! is marked `submitted`; after a crash a submitted one is requeried, never
+//! re-bought. Never refunded on a guess: a pending answer, a timeout or an
+//! error leaves it `processing` and it is requeried with backoff.
+
+use billpay_domain::TxStatus;
+use billpay_store::clock::now_ms;
+use billpay_store::{Finalization, SharedStore, StoreResult, Transaction};
+use billpay_supplier::{Order, Supplier, SupplierStatus};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{Notify, Semaphore};
+use tokio::task::JoinSet;
+
+#[derive(Debug, Clone)]
+pub struct FulfilmentSettings {
+    /// How long a claimed transaction is ours before another worker may take it.
+    pub lease: Duration,
+    /// An answer slower than this counts as unknown (requery later).
+    pub supplier_timeout: Duration,
+    /// Transactions in flight at once.
+    pub concurrency: usize,
+    /// Requery delays after each unknown or pending answer (the last repeats).
+    pub requery_backoff: Vec<Duration>,
+}
+
+impl Default for FulfilmentSettings {
+    fn default() -> Self {
+        Self {
+            lease: Duration::from_secs(120),
+            supplier_timeout: Duration::from_secs(60),
+            concurrency: 256,
+            requery_backoff: [1, 5, 15, 30, 60, 120, 300]
+                .map(Duration::from_secs)
+                .to_vec(),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct Fulfilment {
+    store: SharedStore,
+    supplier: Arc<dyn Supplier>,
+    settings: Arc<FulfilmentSettings>,
+}
+
+impl Fulfilment {
+    pub fn new(
+        store: SharedStore,
+        supplier: Arc<dyn Supplier>,
+        settings: FulfilmentSettings,
+    ) -> Self {
+        Self {
+            store,
+            supplier,
+            settings: Arc::new(settings),
+        }
+    }
+
+    /// Claims what is due and processes it to the end; returns how many were claimed.
+    pub async fn run_once(&self) -> StoreResult<usize> {
+        let claimed = self
+            .store
+            .claim_fulfilments(self.settings.concurrency as u32, self.settings.lease)
+            .await?;
+        let count = claimed.len();
+        let mut tasks = JoinSet::new();
+        for tx in claimed {
+            let this = self.clone();
+            tasks.spawn(async move { this.process(tx).await });
+        }
+        tasks.join_all().await;
+        Ok(count)
+    }
+
+    /// Runs until `shutdown` is notified; `wake` is notified on each new purchase.
+    pub async fn run(self, wake: Arc<Notify>, shutdown: Arc<Notify>) {
+        let permits = Arc::new(Semaphore::new(self.settings.concurrency));
+        let mut tasks = JoinSet::new();
+        loop {
+            while tasks.try_join_next().is_some() {}
+            let free = permits.available_permits().min(64) as u32;
+            let claimed = if free == 0 {
+                Vec::new()
+            } else {
+                self.store
+                    .claim_fulfilments(free, self.settings.lease)
+                    .await
+                    .unwrap_or_else(|e| {
+                        tracing::error!(error = %e, "claiming fulfilments failed");
+                        Vec::new()
+                    })
+            };
+            let idle = claimed.is_empty();
+            for tx in claimed {
+                let permit = permits
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .expect("semaphore open");
+                let this = self.clone();
+                tasks.spawn(async move {
+                    this.process(tx).await;
+                    drop(permit);
+                });
+            }
+            if idle {
+                tokio::select! {
+                    _ = wake.notified() => {}
+                    _ = tokio::time::sleep(Duration::from_millis(250)) => {}
+                    _ = shutdown.notified() => break,
+                }
+            }
+        }
+        // Let in-flight supplier calls finish and record; what does not finish
+        // is requeried after restart.
+        let _ = tokio::time::timeout(Duration::from_secs(10), tasks.join_all()).await;
+    }
+
+    async fn process(&self, tx: Transaction) {
+        if let Err(e) = self.try_process(&tx).await {
+            tracing::error!(code = %tx.code, error = %e, "fulfilment step failed; will retry after the lease");
+        }
+    }
+
+    async fn try_process(&self, tx: &Transaction) -> StoreResult<()> {
+        let order = Order {
+            reference_code: tx.code.clone(),
+            product: tx.product,
+            provider: tx.provider.clone(),
+            recipient: tx.recipient.clone(),
+            amount: tx.amount,
+            details: tx.details.clone(),
+        };
+        let mut answer = if tx.submitted {
+            self.ask(self.supplier.requery(&order)).await
+        } else {
+            self.store.mark_submitted(&tx.code).await?;
+            self.ask(self.supplier.purchase(&order)).await
+        };
+        if answer == Ok(SupplierStatus::Unknown) {
+            // The supplier never received it (we crashed before it arrived): buy now.
+            answer = self.ask(self.supplier.purchase(&order)).await;
+        }
+        match answer {
+            Ok(SupplierStatus::Delivered { result }) => {
+                self.finish(
+                    tx,
+                    TxStatus::Successful,
+                    "Transaction successful".into(),
+                    result,
+                )
+                .await
+            }
+            Ok(SupplierStatus::Failed { reason }) => {
+                let message = format!(
+                    "Transaction failed: {reason}. Your wallet has been refunded {} Naira.",
+                    tx.amount
+                );
+                self.finish(tx, TxStatus::Failed, message, json!({})).await
+            }
+            Ok(SupplierStatus::Pending | SupplierStatus::Unknown) => {
+                self.requery_later(tx, "supplier pending").await
+            }
+            Err(reason) => self.requery_later(tx, &reason).await,
+        }
+    }
+
+    async fn ask(
+        &self,
+        call: impl Future<Output = Result<SupplierStatus, billpay_supplier::SupplierError>>,
+    ) -> Result<SupplierStatus, String> {
+        match tokio::time::timeout(self.settings.supplier_timeout, call).await {
+            Ok(Ok(status)) => Ok(status),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err("supplier timed out".into()),
+        }
+    }
+
+    async fn requery_later(&self, tx: &Transaction, note: &str) -> StoreResult<()> {
+        let backoff = &self.settings.requery_backoff;
+        let delay = backoff[(tx.attempts as usize).min(backoff.len() - 1)];
+        tracing::info!(code = %tx.code, note, ?delay, "outcome not final; requery later");
+        self.store.reschedule(&tx.code, delay, note).await
+    }
+
+    async fn finish(
+        &self,
+        tx: &Transaction,
+        status: TxStatus,
+        message: String,
+        result: Value,
+    ) -> StoreResult<()> {
+        let completed_at_ms = now_ms();
+        let payload = webhook_payload(tx, status, &message, &result, completed_at_ms);
+        let fin = Finalization {
+            status,
+            message,
+            result,
+            completed_at_ms,
+            event_payload: payload,
+        };
+        if !self.store.finalize(&tx.code, fin).await? {
+            tracing::warn!(code = %tx.code, "already final; nothing changed");
+        }
+        Ok(())
+    }
+}
+
+/// The webhook body of the spec's "Events" part, fixed at finalization.
+pub fn webhook_payload(
+    tx: &Transaction,
+    status: TxStatus,
+    message: &str,
+    result: &Value,
+    completed_at_ms: i64,
+) -> String {
+    let mut payload = json!({
+        "event": tx.product.event(),
+        "reference": tx.reference,
+        "reference_code": tx.code,
+        "status": status,
+        "message": message,
+        "recipient": tx.recipient,
+        "amount": tx.amount,
+        "completed_at": billpay_store::clock::rfc3339(completed_at_ms),
+    });
+    let label_field = if tx.product.has_plan() {
+        "plan"
+    } else {
+        "item"
+    };
+    payload[label_field] = json!(tx.label);
+    if tx.product.delivers_pin()
+        && let Some(pin) = result.get("pin")
+    {
+        payload["pin"] = pin.clone();
+    }
+    if let Some(batch_id) = tx.details.get("batch_id") {
+        payload["batch_id"] = batch_id.clone();
+    }
+    payload.to_string()
+}
