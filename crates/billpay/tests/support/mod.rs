@@ -1,0 +1,343 @@
+//! Test kit: a real `billpay serve` process on a random port with a fresh
+//! SQLite database, the real CLI against the same database, an HTTP client,
+//! and a real webhook receiver on loopback.
+#![allow(dead_code)]
+
+pub mod receiver;
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_billpay");
+/// A fixed master key so every process of a test opens the same sealed secrets.
+const MASTER_KEY: &str = "6b1f0c7a9d2e4f3b8a5c6d7e8f90123456789abcdef0123456789abcdef01234";
+
+pub struct Options {
+    pub latency_ms: u64,
+    pub rate_per_second: u32,
+    pub rate_burst: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            latency_ms: 0,
+            rate_per_second: 10_000,
+            rate_burst: 10_000,
+        }
+    }
+}
+
+pub struct TestServer {
+    pub base: String,
+    pub database_url: String,
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+    options: Options,
+    pub http: reqwest::Client,
+}
+
+/// An account with a funded wallet and one active API key.
+#[derive(Debug, Clone)]
+pub struct Customer {
+    pub account_id: String,
+    pub key_id: String,
+    pub api_key: String,
+}
+
+pub struct Reply {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Reply {
+    pub fn data(&self) -> &Value {
+        &self.body["data"]
+    }
+
+    /// Asserts the contract's error envelope and slug.
+    pub fn assert_error(&self, status: u16, slug: &str) {
+        assert_eq!(self.status, status, "body: {}", self.body);
+        assert_eq!(self.body["code"], status, "body: {}", self.body);
+        assert_eq!(self.body["status"], "error", "body: {}", self.body);
+        assert_eq!(self.body["error"], slug, "body: {}", self.body);
+        assert!(
+            self.body["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "body: {}",
+            self.body
+        );
+    }
+
+    pub fn assert_ok(&self) -> &Value {
+        assert_eq!(self.status, 200, "body: {}", self.body);
+        assert_eq!(self.body["code"], 200);
+        assert_eq!(self.body["status"], "success");
+        self.data()
+    }
+}
+
+impl TestServer {
+    pub async fn spawn() -> TestServer {
+        Self::spawn_with(Options::default()).await
+    }
+
+    pub async fn spawn_with(options: Options) -> TestServer {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let database_url = format!("sqlite://{}", dir.path().join("billpay.db").display());
+        let mut server = TestServer {
+            base: String::new(),
+            database_url,
+            dir,
+            child: None,
+            options,
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .build()
+                .unwrap(),
+        };
+        server.start();
+        server
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().to_path_buf()
+    }
+
+    /// Starts (or restarts) the server process and waits for its address.
+    pub fn start(&mut self) {
+        self.start_with_latency(self.options.latency_ms);
+    }
+
+    pub fn start_with_latency(&mut self, latency_ms: u64) {
+        assert!(self.child.is_none(), "already running");
+        let show_logs = std::env::var_os("BILLPAY_TEST_LOG").is_some();
+        let mut child = Command::new(BIN)
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-url",
+                &self.database_url,
+            ])
+            .env("BILLPAY_SANDBOX_LATENCY_MS", latency_ms.to_string())
+            .env(
+                "BILLPAY_RATE_LIMIT_PER_SECOND",
+                self.options.rate_per_second.to_string(),
+            )
+            .env(
+                "BILLPAY_RATE_LIMIT_BURST",
+                self.options.rate_burst.to_string(),
+            )
+            .env("BILLPAY_WEBHOOK_ALLOW_PRIVATE", "true")
+            .env("BILLPAY_MASTER_KEY", MASTER_KEY)
+            .env("BILLPAY_LOG", if show_logs { "info" } else { "error" })
+            .stdout(Stdio::piped())
+            .stderr(if show_logs {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            })
+            .spawn()
+            .expect("spawn billpay serve");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let address = loop {
+            let line = lines
+                .next()
+                .expect("server exited before listening")
+                .unwrap();
+            if let Some(addr) = line.strip_prefix("billpay listening on ") {
+                break addr.trim_start_matches("http://").to_owned();
+            }
+        };
+        // Keep draining stdout so the child never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        self.base = address;
+        self.child = Some(child);
+    }
+
+    /// SIGKILL: no graceful shutdown, as in a crash.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().expect("kill");
+            child.wait().expect("wait");
+        }
+    }
+
+    /// SIGTERM and wait for a graceful exit.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("running");
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        child.wait().expect("wait")
+    }
+
+    /// Runs the CLI with `--json` against this server's database.
+    pub fn cli(&self, args: &[&str]) -> Value {
+        let (ok, value) = self.cli_result(args);
+        assert!(ok, "billpay {args:?} failed: {value}");
+        value
+    }
+
+    /// Runs the CLI; returns (success, the one JSON object it printed).
+    pub fn cli_result(&self, args: &[&str]) -> (bool, Value) {
+        let output = Command::new(BIN)
+            .args(args)
+            .args(["--json", "--database-url", &self.database_url])
+            .env("BILLPAY_MASTER_KEY", MASTER_KEY)
+            .output()
+            .expect("run billpay");
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        let value: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+            panic!("billpay {args:?} printed not one JSON object ({e}): {stdout:?}")
+        });
+        (output.status.success(), value)
+    }
+
+    /// A new account funded with `naira`, and an API key.
+    pub fn customer(&self, naira: &str) -> Customer {
+        let n = rand_suffix();
+        let account = self.cli(&[
+            "account",
+            "create",
+            "--name",
+            "Test Co",
+            "--email",
+            &format!("t{n}@example.com"),
+        ]);
+        let account_id = account["account_id"].as_str().unwrap().to_owned();
+        if naira != "0" {
+            self.cli(&[
+                "wallet",
+                "credit",
+                "--account",
+                &account_id,
+                "--amount",
+                naira,
+                "--reference",
+                &format!("fund-{n}"),
+            ]);
+        }
+        let key = self.cli(&["key", "create", "--account", &account_id]);
+        Customer {
+            account_id,
+            key_id: key["key_id"].as_str().unwrap().to_owned(),
+            api_key: key["api_key"].as_str().unwrap().to_owned(),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.base)
+    }
+
+    pub async fn get(&self, key: &str, path: &str) -> Reply {
+        reply(
+            self.http
+                .get(self.url(path))
+                .bearer_auth(key)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    }
+
+    pub async fn post(&self, key: &str, path: &str, body: Value) -> Reply {
+        reply(
+            self.http
+                .post(self.url(path))
+                .bearer_auth(key)
+                .json(&body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    }
+
+    pub async fn balance(&self, key: &str) -> f64 {
+        self.get(key, "/v1/wallet/balance").await.assert_ok()["balance"]
+            .as_f64()
+            .unwrap()
+    }
+
+    /// Polls the status endpoint until the transaction is final.
+    pub async fn wait_final(&self, key: &str, reference_code: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let reply = self
+                .get(
+                    key,
+                    &format!("/v1/transaction/status?reference_code={reference_code}"),
+                )
+                .await;
+            let data = reply.assert_ok().clone();
+            if data["status"] != "processing" {
+                return data;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{reference_code} still processing: {data}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Balance equals the sum of the ledger, checked through the CLI.
+    pub fn assert_ledger_consistent(&self, account_id: &str) -> Value {
+        let statement = self.cli(&[
+            "wallet",
+            "statement",
+            "--account",
+            account_id,
+            "--limit",
+            "1000",
+        ]);
+        assert_eq!(statement["balance"], statement["ledger_sum"], "{statement}");
+        statement
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+pub async fn reply(response: reqwest::Response) -> Reply {
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap();
+    let body =
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON ({status}): {text:?}"));
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+pub fn rand_suffix() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{nanos}{}", COUNTER.fetch_add(1, Ordering::Relaxed))
+}
+
+/// A fresh client reference (8+ characters).
+pub fn reference() -> String {
+    format!("ref-{}", rand_suffix())
+}
+
+pub fn electricity(reference: &str, meter: &str, amount: f64) -> Value {
+    json!({ "provider_id": "ikeja-electric", "amount": amount, "meter_number": meter, "meter_type": 1, "reference": reference })
+}
