@@ -1,0 +1,209 @@
+//! The ledger invariant and idempotency at the store level, on a real SQLite
+//! file, under concurrency (these exercise the group-commit writer).
+
+use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
+use billpay_store::*;
+use std::sync::Arc;
+
+async fn store() -> (tempfile::TempDir, SharedStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    (dir, open(&url).await.unwrap())
+}
+
+async fn account(store: &SharedStore) -> (AccountId, KeyId) {
+    let email = format!("{}@example.com", uuid::Uuid::new_v4());
+    let account = store
+        .create_account(NewAccount {
+            name: "A".into(),
+            email,
+            password_hash: None,
+        })
+        .await
+        .unwrap();
+    let key = store
+        .create_api_key(NewApiKey {
+            account_id: account.id,
+            name: None,
+            key_hash: uuid::Uuid::new_v4().to_string(),
+            display_prefix: "bp".into(),
+        })
+        .await
+        .unwrap();
+    (account.id, key.id)
+}
+
+fn purchase(account: AccountId, key: KeyId, reference: &str, naira: i64) -> NewPurchase {
+    NewPurchase {
+        account_id: account,
+        key_id: key,
+        reference: reference.into(),
+        product: Product::Airtime,
+        provider: "mtn".into(),
+        plan_id: None,
+        label: "MTN Airtime".into(),
+        recipient: "08031234567".into(),
+        amount: Kobo::from_naira(naira),
+        details: serde_json::json!({}),
+    }
+}
+
+async fn assert_invariant(store: &SharedStore, account: AccountId) {
+    let balance = store.balance(account).await.unwrap();
+    assert_eq!(balance, store.ledger_sum(account).await.unwrap());
+    assert!(balance >= Kobo::ZERO);
+}
+
+#[tokio::test]
+async fn concurrent_credits_with_distinct_and_shared_references() {
+    let (_dir, store) = store().await;
+    let (account, _) = account(&store).await;
+    let mut tasks = Vec::new();
+    for i in 0..200 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            store
+                .credit(account, Kobo(150), &format!("distinct-{i}"))
+                .await
+                .unwrap()
+        }));
+    }
+    for i in 0..200 {
+        let store = store.clone();
+        let _ = i;
+        tasks.push(tokio::spawn(async move {
+            store.credit(account, Kobo(10_000), "shared").await.unwrap()
+        }));
+    }
+    let results: Vec<Credit> = futures_join(tasks).await;
+    assert_eq!(results.iter().filter(|c| c.applied).count(), 201);
+    assert_eq!(
+        store.balance(account).await.unwrap(),
+        Kobo(200 * 150 + 10_000)
+    );
+    assert_eq!(store.ledger(account, 1000).await.unwrap().len(), 201);
+    assert_invariant(&store, account).await;
+}
+
+#[tokio::test]
+async fn a_purchase_debits_once_and_a_failure_refunds_once() {
+    let (_dir, store) = store().await;
+    let (account, key) = account(&store).await;
+    store
+        .credit(account, Kobo::from_naira(1_000), "fund")
+        .await
+        .unwrap();
+
+    let tx = store
+        .place_purchase(purchase(account, key, "ref-00001", 400))
+        .await
+        .unwrap();
+    assert_eq!(
+        (tx.balance_before, tx.balance_after),
+        (Kobo::from_naira(1_000), Kobo::from_naira(600))
+    );
+    assert!(matches!(
+        store
+            .place_purchase(purchase(account, key, "ref-00001", 1))
+            .await,
+        Err(StoreError::Refused(Refusal::DuplicateReference))
+    ));
+    assert!(matches!(
+        store
+            .place_purchase(purchase(account, key, "ref-00002", 601))
+            .await,
+        Err(StoreError::Refused(Refusal::InsufficientBalance))
+    ));
+    // A refused purchase leaves its reference usable.
+    store
+        .place_purchase(purchase(account, key, "ref-00002", 600))
+        .await
+        .unwrap();
+    assert_eq!(store.balance(account).await.unwrap(), Kobo::ZERO);
+
+    let failed = || Finalization {
+        status: TxStatus::Failed,
+        message: "failed, refunded".into(),
+        result: serde_json::json!({}),
+        completed_at_ms: clock::now_ms(),
+        event_payload: "{}".into(),
+    };
+    assert!(store.finalize(&tx.code, failed()).await.unwrap());
+    assert!(
+        !store.finalize(&tx.code, failed()).await.unwrap(),
+        "a final status never changes"
+    );
+    assert_eq!(store.balance(account).await.unwrap(), Kobo::from_naira(400));
+    let kinds: Vec<String> = store
+        .ledger(account, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(kinds, ["refund", "debit", "debit", "credit"]);
+    assert_eq!(
+        store
+            .events(EventFilter {
+                account_id: Some(account),
+                limit: 10,
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_invariant(&store, account).await;
+}
+
+#[tokio::test]
+async fn concurrent_purchases_never_overdraw() {
+    let (_dir, store) = store().await;
+    let (account, key) = account(&store).await;
+    store
+        .credit(account, Kobo::from_naira(10_000), "fund")
+        .await
+        .unwrap();
+    let tasks: Vec<_> = (0..100)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                store
+                    .place_purchase(purchase(account, key, &format!("order-{i:04}"), 350))
+                    .await
+                    .is_ok()
+            })
+        })
+        .collect();
+    let accepted = futures_join(tasks)
+        .await
+        .into_iter()
+        .filter(|ok| *ok)
+        .count();
+    assert_eq!(accepted, 10_000 / 350);
+    assert_eq!(
+        store.balance(account).await.unwrap(),
+        Kobo::from_naira(10_000 - 350 * accepted as i64)
+    );
+    assert_invariant(&store, account).await;
+}
+
+#[tokio::test]
+async fn the_ledger_is_append_only() {
+    let (dir, store) = store().await;
+    let (account, _) = account(&store).await;
+    store.credit(account, Kobo(100), "fund").await.unwrap();
+    let conn = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
+    assert!(conn.execute("UPDATE ledger SET amount = 1", []).is_err());
+    assert!(conn.execute("DELETE FROM ledger", []).is_err());
+    drop(Arc::clone(&store));
+}
+
+async fn futures_join<T: Send + 'static>(tasks: Vec<tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let mut out = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        out.push(t.await.unwrap());
+    }
+    out
+}
