@@ -13,7 +13,7 @@ pub enum WalletCommand {
         #[arg(long)]
         account: AccountId,
         /// Naira, at most 2 decimal places.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         amount: String,
         /// Your unique reference for this funding (e.g. the bank transfer id).
         #[arg(long)]

@@ -1,0 +1,487 @@
+//! The foundation over real HTTP: authentication, the error envelope for
+//! every failure mode, rate limits, wallet, catalogue endpoints, OpenAPI.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+use support::*;
+
+/// Polls `check` until it holds, for at most `secs`; returns the time it took.
+async fn within<F, Fut>(secs: u64, mut check: F) -> Duration
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let start = Instant::now();
+    while !check().await {
+        assert!(
+            start.elapsed() < Duration::from_secs(secs),
+            "condition not met within {secs}s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    start.elapsed()
+}
+
+#[tokio::test]
+async fn authentication_errors_and_statuses() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("2500.75");
+    let data = server
+        .get(&c.api_key, "/v1/wallet/balance")
+        .await
+        .assert_ok()
+        .clone();
+    assert_eq!(data, json!({ "balance": 2500.75, "currency": "NGN" }));
+
+    // no header, wrong scheme, empty bearer
+    let r = reply(
+        server
+            .http
+            .get(server.url("/v1/wallet/balance"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    r.assert_error(401, "missing_api_key");
+    let r = reply(
+        server
+            .http
+            .get(server.url("/v1/wallet/balance"))
+            .header("Authorization", format!("Basic {}", c.api_key))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    r.assert_error(401, "missing_api_key");
+    server
+        .get("bp_live_0000", "/v1/wallet/balance")
+        .await
+        .assert_error(401, "invalid_api_key");
+
+    // key suspension, from the CLI while the server runs, applies within 2 s
+    server.cli(&["key", "suspend", &c.key_id]);
+    let took = within(2, || async {
+        server.get(&c.api_key, "/v1/wallet/balance").await.status == 403
+    })
+    .await;
+    assert!(took < Duration::from_secs(2));
+    server
+        .get(&c.api_key, "/v1/wallet/balance")
+        .await
+        .assert_error(403, "suspended");
+    server.cli(&["key", "reactivate", &c.key_id]);
+    within(2, || async {
+        server.get(&c.api_key, "/v1/wallet/balance").await.status == 200
+    })
+    .await;
+
+    // account suspension stops all of its keys
+    server.cli(&["account", "suspend", &c.account_id]);
+    within(2, || async {
+        server.get(&c.api_key, "/v1/wallet/balance").await.status == 403
+    })
+    .await;
+    server
+        .get(&c.api_key, "/v1/providers")
+        .await
+        .assert_error(403, "suspended");
+    server.cli(&["account", "reactivate", &c.account_id]);
+    within(2, || async {
+        server.get(&c.api_key, "/v1/wallet/balance").await.status == 200
+    })
+    .await;
+
+    // revocation is final
+    server.cli(&["key", "revoke", &c.key_id]);
+    within(2, || async {
+        server.get(&c.api_key, "/v1/wallet/balance").await.status == 401
+    })
+    .await;
+    server
+        .get(&c.api_key, "/v1/wallet/balance")
+        .await
+        .assert_error(401, "invalid_api_key");
+    let (ok, err) = server.cli_result(&["key", "reactivate", &c.key_id]);
+    assert!(
+        !ok && err["error"].as_str().unwrap().contains("revoked"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn every_failure_is_the_json_envelope() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("1000");
+    let key = &c.api_key;
+    server
+        .get(key, "/v1/no/such/route")
+        .await
+        .assert_error(404, "not_found");
+    server
+        .get(key, "/v1/providers/television")
+        .await
+        .assert_error(404, "not_found");
+    let r = reply(
+        server
+            .http
+            .delete(server.url("/v1/wallet/balance"))
+            .bearer_auth(key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    r.assert_error(405, "method_not_allowed");
+    let r = reply(
+        server
+            .http
+            .get(server.url("/v1/airtime/purchase"))
+            .bearer_auth(key)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    r.assert_error(405, "method_not_allowed");
+
+    let post = |body: &'static str, content_type: Option<&'static str>| {
+        let mut req = server
+            .http
+            .post(server.url("/v1/airtime/purchase"))
+            .bearer_auth(key)
+            .body(body);
+        if let Some(ct) = content_type {
+            req = req.header("Content-Type", ct);
+        }
+        async move { reply(req.send().await.unwrap()).await }
+    };
+    post("{not json", Some("application/json"))
+        .await
+        .assert_error(400, "invalid_json");
+    post("{}", None)
+        .await
+        .assert_error(415, "unsupported_media_type");
+    post("{}", Some("text/plain"))
+        .await
+        .assert_error(415, "unsupported_media_type");
+    post("[1,2]", Some("application/json"))
+        .await
+        .assert_error(422, "validation_error");
+    let missing = post(
+        r#"{"provider_id":"mtn"}"#,
+        Some("application/json; charset=utf-8"),
+    )
+    .await;
+    missing.assert_error(422, "validation_error");
+    assert!(
+        missing.body["message"]
+            .as_str()
+            .unwrap()
+            .contains("is required"),
+        "{}",
+        missing.body
+    );
+
+    let big = format!(r#"{{"pad":"{}"}}"#, "x".repeat(70 * 1024));
+    let r = reply(
+        server
+            .http
+            .post(server.url("/v1/airtime/purchase"))
+            .bearer_auth(key)
+            .header("Content-Type", "application/json")
+            .body(big)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    r.assert_error(413, "payload_too_large");
+
+    let wrong_amount = server
+        .post(key, "/v1/airtime/purchase", json!({"provider_id":"mtn","phone":"08031234567","amount":100.123,"reference":"ref-000001"}))
+        .await;
+    wrong_amount.assert_error(422, "validation_error");
+    assert!(
+        wrong_amount.body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("amount"),
+        "{}",
+        wrong_amount.body
+    );
+    // none of that touched the wallet
+    assert_eq!(server.balance(key).await, 1000.0);
+
+    // outside /v1 too
+    let r = reply(
+        server
+            .http
+            .get(server.url("/nothing-here"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    r.assert_error(404, "not_found");
+}
+
+#[tokio::test]
+async fn rate_limits_per_key_with_headers_and_overrides() {
+    let server = TestServer::spawn_with(Options {
+        rate_per_second: 2,
+        rate_burst: 5,
+        ..Options::default()
+    })
+    .await;
+    let c = server.customer("0");
+    let other = server.customer("0");
+    let mut statuses = Vec::new();
+    let mut last = None;
+    for _ in 0..8 {
+        let r = server.get(&c.api_key, "/v1/wallet/balance").await;
+        statuses.push(r.status);
+        for h in ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"] {
+            assert!(r.headers.contains_key(h), "missing {h}");
+        }
+        last = Some(r);
+    }
+    assert_eq!(&statuses[..5], &[200; 5]);
+    assert!(statuses[5..].contains(&429), "{statuses:?}");
+    let limited = last.unwrap();
+    limited.assert_error(429, "rate_limited");
+    let retry_after: u64 = limited.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=2).contains(&retry_after));
+    assert_eq!(limited.headers["ratelimit-limit"], "5");
+    assert_eq!(limited.headers["ratelimit-remaining"], "0");
+    // another key is not affected
+    server
+        .get(&other.api_key, "/v1/wallet/balance")
+        .await
+        .assert_ok();
+
+    // per-key override, applied without a restart
+    server.cli(&[
+        "key",
+        "set-rate-limit",
+        &other.key_id,
+        "--per-second",
+        "1",
+        "--burst",
+        "1",
+    ]);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    server
+        .get(&other.api_key, "/v1/wallet/balance")
+        .await
+        .assert_ok();
+    server
+        .get(&other.api_key, "/v1/wallet/balance")
+        .await
+        .assert_error(429, "rate_limited");
+    // tokens come back with time
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    server
+        .get(&c.api_key, "/v1/wallet/balance")
+        .await
+        .assert_ok();
+}
+
+#[tokio::test]
+async fn catalogue_endpoints_and_filters() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("0");
+    let key = &c.api_key;
+    let providers = server
+        .get(key, "/v1/providers")
+        .await
+        .assert_ok()
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(providers.len(), 32);
+    let mtn = providers.iter().find(|p| p["slug"] == "mtn").unwrap();
+    assert_eq!(mtn["services"], json!(["airtime", "data", "epin"]));
+    assert_eq!(mtn["type"], "telco");
+    assert_eq!(mtn["active"], true);
+    assert!(uuid_like(mtn["id"].as_str().unwrap()));
+
+    for (service, expected) in [
+        ("airtime", 4),
+        ("data", 4),
+        ("epin", 4),
+        ("cable", 4),
+        ("electricity", 12),
+        ("betting", 8),
+    ] {
+        let listed = server
+            .get(key, &format!("/v1/providers/{service}"))
+            .await
+            .assert_ok()
+            .clone();
+        assert_eq!(listed.as_array().unwrap().len(), expected, "{service}");
+    }
+    let education = server
+        .get(key, "/v1/providers/education")
+        .await
+        .assert_ok()
+        .clone();
+    assert!(
+        education
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["price"].as_f64().unwrap() > 0.0)
+    );
+
+    let categories = server
+        .get(key, "/v1/data-plans/categories?provider=mtn")
+        .await
+        .assert_ok()
+        .clone();
+    assert!(
+        categories
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["provider"] == "mtn")
+    );
+    assert!(
+        categories
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == "sme")
+    );
+
+    // the provider filter takes the UUID too
+    let by_slug = server
+        .get(key, "/v1/data-plans?provider=mtn&category=sme")
+        .await
+        .assert_ok()
+        .clone();
+    let by_id = server
+        .get(
+            key,
+            &format!(
+                "/v1/data-plans?provider={}&category=sme",
+                mtn["id"].as_str().unwrap()
+            ),
+        )
+        .await
+        .assert_ok()
+        .clone();
+    assert_eq!(by_slug, by_id);
+    for plan in by_slug.as_array().unwrap() {
+        assert_eq!(plan["provider"], "mtn");
+        assert_eq!(plan["category"], "sme");
+        assert!(plan["duration"].as_u64().unwrap() > 0);
+        assert!(plan["price"].as_f64().unwrap() > 0.0);
+        let name = plan["name"].as_str().unwrap().to_lowercase();
+        assert!(!name.contains("day") && !name.contains("month"), "{name}");
+    }
+    let unknown = server
+        .get(key, "/v1/data-plans?provider=nope")
+        .await
+        .assert_ok()
+        .clone();
+    assert_eq!(unknown, json!([]));
+
+    let cable = server
+        .get(key, "/v1/cable-plans?provider=dstv")
+        .await
+        .assert_ok()
+        .clone();
+    assert!(
+        cable
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "DStv Compact")
+    );
+    assert!(
+        cable
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["provider"] == "dstv" && p["duration"].as_u64().is_some())
+    );
+    let pins = server
+        .get(key, "/v1/recharge-pins/denominations?provider=glo")
+        .await
+        .assert_ok()
+        .clone();
+    assert!(
+        pins.as_array()
+            .unwrap()
+            .contains(&json!({"provider": "glo", "denomination": 100.0}))
+    );
+
+    // operator disables a provider: listed inactive within a second or two
+    server.cli(&["provider", "disable", "glo"]);
+    within(3, || async {
+        let all = server.get(key, "/v1/providers").await;
+        all.data()
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["slug"] == "glo" && p["active"] == false)
+    })
+    .await;
+    server.cli(&["provider", "enable", "glo"]);
+}
+
+#[tokio::test]
+async fn openapi_lists_every_endpoint() {
+    let server = TestServer::spawn().await;
+    let doc: Value = server
+        .http
+        .get(server.url("/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let paths = doc["paths"].as_object().unwrap();
+    for path in [
+        "/v1/wallet/balance",
+        "/v1/providers",
+        "/v1/providers/{service}",
+        "/v1/data-plans/categories",
+        "/v1/data-plans",
+        "/v1/cable-plans",
+        "/v1/recharge-pins/denominations",
+        "/v1/transaction/status",
+        "/v1/epin/batch",
+    ] {
+        assert!(paths.contains_key(path), "{path} missing");
+    }
+    for product in [
+        "airtime",
+        "data",
+        "epin",
+        "cable",
+        "electricity",
+        "education",
+        "bet",
+    ] {
+        assert!(paths.contains_key(&format!("/v1/{product}/purchase")));
+        assert!(paths.contains_key(&format!("/v1/test/{product}/purchase")));
+    }
+    for verify in ["cable", "electricity", "bet"] {
+        assert!(paths.contains_key(&format!("/v1/{verify}/verify")));
+        assert!(paths.contains_key(&format!("/v1/test/{verify}/verify")));
+    }
+}
+
+fn uuid_like(s: &str) -> bool {
+    s.len() == 36 && s.chars().filter(|c| *c == '-').count() == 4
+}

@@ -1,0 +1,443 @@
+//! The operator CLI as operators use it: real processes against the same
+//! database as a running server, `--json` printing exactly one object.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::process::Command;
+use support::*;
+
+fn run_text(server: &TestServer, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .args(["--database-url", &server.database_url])
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn accounts_keys_and_wallets() {
+    let server = TestServer::spawn().await;
+    let account = server.cli(&[
+        "account",
+        "create",
+        "--name",
+        "Ada Ventures",
+        "--email",
+        "ada@example.com",
+        "--password",
+        "correct horse",
+    ]);
+    let id = account["account_id"].as_str().unwrap();
+    assert_eq!(account["status"], "active");
+    // duplicate email, bad email, short password: clear errors, non-zero exit
+    for args in [
+        vec![
+            "account",
+            "create",
+            "--name",
+            "X",
+            "--email",
+            "ada@example.com",
+        ],
+        vec![
+            "account",
+            "create",
+            "--name",
+            "X",
+            "--email",
+            "not-an-email",
+        ],
+        vec![
+            "account",
+            "create",
+            "--name",
+            "X",
+            "--email",
+            "b@example.com",
+            "--password",
+            "short",
+        ],
+    ] {
+        let (ok, err) = server.cli_result(&args);
+        assert!(!ok, "{args:?}");
+        assert!(
+            err["error"].as_str().is_some_and(|m| !m.is_empty()),
+            "{err}"
+        );
+    }
+    server.cli(&[
+        "account",
+        "set-password",
+        id,
+        "--password",
+        "another long one",
+    ]);
+
+    // credits: 2-decimal rule, idempotent by reference
+    assert_eq!(
+        server.cli(&[
+            "wallet",
+            "credit",
+            "--account",
+            id,
+            "--amount",
+            "1500.50",
+            "--reference",
+            "bank-1"
+        ])["balance"],
+        1500.5
+    );
+    let again = server.cli(&[
+        "wallet",
+        "credit",
+        "--account",
+        id,
+        "--amount",
+        "1500.50",
+        "--reference",
+        "bank-1",
+    ]);
+    assert_eq!(
+        (again["balance"].as_f64(), again["applied"].as_bool()),
+        (Some(1500.5), Some(false))
+    );
+    for bad in ["1.001", "-5", "abc", "0"] {
+        let (ok, _) = server.cli_result(&[
+            "wallet",
+            "credit",
+            "--account",
+            id,
+            "--amount",
+            bad,
+            "--reference",
+            "bank-x",
+        ]);
+        assert!(!ok, "amount {bad} accepted");
+    }
+    let (ok, _) = server.cli_result(&[
+        "wallet",
+        "credit",
+        "--account",
+        "00000000-0000-0000-0000-000000000000",
+        "--amount",
+        "1",
+        "--reference",
+        "r",
+    ]);
+    assert!(!ok, "unknown account credited");
+
+    let key = server.cli(&["key", "create", "--account", id, "--name", "production"]);
+    let api_key = key["api_key"].as_str().unwrap();
+    assert!(api_key.starts_with("bp_live_") && api_key.len() == 72);
+    assert_eq!(server.balance(api_key).await, 1500.5);
+    let key_id = key["key_id"].as_str().unwrap();
+    let limited = server.cli(&[
+        "key",
+        "set-rate-limit",
+        key_id,
+        "--per-second",
+        "5",
+        "--burst",
+        "10",
+    ]);
+    assert_eq!(limited["rate_limit"], json!({"per_second": 5, "burst": 10}));
+    let hooked = server.cli(&[
+        "key",
+        "webhook",
+        key_id,
+        "--url",
+        "https://hooks.example.com/billpay",
+    ]);
+    assert_eq!(hooked["webhook_url"], "https://hooks.example.com/billpay");
+    assert_eq!(
+        server.cli(&["key", "webhook", key_id, "--url", ""])["webhook_url"],
+        Value::Null
+    );
+    let first = server.cli(&["key", "webhook-security", key_id, "--enable"])["webhook_secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let second = server.cli(&["key", "webhook-security", key_id, "--enable"])["webhook_secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(first, second);
+    assert_eq!(
+        server.cli(&["key", "webhook-security", key_id, "--disable"])["webhook_signing"],
+        false
+    );
+
+    let statement = server.assert_ledger_consistent(id);
+    assert_eq!(statement["entries"].as_array().unwrap().len(), 1);
+
+    // the API key and the webhook secret are nowhere in the database file in clear
+    let db = std::fs::read(server.path().join("billpay.db")).unwrap();
+    let wal = std::fs::read(server.path().join("billpay.db-wal")).unwrap_or_default();
+    for secret in [api_key, first.as_str(), second.as_str()] {
+        let needle = secret.as_bytes();
+        assert!(
+            !db.windows(needle.len()).any(|w| w == needle)
+                && !wal.windows(needle.len()).any(|w| w == needle),
+            "secret stored in clear"
+        );
+    }
+}
+
+#[tokio::test]
+async fn concurrent_cli_credits_across_processes() {
+    let server = TestServer::spawn().await;
+    let id = server.cli(&[
+        "account",
+        "create",
+        "--name",
+        "Multi",
+        "--email",
+        "multi@example.com",
+    ])["account_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let children: Vec<_> = (0..40)
+        .map(|i| {
+            let reference = if i % 2 == 0 {
+                format!("distinct-{i}")
+            } else {
+                "shared-ref".to_owned()
+            };
+            Command::new(BIN)
+                .args([
+                    "wallet",
+                    "credit",
+                    "--json",
+                    "--account",
+                    &id,
+                    "--amount",
+                    "10.25",
+                    "--reference",
+                    &reference,
+                ])
+                .args(["--database-url", &server.database_url])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let statement = server.assert_ledger_consistent(&id);
+    assert_eq!(statement["balance"], 21.0 * 10.25);
+}
+
+#[tokio::test]
+async fn text_output_and_errors() {
+    let server = TestServer::spawn().await;
+    let (ok, out, _) = run_text(
+        &server,
+        &[
+            "account",
+            "create",
+            "--name",
+            "Plain",
+            "--email",
+            "plain@example.com",
+        ],
+    );
+    assert!(ok && out.starts_with("Created account "), "{out}");
+    let (ok, out, err) = run_text(&server, &["key", "suspend", "not-a-uuid"]);
+    assert!(
+        !ok && out.is_empty() && err.contains("invalid"),
+        "{out} {err}"
+    );
+    let (ok, out, err) = run_text(&server, &["transaction", "show", "nope-nope"]);
+    assert!(
+        !ok && out.is_empty() && err.contains("no transaction"),
+        "{err}"
+    );
+    let (ok, _, err) = run_text(
+        &server,
+        &[
+            "key",
+            "webhook",
+            "00000000-0000-0000-0000-000000000000",
+            "--url",
+            "ftp://example.com",
+        ],
+    );
+    assert!(!ok && err.contains("http"), "{err}");
+    let (ok, out, _) = run_text(&server, &["migrate"]);
+    assert!(ok && out.contains("up to date"));
+}
+
+#[tokio::test]
+async fn catalogue_import_export_and_plans() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("100000");
+    let (ok, toml, _) = run_text(&server, &["catalogue", "export"]);
+    assert!(ok && toml.contains("[[providers]]"));
+    // raise a plan's price in an edited copy and import it
+    let edited = toml.replacen("price = 19000.0", "price = 19500.0", 1);
+    assert_ne!(edited, toml, "DStv Compact price not found in the export");
+    let file = server.path().join("edited.toml");
+    std::fs::write(&file, &edited).unwrap();
+    let imported = server.cli(&["catalogue", "import", file.to_str().unwrap()]);
+    assert_eq!(imported["providers"], 32);
+    let exported = server.cli(&["catalogue", "export"]);
+    let plans = exported["catalogue"]["cable_plans"].as_array().unwrap();
+    assert!(plans.iter().any(|p| p["price"] == 19500.0));
+
+    // a broken file is refused and changes nothing
+    std::fs::write(
+        &file,
+        edited.replacen("provider = \"dstv\"", "provider = \"nobody\"", 1),
+    )
+    .unwrap();
+    let (ok, err) = server.cli_result(&["catalogue", "import", file.to_str().unwrap()]);
+    assert!(!ok, "{err}");
+    assert_eq!(
+        server.cli(&["catalogue", "export"])["version"],
+        exported["version"]
+    );
+
+    // plans can be switched off and on
+    let plan = plans.iter().find(|p| p["provider"] == "gotv").unwrap()["plan_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    server.cli(&["plan", "disable", &plan]);
+    let (ok, _) = server.cli_result(&["plan", "disable", "mtn"]);
+    assert!(!ok, "a provider is not a plan");
+    let (ok, _) = server.cli_result(&["provider", "disable", "no-such-provider"]);
+    assert!(!ok);
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let listed = server
+        .get(&c.api_key, "/v1/cable-plans?provider=gotv")
+        .await
+        .assert_ok()
+        .clone();
+    assert!(
+        !listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["plan_id"] == plan.as_str())
+    );
+    server.cli(&["plan", "enable", &plan]);
+}
+
+#[tokio::test]
+async fn demo_mode_and_graceful_shutdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("demo.db").display());
+    let spawn = || {
+        Command::new(BIN)
+            .args([
+                "serve",
+                "--demo",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-url",
+                &db,
+            ])
+            .env("BILLPAY_LOG", "error")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut child = spawn();
+    let lines = read_until_listening(&mut child);
+    let key = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("Demo API key (shown once): "))
+        .expect("demo key printed")
+        .to_owned();
+    let base = lines
+        .last()
+        .unwrap()
+        .trim_start_matches("billpay listening on ")
+        .to_owned();
+    let balance: Value = reqwest::Client::new()
+        .get(format!("{base}/v1/wallet/balance"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(balance["data"]["balance"], 100000.0);
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(child.wait().unwrap().success(), "graceful shutdown exits 0");
+
+    // the second start finds the demo account and makes no new one
+    let mut child = spawn();
+    let lines = read_until_listening(&mut child);
+    assert!(
+        lines.iter().any(|l| l.contains("already exists")),
+        "{lines:?}"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn configuration_precedence() {
+    let dir = tempfile::tempdir().unwrap();
+    let from_file = dir.path().join("from-file.db");
+    let from_env = dir.path().join("from-env.db");
+    let from_flag = dir.path().join("from-flag.db");
+    let config = dir.path().join("billpay.toml");
+    std::fs::write(
+        &config,
+        format!("database_url = \"sqlite://{}\"\n", from_file.display()),
+    )
+    .unwrap();
+    let migrate = |env: Option<&std::path::Path>, flag: Option<&std::path::Path>| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["migrate", "--json", "--config", config.to_str().unwrap()])
+            .env_remove("BILLPAY_DATABASE_URL");
+        if let Some(p) = env {
+            cmd.env("BILLPAY_DATABASE_URL", format!("sqlite://{}", p.display()));
+        }
+        if let Some(p) = flag {
+            cmd.args(["--database-url", &format!("sqlite://{}", p.display())]);
+        }
+        let out: Value = serde_json::from_slice(&cmd.output().unwrap().stdout).unwrap();
+        out["database_url"].as_str().unwrap().to_owned()
+    };
+    assert!(migrate(None, None).ends_with("from-file.db"));
+    assert!(migrate(Some(&from_env), None).ends_with("from-env.db"));
+    assert!(migrate(Some(&from_env), Some(&from_flag)).ends_with("from-flag.db"));
+    assert!(from_file.exists() && from_env.exists() && from_flag.exists());
+
+    std::fs::write(&config, "no_such_setting = 1\n").unwrap();
+    let out = Command::new(BIN)
+        .args(["migrate", "--config", config.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
+
+fn read_until_listening(child: &mut std::process::Child) -> Vec<String> {
+    use std::io::BufRead;
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = Vec::new();
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line.unwrap();
+        let done = line.starts_with("billpay listening on ");
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    lines
+}
