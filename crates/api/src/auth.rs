@@ -38,6 +38,7 @@ pub async fn authenticate(
         }
         (KeyStatus::Active, AccountStatus::Active) => {}
     }
+    touch_now_and_then(&state, &key);
     let decision = state
         .limiter
         .check(key.id, key.rate_limit.unwrap_or(state.default_rate_limit));
@@ -55,6 +56,24 @@ pub async fn authenticate(
     };
     set_rate_limit_headers(response.headers_mut(), &decision);
     response
+}
+
+/// `last_used_at` (shown in the dashboard) is refreshed at most once a minute
+/// per key, off the request path: a write per request would cost throughput.
+fn touch_now_and_then(state: &AppState, key: &billpay_store::ApiKey) {
+    let minute_ago = billpay_store::clock::rfc3339(billpay_store::clock::now_ms() - 60_000);
+    if key
+        .last_used_at
+        .as_deref()
+        .is_none_or(|at| at < minute_ago.as_str())
+    {
+        let (store, id) = (state.store.clone(), key.id);
+        tokio::spawn(async move {
+            if let Err(e) = store.touch_api_key(id).await {
+                tracing::warn!(error = %e, "could not stamp key last use");
+            }
+        });
+    }
 }
 
 fn bearer_token(headers: &HeaderMap) -> Option<&str> {

@@ -74,6 +74,8 @@ pub trait Store: Send + Sync + 'static {
     /// The key with this hash and its account's status; also stamps last use.
     async fn authenticate(&self, key_hash: &str) -> StoreResult<Option<(ApiKey, AccountStatus)>>;
     async fn update_api_key(&self, id: KeyId, change: KeyChange) -> StoreResult<ApiKey>;
+    /// Stamps `last_used_at` (callers throttle this; it is a write).
+    async fn touch_api_key(&self, id: KeyId) -> StoreResult<()>;
 
     // --- wallet ---------------------------------------------------------
     async fn balance(&self, account: AccountId) -> StoreResult<Kobo>;
@@ -111,7 +113,21 @@ pub trait Store: Send + Sync + 'static {
         account: Option<AccountId>,
         lookup: TxLookup,
     ) -> StoreResult<Option<Transaction>>;
+    /// Newest first, filtered, paginated with `limit`/`offset`.
     async fn transactions(&self, filter: TxFilter) -> StoreResult<Vec<Transaction>>;
+    /// Spend per UTC day and product since `since` (RFC 3339), failed purchases excluded.
+    async fn daily_spend(&self, account: AccountId, since: &str) -> StoreResult<Vec<DailySpend>>;
+
+    // --- dashboard sessions --------------------------------------------------
+    async fn create_session(
+        &self,
+        token_hash: &str,
+        account: AccountId,
+        expires_at_ms: i64,
+    ) -> StoreResult<()>;
+    /// The unexpired session with this token hash.
+    async fn session(&self, token_hash: &str) -> StoreResult<Option<Session>>;
+    async fn delete_session(&self, token_hash: &str) -> StoreResult<()>;
 
     // --- fulfilment (worker) ---------------------------------------------
     /// Leases up to `limit` processing transactions that are due.

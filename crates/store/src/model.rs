@@ -172,7 +172,31 @@ pub enum TxLookup {
 pub struct TxFilter {
     pub account_id: Option<AccountId>,
     pub status: Option<TxStatus>,
+    pub product: Option<Product>,
+    /// RFC 3339 bounds on `created_at`: from inclusive, until exclusive.
+    pub created_from: Option<String>,
+    pub created_until: Option<String>,
+    /// Matches the client reference or the reference_code (substring).
+    pub search: Option<String>,
     pub limit: u32,
+    pub offset: u32,
+}
+
+/// Spend of one product on one day (UTC), successful and processing purchases.
+#[derive(Debug, Clone, Serialize)]
+pub struct DailySpend {
+    /// `YYYY-MM-DD`.
+    pub day: String,
+    pub product: Product,
+    pub count: u32,
+    pub amount: Kobo,
+}
+
+/// A dashboard sign-in. The cookie carries the token; only its hash is stored.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub account_id: AccountId,
+    pub expires_at_ms: i64,
 }
 
 /// A final status for a processing transaction and the webhook payload it emits.

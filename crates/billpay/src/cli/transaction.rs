@@ -67,6 +67,7 @@ pub async fn run(cmd: TransactionCommand, store: &SharedStore, out: &Output) -> 
                     account_id: Some(account),
                     status,
                     limit,
+                    ..TxFilter::default()
                 })
                 .await?;
             let text = list.iter().map(line).collect::<Vec<_>>().join("\n");

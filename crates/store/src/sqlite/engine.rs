@@ -12,7 +12,10 @@ use tokio::sync::oneshot;
 
 /// Operations per transaction at most; more wait for the next batch.
 const MAX_BATCH: usize = 256;
-const MIGRATIONS: &[&str] = &[include_str!("001_initial.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("001_initial.sql"),
+    include_str!("002_sessions.sql"),
+];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 type Job = Box<dyn FnOnce(&Connection) -> Reply + Send>;

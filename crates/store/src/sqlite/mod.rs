@@ -6,7 +6,7 @@ mod rows;
 use crate::clock::{now_ms, now_rfc3339, rfc3339};
 use crate::*;
 use billpay_domain::catalogue::Catalogue;
-use billpay_domain::{AccountId, KeyId, Kobo, TxStatus};
+use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
 use engine::Engine;
 use rows::*;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -340,6 +340,18 @@ impl Store for SqliteStore {
             .await
     }
 
+    async fn touch_api_key(&self, id: KeyId) -> StoreResult<()> {
+        self.engine
+            .write(move |conn| {
+                conn.execute(
+                    "UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2",
+                    params![now_rfc3339(), id.to_string()],
+                )?;
+                Ok(())
+            })
+            .await
+    }
+
     async fn balance(&self, account: AccountId) -> StoreResult<Kobo> {
         self.engine
             .read(move |conn| balance_of(conn, account))
@@ -525,15 +537,89 @@ impl Store for SqliteStore {
                     conn,
                     &format!(
                         "SELECT {TX_COLUMNS} FROM transactions WHERE (?1 IS NULL OR account_id = ?1)
-                         AND (?2 IS NULL OR status = ?2) ORDER BY created_at DESC LIMIT ?3"
+                         AND (?2 IS NULL OR status = ?2) AND (?3 IS NULL OR product = ?3)
+                         AND (?4 IS NULL OR created_at >= ?4) AND (?5 IS NULL OR created_at < ?5)
+                         AND (?6 IS NULL OR instr(reference, ?6) > 0 OR instr(code, ?6) > 0)
+                         ORDER BY created_at DESC, code DESC LIMIT ?7 OFFSET ?8"
                     ),
                     params![
                         filter.account_id.map(|a| a.to_string()),
                         filter.status.map(TxStatus::as_str),
-                        filter.limit.max(1)
+                        filter.product.map(Product::service),
+                        filter.created_from,
+                        filter.created_until,
+                        filter.search,
+                        filter.limit.max(1),
+                        filter.offset,
                     ],
                     transaction,
                 )
+            })
+            .await
+    }
+
+    async fn daily_spend(&self, account: AccountId, since: &str) -> StoreResult<Vec<DailySpend>> {
+        let since = since.to_owned();
+        self.engine
+            .read(move |conn| {
+                collect(
+                    conn,
+                    "SELECT substr(created_at, 1, 10) AS day, product, COUNT(*), SUM(amount) FROM transactions
+                     WHERE account_id = ?1 AND created_at >= ?2 AND status != 'failed'
+                     GROUP BY day, product ORDER BY day, product",
+                    params![account.to_string(), since],
+                    daily_spend_row,
+                )
+            })
+            .await
+    }
+
+    async fn create_session(
+        &self,
+        token_hash: &str,
+        account: AccountId,
+        expires_at_ms: i64,
+    ) -> StoreResult<()> {
+        let token_hash = token_hash.to_owned();
+        self.engine
+            .write(move |conn| {
+                conn.execute("DELETE FROM sessions WHERE expires_at < ?1", [now_ms()])?;
+                conn.execute(
+                    "INSERT INTO sessions (token_hash, account_id, expires_at, created_at) VALUES (?1, ?2, ?3, ?4)",
+                    params![token_hash, account.to_string(), expires_at_ms, now_rfc3339()],
+                )?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn session(&self, token_hash: &str) -> StoreResult<Option<Session>> {
+        let token_hash = token_hash.to_owned();
+        self.engine
+            .read(move |conn| {
+                Ok(conn
+                    .query_row(
+                        "SELECT account_id, expires_at FROM sessions WHERE token_hash = ?1 AND expires_at > ?2",
+                        params![token_hash, now_ms()],
+                        |row| {
+                            let account: String = row.get(0)?;
+                            Ok((account, row.get::<_, i64>(1)?))
+                        },
+                    )
+                    .optional()?
+                    .and_then(|(account, expires_at_ms)| {
+                        Some(Session { account_id: account.parse().ok()?, expires_at_ms })
+                    }))
+            })
+            .await
+    }
+
+    async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
+        let token_hash = token_hash.to_owned();
+        self.engine
+            .write(move |conn| {
+                conn.execute("DELETE FROM sessions WHERE token_hash = ?1", [token_hash])?;
+                Ok(())
             })
             .await
     }

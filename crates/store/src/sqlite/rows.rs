@@ -137,3 +137,12 @@ pub fn attempt(row: &Row) -> rusqlite::Result<Attempt> {
         created_at: row.get(7)?,
     })
 }
+
+pub fn daily_spend_row(row: &Row) -> rusqlite::Result<DailySpend> {
+    Ok(DailySpend {
+        day: row.get(0)?,
+        product: parsed(row, 1)?,
+        count: row.get(2)?,
+        amount: kobo(row, 3)?,
+    })
+}
