@@ -89,6 +89,8 @@ pub trait Store: Send + Sync + 'static {
     /// Newest first.
     async fn ledger(&self, account: AccountId, limit: u32) -> StoreResult<Vec<LedgerEntry>>;
     async fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo>;
+    /// The entries of one transaction (its debit, and its refund if any).
+    async fn ledger_for_transaction(&self, code: &str) -> StoreResult<Vec<LedgerEntry>>;
 
     // --- catalogue ------------------------------------------------------
     /// The catalogue and its version (bumped on every change).

@@ -235,6 +235,7 @@ pub enum EventStatus {
 #[derive(Debug, Clone, Default)]
 pub struct EventFilter {
     pub account_id: Option<AccountId>,
+    pub key_id: Option<KeyId>,
     pub failed_only: bool,
     pub limit: u32,
 }

@@ -51,6 +51,7 @@ pub async fn run(cmd: WebhookCommand, store: &SharedStore, out: &Output) -> anyh
                     account_id: Some(account),
                     failed_only: failed,
                     limit,
+                    ..EventFilter::default()
                 })
                 .await?;
             let mut listed = Vec::with_capacity(events.len());

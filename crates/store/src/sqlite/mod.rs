@@ -407,6 +407,20 @@ impl Store for SqliteStore {
             .await
     }
 
+    async fn ledger_for_transaction(&self, code: &str) -> StoreResult<Vec<LedgerEntry>> {
+        let code = code.to_owned();
+        self.engine
+            .read(move |conn| {
+                collect(
+                    conn,
+                    &format!("SELECT {LEDGER_COLUMNS} FROM ledger WHERE transaction_code = ?1 ORDER BY id"),
+                    [code],
+                    ledger_entry,
+                )
+            })
+            .await
+    }
+
     async fn catalogue(&self) -> StoreResult<(i64, Catalogue)> {
         self.engine.read(load_catalogue).await
     }
@@ -764,12 +778,14 @@ impl Store for SqliteStore {
                     conn,
                     &format!(
                         "SELECT {EVENT_COLUMNS} FROM events WHERE (?1 IS NULL OR account_id = ?1)
-                         AND (?2 = 0 OR status = 'failed') ORDER BY created_at DESC LIMIT ?3"
+                         AND (?2 = 0 OR status = 'failed') AND (?4 IS NULL OR key_id = ?4)
+                         ORDER BY created_at DESC LIMIT ?3"
                     ),
                     params![
                         filter.account_id.map(|a| a.to_string()),
                         filter.failed_only,
-                        filter.limit.max(1)
+                        filter.limit.max(1),
+                        filter.key_id.map(|k| k.to_string())
                     ],
                     event,
                 )
