@@ -8,6 +8,7 @@ pub mod catalogue;
 pub mod ids;
 pub mod keys;
 pub mod money;
+pub mod password;
 pub mod phone;
 pub mod product;
 pub mod reference;

@@ -1,7 +1,6 @@
 //! `billpay account …`
 
 use super::Output;
-use anyhow::Context;
 use billpay_domain::AccountId;
 use billpay_store::{AccountStatus, NewAccount, SharedStore};
 use clap::Subcommand;
@@ -103,17 +102,6 @@ fn valid_email(email: &str) -> bool {
         && !email.contains(char::is_whitespace)
 }
 
-/// argon2id with the crate's default (OWASP-recommended) parameters.
-pub fn hash_password(password: &str) -> anyhow::Result<String> {
-    use argon2::password_hash::{PasswordHasher, SaltString, rand_core::OsRng};
-    anyhow::ensure!(
-        password.chars().count() >= 8,
-        "password must be at least 8 characters"
-    );
-    let salt = SaltString::generate(&mut OsRng);
-    let hash = argon2::Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map_err(|e| anyhow::anyhow!("{e}"))
-        .context("hashing password")?;
-    Ok(hash.to_string())
+fn hash_password(password: &str) -> anyhow::Result<String> {
+    Ok(billpay_domain::password::hash(password)?)
 }

@@ -70,15 +70,16 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     let fulfilment = Fulfilment::new(store.clone(), supplier, FulfilmentSettings::default());
     let fulfilment =
         tokio::spawn(fulfilment.run(state.purchases_waiting.clone(), shutdown.clone()));
+    let delivery_config = DeliveryConfig {
+        allow_private,
+        ..DeliveryConfig::default()
+    };
     let delivery_settings = DeliverySettings {
-        client: DeliveryConfig {
-            allow_private,
-            ..DeliveryConfig::default()
-        },
+        client: delivery_config,
         ..DeliverySettings::default()
     };
     let delivery = tokio::spawn(
-        Delivery::new(store.clone(), secrets, delivery_settings).run(shutdown.clone()),
+        Delivery::new(store.clone(), secrets.clone(), delivery_settings).run(shutdown.clone()),
     );
 
     let listener = tokio::net::TcpListener::bind(&listen)
@@ -90,7 +91,10 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     }
     println!("billpay listening on http://{address}");
     tracing::info!(%address, database = %super::config::redact(&settings.database_url), sandbox_latency_ms = latency, "billpay started");
-    axum::serve(listener, billpay_api::router(state))
+    let dashboard =
+        billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config);
+    let app = billpay_api::router(state).merge(billpay_dashboard::router(dashboard));
+    axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     tracing::info!("shutting down: finishing in-flight work");
@@ -127,13 +131,18 @@ async fn demo(store: &SharedStore, address: std::net::SocketAddr) -> anyhow::Res
             "Make another key with: billpay key create --account {}",
             account.id
         );
+        println!(
+            "Dashboard: http://{address}/dashboard (email {DEMO_EMAIL}; set a password with: billpay account set-password {} --password …)",
+            account.id
+        );
         return Ok(());
     }
+    let password = billpay_domain::keys::random_hex(8);
     let account = store
         .create_account(NewAccount {
             name: "Demo Business".into(),
             email: DEMO_EMAIL.into(),
-            password_hash: None,
+            password_hash: Some(billpay_domain::password::hash(&password)?),
         })
         .await?;
     store
@@ -157,6 +166,7 @@ async fn demo(store: &SharedStore, address: std::net::SocketAddr) -> anyhow::Res
         account.id
     );
     println!("Demo API key (shown once): {}", key.secret);
+    println!("Dashboard: http://{address}/dashboard  (email {DEMO_EMAIL}, password {password}; shown once)");
     println!(
         "Try: curl -H 'Authorization: Bearer {}' http://{address}/v1/wallet/balance",
         key.secret

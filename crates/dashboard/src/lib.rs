@@ -1,0 +1,96 @@
+//! The account dashboard under `/dashboard`: sign-in, API keys, webhooks,
+//! transactions and the wallet statement, as server-rendered pages.
+//!
+//! Sessions live in an HttpOnly cookie holding a random token; only its hash
+//! is stored. Every form carries a CSRF proof derived from the session token.
+//! Pages read and write through the same [`Store`](billpay_store::Store) as the API.
+
+mod chart;
+mod format;
+mod pages;
+mod session;
+
+use axum::Router;
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use billpay_domain::sealed::SecretBox;
+use billpay_store::SharedStore;
+use billpay_webhooks::{DeliveryClient, DeliveryConfig};
+use std::sync::Arc;
+
+pub use session::LoginThrottle;
+
+#[derive(Clone)]
+pub struct DashboardState {
+    pub store: SharedStore,
+    pub secrets: SecretBox,
+    pub webhooks: Arc<DeliveryClient>,
+    pub throttle: Arc<LoginThrottle>,
+}
+
+impl DashboardState {
+    pub fn new(store: SharedStore, secrets: SecretBox, webhook_config: DeliveryConfig) -> Self {
+        Self {
+            store,
+            secrets,
+            webhooks: Arc::new(DeliveryClient::new(webhook_config)),
+            throttle: Arc::new(LoginThrottle::default()),
+        }
+    }
+}
+
+/// All dashboard routes, to be merged into the server's router.
+pub fn router(state: DashboardState) -> Router {
+    use pages::*;
+    Router::new()
+        .route("/dashboard", get(overview::page))
+        .route("/dashboard/login", get(login::form).post(login::submit))
+        .route("/dashboard/logout", post(login::logout))
+        .route("/dashboard/keys", get(keys::list).post(keys::create))
+        .route("/dashboard/keys/{key_id}/status", post(keys::set_status))
+        .route("/dashboard/keys/{key_id}/webhooks", get(webhooks::page))
+        .route(
+            "/dashboard/keys/{key_id}/webhook-url",
+            post(webhooks::set_url),
+        )
+        .route(
+            "/dashboard/keys/{key_id}/webhook-security",
+            post(webhooks::set_security),
+        )
+        .route(
+            "/dashboard/keys/{key_id}/webhook-retries",
+            post(webhooks::set_retries),
+        )
+        .route(
+            "/dashboard/keys/{key_id}/webhook-test",
+            post(webhooks::send_test),
+        )
+        .route(
+            "/dashboard/events/{event_id}/resend",
+            post(webhooks::resend),
+        )
+        .route("/dashboard/transactions", get(transactions::list))
+        .route("/dashboard/transactions/{code}", get(transactions::detail))
+        .route("/dashboard/wallet", get(wallet::statement))
+        .route("/dashboard/wallet.csv", get(wallet::csv))
+        .route(
+            "/dashboard/assets/style.css",
+            get(|| asset("text/css", include_str!("../assets/style.css"))),
+        )
+        .route(
+            "/dashboard/assets/app.js",
+            get(|| asset("text/javascript", include_str!("../assets/app.js"))),
+        )
+        .with_state(state)
+}
+
+async fn asset(content_type: &'static str, body: &'static str) -> impl IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        body,
+    )
+}

@@ -1,0 +1,151 @@
+//! API keys: list, create (shown once), suspend, reactivate, revoke.
+
+use super::{Chrome, PageResult, bad_request, not_found, render};
+use crate::DashboardState;
+use crate::format::short_time;
+use crate::session::{SignedIn, internal};
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Redirect};
+use billpay_domain::KeyId;
+use billpay_domain::keys::generate_api_key;
+use billpay_store::{ApiKey, KeyChange, KeyStatus, NewApiKey};
+use serde::Deserialize;
+
+pub struct KeyRow {
+    pub id: String,
+    pub name: String,
+    pub prefix: String,
+    pub status: &'static str,
+    pub created: String,
+    pub last_used: String,
+    pub webhook: String,
+}
+
+impl From<&ApiKey> for KeyRow {
+    fn from(k: &ApiKey) -> Self {
+        KeyRow {
+            id: k.id.to_string(),
+            name: k.name.clone().unwrap_or_else(|| "(unnamed)".into()),
+            prefix: format!("{}…", k.display_prefix),
+            status: k.status.as_str(),
+            created: short_time(&k.created_at),
+            last_used: k
+                .last_used_at
+                .as_deref()
+                .map(short_time)
+                .unwrap_or_else(|| "never".into()),
+            webhook: k.webhook_url.clone().unwrap_or_default(),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "keys.html")]
+struct KeysPage {
+    chrome: Chrome,
+    keys: Vec<KeyRow>,
+    /// A key created just now: shown this once.
+    new_key: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub struct CreateForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    name: String,
+}
+
+#[derive(Deserialize)]
+pub struct StatusForm {
+    #[serde(default)]
+    csrf: String,
+    action: String,
+}
+
+async fn keys_page(
+    state: &DashboardState,
+    signed_in: &SignedIn,
+    new_key: Option<String>,
+) -> PageResult {
+    let keys = state
+        .store
+        .api_keys(signed_in.account.id)
+        .await
+        .map_err(|e| internal(&e))?;
+    Ok(render(&KeysPage {
+        chrome: Chrome::new(signed_in, "keys"),
+        keys: keys.iter().map(KeyRow::from).collect(),
+        new_key,
+    }))
+}
+
+pub async fn list(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
+    keys_page(&state, &signed_in, None).await
+}
+
+pub async fn create(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    Form(form): Form<CreateForm>,
+) -> PageResult {
+    signed_in.check_csrf(&form.csrf)?;
+    let name = form.name.trim();
+    if name.chars().count() > 60 {
+        return Err(bad_request("Key names are at most 60 characters."));
+    }
+    let new = generate_api_key();
+    state
+        .store
+        .create_api_key(NewApiKey {
+            account_id: signed_in.account.id,
+            name: (!name.is_empty()).then(|| name.to_owned()),
+            key_hash: new.hash,
+            display_prefix: new.display_prefix,
+        })
+        .await
+        .map_err(|e| internal(&e))?;
+    keys_page(&state, &signed_in, Some(new.secret)).await
+}
+
+/// The key, if it belongs to the signed-in account.
+pub async fn own_key(
+    state: &DashboardState,
+    signed_in: &SignedIn,
+    key_id: &str,
+) -> Result<ApiKey, axum::response::Response> {
+    let Ok(id) = key_id.parse::<KeyId>() else {
+        return Err(not_found());
+    };
+    match state.store.api_key(id).await.map_err(|e| internal(&e))? {
+        Some(key) if key.account_id == signed_in.account.id => Ok(key),
+        _ => Err(not_found()),
+    }
+}
+
+pub async fn set_status(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    Path(key_id): Path<String>,
+    Form(form): Form<StatusForm>,
+) -> PageResult {
+    signed_in.check_csrf(&form.csrf)?;
+    let key = own_key(&state, &signed_in, &key_id).await?;
+    let status = match form.action.as_str() {
+        "suspend" => KeyStatus::Suspended,
+        "reactivate" => KeyStatus::Active,
+        "revoke" => KeyStatus::Revoked,
+        _ => return Err(bad_request("Unknown action.")),
+    };
+    if key.status == KeyStatus::Revoked {
+        return Err(bad_request("A revoked key cannot be changed."));
+    }
+    state
+        .store
+        .update_api_key(key.id, KeyChange::Status(status))
+        .await
+        .map_err(|e| internal(&e))?;
+    Ok(Redirect::to("/dashboard/keys").into_response())
+}

@@ -1,0 +1,338 @@
+//! Webhooks of one key: URL, signature verification (secret shown once), opt-in
+//! retries, a signed test event, and the delivery log with resend.
+
+use super::keys::{KeyRow, own_key};
+use super::login::CsrfForm;
+use super::{Chrome, PageResult, bad_request, not_found, render};
+use crate::DashboardState;
+use crate::format::short_time;
+use crate::session::{SignedIn, internal};
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Redirect};
+use billpay_domain::keys::random_hex;
+use billpay_store::{ApiKey, EventFilter, KeyChange};
+use billpay_webhooks::{DeliveryRequest, validate_url};
+use serde::Deserialize;
+use serde_json::json;
+
+pub struct AttemptRow {
+    pub at: String,
+    pub event: String,
+    pub reference_code: String,
+    pub event_id: String,
+    pub event_status: &'static str,
+    pub outcome: String,
+    pub ok: bool,
+    pub latency_ms: u64,
+}
+
+/// The answer of the receiver to a test event, shown on the page.
+pub struct TestResult {
+    pub ok: bool,
+    pub summary: String,
+    pub excerpt: String,
+}
+
+#[derive(Template)]
+#[template(path = "webhooks.html")]
+struct WebhooksPage {
+    chrome: Chrome,
+    key: KeyRow,
+    signing: bool,
+    retries: bool,
+    new_secret: Option<String>,
+    test_result: Option<TestResult>,
+    error: Option<String>,
+    attempts: Vec<AttemptRow>,
+}
+
+#[derive(Default)]
+struct Extras {
+    new_secret: Option<String>,
+    test_result: Option<TestResult>,
+    error: Option<String>,
+}
+
+async fn webhooks_page(
+    state: &DashboardState,
+    signed_in: &SignedIn,
+    key: &ApiKey,
+    extras: Extras,
+) -> PageResult {
+    let events = state
+        .store
+        .events(EventFilter {
+            account_id: Some(signed_in.account.id),
+            key_id: Some(key.id),
+            limit: 50,
+            ..EventFilter::default()
+        })
+        .await
+        .map_err(|e| internal(&e))?;
+    let mut attempts = Vec::new();
+    for event in &events {
+        for a in state
+            .store
+            .attempts(&event.id)
+            .await
+            .map_err(|e| internal(&e))?
+            .into_iter()
+            .rev()
+        {
+            let ok = a.http_status.is_some_and(|s| (200..300).contains(&s));
+            let outcome = match (&a.error, a.http_status) {
+                (Some(e), _) => e.clone(),
+                (None, Some(s)) => format!("HTTP {s}"),
+                (None, None) => "—".into(),
+            };
+            attempts.push(AttemptRow {
+                at: short_time(&a.created_at),
+                event: event.event.clone(),
+                reference_code: event.transaction_code.clone(),
+                event_id: event.id.clone(),
+                event_status: event.status.as_str(),
+                outcome,
+                ok,
+                latency_ms: a.latency_ms,
+            });
+        }
+    }
+    attempts.sort_by(|a, b| b.at.cmp(&a.at));
+    Ok(render(&WebhooksPage {
+        chrome: Chrome::new(signed_in, "keys"),
+        key: KeyRow::from(key),
+        signing: key.webhook_secret_sealed.is_some(),
+        retries: key.webhook_retries,
+        new_secret: extras.new_secret,
+        test_result: extras.test_result,
+        error: extras.error,
+        attempts,
+    }))
+}
+
+pub async fn page(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    Path(key_id): Path<String>,
+) -> PageResult {
+    let key = own_key(&state, &signed_in, &key_id).await?;
+    webhooks_page(&state, &signed_in, &key, Extras::default()).await
+}
+
+#[derive(Deserialize)]
+pub struct UrlForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    url: String,
+}
+
+pub async fn set_url(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    Path(key_id): Path<String>,
+    Form(form): Form<UrlForm>,
+) -> PageResult {
+    signed_in.check_csrf(&form.csrf)?;
+    let key = own_key(&state, &signed_in, &key_id).await?;
+    let url = form.url.trim();
+    if !url.is_empty()
+        && let Err(e) = validate_url(url)
+    {
+        return webhooks_page(
+            &state,
+            &signed_in,
+            &key,
+            Extras {
+                error: Some(e.to_string()),
+                ..Extras::default()
+            },
+        )
+        .await;
+    }
+    let change = KeyChange::WebhookUrl((!url.is_empty()).then(|| url.to_owned()));
+    state
+        .store
+        .update_api_key(key.id, change)
+        .await
+        .map_err(|e| internal(&e))?;
+    Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", key.id)).into_response())
+}
+
+#[derive(Deserialize)]
+pub struct ToggleForm {
+    #[serde(default)]
+    csrf: String,
+    action: String,
+}
+
+impl ToggleForm {
+    fn enable(&self) -> Result<bool, axum::response::Response> {
+        match self.action.as_str() {
+            "enable" => Ok(true),
+            "disable" => Ok(false),
+            _ => Err(bad_request("Unknown action.")),
+        }
+    }
+}
+
+/// Turning verification on makes a new secret, shown once on this response.
+pub async fn set_security(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    Path(key_id): Path<String>,
+    Form(form): Form<ToggleForm>,
+) -> PageResult {
+    signed_in.check_csrf(&form.csrf)?;
+    let key = own_key(&state, &signed_in, &key_id).await?;
+    if !form.enable()? {
+        state
+            .store
+            .update_api_key(key.id, KeyChange::WebhookSecretSealed(None))
+            .await
+            .map_err(|e| internal(&e))?;
+        return Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", key.id)).into_response());
+    }
+    let secret = format!("whsec_{}", random_hex(32));
+    let key = state
+        .store
+        .update_api_key(
+            key.id,
+            KeyChange::WebhookSecretSealed(Some(state.secrets.seal(&secret))),
+        )
+        .await
+        .map_err(|e| internal(&e))?;
+    webhooks_page(
+        &state,
+        &signed_in,
+        &key,
+        Extras {
+            new_secret: Some(secret),
+            ..Extras::default()
+        },
+    )
+    .await
+}
+
+pub async fn set_retries(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    Path(key_id): Path<String>,
+    Form(form): Form<ToggleForm>,
+) -> PageResult {
+    signed_in.check_csrf(&form.csrf)?;
+    let key = own_key(&state, &signed_in, &key_id).await?;
+    state
+        .store
+        .update_api_key(key.id, KeyChange::WebhookRetries(form.enable()?))
+        .await
+        .map_err(|e| internal(&e))?;
+    Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", key.id)).into_response())
+}
+
+/// POSTs a signed sample payload (as a real event would be) and shows the answer.
+pub async fn send_test(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    Path(key_id): Path<String>,
+    Form(form): Form<CsrfForm>,
+) -> PageResult {
+    signed_in.check_csrf(&form.csrf)?;
+    let key = own_key(&state, &signed_in, &key_id).await?;
+    let Some(url) = key.webhook_url.clone() else {
+        let error = Some("Set a webhook URL first.".to_owned());
+        return webhooks_page(
+            &state,
+            &signed_in,
+            &key,
+            Extras {
+                error,
+                ..Extras::default()
+            },
+        )
+        .await;
+    };
+    let secret = match key
+        .webhook_secret_sealed
+        .as_deref()
+        .map(|s| state.secrets.open(s))
+    {
+        Some(Ok(secret)) => Some(secret),
+        Some(Err(e)) => return Err(internal(&e)),
+        None => None,
+    };
+    let body = json!({
+        "event": "test.webhook",
+        "reference": "dashboard-test",
+        "reference_code": format!("TEST{}", billpay_store::clock::now_ms()),
+        "status": "successful",
+        "message": "This is a test event sent from the billpay dashboard",
+        "item": "Test event",
+        "recipient": "08000000000",
+        "amount": 0.0,
+        "completed_at": billpay_store::clock::now_rfc3339(),
+    })
+    .to_string();
+    let outcome = state
+        .webhooks
+        .deliver(&DeliveryRequest {
+            url: &url,
+            body: body.as_bytes(),
+            secret: secret.as_deref(),
+        })
+        .await;
+    let summary = match (&outcome.error, outcome.http_status) {
+        (Some(e), _) => format!("{e} ({} ms)", outcome.latency_ms),
+        (None, Some(s)) => format!(
+            "HTTP {s} in {} ms{}",
+            outcome.latency_ms,
+            if secret.is_some() {
+                ", signed"
+            } else {
+                ", unsigned"
+            }
+        ),
+        (None, None) => "no answer".into(),
+    };
+    let test_result = Some(TestResult {
+        ok: outcome.delivered,
+        summary,
+        excerpt: outcome.response_excerpt,
+    });
+    webhooks_page(
+        &state,
+        &signed_in,
+        &key,
+        Extras {
+            test_result,
+            ..Extras::default()
+        },
+    )
+    .await
+}
+
+pub async fn resend(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    Path(event_id): Path<String>,
+    Form(form): Form<CsrfForm>,
+) -> PageResult {
+    signed_in.check_csrf(&form.csrf)?;
+    let event = state
+        .store
+        .event(&event_id)
+        .await
+        .map_err(|e| internal(&e))?;
+    let Some(event) = event.filter(|e| e.account_id == signed_in.account.id && e.id == event_id)
+    else {
+        return Err(not_found());
+    };
+    state
+        .store
+        .requeue_event(&event.id)
+        .await
+        .map_err(|e| internal(&e))?;
+    Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", event.key_id)).into_response())
+}
