@@ -75,10 +75,15 @@ pub fn daily_spend_svg(days: &[String], rows: &[DailySpend]) -> String {
         let cy = 12.0 + plot_h * (1.0 - count_of(day) as f64 / max_count);
         let _ = write!(line, "{:.1},{cy:.1} ", x + slot * 0.35);
         if i % 5 == 0 || i + 1 == days.len() {
+            // The last label ends at the bar's right edge so it is not clipped.
+            let (anchor, lx) = if i + 1 == days.len() {
+                ("end", x + slot * 0.7)
+            } else {
+                ("middle", x + slot * 0.35)
+            };
             let _ = write!(
                 svg,
-                r##"<text x="{:.1}" y="{:.1}" font-size="10" text-anchor="middle" fill="#6b7280">{}</text>"##,
-                x + slot * 0.35,
+                r##"<text x="{lx:.1}" y="{:.1}" font-size="10" text-anchor="{anchor}" fill="#6b7280">{}</text>"##,
                 H - 8.0,
                 &day[5..]
             );
