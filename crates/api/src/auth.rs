@@ -41,7 +41,8 @@ pub async fn authenticate(
     touch_now_and_then(&state, &key);
     let decision = state
         .limiter
-        .check(key.id, key.rate_limit.unwrap_or(state.default_rate_limit));
+        .check(key.id, key.rate_limit.unwrap_or(state.default_rate_limit))
+        .await;
     let mut response = if decision.allowed {
         request.extensions_mut().insert(Caller {
             account_id: key.account_id,

@@ -10,7 +10,7 @@ pub fn naira(amount: Kobo) -> String {
     let (whole, fraction) = digits.split_once('.').unwrap_or((digits, "00"));
     let mut grouped = String::new();
     for (i, c) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(c);

@@ -1,11 +1,12 @@
 //! Storage behind one interface, [`Store`]. The SQLite backend (the embedded
-//! default) lives in [`sqlite`]; a PostgreSQL backend will implement the same
-//! trait. Every method is one atomic unit: a purchase's reference, debit,
+//! default) lives in [`sqlite`]; the PostgreSQL backend (several nodes on one
+//! database) in [`postgres`]; both answer alike. Every method is one atomic unit: a purchase's reference, debit,
 //! transaction row and ledger entry commit together, as do a final status,
 //! its refund and its webhook event (the outbox).
 
 pub mod clock;
 mod model;
+pub mod postgres;
 pub mod sqlite;
 
 pub use model::*;
@@ -41,18 +42,23 @@ pub enum Refusal {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-/// Opens the backend named by a database URL (`sqlite://…`).
+/// Whether a database URL names the PostgreSQL backend.
+pub fn is_postgres_url(database_url: &str) -> bool {
+    database_url.starts_with("postgres:") || database_url.starts_with("postgresql:")
+}
+
+/// Opens the backend named by a database URL: `sqlite://…` (embedded, the
+/// default) or `postgres://…` / `postgresql://…` (several nodes may share it).
 pub async fn open(database_url: &str) -> StoreResult<SharedStore> {
     if database_url.starts_with("sqlite:") {
         let store = sqlite::SqliteStore::open(database_url).await?;
         Ok(Arc::new(store))
-    } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
-        Err(StoreError::Invalid(
-            "the PostgreSQL backend is not built yet; use sqlite://PATH".into(),
-        ))
+    } else if is_postgres_url(database_url) {
+        let store = postgres::PostgresStore::open(database_url).await?;
+        Ok(Arc::new(store))
     } else {
         Err(StoreError::Invalid(format!(
-            "unsupported database URL (expected sqlite://PATH): {}",
+            "unsupported database URL (expected sqlite://PATH or postgres://…): {}",
             database_url.split('@').next_back().unwrap_or_default()
         )))
     }
@@ -135,6 +141,11 @@ pub trait Store: Send + Sync + 'static {
     /// Leases up to `limit` processing transactions that are due.
     async fn claim_fulfilments(&self, limit: u32, lease: Duration)
     -> StoreResult<Vec<Transaction>>;
+    /// Extends the lease of transactions still being processed (the worker's
+    /// heartbeat), so a short lease never expires under a live worker while a
+    /// crashed worker's transactions are picked up again soon.
+    async fn renew_fulfilment_leases(&self, codes: Vec<String>, lease: Duration)
+    -> StoreResult<()>;
     /// Records that the supplier was asked, before asking: after a crash we requery instead.
     async fn mark_submitted(&self, code: &str) -> StoreResult<()>;
     /// Outcome unknown or pending: check again after `delay`.

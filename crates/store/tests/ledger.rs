@@ -1,14 +1,38 @@
-//! The ledger invariant and idempotency at the store level, on a real SQLite
-//! file, under concurrency (these exercise the group-commit writer).
+//! The ledger invariant and idempotency at the store level, under
+//! concurrency (these exercise the group-commit writers), on a real SQLite
+//! file — or, with `BILLPAY_TEST_BACKEND=postgres` and
+//! `BILLPAY_TEST_POSTGRES_URL`, on a fresh PostgreSQL database.
 
 use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
+use billpay_store::postgres::scratch::ScratchDatabase;
 use billpay_store::*;
 use std::sync::Arc;
 
-async fn store() -> (tempfile::TempDir, SharedStore) {
+/// Keeps the test's database alive; removes it on drop.
+enum Db {
+    Sqlite(tempfile::TempDir),
+    Postgres(ScratchDatabase),
+}
+
+fn postgres_admin_url() -> Option<String> {
+    if std::env::var("BILLPAY_TEST_BACKEND").as_deref() != Ok("postgres") {
+        return None;
+    }
+    Some(
+        std::env::var("BILLPAY_TEST_POSTGRES_URL")
+            .expect("BILLPAY_TEST_BACKEND=postgres needs BILLPAY_TEST_POSTGRES_URL=postgres://…"),
+    )
+}
+
+async fn store() -> (Db, SharedStore) {
+    if let Some(admin) = postgres_admin_url() {
+        let db = ScratchDatabase::create(&admin).await.unwrap();
+        let store = open(&db.url).await.unwrap();
+        return (Db::Postgres(db), store);
+    }
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
-    (dir, open(&url).await.unwrap())
+    (Db::Sqlite(dir), open(&url).await.unwrap())
 }
 
 async fn account(store: &SharedStore) -> (AccountId, KeyId) {
@@ -191,12 +215,35 @@ async fn concurrent_purchases_never_overdraw() {
 
 #[tokio::test]
 async fn the_ledger_is_append_only() {
-    let (dir, store) = store().await;
+    let (db, store) = store().await;
     let (account, _) = account(&store).await;
     store.credit(account, Kobo(100), "fund").await.unwrap();
-    let conn = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
-    assert!(conn.execute("UPDATE ledger SET amount = 1", []).is_err());
-    assert!(conn.execute("DELETE FROM ledger", []).is_err());
+    match &db {
+        Db::Sqlite(dir) => {
+            let conn = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
+            assert!(conn.execute("UPDATE ledger SET amount = 1", []).is_err());
+            assert!(conn.execute("DELETE FROM ledger", []).is_err());
+        }
+        Db::Postgres(db) => {
+            let (client, connection) = tokio_postgres::connect(&db.url, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            tokio::spawn(connection);
+            for sql in [
+                "UPDATE ledger SET amount = 1",
+                "DELETE FROM ledger",
+                "TRUNCATE ledger CASCADE",
+            ] {
+                let refused = client.batch_execute(sql).await.unwrap_err();
+                assert!(
+                    refused.to_string().contains("append-only")
+                        || format!("{refused:?}").contains("append-only"),
+                    "{sql}: {refused:?}"
+                );
+            }
+        }
+    }
+    assert_eq!(store.ledger(account, 10).await.unwrap().len(), 1);
     drop(Arc::clone(&store));
 }
 

@@ -67,7 +67,16 @@ impl Delivery {
         Ok(count)
     }
 
+    /// Runs until `shutdown` is notified (`notify_waiters`), then lets the
+    /// deliveries in flight finish (each is bounded by the client timeout).
     pub async fn run(self, shutdown: Arc<Notify>) {
+        // Registered once, before the loop: a `notify_waiters()` that lands
+        // while the loop is busy claiming (not parked in the `select!`) is
+        // still seen. A `notified()` made afresh in each `select!` would miss
+        // it, and the process would never finish shutting down.
+        let stop = shutdown.notified();
+        tokio::pin!(stop);
+        stop.as_mut().enable();
         let permits = Arc::new(Semaphore::new(self.settings.concurrency));
         let mut tasks = JoinSet::new();
         loop {
@@ -100,7 +109,14 @@ impl Delivery {
             if idle {
                 tokio::select! {
                     _ = tokio::time::sleep(Duration::from_millis(200)) => {}
-                    _ = shutdown.notified() => break,
+                    _ = stop.as_mut() => break,
+                }
+            } else {
+                // Busy: do not sleep, but do not miss a shutdown either.
+                tokio::select! {
+                    biased;
+                    _ = stop.as_mut() => break,
+                    _ = std::future::ready(()) => {}
                 }
             }
         }

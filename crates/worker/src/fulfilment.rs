@@ -4,20 +4,29 @@
 //! is marked `submitted`; after a crash a submitted one is requeried, never
 //! re-bought. Never refunded on a guess: a pending answer, a timeout or an
 //! error leaves it `processing` and it is requeried with backoff.
+//!
+//! A claimed transaction is leased. The lease is short and renewed (a
+//! heartbeat) while the worker is still on it, however long the supplier
+//! takes; so after a crash the transactions that were in flight are picked
+//! up again within one lease, not minutes later.
 
 use billpay_domain::TxStatus;
 use billpay_store::clock::now_ms;
 use billpay_store::{Finalization, SharedStore, StoreResult, Transaction};
 use billpay_supplier::{Order, Supplier, SupplierStatus};
 use serde_json::{Value, json};
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 
 #[derive(Debug, Clone)]
 pub struct FulfilmentSettings {
-    /// How long a claimed transaction is ours before another worker may take it.
+    /// How long a claimed transaction is ours before another worker may take
+    /// it, unless renewed: `run` renews the leases of what it is still
+    /// processing every third of this. After a crash, in-flight transactions
+    /// wait at most this long before they are picked up again.
     pub lease: Duration,
     /// An answer slower than this counts as unknown (requery later).
     pub supplier_timeout: Duration,
@@ -30,7 +39,7 @@ pub struct FulfilmentSettings {
 impl Default for FulfilmentSettings {
     fn default() -> Self {
         Self {
-            lease: Duration::from_secs(120),
+            lease: Duration::from_secs(10),
             supplier_timeout: Duration::from_secs(60),
             concurrency: 256,
             requery_backoff: [1, 5, 15, 30, 60, 120, 300]
@@ -76,9 +85,21 @@ impl Fulfilment {
         Ok(count)
     }
 
-    /// Runs until `shutdown` is notified; `wake` is notified on each new purchase.
+    /// Runs until `shutdown` is notified (`notify_waiters`); `wake` is
+    /// notified on each new purchase.
     pub async fn run(self, wake: Arc<Notify>, shutdown: Arc<Notify>) {
+        // Registered once, before the loop: a `notify_waiters()` that lands
+        // while the loop is busy claiming is still seen.
+        let stop = shutdown.notified();
+        tokio::pin!(stop);
+        stop.as_mut().enable();
         let permits = Arc::new(Semaphore::new(self.settings.concurrency));
+        let in_flight: InFlight = Arc::default();
+        let heartbeat = tokio::spawn(renew_leases(
+            self.store.clone(),
+            in_flight.clone(),
+            self.settings.lease,
+        ));
         let mut tasks = JoinSet::new();
         loop {
             while tasks.try_join_next().is_some() {}
@@ -96,6 +117,11 @@ impl Fulfilment {
             };
             let idle = claimed.is_empty();
             for tx in claimed {
+                // Still being processed here (its lease lapsed while, say, the
+                // database was busy): the task on it carries on; never twice.
+                let Some(mine) = Held::take(&in_flight, &tx.code) else {
+                    continue;
+                };
                 let permit = permits
                     .clone()
                     .acquire_owned()
@@ -104,6 +130,7 @@ impl Fulfilment {
                 let this = self.clone();
                 tasks.spawn(async move {
                     this.process(tx).await;
+                    drop(mine);
                     drop(permit);
                 });
             }
@@ -111,13 +138,21 @@ impl Fulfilment {
                 tokio::select! {
                     _ = wake.notified() => {}
                     _ = tokio::time::sleep(Duration::from_millis(250)) => {}
-                    _ = shutdown.notified() => break,
+                    _ = stop.as_mut() => break,
+                }
+            } else {
+                // Busy: do not sleep, but do not miss a shutdown either.
+                tokio::select! {
+                    biased;
+                    _ = stop.as_mut() => break,
+                    _ = std::future::ready(()) => {}
                 }
             }
         }
-        // Let in-flight supplier calls finish and record; what does not finish
-        // is requeried after restart.
+        // Let in-flight supplier calls finish and record (their leases still
+        // renewed); what does not finish is requeried after restart.
         let _ = tokio::time::timeout(Duration::from_secs(10), tasks.join_all()).await;
+        heartbeat.abort();
     }
 
     async fn process(&self, tx: Transaction) {
@@ -207,6 +242,52 @@ impl Fulfilment {
             tracing::warn!(code = %tx.code, "already final; nothing changed");
         }
         Ok(())
+    }
+}
+
+/// Codes of the transactions this worker is processing right now.
+type InFlight = Arc<Mutex<HashSet<String>>>;
+
+fn lock(in_flight: &InFlight) -> std::sync::MutexGuard<'_, HashSet<String>> {
+    in_flight
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A code in the in-flight set, removed when dropped (even if processing
+/// panicked), so its lease stops being renewed and it is retried.
+struct Held {
+    in_flight: InFlight,
+    code: String,
+}
+
+impl Held {
+    /// None when the code is already being processed here.
+    fn take(in_flight: &InFlight, code: &str) -> Option<Held> {
+        lock(in_flight).insert(code.to_owned()).then(|| Held {
+            in_flight: in_flight.clone(),
+            code: code.to_owned(),
+        })
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        lock(&self.in_flight).remove(&self.code);
+    }
+}
+
+/// The heartbeat: every third of a lease, extends the leases of everything in flight.
+async fn renew_leases(store: SharedStore, in_flight: InFlight, lease: Duration) {
+    let mut beat = tokio::time::interval(lease / 3);
+    beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    beat.tick().await; // the first tick is immediate; claims come with a fresh lease
+    loop {
+        beat.tick().await;
+        let codes: Vec<String> = lock(&in_flight).iter().cloned().collect();
+        if let Err(e) = store.renew_fulfilment_leases(codes, lease).await {
+            tracing::error!(error = %e, "renewing fulfilment leases failed");
+        }
     }
 }
 

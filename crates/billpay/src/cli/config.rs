@@ -22,6 +22,8 @@ pub struct FileConfig {
     pub rate_limit_per_second: Option<u32>,
     pub rate_limit_burst: Option<u32>,
     pub webhook_allow_private: Option<bool>,
+    pub redis_url: Option<String>,
+    pub delivery_lease_secs: Option<u64>,
     pub log_format: Option<String>,
     pub log: Option<String>,
 }
@@ -56,6 +58,7 @@ impl Settings {
 
     /// The master key that seals webhook secrets: `BILLPAY_MASTER_KEY` or the
     /// config file, else (SQLite) a key file beside the database, created once.
+    /// PostgreSQL has no such file: the key must be configured.
     pub fn secret_box(&self) -> anyhow::Result<SecretBox> {
         let configured = std::env::var("BILLPAY_MASTER_KEY")
             .ok()
@@ -63,6 +66,12 @@ impl Settings {
         if let Some(hex) = configured {
             return SecretBox::from_hex(&hex).context("BILLPAY_MASTER_KEY");
         }
+        anyhow::ensure!(
+            !billpay_store::is_postgres_url(&self.database_url),
+            "BILLPAY_MASTER_KEY is required with PostgreSQL: set it (64 hex characters, e.g. \
+             from `openssl rand -hex 32`) to the same value on every node and CLI host; \
+             there is no key file beside a PostgreSQL database"
+        );
         let path = self.master_key_file()?;
         if let Ok(hex) = std::fs::read_to_string(&path) {
             return SecretBox::from_hex(&hex)

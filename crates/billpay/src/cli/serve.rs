@@ -32,6 +32,20 @@ pub struct ServeArgs {
     /// Allow webhooks to loopback/private addresses (default false; true with --demo).
     #[arg(long, env = "BILLPAY_WEBHOOK_ALLOW_PRIVATE")]
     webhook_allow_private: Option<bool>,
+    /// Share per-key rate limits between nodes through this Redis
+    /// (redis://host:6379/0); without it, limits are per node.
+    #[arg(long, env = "BILLPAY_REDIS_URL")]
+    redis_url: Option<String>,
+    /// Run the HTTP API only: no fulfilment or webhook worker on this node.
+    #[arg(long, conflicts_with = "worker_only")]
+    no_worker: bool,
+    /// Run the workers only: no API (the listener answers GET /health only).
+    #[arg(long)]
+    worker_only: bool,
+    /// Seconds a webhook delivery is leased to this node before another node
+    /// may take it over (default 60; keep it well above the 10 s send timeout).
+    #[arg(long, env = "BILLPAY_DELIVERY_LEASE_SECS")]
+    delivery_lease_secs: Option<u64>,
 }
 
 const DEMO_EMAIL: &str = "demo@billpay.local";
@@ -64,43 +78,90 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     let store = settings.open_store().await?;
     let secrets = settings.secret_box()?;
     let supplier = Arc::new(SandboxSupplier::new(Duration::from_millis(latency)));
-    let state = AppState::new(store.clone(), supplier.clone(), rate_limit);
+    let mut state = AppState::new(store.clone(), supplier.clone(), rate_limit);
+    let redis_url = args.redis_url.or(file.redis_url.clone());
+    if let Some(url) = redis_url.as_deref().filter(|u| !u.is_empty()) {
+        let limiter = billpay_api::rate_limit::RateLimiter::with_redis(url)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e} ({})", super::config::redact(url)))?;
+        state.limiter = Arc::new(limiter);
+    }
     let shutdown = Arc::new(Notify::new());
+    let role = match (args.no_worker, args.worker_only) {
+        (true, _) => "api",
+        (_, true) => "worker",
+        _ => "api+worker",
+    };
+    let mut workers = Vec::new();
 
     let fulfilment = Fulfilment::new(store.clone(), supplier, FulfilmentSettings::default());
-    let fulfilment =
-        tokio::spawn(fulfilment.run(state.purchases_waiting.clone(), shutdown.clone()));
+    if !args.no_worker {
+        workers.push(tokio::spawn(
+            fulfilment.run(state.purchases_waiting.clone(), shutdown.clone()),
+        ));
+    }
     let delivery_config = DeliveryConfig {
         allow_private,
         ..DeliveryConfig::default()
     };
-    let delivery_settings = DeliverySettings {
+    let mut delivery_settings = DeliverySettings {
         client: delivery_config,
         ..DeliverySettings::default()
     };
-    let delivery = tokio::spawn(
-        Delivery::new(store.clone(), secrets.clone(), delivery_settings).run(shutdown.clone()),
-    );
+    if let Some(secs) = args.delivery_lease_secs.or(file.delivery_lease_secs) {
+        delivery_settings.lease = Duration::from_secs(secs.max(1));
+    }
+    if !args.no_worker {
+        workers.push(tokio::spawn(
+            Delivery::new(store.clone(), secrets.clone(), delivery_settings).run(shutdown.clone()),
+        ));
+    }
 
     let listener = tokio::net::TcpListener::bind(&listen)
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
     let address = listener.local_addr()?;
-    if args.demo {
+    if args.demo && !args.worker_only {
         demo(&store, address).await?;
     }
     println!("billpay listening on http://{address}");
-    tracing::info!(%address, database = %super::config::redact(&settings.database_url), sandbox_latency_ms = latency, "billpay started");
+    tracing::info!(%address, role, shared_rate_limits = state.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = latency, "billpay started");
     let dashboard =
         billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config);
     let app = billpay_api::router(state).merge(billpay_dashboard::router(dashboard));
+    let app = if args.worker_only {
+        health_only(role)
+    } else {
+        app
+    };
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     tracing::info!("shutting down: finishing in-flight work");
     shutdown.notify_waiters();
-    let _ = tokio::join!(fulfilment, delivery);
+    for worker in workers {
+        let _ = worker.await;
+    }
     Ok(())
+}
+
+/// `--worker-only`: the listener answers `GET /health` (for a load balancer's
+/// or orchestrator's checks) and nothing else.
+fn health_only(role: &'static str) -> axum::Router {
+    axum::Router::new()
+        .route(
+            "/health",
+            axum::routing::get(move || async move {
+                axum::Json(serde_json::json!({"status": "ok", "role": role}))
+            }),
+        )
+        .fallback(|| async {
+            (
+                axum::http::StatusCode::NOT_FOUND,
+                axum::Json(serde_json::json!({"code": 404, "status": "error",
+                    "message": "This node runs workers only (--worker-only)", "error": "not_found"})),
+            )
+        })
 }
 
 async fn shutdown_signal() {
@@ -166,7 +227,9 @@ async fn demo(store: &SharedStore, address: std::net::SocketAddr) -> anyhow::Res
         account.id
     );
     println!("Demo API key (shown once): {}", key.secret);
-    println!("Dashboard: http://{address}/dashboard  (email {DEMO_EMAIL}, password {password}; shown once)");
+    println!(
+        "Dashboard: http://{address}/dashboard  (email {DEMO_EMAIL}, password {password}; shown once)"
+    );
     println!(
         "Try: curl -H 'Authorization: Bearer {}' http://{address}/v1/wallet/balance",
         key.secret

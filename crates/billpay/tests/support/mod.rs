@@ -1,19 +1,25 @@
 //! Test kit: a real `billpay serve` process on a random port with a fresh
-//! SQLite database, the real CLI against the same database, an HTTP client,
-//! and a real webhook receiver on loopback.
+//! database, the real CLI against the same database, an HTTP client, and a
+//! real webhook receiver on loopback.
+//!
+//! The database is a new SQLite file, or with `BILLPAY_TEST_BACKEND=postgres`
+//! a new PostgreSQL database (`CREATE DATABASE billpay_t_…` on the server of
+//! `BILLPAY_TEST_POSTGRES_URL`, dropped when the last server using it is).
 #![allow(dead_code)]
 
 pub mod receiver;
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use billpay_store::postgres::scratch::ScratchDatabase;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_billpay");
 /// A fixed master key so every process of a test opens the same sealed secrets.
-const MASTER_KEY: &str = "6b1f0c7a9d2e4f3b8a5c6d7e8f90123456789abcdef0123456789abcdef01234";
+pub const MASTER_KEY: &str = "6b1f0c7a9d2e4f3b8a5c6d7e8f90123456789abcdef0123456789abcdef01234";
 
 pub struct Options {
     pub latency_ms: u64,
@@ -35,8 +41,13 @@ pub struct TestServer {
     pub base: String,
     pub database_url: String,
     dir: tempfile::TempDir,
+    /// The PostgreSQL database (shared by every node of a multi-node test).
+    database: Option<Arc<ScratchDatabase>>,
     child: Option<Child>,
     options: Options,
+    /// Extra environment for every start of the server, applied last (so it
+    /// overrides the kit's defaults, e.g. `BILLPAY_WEBHOOK_ALLOW_PRIVATE`).
+    env: Vec<(String, String)>,
     pub http: reqwest::Client,
 }
 
@@ -86,14 +97,49 @@ impl TestServer {
     }
 
     pub async fn spawn_with(options: Options) -> TestServer {
+        Self::spawn_with_env(options, &[]).await
+    }
+
+    /// [`spawn_with`](Self::spawn_with) plus environment variables that
+    /// override the kit's defaults on every (re)start, e.g.
+    /// `[("BILLPAY_WEBHOOK_ALLOW_PRIVATE", "false")]` for a server that
+    /// applies the private-address guard to webhooks.
+    pub async fn spawn_with_env(options: Options, env: &[(&str, &str)]) -> TestServer {
         let dir = tempfile::tempdir().expect("tempdir");
-        let database_url = format!("sqlite://{}", dir.path().join("billpay.db").display());
+        let (database_url, database) = fresh_database(dir.path(), "billpay.db").await;
+        Self::spawn_on(database_url, database, dir, options, env)
+    }
+
+    /// Another `billpay serve` on this server's database (a second node).
+    pub async fn another_node(&self, options: Options, env: &[(&str, &str)]) -> TestServer {
+        let dir = tempfile::tempdir().expect("tempdir");
+        Self::spawn_on(
+            self.database_url.clone(),
+            self.database.clone(),
+            dir,
+            options,
+            env,
+        )
+    }
+
+    fn spawn_on(
+        database_url: String,
+        database: Option<Arc<ScratchDatabase>>,
+        dir: tempfile::TempDir,
+        options: Options,
+        env: &[(&str, &str)],
+    ) -> TestServer {
         let mut server = TestServer {
             base: String::new(),
             database_url,
+            database,
             dir,
             child: None,
             options,
+            env: env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(30))
                 .build()
@@ -101,6 +147,39 @@ impl TestServer {
         };
         server.start();
         server
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        self.database.is_some()
+    }
+
+    /// Everything the database holds, as bytes to search: the SQLite file and
+    /// its WAL, or every PostgreSQL table's rows as text.
+    pub async fn database_contents(&self) -> Vec<u8> {
+        let Some(database) = &self.database else {
+            let mut bytes = std::fs::read(self.path().join("billpay.db")).unwrap();
+            bytes.extend(std::fs::read(self.path().join("billpay.db-wal")).unwrap_or_default());
+            return bytes;
+        };
+        let (client, connection) = tokio_postgres::connect(&database.url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        let tables = client
+            .query(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
+                &[],
+            )
+            .await
+            .unwrap();
+        let mut bytes = Vec::new();
+        for table in tables {
+            let name: String = table.get(0);
+            let sql = format!("SELECT COALESCE(string_agg(t::text, E'\\n'), '') FROM \"{name}\" t");
+            let text: String = client.query_one(&sql, &[]).await.unwrap().get(0);
+            bytes.extend(text.into_bytes());
+        }
+        bytes
     }
 
     pub fn path(&self) -> PathBuf {
@@ -135,6 +214,7 @@ impl TestServer {
             .env("BILLPAY_WEBHOOK_ALLOW_PRIVATE", "true")
             .env("BILLPAY_MASTER_KEY", MASTER_KEY)
             .env("BILLPAY_LOG", if show_logs { "info" } else { "error" })
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdout(Stdio::piped())
             .stderr(if show_logs {
                 Stdio::inherit()
@@ -176,6 +256,28 @@ impl TestServer {
             .status()
             .unwrap();
         child.wait().expect("wait")
+    }
+
+    /// SIGTERM and wait at most `limit` for a graceful exit; a server still
+    /// running then is SIGKILLed and the test fails (a hung shutdown).
+    pub fn terminate_within(&mut self, limit: Duration) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("running");
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = child.try_wait().expect("try_wait") {
+                return status;
+            }
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("billpay serve did not exit within {limit:?} of SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Runs the CLI with `--json` against this server's database.
@@ -320,6 +422,31 @@ pub async fn reply(response: reqwest::Response) -> Reply {
         status,
         headers,
         body,
+    }
+}
+
+/// The test backend: `BILLPAY_TEST_BACKEND=postgres` (with
+/// `BILLPAY_TEST_POSTGRES_URL`) or SQLite (the default).
+pub fn postgres_admin_url() -> Option<String> {
+    if std::env::var("BILLPAY_TEST_BACKEND").as_deref() != Ok("postgres") {
+        return None;
+    }
+    Some(std::env::var("BILLPAY_TEST_POSTGRES_URL").expect(
+        "BILLPAY_TEST_BACKEND=postgres needs BILLPAY_TEST_POSTGRES_URL=postgres://…",
+    ))
+}
+
+/// A new empty database of the test backend: a SQLite file `name` in `dir`,
+/// or a new PostgreSQL database (dropped with the returned guard).
+pub async fn fresh_database(dir: &Path, name: &str) -> (String, Option<Arc<ScratchDatabase>>) {
+    match postgres_admin_url() {
+        Some(admin) => {
+            let database = ScratchDatabase::create(&admin)
+                .await
+                .expect("create a PostgreSQL test database");
+            (database.url.clone(), Some(Arc::new(database)))
+        }
+        None => (format!("sqlite://{}", dir.join(name).display()), None),
     }
 }
 

@@ -661,6 +661,31 @@ impl Store for SqliteStore {
             .await
     }
 
+    async fn renew_fulfilment_leases(
+        &self,
+        codes: Vec<String>,
+        lease: Duration,
+    ) -> StoreResult<()> {
+        if codes.is_empty() {
+            return Ok(());
+        }
+        let codes =
+            serde_json::to_string(&codes).map_err(|e| StoreError::Backend(e.to_string()))?;
+        self.engine
+            .write(move |conn| {
+                // `lease_until > 0`: a transaction rescheduled or finalized in
+                // the meantime has released its lease; never take it back.
+                conn.execute(
+                    "UPDATE transactions SET lease_until = ?1
+                     WHERE code IN (SELECT value FROM json_each(?2))
+                       AND status = 'processing' AND lease_until > 0",
+                    params![now_ms() + lease.as_millis() as i64, codes],
+                )?;
+                Ok(())
+            })
+            .await
+    }
+
     async fn mark_submitted(&self, code: &str) -> StoreResult<()> {
         let code = code.to_owned();
         self.engine

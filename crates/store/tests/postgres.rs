@@ -1,0 +1,366 @@
+//! PostgreSQL only: several stores (as several nodes would have) on one
+//! database. Runs when `BILLPAY_TEST_POSTGRES_URL` names a server
+//! (`postgres://postgres@127.0.0.1:5432/postgres`); each test makes and drops
+//! its own database. Without it, each test prints that it skipped.
+
+use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
+use billpay_store::postgres::scratch::ScratchDatabase;
+use billpay_store::postgres::{PostgresOptions, PostgresStore};
+use billpay_store::*;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+async fn database(test: &str) -> Option<ScratchDatabase> {
+    match std::env::var("BILLPAY_TEST_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => Some(ScratchDatabase::create(&url).await.unwrap()),
+        _ => {
+            eprintln!("SKIPPED {test}: set BILLPAY_TEST_POSTGRES_URL to run it");
+            None
+        }
+    }
+}
+
+async fn node(db: &ScratchDatabase, group_commit: bool) -> SharedStore {
+    let options = PostgresOptions {
+        group_commit,
+        ..PostgresOptions::default()
+    };
+    Arc::new(PostgresStore::open_with(&db.url, options).await.unwrap())
+}
+
+async fn funded_account(store: &SharedStore, naira: i64) -> (AccountId, KeyId) {
+    let account = store
+        .create_account(NewAccount {
+            name: "A".into(),
+            email: format!("{}@example.com", uuid::Uuid::new_v4()),
+            password_hash: None,
+        })
+        .await
+        .unwrap();
+    let key = store
+        .create_api_key(NewApiKey {
+            account_id: account.id,
+            name: None,
+            key_hash: uuid::Uuid::new_v4().to_string(),
+            display_prefix: "bp".into(),
+        })
+        .await
+        .unwrap();
+    store
+        .credit(account.id, Kobo::from_naira(naira), "fund")
+        .await
+        .unwrap();
+    (account.id, key.id)
+}
+
+fn purchase(account: AccountId, key: KeyId, reference: &str, naira: i64) -> NewPurchase {
+    NewPurchase {
+        account_id: account,
+        key_id: key,
+        reference: reference.into(),
+        product: Product::Airtime,
+        provider: "mtn".into(),
+        plan_id: None,
+        label: "MTN Airtime".into(),
+        recipient: "08031234567".into(),
+        amount: Kobo::from_naira(naira),
+        details: serde_json::json!({"n": reference}),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn migrations_are_applied_once_when_nodes_start_together() {
+    let Some(db) = database("migrations_are_applied_once_when_nodes_start_together").await else {
+        return;
+    };
+    let opens: Vec<_> = (0..6)
+        .map(|_| {
+            let url = db.url.clone();
+            tokio::spawn(async move { PostgresStore::open(&url).await.map(|_| ()) })
+        })
+        .collect();
+    for open in opens {
+        open.await.unwrap().unwrap();
+    }
+    let store: SharedStore = Arc::new(PostgresStore::open(&db.url).await.unwrap());
+    assert_eq!(store.catalogue_version().await.unwrap(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_reference_raced_on_two_nodes_is_debited_once() {
+    let Some(db) = database("a_reference_raced_on_two_nodes_is_debited_once").await else {
+        return;
+    };
+    let nodes = [node(&db, true).await, node(&db, false).await];
+    let (account, key) = funded_account(&nodes[0], 100_000).await;
+    for round in 0..5 {
+        let reference = format!("race-{round:04}");
+        let tasks: Vec<_> = (0..24)
+            .map(|i| {
+                let store = nodes[i % 2].clone();
+                let reference = reference.clone();
+                tokio::spawn(async move {
+                    store
+                        .place_purchase(purchase(account, key, &reference, 100))
+                        .await
+                })
+            })
+            .collect();
+        let mut accepted = 0;
+        for task in tasks {
+            match task.await.unwrap() {
+                Ok(_) => accepted += 1,
+                Err(StoreError::Refused(Refusal::DuplicateReference)) => {}
+                Err(e) => panic!("a race must be a duplicate_reference, not {e}"),
+            }
+        }
+        assert_eq!(accepted, 1, "round {round}");
+    }
+    let balance = nodes[1].balance(account).await.unwrap();
+    assert_eq!(balance, Kobo::from_naira(100_000 - 5 * 100));
+    assert_eq!(balance, nodes[0].ledger_sum(account).await.unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_purchases_on_two_nodes_never_overdraw() {
+    let Some(db) = database("concurrent_purchases_on_two_nodes_never_overdraw").await else {
+        return;
+    };
+    let nodes = [node(&db, true).await, node(&db, true).await];
+    let (account, key) = funded_account(&nodes[0], 10_000).await;
+    let tasks: Vec<_> = (0..200)
+        .map(|i| {
+            let store = nodes[i % 2].clone();
+            tokio::spawn(async move {
+                match store
+                    .place_purchase(purchase(account, key, &format!("order-{i:04}"), 350))
+                    .await
+                {
+                    Ok(tx) => Some(tx),
+                    Err(StoreError::Refused(Refusal::InsufficientBalance)) => None,
+                    Err(e) => panic!("{e}"),
+                }
+            })
+        })
+        .collect();
+    let mut accepted = Vec::new();
+    for task in tasks {
+        accepted.extend(task.await.unwrap());
+    }
+    assert_eq!(accepted.len(), (10_000 / 350) as usize);
+    let balance = nodes[1].balance(account).await.unwrap();
+    assert_eq!(
+        balance,
+        Kobo::from_naira(10_000 - 350 * accepted.len() as i64)
+    );
+    assert_eq!(balance, nodes[0].ledger_sum(account).await.unwrap());
+    // What place_purchase answered is what a read gives back.
+    for tx in &accepted {
+        let read = nodes[1]
+            .transaction(Some(account), TxLookup::Code(tx.code.clone()))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            serde_json::to_value(&read).unwrap(),
+            serde_json::to_value(tx).unwrap()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn nodes_claim_disjoint_work_and_take_over_expired_leases() {
+    let Some(db) = database("nodes_claim_disjoint_work_and_take_over_expired_leases").await else {
+        return;
+    };
+    let nodes = [node(&db, true).await, node(&db, true).await];
+    let (account, key) = funded_account(&nodes[0], 1_000_000).await;
+    let mut codes = HashSet::new();
+    for i in 0..300 {
+        let tx = nodes[i % 2]
+            .place_purchase(purchase(account, key, &format!("work-{i:04}"), 100))
+            .await
+            .unwrap();
+        codes.insert(tx.code);
+    }
+
+    // Both nodes claim at once, in small bites: every row exactly once.
+    let lease = Duration::from_millis(1500);
+    let claimers: Vec<_> = nodes
+        .iter()
+        .map(|store| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let mut mine = Vec::new();
+                loop {
+                    let claimed = store.claim_fulfilments(16, lease).await.unwrap();
+                    if claimed.is_empty() {
+                        return mine;
+                    }
+                    mine.extend(claimed.into_iter().map(|t| t.code));
+                }
+            })
+        })
+        .collect();
+    let mut claimed = Vec::new();
+    for claimer in claimers {
+        claimed.extend(claimer.await.unwrap());
+    }
+    assert_eq!(claimed.len(), 300, "each transaction claimed exactly once");
+    assert_eq!(claimed.iter().cloned().collect::<HashSet<_>>(), codes);
+
+    // Leased: nobody else gets them…
+    assert!(
+        nodes[1]
+            .claim_fulfilments(500, lease)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // …until the lease runs out (the claimer "died").
+    tokio::time::sleep(lease + Duration::from_millis(200)).await;
+    let taken_over = nodes[1].claim_fulfilments(500, lease).await.unwrap();
+    assert_eq!(taken_over.len(), 300);
+
+    // Finalize them all, half of them failed: one refund each, one event each.
+    for (i, tx) in taken_over.iter().enumerate() {
+        let status = if i % 2 == 0 {
+            TxStatus::Successful
+        } else {
+            TxStatus::Failed
+        };
+        let fin = Finalization {
+            status,
+            message: "done".into(),
+            result: serde_json::json!({}),
+            completed_at_ms: clock::now_ms(),
+            event_payload: format!("{{\"code\":\"{}\"}}", tx.code),
+        };
+        let (a, b) = tokio::join!(
+            nodes[0].finalize(&tx.code, fin.clone()),
+            nodes[1].finalize(&tx.code, fin)
+        );
+        assert!(a.unwrap() ^ b.unwrap(), "finalized exactly once");
+    }
+    assert_eq!(
+        nodes[0].balance(account).await.unwrap(),
+        Kobo::from_naira(1_000_000 - 150 * 100)
+    );
+
+    let deliverers: Vec<_> = nodes
+        .iter()
+        .map(|store| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let mut mine = Vec::new();
+                loop {
+                    let events = store
+                        .claim_events(8, Duration::from_secs(60))
+                        .await
+                        .unwrap();
+                    if events.is_empty() {
+                        return mine;
+                    }
+                    for event in events {
+                        let attempt = NewAttempt {
+                            url: None,
+                            http_status: Some(200),
+                            error: None,
+                            latency_ms: 1,
+                            response_excerpt: String::new(),
+                        };
+                        store
+                            .record_delivery(&event.id, attempt, EventNext::Delivered)
+                            .await
+                            .unwrap();
+                        mine.push(event.id);
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut delivered = Vec::new();
+    for deliverer in deliverers {
+        delivered.extend(deliverer.await.unwrap());
+    }
+    assert_eq!(delivered.len(), 300);
+    assert_eq!(delivered.iter().collect::<HashSet<_>>().len(), 300);
+    for id in delivered.iter().take(20) {
+        assert_eq!(nodes[0].attempts(id).await.unwrap().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn answers_match_the_sqlite_backend() {
+    let Some(db) = database("answers_match_the_sqlite_backend").await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = open(&format!("sqlite://{}", dir.path().join("t.db").display()))
+        .await
+        .unwrap();
+    let postgres = open(&db.url).await.unwrap();
+    assert_eq!(
+        serde_json::to_value(sqlite.catalogue().await.unwrap().1).unwrap(),
+        serde_json::to_value(postgres.catalogue().await.unwrap().1).unwrap()
+    );
+    for store in [&sqlite, &postgres] {
+        let (account, key) = funded_account(store, 1_000).await;
+        let tx = store
+            .place_purchase(purchase(account, key, "same-0001", 300))
+            .await
+            .unwrap();
+        store
+            .reschedule(&tx.code, Duration::ZERO, "supplier pending")
+            .await
+            .unwrap();
+        let read = store
+            .transaction(None, TxLookup::Reference("same-0001".into()))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            read.result,
+            serde_json::json!({"last_note": "supplier pending"})
+        );
+        assert_eq!(read.attempts, 1);
+        assert_eq!(read.created_at.len(), "2026-11-22T01:51:22.123+00:00".len());
+        let spend = store
+            .daily_spend(account, "2000-01-01T00:00:00.000+00:00")
+            .await
+            .unwrap();
+        assert_eq!(spend.len(), 1);
+        assert_eq!(
+            (spend[0].count, spend[0].amount),
+            (1, Kobo::from_naira(300))
+        );
+        let email = store.account(account).await.unwrap().unwrap().email;
+        let found = store
+            .account_by_email(&email.to_uppercase())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.id, account, "e-mail lookups ignore case");
+        assert!(matches!(
+            store
+                .create_account(NewAccount {
+                    name: "B".into(),
+                    email: email.to_uppercase(),
+                    password_hash: None
+                })
+                .await,
+            Err(StoreError::Invalid(_))
+        ));
+        let listed = store
+            .transactions(TxFilter {
+                account_id: Some(account),
+                search: Some("same-0".into()),
+                limit: 10,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(listed.len(), 1);
+    }
+}
