@@ -27,7 +27,9 @@ impl Default for DeliverySettings {
     fn default() -> Self {
         Self {
             client: DeliveryConfig::default(),
-            lease: Duration::from_secs(60),
+            // An attempt is bounded by the client's timeouts (10 s), so a short
+            // lease is safe, and a crash mid-delivery delays a webhook by at most this.
+            lease: Duration::from_secs(20),
             concurrency: 128,
         }
     }
