@@ -1,8 +1,9 @@
 //! Storage behind one interface, [`Store`]. The SQLite backend (the embedded
 //! default) lives in [`sqlite`]; the PostgreSQL backend (several nodes on one
-//! database) in [`postgres`]; both answer alike. Every method is one atomic unit: a purchase's reference, debit,
-//! transaction row and ledger entry commit together, as do a final status,
-//! its refund and its webhook event (the outbox).
+//! database) in [`postgres`]; both answer alike. Every method is one atomic
+//! unit: a purchase's reference, debit, transaction row and ledger entry
+//! commit together, as do a final status, its refund and its webhook event
+//! (the outbox).
 
 pub mod clock;
 mod model;

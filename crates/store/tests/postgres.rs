@@ -362,5 +362,37 @@ async fn answers_match_the_sqlite_backend() {
             .await
             .unwrap();
         assert_eq!(listed.len(), 1);
+
+        let fin = Finalization {
+            status: TxStatus::Successful,
+            message: "Transaction successful".into(),
+            result: serde_json::json!({"pin": "1234"}),
+            completed_at_ms: clock::now_ms(),
+            event_payload: "{}".into(),
+        };
+        assert!(store.finalize(&tx.code, fin).await.unwrap());
+        let events = |key_id| EventFilter {
+            account_id: Some(account),
+            key_id,
+            failed_only: false,
+            limit: 10,
+        };
+        assert_eq!(store.events(events(Some(key))).await.unwrap().len(), 1);
+        assert!(
+            store
+                .events(events(Some(KeyId::new())))
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        let event = store.event(&tx.code).await.unwrap().unwrap();
+        assert_eq!(
+            (event.event.as_str(), event.attempts),
+            ("airtime.purchase", 0)
+        );
+        assert_eq!(
+            store.ledger_for_transaction(&tx.code).await.unwrap().len(),
+            1
+        );
     }
 }

@@ -9,12 +9,12 @@
 
 pub mod receiver;
 
+use billpay_store::postgres::scratch::ScratchDatabase;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
-use billpay_store::postgres::scratch::ScratchDatabase;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_billpay");
@@ -108,6 +108,34 @@ impl TestServer {
         let dir = tempfile::tempdir().expect("tempdir");
         let (database_url, database) = fresh_database(dir.path(), "billpay.db").await;
         Self::spawn_on(database_url, database, dir, options, env)
+    }
+
+    /// A server on a new PostgreSQL database whatever the test backend;
+    /// `None` (printing that `test` is skipped) without
+    /// `BILLPAY_TEST_POSTGRES_URL`.
+    pub async fn spawn_postgres(
+        test: &str,
+        options: Options,
+        env: &[(&str, &str)],
+    ) -> Option<TestServer> {
+        let Some(admin) = std::env::var("BILLPAY_TEST_POSTGRES_URL")
+            .ok()
+            .filter(|u| !u.is_empty())
+        else {
+            eprintln!("SKIPPED {test}: needs PostgreSQL (set BILLPAY_TEST_POSTGRES_URL)");
+            return None;
+        };
+        let database = ScratchDatabase::create(&admin)
+            .await
+            .expect("create a PostgreSQL test database");
+        let dir = tempfile::tempdir().expect("tempdir");
+        Some(Self::spawn_on(
+            database.url.clone(),
+            Some(Arc::new(database)),
+            dir,
+            options,
+            env,
+        ))
     }
 
     /// Another `billpay serve` on this server's database (a second node).
@@ -431,9 +459,10 @@ pub fn postgres_admin_url() -> Option<String> {
     if std::env::var("BILLPAY_TEST_BACKEND").as_deref() != Ok("postgres") {
         return None;
     }
-    Some(std::env::var("BILLPAY_TEST_POSTGRES_URL").expect(
-        "BILLPAY_TEST_BACKEND=postgres needs BILLPAY_TEST_POSTGRES_URL=postgres://…",
-    ))
+    Some(
+        std::env::var("BILLPAY_TEST_POSTGRES_URL")
+            .expect("BILLPAY_TEST_BACKEND=postgres needs BILLPAY_TEST_POSTGRES_URL=postgres://…"),
+    )
 }
 
 /// A new empty database of the test backend: a SQLite file `name` in `dir`,

@@ -10,7 +10,10 @@
 //!   each, sent without waiting), then one COMMIT; each caller is answered only
 //!   after that COMMIT. A batch locks wallets in account order, so batches of
 //!   different nodes never deadlock. Should a batch fail as a whole, each of
-//!   its purchases is retried in a transaction of its own.
+//!   its purchases is retried in a transaction of its own. The workers'
+//!   single-statement writes that lock no wallet (mark submitted, a successful
+//!   finalize with its outbox event, a delivery attempt) are batched the same
+//!   way.
 //! - Workers claim due rows with `FOR UPDATE SKIP LOCKED` plus a lease
 //!   (`lease_until`), so several nodes never take the same work, and a node
 //!   that dies mid-lease has its work taken over when the lease expires.
@@ -24,6 +27,7 @@ use billpay_domain::catalogue::Catalogue;
 use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
 use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use rows::*;
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::str::FromStr;
@@ -36,14 +40,12 @@ use tokio_postgres::{NoTls, Row};
 
 /// Purchases per group-commit transaction at most.
 pub const MAX_BATCH: usize = 128;
-/// Group-commit transactions in flight at once (each on its own connection).
-const BATCHES_IN_FLIGHT: usize = 4;
 /// Attempts of a transaction that failed on a serialisation failure or deadlock.
 const TRIES: u32 = 8;
 
 const MIGRATIONS: &[&str] = &[include_str!("migrations/001_initial.sql")];
 /// `pg_advisory_xact_lock` key: two processes migrating at once take turns.
-const MIGRATION_LOCK: i64 = 0x6269_6c6c_7061_79;
+const MIGRATION_LOCK: i64 = 0x0062_696c_6c70_6179;
 
 /// Tuning of the PostgreSQL backend.
 #[derive(Debug, Clone)]
@@ -53,6 +55,8 @@ pub struct PostgresOptions {
     /// Group-commit live purchases (on by default); off, each purchase is its
     /// own transaction (kept for measuring, see docs/benchmarks.md).
     pub group_commit: bool,
+    /// Group-commit transactions in flight at once (each on its own connection).
+    pub batches_in_flight: usize,
 }
 
 impl Default for PostgresOptions {
@@ -60,6 +64,7 @@ impl Default for PostgresOptions {
         Self {
             pool_size: 16,
             group_commit: true,
+            batches_in_flight: 4,
         }
     }
 }
@@ -67,6 +72,8 @@ impl Default for PostgresOptions {
 pub struct PostgresStore {
     pool: Pool,
     purchases: Option<mpsc::UnboundedSender<PurchaseJob>>,
+    /// The workers' single-statement writes, group-committed likewise.
+    statements: Option<mpsc::UnboundedSender<StatementJob>>,
 }
 
 /// Errors inside the backend: the database's (kept whole, so serialisation
@@ -212,10 +219,27 @@ impl PostgresStore {
         migrate(&pool).await?;
         let purchases = options.group_commit.then(|| {
             let (tx, rx) = mpsc::unbounded_channel();
-            tokio::spawn(run_purchase_batches(pool.clone(), rx));
+            tokio::spawn(run_purchase_batches(
+                pool.clone(),
+                rx,
+                options.batches_in_flight.max(1),
+            ));
             tx
         });
-        let store = PostgresStore { pool, purchases };
+        let statements = options.group_commit.then(|| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            tokio::spawn(run_statement_batches(
+                pool.clone(),
+                rx,
+                options.batches_in_flight.max(1),
+            ));
+            tx
+        });
+        let store = PostgresStore {
+            pool,
+            purchases,
+            statements,
+        };
         let default =
             Catalogue::from_toml(Catalogue::default_toml()).map_err(StoreError::Invalid)?;
         let document =
@@ -268,6 +292,22 @@ impl PostgresStore {
                 other => return other.map_err(StoreError::from),
             }
         }
+    }
+
+    /// One statement returning one row: group-committed with other workers'
+    /// statements when group commit is on, else in a transaction of its own.
+    /// Answered after COMMIT either way. For statements that lock no wallet
+    /// (so a batch of them never deadlocks with a batch of purchases).
+    async fn write_statement(&self, sql: &'static str, params: OwnedParams) -> PgResult<Row> {
+        let Some(queue) = &self.statements else {
+            return statement(&self.pool, sql, &borrow(&params)).await;
+        };
+        let (reply, answer) = oneshot::channel();
+        let stopped = || PgError::Store(StoreError::Backend("statement writer stopped".into()));
+        queue
+            .send(StatementJob { sql, params, reply })
+            .map_err(|_| stopped())?;
+        answer.await.map_err(|_| stopped())?
     }
 
     /// Runs `op` on a pooled connection, outside any explicit transaction
@@ -410,17 +450,6 @@ async fn post_ledger(
     }
 }
 
-async fn get_transaction<C: GenericClient>(c: &C, code: &str, lock: bool) -> PgResult<Transaction> {
-    let sql = format!(
-        "SELECT {TX_COLUMNS} FROM transactions WHERE code = $1{}",
-        if lock { " FOR UPDATE" } else { "" }
-    );
-    match query_opt(c, &sql, &[&code]).await? {
-        Some(row) => transaction(&row),
-        None => Err(StoreError::NotFound("transaction").into()),
-    }
-}
-
 async fn get_api_key<C: GenericClient>(c: &C, id: KeyId) -> PgResult<Option<ApiKey>> {
     query_opt(
         c,
@@ -430,6 +459,178 @@ async fn get_api_key<C: GenericClient>(c: &C, id: KeyId) -> PgResult<Option<ApiK
     .await?
     .map(|row| api_key(&row))
     .transpose()
+}
+
+/// One statement in its own (implicit) transaction, retried on serialisation
+/// failures and deadlocks: one round trip, no BEGIN/COMMIT.
+async fn statement(pool: &Pool, sql: &str, params: Params<'_>) -> PgResult<Row> {
+    let mut attempt = 0;
+    loop {
+        let result = async {
+            let client = pool.get().await?;
+            query_one(&client, sql, params).await
+        }
+        .await;
+        match result {
+            Err(e) if retryable(&e) && attempt + 1 < TRIES => {
+                attempt += 1;
+                backoff(attempt).await;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// A final status, its refund (if failed) and its outbox event, as one
+/// statement. Only a `processing` transaction changes (the row lock makes a
+/// concurrent finalize on another node wait, then find it final). Answers
+/// (the transaction exists, rows changed).
+static FINALIZE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let events = Product::ALL
+        .iter()
+        .map(|p| format!("WHEN '{}' THEN '{}'", p.service(), p.event()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    format!(
+        "WITH current AS (
+             SELECT code FROM transactions WHERE code = $1 AND status = 'processing' FOR UPDATE
+         ), changed AS (
+             UPDATE transactions t SET status = $2, message = $3, result = $4, completed_at = $5,
+               attempts = t.attempts + 1, lease_until = 0
+             FROM current WHERE t.code = current.code
+             RETURNING t.account_id, t.key_id, t.amount, t.product
+         ), refunded AS (
+             UPDATE accounts a SET balance = a.balance + changed.amount FROM changed
+             WHERE $2 = 'failed' AND a.id = changed.account_id
+             RETURNING a.id, a.balance, changed.amount
+         ), refund AS (
+             INSERT INTO ledger (account_id, amount, kind, balance_after, transaction_code, created_at)
+             SELECT id, amount, 'refund', balance, $1, $7 FROM refunded
+         ), event AS (
+             INSERT INTO events (id, transaction_code, account_id, key_id, event, payload, status,
+               attempts, created_at, next_attempt_at)
+             SELECT $6, $1, account_id, key_id, CASE product {events} END, $8, 'pending', 0, $5, $9
+             FROM changed
+         )
+         SELECT EXISTS (SELECT 1 FROM transactions WHERE code = $1), (SELECT COUNT(*) FROM changed)"
+    )
+});
+
+// --- group commit of the workers' statements ---------------------------------
+
+type OwnedParams = Vec<Box<dyn ToSql + Sync + Send>>;
+
+fn borrow(params: &OwnedParams) -> Vec<&(dyn ToSql + Sync)> {
+    params
+        .iter()
+        .map(|p| p.as_ref() as &(dyn ToSql + Sync))
+        .collect()
+}
+
+macro_rules! owned {
+    ($($value:expr),* $(,)?) => {
+        vec![$(Box::new($value) as Box<dyn ToSql + Sync + Send>),*]
+    };
+}
+
+struct StatementJob {
+    sql: &'static str,
+    params: OwnedParams,
+    reply: oneshot::Sender<PgResult<Row>>,
+}
+
+async fn run_statement_batches(
+    pool: Pool,
+    mut jobs: mpsc::UnboundedReceiver<StatementJob>,
+    in_flight: usize,
+) {
+    let permits = Arc::new(Semaphore::new(in_flight));
+    loop {
+        let Ok(permit) = permits.clone().acquire_owned().await else {
+            return;
+        };
+        let Some(first) = jobs.recv().await else {
+            return;
+        };
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let pool = pool.clone();
+        tokio::spawn(async move {
+            run_statement_batch(&pool, batch).await;
+            drop(permit);
+        });
+    }
+}
+
+async fn run_statement_batch(pool: &Pool, batch: Vec<StatementJob>) {
+    if batch.len() > 1 {
+        let outcome = async {
+            let mut client = pool
+                .get()
+                .await
+                .map_err(|e| BatchError::RolledBack(e.into()))?;
+            let tx = client
+                .transaction()
+                .await
+                .map_err(|e| BatchError::RolledBack(e.into()))?;
+            let mut statements = HashMap::new();
+            for job in &batch {
+                if !statements.contains_key(job.sql) {
+                    let stmt = tx
+                        .prepare_cached(job.sql)
+                        .await
+                        .map_err(|e| BatchError::RolledBack(e.into()))?;
+                    statements.insert(job.sql, stmt);
+                }
+            }
+            let params: Vec<_> = batch.iter().map(|job| borrow(&job.params)).collect();
+            let rows = futures_util::future::try_join_all(
+                batch
+                    .iter()
+                    .zip(&params)
+                    .map(|(job, p)| tx.query_one(&statements[job.sql], p)),
+            )
+            .await
+            .map_err(|e| BatchError::RolledBack(e.into()))?;
+            match tx.commit().await {
+                Ok(()) => Ok(rows),
+                Err(e) if e.as_db_error().is_some() => Err(BatchError::RolledBack(e.into())),
+                Err(e) => Err(BatchError::Unknown(e)),
+            }
+        }
+        .await;
+        match outcome {
+            Ok(rows) => {
+                for (job, row) in batch.into_iter().zip(rows) {
+                    let _ = job.reply.send(Ok(row));
+                }
+                return;
+            }
+            Err(BatchError::Unknown(e)) => {
+                tracing::error!(error = %describe(&e), "group commit outcome unknown");
+                for job in batch {
+                    let message = describe(&e);
+                    let _ = job
+                        .reply
+                        .send(Err(PgError::Store(StoreError::Backend(message))));
+                }
+                return;
+            }
+            Err(BatchError::RolledBack(e)) => {
+                tracing::debug!(error = ?e, size = batch.len(), "statement batch failed; running each alone");
+            }
+        }
+    }
+    let singles = batch.into_iter().map(|job| async move {
+        let result = statement(pool, job.sql, &borrow(&job.params)).await;
+        let _ = job.reply.send(result);
+    });
+    futures_util::future::join_all(singles).await;
 }
 
 // --- group commit of live purchases -------------------------------------------
@@ -537,10 +738,14 @@ impl PurchaseArgs {
     }
 }
 
-/// Collects queued purchases into batches: while [`BATCHES_IN_FLIGHT`] batches
-/// are committing, new purchases wait and the next batch grows.
-async fn run_purchase_batches(pool: Pool, mut jobs: mpsc::UnboundedReceiver<PurchaseJob>) {
-    let permits = Arc::new(Semaphore::new(BATCHES_IN_FLIGHT));
+/// Collects queued purchases into batches: while `in_flight` batches are
+/// committing, new purchases wait and the next batch grows.
+async fn run_purchase_batches(
+    pool: Pool,
+    mut jobs: mpsc::UnboundedReceiver<PurchaseJob>,
+    in_flight: usize,
+) {
+    let permits = Arc::new(Semaphore::new(in_flight));
     loop {
         let Ok(permit) = permits.clone().acquire_owned().await else {
             return;
@@ -589,7 +794,8 @@ async fn run_batch(pool: &Pool, mut batch: Vec<PurchaseJob>) {
         }
     }
     let singles = batch.into_iter().map(|job| async move {
-        let result = place_one(pool, &job.args).await;
+        let mut args = job.args;
+        let result = place_one(pool, &mut args).await;
         let _ = job.reply.send(result);
     });
     futures_util::future::join_all(singles).await;
@@ -628,7 +834,7 @@ async fn commit_batch(pool: &Pool, batch: &[PurchaseJob]) -> Result<Vec<Row>, Ba
 
 /// One purchase in its own (single-statement) transaction, retried on
 /// serialisation failures and deadlocks.
-async fn place_one(pool: &Pool, args: &PurchaseArgs) -> StoreResult<Transaction> {
+async fn place_one(pool: &Pool, args: &mut PurchaseArgs) -> StoreResult<Transaction> {
     let mut attempt = 0;
     loop {
         let result = async {
@@ -642,9 +848,22 @@ async fn place_one(pool: &Pool, args: &PurchaseArgs) -> StoreResult<Transaction>
                 attempt += 1;
                 backoff(attempt).await;
             }
+            // Two purchases drew the same code (same millisecond, same 24
+            // random bits): draw again.
+            Err(e) if violates(&e, "transactions_pkey") && attempt + 1 < TRIES => {
+                attempt += 1;
+                args.code = new_code("BP");
+            }
             Err(e) => return Err(e.into()),
         }
     }
+}
+
+/// Whether `e` is a unique violation of `constraint`.
+fn violates(e: &PgError, constraint: &str) -> bool {
+    matches!(e, PgError::Db(e) if e.as_db_error().is_some_and(|db| {
+        *db.code() == SqlState::UNIQUE_VIOLATION && db.constraint() == Some(constraint)
+    }))
 }
 
 #[async_trait]
@@ -1065,7 +1284,8 @@ impl Store for PostgresStore {
     async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction> {
         let args = PurchaseArgs::new(new);
         let Some(queue) = &self.purchases else {
-            return place_one(&self.pool, &args).await;
+            let mut args = args;
+            return place_one(&self.pool, &mut args).await;
         };
         let (reply, answer) = oneshot::channel();
         queue
@@ -1290,19 +1510,14 @@ impl Store for PostgresStore {
     }
 
     async fn mark_submitted(&self, code: &str) -> StoreResult<()> {
-        let code = code.to_owned();
-        self.read(|c| {
-            Box::pin(async move {
-                execute(
-                    c,
-                    "UPDATE transactions SET submitted = TRUE WHERE code = $1",
-                    &[&code],
-                )
-                .await?;
-                Ok(())
-            })
-        })
-        .await
+        // `RETURNING` so the statement answers one row, found or not.
+        self.write_statement(
+            "WITH marked AS (UPDATE transactions SET submitted = TRUE WHERE code = $1 RETURNING 1)
+             SELECT COUNT(*) FROM marked",
+            owned![code.to_owned()],
+        )
+        .await?;
+        Ok(())
     }
 
     async fn reschedule(&self, code: &str, delay: Duration, note: &str) -> StoreResult<()> {
@@ -1324,62 +1539,39 @@ impl Store for PostgresStore {
     }
 
     async fn finalize(&self, code: &str, fin: Finalization) -> StoreResult<bool> {
-        let event_id = new_code("EV");
-        let code = code.to_owned();
-        self.write(move |tx| {
-            let (fin, event_id, code) = (fin.clone(), event_id.clone(), code.clone());
-            Box::pin(async move {
-                let current = get_transaction(tx, &code, true).await?;
-                if !current.status.can_become(fin.status) {
-                    return Ok(false);
-                }
-                let completed_at = rfc3339(fin.completed_at_ms);
-                let (status, result) = (fin.status.as_str(), fin.result.to_string());
-                let (account, key) = (current.account_id.to_string(), current.key_id.to_string());
-                let event_name = current.product.event();
-                let update_params: [&(dyn ToSql + Sync); 5] =
-                    [&status, &fin.message, &result, &completed_at, &code];
-                let event_params: [&(dyn ToSql + Sync); 8] = [
-                    &event_id,
-                    &code,
-                    &account,
-                    &key,
-                    &event_name,
-                    &fin.event_payload,
-                    &completed_at,
-                    &fin.completed_at_ms,
-                ];
-                let update = execute(
-                    tx,
-                    "UPDATE transactions SET status = $1, message = $2, result = $3, completed_at = $4,
-                       attempts = attempts + 1, lease_until = 0 WHERE code = $5",
-                    &update_params,
-                );
-                let event = execute(
-                    tx,
-                    "INSERT INTO events (id, transaction_code, account_id, key_id, event, payload, status,
-                       attempts, created_at, next_attempt_at)
-                     VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $8)",
-                    &event_params,
-                );
-                // Independent statements: pipelined, one round trip.
-                if fin.status == TxStatus::Failed {
-                    let refund = post_ledger(
-                        tx,
-                        current.account_id,
-                        current.amount,
-                        "refund",
-                        Some(&code),
-                        None,
-                    );
-                    tokio::try_join!(update, refund, event)?;
-                } else {
-                    tokio::try_join!(update, event)?;
-                }
-                Ok(true)
-            })
-        })
-        .await
+        let completed_at = rfc3339(fin.completed_at_ms);
+        let now = now_rfc3339();
+        let mut draws = 0;
+        let row = loop {
+            let params = owned![
+                code.to_owned(),
+                fin.status.as_str(),
+                fin.message.clone(),
+                fin.result.to_string(),
+                completed_at.clone(),
+                new_code("EV"),
+                now.clone(),
+                fin.event_payload.clone(),
+                fin.completed_at_ms,
+            ];
+            // A refund locks a wallet: never in a batch with other wallets' locks
+            // (purchase batches take them in account order; this could not).
+            let result = if fin.status == TxStatus::Failed {
+                statement(&self.pool, &FINALIZE, &borrow(&params)).await
+            } else {
+                self.write_statement(FINALIZE.as_str(), params).await
+            };
+            match result {
+                // Another event drew the same id: draw again.
+                Err(e) if violates(&e, "events_pkey") && draws < 3 => draws += 1,
+                other => break other?,
+            }
+        };
+        let (found, changed): (bool, i64) = (get(&row, 0)?, get(&row, 1)?);
+        if !found {
+            return Err(StoreError::NotFound("transaction"));
+        }
+        Ok(changed > 0)
     }
 
     async fn claim_events(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Event>> {
@@ -1424,43 +1616,30 @@ impl Store for PostgresStore {
             EventNext::Skipped => (EventStatus::Skipped, 0),
             EventNext::RetryAtMs(at) => (EventStatus::Pending, at),
         };
-        let created_at = now_rfc3339();
-        let event_id = event_id.to_owned();
-        self.write(move |tx| {
-            let (attempt, created_at, event_id) =
-                (attempt.clone(), created_at.clone(), event_id.clone());
-            Box::pin(async move {
-                let http_status = attempt.http_status.map(i32::from);
-                let latency_ms = attempt.latency_ms.min(i64::MAX as u64) as i64;
-                let status = status.as_str();
-                let insert_params: [&(dyn ToSql + Sync); 7] = [
-                    &event_id,
-                    &attempt.url,
-                    &http_status,
-                    &attempt.error,
-                    &latency_ms,
-                    &attempt.response_excerpt,
-                    &created_at,
-                ];
-                let update_params: [&(dyn ToSql + Sync); 3] = [&status, &next_at, &event_id];
-                let insert = execute(
-                    tx,
-                    "INSERT INTO webhook_attempts (event_id, url, http_status, error, latency_ms,
-                       response_excerpt, created_at)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                    &insert_params,
-                );
-                let update = execute(
-                    tx,
-                    "UPDATE events SET status = $1, next_attempt_at = $2, lease_until = 0,
-                       attempts = attempts + 1 WHERE id = $3",
-                    &update_params,
-                );
-                tokio::try_join!(insert, update)?;
-                Ok(())
-            })
-        })
-        .await
+        // One statement: the attempt and the event's new state commit together.
+        self.write_statement(
+            "WITH logged AS (
+                 INSERT INTO webhook_attempts (event_id, url, http_status, error, latency_ms,
+                   response_excerpt, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)
+             )
+             UPDATE events SET status = $8, next_attempt_at = $9, lease_until = 0,
+               attempts = attempts + 1 WHERE id = $1
+             RETURNING id",
+            owned![
+                event_id.to_owned(),
+                attempt.url,
+                attempt.http_status.map(i32::from),
+                attempt.error,
+                attempt.latency_ms.min(i64::MAX as u64) as i64,
+                attempt.response_excerpt,
+                now_rfc3339(),
+                status.as_str(),
+                next_at,
+            ],
+        )
+        .await?;
+        Ok(())
     }
 
     async fn events(&self, filter: EventFilter) -> StoreResult<Vec<Event>> {
@@ -1470,12 +1649,14 @@ impl Store for PostgresStore {
                     c,
                     &format!(
                         "SELECT {EVENT_COLUMNS} FROM events WHERE ($1::TEXT IS NULL OR account_id = $1)
-                         AND (NOT $2 OR status = 'failed') ORDER BY created_at DESC LIMIT $3"
+                         AND (NOT $2 OR status = 'failed') AND ($4::TEXT IS NULL OR key_id = $4)
+                         ORDER BY created_at DESC LIMIT $3"
                     ),
                     &[
                         &filter.account_id.map(|a| a.to_string()),
                         &filter.failed_only,
                         &i64::from(filter.limit.max(1)),
+                        &filter.key_id.map(|k| k.to_string()),
                     ],
                 )
                 .await?;
