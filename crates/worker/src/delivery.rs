@@ -6,14 +6,14 @@
 //! is retried on the Standard Webhooks schedule. An event is sent twice only if
 //! the process dies between sending it and recording the attempt.
 
+use crate::claim_loop::{LoopSettings, claim_loop, run_all};
 use billpay_domain::sealed::SecretBox;
 use billpay_store::clock::now_ms;
 use billpay_store::{Event, EventNext, NewAttempt, SharedStore, StoreResult};
 use billpay_webhooks::{DeliveryClient, DeliveryConfig, DeliveryRequest, retry_delay};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{Notify, Semaphore};
-use tokio::task::JoinSet;
+use tokio::sync::Notify;
 
 #[derive(Debug, Clone)]
 pub struct DeliverySettings {
@@ -59,70 +59,36 @@ impl Delivery {
             .store
             .claim_events(self.settings.concurrency as u32, self.settings.lease)
             .await?;
-        let count = events.len();
-        let mut tasks = JoinSet::new();
-        for event in events {
+        Ok(run_all(events, |event| {
             let this = self.clone();
-            tasks.spawn(async move { this.deliver(event).await });
-        }
-        tasks.join_all().await;
-        Ok(count)
+            async move { this.deliver(event).await }
+        })
+        .await)
     }
 
     /// Runs until `shutdown` is notified (`notify_waiters`), then lets the
     /// deliveries in flight finish (each is bounded by the client timeout).
     pub async fn run(self, shutdown: Arc<Notify>) {
-        // Registered once, before the loop: a `notify_waiters()` that lands
-        // while the loop is busy claiming (not parked in the `select!`) is
-        // still seen. A `notified()` made afresh in each `select!` would miss
-        // it, and the process would never finish shutting down.
-        let stop = shutdown.notified();
-        tokio::pin!(stop);
-        stop.as_mut().enable();
-        let permits = Arc::new(Semaphore::new(self.settings.concurrency));
-        let mut tasks = JoinSet::new();
-        loop {
-            while tasks.try_join_next().is_some() {}
-            let free = permits.available_permits().min(64) as u32;
-            let events = if free == 0 {
-                Vec::new()
-            } else {
-                self.store
-                    .claim_events(free, self.settings.lease)
-                    .await
-                    .unwrap_or_else(|e| {
-                        tracing::error!(error = %e, "claiming webhook events failed");
-                        Vec::new()
-                    })
-            };
-            let idle = events.is_empty();
-            for event in events {
-                let permit = permits
-                    .clone()
-                    .acquire_owned()
-                    .await
-                    .expect("semaphore open");
-                let this = self.clone();
-                tasks.spawn(async move {
-                    this.deliver(event).await;
-                    drop(permit);
-                });
+        let settings = LoopSettings {
+            concurrency: self.settings.concurrency,
+            idle_poll: Duration::from_millis(200),
+            drain: Duration::from_secs(11),
+        };
+        let claim = |free: u32| {
+            let store = self.store.clone();
+            let lease = self.settings.lease;
+            async move {
+                store.claim_events(free, lease).await.unwrap_or_else(|e| {
+                    tracing::error!(error = %e, "claiming webhook events failed");
+                    Vec::new()
+                })
             }
-            if idle {
-                tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_millis(200)) => {}
-                    _ = stop.as_mut() => break,
-                }
-            } else {
-                // Busy: do not sleep, but do not miss a shutdown either.
-                tokio::select! {
-                    biased;
-                    _ = stop.as_mut() => break,
-                    _ = std::future::ready(()) => {}
-                }
-            }
-        }
-        let _ = tokio::time::timeout(Duration::from_secs(11), tasks.join_all()).await;
+        };
+        let start = |event: Event| {
+            let this = self.clone();
+            Some(async move { this.deliver(event).await })
+        };
+        claim_loop(settings, None, shutdown, claim, start).await;
     }
 
     async fn deliver(&self, event: Event) {

@@ -10,6 +10,7 @@
 //! takes; so after a crash the transactions that were in flight are picked
 //! up again within one lease, not minutes later.
 
+use crate::claim_loop::{LoopSettings, claim_loop, run_all};
 use billpay_domain::TxStatus;
 use billpay_store::clock::now_ms;
 use billpay_store::{Finalization, SharedStore, StoreResult, Transaction};
@@ -18,8 +19,7 @@ use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{Notify, Semaphore};
-use tokio::task::JoinSet;
+use tokio::sync::Notify;
 
 #[derive(Debug, Clone)]
 pub struct FulfilmentSettings {
@@ -75,83 +75,53 @@ impl Fulfilment {
             .store
             .claim_fulfilments(self.settings.concurrency as u32, self.settings.lease)
             .await?;
-        let count = claimed.len();
-        let mut tasks = JoinSet::new();
-        for tx in claimed {
+        Ok(run_all(claimed, |tx| {
             let this = self.clone();
-            tasks.spawn(async move { this.process(tx).await });
-        }
-        tasks.join_all().await;
-        Ok(count)
+            async move { this.process(tx).await }
+        })
+        .await)
     }
 
     /// Runs until `shutdown` is notified (`notify_waiters`); `wake` is
-    /// notified on each new purchase.
+    /// notified on each new purchase. In-flight supplier calls may finish and
+    /// record for 10 s after shutdown (their leases still renewed); what does
+    /// not finish is requeried after restart.
     pub async fn run(self, wake: Arc<Notify>, shutdown: Arc<Notify>) {
-        // Registered once, before the loop: a `notify_waiters()` that lands
-        // while the loop is busy claiming is still seen.
-        let stop = shutdown.notified();
-        tokio::pin!(stop);
-        stop.as_mut().enable();
-        let permits = Arc::new(Semaphore::new(self.settings.concurrency));
         let in_flight: InFlight = Arc::default();
         let heartbeat = tokio::spawn(renew_leases(
             self.store.clone(),
             in_flight.clone(),
             self.settings.lease,
         ));
-        let mut tasks = JoinSet::new();
-        loop {
-            while tasks.try_join_next().is_some() {}
-            let free = permits.available_permits().min(64) as u32;
-            let claimed = if free == 0 {
-                Vec::new()
-            } else {
-                self.store
-                    .claim_fulfilments(free, self.settings.lease)
+        let settings = LoopSettings {
+            concurrency: self.settings.concurrency,
+            idle_poll: Duration::from_millis(250),
+            drain: Duration::from_secs(10),
+        };
+        let claim = |free: u32| {
+            let store = self.store.clone();
+            let lease = self.settings.lease;
+            async move {
+                store
+                    .claim_fulfilments(free, lease)
                     .await
                     .unwrap_or_else(|e| {
                         tracing::error!(error = %e, "claiming fulfilments failed");
                         Vec::new()
                     })
-            };
-            let idle = claimed.is_empty();
-            for tx in claimed {
-                // Still being processed here (its lease lapsed while, say, the
-                // database was busy): the task on it carries on; never twice.
-                let Some(mine) = Held::take(&in_flight, &tx.code) else {
-                    continue;
-                };
-                let permit = permits
-                    .clone()
-                    .acquire_owned()
-                    .await
-                    .expect("semaphore open");
-                let this = self.clone();
-                tasks.spawn(async move {
-                    this.process(tx).await;
-                    drop(mine);
-                    drop(permit);
-                });
             }
-            if idle {
-                tokio::select! {
-                    _ = wake.notified() => {}
-                    _ = tokio::time::sleep(Duration::from_millis(250)) => {}
-                    _ = stop.as_mut() => break,
-                }
-            } else {
-                // Busy: do not sleep, but do not miss a shutdown either.
-                tokio::select! {
-                    biased;
-                    _ = stop.as_mut() => break,
-                    _ = std::future::ready(()) => {}
-                }
-            }
-        }
-        // Let in-flight supplier calls finish and record (their leases still
-        // renewed); what does not finish is requeried after restart.
-        let _ = tokio::time::timeout(Duration::from_secs(10), tasks.join_all()).await;
+        };
+        let start = |tx: Transaction| {
+            // Still being processed here (its lease lapsed while, say, the
+            // database was busy): the task on it carries on; never twice.
+            let mine = Held::take(&in_flight, &tx.code)?;
+            let this = self.clone();
+            Some(async move {
+                this.process(tx).await;
+                drop(mine);
+            })
+        };
+        claim_loop(settings, Some(wake), shutdown, claim, start).await;
         heartbeat.abort();
     }
 

@@ -3,6 +3,7 @@
 //! Both claim work from the store with a lease, so work survives a crash and
 //! is picked up again after the lease; both expose `run_once()` for tests.
 
+mod claim_loop;
 pub mod delivery;
 pub mod fulfilment;
 

@@ -1,0 +1,101 @@
+//! The loop both workers share: claim as much due work as there is free
+//! capacity, process each item in its own task (so one slow item never holds
+//! up another), sleep when idle until woken or the poll interval passes, and
+//! on shutdown give the work in flight a bounded time to finish.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{Notify, Semaphore};
+use tokio::task::JoinSet;
+
+pub(crate) struct LoopSettings {
+    /// Items in flight at once.
+    pub concurrency: usize,
+    /// Sleep between claims when there was nothing to do.
+    pub idle_poll: Duration,
+    /// How long in-flight work may run on after shutdown.
+    pub drain: Duration,
+}
+
+/// Runs until `shutdown` is notified (`notify_waiters`). `claim(n)` leases up
+/// to `n` items; `start(item)` returns the work for one item, or `None` to
+/// skip it (it is already being processed here).
+pub(crate) async fn claim_loop<T, Claim, Claimed, Start, Work>(
+    settings: LoopSettings,
+    wake: Option<Arc<Notify>>,
+    shutdown: Arc<Notify>,
+    mut claim: Claim,
+    start: Start,
+) where
+    Claim: FnMut(u32) -> Claimed,
+    Claimed: Future<Output = Vec<T>>,
+    Start: Fn(T) -> Option<Work>,
+    Work: Future<Output = ()> + Send + 'static,
+{
+    // Registered once, before the loop: a `notify_waiters()` that lands while
+    // the loop is busy claiming (not parked in a `select!`) is still seen.
+    let stop = shutdown.notified();
+    tokio::pin!(stop);
+    stop.as_mut().enable();
+    let permits = Arc::new(Semaphore::new(settings.concurrency));
+    let mut tasks = JoinSet::new();
+    loop {
+        while tasks.try_join_next().is_some() {}
+        let free = permits.available_permits().min(64) as u32;
+        let claimed = if free == 0 {
+            Vec::new()
+        } else {
+            claim(free).await
+        };
+        let idle = claimed.is_empty();
+        for item in claimed {
+            let Some(work) = start(item) else { continue };
+            let permit = permits
+                .clone()
+                .acquire_owned()
+                .await
+                .expect("semaphore open");
+            tasks.spawn(async move {
+                work.await;
+                drop(permit);
+            });
+        }
+        if idle {
+            // `notify_one` keeps a permit when nobody waits, so no wake-up is lost.
+            let woken = async {
+                match &wake {
+                    Some(wake) => wake.notified().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = stop.as_mut() => break,
+                _ = woken => {}
+                _ = tokio::time::sleep(settings.idle_poll) => {}
+            }
+        } else {
+            // Busy: do not sleep, but do not miss a shutdown either.
+            tokio::select! {
+                biased;
+                _ = stop.as_mut() => break,
+                _ = std::future::ready(()) => {}
+            }
+        }
+    }
+    let _ = tokio::time::timeout(settings.drain, tasks.join_all()).await;
+}
+
+/// Processes a claimed batch to the end (the `run_once()` of tests).
+pub(crate) async fn run_all<T, Work>(items: Vec<T>, start: impl Fn(T) -> Work) -> usize
+where
+    Work: Future<Output = ()> + Send + 'static,
+{
+    let count = items.len();
+    let mut tasks = JoinSet::new();
+    for item in items {
+        tasks.spawn(start(item));
+    }
+    tasks.join_all().await;
+    count
+}
