@@ -59,6 +59,11 @@ impl Product {
         matches!(self, Product::Data | Product::Cable)
     }
 
+    /// The JSON field that carries the plan or item name: `plan` or `item`.
+    pub fn label_field(self) -> &'static str {
+        if self.has_plan() { "plan" } else { "item" }
+    }
+
     /// Products whose delivery is a `pin` in the webhook (token or exam pin).
     pub fn delivers_pin(self) -> bool {
         matches!(self, Product::Electricity | Product::Education)

@@ -279,12 +279,7 @@ pub fn webhook_payload(
         "amount": tx.amount,
         "completed_at": billpay_store::clock::rfc3339(completed_at_ms),
     });
-    let label_field = if tx.product.has_plan() {
-        "plan"
-    } else {
-        "item"
-    };
-    payload[label_field] = json!(tx.label);
+    payload[tx.product.label_field()] = json!(tx.label);
     if tx.product.delivers_pin()
         && let Some(pin) = result.get("pin")
     {

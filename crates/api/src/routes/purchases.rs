@@ -100,12 +100,7 @@ pub fn accepted(tx: &Transaction) -> Value {
         "amount": tx.amount,
         "recipient": tx.recipient,
     });
-    let label_field = if tx.product.has_plan() {
-        "plan"
-    } else {
-        "item"
-    };
-    data[label_field] = json!(tx.label);
+    data[tx.product.label_field()] = json!(tx.label);
     if let (Some(out), Some(details)) = (data.as_object_mut(), tx.details.as_object()) {
         for (k, v) in details {
             out.entry(k.clone()).or_insert(v.clone());

@@ -89,12 +89,7 @@ pub fn status_view(tx: &Transaction) -> Value {
         "created_at": tx.created_at,
         "completed_at": tx.completed_at,
     });
-    let label_field = if tx.product.has_plan() {
-        "plan"
-    } else {
-        "item"
-    };
-    data[label_field] = json!(tx.label);
+    data[tx.product.label_field()] = json!(tx.label);
     if tx.product.delivers_pin() {
         data["pin"] = tx.result.get("pin").cloned().unwrap_or(Value::Null);
     }
