@@ -325,3 +325,51 @@ async fn a_node_killed_mid_load_has_its_work_finished_by_the_other() {
         1_000_000.0 - 1000.0 * accepted.len() as f64
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn rate_limits_hold_across_nodes_with_redis() {
+    if std::env::var("BILLPAY_TEST_REDIS_URL")
+        .unwrap_or_default()
+        .is_empty()
+    {
+        eprintln!("SKIPPED rate_limits_hold_across_nodes_with_redis: set BILLPAY_TEST_REDIS_URL");
+        return;
+    }
+    let env = node_env(&[]);
+    let Some(a) = TestServer::spawn_postgres(
+        "rate_limits_hold_across_nodes_with_redis",
+        Options::default(),
+        &borrowed(&env),
+    )
+    .await
+    else {
+        return;
+    };
+    let b = a.another_node(Options::default(), &borrowed(&env)).await;
+    let c = a.customer("100");
+    a.cli(&[
+        "key",
+        "set-rate-limit",
+        &c.key_id,
+        "--per-second",
+        "1",
+        "--burst",
+        "10",
+    ]);
+    let mut allowed = 0;
+    for i in 0..30 {
+        let node = if i % 2 == 0 { &a } else { &b };
+        let r = node.get(&c.api_key, "/v1/wallet/balance").await;
+        match r.status {
+            200 => allowed += 1,
+            _ => {
+                r.assert_error(429, "rate_limited");
+                assert!(r.headers.contains_key("retry-after"));
+            }
+        }
+        assert_eq!(r.headers["ratelimit-limit"], "10");
+    }
+    // One bucket for both nodes: the burst of 10 (and at most a token or two
+    // refilled meanwhile), not 10 on each.
+    assert!((10..=12).contains(&allowed), "{allowed} of 30 allowed");
+}

@@ -22,8 +22,29 @@ pub fn now_rfc3339() -> String {
     rfc3339(now_ms())
 }
 
+/// A new reference code or event id: `prefix` + Unix ms + 48 random bits in
+/// hex. Unique (two codes in one millisecond collide with odds of 1 in 2^48),
+/// sortable by time, not guessable.
+pub fn new_code(prefix: &str) -> String {
+    use rand::Rng;
+    let suffix: u64 = rand::rng().random_range(0..1 << 48);
+    format!("{prefix}{}{suffix:012X}", now_ms())
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn codes_are_unique_and_prefixed() {
+        let codes: std::collections::HashSet<String> =
+            (0..10_000).map(|_| super::new_code("BP")).collect();
+        assert_eq!(codes.len(), 10_000);
+        assert!(
+            codes
+                .iter()
+                .all(|c| c.starts_with("BP") && c.len() == 2 + 13 + 12)
+        );
+    }
+
     #[test]
     fn formats_with_offset() {
         assert_eq!(

@@ -27,7 +27,8 @@ pub struct Cli {
     /// TOML configuration file (lowest precedence: env vars and flags win).
     #[arg(long, global = true, env = "BILLPAY_CONFIG")]
     pub config: Option<std::path::PathBuf>,
-    /// Database: sqlite://billpay.db (relative) or sqlite:///abs/path.db.
+    /// Database: sqlite://billpay.db (relative), sqlite:///abs/path.db, or
+    /// postgres://user:password@host:5432/dbname.
     #[arg(long, global = true, env = "BILLPAY_DATABASE_URL")]
     pub database_url: Option<String>,
     /// Print exactly one JSON object on stdout.
@@ -96,8 +97,8 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(_) => unreachable!("handled above"),
         Command::Migrate => out.emit(
-            serde_json::json!({ "migrated": true, "database_url": settings.database_url }),
-            format!("Database is up to date: {}", settings.database_url),
+            serde_json::json!({ "migrated": true, "database_url": config::redact(&settings.database_url) }),
+            format!("Database is up to date: {}", config::redact(&settings.database_url)),
         ),
         Command::Account(cmd) => account::run(cmd, &store, out).await?,
         Command::Key(cmd) => key::run(cmd, &store, &settings, out).await?,

@@ -21,7 +21,7 @@
 mod rows;
 pub mod scratch;
 
-use crate::clock::{now_ms, now_rfc3339, rfc3339};
+use crate::clock::{new_code, now_ms, now_rfc3339, rfc3339};
 use crate::*;
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
@@ -365,13 +365,6 @@ async fn migrate(pool: &Pool) -> StoreResult<()> {
         PgError::Store(e) => e,
         PgError::Db(e) => StoreError::Backend(format!("PostgreSQL: {}", describe(&e))),
     })
-}
-
-/// `BP` + time + randomness: unique, sortable, not guessable.
-fn new_code(prefix: &str) -> String {
-    use rand::Rng;
-    let suffix: u32 = rand::rng().random_range(0..0x100_0000);
-    format!("{prefix}{}{suffix:06X}", now_ms())
 }
 
 fn catalogue_document(catalogue: &Catalogue) -> StoreResult<String> {

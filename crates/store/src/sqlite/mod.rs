@@ -3,7 +3,7 @@
 mod engine;
 mod rows;
 
-use crate::clock::{now_ms, now_rfc3339, rfc3339};
+use crate::clock::{new_code, now_ms, now_rfc3339, rfc3339};
 use crate::*;
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
@@ -42,13 +42,6 @@ impl SqliteStore {
             .await?;
         Ok(store)
     }
-}
-
-/// `BP` + time + randomness: unique, sortable, not guessable.
-fn new_code(prefix: &str) -> String {
-    use rand::Rng;
-    let suffix: u32 = rand::rng().random_range(0..0x100_0000);
-    format!("{prefix}{}{suffix:06X}", now_ms())
 }
 
 fn save_catalogue(conn: &Connection, catalogue: &Catalogue) -> StoreResult<()> {
