@@ -43,7 +43,7 @@ pub struct ServeArgs {
     #[arg(long)]
     worker_only: bool,
     /// Seconds a webhook delivery is leased to this node before another node
-    /// may take it over (default 60; keep it well above the 10 s send timeout).
+    /// may take it over (default 20; keep it well above the 10 s send timeout).
     #[arg(long, env = "BILLPAY_DELIVERY_LEASE_SECS")]
     delivery_lease_secs: Option<u64>,
 }
