@@ -43,6 +43,10 @@ pub enum Refusal {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// Why `requeue_event` refused: a delivery of the event is under way.
+pub const DELIVERY_IN_PROGRESS: &str =
+    "a delivery of this event is in progress; resend it once that attempt is recorded";
+
 /// Whether a database URL names the PostgreSQL backend.
 pub fn is_postgres_url(database_url: &str) -> bool {
     database_url.starts_with("postgres:") || database_url.starts_with("postgresql:")
@@ -167,6 +171,6 @@ pub trait Store: Send + Sync + 'static {
     /// Event by id or by its transaction's reference_code.
     async fn event(&self, id_or_code: &str) -> StoreResult<Option<Event>>;
     async fn attempts(&self, event_id: &str) -> StoreResult<Vec<Attempt>>;
-    /// Queues an event for one more delivery now.
+    /// Queues an event for one more delivery now; refused while one is under way.
     async fn requeue_event(&self, event_id: &str) -> StoreResult<()>;
 }

@@ -329,10 +329,10 @@ pub async fn resend(
     else {
         return Err(not_found());
     };
-    state
-        .store
-        .requeue_event(&event.id)
-        .await
-        .map_err(|e| internal(&e))?;
+    match state.store.requeue_event(&event.id).await {
+        Ok(()) => {}
+        Err(billpay_store::StoreError::Invalid(message)) => return Err(bad_request(&message)),
+        Err(e) => return Err(internal(&e)),
+    }
     Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", event.key_id)).into_response())
 }

@@ -1701,14 +1701,17 @@ impl Store for PostgresStore {
         let event_id = event_id.to_owned();
         self.read(|c| {
             Box::pin(async move {
-                match execute(
+                // Not while a delivery holds the event: that would send it twice at once.
+                let queued = execute(
                     c,
-                    "UPDATE events SET status = 'pending', next_attempt_at = $1, lease_until = 0 WHERE id = $2",
+                    "UPDATE events SET status = 'pending', next_attempt_at = $1 WHERE id = $2 AND lease_until <= $1",
                     &[&now_ms(), &event_id],
                 )
-                .await?
-                {
-                    0 => Err(StoreError::NotFound("event").into()),
+                .await?;
+                let exists = execute(c, "SELECT 1 FROM events WHERE id = $1", &[&event_id]).await? > 0;
+                match (queued, exists) {
+                    (0, false) => Err(StoreError::NotFound("event").into()),
+                    (0, true) => Err(StoreError::Invalid(crate::DELIVERY_IN_PROGRESS.into()).into()),
                     _ => Ok(()),
                 }
             })

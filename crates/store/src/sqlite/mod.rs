@@ -845,11 +845,20 @@ impl Store for SqliteStore {
         let event_id = event_id.to_owned();
         self.engine
             .write(move |conn| {
-                match conn.execute(
-                    "UPDATE events SET status = 'pending', next_attempt_at = ?1, lease_until = 0 WHERE id = ?2",
-                    params![now_ms(), event_id],
-                )? {
-                    0 => Err(StoreError::NotFound("event")),
+                // Not while a delivery holds the event: that would send it twice at once.
+                let now = now_ms();
+                let queued = conn.execute(
+                    "UPDATE events SET status = 'pending', next_attempt_at = ?1 WHERE id = ?2 AND lease_until <= ?1",
+                    params![now, event_id],
+                )?;
+                let exists: bool = conn.query_row(
+                    "SELECT EXISTS(SELECT 1 FROM events WHERE id = ?1)",
+                    [&event_id],
+                    |r| r.get(0),
+                )?;
+                match (queued, exists) {
+                    (0, false) => Err(StoreError::NotFound("event")),
+                    (0, true) => Err(StoreError::Invalid(crate::DELIVERY_IN_PROGRESS.into())),
                     _ => Ok(()),
                 }
             })
