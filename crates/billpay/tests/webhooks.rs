@@ -606,7 +606,10 @@ async fn failed_deliveries_are_logged_and_do_not_hold_up_healthy_ones() {
     // A resend while that delivery is under way is refused: it would send twice at once.
     let (ok, refused) = server.cli_result(&["webhook", "resend", &slow_code]);
     assert!(!ok, "resend during a delivery was accepted: {refused}");
-    assert!(refused["error"].as_str().unwrap().contains("in progress"), "{refused}");
+    assert!(
+        refused["error"].as_str().unwrap().contains("in progress"),
+        "{refused}"
+    );
 
     let entry = wait_settled(&server, &healthy.account_id, &healthy_code).await;
     assert_eq!(entry["event"]["status"], "delivered", "{entry}");

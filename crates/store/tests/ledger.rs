@@ -3,9 +3,12 @@
 //! file — or, with `BILLPAY_TEST_BACKEND=postgres` and
 //! `BILLPAY_TEST_POSTGRES_URL`, on a fresh PostgreSQL database.
 
-use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
+mod common;
+
+use billpay_domain::{AccountId, Kobo, TxStatus};
 use billpay_store::postgres::scratch::ScratchDatabase;
 use billpay_store::*;
+use common::{account, purchase};
 use std::sync::Arc;
 
 /// Keeps the test's database alive; removes it on drop.
@@ -33,43 +36,6 @@ async fn store() -> (Db, SharedStore) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
     (Db::Sqlite(dir), open(&url).await.unwrap())
-}
-
-async fn account(store: &SharedStore) -> (AccountId, KeyId) {
-    let email = format!("{}@example.com", uuid::Uuid::new_v4());
-    let account = store
-        .create_account(NewAccount {
-            name: "A".into(),
-            email,
-            password_hash: None,
-        })
-        .await
-        .unwrap();
-    let key = store
-        .create_api_key(NewApiKey {
-            account_id: account.id,
-            name: None,
-            key_hash: uuid::Uuid::new_v4().to_string(),
-            display_prefix: "bp".into(),
-        })
-        .await
-        .unwrap();
-    (account.id, key.id)
-}
-
-fn purchase(account: AccountId, key: KeyId, reference: &str, naira: i64) -> NewPurchase {
-    NewPurchase {
-        account_id: account,
-        key_id: key,
-        reference: reference.into(),
-        product: Product::Airtime,
-        provider: "mtn".into(),
-        plan_id: None,
-        label: "MTN Airtime".into(),
-        recipient: "08031234567".into(),
-        amount: Kobo::from_naira(naira),
-        details: serde_json::json!({}),
-    }
 }
 
 async fn assert_invariant(store: &SharedStore, account: AccountId) {

@@ -3,10 +3,13 @@
 //! (`postgres://postgres@127.0.0.1:5432/postgres`); each test makes and drops
 //! its own database. Without it, each test prints that it skipped.
 
-use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
+mod common;
+
+use billpay_domain::{AccountId, KeyId, Kobo, TxStatus};
 use billpay_store::postgres::scratch::ScratchDatabase;
 use billpay_store::postgres::{PostgresOptions, PostgresStore};
 use billpay_store::*;
+use common::purchase;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,43 +33,12 @@ async fn node(db: &ScratchDatabase, group_commit: bool) -> SharedStore {
 }
 
 async fn funded_account(store: &SharedStore, naira: i64) -> (AccountId, KeyId) {
-    let account = store
-        .create_account(NewAccount {
-            name: "A".into(),
-            email: format!("{}@example.com", uuid::Uuid::new_v4()),
-            password_hash: None,
-        })
-        .await
-        .unwrap();
-    let key = store
-        .create_api_key(NewApiKey {
-            account_id: account.id,
-            name: None,
-            key_hash: uuid::Uuid::new_v4().to_string(),
-            display_prefix: "bp".into(),
-        })
-        .await
-        .unwrap();
+    let (account, key) = common::account(store).await;
     store
-        .credit(account.id, Kobo::from_naira(naira), "fund")
+        .credit(account, Kobo::from_naira(naira), "fund")
         .await
         .unwrap();
-    (account.id, key.id)
-}
-
-fn purchase(account: AccountId, key: KeyId, reference: &str, naira: i64) -> NewPurchase {
-    NewPurchase {
-        account_id: account,
-        key_id: key,
-        reference: reference.into(),
-        product: Product::Airtime,
-        provider: "mtn".into(),
-        plan_id: None,
-        label: "MTN Airtime".into(),
-        recipient: "08031234567".into(),
-        amount: Kobo::from_naira(naira),
-        details: serde_json::json!({"n": reference}),
-    }
+    (account, key)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
