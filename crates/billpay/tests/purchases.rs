@@ -2134,3 +2134,89 @@ async fn purchases_in_flight_survive_a_crash() {
         );
     }
 }
+
+/// A supplier outage: verifications answer 503, and a purchase whose outcome
+/// is unknown stays `processing` — debited, never refunded on a guess — and is
+/// requeried until the supplier is back, then completes exactly once.
+#[tokio::test]
+async fn a_supplier_outage_never_refunds_on_a_guess() {
+    let mut server = TestServer::spawn_with_env(
+        Options::default(),
+        &[("BILLPAY_SANDBOX_UNREACHABLE", "true")],
+    )
+    .await;
+    let c = server.customer("10000");
+    let verify =
+        json!({"provider_id": "ikeja-electric", "meter_number": "45012345678", "meter_type": 1});
+    server
+        .post(&c.api_key, "/v1/electricity/verify", verify.clone())
+        .await
+        .assert_error(503, "supplier_unavailable");
+    // the test twin never calls the supplier
+    assert_eq!(
+        server
+            .post(&c.api_key, "/v1/test/electricity/verify", verify)
+            .await
+            .assert_ok()["test_mode"],
+        true
+    );
+
+    let reference = reference();
+    let body = json!({"provider_id": "mtn", "phone": "08031234567", "amount": 1000, "reference": reference});
+    let code = server
+        .post(&c.api_key, "/v1/airtime/purchase", body)
+        .await
+        .assert_ok()["reference_code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // past the first requery (1 s after the first attempt): still processing, still debited
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let shown = server.cli(&["transaction", "show", &code]);
+        if shown["transaction"]["attempts"].as_u64().unwrap_or(0) >= 2 {
+            assert_eq!(shown["transaction"]["status"], "processing", "{shown}");
+            assert!(
+                shown["transaction"]["result"]["last_note"]
+                    .as_str()
+                    .unwrap()
+                    .contains("unavailable"),
+                "{shown}"
+            );
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no requery seen: {shown}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let status = server
+        .get(
+            &c.api_key,
+            &format!("/v1/transaction/status?reference_code={code}"),
+        )
+        .await;
+    assert_eq!(status.assert_ok()["status"], "processing");
+    assert_eq!(server.balance(&c.api_key).await, 9000.0);
+    let kinds: Vec<String> = server.assert_ledger_consistent(&c.account_id)["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        !kinds.contains(&"refund".to_owned()),
+        "refunded on a guess: {kinds:?}"
+    );
+
+    // the supplier is back: the requery completes it, once
+    server.kill();
+    server.set_env(&[]);
+    server.start();
+    let done = server.wait_final(&c.api_key, &code).await;
+    assert_eq!(done["status"], "successful");
+    assert_eq!(server.balance(&c.api_key).await, 9000.0);
+    let events = server.cli(&["webhook", "list", "--account", &c.account_id]);
+    assert_eq!(events["events"].as_array().unwrap().len(), 1, "{events}");
+}

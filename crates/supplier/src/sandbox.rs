@@ -15,11 +15,26 @@ use std::time::Duration;
 
 pub struct SandboxSupplier {
     latency: Duration,
+    unreachable: bool,
 }
 
 impl SandboxSupplier {
     pub fn new(latency: Duration) -> Self {
-        Self { latency }
+        Self {
+            latency,
+            unreachable: false,
+        }
+    }
+
+    /// A sandbox that cannot be reached: every call fails with
+    /// `Unavailable` after the latency, as a supplier outage would. For
+    /// rehearsing outages: verifications answer 503 and purchases stay
+    /// `processing` (never refunded on a guess) until the supplier is back.
+    pub fn unreachable(latency: Duration) -> Self {
+        Self {
+            latency,
+            unreachable: true,
+        }
     }
 
     /// The answer for a recipient, without any delay (also used by test-mode verify).
@@ -40,22 +55,29 @@ impl SandboxSupplier {
         }
     }
 
-    async fn pause(&self) {
+    /// Waits the latency; then fails if the sandbox is set unreachable.
+    async fn pause(&self) -> Result<(), SupplierError> {
         if !self.latency.is_zero() {
             tokio::time::sleep(self.latency).await;
         }
+        if self.unreachable {
+            return Err(SupplierError::Unavailable(
+                "sandbox supplier set unreachable".into(),
+            ));
+        }
+        Ok(())
     }
 }
 
 #[async_trait]
 impl Supplier for SandboxSupplier {
     async fn verify(&self, request: &VerifyRequest) -> Result<Verification, SupplierError> {
-        self.pause().await;
+        self.pause().await?;
         Ok(Self::verify_now(request))
     }
 
     async fn purchase(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
-        self.pause().await;
+        self.pause().await?;
         if order.recipient.ends_with("1111") {
             return Ok(SupplierStatus::Pending);
         }
@@ -63,7 +85,7 @@ impl Supplier for SandboxSupplier {
     }
 
     async fn requery(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
-        self.pause().await;
+        self.pause().await?;
         Ok(outcome(order))
     }
 }

@@ -19,6 +19,7 @@ pub struct FileConfig {
     pub database_url: Option<String>,
     pub master_key: Option<String>,
     pub sandbox_latency_ms: Option<u64>,
+    pub sandbox_unreachable: Option<bool>,
     pub rate_limit_per_second: Option<u32>,
     pub rate_limit_burst: Option<u32>,
     pub webhook_allow_private: Option<bool>,

@@ -23,6 +23,9 @@ pub struct ServeArgs {
     /// Simulated latency of the sandbox supplier, milliseconds (default 500).
     #[arg(long, env = "BILLPAY_SANDBOX_LATENCY_MS")]
     sandbox_latency_ms: Option<u64>,
+    /// Rehearse a supplier outage: every sandbox call fails as unreachable.
+    #[arg(long, env = "BILLPAY_SANDBOX_UNREACHABLE")]
+    sandbox_unreachable: Option<bool>,
     /// Default requests per second per API key (default 50).
     #[arg(long, env = "BILLPAY_RATE_LIMIT_PER_SECOND")]
     rate_limit_per_second: Option<u32>,
@@ -77,7 +80,17 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
 
     let store = settings.open_store().await?;
     let secrets = settings.secret_box()?;
-    let supplier = Arc::new(SandboxSupplier::new(Duration::from_millis(latency)));
+    let latency = Duration::from_millis(latency);
+    let supplier = if args
+        .sandbox_unreachable
+        .or(file.sandbox_unreachable)
+        .unwrap_or(false)
+    {
+        tracing::warn!("the sandbox supplier is set unreachable: purchases stay processing");
+        Arc::new(SandboxSupplier::unreachable(latency))
+    } else {
+        Arc::new(SandboxSupplier::new(latency))
+    };
     let mut state = AppState::new(store.clone(), supplier.clone(), rate_limit);
     let redis_url = args.redis_url.or(file.redis_url.clone());
     if let Some(url) = redis_url.as_deref().filter(|u| !u.is_empty()) {
@@ -125,7 +138,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         demo(&store, address).await?;
     }
     println!("billpay listening on http://{address}");
-    tracing::info!(%address, role, shared_rate_limits = state.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = latency, "billpay started");
+    tracing::info!(%address, role, shared_rate_limits = state.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = latency.as_millis(), "billpay started");
     let dashboard =
         billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config);
     let app = billpay_api::router(state).merge(billpay_dashboard::router(dashboard));

@@ -210,6 +210,14 @@ impl TestServer {
         bytes
     }
 
+    /// Replaces the extra environment for the next (re)start.
+    pub fn set_env(&mut self, env: &[(&str, &str)]) {
+        self.env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+    }
+
     pub fn path(&self) -> PathBuf {
         self.dir.path().to_path_buf()
     }
