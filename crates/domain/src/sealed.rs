@@ -48,6 +48,11 @@ impl SecretBox {
         hex::encode(out)
     }
 
+    /// Opens a secret that may not be set: `Ok(None)` when there is none.
+    pub fn open_optional(&self, sealed: Option<&str>) -> Result<Option<String>, SealError> {
+        sealed.map(|s| self.open(s)).transpose()
+    }
+
     pub fn open(&self, sealed: &str) -> Result<String, SealError> {
         let bytes = hex::decode(sealed).map_err(|_| SealError::CannotOpen)?;
         if bytes.len() < 12 {

@@ -114,13 +114,12 @@ impl Delivery {
                 .await;
         };
         let key = key.expect("url came from the key");
-        let secret = match key
-            .webhook_secret_sealed
-            .as_deref()
-            .map(|s| self.secrets.open(s))
+        let secret = match self
+            .secrets
+            .open_optional(key.webhook_secret_sealed.as_deref())
         {
-            Some(Ok(secret)) => Some(secret),
-            Some(Err(e)) => {
+            Ok(secret) => secret,
+            Err(e) => {
                 tracing::error!(key = %key.id, error = %e, "webhook secret cannot be opened; sending unsigned is not allowed");
                 let attempt = NewAttempt {
                     url: Some(url),
@@ -136,7 +135,6 @@ impl Delivery {
                     .record_delivery(&event.id, attempt, EventNext::Failed)
                     .await;
             }
-            None => None,
         };
         let outcome = self
             .client

@@ -254,15 +254,10 @@ pub async fn send_test(
         )
         .await;
     };
-    let secret = match key
-        .webhook_secret_sealed
-        .as_deref()
-        .map(|s| state.secrets.open(s))
-    {
-        Some(Ok(secret)) => Some(secret),
-        Some(Err(e)) => return Err(internal(&e)),
-        None => None,
-    };
+    let secret = state
+        .secrets
+        .open_optional(key.webhook_secret_sealed.as_deref())
+        .map_err(|e| internal(&e))?;
     let body = json!({
         "event": "test.webhook",
         "reference": "dashboard-test",

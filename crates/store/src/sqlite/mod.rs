@@ -148,6 +148,55 @@ fn collect<T>(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// A queue the workers claim from: rows in `status` whose time has come.
+struct WorkQueue {
+    table: &'static str,
+    id: &'static str,
+    status: &'static str,
+    columns: &'static str,
+}
+
+const CLAIM_FULFILMENTS: WorkQueue = WorkQueue {
+    table: "transactions",
+    id: "code",
+    status: "processing",
+    columns: TX_COLUMNS,
+};
+const CLAIM_EVENTS: WorkQueue = WorkQueue {
+    table: "events",
+    id: "id",
+    status: "pending",
+    columns: EVENT_COLUMNS,
+};
+
+/// Leases up to `limit` due, unleased rows of a work queue, oldest due first.
+fn claim_due<T>(
+    conn: &Connection,
+    queue: &WorkQueue,
+    limit: u32,
+    lease: Duration,
+    map: fn(&rusqlite::Row) -> rusqlite::Result<T>,
+) -> StoreResult<Vec<T>> {
+    let WorkQueue {
+        table,
+        id,
+        status,
+        columns,
+    } = queue;
+    let now = now_ms();
+    collect(
+        conn,
+        &format!(
+            "UPDATE {table} SET lease_until = ?1
+             WHERE {id} IN (SELECT {id} FROM {table} WHERE status = '{status}'
+                 AND next_attempt_at <= ?2 AND lease_until <= ?2 ORDER BY next_attempt_at LIMIT ?3)
+             RETURNING {columns}"
+        ),
+        params![now + lease.as_millis() as i64, now, limit],
+        map,
+    )
+}
+
 #[async_trait]
 impl Store for SqliteStore {
     async fn create_account(&self, new: NewAccount) -> StoreResult<Account> {
@@ -637,20 +686,7 @@ impl Store for SqliteStore {
         lease: Duration,
     ) -> StoreResult<Vec<Transaction>> {
         self.engine
-            .write(move |conn| {
-                let now = now_ms();
-                collect(
-                    conn,
-                    &format!(
-                        "UPDATE transactions SET lease_until = ?1
-                         WHERE code IN (SELECT code FROM transactions WHERE status = 'processing'
-                             AND next_attempt_at <= ?2 AND lease_until <= ?2 ORDER BY next_attempt_at LIMIT ?3)
-                         RETURNING {TX_COLUMNS}"
-                    ),
-                    params![now + lease.as_millis() as i64, now, limit],
-                    transaction,
-                )
-            })
+            .write(move |conn| claim_due(conn, &CLAIM_FULFILMENTS, limit, lease, transaction))
             .await
     }
 
@@ -743,20 +779,7 @@ impl Store for SqliteStore {
 
     async fn claim_events(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Event>> {
         self.engine
-            .write(move |conn| {
-                let now = now_ms();
-                collect(
-                    conn,
-                    &format!(
-                        "UPDATE events SET lease_until = ?1
-                         WHERE id IN (SELECT id FROM events WHERE status = 'pending'
-                             AND next_attempt_at <= ?2 AND lease_until <= ?2 ORDER BY next_attempt_at LIMIT ?3)
-                         RETURNING {EVENT_COLUMNS}"
-                    ),
-                    params![now + lease.as_millis() as i64, now, limit],
-                    event,
-                )
-            })
+            .write(move |conn| claim_due(conn, &CLAIM_EVENTS, limit, lease, event))
             .await
     }
 
