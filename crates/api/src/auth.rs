@@ -50,6 +50,7 @@ pub async fn authenticate(
         });
         next.run(request).await
     } else {
+        metrics::counter!("billpay_rate_limited_total").increment(1);
         ApiError::RateLimited {
             retry_after: decision.retry_after_secs,
         }

@@ -1,15 +1,58 @@
-//! The success envelope `{"code": 200, "status": "success", "data": …}`, and
-//! the layer that turns any error response not made by us into the error envelope.
+//! The two shapes every `/v1` answer takes: the success envelope
+//! `{"code": 200, "status": "success", "data": …}` (typed: the OpenAPI
+//! document is generated from these same types) and the error envelope
+//! `{"code", "status": "error", "message", "error"}`; plus the layer that turns
+//! any error response not made by us into the error envelope.
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ApiResult};
 use axum::Json;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use serde_json::json;
+use utoipa::ToSchema;
 
-pub fn ok<T: Serialize>(data: T) -> Json<serde_json::Value> {
-    Json(json!({ "code": 200, "status": "success", "data": data }))
+/// A successful answer: `data` is the endpoint's own type.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Envelope<T> {
+    /// Always 200.
+    #[schema(minimum = 200, maximum = 200)]
+    pub code: u16,
+    pub status: Success,
+    pub data: T,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Success {
+    Success,
+}
+
+/// Every error: `code` is the HTTP status, `error` a stable slug, `message` for people.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    #[schema(minimum = 400, maximum = 599)]
+    pub code: u16,
+    pub status: Failure,
+    pub message: String,
+    /// e.g. validation_error, invalid_provider, insufficient_balance, rate_limited.
+    pub error: &'static str,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Failure {
+    Error,
+}
+
+/// What a handler returns: the envelope around its typed `data`, or an error.
+pub type Reply<T> = ApiResult<Json<Envelope<T>>>;
+
+pub fn ok<T: Serialize>(data: T) -> Reply<T> {
+    Ok(Json(Envelope {
+        code: 200,
+        status: Success::Success,
+        data,
+    }))
 }
 
 /// Errors from axum itself (405, rejected bodies…) arrive as plain text or empty:

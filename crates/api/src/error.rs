@@ -1,10 +1,10 @@
 //! The one error type of the HTTP edge. Each variant is a slug of the
 //! contract; internal causes are logged, never sent.
 
+use crate::envelope::{ErrorBody, Failure};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use billpay_store::{Refusal, StoreError};
-use serde_json::json;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -118,12 +118,12 @@ impl IntoResponse for ApiError {
             tracing::error!(%cause, "internal error");
         }
         let status = self.status();
-        let body = json!({
-            "code": status.as_u16(),
-            "status": "error",
-            "message": self.to_string(),
-            "error": self.slug(),
-        });
+        let body = ErrorBody {
+            code: status.as_u16(),
+            status: Failure::Error,
+            message: self.to_string(),
+            error: self.slug(),
+        };
         let mut response = (status, axum::Json(body)).into_response();
         if let ApiError::RateLimited { retry_after } = self {
             response

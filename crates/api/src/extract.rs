@@ -32,18 +32,58 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
         }
         let bytes = axum::body::to_bytes(req.into_body(), BODY_LIMIT)
             .await
-            .map_err(|_| ApiError::PayloadTooLarge)?;
-        let raw: serde_json::Value =
-            serde_json::from_slice(&bytes).map_err(|e| ApiError::InvalidJson(e.to_string()))?;
-        if !raw.is_object() {
-            return Err(ApiError::Validation("body must be a JSON object".into()));
+            .map_err(body_error)?;
+        parse_body(&bytes)
+    }
+}
+
+/// A JSON object into `T`. A number with more than two decimals is refused
+/// only in a field `T` reads: extra fields are ignored, whatever they hold.
+fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<ApiJson<T>, ApiError> {
+    let body = crate::body::read_json(bytes)?;
+    if !body.value.is_object() {
+        return Err(ApiError::Validation("body must be a JSON object".into()));
+    }
+    let mut ignored = Vec::new();
+    let mut note_ignored = |path: serde_ignored::Path| {
+        if let serde_ignored::Path::Map {
+            parent: serde_ignored::Path::Root,
+            key,
+        } = path
+        {
+            ignored.push(key);
         }
-        let value = serde_path_to_error::deserialize(&raw).map_err(|e| {
-            let field = e.path().to_string();
-            let inner = e.into_inner().to_string();
-            ApiError::Validation(describe(&field, &inner))
-        })?;
-        Ok(ApiJson { value, raw })
+    };
+    let reader = serde_ignored::Deserializer::new(&body.value, &mut note_ignored);
+    let value = serde_path_to_error::deserialize(reader).map_err(|e| {
+        let field = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        ApiError::Validation(describe(&field, &inner))
+    })?;
+    if let Some(field) = body.imprecise.iter().find(|key| !ignored.contains(key)) {
+        return Err(ApiError::Validation(format!(
+            "{field}: must have at most 2 decimal places"
+        )));
+    }
+    Ok(ApiJson {
+        value,
+        raw: body.value,
+    })
+}
+
+/// Over the limit is 413; a body the client sent broken (a malformed chunk,
+/// a connection cut mid-body) is 400.
+fn body_error(error: axum::Error) -> ApiError {
+    let inner = error.into_inner();
+    let too_large =
+        std::iter::successors(Some(&*inner as &(dyn std::error::Error + 'static)), |e| {
+            e.source()
+        })
+        .any(|e| e.is::<http_body_util::LengthLimitError>());
+    if too_large {
+        ApiError::PayloadTooLarge
+    } else {
+        ApiError::InvalidJson("the request body could not be read".into())
     }
 }
 
@@ -59,11 +99,30 @@ fn describe(field: &str, serde_message: &str) -> String {
         .split(" at line ")
         .next()
         .unwrap_or(serde_message);
+    let message = in_api_words(message);
     if field == "." {
-        message.to_owned()
+        message
     } else {
         format!("{field}: {message}")
     }
+}
+
+/// serde names Rust types (`expected u32`, `floating point`); clients read JSON words.
+fn in_api_words(serde_message: &str) -> String {
+    const WHOLE: [&str; 10] = [
+        "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize",
+    ];
+    let mut message = serde_message
+        .replace("floating point", "number")
+        .replace("invalid type: integer", "invalid type: number")
+        .replace("invalid value: integer", "invalid value: number");
+    for name in WHOLE {
+        message = message.replace(&format!("expected {name}"), "expected a whole number");
+    }
+    for name in ["f32", "f64"] {
+        message = message.replace(&format!("expected {name}"), "expected a number");
+    }
+    message
 }
 
 /// The authenticated API key and its account, set by the auth middleware.
@@ -100,5 +159,71 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
                         .replace("Failed to deserialize query string: ", "query: "),
                 )
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct AmountIn {
+        amount: f64,
+        quantity: Option<u32>,
+    }
+
+    fn refusal(body: &str) -> String {
+        match parse_body::<AmountIn>(body.as_bytes()) {
+            Err(ApiError::Validation(message)) => message,
+            other => panic!("{body}: expected a validation error, got {:?}", other.map(|b| b.value)),
+        }
+    }
+
+    #[test]
+    fn more_than_two_decimals_are_refused_in_fields_the_request_reads() {
+        assert_eq!(
+            refusal(r#"{"amount":50.0000000000000001}"#),
+            "amount: must have at most 2 decimal places"
+        );
+        assert_eq!(
+            refusal(r#"{"amount":50,"quantity":1.000}"#),
+            "quantity: must have at most 2 decimal places"
+        );
+    }
+
+    #[test]
+    fn extra_fields_are_ignored_whatever_numbers_they_hold() {
+        let body = parse_body::<AmountIn>(
+            br#"{"amount":50.25,"quantity":2.0,"extra":1.23456,"nested":{"x":[0.001]}}"#,
+        )
+        .unwrap();
+        assert_eq!(body.value.amount, 50.25);
+        assert_eq!(body.value.quantity, Some(2));
+    }
+
+    #[test]
+    fn messages_name_no_rust_types() {
+        let cases = [
+            (
+                "quantity",
+                "invalid type: floating point `1.5`, expected u32 at line 1 column 9",
+            ),
+            ("quantity", "invalid value: integer `-1`, expected u64"),
+            ("x", "invalid type: string \"a\", expected f64"),
+        ];
+        for (field, serde_message) in cases {
+            let message = describe(field, serde_message);
+            for rust in ["u32", "u64", "f64", "floating point", "integer"] {
+                assert!(!message.contains(rust), "{message}");
+            }
+        }
+        assert_eq!(
+            describe(
+                "quantity",
+                "invalid type: floating point `1.5`, expected u32"
+            ),
+            "quantity: invalid type: number `1.5`, expected a whole number"
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! The HTTP API: axum routes under `/v1`, the error envelope, auth and rate
-//! limiting, and the OpenAPI document at `/openapi.json`.
+//! limiting, the OpenAPI document at `/openapi.json` and its Swagger UI page at
+//! `/docs` (assets compiled into the binary: it works offline).
 //!
 //! Request flow: auth middleware (key → caller, rate limit) → extractor
 //! (JSON into typed, validated fields) → handler (catalogue lookups, one store
@@ -7,12 +8,14 @@
 //! verification endpoints call it inline.
 
 pub mod auth;
+mod body;
 pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod openapi;
 pub mod rate_limit;
 pub mod routes;
+pub mod schema;
 pub mod state;
 
 pub use state::AppState;
@@ -25,6 +28,7 @@ use routes::purchases::Mode;
 use routes::{catalogue, purchases, transactions, verify, wallet};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
+use utoipa_swagger_ui::{self as swagger_ui, SwaggerUi};
 
 /// The whole HTTP application.
 pub fn router(state: AppState) -> Router {
@@ -44,6 +48,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/v1", v1)
         .route("/openapi.json", get(|| async { Json(openapi::document()) }))
+        .merge(SwaggerUi::new("/docs").config(swagger_ui::Config::from("/openapi.json")))
         .route(
             "/health",
             get(|| async { Json(serde_json::json!({"status": "ok"})) }),

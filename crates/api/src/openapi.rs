@@ -1,9 +1,15 @@
-//! The OpenAPI document. Every endpoint is annotated where it is defined;
-//! the `/test` twins are derived here from their live operations.
+//! The OpenAPI document. Every endpoint is annotated where it is defined, with
+//! the types its handler returns; the error answers every route shares (auth,
+//! rate limit, body checks) and the `/test` twins are added here.
 
+use crate::envelope::{Envelope, ErrorBody};
+use crate::routes::purchases::TestPurchaseOut;
 use crate::routes::{catalogue, purchases, transactions, verify, wallet};
+use utoipa::openapi::path::{Operation, ParameterIn};
+use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::{Modify, OpenApi};
+use utoipa::openapi::{ContentBuilder, HeaderBuilder, Ref, RefOr};
+use utoipa::{Modify, OpenApi, PartialSchema};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -17,8 +23,8 @@ use utoipa::{Modify, OpenApi};
         verify::cable, verify::electricity, verify::bet,
         transactions::status, transactions::epin_batch,
     ),
-    components(schemas(purchases::TestPurchaseOut)),
-    modifiers(&BearerAuth, &TestTwins),
+    components(schemas(ErrorBody, TestPurchaseOut, transactions::StatusLookup)),
+    modifiers(&BearerAuth, &ErrorAnswers, &TestTwins),
     security(("bearer" = [])),
 )]
 struct ApiDoc;
@@ -33,6 +39,87 @@ impl Modify for BearerAuth {
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
         );
     }
+}
+
+/// Documents on every operation each error status it can answer, all with the
+/// `ErrorBody` envelope: 401/403/429 from the auth middleware, 400/413/415/422
+/// from the JSON body extractor, 422 from the query extractor, 400 from the
+/// path extractor; statuses an
+/// endpoint annotates itself (404, 422, 503) keep their description.
+struct ErrorAnswers;
+
+impl Modify for ErrorAnswers {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            for operation in [item.get.as_mut(), item.post.as_mut()]
+                .into_iter()
+                .flatten()
+            {
+                let annotated = operation.responses.responses.keys().cloned();
+                let mut statuses: Vec<(String, &str)> = annotated.map(|s| (s, "")).collect();
+                statuses.extend(error_statuses(operation).map(|(s, d)| (s.to_owned(), d)));
+                for (status, description) in statuses.into_iter().filter(|(s, _)| s != "200") {
+                    let responses = &mut operation.responses.responses;
+                    let description = match responses.remove(&status) {
+                        Some(RefOr::T(annotated)) => annotated.description,
+                        _ => description.to_owned(),
+                    };
+                    let answer = error_response(&status, description);
+                    responses.insert(status, RefOr::T(answer));
+                }
+            }
+        }
+    }
+}
+
+fn error_statuses(operation: &Operation) -> impl Iterator<Item = (&'static str, &'static str)> {
+    let mut statuses = vec![
+        ("401", "missing_api_key, invalid_api_key"),
+        ("403", "suspended: the key or its account"),
+        ("429", "rate_limited: retry after `Retry-After` seconds"),
+    ];
+    if operation.request_body.is_some() {
+        statuses.extend([
+            ("400", "invalid_json: the body is not JSON"),
+            ("413", "payload_too_large: the body is over 64 KiB"),
+            (
+                "415",
+                "unsupported_media_type: Content-Type must be application/json",
+            ),
+            ("422", "validation_error"),
+        ]);
+    }
+    let has = |place: ParameterIn| {
+        let mut parameters = operation.parameters.iter().flatten();
+        parameters.any(|p| p.parameter_in == place)
+    };
+    if has(ParameterIn::Query) {
+        statuses.push((
+            "422",
+            "validation_error: a query parameter is missing or invalid",
+        ));
+    }
+    if has(ParameterIn::Path) {
+        statuses.push(("400", "bad_request: a path segment is not valid UTF-8"));
+    }
+    statuses.into_iter()
+}
+
+fn error_response(status: &str, description: String) -> Response {
+    let mut response = ResponseBuilder::new().description(description).content(
+        "application/json",
+        ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name("ErrorBody")))
+            .build(),
+    );
+    if status == "429" {
+        let seconds = HeaderBuilder::new()
+            .schema(u64::schema())
+            .description(Some("Seconds to wait"))
+            .build();
+        response = response.header("Retry-After", seconds);
+    }
+    response.build()
 }
 
 /// Adds `/v1/test/...` for every purchase and verification endpoint.
@@ -53,12 +140,32 @@ impl Modify for TestTwins {
                     op.summary = Some(format!(
                         "Test twin of {path}: same checks and errors, nothing debited, recorded or sent"
                     ));
+                    if path.ends_with("/purchase") {
+                        answer_test_purchase(op);
+                    }
                 }
                 (path.replacen("/v1/", "/v1/test/", 1), item)
             })
             .collect();
         openapi.paths.paths.extend(twins);
     }
+}
+
+/// A purchase twin answers what a live call would deduct, not an accepted purchase.
+fn answer_test_purchase(operation: &mut Operation) {
+    let ok = ResponseBuilder::new()
+        .description("Checked: nothing was deducted, recorded or sent")
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Envelope::<TestPurchaseOut>::schema()))
+                .build(),
+        )
+        .build();
+    operation
+        .responses
+        .responses
+        .insert("200".to_owned(), RefOr::T(ok));
 }
 
 pub fn document() -> utoipa::openapi::OpenApi {

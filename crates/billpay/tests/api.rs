@@ -125,6 +125,11 @@ async fn every_failure_is_the_json_envelope() {
         .get(key, "/v1/providers/television")
         .await
         .assert_error(404, "not_found");
+    // A path segment that is not UTF-8 (documented: 400 bad_request).
+    server
+        .get(key, "/v1/providers/%FF")
+        .await
+        .assert_error(400, "bad_request");
     let r = reply(
         server
             .http
@@ -484,4 +489,54 @@ async fn openapi_lists_every_endpoint() {
 
 fn uuid_like(s: &str) -> bool {
     s.len() == 36 && s.chars().filter(|c| *c == '-').count() == 4
+}
+
+/// The kit's OpenAPI check (every reply of these suites passes through it)
+/// refuses a body outside the schema and a status the operation lacks.
+#[test]
+fn the_kit_checks_replies_against_the_openapi_document() {
+    use support::openapi::assert_documented;
+    let balance =
+        json!({"code": 200, "status": "success", "data": {"balance": 10.5, "currency": "NGN"}});
+    assert_documented("/v1/wallet/balance", 200, &balance);
+    let refused = |path: &'static str, status: u16, body: Value| {
+        std::panic::catch_unwind(|| assert_documented(path, status, &body)).is_err()
+    };
+    let bare_list = json!([{"slug": "mtn"}]);
+    assert!(
+        refused("/v1/providers", 200, bare_list),
+        "a list outside the envelope"
+    );
+    let text_balance =
+        json!({"code": 200, "status": "success", "data": {"balance": "10.5", "currency": "NGN"}});
+    assert!(
+        refused("/v1/wallet/balance", 200, text_balance),
+        "a balance as text"
+    );
+    let error = json!({"code": 404, "status": "error", "message": "m", "error": "not_found"});
+    assert!(
+        refused("/v1/wallet/balance", 404, error.clone()),
+        "an undocumented status"
+    );
+    assert_documented("/v1/providers/nosuch", 404, &error);
+}
+
+#[tokio::test]
+async fn a_malformed_chunked_body_is_a_bad_request_not_too_large() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = TestServer::spawn().await;
+    let c = server.customer("1000");
+    let address = server.url("").trim_start_matches("http://").to_owned();
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let request = format!(
+        "POST /v1/airtime/purchase HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n\
+         zz\r\n{{}}\r\n0\r\n\r\n",
+        c.api_key
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("\"invalid_json\""), "{answer}");
 }

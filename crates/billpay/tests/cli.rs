@@ -444,3 +444,200 @@ fn read_until_listening(child: &mut std::process::Child) -> Vec<String> {
     }
     lines
 }
+
+/// The violations `audit` reported for one check.
+fn violations<'a>(report: &'a Value, check: &str) -> &'a Vec<Value> {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == check)
+        .unwrap_or_else(|| panic!("no check {check}: {report}"))["violations"]
+        .as_array()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
+    let mut server = TestServer::spawn().await;
+    let customer = server.customer("20000");
+    let mut codes = Vec::new();
+    for meter in ["45012345678", "45012340000"] {
+        let placed = server
+            .post(
+                &customer.api_key,
+                "/v1/electricity/purchase",
+                electricity(&reference(), meter, 1500.0),
+            )
+            .await;
+        let code = placed.assert_ok()["reference_code"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        server.wait_final(&customer.api_key, &code).await;
+        codes.push(code);
+    }
+    let [successful, failed] = [&codes[0], &codes[1]];
+
+    let (passed, report) = server.audit();
+    assert!(passed, "{report}");
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["checks"].as_array().unwrap().len(), 8, "{report}");
+
+    // Corrupt it behind the store's back: lose the refund of the failed
+    // purchase (the append-only trigger disabled) and the successful one's event.
+    server.kill();
+    let corrupt = |disable_trigger: &str| {
+        format!(
+            "{disable_trigger};
+             DELETE FROM ledger WHERE kind = 'refund' AND transaction_code = '{failed}';
+             DELETE FROM webhook_attempts WHERE event_id IN
+                 (SELECT id FROM events WHERE transaction_code = '{successful}');
+             DELETE FROM events WHERE transaction_code = '{successful}';"
+        )
+    };
+    server
+        .raw_sql(
+            &corrupt("DROP TRIGGER ledger_append_only_delete"),
+            &corrupt("ALTER TABLE ledger DISABLE TRIGGER ledger_append_only"),
+        )
+        .await;
+    server.skip_final_audit();
+
+    let (passed, report) = server.audit();
+    assert!(!passed, "{report}");
+    assert_eq!(report["ok"], false);
+    let balance = violations(&report, "balance_equals_ledger");
+    assert_eq!(balance.len(), 1, "{report}");
+    assert_eq!(balance[0]["account_id"], customer.account_id.as_str());
+    assert_eq!(balance[0]["balance"], "1850000");
+    assert_eq!(balance[0]["ledger_sum"], "1700000");
+    let refunds = violations(&report, "refunded_once_if_failed");
+    assert_eq!(refunds.len(), 1, "{report}");
+    assert_eq!(refunds[0]["reference_code"], failed.as_str());
+    assert_eq!(refunds[0]["status"], "failed");
+    assert_eq!(refunds[0]["refunds"], "0");
+    let events = violations(&report, "final_has_one_event");
+    assert_eq!(events.len(), 1, "{report}");
+    assert_eq!(events[0]["reference_code"], successful.as_str());
+    assert_eq!(events[0]["events"], "0");
+    for clean in [
+        "debited_once",
+        "reference_used_once",
+        "credit_reference_once",
+        "no_negative_balance",
+    ] {
+        assert!(violations(&report, clean).is_empty(), "{clean}: {report}");
+    }
+
+    // Without --json: the failing checks and their rows, exit 1.
+    let (ok, text, _) = run_text(&server, &["audit"]);
+    assert!(!ok);
+    assert!(text.contains("FAIL refunded_once_if_failed"), "{text}");
+    assert!(text.contains(&format!("reference_code={failed}")), "{text}");
+    assert!(
+        text.contains("Audit FAILED: 3 of 8 checks violated."),
+        "{text}"
+    );
+}
+
+/// `billpay backup` while purchases keep arriving: the copy restores into a
+/// working server whose balances equal their ledgers and whose audit passes.
+/// On PostgreSQL the command refuses and points to pg_dump.
+#[tokio::test(flavor = "multi_thread")]
+async fn backup_under_live_writes_restores_into_a_working_server() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    let server = Arc::new(TestServer::spawn().await);
+    let file = server.path().join("backup.db");
+    let file = file.to_str().unwrap();
+    if server.is_postgres() {
+        let (ok, reply) = server.cli_result(&["backup", file]);
+        assert!(!ok, "{reply}");
+        assert!(
+            reply["error"].as_str().unwrap().contains("pg_dump"),
+            "{reply}"
+        );
+        return;
+    }
+    let customers: Vec<Customer> = (0..3).map(|_| server.customer("50000")).collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let writers: Vec<_> = customers
+        .iter()
+        .map(|c| {
+            let (server, key) = (server.clone(), c.api_key.clone());
+            let (stop, accepted) = (stop.clone(), accepted.clone());
+            tokio::spawn(async move {
+                while !stop.load(Ordering::Relaxed) {
+                    let body = json!({"provider_id": "mtn", "phone": "08031234567", "amount": 100,
+                                      "reference": format!("bk-{}", rand_suffix())});
+                    server
+                        .post(&key, "/v1/airtime/purchase", body)
+                        .await
+                        .assert_ok();
+                    accepted.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    while accepted.load(Ordering::Relaxed) < 30 {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let before = accepted.load(Ordering::Relaxed);
+    let report = server.cli(&["backup", file]);
+    let target = accepted.load(Ordering::Relaxed) + 30;
+    while accepted.load(Ordering::Relaxed) < target {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    assert!(report["bytes"].as_u64().unwrap() > 0, "{report}");
+    // A second backup to the same file is refused, leaving the first intact.
+    let (ok, refused) = server.cli_result(&["backup", file]);
+    assert!(
+        !ok && refused["error"]
+            .as_str()
+            .unwrap()
+            .contains("already exists")
+    );
+
+    let restored = TestServer::restored_from(std::path::Path::new(file)).await;
+    let (passed, audit) = restored.audit();
+    assert!(passed, "{audit}");
+    let mut purchases_in_backup = 0;
+    for c in &customers {
+        let statement = restored.assert_ledger_consistent(&c.account_id);
+        let debits = statement["entries"].as_array().unwrap().len() - 1; // minus the funding
+        purchases_in_backup += debits;
+        let expected = 50000.0 - 100.0 * debits as f64;
+        assert_eq!(statement["balance"].as_f64().unwrap(), expected);
+        assert_eq!(
+            restored.balance(&c.api_key).await,
+            statement["balance"].as_f64().unwrap()
+        );
+    }
+    // The copy holds the purchases made before it, and not those made after.
+    assert!(
+        purchases_in_backup >= before,
+        "{purchases_in_backup} < {before}"
+    );
+    assert!(purchases_in_backup < accepted.load(Ordering::Relaxed));
+    // The restored server takes new purchases with the old keys.
+    let c = &customers[0];
+    let code = restored
+        .post(&c.api_key, "/v1/airtime/purchase",
+              json!({"provider_id": "mtn", "phone": "08031234567", "amount": 100, "reference": format!("after-{}", rand_suffix())}))
+        .await
+        .assert_ok()["reference_code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        restored.wait_final(&c.api_key, &code).await["status"],
+        "successful"
+    );
+}

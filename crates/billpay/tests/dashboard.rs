@@ -34,7 +34,7 @@ impl Browser {
         .stderr(Stdio::null())
         .spawn()
         .expect(
-            "chromedriver not found: install Debian's chromium and chromium-driver (see .ci/run)",
+            "chromedriver not found: run scripts/test (installs Debian's chromium and chromium-driver)",
         );
         let mut caps = serde_json::Map::new();
         caps.insert(
@@ -403,6 +403,53 @@ fn no_redirects() -> reqwest::Client {
 }
 
 /// Signs in over HTTP; returns the session cookie.
+/// `/docs`: Swagger UI, served from the binary, renders every operation of
+/// `/openapi.json` and loads nothing from anywhere else (it works offline).
+#[tokio::test]
+async fn the_api_docs_page_renders_every_operation() {
+    let server = TestServer::spawn().await;
+    let document: Value = reqwest::get(server.url("/openapi.json"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let operations: usize = document["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|item| item.as_object().unwrap().len())
+        .sum();
+    assert!(operations > 20, "{operations} operations documented");
+
+    let browser = Browser::start().await;
+    let b = &browser;
+    b.client.goto(&server.url("/docs")).await.unwrap();
+    assert_eq!(b.path().await, "/docs/");
+    assert!(b.text(".info .title").await.starts_with("billpay"));
+    b.css("#operations-wallet-balance").await;
+    let rendered = b.client.find_all(Locator::Css(".opblock")).await.unwrap();
+    assert_eq!(rendered.len(), operations);
+    b.screenshot("api-docs").await;
+
+    let origin = server.url("");
+    let loaded = b
+        .client
+        .execute(
+            "return performance.getEntriesByType('resource').map(r => r.name)",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let loaded: Vec<String> = serde_json::from_value(loaded).unwrap();
+    assert!(loaded.iter().any(|url| url.ends_with("/openapi.json")));
+    assert!(
+        loaded.iter().all(|url| url.starts_with(&origin)),
+        "{loaded:?}"
+    );
+    browser.stop().await;
+}
+
 async fn sign_in(server: &TestServer, email: &str, password: &str) -> Result<String, u16> {
     let http = no_redirects();
     let page = http
@@ -633,4 +680,70 @@ async fn dashboard_security_rules() {
         .await
         .unwrap();
     assert_eq!(r.status(), 403);
+}
+
+#[tokio::test]
+async fn dashboard_pages_cannot_be_framed_or_cached() {
+    let server = TestServer::spawn().await;
+    account_with_password(&server, "frame@example.com", "10000");
+    let cookie = sign_in(&server, "frame@example.com", PASSWORD)
+        .await
+        .unwrap();
+    let http = no_redirects();
+    for path in [
+        "/dashboard",
+        "/dashboard/keys",
+        "/dashboard/wallet",
+        "/dashboard/login",
+    ] {
+        let page = http
+            .get(server.url(path))
+            .header("Cookie", &cookie)
+            .send()
+            .await
+            .unwrap();
+        let header = |name: &str| {
+            page.headers()
+                .get(name)
+                .map(|v| v.to_str().unwrap().to_owned())
+                .unwrap_or_default()
+        };
+        assert_eq!(header("x-frame-options"), "DENY", "{path}");
+        let csp = header("content-security-policy");
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert!(csp.contains("script-src 'self'"), "{path}: {csp}");
+        assert_eq!(header("cache-control"), "no-store", "{path}");
+    }
+}
+
+#[tokio::test]
+async fn a_password_change_or_a_suspension_ends_every_session() {
+    let server = TestServer::spawn().await;
+    let id = account_with_password(&server, "ended@example.com", "10000");
+    let http = no_redirects();
+    let signed_in = |cookie: String| {
+        let request = http
+            .get(server.url("/dashboard/keys"))
+            .header("Cookie", cookie);
+        async move { request.send().await.unwrap().status() == 200 }
+    };
+
+    let cookie = sign_in(&server, "ended@example.com", PASSWORD)
+        .await
+        .unwrap();
+    assert!(signed_in(cookie.clone()).await);
+    server.cli(&["account", "set-password", &id, "--password", PASSWORD]);
+    assert!(!signed_in(cookie).await, "set-password ends the session");
+
+    let cookie = sign_in(&server, "ended@example.com", PASSWORD)
+        .await
+        .unwrap();
+    assert!(signed_in(cookie.clone()).await);
+    server.cli(&["account", "suspend", &id]);
+    server.cli(&["account", "reactivate", &id]);
+    assert!(!signed_in(cookie).await, "a suspension ends the session");
+    let cookie = sign_in(&server, "ended@example.com", PASSWORD)
+        .await
+        .unwrap();
+    assert!(signed_in(cookie).await, "signing in again works");
 }

@@ -719,6 +719,7 @@ async fn every_product_succeeds_live_and_is_only_simulated_in_test_mode() {
             let tx = &shown["transaction"];
             assert_eq!(tx["code"], code.as_str(), "{shown}");
             assert_eq!(tx["status"], "successful");
+            assert_eq!(tx["supplier"], "sandbox");
             assert_eq!(tx["reference"], d["reference"]);
             assert_eq!(tx["account_id"], c.account_id.as_str());
             assert_eq!(tx["recipient"], d["recipient"]);
@@ -2219,4 +2220,73 @@ async fn a_supplier_outage_never_refunds_on_a_guess() {
     assert_eq!(server.balance(&c.api_key).await, 9000.0);
     let events = server.cli(&["webhook", "list", "--account", &c.account_id]);
     assert_eq!(events["events"].as_array().unwrap().len(), 1, "{events}");
+}
+
+/// Sends `body` as written: duplicate keys and number literals survive.
+async fn post_text(server: &TestServer, key: &str, path: &str, body: String) -> Reply {
+    let response = server
+        .http
+        .post(server.url(path))
+        .bearer_auth(key)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    reply(response).await
+}
+
+#[tokio::test]
+async fn ambiguous_bodies_are_refused_and_integral_counts_accepted() {
+    let server = TestServer::spawn().await;
+    let key = server.customer("100000").api_key;
+    let start = balance_kobo(&server, &key).await;
+    let airtime = |amount: &str, reference: &str| {
+        format!(
+            r#"{{"provider_id":"mtn","phone":"08031231234","amount":{amount},"reference":"{reference}"}}"#
+        )
+    };
+    let refusals = [
+        // The last `amount` would win in a plain parse and debit ₦50,000.
+        (
+            airtime("50", &reference()).replace("}", r#","amount":50000}"#),
+            "amount: is given more than once",
+        ),
+        // An f64 reads this as exactly 50.
+        (
+            airtime("50.0000000000000001", &reference()),
+            "amount: must have at most 2 decimal places",
+        ),
+        (
+            airtime("50.000", &reference()),
+            "amount: must have at most 2 decimal places",
+        ),
+        // Zero-width space and right-to-left override.
+        (airtime("50", "order\u{200B}1234"), "reference"),
+        (airtime("50", "order\u{202E}1234"), "reference"),
+    ];
+    for (body, message) in refusals {
+        let r = post_text(&server, &key, &Airtime.live(), body.clone()).await;
+        r.assert_error(422, "validation_error");
+        let said = str_of(&r.body["message"]);
+        assert!(said.contains(message), "{body}: {said}");
+    }
+    assert_eq!(
+        balance_kobo(&server, &key).await,
+        start,
+        "refusals charge nothing"
+    );
+
+    let fractional = json!({ "provider_id": "waec", "quantity": 1.5, "phone": "07012341234", "reference": reference() });
+    let r = server.post(&key, &Education.live(), fractional).await;
+    r.assert_error(422, "validation_error");
+    let said = str_of(&r.body["message"]);
+    assert!(said.contains("quantity") && !said.contains("u32"), "{said}");
+
+    let body = format!(
+        r#"{{"provider_id":"waec","quantity":1.0,"phone":"07012341234","reference":"{}"}}"#,
+        reference()
+    );
+    let r = post_text(&server, &key, &Education.live(), body).await;
+    assert_eq!(r.assert_ok()["quantity"], 1, "{}", r.body);
 }

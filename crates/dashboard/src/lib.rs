@@ -15,8 +15,8 @@ mod pages;
 mod session;
 
 use axum::Router;
-use axum::http::header;
-use axum::response::IntoResponse;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
@@ -87,6 +87,28 @@ pub fn router(state: DashboardState) -> Router {
             get(|| asset("text/javascript", include_str!("../assets/app.js"))),
         )
         .with_state(state)
+        .layer(axum::middleware::map_response(page_headers))
+}
+
+/// Pages load scripts and styles from `/dashboard/assets` only (the chart
+/// legend's colour swatches are `style` attributes).
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
+     style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; \
+     connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/// No dashboard page may be framed (clickjacking the revoke and suspend
+/// buttons) or kept in a cache; assets keep their own caching.
+async fn page_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers
+        .entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static("no-store"));
+    response
 }
 
 async fn asset(content_type: &'static str, body: &'static str) -> impl IntoResponse {

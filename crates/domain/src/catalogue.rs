@@ -32,6 +32,9 @@ pub struct Provider {
     /// Price of one exam pin (education providers only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<Kobo>,
+    /// VTpass's `serviceID` for it, when not the one derived from the slug.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vtpass_service_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,6 +53,9 @@ pub struct DataPlan {
     pub price: Kobo,
     pub duration: u32,
     pub active: bool,
+    /// VTpass's `variation_code` for it (default: the `plan_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vtpass_variation_code: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -60,6 +66,9 @@ pub struct CablePlan {
     pub price: Kobo,
     pub duration: u32,
     pub active: bool,
+    /// VTpass's `variation_code` for it (default: the `plan_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vtpass_variation_code: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -18,6 +18,12 @@ pub fn rfc3339(ms: i64) -> String {
     .expect("fixed format always formats")
 }
 
+/// Unix ms of an RFC 3339 time (as written by [`rfc3339`]).
+pub fn parse_rfc3339_ms(text: &str) -> Option<i64> {
+    let at = OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()?;
+    Some((at.unix_timestamp_nanos() / 1_000_000) as i64)
+}
+
 pub fn now_rfc3339() -> String {
     rfc3339(now_ms())
 }

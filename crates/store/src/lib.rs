@@ -5,9 +5,12 @@
 //! commit together, as do a final status, its refund and its webhook event
 //! (the outbox).
 
+pub mod audit;
 pub mod clock;
+pub mod metrics;
 mod model;
 pub mod postgres;
+pub mod sealing;
 pub mod sqlite;
 
 pub use model::*;
@@ -17,6 +20,35 @@ use billpay_domain::catalogue::Catalogue;
 use billpay_domain::{AccountId, KeyId, Kobo};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Both backends' finalize: a transaction has one webhook event; a reversal
+/// (the only second finalization) replaces its body with the new status and
+/// sends it again, so receivers get the same `reference_code` as `failed`.
+pub(crate) const RESEND_ON_REVERSAL: &str = "ON CONFLICT (transaction_code) DO UPDATE SET
+    payload = excluded.payload, status = 'pending', attempts = 0,
+    next_attempt_at = excluded.next_attempt_at, lease_until = 0";
+
+/// Both backends' [`Store::fulfilment_backlog`].
+pub(crate) const BACKLOG: &str =
+    "SELECT COUNT(*), MIN(created_at) FROM transactions WHERE status = 'processing'";
+
+/// Purchases still waiting for a final answer (the fulfilment backlog).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Backlog {
+    pub processing: u64,
+    /// RFC 3339 creation time of the oldest of them.
+    pub oldest_created_at: Option<String>,
+}
+
+impl Backlog {
+    /// Seconds since the oldest processing purchase was placed (0 when none).
+    pub fn oldest_age_secs(&self) -> f64 {
+        let oldest = self.oldest_created_at.as_deref();
+        oldest
+            .and_then(clock::parse_rfc3339_ms)
+            .map_or(0.0, |ms| (clock::now_ms() - ms).max(0) as f64 / 1000.0)
+    }
+}
 
 pub type SharedStore = Arc<dyn Store>;
 
@@ -152,7 +184,12 @@ pub trait Store: Send + Sync + 'static {
     async fn renew_fulfilment_leases(&self, codes: Vec<String>, lease: Duration)
     -> StoreResult<()>;
     /// Records that the supplier was asked, before asking: after a crash we requery instead.
-    async fn mark_submitted(&self, code: &str) -> StoreResult<()>;
+    async fn mark_submitted(
+        &self,
+        code: &str,
+        supplier: &str,
+        supplier_reference: Option<&str>,
+    ) -> StoreResult<()>;
     /// Outcome unknown or pending: check again after `delay`.
     async fn reschedule(&self, code: &str, delay: Duration, note: &str) -> StoreResult<()>;
     /// Final status + refund (if failed) + outbox event, in one transaction.
@@ -173,4 +210,11 @@ pub trait Store: Send + Sync + 'static {
     async fn attempts(&self, event_id: &str) -> StoreResult<Vec<Attempt>>;
     /// Queues an event for one more delivery now; refused while one is under way.
     async fn requeue_event(&self, event_id: &str) -> StoreResult<()>;
+
+    // --- audit ------------------------------------------------------------
+    /// Runs every [`audit::CHECKS`] query on one consistent snapshot.
+    async fn audit(&self) -> StoreResult<Vec<audit::CheckOutcome>>;
+
+    /// How many purchases are `processing`, and since when the oldest.
+    async fn fulfilment_backlog(&self) -> StoreResult<Backlog>;
 }

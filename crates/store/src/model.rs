@@ -159,6 +159,10 @@ pub struct Transaction {
     pub submitted: bool,
     pub created_at: String,
     pub completed_at: Option<String>,
+    /// Who it was sent to (`sandbox`, `vtpass`), set when first sent.
+    pub supplier: Option<String>,
+    /// Its reference at that supplier (VTpass: our `request_id`).
+    pub supplier_reference: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -208,6 +212,21 @@ pub struct Finalization {
     pub completed_at_ms: i64,
     /// The exact JSON body the webhook will carry.
     pub event_payload: String,
+    /// A successful purchase the supplier later reversed: it becomes
+    /// `failed` (refunded once, a new webhook) — the one move out of a final
+    /// status. Otherwise only a `processing` transaction changes.
+    pub reversal: bool,
+}
+
+impl Finalization {
+    /// Whether a transaction now `current` takes this finalization.
+    pub fn applies_to(&self, current: TxStatus) -> bool {
+        if self.reversal {
+            current == TxStatus::Successful && self.status == TxStatus::Failed
+        } else {
+            current.can_become(self.status)
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -5,7 +5,7 @@
 
 mod common;
 
-use billpay_domain::{AccountId, Kobo, TxStatus};
+use billpay_domain::{AccountId, KeyId, Kobo, TxStatus};
 use billpay_store::postgres::scratch::ScratchDatabase;
 use billpay_store::*;
 use common::{account, purchase};
@@ -36,6 +36,27 @@ async fn store() -> (Db, SharedStore) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
     (Db::Sqlite(dir), open(&url).await.unwrap())
+}
+
+async fn funded_account(store: &SharedStore, naira: i64) -> (AccountId, KeyId) {
+    let (account, key) = account(store).await;
+    store
+        .credit(account, Kobo::from_naira(naira), "fund")
+        .await
+        .unwrap();
+    (account, key)
+}
+
+/// A finalization whose message and webhook body are the status's name.
+fn finalization(status: TxStatus, reversal: bool) -> Finalization {
+    Finalization {
+        status,
+        message: status.to_string(),
+        result: serde_json::json!({}),
+        completed_at_ms: clock::now_ms(),
+        event_payload: status.to_string(),
+        reversal,
+    }
 }
 
 async fn assert_invariant(store: &SharedStore, account: AccountId) {
@@ -78,11 +99,7 @@ async fn concurrent_credits_with_distinct_and_shared_references() {
 #[tokio::test]
 async fn a_purchase_debits_once_and_a_failure_refunds_once() {
     let (_dir, store) = store().await;
-    let (account, key) = account(&store).await;
-    store
-        .credit(account, Kobo::from_naira(1_000), "fund")
-        .await
-        .unwrap();
+    let (account, key) = funded_account(&store, 1_000).await;
 
     let tx = store
         .place_purchase(purchase(account, key, "ref-00001", 400))
@@ -111,13 +128,7 @@ async fn a_purchase_debits_once_and_a_failure_refunds_once() {
         .unwrap();
     assert_eq!(store.balance(account).await.unwrap(), Kobo::ZERO);
 
-    let failed = || Finalization {
-        status: TxStatus::Failed,
-        message: "failed, refunded".into(),
-        result: serde_json::json!({}),
-        completed_at_ms: clock::now_ms(),
-        event_payload: "{}".into(),
-    };
+    let failed = || finalization(TxStatus::Failed, false);
     assert!(store.finalize(&tx.code, failed()).await.unwrap());
     assert!(
         !store.finalize(&tx.code, failed()).await.unwrap(),
@@ -219,4 +230,58 @@ async fn futures_join<T: Send + 'static>(tasks: Vec<tokio::task::JoinHandle<T>>)
         out.push(t.await.unwrap());
     }
     out
+}
+
+#[tokio::test]
+async fn a_reversal_refunds_a_successful_purchase_once() {
+    let (_dir, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let tx = store
+        .place_purchase(purchase(account, key, "ref-reversed", 300))
+        .await
+        .unwrap();
+    let fin = finalization;
+    assert!(
+        !store
+            .finalize(&tx.code, fin(TxStatus::Failed, true))
+            .await
+            .unwrap(),
+        "only a successful purchase is reversed"
+    );
+    assert!(
+        store
+            .finalize(&tx.code, fin(TxStatus::Successful, false))
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .finalize(&tx.code, fin(TxStatus::Failed, true))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .finalize(&tx.code, fin(TxStatus::Failed, true))
+            .await
+            .unwrap(),
+        "refunded once"
+    );
+    assert_eq!(
+        store.balance(account).await.unwrap(),
+        Kobo::from_naira(1_000)
+    );
+    let events = store
+        .events(EventFilter {
+            account_id: Some(account),
+            limit: 10,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    // One event per transaction, sent again with the new status.
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].payload, "failed");
+    assert_eq!(events[0].status, EventStatus::Pending);
+    assert_invariant(&store, account).await;
 }

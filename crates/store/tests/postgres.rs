@@ -208,6 +208,7 @@ async fn nodes_claim_disjoint_work_and_take_over_expired_leases() {
             result: serde_json::json!({}),
             completed_at_ms: clock::now_ms(),
             event_payload: format!("{{\"code\":\"{}\"}}", tx.code),
+            reversal: false,
         };
         let (a, b) = tokio::join!(
             nodes[0].finalize(&tx.code, fin.clone()),
@@ -341,6 +342,7 @@ async fn answers_match_the_sqlite_backend() {
             result: serde_json::json!({"pin": "1234"}),
             completed_at_ms: clock::now_ms(),
             event_payload: "{}".into(),
+            reversal: false,
         };
         assert!(store.finalize(&tx.code, fin).await.unwrap());
         let events = |key_id| EventFilter {

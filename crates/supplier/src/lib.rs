@@ -1,9 +1,11 @@
 //! The supplier boundary: who actually delivers airtime, tokens and pins.
 //! [`Supplier`] is what the fulfilment worker and the verification endpoints
 //! call; [`sandbox::SandboxSupplier`] is the built-in simulator that is the
-//! default until a real supplier adapter is configured.
+//! default; [`vtpass::VtpassSupplier`] sells through VTpass.
 
+pub mod routing;
 pub mod sandbox;
+pub mod vtpass;
 
 use async_trait::async_trait;
 use billpay_domain::{Kobo, Product};
@@ -19,6 +21,15 @@ pub struct Order {
     pub amount: Kobo,
     /// Product fields: meter_type, quantity, denomination…
     pub details: serde_json::Value,
+    /// VTpass's codes the catalogue names for this provider and plan
+    /// (`vtpass_service_id`, `vtpass_variation_code`); `None`: the defaults.
+    pub vtpass_codes: VtpassCodes,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VtpassCodes {
+    pub service_id: Option<String>,
+    pub variation_code: Option<String>,
 }
 
 /// The supplier's answer about an order.
@@ -60,6 +71,18 @@ pub enum SupplierError {
 
 #[async_trait]
 pub trait Supplier: Send + Sync + 'static {
+    /// Recorded on each transaction it is sent to (`sandbox`, `vtpass`).
+    fn name(&self) -> &'static str;
+    /// The order's reference at this supplier, known before it is sent
+    /// (recorded with the transaction, to find it in the supplier's books).
+    fn reference(&self, _order: &Order) -> Option<String> {
+        None
+    }
+    /// Whether this supplier sells `product` from `provider` at all; a
+    /// purchase it does not sell is refused before any money moves.
+    fn sells(&self, _product: Product, _provider: &str) -> bool {
+        true
+    }
     async fn verify(&self, request: &VerifyRequest) -> Result<Verification, SupplierError>;
     async fn purchase(&self, order: &Order) -> Result<SupplierStatus, SupplierError>;
     /// Status check of an order placed earlier (or possibly never received).

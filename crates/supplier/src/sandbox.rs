@@ -71,6 +71,10 @@ impl SandboxSupplier {
 
 #[async_trait]
 impl Supplier for SandboxSupplier {
+    fn name(&self) -> &'static str {
+        "sandbox"
+    }
+
     async fn verify(&self, request: &VerifyRequest) -> Result<Verification, SupplierError> {
         self.pause().await?;
         Ok(Self::verify_now(request))
@@ -187,6 +191,7 @@ mod tests {
             recipient: recipient.into(),
             amount: Kobo(500_000),
             details: serde_json::json!({"quantity": 2}),
+            vtpass_codes: VtpassCodes::default(),
         }
     }
 

@@ -108,10 +108,7 @@ impl Delivery {
                 latency_ms: 0,
                 response_excerpt: String::new(),
             };
-            return self
-                .store
-                .record_delivery(&event.id, attempt, EventNext::Skipped)
-                .await;
+            return self.record(event, attempt, EventNext::Skipped).await;
         };
         let key = key.expect("url came from the key");
         let secret = match self
@@ -130,10 +127,7 @@ impl Delivery {
                     latency_ms: 0,
                     response_excerpt: String::new(),
                 };
-                return self
-                    .store
-                    .record_delivery(&event.id, attempt, EventNext::Failed)
-                    .await;
+                return self.record(event, attempt, EventNext::Failed).await;
             }
         };
         let outcome = self
@@ -162,6 +156,19 @@ impl Delivery {
             latency_ms: outcome.latency_ms,
             response_excerpt: outcome.response_excerpt,
         };
-        self.store.record_delivery(&event.id, attempt, next).await
+        self.record(event, attempt, next).await
+    }
+
+    /// Records an attempt, counted by its result.
+    async fn record(&self, event: &Event, attempt: NewAttempt, next: EventNext) -> StoreResult<()> {
+        let result = match next {
+            EventNext::Delivered => "delivered",
+            EventNext::RetryAtMs(_) => "retrying",
+            EventNext::Failed => "failed",
+            EventNext::Skipped => "skipped",
+        };
+        self.store.record_delivery(&event.id, attempt, next).await?;
+        metrics::counter!("billpay_webhook_deliveries_total", "result" => result).increment(1);
+        Ok(())
     }
 }

@@ -12,14 +12,24 @@
 
 use crate::claim_loop::{LoopSettings, claim_loop, run_all};
 use billpay_domain::TxStatus;
+use billpay_domain::catalogue::Catalogue;
 use billpay_store::clock::now_ms;
 use billpay_store::{Finalization, SharedStore, StoreResult, Transaction};
-use billpay_supplier::{Order, Supplier, SupplierStatus};
+use billpay_supplier::routing::Routes;
+use billpay_supplier::{Order, Supplier, SupplierStatus, VtpassCodes};
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
+
+pub const DEFAULT_NEEDS_REVIEW_AFTER: Duration = Duration::from_secs(24 * 3600);
+
+/// Whether a purchase still `processing` has been unknown too long: created
+/// before this moment (RFC 3339, compared as text like `created_at`).
+pub fn needs_review_before(bound: Duration) -> String {
+    billpay_store::clock::rfc3339(now_ms() - bound.as_millis() as i64)
+}
 
 #[derive(Debug, Clone)]
 pub struct FulfilmentSettings {
@@ -34,6 +44,10 @@ pub struct FulfilmentSettings {
     pub concurrency: usize,
     /// Requery delays after each unknown or pending answer (the last repeats).
     pub requery_backoff: Vec<Duration>,
+    /// Unknown for longer than this, a purchase needs the operator's review
+    /// (`billpay transaction list --needs-review`); it is still requeried and
+    /// never refunded on a guess.
+    pub needs_review_after: Duration,
 }
 
 impl Default for FulfilmentSettings {
@@ -45,6 +59,7 @@ impl Default for FulfilmentSettings {
             requery_backoff: [1, 5, 15, 30, 60, 120, 300]
                 .map(Duration::from_secs)
                 .to_vec(),
+            needs_review_after: DEFAULT_NEEDS_REVIEW_AFTER,
         }
     }
 }
@@ -52,20 +67,18 @@ impl Default for FulfilmentSettings {
 #[derive(Clone)]
 pub struct Fulfilment {
     store: SharedStore,
-    supplier: Arc<dyn Supplier>,
+    routes: Arc<Routes>,
     settings: Arc<FulfilmentSettings>,
+    catalogue: Arc<CatalogueCache>,
 }
 
 impl Fulfilment {
-    pub fn new(
-        store: SharedStore,
-        supplier: Arc<dyn Supplier>,
-        settings: FulfilmentSettings,
-    ) -> Self {
+    pub fn new(store: SharedStore, routes: Arc<Routes>, settings: FulfilmentSettings) -> Self {
         Self {
             store,
-            supplier,
+            routes,
             settings: Arc::new(settings),
+            catalogue: Arc::default(),
         }
     }
 
@@ -132,41 +145,63 @@ impl Fulfilment {
     }
 
     async fn try_process(&self, tx: &Transaction) -> StoreResult<()> {
-        let order = Order {
-            reference_code: tx.code.clone(),
-            product: tx.product,
-            provider: tx.provider.clone(),
-            recipient: tx.recipient.clone(),
-            amount: tx.amount,
-            details: tx.details.clone(),
+        let order = order_of(tx, &*self.catalogue.get(&self.store).await?);
+        let chain = self.routes.chain(tx.product, &tx.provider);
+        // Sent already: ask that supplier again (rows from before suppliers
+        // were recorded went to the only one there was). Not yet: the first.
+        let sent_to = match (tx.submitted, tx.supplier.as_deref()) {
+            (false, _) => None,
+            (true, Some(name)) => Some(self.routes.by_name(name)),
+            (true, None) => Some(chain.first().copied()),
         };
+        let supplier = match sent_to {
+            Some(Some(supplier)) => supplier,
+            Some(None) => {
+                // Never elsewhere: it may have been bought there.
+                tracing::error!(code = %tx.code, supplier = ?tx.supplier, "sent to a supplier that is no longer configured");
+                return self
+                    .requery_later(tx, "its supplier is not configured")
+                    .await;
+            }
+            None => {
+                let Some(first) = chain.first().copied() else {
+                    return self.fail(tx, "this product is not sold now", false).await;
+                };
+                self.send(tx, first, &order).await?;
+                first
+            }
+        };
+        let mut next = chain
+            .iter()
+            .position(|s| s.name() == supplier.name())
+            .map_or(chain.len(), |i| i + 1);
         let mut answer = if tx.submitted {
-            self.ask(self.supplier.requery(&order)).await
+            self.ask(supplier.name(), "requery", supplier.requery(&order))
+                .await
         } else {
-            self.store.mark_submitted(&tx.code).await?;
-            self.ask(self.supplier.purchase(&order)).await
+            self.ask(supplier.name(), "purchase", supplier.purchase(&order))
+                .await
         };
         if answer == Ok(SupplierStatus::Unknown) {
             // The supplier never received it (we crashed before it arrived): buy now.
-            answer = self.ask(self.supplier.purchase(&order)).await;
+            answer = self
+                .ask(supplier.name(), "purchase", supplier.purchase(&order))
+                .await;
+        }
+        // Fail over only on a definite failure: that supplier kept nothing.
+        let mut current = supplier;
+        while let (Ok(SupplierStatus::Failed { reason }), Some(other)) = (&answer, chain.get(next))
+        {
+            tracing::warn!(code = %tx.code, from = current.name(), to = other.name(), reason, "failing over to the next supplier");
+            self.send(tx, other, &order).await?;
+            answer = self
+                .ask(other.name(), "purchase", other.purchase(&order))
+                .await;
+            (current, next) = (other, next + 1);
         }
         match answer {
-            Ok(SupplierStatus::Delivered { result }) => {
-                self.finish(
-                    tx,
-                    TxStatus::Successful,
-                    "Transaction successful".into(),
-                    result,
-                )
-                .await
-            }
-            Ok(SupplierStatus::Failed { reason }) => {
-                let message = format!(
-                    "Transaction failed: {reason}. Your wallet has been refunded {} Naira.",
-                    tx.amount
-                );
-                self.finish(tx, TxStatus::Failed, message, json!({})).await
-            }
+            Ok(SupplierStatus::Delivered { result }) => self.succeed(tx, result).await,
+            Ok(SupplierStatus::Failed { reason }) => self.fail(tx, &reason, false).await,
             Ok(SupplierStatus::Pending | SupplierStatus::Unknown) => {
                 self.requery_later(tx, "supplier pending").await
             }
@@ -174,44 +209,230 @@ impl Fulfilment {
         }
     }
 
+    /// The supplier says something happened to `code` (a callback): never
+    /// trusted alone, it makes us requery now. A final answer for a
+    /// processing purchase is recorded (as the worker would); a successful
+    /// one the supplier now reports failed or reversed is refunded once and
+    /// its webhook sent again. Never buys; anything unclear changes nothing.
+    pub async fn recheck(&self, code: &str) -> StoreResult<()> {
+        let lookup = billpay_store::TxLookup::Code(code.to_owned());
+        let Some(tx) = self.store.transaction(None, lookup).await? else {
+            return Ok(());
+        };
+        let supplier = tx.supplier.as_deref().and_then(|s| self.routes.by_name(s));
+        let Some(supplier) = supplier.filter(|_| tx.status != TxStatus::Failed) else {
+            return Ok(());
+        };
+        let order = order_of(&tx, &*self.catalogue.get(&self.store).await?);
+        let answer = self
+            .ask(supplier.name(), "requery", supplier.requery(&order))
+            .await;
+        tracing::info!(code, status = %tx.status, answer = ?answer.as_ref().map(std::mem::discriminant), "rechecked after a supplier callback");
+        match (tx.status, answer) {
+            (TxStatus::Processing, Ok(SupplierStatus::Delivered { result })) => {
+                self.succeed(&tx, result).await
+            }
+            (TxStatus::Processing, Ok(SupplierStatus::Failed { reason })) => {
+                self.fail(&tx, &reason, false).await
+            }
+            (TxStatus::Successful, Ok(SupplierStatus::Failed { reason })) => {
+                tracing::warn!(
+                    code,
+                    "the supplier reversed a successful purchase: refunding"
+                );
+                self.fail(&tx, &reason, true).await
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Records, durably, that `tx` goes to `supplier` before it is sent: after
+    /// a crash it is requeried there, never bought again elsewhere.
+    async fn send(
+        &self,
+        tx: &Transaction,
+        supplier: &Arc<dyn Supplier>,
+        order: &Order,
+    ) -> StoreResult<()> {
+        let reference = supplier.reference(order);
+        self.store
+            .mark_submitted(&tx.code, supplier.name(), reference.as_deref())
+            .await
+    }
+
+    async fn succeed(&self, tx: &Transaction, result: Value) -> StoreResult<()> {
+        self.finish(tx, settle(tx, Outcome::Successful(result)))
+            .await
+    }
+
+    async fn fail(&self, tx: &Transaction, reason: &str, reversal: bool) -> StoreResult<()> {
+        let outcome = if reversal {
+            Outcome::Reversed(reason)
+        } else {
+            Outcome::Failed(reason)
+        };
+        self.finish(tx, settle(tx, outcome)).await
+    }
+
+    /// One supplier call (every call of the worker goes through here, so
+    /// every supplier gets its latency and outcome measured).
     async fn ask(
         &self,
+        supplier: &'static str,
+        operation: &'static str,
         call: impl Future<Output = Result<SupplierStatus, billpay_supplier::SupplierError>>,
     ) -> Result<SupplierStatus, String> {
-        match tokio::time::timeout(self.settings.supplier_timeout, call).await {
-            Ok(Ok(status)) => Ok(status),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err("supplier timed out".into()),
-        }
+        let started = std::time::Instant::now();
+        let (outcome, answer) =
+            match tokio::time::timeout(self.settings.supplier_timeout, call).await {
+                Ok(Ok(status)) => (supplier_outcome(&status), Ok(status)),
+                Ok(Err(e)) => ("unavailable", Err(e.to_string())),
+                Err(_) => ("timeout", Err("supplier timed out".into())),
+            };
+        let labels = [
+            ("supplier", supplier),
+            ("operation", operation),
+            ("outcome", outcome),
+        ];
+        metrics::counter!("billpay_supplier_calls_total", &labels).increment(1);
+        metrics::histogram!("billpay_supplier_call_duration_seconds", &labels)
+            .record(started.elapsed().as_secs_f64());
+        answer
     }
 
     async fn requery_later(&self, tx: &Transaction, note: &str) -> StoreResult<()> {
         let backoff = &self.settings.requery_backoff;
         let delay = backoff[(tx.attempts as usize).min(backoff.len() - 1)];
-        tracing::info!(code = %tx.code, note, ?delay, "outcome not final; requery later");
+        if tx.created_at < needs_review_before(self.settings.needs_review_after) {
+            tracing::warn!(code = %tx.code, created_at = %tx.created_at, note, "outcome still unknown: needs the operator's review (billpay transaction list --needs-review)");
+        } else {
+            tracing::info!(code = %tx.code, note, ?delay, "outcome not final; requery later");
+        }
         self.store.reschedule(&tx.code, delay, note).await
     }
 
     async fn finish(
         &self,
         tx: &Transaction,
-        status: TxStatus,
-        message: String,
-        result: Value,
+        (code, fin): (String, Finalization),
     ) -> StoreResult<()> {
-        let completed_at_ms = now_ms();
-        let payload = webhook_payload(tx, status, &message, &result, completed_at_ms);
-        let fin = Finalization {
-            status,
-            message,
-            result,
-            completed_at_ms,
-            event_payload: payload,
+        let status = if fin.reversal {
+            "reversed"
+        } else {
+            fin.status.as_str()
         };
-        if !self.store.finalize(&tx.code, fin).await? {
-            tracing::warn!(code = %tx.code, "already final; nothing changed");
+        if self.store.finalize(&code, fin).await? {
+            let labels = [("product", tx.product.service()), ("status", status)];
+            metrics::counter!("billpay_purchases_total", &labels).increment(1);
+        } else {
+            tracing::warn!(code, "already final; nothing changed");
         }
         Ok(())
+    }
+}
+
+/// How a purchase ends.
+pub enum Outcome<'a> {
+    /// Delivered; what the supplier delivered.
+    Successful(Value),
+    /// Definitely not delivered, with the reason told to the customer: refunded.
+    Failed(&'a str),
+    /// Delivered, then reversed by the supplier: refunded.
+    Reversed(&'a str),
+}
+
+/// The finalization (status, message, webhook body) of `tx` for an outcome:
+/// what the worker records, and the operator's `transaction resolve`.
+pub fn settle(tx: &Transaction, outcome: Outcome) -> (String, Finalization) {
+    let (status, message, result, reversal) = match outcome {
+        Outcome::Successful(result) => (
+            TxStatus::Successful,
+            "Transaction successful".to_owned(),
+            result,
+            false,
+        ),
+        Outcome::Failed(reason) | Outcome::Reversed(reason) => (
+            TxStatus::Failed,
+            format!(
+                "Transaction failed: {reason}. Your wallet has been refunded {} Naira.",
+                tx.amount
+            ),
+            json!({}),
+            matches!(outcome, Outcome::Reversed(_)),
+        ),
+    };
+    let completed_at_ms = now_ms();
+    let fin = Finalization {
+        event_payload: webhook_payload(tx, status, &message, &result, completed_at_ms),
+        status,
+        message,
+        result,
+        completed_at_ms,
+        reversal,
+    };
+    (tx.code.clone(), fin)
+}
+
+fn supplier_outcome(status: &SupplierStatus) -> &'static str {
+    match status {
+        SupplierStatus::Delivered { .. } => "delivered",
+        SupplierStatus::Failed { .. } => "failed",
+        SupplierStatus::Pending => "pending",
+        SupplierStatus::Unknown => "unknown",
+    }
+}
+
+fn order_of(tx: &Transaction, catalogue: &Catalogue) -> Order {
+    let provider = catalogue.providers.iter().find(|p| p.slug == tx.provider);
+    let plan = |plan_id: &str| {
+        let data = catalogue
+            .data_plans
+            .iter()
+            .find(|p| p.provider == tx.provider && p.plan_id == plan_id);
+        let cable = catalogue
+            .cable_plans
+            .iter()
+            .find(|p| p.provider == tx.provider && p.plan_id == plan_id);
+        data.and_then(|p| p.vtpass_variation_code.clone())
+            .or_else(|| cable.and_then(|p| p.vtpass_variation_code.clone()))
+    };
+    Order {
+        reference_code: tx.code.clone(),
+        product: tx.product,
+        provider: tx.provider.clone(),
+        recipient: tx.recipient.clone(),
+        amount: tx.amount,
+        details: tx.details.clone(),
+        vtpass_codes: VtpassCodes {
+            service_id: provider.and_then(|p| p.vtpass_service_id.clone()),
+            variation_code: tx.plan_id.as_deref().and_then(plan),
+        },
+    }
+}
+
+/// The catalogue (for the supplier codes it names), re-read when its
+/// version changed, checked at most once a second.
+#[derive(Default)]
+struct CatalogueCache {
+    cached: tokio::sync::Mutex<Option<(std::time::Instant, i64, Arc<Catalogue>)>>,
+}
+
+impl CatalogueCache {
+    async fn get(&self, store: &SharedStore) -> StoreResult<Arc<Catalogue>> {
+        let mut cached = self.cached.lock().await;
+        if let Some((checked, version, catalogue)) = cached.as_mut() {
+            if checked.elapsed() < Duration::from_secs(1) {
+                return Ok(catalogue.clone());
+            }
+            if store.catalogue_version().await? == *version {
+                *checked = std::time::Instant::now();
+                return Ok(catalogue.clone());
+            }
+        }
+        let (version, catalogue) = store.catalogue().await?;
+        let catalogue = Arc::new(catalogue);
+        *cached = Some((std::time::Instant::now(), version, catalogue.clone()));
+        Ok(catalogue)
     }
 }
 

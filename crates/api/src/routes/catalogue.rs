@@ -1,13 +1,13 @@
 //! Catalogue listings: providers, data categories and plans, cable plans,
 //! e-pin denominations. Filters take a provider's UUID or slug.
 
-use crate::envelope::ok;
-use crate::error::{ApiError, ApiResult};
+use crate::envelope::{Envelope, Reply, ok};
+use crate::error::ApiError;
 use crate::extract::ApiQuery;
 use crate::state::AppState;
+use axum::Router;
 use axum::extract::{Path, State};
 use axum::routing::get;
-use axum::{Json, Router};
 use billpay_domain::catalogue::{Catalogue, Provider};
 use billpay_domain::{Kobo, Product};
 use serde::{Deserialize, Serialize};
@@ -81,6 +81,7 @@ pub struct DenominationOut {
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ProviderFilter {
     /// Provider UUID or slug.
     pub provider: Option<String>,
@@ -107,21 +108,22 @@ fn matches(filter: &Option<Option<String>>, slug: &str) -> bool {
 
 /// All providers.
 #[utoipa::path(get, path = "/v1/providers", tag = "catalogue",
-    responses((status = 200, body = [ProviderOut])))]
-pub async fn providers(State(state): State<AppState>) -> ApiResult<Json<serde_json::Value>> {
+    responses((status = 200, body = Envelope<Vec<ProviderOut>>)))]
+pub async fn providers(State(state): State<AppState>) -> Reply<Vec<ProviderOut>> {
     let catalogue = state.catalogue.get().await?;
     let list: Vec<ProviderOut> = catalogue.providers.iter().map(ProviderOut::from).collect();
-    Ok(ok(list))
+    ok(list)
 }
 
 /// Providers offering a service: airtime, data, cable, electricity, education, epin or betting.
 #[utoipa::path(get, path = "/v1/providers/{service}", tag = "catalogue",
-    params(("service" = String, Path, description = "airtime, data, cable, electricity, education, epin or betting")),
-    responses((status = 200, body = [ProviderOut]), (status = 404, description = "Unknown service")))]
+    params(("service" = String, Path, description = "airtime, data, cable, electricity, education, epin or betting",
+        example = "airtime", pattern = "^(airtime|data|cable|electricity|education|epin|betting)$")),
+    responses((status = 200, body = Envelope<Vec<ProviderOut>>), (status = 404, description = "Unknown service")))]
 pub async fn providers_by_service(
     State(state): State<AppState>,
     Path(service): Path<String>,
-) -> ApiResult<Json<serde_json::Value>> {
+) -> Reply<Vec<ProviderOut>> {
     let product: Product = service
         .parse()
         .map_err(|_| ApiError::NotFound(format!("Unknown service type '{service}'")))?;
@@ -132,16 +134,16 @@ pub async fn providers_by_service(
         .filter(|p| p.services.contains(&product))
         .map(ProviderOut::from)
         .collect();
-    Ok(ok(list))
+    ok(list)
 }
 
 /// Data plan categories (SME, gifting, corporate gifting…).
 #[utoipa::path(get, path = "/v1/data-plans/categories", tag = "catalogue", params(ProviderFilter),
-    responses((status = 200, body = [CategoryOut])))]
+    responses((status = 200, body = Envelope<Vec<CategoryOut>>)))]
 pub async fn data_categories(
     State(state): State<AppState>,
     ApiQuery(filter): ApiQuery<ProviderFilter>,
-) -> ApiResult<Json<serde_json::Value>> {
+) -> Reply<Vec<CategoryOut>> {
     let catalogue = state.catalogue.get().await?;
     let provider = provider_slug(&catalogue, &filter.provider);
     let list: Vec<CategoryOut> = catalogue
@@ -154,16 +156,16 @@ pub async fn data_categories(
             provider: c.provider.clone(),
         })
         .collect();
-    Ok(ok(list))
+    ok(list)
 }
 
 /// Active data plans (v1.1: `duration` in days, `name` without validity).
 #[utoipa::path(get, path = "/v1/data-plans", tag = "catalogue", params(ProviderFilter),
-    responses((status = 200, body = [PlanOut])))]
+    responses((status = 200, body = Envelope<Vec<PlanOut>>)))]
 pub async fn data_plans(
     State(state): State<AppState>,
     ApiQuery(filter): ApiQuery<ProviderFilter>,
-) -> ApiResult<Json<serde_json::Value>> {
+) -> Reply<Vec<PlanOut>> {
     let catalogue = state.catalogue.get().await?;
     let provider = provider_slug(&catalogue, &filter.provider);
     let list: Vec<PlanOut> = catalogue
@@ -180,16 +182,16 @@ pub async fn data_plans(
             provider: p.provider.clone(),
         })
         .collect();
-    Ok(ok(list))
+    ok(list)
 }
 
 /// Active cable TV plans.
 #[utoipa::path(get, path = "/v1/cable-plans", tag = "catalogue", params(ProviderFilter),
-    responses((status = 200, body = [PlanOut])))]
+    responses((status = 200, body = Envelope<Vec<PlanOut>>)))]
 pub async fn cable_plans(
     State(state): State<AppState>,
     ApiQuery(filter): ApiQuery<ProviderFilter>,
-) -> ApiResult<Json<serde_json::Value>> {
+) -> Reply<Vec<PlanOut>> {
     let catalogue = state.catalogue.get().await?;
     let provider = provider_slug(&catalogue, &filter.provider);
     let list: Vec<PlanOut> = catalogue
@@ -205,16 +207,16 @@ pub async fn cable_plans(
             provider: p.provider.clone(),
         })
         .collect();
-    Ok(ok(list))
+    ok(list)
 }
 
 /// Recharge e-pin denominations.
 #[utoipa::path(get, path = "/v1/recharge-pins/denominations", tag = "catalogue", params(ProviderFilter),
-    responses((status = 200, body = [DenominationOut])))]
+    responses((status = 200, body = Envelope<Vec<DenominationOut>>)))]
 pub async fn epin_denominations(
     State(state): State<AppState>,
     ApiQuery(filter): ApiQuery<ProviderFilter>,
-) -> ApiResult<Json<serde_json::Value>> {
+) -> Reply<Vec<DenominationOut>> {
     let catalogue = state.catalogue.get().await?;
     let provider = provider_slug(&catalogue, &filter.provider);
     let list: Vec<DenominationOut> = catalogue
@@ -226,5 +228,5 @@ pub async fn epin_denominations(
             denomination: d.denomination,
         })
         .collect();
-    Ok(ok(list))
+    ok(list)
 }

@@ -1,18 +1,21 @@
 //! `GET /v1/transaction/status` and `GET /v1/epin/batch`. Another account's
 //! transaction is indistinguishable from a missing one (404).
 
-use crate::envelope::ok;
+use crate::envelope::{Envelope, Reply, ok};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiQuery, Caller};
+use crate::routes::purchases::{OrderDetails, ProductLabel};
 use crate::state::AppState;
+use axum::Router;
 use axum::extract::State;
 use axum::routing::get;
-use axum::{Json, Router};
-use billpay_domain::{Product, TxStatus};
+use billpay_domain::{Kobo, Product, TxStatus};
 use billpay_store::{Transaction, TxLookup};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use utoipa::{IntoParams, ToSchema};
+use serde_json::Value;
+use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{AnyOfBuilder, ObjectBuilder, Schema, Type};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -20,42 +23,81 @@ pub fn router() -> Router<AppState> {
         .route("/epin/batch", get(epin_batch))
 }
 
-#[derive(Deserialize, IntoParams)]
+#[derive(Deserialize)]
 pub struct StatusQuery {
-    /// The service's reference (from the accepted response or webhook).
     pub reference_code: Option<String>,
-    /// Or the client's own reference.
     pub reference: Option<String>,
 }
 
-#[derive(Deserialize, IntoParams)]
+#[derive(Deserialize)]
 pub struct BatchQuery {
     pub batch_id: Option<String>,
 }
+
+/// The status lookup's query: `reference_code` or `reference`, at least one.
+/// OpenAPI states such an either-or as one exploded object parameter whose
+/// schema is an `anyOf`.
+pub struct StatusLookup;
+
+impl utoipa::PartialSchema for StatusLookup {
+    fn schema() -> RefOr<Schema> {
+        let by = |field: &str, description: &str| {
+            ObjectBuilder::new()
+                .property(
+                    field,
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .min_length(Some(1)),
+                )
+                .required(field)
+                .description(Some(description))
+        };
+        AnyOfBuilder::new()
+            .item(by(
+                "reference_code",
+                "The service's reference (from the accepted response or webhook)",
+            ))
+            .item(by("reference", "Your own reference"))
+            .into()
+    }
+}
+
+impl ToSchema for StatusLookup {}
 
 #[derive(Serialize, ToSchema)]
 pub struct TransactionStatusOut {
     pub reference_code: String,
     pub reference: String,
-    pub event: String,
+    #[schema(example = "electricity.purchase")]
+    pub event: &'static str,
     /// processing, successful or failed.
-    pub status: String,
+    #[schema(value_type = String, example = "successful")]
+    pub status: TxStatus,
     pub message: String,
-    pub amount: f64,
+    #[schema(value_type = f64)]
+    pub amount: Kobo,
     pub recipient: String,
-    pub plan: Option<String>,
-    pub item: Option<String>,
+    #[serde(flatten)]
+    pub label: ProductLabel,
     /// Electricity token or exam pins, once generated.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pin: Option<String>,
+    /// Electricity: units of the token, once generated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub units: Option<Value>,
     /// E-pins only.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub batch_id: Option<String>,
-    pub balance_before: f64,
-    pub balance_after: f64,
+    #[schema(value_type = f64)]
+    pub balance_before: Kobo,
+    #[schema(value_type = f64)]
+    pub balance_after: Kobo,
     pub created_at: String,
+    /// Null while processing.
     pub completed_at: Option<String>,
 }
 
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, Deserialize, ToSchema)]
 pub struct EpinOut {
     pub serial: String,
     pub pin: String,
@@ -66,52 +108,60 @@ pub struct EpinOut {
 #[derive(Serialize, ToSchema)]
 pub struct EpinBatchOut {
     pub batch_id: String,
-    pub status: String,
+    #[schema(value_type = String, example = "successful")]
+    pub status: TxStatus,
     pub provider: String,
-    pub denomination: f64,
-    pub quantity: u32,
+    #[schema(value_type = f64)]
+    pub denomination: Kobo,
+    pub quantity: i64,
     /// Empty until the batch is successful.
     pub pins: Vec<EpinOut>,
 }
 
 /// The status record of a transaction (contract "Transaction status").
-pub fn status_view(tx: &Transaction) -> Value {
-    let mut data = json!({
-        "reference_code": tx.code,
-        "reference": tx.reference,
-        "event": tx.product.event(),
-        "status": tx.status,
-        "message": tx.message,
-        "amount": tx.amount,
-        "recipient": tx.recipient,
-        "balance_before": tx.balance_before,
-        "balance_after": tx.balance_after,
-        "created_at": tx.created_at,
-        "completed_at": tx.completed_at,
-    });
-    data[tx.product.label_field()] = json!(tx.label);
-    if tx.product.delivers_pin() {
-        data["pin"] = tx.result.get("pin").cloned().unwrap_or(Value::Null);
+pub fn status_view(tx: Transaction) -> TransactionStatusOut {
+    let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
+    let pin = match tx.product.delivers_pin() {
+        true => text(tx.result.get("pin")),
+        false => None,
+    };
+    let units = match tx.product {
+        Product::Electricity => tx.result.get("units").cloned(),
+        _ => None,
+    };
+    let batch_id = match tx.product {
+        Product::Epin => text(tx.details.get("batch_id")),
+        _ => None,
+    };
+    TransactionStatusOut {
+        event: tx.product.event(),
+        label: ProductLabel::new(tx.product, tx.label),
+        reference_code: tx.code,
+        reference: tx.reference,
+        status: tx.status,
+        message: tx.message,
+        amount: tx.amount,
+        recipient: tx.recipient,
+        pin,
+        units,
+        batch_id,
+        balance_before: tx.balance_before,
+        balance_after: tx.balance_after,
+        created_at: tx.created_at,
+        completed_at: tx.completed_at,
     }
-    if tx.product == Product::Electricity
-        && let Some(units) = tx.result.get("units")
-    {
-        data["units"] = units.clone();
-    }
-    if tx.product == Product::Epin {
-        data["batch_id"] = tx.details.get("batch_id").cloned().unwrap_or(Value::Null);
-    }
-    data
 }
 
 /// Status of a purchase by `reference_code` (or the client's `reference`).
-#[utoipa::path(get, path = "/v1/transaction/status", tag = "transactions", params(StatusQuery),
-    responses((status = 200, body = TransactionStatusOut), (status = 404, description = "not_found"), (status = 422, description = "validation_error")))]
+#[utoipa::path(get, path = "/v1/transaction/status", tag = "transactions",
+    params(("lookup" = StatusLookup, Query, style = Form, explode,
+        description = "`reference_code` (the service's) or `reference` (yours)")),
+    responses((status = 200, body = Envelope<TransactionStatusOut>), (status = 404, description = "not_found")))]
 pub async fn status(
     State(state): State<AppState>,
     caller: Caller,
     ApiQuery(query): ApiQuery<StatusQuery>,
-) -> ApiResult<Json<Value>> {
+) -> Reply<TransactionStatusOut> {
     let lookup = match (query.reference_code, query.reference) {
         (Some(code), _) if !code.is_empty() => TxLookup::Code(code),
         (_, Some(reference)) if !reference.is_empty() => TxLookup::Reference(reference),
@@ -126,17 +176,18 @@ pub async fn status(
         .transaction(Some(caller.account_id), lookup)
         .await?
         .ok_or_else(|| ApiError::NotFound("Transaction not found".into()))?;
-    Ok(ok(status_view(&tx)))
+    ok(status_view(tx))
 }
 
 /// The e-pins of a batch (empty until the batch is successful).
-#[utoipa::path(get, path = "/v1/epin/batch", tag = "transactions", params(BatchQuery),
-    responses((status = 200, body = EpinBatchOut), (status = 404, description = "not_found"), (status = 422, description = "validation_error")))]
+#[utoipa::path(get, path = "/v1/epin/batch", tag = "transactions",
+    params(("batch_id" = String, Query, min_length = 1, description = "From the accepted e-pin purchase")),
+    responses((status = 200, body = Envelope<EpinBatchOut>), (status = 404, description = "not_found")))]
 pub async fn epin_batch(
     State(state): State<AppState>,
     caller: Caller,
     ApiQuery(query): ApiQuery<BatchQuery>,
-) -> ApiResult<Json<Value>> {
+) -> Reply<EpinBatchOut> {
     let batch_id = query
         .batch_id
         .filter(|b| !b.is_empty())
@@ -146,16 +197,22 @@ pub async fn epin_batch(
         .transaction(Some(caller.account_id), TxLookup::BatchId(batch_id))
         .await?
         .ok_or_else(|| ApiError::NotFound("Batch not found".into()))?;
-    let pins = match tx.status {
-        TxStatus::Successful => tx.result.get("pins").cloned().unwrap_or(json!([])),
-        _ => json!([]),
+    ok(batch_view(tx)?)
+}
+
+fn batch_view(tx: Transaction) -> ApiResult<EpinBatchOut> {
+    let stored = |e: serde_json::Error| ApiError::Internal(format!("stored e-pin batch: {e}"));
+    let details: OrderDetails = serde_json::from_value(tx.details).map_err(stored)?;
+    let pins = match (tx.status, tx.result.get("pins")) {
+        (TxStatus::Successful, Some(pins)) => Vec::deserialize(pins).map_err(stored)?,
+        _ => Vec::new(),
     };
-    Ok(ok(json!({
-        "batch_id": tx.details.get("batch_id"),
-        "status": tx.status,
-        "provider": tx.provider,
-        "denomination": tx.details.get("denomination"),
-        "quantity": tx.details.get("quantity"),
-        "pins": pins,
-    })))
+    Ok(EpinBatchOut {
+        batch_id: details.batch_id.unwrap_or_default(),
+        status: tx.status,
+        provider: tx.provider,
+        denomination: details.denomination.unwrap_or_default(),
+        quantity: details.quantity.unwrap_or_default(),
+        pins,
+    })
 }

@@ -2,19 +2,19 @@
 //! that call the supplier inline; their `/test` twins answer from the sandbox
 //! rules without calling anyone.
 
-use crate::envelope::ok;
-use crate::error::{ApiError, ApiResult};
+use crate::envelope::{Envelope, Reply, ok};
+use crate::error::ApiError;
 use crate::extract::{ApiJson, Caller};
-use crate::routes::purchases::{Mode, customer_id, digits, meter_type};
+use crate::routes::purchases::{Mode, customer_id, digits, meter_type, whole_number};
+use crate::schema;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::routing::post;
-use axum::{Extension, Json, Router};
+use axum::{Extension, Router};
 use billpay_domain::Product;
 use billpay_supplier::sandbox::SandboxSupplier;
 use billpay_supplier::{Verification, VerifyRequest};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 use std::time::Duration;
 use utoipa::ToSchema;
 
@@ -30,38 +30,60 @@ pub fn router(mode: Mode) -> Router<AppState> {
 }
 
 #[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"provider_id": "dstv", "smartcard_number": "7012345678"}))]
 pub struct CableVerifyIn {
+    #[schema(schema_with = schema::provider_id)]
     pub provider_id: String,
     /// 6 to 20 digits.
+    #[schema(pattern = "^[0-9]{6,20}$", min_length = 6, max_length = 20)]
     pub smartcard_number: String,
 }
 
 #[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"provider_id": "ikeja-electric", "meter_number": "45012345678", "meter_type": 1}))]
 pub struct ElectricityVerifyIn {
+    #[schema(schema_with = schema::provider_id)]
     pub provider_id: String,
     /// 1 to 20 digits.
+    #[schema(pattern = "^[0-9]{1,20}$", min_length = 1, max_length = 20)]
     pub meter_number: String,
     /// 1 prepaid, 2 postpaid.
+    #[serde(deserialize_with = "whole_number")]
+    #[schema(minimum = 1, maximum = 2)]
     pub meter_type: u8,
 }
 
 #[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"provider_id": "bet9ja", "customer_id": "1234567"}))]
 pub struct BetVerifyIn {
+    #[schema(schema_with = schema::provider_id)]
     pub provider_id: String,
-    /// 1 to 40 characters.
+    #[schema(schema_with = schema::customer_id)]
     pub customer_id: String,
 }
 
 /// `data` of a verification; the number verified is under its own field name.
-#[derive(Serialize, ToSchema)]
+#[derive(Default, Serialize, ToSchema)]
 pub struct VerificationOut {
     pub customer_name: String,
     pub provider: String,
+    /// Cable only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smartcard_number: Option<String>,
     /// Electricity only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meter_number: Option<String>,
+    /// Betting only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub customer_id: Option<String>,
+    /// Electricity only.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
     /// Electricity only.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub meter_type: Option<u8>,
     /// Test calls only.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub test_mode: Option<bool>,
 }
 
@@ -69,9 +91,8 @@ async fn run(
     state: &AppState,
     mode: Mode,
     request: VerifyRequest,
-    number_field: &'static str,
     what: &'static str,
-) -> ApiResult<Json<Value>> {
+) -> Reply<VerificationOut> {
     let answer = match mode {
         Mode::Test => SandboxSupplier::verify_now(&request),
         Mode::Live => tokio::time::timeout(SUPPLIER_TIMEOUT, state.supplier.verify(&request))
@@ -89,26 +110,34 @@ async fn run(
     else {
         return Err(ApiError::CustomerNotFound(what));
     };
-    let mut data = json!({ "customer_name": customer_name, number_field: request.number, "provider": request.provider });
-    if let Some(meter_type) = request.meter_type {
-        data["meter_type"] = json!(meter_type);
-        data["address"] = json!(address);
+    let number = Some(request.number);
+    let mut data = VerificationOut {
+        customer_name,
+        provider: request.provider,
+        test_mode: (mode == Mode::Test).then_some(true),
+        ..Default::default()
+    };
+    match request.product {
+        Product::Electricity => {
+            data.meter_number = number;
+            data.meter_type = request.meter_type;
+            data.address = address;
+        }
+        Product::Cable => data.smartcard_number = number,
+        _ => data.customer_id = number,
     }
-    if mode == Mode::Test {
-        data["test_mode"] = json!(true);
-    }
-    Ok(ok(data))
+    ok(data)
 }
 
 /// Verify a cable TV smartcard.
-#[utoipa::path(post, path = "/v1/cable/verify", tag = "verification", request_body = CableVerifyIn,
-    responses((status = 200, body = VerificationOut), (status = 422, description = "validation_error, invalid_provider, customer_not_found"), (status = 503, description = "supplier_unavailable")))]
+#[utoipa::path(post, path = "/v1/cable/verify", tag = "verification", operation_id = "verify_cable", request_body = CableVerifyIn,
+    responses((status = 200, body = Envelope<VerificationOut>), (status = 422, description = "validation_error, invalid_provider, customer_not_found"), (status = 503, description = "supplier_unavailable")))]
 pub async fn cable(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
     _caller: Caller,
     ApiJson { value: req, .. }: ApiJson<CableVerifyIn>,
-) -> ApiResult<Json<Value>> {
+) -> Reply<VerificationOut> {
     let number = digits("smartcard_number", &req.smartcard_number, 6, 20)?;
     let catalogue = state.catalogue.get().await?;
     let provider = catalogue.provider_for(&req.provider_id, Product::Cable)?;
@@ -118,18 +147,18 @@ pub async fn cable(
         number,
         meter_type: None,
     };
-    run(&state, mode, request, "smartcard_number", "smartcard").await
+    run(&state, mode, request, "smartcard").await
 }
 
 /// Verify an electricity meter.
-#[utoipa::path(post, path = "/v1/electricity/verify", tag = "verification", request_body = ElectricityVerifyIn,
-    responses((status = 200, body = VerificationOut), (status = 422, description = "validation_error, invalid_provider, customer_not_found"), (status = 503, description = "supplier_unavailable")))]
+#[utoipa::path(post, path = "/v1/electricity/verify", tag = "verification", operation_id = "verify_electricity", request_body = ElectricityVerifyIn,
+    responses((status = 200, body = Envelope<VerificationOut>), (status = 422, description = "validation_error, invalid_provider, customer_not_found"), (status = 503, description = "supplier_unavailable")))]
 pub async fn electricity(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
     _caller: Caller,
     ApiJson { value: req, .. }: ApiJson<ElectricityVerifyIn>,
-) -> ApiResult<Json<Value>> {
+) -> Reply<VerificationOut> {
     let number = digits("meter_number", &req.meter_number, 1, 20)?;
     let meter_type = meter_type(req.meter_type)?;
     let catalogue = state.catalogue.get().await?;
@@ -140,18 +169,18 @@ pub async fn electricity(
         number,
         meter_type: Some(meter_type),
     };
-    run(&state, mode, request, "meter_number", "meter").await
+    run(&state, mode, request, "meter").await
 }
 
 /// Verify a betting account.
-#[utoipa::path(post, path = "/v1/bet/verify", tag = "verification", request_body = BetVerifyIn,
-    responses((status = 200, body = VerificationOut), (status = 422, description = "validation_error, invalid_provider, customer_not_found"), (status = 503, description = "supplier_unavailable")))]
+#[utoipa::path(post, path = "/v1/bet/verify", tag = "verification", operation_id = "verify_bet", request_body = BetVerifyIn,
+    responses((status = 200, body = Envelope<VerificationOut>), (status = 422, description = "validation_error, invalid_provider, customer_not_found"), (status = 503, description = "supplier_unavailable")))]
 pub async fn bet(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
     _caller: Caller,
     ApiJson { value: req, .. }: ApiJson<BetVerifyIn>,
-) -> ApiResult<Json<Value>> {
+) -> Reply<VerificationOut> {
     let number = customer_id(&req.customer_id)?;
     let catalogue = state.catalogue.get().await?;
     let provider = catalogue.provider_for(&req.provider_id, Product::Betting)?;
@@ -161,5 +190,5 @@ pub async fn bet(
         number,
         meter_type: None,
     };
-    run(&state, mode, request, "customer_id", "betting customer").await
+    run(&state, mode, request, "betting customer").await
 }

@@ -1,12 +1,11 @@
 //! `GET /v1/wallet/balance`.
 
-use crate::envelope::ok;
-use crate::error::ApiResult;
+use crate::envelope::{Envelope, Reply, ok};
 use crate::extract::Caller;
 use crate::state::AppState;
+use axum::Router;
 use axum::extract::State;
 use axum::routing::get;
-use axum::{Json, Router};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -25,14 +24,11 @@ pub struct BalanceOut {
 
 /// Wallet balance of the caller's account.
 #[utoipa::path(get, path = "/v1/wallet/balance", tag = "wallet",
-    responses((status = 200, description = "Envelope whose data is BalanceOut", body = BalanceOut)))]
-pub async fn balance(
-    State(state): State<AppState>,
-    caller: Caller,
-) -> ApiResult<Json<serde_json::Value>> {
+    responses((status = 200, body = Envelope<BalanceOut>)))]
+pub async fn balance(State(state): State<AppState>, caller: Caller) -> Reply<BalanceOut> {
     let balance = state.store.balance(caller.account_id).await?;
-    Ok(ok(BalanceOut {
+    ok(BalanceOut {
         balance,
         currency: "NGN",
-    }))
+    })
 }

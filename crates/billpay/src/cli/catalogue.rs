@@ -13,6 +13,15 @@ pub enum CatalogueCommand {
     Import { file: std::path::PathBuf },
     /// Print the current catalogue as TOML (with --json, as JSON).
     Export,
+    /// Compare the data and cable plans with VTpass's (new plans, price
+    /// changes, plans VTpass no longer sells); --apply takes VTpass's prices
+    /// and disables the missing plans.
+    SyncVtpass {
+        #[arg(long)]
+        apply: bool,
+        #[command(flatten)]
+        supplier: super::supplier::SupplierArgs,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -23,8 +32,16 @@ pub enum ToggleCommand {
     Disable { target: String },
 }
 
-pub async fn run(cmd: CatalogueCommand, store: &SharedStore, out: &Output) -> anyhow::Result<()> {
+pub async fn run(
+    cmd: CatalogueCommand,
+    store: &SharedStore,
+    settings: &super::Settings,
+    out: &Output,
+) -> anyhow::Result<()> {
     match cmd {
+        CatalogueCommand::SyncVtpass { apply, supplier } => {
+            super::sync_vtpass::run(apply, &supplier, settings, store, out).await?
+        }
         CatalogueCommand::Import { file } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;

@@ -5,6 +5,7 @@
 use anyhow::Context;
 use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
+use billpay_store::sealing::SealedStore;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -16,6 +17,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
     pub listen: Option<String>,
+    pub metrics_listen: Option<String>,
     pub database_url: Option<String>,
     pub master_key: Option<String>,
     pub sandbox_latency_ms: Option<u64>,
@@ -27,6 +29,16 @@ pub struct FileConfig {
     pub delivery_lease_secs: Option<u64>,
     pub log_format: Option<String>,
     pub log: Option<String>,
+    pub supplier: Option<String>,
+    pub vtpass_base_url: Option<String>,
+    pub vtpass_api_key: Option<String>,
+    pub vtpass_secret_key: Option<String>,
+    pub vtpass_public_key: Option<String>,
+    pub vtpass_timeout_ms: Option<u64>,
+    pub supplier_low_balance: Option<f64>,
+    pub needs_review_after_secs: Option<u64>,
+    /// `airtime = ["vtpass", "sandbox"]`, `"airtime.glo" = ["sandbox"]`.
+    pub routes: Option<std::collections::HashMap<String, Vec<String>>>,
 }
 
 pub struct Settings {
@@ -51,20 +63,21 @@ impl Settings {
         Ok(Settings { database_url, file })
     }
 
+    /// The database, sealing what purchases deliver under the master key
+    /// (a command that never reads a pin works without one).
     pub async fn open_store(&self) -> anyhow::Result<SharedStore> {
-        billpay_store::open(&self.database_url)
+        let store = billpay_store::open(&self.database_url)
             .await
-            .with_context(|| format!("cannot open database {}", redact(&self.database_url)))
+            .with_context(|| format!("cannot open database {}", redact(&self.database_url)))?;
+        let secrets = self.secret_box().map_err(|e| format!("{e:#}"));
+        Ok(SealedStore::wrap(store, secrets))
     }
 
     /// The master key that seals webhook secrets: `BILLPAY_MASTER_KEY` or the
     /// config file, else (SQLite) a key file beside the database, created once.
     /// PostgreSQL has no such file: the key must be configured.
     pub fn secret_box(&self) -> anyhow::Result<SecretBox> {
-        let configured = std::env::var("BILLPAY_MASTER_KEY")
-            .ok()
-            .or_else(|| self.file.master_key.clone());
-        if let Some(hex) = configured {
+        if let Some(hex) = self.configured_master_key() {
             return SecretBox::from_hex(&hex).context("BILLPAY_MASTER_KEY");
         }
         anyhow::ensure!(
@@ -85,7 +98,34 @@ impl Settings {
         Ok(SecretBox::from_hex(&hex)?)
     }
 
-    fn master_key_file(&self) -> anyhow::Result<PathBuf> {
+    /// How long a purchase may stay unknown before it needs the operator's
+    /// review: `BILLPAY_NEEDS_REVIEW_AFTER_SECS` or the file, default 24 h.
+    pub fn needs_review_after(&self) -> anyhow::Result<std::time::Duration> {
+        let secs = match std::env::var("BILLPAY_NEEDS_REVIEW_AFTER_SECS") {
+            Ok(text) => Some(
+                text.parse()
+                    .context("BILLPAY_NEEDS_REVIEW_AFTER_SECS must be a number of seconds")?,
+            ),
+            Err(_) => self.file.needs_review_after_secs,
+        };
+        Ok(secs.map_or(
+            billpay_worker::fulfilment::DEFAULT_NEEDS_REVIEW_AFTER,
+            std::time::Duration::from_secs,
+        ))
+    }
+
+    /// Whether the master key comes from the environment or the file (not a key file).
+    pub fn master_key_configured(&self) -> bool {
+        self.configured_master_key().is_some()
+    }
+
+    fn configured_master_key(&self) -> Option<String> {
+        std::env::var("BILLPAY_MASTER_KEY")
+            .ok()
+            .or_else(|| self.file.master_key.clone())
+    }
+
+    pub fn master_key_file(&self) -> anyhow::Result<PathBuf> {
         let db = billpay_store::sqlite::path_from_url(&self.database_url)
             .context("set BILLPAY_MASTER_KEY (64 hex characters) for this database")?;
         let mut name = db.file_name().unwrap_or_default().to_os_string();

@@ -3,11 +3,17 @@
 //! printed on stdout (an `{"error": …}` object on failure, exit code 1).
 
 mod account;
+mod audit;
+mod backup;
+mod callbacks;
 mod catalogue;
 mod config;
 mod key;
+mod metrics;
 mod output;
 mod serve;
+mod supplier;
+mod sync_vtpass;
 mod transaction;
 mod wallet;
 mod webhook;
@@ -65,9 +71,21 @@ pub enum Command {
     /// Inspect transactions.
     #[command(subcommand)]
     Transaction(transaction::TransactionCommand),
+    /// The supplier account: its balance (float).
+    #[command(subcommand)]
+    Supplier(supplier::SupplierCommand),
     /// Inspect and resend webhook events.
     #[command(subcommand)]
     Webhook(webhook::WebhookCommand),
+    /// Prove the money invariants (balances = ledger, refunds, events,
+    /// references); exit 1 naming the offending rows on any violation.
+    Audit,
+    /// Copy the SQLite database to FILE while the server runs (a consistent
+    /// point in time); for PostgreSQL, says how to use pg_dump.
+    Backup {
+        /// The new backup file (must not exist).
+        file: std::path::PathBuf,
+    },
 }
 
 pub fn run(cli: Cli) -> ExitCode {
@@ -78,7 +96,7 @@ pub fn run(cli: Cli) -> ExitCode {
         .expect("tokio runtime");
     let result = runtime.block_on(dispatch(cli, &out));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             out.error(&e);
             ExitCode::FAILURE
@@ -86,16 +104,19 @@ pub fn run(cli: Cli) -> ExitCode {
     }
 }
 
-async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<()> {
+async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
     let settings = Settings::load(cli.config.as_deref(), cli.database_url.clone())?;
     if let Command::Serve(args) = cli.command {
         config::init_logging(&settings, false);
-        return serve::run(settings, args).await;
+        return serve::run(settings, args).await.map(|()| ExitCode::SUCCESS);
     }
     config::init_logging(&settings, true);
+    if let Command::Backup { file } = &cli.command {
+        return backup::run(&settings, file, out).map(|()| ExitCode::SUCCESS);
+    }
     let store = settings.open_store().await?;
     match cli.command {
-        Command::Serve(_) => unreachable!("handled above"),
+        Command::Serve(_) | Command::Backup { .. } => unreachable!("handled above"),
         Command::Migrate => out.emit(
             serde_json::json!({ "migrated": true, "database_url": config::redact(&settings.database_url) }),
             format!("Database is up to date: {}", config::redact(&settings.database_url)),
@@ -105,11 +126,15 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<()> {
         Command::Wallet(cmd) => wallet::run(cmd, &store, out).await?,
         Command::Provider(cmd) => catalogue::toggle(cmd, "provider", &store, out).await?,
         Command::Plan(cmd) => catalogue::toggle(cmd, "plan", &store, out).await?,
-        Command::Catalogue(cmd) => catalogue::run(cmd, &store, out).await?,
-        Command::Transaction(cmd) => transaction::run(cmd, &store, out).await?,
+        Command::Catalogue(cmd) => catalogue::run(cmd, &store, &settings, out).await?,
+        Command::Transaction(cmd) => {
+            transaction::run(cmd, &store, settings.needs_review_after()?, out).await?
+        }
+        Command::Supplier(cmd) => supplier::run(cmd, &settings, out).await?,
         Command::Webhook(cmd) => webhook::run(cmd, &store, out).await?,
+        Command::Audit => return audit::run(&store, out).await,
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

@@ -17,6 +17,10 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "BILLPAY_LISTEN")]
     listen: Option<String>,
+    /// Serve `GET /metrics` (Prometheus) on this separate address instead of
+    /// the public one, e.g. 127.0.0.1:9090, so it is not exposed.
+    #[arg(long, env = "BILLPAY_METRICS_LISTEN")]
+    metrics_listen: Option<String>,
     /// Create a funded demo account on first start and print its API key.
     #[arg(long)]
     demo: bool,
@@ -49,6 +53,8 @@ pub struct ServeArgs {
     /// may take it over (default 20; keep it well above the 10 s send timeout).
     #[arg(long, env = "BILLPAY_DELIVERY_LEASE_SECS")]
     delivery_lease_secs: Option<u64>,
+    #[command(flatten)]
+    supplier: super::supplier::SupplierArgs,
 }
 
 const DEMO_EMAIL: &str = "demo@billpay.local";
@@ -79,18 +85,21 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         .unwrap_or(args.demo);
 
     let store = settings.open_store().await?;
+    let metrics = super::metrics::Metrics::install(store.clone())?;
     let secrets = settings.secret_box()?;
     let latency = Duration::from_millis(latency);
-    let supplier = if args
+    let unreachable = args
         .sandbox_unreachable
         .or(file.sandbox_unreachable)
-        .unwrap_or(false)
-    {
+        .unwrap_or(false);
+    let sandbox = if unreachable {
         tracing::warn!("the sandbox supplier is set unreachable: purchases stay processing");
-        Arc::new(SandboxSupplier::unreachable(latency))
+        SandboxSupplier::unreachable(latency)
     } else {
-        Arc::new(SandboxSupplier::new(latency))
+        SandboxSupplier::new(latency)
     };
+    let routes = Arc::new(args.supplier.build(file, sandbox)?);
+    let supplier = routes.clone();
     let mut state = AppState::new(store.clone(), supplier.clone(), rate_limit);
     let redis_url = args.redis_url.or(file.redis_url.clone());
     if let Some(url) = redis_url.as_deref().filter(|u| !u.is_empty()) {
@@ -107,7 +116,17 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     };
     let mut workers = Vec::new();
 
-    let fulfilment = Fulfilment::new(store.clone(), supplier, FulfilmentSettings::default());
+    let fulfilment_settings = FulfilmentSettings {
+        needs_review_after: settings.needs_review_after()?,
+        ..FulfilmentSettings::default()
+    };
+    let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
+    // Not a worker: it has nothing to finish at shutdown (aborted there).
+    let float_watch = args
+        .supplier
+        .float_watch(file)?
+        .map(|float| tokio::spawn(float.watch()));
+    let callbacks = super::callbacks::router(fulfilment.clone());
     if !args.no_worker {
         workers.push(tokio::spawn(
             fulfilment.run(state.purchases_waiting.clone(), shutdown.clone()),
@@ -141,20 +160,53 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(%address, role, shared_rate_limits = state.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = latency.as_millis(), "billpay started");
     let dashboard =
         billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config);
-    let app = billpay_api::router(state).merge(billpay_dashboard::router(dashboard));
+    let app = billpay_api::router(state)
+        .merge(billpay_dashboard::router(dashboard))
+        .merge(callbacks);
     let app = if args.worker_only {
         health_only(role)
     } else {
         app
     };
+    let app = match args.metrics_listen.or(file.metrics_listen.clone()) {
+        Some(address) => {
+            serve_metrics_apart(&address, metrics).await?;
+            app
+        }
+        None => app.merge(metrics.router()),
+    }
+    .layer(axum::middleware::from_fn(super::metrics::track_requests));
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     tracing::info!("shutting down: finishing in-flight work");
     shutdown.notify_waiters();
+    if let Some(watch) = float_watch {
+        watch.abort();
+    }
     for worker in workers {
         let _ = worker.await;
     }
+    Ok(())
+}
+
+/// `--metrics-listen`: `GET /metrics` on its own listener (nothing else there).
+async fn serve_metrics_apart(
+    address: &str,
+    metrics: super::metrics::Metrics,
+) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("cannot listen on {address} (--metrics-listen)"))?;
+    println!(
+        "billpay metrics on http://{}/metrics",
+        listener.local_addr()?
+    );
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, metrics.router()).await {
+            tracing::error!(error = %e, "the metrics listener stopped");
+        }
+    });
     Ok(())
 }
 

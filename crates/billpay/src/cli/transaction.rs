@@ -3,44 +3,54 @@
 use super::Output;
 use billpay_domain::{AccountId, TxStatus};
 use billpay_store::{SharedStore, Transaction, TxFilter, TxLookup};
+use billpay_worker::fulfilment::{Outcome, needs_review_before, settle};
 use clap::Subcommand;
 use serde_json::json;
+use std::time::Duration;
 
 #[derive(Subcommand, Debug)]
 pub enum TransactionCommand {
     /// One transaction by reference_code or client reference.
     Show { reference_or_code: String },
-    /// An account's transactions, newest first.
+    /// An account's transactions, newest first; or, with --needs-review,
+    /// every account's purchases unknown for longer than
+    /// BILLPAY_NEEDS_REVIEW_AFTER_SECS (default 24 h).
     List {
+        #[arg(long, required_unless_present = "needs_review")]
+        account: Option<AccountId>,
         #[arg(long)]
-        account: AccountId,
+        needs_review: bool,
         /// processing, successful or failed.
         #[arg(long)]
         status: Option<TxStatus>,
         #[arg(long, default_value_t = 50)]
         limit: u32,
     },
+    /// The operator's decision on a purchase whose outcome the supplier
+    /// never made clear: --successful, or --failed (refunds the wallet once).
+    /// The client's webhook goes out as for any final status.
+    Resolve {
+        reference_or_code: String,
+        #[arg(long, conflicts_with = "failed", required_unless_present = "failed")]
+        successful: bool,
+        #[arg(long)]
+        failed: bool,
+    },
 }
 
-pub async fn run(cmd: TransactionCommand, store: &SharedStore, out: &Output) -> anyhow::Result<()> {
+pub async fn run(
+    cmd: TransactionCommand,
+    store: &SharedStore,
+    review_after: Duration,
+    out: &Output,
+) -> anyhow::Result<()> {
+    let review_before = needs_review_before(review_after);
     match cmd {
         TransactionCommand::Show { reference_or_code } => {
-            let tx = match store
-                .transaction(None, TxLookup::Code(reference_or_code.clone()))
-                .await?
-            {
-                Some(tx) => Some(tx),
-                None => {
-                    store
-                        .transaction(None, TxLookup::Reference(reference_or_code.clone()))
-                        .await?
-                }
-            };
-            let tx = tx.ok_or_else(|| {
-                anyhow::anyhow!("no transaction with reference or code {reference_or_code}")
-            })?;
+            let tx = find(store, &reference_or_code).await?;
+            let needs_review = tx.status == TxStatus::Processing && tx.created_at < review_before;
             let text = format!(
-                "{}\n  reference  {}\n  account    {}\n  product    {} ({})\n  item/plan  {}\n  recipient  {}\n  amount     {}\n  status     {}: {}\n  result     {}\n  created    {}\n  completed  {}",
+                "{}\n  reference  {}\n  account    {}\n  product    {} ({})\n  item/plan  {}\n  recipient  {}\n  amount     {}\n  status     {}: {}\n  result     {}\n  supplier   {} {}\n  created    {}\n  completed  {}",
                 tx.code,
                 tx.reference,
                 tx.account_id,
@@ -52,22 +62,47 @@ pub async fn run(cmd: TransactionCommand, store: &SharedStore, out: &Output) -> 
                 tx.status,
                 tx.message,
                 tx.result,
+                tx.supplier.as_deref().unwrap_or("- (not sent yet)"),
+                tx.supplier_reference.as_deref().unwrap_or(""),
                 tx.created_at,
                 tx.completed_at.as_deref().unwrap_or("-")
             );
-            out.emit(json!({ "transaction": tx }), text);
+            let text = if needs_review {
+                format!(
+                    "{text}\n  REVIEW     outcome unknown for too long: ask the supplier, then `billpay transaction resolve {} --successful|--failed`",
+                    tx.code
+                )
+            } else {
+                text
+            };
+            out.emit(
+                json!({ "transaction": tx, "needs_review": needs_review }),
+                text,
+            );
         }
         TransactionCommand::List {
             account,
+            needs_review,
             status,
             limit,
         } => {
+            let filter = if needs_review {
+                TxFilter {
+                    status: Some(TxStatus::Processing),
+                    created_until: Some(review_before),
+                    ..TxFilter::default()
+                }
+            } else {
+                TxFilter {
+                    status,
+                    ..TxFilter::default()
+                }
+            };
             let list = store
                 .transactions(TxFilter {
-                    account_id: Some(account),
-                    status,
+                    account_id: account,
                     limit,
-                    ..TxFilter::default()
+                    ..filter
                 })
                 .await?;
             let text = list.iter().map(line).collect::<Vec<_>>().join("\n");
@@ -80,8 +115,50 @@ pub async fn run(cmd: TransactionCommand, store: &SharedStore, out: &Output) -> 
                 },
             );
         }
+        TransactionCommand::Resolve {
+            reference_or_code,
+            successful,
+            failed: _,
+        } => {
+            let tx = find(store, &reference_or_code).await?;
+            anyhow::ensure!(
+                tx.status == TxStatus::Processing,
+                "{} is already {}: only a processing purchase can be resolved",
+                tx.code,
+                tx.status
+            );
+            let outcome = if successful {
+                Outcome::Successful(json!({}))
+            } else {
+                Outcome::Failed("the supplier did not deliver it")
+            };
+            let (code, fin) = settle(&tx, outcome);
+            let status = fin.status;
+            anyhow::ensure!(
+                store.finalize(&code, fin).await?,
+                "{code} became final meanwhile; nothing changed"
+            );
+            tracing::info!(code, %status, "resolved by the operator");
+            out.emit(
+                json!({ "reference_code": code, "status": status, "resolved": true }),
+                format!("{code} resolved as {status}"),
+            );
+        }
     }
     Ok(())
+}
+
+/// A transaction by reference_code, else by client reference.
+async fn find(store: &SharedStore, reference_or_code: &str) -> anyhow::Result<Transaction> {
+    let by_code = TxLookup::Code(reference_or_code.to_owned());
+    let by_reference = TxLookup::Reference(reference_or_code.to_owned());
+    if let Some(tx) = store.transaction(None, by_code).await? {
+        return Ok(tx);
+    }
+    store
+        .transaction(None, by_reference)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("no transaction with reference or code {reference_or_code}"))
 }
 
 fn line(tx: &Transaction) -> String {

@@ -7,7 +7,9 @@
 //! `BILLPAY_TEST_POSTGRES_URL`, dropped when the last server using it is).
 #![allow(dead_code)]
 
+pub mod openapi;
 pub mod receiver;
+pub mod vtpass;
 
 use billpay_store::postgres::scratch::ScratchDatabase;
 use serde_json::{Value, json};
@@ -48,6 +50,8 @@ pub struct TestServer {
     /// Extra environment for every start of the server, applied last (so it
     /// overrides the kit's defaults, e.g. `BILLPAY_WEBHOOK_ALLOW_PRIVATE`).
     env: Vec<(String, String)>,
+    /// Run `billpay audit` on the database when the test ends (see `Drop`).
+    audit_at_end: bool,
     pub http: reqwest::Client,
 }
 
@@ -138,6 +142,16 @@ impl TestServer {
         ))
     }
 
+    /// A server on a copy of a SQLite backup file (restored as the README says:
+    /// the backup becomes the database file, with the same master key).
+    pub async fn restored_from(backup: &Path) -> TestServer {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let database = dir.path().join("billpay.db");
+        std::fs::copy(backup, &database).expect("restore the backup");
+        let url = format!("sqlite://{}", database.display());
+        Self::spawn_on(url, None, dir, Options::default(), &[])
+    }
+
     /// Another `billpay serve` on this server's database (a second node).
     pub async fn another_node(&self, options: Options, env: &[(&str, &str)]) -> TestServer {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -168,6 +182,7 @@ impl TestServer {
                 .iter()
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
                 .collect(),
+            audit_at_end: true,
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(30))
                 .build()
@@ -208,6 +223,21 @@ impl TestServer {
             bytes.extend(text.into_bytes());
         }
         bytes
+    }
+
+    /// The server's logs (stderr of every start), appended to one file.
+    fn log_file(&self) -> std::fs::File {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.path().join("server.log"))
+            .expect("server log file")
+    }
+
+    /// Everything the server has logged so far (empty with `BILLPAY_TEST_LOG`,
+    /// which sends the logs to the terminal instead).
+    pub fn logs(&self) -> Vec<u8> {
+        std::fs::read(self.path().join("server.log")).unwrap_or_default()
     }
 
     /// Replaces the extra environment for the next (re)start.
@@ -255,7 +285,7 @@ impl TestServer {
             .stderr(if show_logs {
                 Stdio::inherit()
             } else {
-                Stdio::null()
+                Stdio::from(self.log_file())
             })
             .spawn()
             .expect("spawn billpay serve");
@@ -329,6 +359,8 @@ impl TestServer {
             .args(args)
             .args(["--json", "--database-url", &self.database_url])
             .env("BILLPAY_MASTER_KEY", MASTER_KEY)
+            // the deployment's settings (supplier keys…), as the server has them
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .output()
             .expect("run billpay");
         let stdout = String::from_utf8(output.stdout).unwrap();
@@ -442,18 +474,67 @@ impl TestServer {
     }
 }
 
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        self.kill();
+impl TestServer {
+    /// Runs raw SQL on the database, bypassing the store (to corrupt it on
+    /// purpose): `sqlite` on the SQLite file or `postgres` on PostgreSQL.
+    pub async fn raw_sql(&self, sqlite: &str, postgres: &str) {
+        let Some(database) = &self.database else {
+            let path = billpay_store::sqlite::path_from_url(&self.database_url).unwrap();
+            let conn = rusqlite::Connection::open(path).unwrap();
+            return conn.execute_batch(sqlite).unwrap();
+        };
+        let (client, connection) = tokio_postgres::connect(&database.url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        client.batch_execute(postgres).await.unwrap();
+    }
+
+    /// Runs `billpay audit --json`; returns (passed, the report).
+    pub fn audit(&self) -> (bool, Value) {
+        self.cli_result(&["audit"])
+    }
+
+    /// For a test that corrupts the database on purpose: no audit at the end.
+    pub fn skip_final_audit(&mut self) {
+        self.audit_at_end = false;
+    }
+
+    /// Whether this server is the last user of its database: its own SQLite
+    /// file, or the last node holding the PostgreSQL database.
+    fn last_user_of_database(&self) -> bool {
+        match &self.database {
+            Some(database) => Arc::strong_count(database) == 1,
+            None => billpay_store::sqlite::path_from_url(&self.database_url)
+                .is_ok_and(|path| path.starts_with(self.dir.path())),
+        }
     }
 }
 
+/// Every test ends with `billpay audit` on its database: whatever a test did
+/// through the API, the money invariants must still hold.
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.kill();
+        if self.audit_at_end && !std::thread::panicking() && self.last_user_of_database() {
+            let (passed, report) = self.audit();
+            assert!(
+                passed,
+                "billpay audit failed at the end of the test: {report}"
+            );
+        }
+    }
+}
+
+/// The answer, checked against the OpenAPI document.
 pub async fn reply(response: reqwest::Response) -> Reply {
     let status = response.status().as_u16();
     let headers = response.headers().clone();
+    let path = response.url().path().to_owned();
     let text = response.text().await.unwrap();
     let body =
         serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON ({status}): {text:?}"));
+    openapi::assert_documented(&path, status, &body);
     Reply {
         status,
         headers,

@@ -43,7 +43,10 @@ pub const MAX_BATCH: usize = 128;
 /// Attempts of a transaction that failed on a serialisation failure or deadlock.
 const TRIES: u32 = 8;
 
-const MIGRATIONS: &[&str] = &[include_str!("migrations/001_initial.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/001_initial.sql"),
+    include_str!("migrations/002_supplier.sql"),
+];
 /// `pg_advisory_xact_lock` key: two processes migrating at once take turns.
 const MIGRATION_LOCK: i64 = 0x0062_696c_6c70_6179;
 
@@ -164,6 +167,13 @@ async fn query_one<C: GenericClient>(c: &C, sql: &str, params: Params<'_>) -> Pg
 async fn execute<C: GenericClient>(c: &C, sql: &str, params: Params<'_>) -> PgResult<u64> {
     let stmt = c.prepare_cached(sql).await?;
     Ok(c.execute(&stmt, params).await?)
+}
+
+/// A password change or a suspension signs the account out everywhere.
+async fn end_sessions<C: GenericClient>(c: &C, id: AccountId) -> PgResult<()> {
+    let id = id.to_string();
+    execute(c, "DELETE FROM sessions WHERE account_id = $1", &[&id]).await?;
+    Ok(())
 }
 
 fn map_rows<T>(rows: Vec<Row>, map: fn(&Row) -> PgResult<T>) -> PgResult<Vec<T>> {
@@ -484,9 +494,10 @@ static FINALIZE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         .map(|p| format!("WHEN '{}' THEN '{}'", p.service(), p.event()))
         .collect::<Vec<_>>()
         .join(" ");
+    let resend = crate::RESEND_ON_REVERSAL;
     format!(
         "WITH current AS (
-             SELECT code FROM transactions WHERE code = $1 AND status = 'processing' FOR UPDATE
+             SELECT code FROM transactions WHERE code = $1 AND status = $10 AND $2 <> $10 FOR UPDATE
          ), changed AS (
              UPDATE transactions t SET status = $2, message = $3, result = $4, completed_at = $5,
                attempts = t.attempts + 1, lease_until = 0
@@ -503,7 +514,7 @@ static FINALIZE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
              INSERT INTO events (id, transaction_code, account_id, key_id, event, payload, status,
                attempts, created_at, next_attempt_at)
              SELECT $6, $1, account_id, key_id, CASE product {events} END, $8, 'pending', 0, $5, $9
-             FROM changed
+             FROM changed {resend}
          )
          SELECT EXISTS (SELECT 1 FROM transactions WHERE code = $1), (SELECT COUNT(*) FROM changed)"
     )
@@ -554,7 +565,9 @@ async fn run_statement_batches(
         }
         let pool = pool.clone();
         tokio::spawn(async move {
+            let (started, size) = (std::time::Instant::now(), batch.len());
             run_statement_batch(&pool, batch).await;
+            crate::metrics::record_batch("postgres", "statements", size, started);
             drop(permit);
         });
     }
@@ -719,6 +732,8 @@ impl PurchaseArgs {
                     submitted: false,
                     created_at: self.now.clone(),
                     completed_at: None,
+                    supplier: None,
+                    supplier_reference: None,
                 })
             }
             "duplicate" => Err(Refusal::DuplicateReference.into()),
@@ -755,7 +770,9 @@ async fn run_purchase_batches(
         }
         let pool = pool.clone();
         tokio::spawn(async move {
+            let (started, size) = (std::time::Instant::now(), batch.len());
             run_batch(&pool, batch).await;
+            crate::metrics::record_batch("postgres", "purchases", size, started);
             drop(permit);
         });
     }
@@ -936,6 +953,7 @@ impl Store for PostgresStore {
                 .await?
                 {
                     0 => Err(StoreError::NotFound("account").into()),
+                    _ if status == AccountStatus::Suspended => end_sessions(tx, id).await,
                     _ => Ok(()),
                 }
             })
@@ -955,7 +973,7 @@ impl Store for PostgresStore {
                 .await?
                 {
                     0 => Err(StoreError::NotFound("account").into()),
-                    _ => Ok(()),
+                    _ => end_sessions(tx, id).await,
                 }
             })
         })
@@ -1502,12 +1520,22 @@ impl Store for PostgresStore {
         .await
     }
 
-    async fn mark_submitted(&self, code: &str) -> StoreResult<()> {
+    async fn mark_submitted(
+        &self,
+        code: &str,
+        supplier: &str,
+        supplier_reference: Option<&str>,
+    ) -> StoreResult<()> {
         // `RETURNING` so the statement answers one row, found or not.
         self.write_statement(
-            "WITH marked AS (UPDATE transactions SET submitted = TRUE WHERE code = $1 RETURNING 1)
+            "WITH marked AS (UPDATE transactions SET submitted = TRUE, supplier = $2, supplier_reference = $3
+                             WHERE code = $1 RETURNING 1)
              SELECT COUNT(*) FROM marked",
-            owned![code.to_owned()],
+            owned![
+                code.to_owned(),
+                supplier.to_owned(),
+                supplier_reference.map(str::to_owned)
+            ],
         )
         .await?;
         Ok(())
@@ -1546,6 +1574,12 @@ impl Store for PostgresStore {
                 now.clone(),
                 fin.event_payload.clone(),
                 fin.completed_at_ms,
+                // the status it must be in now
+                if fin.reversal {
+                    "successful"
+                } else {
+                    "processing"
+                },
             ];
             // A refund locks a wallet: never in a batch with other wallets' locks
             // (purchase batches take them in account order; this could not).
@@ -1718,4 +1752,50 @@ impl Store for PostgresStore {
         })
         .await
     }
+
+    async fn fulfilment_backlog(&self) -> StoreResult<Backlog> {
+        self.read(|c| {
+            Box::pin(async move {
+                let row = query_one(c, crate::BACKLOG, &[]).await?;
+                Ok(Backlog {
+                    processing: get::<i64>(&row, 0)? as u64,
+                    oldest_created_at: get(&row, 1)?,
+                })
+            })
+        })
+        .await
+    }
+
+    async fn audit(&self) -> StoreResult<Vec<audit::CheckOutcome>> {
+        let run = async {
+            let mut client = self.client().await?;
+            let snapshot = client
+                .build_transaction()
+                .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()
+                .await?;
+            let mut outcomes = Vec::new();
+            for check in audit::CHECKS {
+                let rows = snapshot.query(check.sql, &[]).await?;
+                outcomes.push(audit::CheckOutcome {
+                    name: check.name,
+                    rule: check.rule,
+                    violations: rows.iter().map(audit_row).collect::<Result<_, _>>()?,
+                });
+            }
+            snapshot.commit().await?;
+            Ok::<_, PgError>(outcomes)
+        };
+        Ok(run.await?)
+    }
+}
+
+/// One row of an audit query, every column read as text.
+fn audit_row(row: &tokio_postgres::Row) -> Result<audit::AuditRow, tokio_postgres::Error> {
+    row.columns()
+        .iter()
+        .enumerate()
+        .map(|(i, column)| Ok((column.name().to_owned(), row.try_get(i)?)))
+        .collect()
 }

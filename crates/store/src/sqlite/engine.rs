@@ -15,6 +15,7 @@ const MAX_BATCH: usize = 256;
 const MIGRATIONS: &[&str] = &[
     include_str!("001_initial.sql"),
     include_str!("002_sessions.sql"),
+    include_str!("003_supplier.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
@@ -165,6 +166,8 @@ fn run_writer(conn: Connection, jobs: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
+        let started = std::time::Instant::now();
+        let size = batch.len();
         // Another process may hold the lock for a while: keep trying, never drop work.
         while let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
             tracing::warn!(error = %e, "waiting for the SQLite write lock");
@@ -172,6 +175,7 @@ fn run_writer(conn: Connection, jobs: mpsc::Receiver<Job>) {
         }
         let replies: Vec<Reply> = batch.into_iter().map(|job| job(&conn)).collect();
         let commit = conn.execute_batch("COMMIT").map_err(StoreError::from);
+        crate::metrics::record_batch("sqlite", "writes", size, started);
         if let Err(e) = &commit {
             tracing::error!(error = %e, "group commit failed; batch rolled back");
             let _ = conn.execute_batch("ROLLBACK");

@@ -1,5 +1,6 @@
 //! The embedded SQLite backend of [`Store`].
 
+pub mod backup;
 mod engine;
 mod rows;
 
@@ -266,6 +267,7 @@ impl Store for SqliteStore {
                     params![status.as_str(), id.to_string()],
                 )? {
                     0 => Err(StoreError::NotFound("account")),
+                    _ if status == AccountStatus::Suspended => end_sessions(conn, id),
                     _ => Ok(()),
                 }
             })
@@ -280,7 +282,7 @@ impl Store for SqliteStore {
                     params![password_hash, id.to_string()],
                 )? {
                     0 => Err(StoreError::NotFound("account")),
-                    _ => Ok(()),
+                    _ => end_sessions(conn, id),
                 }
             })
             .await
@@ -715,13 +717,19 @@ impl Store for SqliteStore {
             .await
     }
 
-    async fn mark_submitted(&self, code: &str) -> StoreResult<()> {
-        let code = code.to_owned();
+    async fn mark_submitted(
+        &self,
+        code: &str,
+        supplier: &str,
+        supplier_reference: Option<&str>,
+    ) -> StoreResult<()> {
+        let (code, supplier) = (code.to_owned(), supplier.to_owned());
+        let supplier_reference = supplier_reference.map(str::to_owned);
         self.engine
             .write(move |conn| {
                 conn.execute(
-                    "UPDATE transactions SET submitted = 1 WHERE code = ?1",
-                    [code],
+                    "UPDATE transactions SET submitted = 1, supplier = ?2, supplier_reference = ?3 WHERE code = ?1",
+                    params![code, supplier, supplier_reference],
                 )?;
                 Ok(())
             })
@@ -748,7 +756,7 @@ impl Store for SqliteStore {
         self.engine
             .write(move |conn| {
                 let tx = get_transaction(conn, &code)?;
-                if !tx.status.can_become(fin.status) {
+                if !fin.applies_to(tx.status) {
                     return Ok(false);
                 }
                 conn.execute(
@@ -760,7 +768,7 @@ impl Store for SqliteStore {
                     post_ledger(conn, tx.account_id, tx.amount, "refund", Some(&code), None)?;
                 }
                 conn.execute(
-                    &format!("INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7, ?8)"),
+                    &format!("INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7, ?8) {RESEND_ON_REVERSAL}"),
                     params![
                         new_code("EV"),
                         code,
@@ -887,4 +895,60 @@ impl Store for SqliteStore {
             })
             .await
     }
+
+    async fn fulfilment_backlog(&self) -> StoreResult<Backlog> {
+        self.engine
+            .read(|conn| {
+                Ok(conn.query_row(crate::BACKLOG, [], |r| {
+                    Ok(Backlog {
+                        processing: r.get::<_, i64>(0)? as u64,
+                        oldest_created_at: r.get(1)?,
+                    })
+                })?)
+            })
+            .await
+    }
+
+    async fn audit(&self) -> StoreResult<Vec<audit::CheckOutcome>> {
+        self.engine
+            .read(|conn| {
+                let snapshot = conn.unchecked_transaction()?;
+                let outcomes = audit::CHECKS
+                    .iter()
+                    .map(|check| {
+                        Ok(audit::CheckOutcome {
+                            name: check.name,
+                            rule: check.rule,
+                            violations: audit_rows(&snapshot, check.sql)?,
+                        })
+                    })
+                    .collect::<StoreResult<_>>()?;
+                snapshot.commit()?;
+                Ok(outcomes)
+            })
+            .await
+    }
+}
+
+/// The rows of an audit query, every column read as text.
+fn audit_rows(conn: &Connection, sql: &str) -> StoreResult<Vec<audit::AuditRow>> {
+    let mut stmt = conn.prepare(sql)?;
+    let names: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
+    let rows = stmt.query_map([], |row| {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| Ok((name.clone(), row.get(i)?)))
+            .collect()
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// A password change or a suspension signs the account out everywhere.
+fn end_sessions(conn: &rusqlite::Connection, id: AccountId) -> StoreResult<()> {
+    conn.execute(
+        "DELETE FROM sessions WHERE account_id = ?1",
+        [id.to_string()],
+    )?;
+    Ok(())
 }

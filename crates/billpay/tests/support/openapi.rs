@@ -1,0 +1,78 @@
+//! Every reply the test kit sees is checked against the committed OpenAPI
+//! document (docs/openapi.json, itself checked against the code by
+//! `crates/api/tests/openapi_snapshot.rs`): a status the operation does not
+//! document, or a body outside its schema, fails the test that received it.
+
+use jsonschema::Validator;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
+static DOCUMENT: LazyLock<Value> = LazyLock::new(|| {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+});
+
+/// Compiled once per (path template, status).
+type Validators = HashMap<(String, u16), Arc<Validator>>;
+static VALIDATORS: LazyLock<Mutex<Validators>> = LazyLock::new(Default::default);
+
+/// Panics when `path` is a documented path and its answer is not documented.
+/// Paths the document does not describe (dashboard, /health, unknown ones)
+/// and 405 (a method the path does not have) are not checked.
+pub fn assert_documented(path: &str, status: u16, body: &Value) {
+    let Some((template, operation)) = operation_for(path) else {
+        return;
+    };
+    if status == 405 {
+        return;
+    }
+    let key = (template, status);
+    let cached = VALIDATORS.lock().unwrap().get(&key).cloned();
+    // Built outside the lock: an undocumented status panics here.
+    let validator = cached.unwrap_or_else(|| {
+        let built = Arc::new(validator(&key.0, operation, status));
+        VALIDATORS.lock().unwrap().insert(key, built.clone());
+        built
+    });
+    let problems: Vec<String> = validator
+        .iter_errors(body)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "{path} answered {status} outside its OpenAPI schema: {problems:?}\nbody: {body}"
+    );
+}
+
+/// The only operation of a path (each path has one method).
+fn operation_for(path: &str) -> Option<(String, &'static Value)> {
+    let paths = DOCUMENT["paths"].as_object().unwrap();
+    let (template, item) = paths.iter().find(|(template, _)| matches(template, path))?;
+    let operation = item.as_object()?.values().next()?;
+    Some((template.clone(), operation))
+}
+
+/// `/v1/providers/{service}` matches `/v1/providers/airtime`.
+fn matches(template: &str, path: &str) -> bool {
+    let (template, path): (Vec<_>, Vec<_>) =
+        (template.split('/').collect(), path.split('/').collect());
+    template.len() == path.len()
+        && template
+            .iter()
+            .zip(&path)
+            .all(|(t, p)| t == p || (t.starts_with('{') && !p.is_empty()))
+}
+
+fn validator(template: &str, operation: &Value, status: u16) -> Validator {
+    let response = &operation["responses"][status.to_string()];
+    assert!(
+        response.is_object(),
+        "{template} answered {status}, which its OpenAPI operation does not document"
+    );
+    // The response schema with the document's components beside it, so its
+    // `#/components/schemas/…` references resolve.
+    let mut schema = response["content"]["application/json"]["schema"].clone();
+    schema["components"] = DOCUMENT["components"].clone();
+    jsonschema::draft202012::new(&schema).unwrap()
+}

@@ -1,0 +1,173 @@
+//! Which suppliers may fulfil a purchase, in order: per product, optionally
+//! per product and provider (`"airtime.glo"`), else the default list.
+//!
+//! The fulfilment worker sends a purchase to the first supplier of its chain
+//! that sells it and moves to the next only when that one answered `Failed`
+//! (definitely not delivered, so not kept charged), never on an unknown
+//! outcome. As a [`Supplier`] itself (for the API's verifications and
+//! `sells`), [`Routes`] answers with the first supplier of the chain.
+
+use crate::*;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub struct Routes {
+    suppliers: Vec<Arc<dyn Supplier>>,
+    /// `product` or `product.provider` → supplier names, in order.
+    routes: HashMap<String, Vec<String>>,
+    default: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct RoutesError(String);
+
+impl Routes {
+    /// Every purchase to one supplier.
+    pub fn single(supplier: Arc<dyn Supplier>) -> Routes {
+        Routes {
+            default: vec![supplier.name().to_owned()],
+            suppliers: vec![supplier],
+            routes: HashMap::new(),
+        }
+    }
+
+    /// `routes` keys are a product (`airtime`) or a product and provider
+    /// (`airtime.glo`); each names suppliers of `suppliers`.
+    pub fn new(
+        suppliers: Vec<Arc<dyn Supplier>>,
+        default: Vec<String>,
+        routes: HashMap<String, Vec<String>>,
+    ) -> Result<Routes, RoutesError> {
+        let known = |name: &String| suppliers.iter().any(|s| s.name() == name);
+        for (key, names) in routes.iter().chain([(&"default".to_owned(), &default)]) {
+            let product = key.split('.').next().unwrap_or_default();
+            if key != "default" && product.parse::<Product>().is_err() {
+                return Err(RoutesError(format!(
+                    "routes: {key:?} is not a product (airtime, data, epin, cable, electricity, education, betting), optionally .provider"
+                )));
+            }
+            if names.is_empty() {
+                return Err(RoutesError(format!("routes: {key} names no supplier")));
+            }
+            if let Some(unknown) = names.iter().find(|n| !known(n)) {
+                return Err(RoutesError(format!(
+                    "routes: {key} names {unknown:?}, not a supplier (sandbox, vtpass)"
+                )));
+            }
+        }
+        Ok(Routes {
+            suppliers,
+            routes,
+            default,
+        })
+    }
+
+    pub fn by_name(&self, name: &str) -> Option<&Arc<dyn Supplier>> {
+        self.suppliers.iter().find(|s| s.name() == name)
+    }
+
+    /// The suppliers that may fulfil this product from this provider, in order.
+    pub fn chain(&self, product: Product, provider: &str) -> Vec<&Arc<dyn Supplier>> {
+        let names = self
+            .routes
+            .get(&format!("{product}.{provider}"))
+            .or_else(|| self.routes.get(product.service()))
+            .unwrap_or(&self.default);
+        names
+            .iter()
+            .filter_map(|name| self.by_name(name))
+            .filter(|s| s.sells(product, provider))
+            .collect()
+    }
+}
+
+#[async_trait]
+impl Supplier for Routes {
+    fn name(&self) -> &'static str {
+        "routes"
+    }
+
+    fn sells(&self, product: Product, provider: &str) -> bool {
+        !self.chain(product, provider).is_empty()
+    }
+
+    async fn verify(&self, request: &VerifyRequest) -> Result<Verification, SupplierError> {
+        match self.chain(request.product, &request.provider).first() {
+            Some(supplier) => supplier.verify(request).await,
+            None => Ok(Verification::NotFound),
+        }
+    }
+
+    async fn purchase(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
+        match self.chain(order.product, &order.provider).first() {
+            Some(supplier) => supplier.purchase(order).await,
+            None => Err(SupplierError::Unavailable("no supplier sells it".into())),
+        }
+    }
+
+    async fn requery(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
+        match self.chain(order.product, &order.provider).first() {
+            Some(supplier) => supplier.requery(order).await,
+            None => Err(SupplierError::Unavailable("no supplier sells it".into())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::SandboxSupplier;
+    use crate::vtpass::{VtpassConfig, VtpassSupplier};
+    use std::time::Duration;
+
+    fn routes(routes: &[(&str, &[&str])]) -> Result<Routes, RoutesError> {
+        let vtpass = VtpassSupplier::new(VtpassConfig {
+            base_url: "http://127.0.0.1:9".into(),
+            api_key: "a".into(),
+            secret_key: "s".into(),
+            public_key: "p".into(),
+            connect_timeout: Duration::from_secs(1),
+            timeout: Duration::from_secs(1),
+        })
+        .unwrap();
+        let suppliers: Vec<Arc<dyn Supplier>> = vec![
+            Arc::new(vtpass),
+            Arc::new(SandboxSupplier::new(Duration::ZERO)),
+        ];
+        let routes = routes
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
+            .collect();
+        Routes::new(suppliers, vec!["vtpass".into()], routes)
+    }
+
+    fn names(chain: Vec<&Arc<dyn Supplier>>) -> Vec<&'static str> {
+        chain.into_iter().map(|s| s.name()).collect()
+    }
+
+    #[test]
+    fn provider_routes_win_and_unsold_products_are_skipped() {
+        let r = routes(&[
+            ("airtime", &["vtpass", "sandbox"]),
+            ("airtime.glo", &["sandbox"]),
+        ])
+        .unwrap();
+        assert_eq!(
+            names(r.chain(Product::Airtime, "mtn")),
+            ["vtpass", "sandbox"]
+        );
+        assert_eq!(names(r.chain(Product::Airtime, "glo")), ["sandbox"]);
+        assert_eq!(names(r.chain(Product::Data, "mtn")), ["vtpass"]);
+        // VTpass sells no betting and the default route has nothing else.
+        assert!(names(r.chain(Product::Betting, "bet9ja")).is_empty());
+        assert!(!r.sells(Product::Betting, "bet9ja"));
+    }
+
+    #[test]
+    fn bad_routes_are_refused() {
+        assert!(routes(&[("airtim", &["vtpass"])]).is_err());
+        assert!(routes(&[("airtime", &["paystack"])]).is_err());
+        assert!(routes(&[("airtime", &[])]).is_err());
+    }
+}

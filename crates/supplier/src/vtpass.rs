@@ -1,0 +1,604 @@
+//! VTpass (vtpass.com), the Nigerian bill-payment aggregator, as a [`Supplier`].
+//!
+//! Written from VTpass's public API documentation. Its rules that matter here:
+//! - POST calls carry the `api-key` and `secret-key` headers, GET calls
+//!   `api-key` and `public-key`.
+//! - Every purchase has our `request_id`: it starts with the time as
+//!   `YYYYMMDDHHII` in Africa/Lagos and is unique. We derive it from our
+//!   reference code (which embeds its creation time), so a retry of one
+//!   purchase always sends the same `request_id` and VTpass never sells it
+//!   twice (a second `/api/pay` answers `014`, request id already used).
+//! - `/api/requery {request_id}` tells what became of a purchase; `015` there
+//!   means VTpass never received it.
+//!
+//! The outcome mapping (docs/suppliers.md has the table): only a definite
+//! failure refunds; anything unclear stays pending and is requeried, as the
+//! VTpass docs ask ("take any response that differs from the guidelines as
+//! pending"). See [`pay_outcome`] and [`requery_outcome`].
+
+use crate::*;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// VTpass's live API.
+pub const LIVE_URL: &str = "https://vtpass.com";
+/// VTpass's sandbox (test credentials from sandbox.vtpass.com).
+pub const SANDBOX_URL: &str = "https://sandbox.vtpass.com";
+
+#[derive(Clone)]
+pub struct VtpassConfig {
+    /// Without a trailing slash, e.g. [`LIVE_URL`].
+    pub base_url: String,
+    pub api_key: String,
+    pub secret_key: String,
+    pub public_key: String,
+    /// Connecting, and the whole call, may take at most this long; longer is
+    /// an unknown outcome (requeried, never refunded).
+    pub connect_timeout: Duration,
+    pub timeout: Duration,
+}
+
+impl std::fmt::Debug for VtpassConfig {
+    /// Never prints the keys.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VtpassConfig")
+            .field("base_url", &self.base_url)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A plan VTpass sells: its `variation_code`, name and price.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variation {
+    pub code: String,
+    pub name: String,
+    pub price: Kobo,
+}
+
+pub struct VtpassSupplier {
+    config: VtpassConfig,
+    http: reqwest::Client,
+}
+
+impl VtpassSupplier {
+    pub fn new(mut config: VtpassConfig) -> Result<Self, SupplierError> {
+        config.base_url = config.base_url.trim_end_matches('/').to_owned();
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .read_timeout(config.timeout)
+            .timeout(config.timeout)
+            .build()
+            .map_err(|e| SupplierError::Unavailable(format!("HTTP client: {e}")))?;
+        Ok(Self { config, http })
+    }
+
+    /// The float left in our VTpass wallet, in kobo (`GET /api/balance`).
+    pub async fn balance(&self) -> Result<Kobo, SupplierError> {
+        let body = self.get("/api/balance").await?;
+        body["contents"]["balance"]
+            .as_f64()
+            .or_else(|| body["contents"]["balance"].as_str()?.parse().ok())
+            .map(naira_to_kobo)
+            .ok_or_else(|| unexpected("balance", &body))
+    }
+
+    /// The plans VTpass sells for a `serviceID` (`GET /api/service-variations`).
+    pub async fn variations(&self, service_id: &str) -> Result<Vec<Variation>, SupplierError> {
+        let body = self
+            .get(&format!("/api/service-variations?serviceID={service_id}"))
+            .await?;
+        // VTpass spells the list "varations" (sic); accept the right spelling too.
+        let content = &body["content"];
+        let list = content["varations"]
+            .as_array()
+            .or(content["variations"].as_array())
+            .ok_or_else(|| unexpected("service-variations", &body))?;
+        Ok(list
+            .iter()
+            .filter_map(|v| {
+                let amount = v["variation_amount"].as_str().and_then(|a| a.parse().ok());
+                Some(Variation {
+                    code: v["variation_code"].as_str()?.to_owned(),
+                    name: v["name"].as_str().unwrap_or_default().to_owned(),
+                    price: naira_to_kobo(amount.or(v["variation_amount"].as_f64())?),
+                })
+            })
+            .collect())
+    }
+
+    async fn post(&self, path: &str, body: Value) -> Result<(u16, Value), SupplierError> {
+        let response = self
+            .http
+            .post(format!("{}{path}", self.config.base_url))
+            .header("api-key", &self.config.api_key)
+            .header("secret-key", &self.config.secret_key)
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| unreachable_error(path, &e))?;
+        let status = response.status().as_u16();
+        // A body that is not JSON (an HTML error page, a cut-off answer) is
+        // read as `null`: an unknown outcome.
+        let text = response
+            .text()
+            .await
+            .map_err(|e| unreachable_error(path, &e))?;
+        Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+    }
+
+    async fn get(&self, path: &str) -> Result<Value, SupplierError> {
+        let response = self
+            .http
+            .get(format!("{}{path}", self.config.base_url))
+            .header("api-key", &self.config.api_key)
+            .header("public-key", &self.config.public_key)
+            .send()
+            .await
+            .map_err(|e| unreachable_error(path, &e))?;
+        let status = response.status();
+        let body: Value = response
+            .json()
+            .await
+            .map_err(|e| unreachable_error(path, &e))?;
+        if !status.is_success() || body["code"] == "087" {
+            return Err(unexpected(path, &body));
+        }
+        Ok(body)
+    }
+}
+
+#[async_trait]
+impl Supplier for VtpassSupplier {
+    fn name(&self) -> &'static str {
+        "vtpass"
+    }
+
+    /// Our `request_id`, which VTpass's dashboard and requery know it by.
+    fn reference(&self, order: &Order) -> Option<String> {
+        request_id(&order.reference_code).ok()
+    }
+
+    fn sells(&self, product: Product, provider: &str) -> bool {
+        service_id(product, provider).is_some()
+    }
+
+    async fn verify(&self, request: &VerifyRequest) -> Result<Verification, SupplierError> {
+        let Some(service) = service_id(request.product, &request.provider) else {
+            return Ok(Verification::NotFound);
+        };
+        let mut body = json!({ "billersCode": request.number, "serviceID": service });
+        if let Some(meter_type) = request.meter_type {
+            body["type"] = json!(meter_variation(meter_type));
+        }
+        let (status, answer) = self.post("/api/merchant-verify", body).await?;
+        verification(status, &answer)
+    }
+
+    async fn purchase(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
+        let body = pay_request(order)?;
+        let (status, answer) = self.post("/api/pay", body).await?;
+        let outcome = pay_outcome(order, status, &answer);
+        log_answer("pay", order, status, &answer, &outcome);
+        Ok(outcome)
+    }
+
+    async fn requery(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
+        let body = json!({ "request_id": request_id(&order.reference_code)? });
+        let (status, answer) = self.post("/api/requery", body).await?;
+        let outcome = requery_outcome(order, status, &answer);
+        log_answer("requery", order, status, &answer, &outcome);
+        Ok(outcome)
+    }
+}
+
+/// VTpass's `serviceID` for one of our providers, or `None` where VTpass does
+/// not sell it: recharge e-pins and betting (no such VTpass service), NECO and
+/// NABTEB (not sold), JAMB (needs the candidate's profile ID, which our
+/// education purchase does not carry).
+pub fn service_id(product: Product, provider: &str) -> Option<String> {
+    let telco = match provider {
+        "9mobile" => "etisalat",
+        "mtn" | "airtel" | "glo" => provider,
+        _ => "",
+    };
+    match product {
+        Product::Airtime if !telco.is_empty() => Some(telco.to_owned()),
+        Product::Data if !telco.is_empty() => Some(format!("{telco}-data")),
+        Product::Cable if matches!(provider, "dstv" | "gotv" | "startimes" | "showmax") => {
+            Some(provider.to_owned())
+        }
+        Product::Electricity if provider == "aba-power" => Some("aba-electric".into()),
+        Product::Electricity if provider.ends_with("-electric") => Some(provider.to_owned()),
+        Product::Education if provider == "waec" => Some("waec".into()),
+        _ => None,
+    }
+}
+
+/// Our meter type (1 prepaid, 2 postpaid) as VTpass's `variation_code`/`type`.
+fn meter_variation(meter_type: u8) -> &'static str {
+    if meter_type == 2 {
+        "postpaid"
+    } else {
+        "prepaid"
+    }
+}
+
+/// Our `request_id` for a reference code `BP` + Unix ms (13 digits) + 12
+/// hex digits: the creation minute in Lagos time, then the code's digits. The
+/// same code always gives the same id; two codes never give one id.
+pub fn request_id(reference_code: &str) -> Result<String, SupplierError> {
+    let bad = || SupplierError::Unavailable(format!("unexpected reference code {reference_code}"));
+    let rest = reference_code.strip_prefix("BP").ok_or_else(bad)?;
+    let millis: i64 = rest
+        .get(..13)
+        .and_then(|ms| ms.parse().ok())
+        .ok_or_else(bad)?;
+    // Africa/Lagos is UTC+1 all year (no daylight saving).
+    let lagos = time::UtcOffset::from_hms(1, 0, 0).expect("valid offset");
+    let created = time::OffsetDateTime::from_unix_timestamp_nanos(millis as i128 * 1_000_000)
+        .map_err(|_| bad())?
+        .to_offset(lagos);
+    let stamp = created
+        .format(time::macros::format_description!(
+            "[year][month][day][hour][minute]"
+        ))
+        .map_err(|_| bad())?;
+    Ok(format!("{stamp}{rest}"))
+}
+
+/// The reference code a `request_id` of ours was made from; `None` for one
+/// we never made.
+pub fn reference_code(ours: &str) -> Option<String> {
+    let code = format!("BP{}", ours.get(12..)?);
+    (request_id(&code).ok()? == ours).then_some(code)
+}
+
+/// The `/api/pay` body for an order.
+fn pay_request(order: &Order) -> Result<Value, SupplierError> {
+    let codes = &order.vtpass_codes;
+    let service = service_id(order.product, &order.provider).ok_or_else(|| {
+        SupplierError::Unavailable(format!(
+            "VTpass does not sell {} from {}",
+            order.product, order.provider
+        ))
+    })?;
+    let detail = |key: &str| order.details.get(key).and_then(Value::as_str).unwrap_or("");
+    let variation = codes.variation_code.as_deref().unwrap_or(detail("plan_id"));
+    let phone = match detail("phone") {
+        "" => order.recipient.clone(),
+        phone => phone.to_owned(),
+    };
+    let mut body = json!({
+        "request_id": request_id(&order.reference_code)?,
+        "serviceID": codes.service_id.clone().unwrap_or(service),
+        "amount": order.amount.0 as f64 / 100.0,
+        "phone": phone,
+    });
+    match order.product {
+        Product::Data => {
+            body["billersCode"] = json!(order.recipient);
+            body["variation_code"] = json!(variation);
+        }
+        Product::Cable => {
+            // We always sell a named bouquet, so it is a "change" to that
+            // bouquet (a "renew" would charge VTpass's renewal amount instead).
+            body["billersCode"] = json!(order.recipient);
+            body["variation_code"] = json!(variation);
+            if order.provider != "showmax" {
+                body["subscription_type"] = json!("change");
+                body["quantity"] = json!(1);
+            }
+        }
+        Product::Electricity => {
+            let meter_type = order.details["meter_type"].as_u64().unwrap_or(1) as u8;
+            body["billersCode"] = json!(order.recipient);
+            body["variation_code"] = json!(meter_variation(meter_type));
+        }
+        Product::Education => {
+            body["variation_code"] = json!("waecdirect");
+            body["quantity"] = json!(order.details["quantity"].as_u64().unwrap_or(1));
+        }
+        _ => {}
+    }
+    Ok(body)
+}
+
+/// Codes VTpass documents as "not processed, not charged" (or refusals before
+/// any charge: bad arguments, unknown product or variation, amount limits,
+/// our low float, account problems, wrong credentials). Only on `/api/pay`:
+/// the same code on a requery says nothing about the purchase.
+const NOT_CHARGED: [&str; 15] = [
+    "091", "010", "011", "012", "013", "017", "018", "019", "021", "022", "023", "024", "030",
+    "087", "040",
+];
+
+/// What an `/api/pay` answer means.
+pub fn pay_outcome(order: &Order, http_status: u16, body: &Value) -> SupplierStatus {
+    match code(http_status, body) {
+        Some(code) if NOT_CHARGED.contains(&code) => SupplierStatus::Failed {
+            reason: "the supplier did not accept it".into(),
+        },
+        _ => requery_outcome(order, http_status, body),
+    }
+}
+
+/// What an `/api/requery` answer means (and the common part of `/api/pay`).
+pub fn requery_outcome(order: &Order, http_status: u16, body: &Value) -> SupplierStatus {
+    match code(http_status, body) {
+        Some("000") => transaction_outcome(order, body),
+        Some("016") => SupplierStatus::Failed {
+            reason: "the supplier could not deliver it".into(),
+        },
+        Some("015") => SupplierStatus::Unknown,
+        // 099 processing, 014 already received (requery tells), 044
+        // resolved, 5xx, garbage, unknown codes: not final.
+        _ => SupplierStatus::Pending,
+    }
+}
+
+/// `code` of a 2xx JSON answer; a server error or garbage has none.
+fn code(http_status: u16, body: &Value) -> Option<&str> {
+    if !(200..300).contains(&http_status) {
+        return None;
+    }
+    body.get("code")?.as_str()
+}
+
+/// A `000` answer: the state is in `content.transactions.status`.
+fn transaction_outcome(order: &Order, body: &Value) -> SupplierStatus {
+    match body["content"]["transactions"]["status"].as_str() {
+        Some("delivered") => SupplierStatus::Delivered {
+            result: delivery(order.product, body),
+        },
+        Some("failed" | "reversed") => SupplierStatus::Failed {
+            reason: "the supplier could not deliver it".into(),
+        },
+        // initiated, pending, resolved or anything new.
+        _ => SupplierStatus::Pending,
+    }
+}
+
+/// What a delivered purchase gives the customer, shaped as the sandbox's:
+/// electricity `{pin: token, units}`, education `{pin, pins}`.
+fn delivery(product: Product, body: &Value) -> Value {
+    match product {
+        Product::Electricity => {
+            let token = ["mainToken", "token", "purchased_code"]
+                .iter()
+                .find_map(|key| body[key].as_str().and_then(token_digits));
+            let units = ["mainTokenUnits", "units"]
+                .iter()
+                .find_map(|key| leading_number(&body[key]));
+            let mut result = json!({});
+            if let Some(token) = token {
+                result["pin"] = json!(token);
+            }
+            if let Some(units) = units {
+                result["units"] = json!(units);
+            }
+            result
+        }
+        Product::Education => {
+            let pins: Vec<String> = body["cards"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|card| card["Pin"].as_str().map(str::to_owned))
+                .collect();
+            json!({ "pin": pins.join(","), "pins": pins })
+        }
+        _ => json!({}),
+    }
+}
+
+/// The 20-digit token in `"Token : 1234 5678 …"`-style text, grouped by four.
+fn token_digits(text: &str) -> Option<String> {
+    let after_label = text
+        .rsplit(':')
+        .find(|part| part.chars().filter(char::is_ascii_digit).count() >= 16)?;
+    let digits: Vec<char> = after_label.chars().filter(char::is_ascii_digit).collect();
+    Some(
+        digits
+            .chunks(4)
+            .map(|group| group.iter().collect::<String>())
+            .collect::<Vec<_>>()
+            .join("-"),
+    )
+}
+
+/// `79.9`, `"79.9"` or `"79.9 kWh"` as a number.
+fn leading_number(value: &Value) -> Option<f64> {
+    value.as_f64().or_else(|| {
+        let text = value.as_str()?.trim();
+        let end = text
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(text.len());
+        text[..end].parse().ok()
+    })
+}
+
+/// A `/api/merchant-verify` answer: `content.Customer_Name` when found,
+/// `content.error` when not; anything else is an outage.
+fn verification(http_status: u16, body: &Value) -> Result<Verification, SupplierError> {
+    let content = &body["content"];
+    if code(http_status, body) != Some("000") {
+        return Err(unexpected("merchant-verify", body));
+    }
+    match content["Customer_Name"].as_str() {
+        Some(name) if content.get("error").is_none() => Ok(Verification::Found {
+            customer_name: name.trim().to_owned(),
+            address: content["Address"].as_str().map(str::to_owned),
+        }),
+        _ => Ok(Verification::NotFound),
+    }
+}
+
+fn naira_to_kobo(naira: f64) -> Kobo {
+    Kobo((naira * 100.0).round() as i64)
+}
+
+fn unreachable_error(path: &str, error: &reqwest::Error) -> SupplierError {
+    // reqwest's message names the URL, never the headers.
+    SupplierError::Unavailable(format!("VTpass {path}: {error}"))
+}
+
+fn unexpected(what: &str, body: &Value) -> SupplierError {
+    let code = body["code"].as_str().unwrap_or("none");
+    let description = body["response_description"].as_str().unwrap_or("");
+    SupplierError::Unavailable(format!(
+        "VTpass {what}: unexpected answer (code {code} {description})"
+    ))
+}
+
+fn log_answer(call: &str, order: &Order, status: u16, body: &Value, outcome: &SupplierStatus) {
+    let code = body["code"].as_str().unwrap_or("none");
+    let state = body["content"]["transactions"]["status"]
+        .as_str()
+        .unwrap_or("");
+    let description = body["response_description"].as_str().unwrap_or("");
+    tracing::info!(code = %order.reference_code, call, http_status = status, vtpass_code = code,
+        vtpass_status = state, description, outcome = ?std::mem::discriminant(outcome), "VTpass answered");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order(product: Product, provider: &str) -> Order {
+        Order {
+            reference_code: "BP1795312282123ABCDEF012345".into(),
+            product,
+            provider: provider.into(),
+            recipient: "08011111111".into(),
+            amount: Kobo(10_050),
+            details: json!({ "phone": "08011111111", "plan_id": "mtn-10mb-100", "meter_type": 2, "quantity": 2 }),
+            vtpass_codes: VtpassCodes::default(),
+        }
+    }
+
+    #[test]
+    fn request_id_is_lagos_minute_then_the_code() {
+        // 1795312282123 ms is 2026-11-22 01:51:22 UTC, 02:51 in Lagos.
+        assert_eq!(
+            request_id("BP1795312282123ABCDEF012345").unwrap(),
+            "2026112202511795312282123ABCDEF012345"
+        );
+        assert!(request_id("XX1").is_err());
+        assert_eq!(
+            reference_code("2026112202511795312282123ABCDEF012345").as_deref(),
+            Some("BP1795312282123ABCDEF012345")
+        );
+        assert_eq!(
+            reference_code("2026112202521795312282123ABCDEF012345"),
+            None
+        );
+        assert_eq!(reference_code("x"), None);
+    }
+
+    #[test]
+    fn pay_bodies_follow_the_docs() {
+        let data = pay_request(&order(Product::Data, "9mobile")).unwrap();
+        assert_eq!(data["serviceID"], "etisalat-data");
+        assert_eq!(data["variation_code"], "mtn-10mb-100");
+        assert_eq!(data["billersCode"], "08011111111");
+        assert_eq!(data["amount"], 100.5);
+        let power = pay_request(&order(Product::Electricity, "ikeja-electric")).unwrap();
+        assert_eq!(power["variation_code"], "postpaid");
+        let cable = pay_request(&order(Product::Cable, "dstv")).unwrap();
+        assert_eq!(cable["subscription_type"], "change");
+        let exam = pay_request(&order(Product::Education, "waec")).unwrap();
+        assert_eq!(
+            (exam["variation_code"].as_str(), exam["quantity"].as_u64()),
+            (Some("waecdirect"), Some(2))
+        );
+        assert!(pay_request(&order(Product::Betting, "bet9ja")).is_err());
+        // The catalogue's own VTpass codes win.
+        let mut named = order(Product::Data, "mtn");
+        named.vtpass_codes = VtpassCodes {
+            service_id: Some("mtn-data".into()),
+            variation_code: Some("mtn-10mb-100".into()),
+        };
+        named.details["plan_id"] = json!("our-own-id");
+        let body = pay_request(&named).unwrap();
+        assert_eq!(
+            (body["serviceID"].as_str(), body["variation_code"].as_str()),
+            (Some("mtn-data"), Some("mtn-10mb-100"))
+        );
+        assert!(service_id(Product::Epin, "mtn").is_none());
+        assert!(service_id(Product::Education, "jamb").is_none());
+    }
+
+    #[test]
+    fn only_definite_failures_fail() {
+        let o = order(Product::Airtime, "mtn");
+        let tx =
+            |status: &str| json!({"code": "000", "content": {"transactions": {"status": status}}});
+        assert!(matches!(
+            pay_outcome(&o, 200, &tx("delivered")),
+            SupplierStatus::Delivered { .. }
+        ));
+        assert!(matches!(
+            pay_outcome(&o, 200, &tx("failed")),
+            SupplierStatus::Failed { .. }
+        ));
+        assert!(matches!(
+            pay_outcome(&o, 200, &tx("reversed")),
+            SupplierStatus::Failed { .. }
+        ));
+        assert_eq!(
+            pay_outcome(&o, 200, &tx("pending")),
+            SupplierStatus::Pending
+        );
+        assert_eq!(
+            pay_outcome(&o, 200, &tx("initiated")),
+            SupplierStatus::Pending
+        );
+        for code in ["016", "091", "087", "018"] {
+            assert!(
+                matches!(
+                    pay_outcome(&o, 200, &json!({"code": code})),
+                    SupplierStatus::Failed { .. }
+                ),
+                "{code}"
+            );
+        }
+        for code in ["099", "014", "044", "123"] {
+            assert_eq!(
+                pay_outcome(&o, 200, &json!({"code": code})),
+                SupplierStatus::Pending,
+                "{code}"
+            );
+        }
+        assert_eq!(pay_outcome(&o, 200, &Value::Null), SupplierStatus::Pending);
+        assert_eq!(
+            pay_outcome(&o, 502, &json!({"code": "016"})),
+            SupplierStatus::Pending
+        );
+        // A refusal of the requery itself says nothing about the purchase.
+        assert_eq!(
+            requery_outcome(&o, 200, &json!({"code": "087"})),
+            SupplierStatus::Pending
+        );
+        assert_eq!(
+            requery_outcome(&o, 200, &json!({"code": "015"})),
+            SupplierStatus::Unknown
+        );
+    }
+
+    #[test]
+    fn reads_tokens_units_and_pins() {
+        let power = json!({"code": "000", "content": {"transactions": {"status": "delivered"}},
+            "purchased_code": "Token : 42167939603201733524", "units": "79.9 kWh"});
+        assert_eq!(
+            delivery(Product::Electricity, &power),
+            json!({"pin": "4216-7939-6032-0173-3524", "units": 79.9})
+        );
+        let exam =
+            json!({"cards": [{"Serial": "WRN1", "Pin": "111"}, {"Serial": "WRN2", "Pin": "222"}]});
+        assert_eq!(
+            delivery(Product::Education, &exam),
+            json!({"pin": "111,222", "pins": ["111", "222"]})
+        );
+    }
+}
