@@ -24,6 +24,8 @@ pub enum ApiError {
     PayloadTooLarge,
     #[error("Content-Type must be application/json")]
     UnsupportedMediaType,
+    #[error("The request body did not arrive in time")]
+    RequestTimeout,
     #[error("{0}")]
     Validation(String),
     #[error("Invalid provider: not found, inactive, or not offering this service")]
@@ -60,6 +62,7 @@ impl ApiError {
             NotFound(_) => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Validation(_) | InvalidProvider | MinimumAmount(_) | MaximumAmount(_) | InvalidPlan
             | InsufficientBalance | DuplicateReference | CustomerNotFound(_) => {
@@ -82,6 +85,7 @@ impl ApiError {
             NotFound(_) => "not_found",
             MethodNotAllowed => "method_not_allowed",
             PayloadTooLarge => "payload_too_large",
+            RequestTimeout => "request_timeout",
             UnsupportedMediaType => "unsupported_media_type",
             Validation(_) => "validation_error",
             InvalidProvider => "invalid_provider",
@@ -103,6 +107,7 @@ impl ApiError {
             StatusCode::NOT_FOUND => ApiError::NotFound("No such endpoint".into()),
             StatusCode::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed,
             StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+            StatusCode::REQUEST_TIMEOUT => ApiError::RequestTimeout,
             StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::UnsupportedMediaType,
             StatusCode::UNAUTHORIZED => ApiError::MissingApiKey,
             StatusCode::TOO_MANY_REQUESTS => ApiError::RateLimited { retry_after: 1 },

@@ -71,19 +71,26 @@ fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<ApiJson<T>, ApiError>
     })
 }
 
-/// Over the limit is 413; a body the client sent broken (a malformed chunk,
-/// a connection cut mid-body) is 400.
+/// Over the limit is 413; a body that stalled past the server's body timeout
+/// is 408; a body the client sent broken (a malformed chunk, a connection cut
+/// mid-body) is 400.
 fn body_error(error: axum::Error) -> ApiError {
     let inner = error.into_inner();
-    let too_large =
+    let mut causes =
         std::iter::successors(Some(&*inner as &(dyn std::error::Error + 'static)), |e| {
             e.source()
-        })
-        .any(|e| e.is::<http_body_util::LengthLimitError>());
-    if too_large {
-        ApiError::PayloadTooLarge
-    } else {
-        ApiError::InvalidJson("the request body could not be read".into())
+        });
+    match causes.find_map(|e| {
+        if e.is::<http_body_util::LengthLimitError>() {
+            Some(ApiError::PayloadTooLarge)
+        } else if e.is::<tower_http::timeout::TimeoutError>() {
+            Some(ApiError::RequestTimeout)
+        } else {
+            None
+        }
+    }) {
+        Some(error) => error,
+        None => ApiError::InvalidJson("the request body could not be read".into()),
     }
 }
 
@@ -176,7 +183,10 @@ mod tests {
     fn refusal(body: &str) -> String {
         match parse_body::<AmountIn>(body.as_bytes()) {
             Err(ApiError::Validation(message)) => message,
-            other => panic!("{body}: expected a validation error, got {:?}", other.map(|b| b.value)),
+            other => panic!(
+                "{body}: expected a validation error, got {:?}",
+                other.map(|b| b.value)
+            ),
         }
     }
 

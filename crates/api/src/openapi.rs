@@ -42,7 +42,7 @@ impl Modify for BearerAuth {
 }
 
 /// Documents on every operation each error status it can answer, all with the
-/// `ErrorBody` envelope: 401/403/429 from the auth middleware, 400/413/415/422
+/// `ErrorBody` envelope: 401/403/429 from the auth middleware, 400/408/413/415/422
 /// from the JSON body extractor, 422 from the query extractor, 400 from the
 /// path extractor; statuses an
 /// endpoint annotates itself (404, 422, 503) keep their description.
@@ -81,6 +81,10 @@ fn error_statuses(operation: &Operation) -> impl Iterator<Item = (&'static str, 
     if operation.request_body.is_some() {
         statuses.extend([
             ("400", "invalid_json: the body is not JSON"),
+            (
+                "408",
+                "request_timeout: the body stalled past the server's body timeout",
+            ),
             ("413", "payload_too_large: the body is over 64 KiB"),
             (
                 "415",

@@ -540,3 +540,98 @@ async fn a_malformed_chunked_body_is_a_bad_request_not_too_large() {
     assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
     assert!(answer.contains("\"invalid_json\""), "{answer}");
 }
+
+/// Reads until the peer closes; `None` when it is still open after `limit`.
+async fn read_until_closed(stream: &mut tokio::net::TcpStream, limit: Duration) -> Option<String> {
+    use tokio::io::AsyncReadExt;
+    let mut answer = Vec::new();
+    match tokio::time::timeout(limit, stream.read_to_end(&mut answer)).await {
+        Ok(_) => Some(String::from_utf8_lossy(&answer).into_owned()),
+        Err(_) => None,
+    }
+}
+
+async fn connect(server: &TestServer) -> tokio::net::TcpStream {
+    let address = server.url("").trim_start_matches("http://").to_owned();
+    tokio::net::TcpStream::connect(address).await.unwrap()
+}
+
+fn short_timeouts() -> [(&'static str, &'static str); 2] {
+    [
+        ("BILLPAY_HEADER_TIMEOUT_SECS", "1"),
+        ("BILLPAY_BODY_TIMEOUT_SECS", "1"),
+    ]
+}
+
+#[tokio::test]
+async fn half_sent_headers_and_idle_connections_are_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = TestServer::spawn_with_env(Options::default(), &short_timeouts()).await;
+
+    let mut half = connect(&server).await;
+    half.write_all(b"GET /v1/wallet/balance HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let closed = read_until_closed(&mut half, Duration::from_secs(5)).await;
+    assert!(closed.is_some(), "a half-sent request was held open");
+
+    let mut idle = connect(&server).await;
+    idle.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut first = [0u8; 12];
+    idle.read_exact(&mut first).await.unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
+    let closed = read_until_closed(&mut idle, Duration::from_secs(5)).await;
+    assert!(
+        closed.is_some(),
+        "an idle keep-alive connection was held open"
+    );
+}
+
+#[tokio::test]
+async fn a_stalled_body_is_a_request_timeout_in_the_envelope() {
+    use tokio::io::AsyncWriteExt;
+    let server = TestServer::spawn_with_env(Options::default(), &short_timeouts()).await;
+    let c = server.customer("1000");
+    let balance = server.balance(&c.api_key).await;
+    let mut stream = connect(&server).await;
+    let request = format!(
+        "POST /v1/airtime/purchase HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{{\"amount\":",
+        c.api_key
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let answer = read_until_closed(&mut stream, Duration::from_secs(5))
+        .await
+        .expect("a stalled body was held open");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("\"error\":\"request_timeout\""), "{answer}");
+    assert!(answer.contains("\"code\":408"), "{answer}");
+    assert_eq!(server.balance(&c.api_key).await, balance);
+}
+
+#[tokio::test]
+async fn connections_over_the_cap_wait_until_one_closes() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server =
+        TestServer::spawn_with_env(Options::default(), &[("BILLPAY_MAX_CONNECTIONS", "2")]).await;
+    let first = connect(&server).await;
+    let _second = connect(&server).await;
+    let mut third = connect(&server).await;
+    third
+        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut byte = [0u8; 1];
+    let early = tokio::time::timeout(Duration::from_millis(700), third.read(&mut byte)).await;
+    assert!(
+        early.is_err(),
+        "a third connection was served over a cap of 2"
+    );
+    drop(first);
+    let answer = read_until_closed(&mut third, Duration::from_secs(5))
+        .await
+        .expect("the waiting connection was never served");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}

@@ -18,6 +18,9 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub struct FileConfig {
     pub listen: Option<String>,
     pub metrics_listen: Option<String>,
+    pub header_timeout_secs: Option<u64>,
+    pub body_timeout_secs: Option<u64>,
+    pub max_connections: Option<usize>,
     pub database_url: Option<String>,
     pub master_key: Option<String>,
     pub sandbox_latency_ms: Option<u64>,

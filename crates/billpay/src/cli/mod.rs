@@ -8,6 +8,7 @@ mod backup;
 mod callbacks;
 mod catalogue;
 mod config;
+mod http_server;
 mod key;
 mod metrics;
 mod output;

@@ -2,6 +2,8 @@
 //! graceful shutdown on SIGINT/SIGTERM.
 
 use super::Settings;
+use super::config::FileConfig;
+use super::http_server::{self, ConnectionLimits};
 use anyhow::Context;
 use billpay_api::AppState;
 use billpay_store::{NewAccount, NewApiKey, RateLimit, SharedStore};
@@ -53,6 +55,17 @@ pub struct ServeArgs {
     /// may take it over (default 20; keep it well above the 10 s send timeout).
     #[arg(long, env = "BILLPAY_DELIVERY_LEASE_SECS")]
     delivery_lease_secs: Option<u64>,
+    /// Close a connection whose request headers do not arrive within this
+    /// many seconds; also how long an idle keep-alive connection stays open
+    /// (default 15).
+    #[arg(long, env = "BILLPAY_HEADER_TIMEOUT_SECS")]
+    header_timeout_secs: Option<u64>,
+    /// Answer 408 when a request body stalls this many seconds (default 30).
+    #[arg(long, env = "BILLPAY_BODY_TIMEOUT_SECS")]
+    body_timeout_secs: Option<u64>,
+    /// Open connections at most (default 4096); more wait to be accepted.
+    #[arg(long, env = "BILLPAY_MAX_CONNECTIONS")]
+    max_connections: Option<usize>,
     #[command(flatten)]
     supplier: super::supplier::SupplierArgs,
 }
@@ -61,6 +74,7 @@ const DEMO_EMAIL: &str = "demo@billpay.local";
 
 pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     let file = &settings.file;
+    let limits = connection_limits(&args, file)?;
     let listen = args
         .listen
         .or(file.listen.clone())
@@ -170,15 +184,13 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     };
     let app = match args.metrics_listen.or(file.metrics_listen.clone()) {
         Some(address) => {
-            serve_metrics_apart(&address, metrics).await?;
+            serve_metrics_apart(&address, metrics, limits).await?;
             app
         }
         None => app.merge(metrics.router()),
     }
     .layer(axum::middleware::from_fn(super::metrics::track_requests));
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    http_server::serve(listener, app, limits, shutdown_signal()).await?;
     tracing::info!("shutting down: finishing in-flight work");
     shutdown.notify_waiters();
     if let Some(watch) = float_watch {
@@ -194,6 +206,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
 async fn serve_metrics_apart(
     address: &str,
     metrics: super::metrics::Metrics,
+    limits: ConnectionLimits,
 ) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(address)
         .await
@@ -203,11 +216,46 @@ async fn serve_metrics_apart(
         listener.local_addr()?
     );
     tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, metrics.router()).await {
+        let never = std::future::pending();
+        if let Err(e) = http_server::serve(listener, metrics.router(), limits, never).await {
             tracing::error!(error = %e, "the metrics listener stopped");
         }
     });
     Ok(())
+}
+
+/// The connection limits from flags, environment or file, else the defaults.
+fn connection_limits(args: &ServeArgs, file: &FileConfig) -> anyhow::Result<ConnectionLimits> {
+    let defaults = ConnectionLimits::default();
+    let seconds =
+        |flag: Option<u64>, file: Option<u64>, default: Duration, name: &str| match flag.or(file) {
+            Some(0) => anyhow::bail!("{name} must be at least 1 second"),
+            Some(secs) => Ok(Duration::from_secs(secs)),
+            None => Ok(default),
+        };
+    let limits = ConnectionLimits {
+        header_timeout: seconds(
+            args.header_timeout_secs,
+            file.header_timeout_secs,
+            defaults.header_timeout,
+            "--header-timeout-secs",
+        )?,
+        body_timeout: seconds(
+            args.body_timeout_secs,
+            file.body_timeout_secs,
+            defaults.body_timeout,
+            "--body-timeout-secs",
+        )?,
+        max_connections: args
+            .max_connections
+            .or(file.max_connections)
+            .unwrap_or(defaults.max_connections),
+    };
+    anyhow::ensure!(
+        limits.max_connections > 0,
+        "--max-connections must be at least 1"
+    );
+    Ok(limits)
 }
 
 /// `--worker-only`: the listener answers `GET /health` (for a load balancer's
