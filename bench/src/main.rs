@@ -1,0 +1,535 @@
+//! The benchmark harness behind `scripts/bench`: in ONE run it measures the
+//! ceilings (an axum JSON echo server; pgbench TPC-B on the same PostgreSQL)
+//! and billpay under the same load generator (wrk, 2 threads, 64
+//! connections, on the same cores), then prints a Markdown table of ratios
+//! and writes the figures as JSON.
+//!
+//!   bench [--seconds N] [--json FILE]
+//!
+//! PostgreSQL is measured when `BILLPAY_BENCH_POSTGRES_URL` names a server
+//! (each scenario gets a fresh database on it, dropped afterwards).
+
+use billpay_store::postgres::scratch::ScratchDatabase;
+use serde::Serialize;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const MASTER_KEY: &str = "6b1f0c7a9d2e4f3b8a5c6d7e8f90123456789abcdef0123456789abcdef01234";
+const CONNECTIONS: usize = 64;
+const PURCHASE: &str = "/v1/airtime/purchase";
+const BALANCE: &str = "/v1/wallet/balance";
+
+/// One measured line of the table.
+#[derive(Debug, Serialize)]
+struct Row {
+    what: String,
+    /// Requests (or pgbench transactions) per second; MB for the RSS row.
+    rate: f64,
+    /// Latencies in ms: absent where wrk did not measure them.
+    p50_ms: Option<f64>,
+    p99_ms: Option<f64>,
+    max_ms: Option<f64>,
+    errors: u64,
+    /// The ceiling this row is compared with, and its name.
+    ceiling: Option<(String, f64)>,
+    /// The issue's target for `rate / ceiling` (or for p99, RSS: see `note`).
+    target: Option<String>,
+    note: String,
+}
+
+/// What wrk reports through the script's `done()`.
+#[derive(Debug, serde::Deserialize)]
+struct WrkResult {
+    requests: u64,
+    duration_us: u64,
+    connect_errors: u64,
+    read_errors: u64,
+    write_errors: u64,
+    status_errors: u64,
+    timeouts: u64,
+    p50_us: u64,
+    p99_us: u64,
+    max_us: u64,
+}
+
+impl WrkResult {
+    fn rate(&self) -> f64 {
+        self.requests as f64 / (self.duration_us as f64 / 1e6)
+    }
+    fn errors(&self) -> u64 {
+        self.connect_errors
+            + self.read_errors
+            + self.write_errors
+            + self.status_errors
+            + self.timeouts
+    }
+    fn row(&self, what: &str) -> Row {
+        Row {
+            what: what.to_owned(),
+            rate: self.rate(),
+            p50_ms: Some(self.p50_us as f64 / 1e3),
+            p99_ms: Some(self.p99_us as f64 / 1e3),
+            max_ms: Some(self.max_us as f64 / 1e3),
+            errors: self.errors(),
+            ceiling: None,
+            target: None,
+            note: String::new(),
+        }
+    }
+}
+
+/// One wrk run of `kind` (see bench/wrk/billpay.lua).
+struct Load<'a> {
+    kind: &'a str,
+    path: &'a str,
+    keys: &'a [String],
+    delay_ms: u64,
+}
+
+struct Bench {
+    seconds: u64,
+    run: usize,
+    postgres: Option<String>,
+}
+
+impl Bench {
+    fn wrk(&mut self, base: &str, load: &Load) -> WrkResult {
+        self.run += 1;
+        let script = workspace().join("bench/wrk/billpay.lua");
+        let output = Command::new("wrk")
+            .args([
+                "-t2",
+                &format!("-c{CONNECTIONS}"),
+                &format!("-d{}s", self.seconds),
+            ])
+            .args(["--timeout", "10s", "-s"])
+            .arg(script)
+            .arg(format!("{base}{}", load.path))
+            .env("BENCH_KIND", load.kind)
+            .env("BENCH_PATH", load.path)
+            .env("BENCH_KEYS", load.keys.join(","))
+            .env("BENCH_RUN", self.run.to_string())
+            .env("BENCH_DELAY_MS", load.delay_ms.to_string())
+            .output()
+            .expect("wrk (apt-get install wrk)");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let line = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("BENCH_RESULT "))
+            .unwrap_or_else(|| panic!("wrk printed no result: {stdout}{:?}", output.stderr));
+        serde_json::from_str(line).expect("wrk result")
+    }
+
+    /// Max rate, then (for `half`) a second run paced at half of it.
+    fn max_and_half(&mut self, server: &Billpay, load: &Load, what: &str) -> (Row, Row) {
+        let max = self.wrk(&server.base, load).row(what);
+        let per_connection = (max.rate / 2.0 / CONNECTIONS as f64).max(1.0);
+        let paced = Load {
+            delay_ms: (1000.0 / per_connection).round() as u64,
+            ..*load
+        };
+        let mut half = self
+            .wrk(&server.base, &paced)
+            .row(&format!("{what}, half rate"));
+        half.target = Some("p99 ≤ 10 ms".into());
+        (max, half)
+    }
+}
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A binary built beside this one (`target/release/`).
+fn sibling(name: &str) -> PathBuf {
+    std::env::current_exe().unwrap().with_file_name(name)
+}
+
+/// Starts a child that prints `… listening on http://ADDRESS`; returns that URL.
+fn spawn_listening(mut command: Command) -> (Child, String) {
+    let mut child = command.stdout(Stdio::piped()).spawn().expect("spawn");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let base = loop {
+        let line = lines.next().expect("exited before listening").unwrap();
+        if let Some((_, url)) = line.split_once(" listening on ") {
+            break url.trim().to_owned();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (child, base)
+}
+
+/// A release `billpay serve` on a fresh database, with the sandbox at 0 ms.
+struct Billpay {
+    child: Child,
+    base: String,
+    database_url: String,
+    _dir: tempfile::TempDir,
+    _scratch: Option<ScratchDatabase>,
+}
+
+impl Billpay {
+    async fn start(postgres: Option<&str>, args: &[&str]) -> Billpay {
+        let dir = tempfile::tempdir().unwrap();
+        let (database_url, scratch) = match postgres {
+            Some(admin) => {
+                let db = ScratchDatabase::create(admin)
+                    .await
+                    .expect("scratch database");
+                (db.url.clone(), Some(db))
+            }
+            None => (
+                format!("sqlite://{}", dir.path().join("bench.db").display()),
+                None,
+            ),
+        };
+        let mut command = Command::new(sibling("billpay"));
+        command
+            .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
+            .arg(&database_url)
+            .args(args)
+            .env("BILLPAY_MASTER_KEY", MASTER_KEY)
+            .env("BILLPAY_SANDBOX_LATENCY_MS", "0")
+            .env("BILLPAY_RATE_LIMIT_PER_SECOND", "100000000")
+            .env("BILLPAY_RATE_LIMIT_BURST", "100000000")
+            .env("BILLPAY_LOG", "error");
+        let (child, base) = spawn_listening(command);
+        Billpay {
+            child,
+            base,
+            database_url,
+            _dir: dir,
+            _scratch: scratch,
+        }
+    }
+
+    fn cli(&self, args: &[&str]) -> Value {
+        let out = Command::new(sibling("billpay"))
+            .args(args)
+            .args(["--json", "--database-url", &self.database_url])
+            .env("BILLPAY_MASTER_KEY", MASTER_KEY)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "billpay {args:?}: {out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// `accounts` funded wallets with `keys_each` keys each; all the keys.
+    fn provision(&self, accounts: usize, keys_each: usize) -> Vec<String> {
+        let mut keys = Vec::new();
+        for i in 0..accounts {
+            let email = format!("bench{i}@example.com");
+            let account = self.cli(&["account", "create", "--name", "Bench", "--email", &email]);
+            let id = account["account_id"].as_str().unwrap().to_owned();
+            self.cli(&[
+                "wallet",
+                "credit",
+                "--account",
+                &id,
+                "--amount",
+                "1000000000",
+                "--reference",
+                "bench-funding",
+            ]);
+            for _ in 0..keys_each {
+                let key = self.cli(&["key", "create", "--account", &id]);
+                keys.push(key["api_key"].as_str().unwrap().to_owned());
+            }
+        }
+        keys
+    }
+
+    /// `billpay_fulfilment_backlog` from `/metrics`.
+    fn backlog(&self) -> Option<f64> {
+        let address = self.base.trim_start_matches("http://");
+        let mut stream = std::net::TcpStream::connect(address).ok()?;
+        stream
+            .write_all(b"GET /metrics HTTP/1.0\r\nHost: bench\r\n\r\n")
+            .ok()?;
+        let mut text = String::new();
+        stream.read_to_string(&mut text).ok()?;
+        text.lines()
+            .find_map(|l| l.strip_prefix("billpay_fulfilment_backlog "))
+            .and_then(|v| v.trim().parse().ok())
+    }
+
+    /// Seconds until every purchase is final (None: not within 120 s).
+    fn drain(&self) -> Option<f64> {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(120) {
+            if self.backlog() == Some(0.0) {
+                return Some(started.elapsed().as_secs_f64());
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        None
+    }
+
+    /// Peak resident memory (VmHWM) in MB.
+    fn peak_rss_mb(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .map_or(0.0, |kb| kb / 1024.0)
+    }
+}
+
+impl Drop for Billpay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn echo_ceiling(bench: &mut Bench) -> Row {
+    let mut command = Command::new(sibling("bench-echo"));
+    command.arg("127.0.0.1:0");
+    let (mut child, base) = spawn_listening(command);
+    let load = Load {
+        kind: "echo",
+        path: "/echo",
+        keys: &["none".into()],
+        delay_ms: 0,
+    };
+    let row = bench
+        .wrk(&base, &load)
+        .row("axum JSON echo POST (the HTTP ceiling)");
+    let _ = child.kill();
+    let _ = child.wait();
+    row
+}
+
+fn compared(mut row: Row, ceiling: &Row, name: &str, target: &str) -> Row {
+    row.ceiling = Some((name.to_owned(), ceiling.rate));
+    row.target = Some(target.to_owned());
+    row
+}
+
+async fn sqlite(bench: &mut Bench, echo: &Row, rows: &mut Vec<Row>) {
+    let mut peak_rss: f64 = 0.0;
+    // Reads, one account with 16 keys.
+    let server = Billpay::start(None, &[]).await;
+    let keys = server.provision(1, 16);
+    let load = Load {
+        kind: "balance",
+        path: BALANCE,
+        keys: &keys,
+        delay_ms: 0,
+    };
+    let read = bench
+        .wrk(&server.base, &load)
+        .row("SQLite `GET /v1/wallet/balance`");
+    rows.push(compared(read, echo, "echo", "≥ 0.5"));
+    // Live purchases, one hot wallet, API + workers.
+    let purchases = Load {
+        kind: "purchase",
+        path: PURCHASE,
+        ..load
+    };
+    let what = "SQLite live purchase, hot wallet, API + workers";
+    let (mut max, half) = bench.max_and_half(&server, &purchases, what);
+    max.note = match server.drain() {
+        Some(secs) => format!("backlog drained {secs:.1} s after the load"),
+        None => "backlog NOT drained within 120 s".into(),
+    };
+    rows.push(compared(max, echo, "echo", "≥ 0.20"));
+    rows.push(half);
+    peak_rss = peak_rss.max(server.peak_rss_mb());
+    drop(server);
+    // 64 wallets, one key each.
+    let server = Billpay::start(None, &[]).await;
+    let keys = server.provision(64, 1);
+    let load = Load {
+        keys: &keys,
+        ..purchases
+    };
+    let mut wide = bench
+        .wrk(&server.base, &load)
+        .row("SQLite live purchase, 64 wallets, API + workers");
+    wide.note = match server.drain() {
+        Some(secs) => format!("backlog drained {secs:.1} s after the load"),
+        None => "backlog NOT drained within 120 s".into(),
+    };
+    rows.push(compared(wide, echo, "echo", "—"));
+    peak_rss = peak_rss.max(server.peak_rss_mb());
+    drop(server);
+    // The API alone.
+    let server = Billpay::start(None, &["--no-worker"]).await;
+    let keys = server.provision(1, 16);
+    let load = Load {
+        keys: &keys,
+        ..purchases
+    };
+    let what = "SQLite live purchase, hot wallet, `--no-worker`";
+    let api_only = bench.wrk(&server.base, &load).row(what);
+    rows.push(compared(api_only, echo, "echo", "≥ 0.35"));
+    peak_rss = peak_rss.max(server.peak_rss_mb());
+    rows.push(Row {
+        what: "peak RSS of billpay (SQLite runs)".into(),
+        rate: peak_rss,
+        p50_ms: None,
+        p99_ms: None,
+        max_ms: None,
+        errors: 0,
+        ceiling: None,
+        target: Some("≤ 100 MB".into()),
+        note: format!("{peak_rss:.0} MB"),
+    });
+}
+
+/// pgbench TPC-B, 64 clients, on a fresh database of the same server.
+async fn pgbench(bench: &Bench, admin: &str) -> Row {
+    let db = ScratchDatabase::create(admin)
+        .await
+        .expect("scratch database");
+    let init = Command::new("pgbench")
+        .args(["-i", "-q", "-s", "16", &db.url])
+        .output()
+        .expect("pgbench (apt-get install postgresql-client)");
+    assert!(init.status.success(), "pgbench -i: {init:?}");
+    let run = Command::new("pgbench")
+        .args([
+            "-c",
+            "64",
+            "-j",
+            "2",
+            "-T",
+            &bench.seconds.to_string(),
+            &db.url,
+        ])
+        .output()
+        .expect("pgbench");
+    let text = String::from_utf8_lossy(&run.stdout);
+    let tps = text
+        .lines()
+        .find_map(|l| l.strip_prefix("tps = "))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("pgbench printed no tps: {text}"));
+    Row {
+        what: "pgbench TPC-B, 64 clients (the PostgreSQL ceiling)".into(),
+        rate: tps,
+        p50_ms: None,
+        p99_ms: None,
+        max_ms: None,
+        errors: 0,
+        ceiling: None,
+        target: None,
+        note: String::new(),
+    }
+}
+
+async fn postgres(bench: &mut Bench, admin: &str, rows: &mut Vec<Row>) {
+    let tpcb = pgbench(bench, admin).await;
+    let cases: [(&str, &[&str], usize, usize, &str); 3] = [
+        (
+            "PostgreSQL live purchase, hot wallet, API + workers",
+            &[],
+            1,
+            16,
+            "≥ 1",
+        ),
+        (
+            "PostgreSQL live purchase, 64 wallets, API + workers",
+            &[],
+            64,
+            1,
+            "≥ 2",
+        ),
+        (
+            "PostgreSQL live purchase, hot wallet, `--no-worker`",
+            &["--no-worker"],
+            1,
+            16,
+            "—",
+        ),
+    ];
+    let mut measured = Vec::new();
+    for (what, args, accounts, keys_each, target) in cases {
+        let server = Billpay::start(Some(admin), args).await;
+        let keys = server.provision(accounts, keys_each);
+        let load = Load {
+            kind: "purchase",
+            path: PURCHASE,
+            keys: &keys,
+            delay_ms: 0,
+        };
+        let row = bench.wrk(&server.base, &load).row(what);
+        measured.push(compared(row, &tpcb, "pgbench", target));
+    }
+    rows.push(tpcb);
+    rows.extend(measured);
+}
+
+fn table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| what | rate /s | p50 ms | p99 ms | max ms | errors | ratio | target | note |\n\
+         |---|---:|---:|---:|---:|---:|---:|---|---|\n",
+    );
+    for row in rows {
+        let ratio = row.ceiling.as_ref().map_or("—".into(), |(name, c)| {
+            format!("{:.2} × {name}", row.rate / c)
+        });
+        let rate = if row.what.starts_with("peak RSS") {
+            "—".into()
+        } else {
+            format!("{:.0}", row.rate)
+        };
+        let ms = |v: Option<f64>| v.map_or("—".into(), |v| format!("{v:.2}"));
+        out += &format!(
+            "| {} | {rate} | {} | {} | {} | {} | {ratio} | {} | {} |\n",
+            row.what,
+            ms(row.p50_ms),
+            ms(row.p99_ms),
+            ms(row.max_ms),
+            row.errors,
+            row.target.as_deref().unwrap_or("—"),
+            row.note
+        );
+    }
+    out
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
+    let mut bench = Bench {
+        seconds: flag("--seconds").map_or(10, |s| s.parse().expect("--seconds N")),
+        run: 0,
+        postgres: std::env::var("BILLPAY_BENCH_POSTGRES_URL")
+            .ok()
+            .filter(|u| !u.is_empty()),
+    };
+    let json_path = flag("--json").map_or_else(
+        || workspace().join("target/bench/latest.json"),
+        PathBuf::from,
+    );
+    let mut rows = Vec::new();
+    let echo = echo_ceiling(&mut bench);
+    sqlite(&mut bench, &echo, &mut rows).await;
+    rows.insert(0, echo);
+    match bench.postgres.clone() {
+        Some(admin) => postgres(&mut bench, &admin, &mut rows).await,
+        None => eprintln!("SKIPPED PostgreSQL: set BILLPAY_BENCH_POSTGRES_URL"),
+    }
+    println!(
+        "{} s per run, wrk -t2 -c{CONNECTIONS}, sandbox latency 0, load generator on the same {} cores\n",
+        bench.seconds,
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    println!("{}", table(&rows));
+    std::fs::create_dir_all(json_path.parent().unwrap()).unwrap();
+    std::fs::write(&json_path, serde_json::to_vec_pretty(&rows).unwrap()).unwrap();
+    println!("figures written to {}", json_path.display());
+}
