@@ -51,6 +51,8 @@ pub struct VerifyRequest {
     pub provider: String,
     pub number: String,
     pub meter_type: Option<u8>,
+    /// The catalogue's `vtpass_service_id` of the provider, if it names one.
+    pub vtpass_service_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -248,6 +248,7 @@ mod tests {
             provider: "dstv".into(),
             number: n.into(),
             meter_type: None,
+            vtpass_service_id: None,
         };
         assert_eq!(
             SandboxSupplier::verify_now(&req("7012345678")),

@@ -164,7 +164,8 @@ impl Supplier for VtpassSupplier {
     }
 
     async fn verify(&self, request: &VerifyRequest) -> Result<Verification, SupplierError> {
-        let Some(service) = service_id(request.product, &request.provider) else {
+        let named = request.vtpass_service_id.as_deref();
+        let Some(service) = service_for(request.product, &request.provider, named) else {
             return Ok(Verification::NotFound);
         };
         let mut body = json!({ "billersCode": request.number, "serviceID": service });
@@ -215,6 +216,19 @@ pub fn service_id(product: Product, provider: &str) -> Option<String> {
     }
 }
 
+/// The `serviceID` an order goes to: the catalogue's `vtpass_service_id`
+/// names the provider's own VTpass service (its airtime, cable, electricity or
+/// exam service; `etisalat` for our `9mobile`), and data is that name plus
+/// `-data`, as VTpass names them. `None` where VTpass does not sell it.
+pub fn service_for(product: Product, provider: &str, named: Option<&str>) -> Option<String> {
+    let derived = service_id(product, provider)?;
+    Some(match (named, product) {
+        (None, _) => derived,
+        (Some(name), Product::Data) => format!("{name}-data"),
+        (Some(name), _) => name.to_owned(),
+    })
+}
+
 /// Our meter type (1 prepaid, 2 postpaid) as VTpass's `variation_code`/`type`.
 fn meter_variation(meter_type: u8) -> &'static str {
     if meter_type == 2 {
@@ -257,7 +271,8 @@ pub fn reference_code(ours: &str) -> Option<String> {
 /// The `/api/pay` body for an order.
 fn pay_request(order: &Order) -> Result<Value, SupplierError> {
     let codes = &order.vtpass_codes;
-    let service = service_id(order.product, &order.provider).ok_or_else(|| {
+    let named = codes.service_id.as_deref();
+    let service = service_for(order.product, &order.provider, named).ok_or_else(|| {
         SupplierError::Unavailable(format!(
             "VTpass does not sell {} from {}",
             order.product, order.provider
@@ -271,7 +286,7 @@ fn pay_request(order: &Order) -> Result<Value, SupplierError> {
     };
     let mut body = json!({
         "request_id": request_id(&order.reference_code)?,
-        "serviceID": codes.service_id.clone().unwrap_or(service),
+        "serviceID": service,
         "amount": order.amount.0 as f64 / 100.0,
         "phone": phone,
     });
@@ -516,7 +531,7 @@ mod tests {
         // The catalogue's own VTpass codes win.
         let mut named = order(Product::Data, "mtn");
         named.vtpass_codes = VtpassCodes {
-            service_id: Some("mtn-data".into()),
+            service_id: Some("mtn".into()),
             variation_code: Some("mtn-10mb-100".into()),
         };
         named.details["plan_id"] = json!("our-own-id");
@@ -525,6 +540,17 @@ mod tests {
             (body["serviceID"].as_str(), body["variation_code"].as_str()),
             (Some("mtn-data"), Some("mtn-10mb-100"))
         );
+        // The provider's one name serves its airtime and its data.
+        let named = Some("etisalat");
+        assert_eq!(
+            service_for(Product::Airtime, "9mobile", named).unwrap(),
+            "etisalat"
+        );
+        assert_eq!(
+            service_for(Product::Data, "9mobile", named).unwrap(),
+            "etisalat-data"
+        );
+        assert_eq!(service_for(Product::Epin, "mtn", Some("mtn")), None);
         assert!(service_id(Product::Epin, "mtn").is_none());
         assert!(service_id(Product::Education, "jamb").is_none());
     }

@@ -144,6 +144,7 @@ pub async fn cable(
     let request = VerifyRequest {
         product: Product::Cable,
         provider: provider.slug.clone(),
+        vtpass_service_id: provider.vtpass_service_id.clone(),
         number,
         meter_type: None,
     };
@@ -166,6 +167,7 @@ pub async fn electricity(
     let request = VerifyRequest {
         product: Product::Electricity,
         provider: provider.slug.clone(),
+        vtpass_service_id: provider.vtpass_service_id.clone(),
         number,
         meter_type: Some(meter_type),
     };
@@ -187,6 +189,7 @@ pub async fn bet(
     let request = VerifyRequest {
         product: Product::Betting,
         provider: provider.slug.clone(),
+        vtpass_service_id: provider.vtpass_service_id.clone(),
         number,
         meter_type: None,
     };

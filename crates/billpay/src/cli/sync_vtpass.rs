@@ -160,8 +160,8 @@ pub async fn run(
             if !provider.services.contains(&product) {
                 continue;
             }
-            let derived = vtpass::service_id(product, &provider.slug);
-            let Some(service) = provider.vtpass_service_id.clone().or(derived) else {
+            let named = provider.vtpass_service_id.as_deref();
+            let Some(service) = vtpass::service_for(product, &provider.slug, named) else {
                 continue;
             };
             let sold = supplier.variations(&service).await?;
