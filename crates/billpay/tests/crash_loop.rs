@@ -57,6 +57,12 @@ async fn crash_loop() {
         server.start();
     }
 
+    // A loop where no purchase was ever answered would prove nothing.
+    assert!(
+        sent.answered.len() >= kills,
+        "only {} purchases answered 200 over {kills} runs",
+        sent.answered.len()
+    );
     // Back up for good: everything must settle.
     let transactions = wait_all_final(&server, &customer.account_id).await;
     for (reference, code) in &sent.answered {
