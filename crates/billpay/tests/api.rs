@@ -635,3 +635,52 @@ async fn connections_over_the_cap_wait_until_one_closes() {
         .expect("the waiting connection was never served");
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
+
+/// What the README documents for the requests hyper refuses before a request
+/// exists: a bare status, no body, and the connection closed.
+#[tokio::test]
+async fn transport_level_refusals_are_a_bare_status_as_documented() {
+    use tokio::io::AsyncWriteExt;
+    let server = TestServer::spawn().await;
+    let long_uri = format!("GET /v1/{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000));
+    let many_headers = format!(
+        "GET /health HTTP/1.1\r\nHost: x\r\n{}\r\n",
+        (0..200)
+            .map(|i| format!("x-h{i}: v\r\n"))
+            .collect::<String>()
+    );
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        ("a malformed request line", b"GET / HTTP/9\x00\r\n\r\n".to_vec(), "400"),
+        (
+            "a duplicate Content-Length",
+            b"POST /v1/airtime/purchase HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"
+                .to_vec(),
+            "400",
+        ),
+        ("a URI over hyper's limit", long_uri.into_bytes(), "414"),
+        ("too many headers", many_headers.into_bytes(), "431"),
+    ];
+    for (what, request, status) in cases {
+        let mut stream = connect(&server).await;
+        stream.write_all(&request).await.unwrap();
+        let answer = read_until_closed(&mut stream, Duration::from_secs(5))
+            .await
+            .unwrap_or_else(|| panic!("{what}: the connection was held open"));
+        let (head, body) = answer.split_once("\r\n\r\n").expect("a status line");
+        assert!(
+            head.starts_with(&format!("HTTP/1.1 {status}")),
+            "{what}: {answer}"
+        );
+        assert!(
+            head.to_ascii_lowercase().contains("content-length: 0"),
+            "{what}: {head}"
+        );
+        assert!(body.is_empty(), "{what}: {body}");
+    }
+    // The server is unharmed.
+    let c = server.customer("1000");
+    assert_eq!(
+        server.get(&c.api_key, "/v1/wallet/balance").await.status,
+        200
+    );
+}
