@@ -1,6 +1,7 @@
 //! Bearer-key authentication and per-key rate limiting, as one middleware in
-//! front of every `/v1` route. Nothing is cached: a suspension or revocation
-//! made anywhere (CLI included) applies to the very next request.
+//! front of every `/v1` route. Keys are read through [`KeyCache`](crate::key_cache::KeyCache): a
+//! suspension or revocation made anywhere (CLI included) applies within
+//! [`KEY_CACHE_TTL`](crate::key_cache::KEY_CACHE_TTL) on every node.
 
 use crate::error::ApiError;
 use crate::extract::Caller;
@@ -21,14 +22,16 @@ pub async fn authenticate(
     let Some(token) = bearer_token(request.headers()) else {
         return ApiError::MissingApiKey.into_response();
     };
-    let found = match state.store.authenticate(&hash_api_key(token)).await {
+    let key_hash = hash_api_key(token);
+    let found = match state.keys.authenticate(&state.store, &key_hash).await {
         Ok(found) => found,
         Err(e) => return ApiError::from(e).into_response(),
     };
-    let Some((key, account_status)) = found else {
+    let Some(found) = found else {
         return ApiError::InvalidApiKey.into_response();
     };
-    match (key.status, account_status) {
+    let (key, account_status) = &*found;
+    match (key.status, *account_status) {
         (KeyStatus::Revoked, _) => return ApiError::InvalidApiKey.into_response(),
         (KeyStatus::Suspended, _) => {
             return ApiError::Suspended("This API key is suspended").into_response();
@@ -38,7 +41,7 @@ pub async fn authenticate(
         }
         (KeyStatus::Active, AccountStatus::Active) => {}
     }
-    touch_now_and_then(&state, &key);
+    touch_now_and_then(&state, key, &key_hash);
     let decision = state
         .limiter
         .check(key.id, key.rate_limit.unwrap_or(state.default_rate_limit))
@@ -62,13 +65,15 @@ pub async fn authenticate(
 
 /// `last_used_at` (shown in the dashboard) is refreshed at most once a minute
 /// per key, off the request path: a write per request would cost throughput.
-fn touch_now_and_then(state: &AppState, key: &billpay_store::ApiKey) {
-    let minute_ago = billpay_store::clock::rfc3339(billpay_store::clock::now_ms() - 60_000);
+fn touch_now_and_then(state: &AppState, key: &billpay_store::ApiKey, key_hash: &str) {
+    use billpay_store::clock::{now_ms, rfc3339};
+    let minute_ago = rfc3339(now_ms() - 60_000);
     if key
         .last_used_at
         .as_deref()
         .is_none_or(|at| at < minute_ago.as_str())
     {
+        state.keys.note_used(key_hash, rfc3339(now_ms()));
         let (store, id) = (state.store.clone(), key.id);
         tokio::spawn(async move {
             if let Err(e) = store.touch_api_key(id).await {

@@ -12,6 +12,7 @@ mod body;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod key_cache;
 pub mod openapi;
 pub mod rate_limit;
 pub mod routes;

@@ -1,7 +1,8 @@
-//! What every handler shares: the store, the supplier, the catalogue cache,
-//! the rate limiter, and the signal that wakes the fulfilment worker.
+//! What every handler shares: the store, the supplier, the catalogue and key
+//! caches, the rate limiter, and the signal that wakes the fulfilment worker.
 
 use crate::error::{ApiError, ApiResult};
+use crate::key_cache::KeyCache;
 use crate::rate_limit::RateLimiter;
 use billpay_domain::catalogue::Catalogue;
 use billpay_store::{RateLimit, SharedStore};
@@ -15,6 +16,8 @@ pub struct AppState {
     pub store: SharedStore,
     pub supplier: Arc<dyn Supplier>,
     pub catalogue: Arc<CatalogueCache>,
+    /// Authenticated keys, trusted for at most `KEY_CACHE_TTL`.
+    pub keys: Arc<KeyCache>,
     pub limiter: Arc<RateLimiter>,
     pub default_rate_limit: RateLimit,
     /// Notified after each accepted purchase so fulfilment starts at once.
@@ -31,6 +34,7 @@ impl AppState {
             catalogue: Arc::new(CatalogueCache::new(store.clone())),
             store,
             supplier,
+            keys: Arc::default(),
             limiter: Arc::new(RateLimiter::default()),
             default_rate_limit,
             purchases_waiting: Arc::new(Notify::new()),

@@ -160,6 +160,41 @@ async fn a_reference_sent_to_both_nodes_is_debited_once() {
     assert_eq!(statement["entries"].as_array().unwrap().len(), 1 + 10);
 }
 
+/// Keys are cached per node for at most 0.5 s: a revocation made elsewhere
+/// (here the CLI) applies on every node within 1 s, however busy the key is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_revoked_key_stops_on_every_node_within_a_second() {
+    let env = node_env(&[]);
+    let Some(a) = TestServer::spawn_postgres(
+        "a_revoked_key_stops_on_every_node_within_a_second",
+        Options::default(),
+        &borrowed(&env),
+    )
+    .await
+    else {
+        return;
+    };
+    let b = a.another_node(Options::default(), &borrowed(&env)).await;
+    let c = a.customer("100");
+    for node in [&a, &b] {
+        node.get(&c.api_key, "/v1/wallet/balance").await.assert_ok();
+    }
+    a.cli(&["key", "revoke", &c.key_id]);
+    let revoked = Instant::now();
+    for node in [&a, &b] {
+        while node.get(&c.api_key, "/v1/wallet/balance").await.status != 401 {
+            assert!(
+                revoked.elapsed() < Duration::from_secs(1),
+                "a revoked key still worked after 1 s"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    b.get(&c.api_key, "/v1/wallet/balance")
+        .await
+        .assert_error(401, "invalid_api_key");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn five_hundred_purchases_over_two_nodes_are_each_fulfilled_and_notified_once() {
     let env = node_env(&[]);

@@ -58,7 +58,9 @@ pub struct PostgresOptions {
     /// Group-commit live purchases (on by default); off, each purchase is its
     /// own transaction (kept for measuring, see docs/benchmarks.md).
     pub group_commit: bool,
-    /// Group-commit transactions in flight at once (each on its own connection).
+    /// Group-commit transactions in flight at once (each on its own
+    /// connection). Purchases run in this many lanes, a wallet always in the
+    /// same one.
     pub batches_in_flight: usize,
 }
 
@@ -74,7 +76,8 @@ impl Default for PostgresOptions {
 
 pub struct PostgresStore {
     pool: Pool,
-    purchases: Option<mpsc::UnboundedSender<PurchaseJob>>,
+    /// One queue per purchase lane (see [`run_purchase_lane`]).
+    purchases: Option<Vec<mpsc::UnboundedSender<PurchaseJob>>>,
     /// The workers' single-statement writes, group-committed likewise.
     statements: Option<mpsc::UnboundedSender<StatementJob>>,
 }
@@ -228,13 +231,13 @@ impl PostgresStore {
             .map_err(|e| StoreError::Backend(format!("PostgreSQL pool: {e}")))?;
         migrate(&pool).await?;
         let purchases = options.group_commit.then(|| {
-            let (tx, rx) = mpsc::unbounded_channel();
-            tokio::spawn(run_purchase_batches(
-                pool.clone(),
-                rx,
-                options.batches_in_flight.max(1),
-            ));
-            tx
+            (0..options.batches_in_flight.max(1))
+                .map(|_| {
+                    let (tx, rx) = mpsc::unbounded_channel();
+                    tokio::spawn(run_purchase_lane(pool.clone(), rx));
+                    tx
+                })
+                .collect()
         });
         let statements = options.group_commit.then(|| {
             let (tx, rx) = mpsc::unbounded_channel();
@@ -746,21 +749,12 @@ impl PurchaseArgs {
     }
 }
 
-/// Collects queued purchases into batches: while `in_flight` batches are
-/// committing, new purchases wait and the next batch grows.
-async fn run_purchase_batches(
-    pool: Pool,
-    mut jobs: mpsc::UnboundedReceiver<PurchaseJob>,
-    in_flight: usize,
-) {
-    let permits = Arc::new(Semaphore::new(in_flight));
-    loop {
-        let Ok(permit) = permits.clone().acquire_owned().await else {
-            return;
-        };
-        let Some(first) = jobs.recv().await else {
-            return;
-        };
+/// One purchase lane: one batch at a time; while it commits, new purchases
+/// wait and the next batch grows. A wallet's purchases always take the same
+/// lane ([`lane_of`]), so a hot wallet is debited by one batch per COMMIT
+/// instead of several batches queuing on its row lock.
+async fn run_purchase_lane(pool: Pool, mut jobs: mpsc::UnboundedReceiver<PurchaseJob>) {
+    while let Some(first) = jobs.recv().await {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
             match jobs.try_recv() {
@@ -768,14 +762,15 @@ async fn run_purchase_batches(
                 Err(_) => break,
             }
         }
-        let pool = pool.clone();
-        tokio::spawn(async move {
-            let (started, size) = (std::time::Instant::now(), batch.len());
-            run_batch(&pool, batch).await;
-            crate::metrics::record_batch("postgres", "purchases", size, started);
-            drop(permit);
-        });
+        let (started, size) = (std::time::Instant::now(), batch.len());
+        run_batch(&pool, batch).await;
+        crate::metrics::record_batch("postgres", "purchases", size, started);
     }
+}
+
+/// The lane of a wallet: the same for every purchase of one account.
+fn lane_of(account: AccountId, lanes: usize) -> usize {
+    (account.0.as_u128() % lanes as u128) as usize
 }
 
 async fn run_batch(pool: &Pool, mut batch: Vec<PurchaseJob>) {
@@ -1294,12 +1289,12 @@ impl Store for PostgresStore {
 
     async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction> {
         let args = PurchaseArgs::new(new);
-        let Some(queue) = &self.purchases else {
+        let Some(lanes) = &self.purchases else {
             let mut args = args;
             return place_one(&self.pool, &mut args).await;
         };
         let (reply, answer) = oneshot::channel();
-        queue
+        lanes[lane_of(args.new.account_id, lanes.len())]
             .send(PurchaseJob { args, reply })
             .map_err(|_| StoreError::Backend("purchase writer stopped".into()))?;
         answer
@@ -1507,10 +1502,17 @@ impl Store for PostgresStore {
             Box::pin(async move {
                 // `lease_until > 0`: a transaction rescheduled or finalized in
                 // the meantime has released its lease; never take it back.
+                // SKIP LOCKED: a row a worker's batch is writing right now is
+                // left for the next heartbeat; waiting for it could deadlock
+                // with that batch (both lock several rows, in no common order).
                 execute(
                     c,
-                    "UPDATE transactions SET lease_until = $1
-                     WHERE code = ANY($2) AND status = 'processing' AND lease_until > 0",
+                    "WITH mine AS (
+                         SELECT code FROM transactions
+                         WHERE code = ANY($2) AND status = 'processing' AND lease_until > 0
+                         FOR UPDATE SKIP LOCKED
+                     )
+                     UPDATE transactions t SET lease_until = $1 FROM mine WHERE t.code = mine.code",
                     &[&(now_ms() + lease.as_millis() as i64), &codes],
                 )
                 .await?;

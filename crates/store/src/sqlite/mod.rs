@@ -32,7 +32,9 @@ impl SqliteStore {
             .engine
             .write(|conn| {
                 let has: bool =
-                    conn.query_row("SELECT EXISTS(SELECT 1 FROM catalogue)", [], |r| r.get(0))?;
+                    query_row(conn, "SELECT EXISTS(SELECT 1 FROM catalogue)", [], |r| {
+                        r.get(0)
+                    })?;
                 if !has {
                     let default = Catalogue::from_toml(Catalogue::default_toml())
                         .map_err(StoreError::Invalid)?;
@@ -48,7 +50,8 @@ impl SqliteStore {
 fn save_catalogue(conn: &Connection, catalogue: &Catalogue) -> StoreResult<()> {
     let document =
         serde_json::to_string(catalogue).map_err(|e| StoreError::Backend(e.to_string()))?;
-    conn.execute(
+    execute(
+        conn,
         "INSERT INTO catalogue (id, version, document) VALUES (1, 1, ?1)
          ON CONFLICT (id) DO UPDATE SET version = version + 1, document = excluded.document",
         [document],
@@ -57,7 +60,8 @@ fn save_catalogue(conn: &Connection, catalogue: &Catalogue) -> StoreResult<()> {
 }
 
 fn load_catalogue(conn: &Connection) -> StoreResult<(i64, Catalogue)> {
-    let (version, document): (i64, String) = conn.query_row(
+    let (version, document): (i64, String) = query_row(
+        conn,
         "SELECT version, document FROM catalogue WHERE id = 1",
         [],
         |r| Ok((r.get(0)?, r.get(1)?)),
@@ -68,7 +72,8 @@ fn load_catalogue(conn: &Connection) -> StoreResult<(i64, Catalogue)> {
 }
 
 fn balance_of(conn: &Connection, account: AccountId) -> StoreResult<Kobo> {
-    conn.query_row(
+    query_row(
+        conn,
         "SELECT balance FROM accounts WHERE id = ?1",
         [account.to_string()],
         |r| r.get(0),
@@ -87,15 +92,15 @@ fn post_ledger(
     transaction_code: Option<&str>,
     credit_reference: Option<&str>,
 ) -> StoreResult<Kobo> {
-    let balance_after: Option<i64> = conn
-        .query_row(
+    let balance_after: Option<i64> = query_row(conn,
             "UPDATE accounts SET balance = balance + ?1 WHERE id = ?2 AND balance + ?1 >= 0 RETURNING balance",
             params![amount.0, account.to_string()],
             |r| r.get(0),
         )
         .optional()?;
     let balance_after = balance_after.ok_or(Refusal::InsufficientBalance)?;
-    conn.execute(
+    execute(
+        conn,
         &format!("INSERT INTO ledger ({LEDGER_COLUMNS}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
         params![
             account.to_string(),
@@ -111,7 +116,8 @@ fn post_ledger(
 }
 
 fn reference_used(conn: &Connection, account: AccountId, reference: &str) -> StoreResult<bool> {
-    Ok(conn.query_row(
+    Ok(query_row(
+        conn,
         "SELECT EXISTS(SELECT 1 FROM transactions WHERE account_id = ?1 AND reference = ?2)",
         params![account.to_string(), reference],
         |r| r.get(0),
@@ -119,7 +125,8 @@ fn reference_used(conn: &Connection, account: AccountId, reference: &str) -> Sto
 }
 
 fn get_transaction(conn: &Connection, code: &str) -> StoreResult<Transaction> {
-    conn.query_row(
+    query_row(
+        conn,
         &format!("SELECT {TX_COLUMNS} FROM transactions WHERE code = ?1"),
         [code],
         transaction,
@@ -129,13 +136,28 @@ fn get_transaction(conn: &Connection, code: &str) -> StoreResult<Transaction> {
 }
 
 fn get_api_key(conn: &Connection, id: KeyId) -> StoreResult<Option<ApiKey>> {
-    Ok(conn
-        .query_row(
-            &format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?1"),
-            [id.to_string()],
-            api_key,
-        )
-        .optional()?)
+    Ok(query_row(
+        conn,
+        &format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?1"),
+        [id.to_string()],
+        api_key,
+    )
+    .optional()?)
+}
+
+/// `Connection::execute` through the connection's statement cache.
+fn execute(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+    conn.prepare_cached(sql)?.execute(params)
+}
+
+/// `Connection::query_row` through the connection's statement cache.
+fn query_row<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    map: impl FnOnce(&rusqlite::Row) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.prepare_cached(sql)?.query_row(params, map)
 }
 
 fn collect<T>(
@@ -204,7 +226,8 @@ impl Store for SqliteStore {
         self.engine
             .write(move |conn| {
                 let id = AccountId::new();
-                let inserted = conn.execute(
+                let inserted = execute(
+                    conn,
                     "INSERT INTO accounts (id, name, email, password_hash, status, created_at)
                      VALUES (?1, ?2, ?3, ?4, 'active', ?5) ON CONFLICT (email) DO NOTHING",
                     params![
@@ -221,7 +244,8 @@ impl Store for SqliteStore {
                         new.email
                     )));
                 }
-                Ok(conn.query_row(
+                Ok(query_row(
+                    conn,
                     &format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = ?1"),
                     [id.to_string()],
                     account,
@@ -233,13 +257,13 @@ impl Store for SqliteStore {
     async fn account(&self, id: AccountId) -> StoreResult<Option<Account>> {
         self.engine
             .read(move |conn| {
-                Ok(conn
-                    .query_row(
-                        &format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = ?1"),
-                        [id.to_string()],
-                        account,
-                    )
-                    .optional()?)
+                Ok(query_row(
+                    conn,
+                    &format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = ?1"),
+                    [id.to_string()],
+                    account,
+                )
+                .optional()?)
             })
             .await
     }
@@ -248,13 +272,13 @@ impl Store for SqliteStore {
         let email = email.to_owned();
         self.engine
             .read(move |conn| {
-                Ok(conn
-                    .query_row(
-                        &format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE email = ?1"),
-                        [email],
-                        account,
-                    )
-                    .optional()?)
+                Ok(query_row(
+                    conn,
+                    &format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE email = ?1"),
+                    [email],
+                    account,
+                )
+                .optional()?)
             })
             .await
     }
@@ -262,7 +286,8 @@ impl Store for SqliteStore {
     async fn set_account_status(&self, id: AccountId, status: AccountStatus) -> StoreResult<()> {
         self.engine
             .write(move |conn| {
-                match conn.execute(
+                match execute(
+                    conn,
                     "UPDATE accounts SET status = ?1 WHERE id = ?2",
                     params![status.as_str(), id.to_string()],
                 )? {
@@ -277,7 +302,8 @@ impl Store for SqliteStore {
     async fn set_account_password(&self, id: AccountId, password_hash: String) -> StoreResult<()> {
         self.engine
             .write(move |conn| {
-                match conn.execute(
+                match execute(
+                    conn,
                     "UPDATE accounts SET password_hash = ?1 WHERE id = ?2",
                     params![password_hash, id.to_string()],
                 )? {
@@ -293,7 +319,7 @@ impl Store for SqliteStore {
             .write(move |conn| {
                 balance_of(conn, new.account_id)?; // the account must exist
                 let id = KeyId::new();
-                conn.execute(
+                execute(conn,
                     "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, status, created_at)
                      VALUES (?1, ?2, ?3, ?4, ?5, 'active', ?6)",
                     params![id.to_string(), new.account_id.to_string(), new.name, new.key_hash, new.display_prefix, now_rfc3339()],
@@ -325,12 +351,13 @@ impl Store for SqliteStore {
         let found = self
             .engine
             .read(move |conn| {
-                let sql = format!(
-                    "SELECT {}, a.status FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?1",
-                    KEY_COLUMNS.split(", ").map(|c| format!("k.{c}")).collect::<Vec<_>>().join(", ")
-                );
-                Ok(conn
-                    .query_row(&sql, [key_hash], |row| {
+                static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+                    format!(
+                        "SELECT {}, a.status FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?1",
+                        KEY_COLUMNS.split(", ").map(|c| format!("k.{c}")).collect::<Vec<_>>().join(", ")
+                    )
+                });
+                Ok(query_row(conn, &SQL, [key_hash], |row| {
                         let status: String = row.get(12)?;
                         Ok((api_key(row)?, status))
                     })
@@ -351,24 +378,29 @@ impl Store for SqliteStore {
                 let changed = match change {
                     KeyChange::Status(status) => {
                         // Revocation is final.
-                        conn.execute(
+                        execute(
+                            conn,
                             "UPDATE api_keys SET status = ?1 WHERE id = ?2 AND status != 'revoked'",
                             params![status.as_str(), key],
                         )?
                     }
-                    KeyChange::RateLimit(limit) => conn.execute(
+                    KeyChange::RateLimit(limit) => execute(
+                        conn,
                         "UPDATE api_keys SET rate_per_second = ?1, rate_burst = ?2 WHERE id = ?3",
                         params![limit.map(|l| l.per_second), limit.map(|l| l.burst), key],
                     )?,
-                    KeyChange::WebhookUrl(url) => conn.execute(
+                    KeyChange::WebhookUrl(url) => execute(
+                        conn,
                         "UPDATE api_keys SET webhook_url = ?1 WHERE id = ?2",
                         params![url, key],
                     )?,
-                    KeyChange::WebhookSecretSealed(sealed) => conn.execute(
+                    KeyChange::WebhookSecretSealed(sealed) => execute(
+                        conn,
                         "UPDATE api_keys SET webhook_secret_sealed = ?1 WHERE id = ?2",
                         params![sealed, key],
                     )?,
-                    KeyChange::WebhookRetries(on) => conn.execute(
+                    KeyChange::WebhookRetries(on) => execute(
+                        conn,
                         "UPDATE api_keys SET webhook_retries = ?1 WHERE id = ?2",
                         params![on, key],
                     )?,
@@ -387,7 +419,8 @@ impl Store for SqliteStore {
     async fn touch_api_key(&self, id: KeyId) -> StoreResult<()> {
         self.engine
             .write(move |conn| {
-                conn.execute(
+                execute(
+                    conn,
                     "UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2",
                     params![now_rfc3339(), id.to_string()],
                 )?;
@@ -412,7 +445,7 @@ impl Store for SqliteStore {
         self.engine
             .write(move |conn| {
                 let balance = balance_of(conn, account)?;
-                let seen: bool = conn.query_row(
+                let seen: bool = query_row(conn,
                     "SELECT EXISTS(SELECT 1 FROM ledger WHERE account_id = ?1 AND credit_reference = ?2)",
                     params![account.to_string(), reference],
                     |r| r.get(0),
@@ -442,7 +475,8 @@ impl Store for SqliteStore {
     async fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo> {
         self.engine
             .read(move |conn| {
-                Ok(Kobo(conn.query_row(
+                Ok(Kobo(query_row(
+                    conn,
                     "SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE account_id = ?1",
                     [account.to_string()],
                     |r| r.get(0),
@@ -472,11 +506,12 @@ impl Store for SqliteStore {
     async fn catalogue_version(&self) -> StoreResult<i64> {
         self.engine
             .read(|conn| {
-                Ok(
-                    conn.query_row("SELECT version FROM catalogue WHERE id = 1", [], |r| {
-                        r.get(0)
-                    })?,
-                )
+                Ok(query_row(
+                    conn,
+                    "SELECT version FROM catalogue WHERE id = 1",
+                    [],
+                    |r| r.get(0),
+                )?)
             })
             .await
     }
@@ -535,7 +570,7 @@ impl Store for SqliteStore {
                 let balance_after = post_ledger(conn, new.account_id, Kobo(-new.amount.0), "debit", Some(&code), None)?;
                 let batch_id = new.details.get("batch_id").and_then(|b| b.as_str()).map(str::to_owned);
                 let now = now_ms();
-                conn.execute(
+                execute(conn,
                     "INSERT INTO transactions (code, account_id, key_id, reference, product, provider, plan_id, label,
                        recipient, amount, details, batch_id, status, message, balance_before, balance_after,
                        next_attempt_at, created_at)
@@ -581,8 +616,7 @@ impl Store for SqliteStore {
                     "SELECT {TX_COLUMNS} FROM transactions WHERE {column} = ?1 AND (?2 IS NULL OR account_id = ?2)
                      ORDER BY created_at LIMIT 1"
                 );
-                Ok(conn
-                    .query_row(&sql, params![value, account.map(|a| a.to_string())], transaction)
+                Ok(query_row(conn, &sql, params![value, account.map(|a| a.to_string())], transaction)
                     .optional()?)
             })
             .await
@@ -641,8 +675,8 @@ impl Store for SqliteStore {
         let token_hash = token_hash.to_owned();
         self.engine
             .write(move |conn| {
-                conn.execute("DELETE FROM sessions WHERE expires_at < ?1", [now_ms()])?;
-                conn.execute(
+                execute(conn, "DELETE FROM sessions WHERE expires_at < ?1", [now_ms()])?;
+                execute(conn,
                     "INSERT INTO sessions (token_hash, account_id, expires_at, created_at) VALUES (?1, ?2, ?3, ?4)",
                     params![token_hash, account.to_string(), expires_at_ms, now_rfc3339()],
                 )?;
@@ -655,8 +689,7 @@ impl Store for SqliteStore {
         let token_hash = token_hash.to_owned();
         self.engine
             .read(move |conn| {
-                Ok(conn
-                    .query_row(
+                Ok(query_row(conn,
                         "SELECT account_id, expires_at FROM sessions WHERE token_hash = ?1 AND expires_at > ?2",
                         params![token_hash, now_ms()],
                         |row| {
@@ -676,7 +709,11 @@ impl Store for SqliteStore {
         let token_hash = token_hash.to_owned();
         self.engine
             .write(move |conn| {
-                conn.execute("DELETE FROM sessions WHERE token_hash = ?1", [token_hash])?;
+                execute(
+                    conn,
+                    "DELETE FROM sessions WHERE token_hash = ?1",
+                    [token_hash],
+                )?;
                 Ok(())
             })
             .await
@@ -706,7 +743,8 @@ impl Store for SqliteStore {
             .write(move |conn| {
                 // `lease_until > 0`: a transaction rescheduled or finalized in
                 // the meantime has released its lease; never take it back.
-                conn.execute(
+                execute(
+                    conn,
                     "UPDATE transactions SET lease_until = ?1
                      WHERE code IN (SELECT value FROM json_each(?2))
                        AND status = 'processing' AND lease_until > 0",
@@ -727,7 +765,7 @@ impl Store for SqliteStore {
         let supplier_reference = supplier_reference.map(str::to_owned);
         self.engine
             .write(move |conn| {
-                conn.execute(
+                execute(conn,
                     "UPDATE transactions SET submitted = 1, supplier = ?2, supplier_reference = ?3 WHERE code = ?1",
                     params![code, supplier, supplier_reference],
                 )?;
@@ -740,7 +778,7 @@ impl Store for SqliteStore {
         let (code, note) = (code.to_owned(), note.to_owned());
         self.engine
             .write(move |conn| {
-                conn.execute(
+                execute(conn,
                     "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1, lease_until = 0,
                        result = json_set(result, '$.last_note', ?2)
                      WHERE code = ?3 AND status = 'processing'",
@@ -759,7 +797,7 @@ impl Store for SqliteStore {
                 if !fin.applies_to(tx.status) {
                     return Ok(false);
                 }
-                conn.execute(
+                execute(conn,
                     "UPDATE transactions SET status = ?1, message = ?2, result = ?3, completed_at = ?4,
                        attempts = attempts + 1, lease_until = 0 WHERE code = ?5",
                     params![fin.status.as_str(), fin.message, fin.result.to_string(), rfc3339(fin.completed_at_ms), code],
@@ -767,7 +805,7 @@ impl Store for SqliteStore {
                 if fin.status == TxStatus::Failed {
                     post_ledger(conn, tx.account_id, tx.amount, "refund", Some(&code), None)?;
                 }
-                conn.execute(
+                execute(conn,
                     &format!("INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7, ?8) {RESEND_ON_REVERSAL}"),
                     params![
                         new_code("EV"),
@@ -800,7 +838,7 @@ impl Store for SqliteStore {
         let event_id = event_id.to_owned();
         self.engine
             .write(move |conn| {
-                conn.execute(
+                execute(conn,
                     "INSERT INTO webhook_attempts (event_id, url, http_status, error, latency_ms, response_excerpt, created_at)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                     params![event_id, attempt.url, attempt.http_status, attempt.error, attempt.latency_ms, attempt.response_excerpt, now_rfc3339()],
@@ -811,7 +849,7 @@ impl Store for SqliteStore {
                     EventNext::Skipped => (EventStatus::Skipped, 0),
                     EventNext::RetryAtMs(at) => (EventStatus::Pending, at),
                 };
-                conn.execute(
+                execute(conn,
                     "UPDATE events SET status = ?1, next_attempt_at = ?2, lease_until = 0, attempts = attempts + 1 WHERE id = ?3",
                     params![status.as_str(), next_at, event_id],
                 )?;
@@ -846,13 +884,15 @@ impl Store for SqliteStore {
         let key = id_or_code.to_owned();
         self.engine
             .read(move |conn| {
-                Ok(conn
-                    .query_row(
-                        &format!("SELECT {EVENT_COLUMNS} FROM events WHERE id = ?1 OR transaction_code = ?1"),
-                        [key],
-                        event,
-                    )
-                    .optional()?)
+                Ok(query_row(
+                    conn,
+                    &format!(
+                        "SELECT {EVENT_COLUMNS} FROM events WHERE id = ?1 OR transaction_code = ?1"
+                    ),
+                    [key],
+                    event,
+                )
+                .optional()?)
             })
             .await
     }
@@ -878,11 +918,11 @@ impl Store for SqliteStore {
             .write(move |conn| {
                 // Not while a delivery holds the event: that would send it twice at once.
                 let now = now_ms();
-                let queued = conn.execute(
+                let queued = execute(conn,
                     "UPDATE events SET status = 'pending', next_attempt_at = ?1 WHERE id = ?2 AND lease_until <= ?1",
                     params![now, event_id],
                 )?;
-                let exists: bool = conn.query_row(
+                let exists: bool = query_row(conn,
                     "SELECT EXISTS(SELECT 1 FROM events WHERE id = ?1)",
                     [&event_id],
                     |r| r.get(0),
@@ -899,7 +939,7 @@ impl Store for SqliteStore {
     async fn fulfilment_backlog(&self) -> StoreResult<Backlog> {
         self.engine
             .read(|conn| {
-                Ok(conn.query_row(crate::BACKLOG, [], |r| {
+                Ok(query_row(conn, crate::BACKLOG, [], |r| {
                     Ok(Backlog {
                         processing: r.get::<_, i64>(0)? as u64,
                         oldest_created_at: r.get(1)?,
@@ -946,7 +986,8 @@ fn audit_rows(conn: &Connection, sql: &str) -> StoreResult<Vec<audit::AuditRow>>
 
 /// A password change or a suspension signs the account out everywhere.
 fn end_sessions(conn: &rusqlite::Connection, id: AccountId) -> StoreResult<()> {
-    conn.execute(
+    execute(
+        conn,
         "DELETE FROM sessions WHERE account_id = ?1",
         [id.to_string()],
     )?;
