@@ -688,6 +688,60 @@ async fn failed_deliveries_are_logged_and_do_not_hold_up_healthy_ones() {
 }
 
 /// A key without a webhook URL: the event is recorded as skipped.
+/// A key whose receiver hangs holds at most its share of the delivery slots:
+/// with 2 slots and 1 per key, a key with four hanging webhooks leaves the
+/// other slot to everyone else (before, all slots waited out the 10 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_receiver_holds_only_its_share_of_delivery_slots() {
+    let server = TestServer::spawn_with_env(
+        Options::default(),
+        &[
+            ("BILLPAY_WEBHOOK_CONCURRENCY", "2"),
+            ("BILLPAY_WEBHOOK_CONCURRENCY_PER_KEY", "1"),
+        ],
+    )
+    .await;
+    let receiver = Receiver::start().await;
+    let hanging = server.customer("10000");
+    let healthy = server.customer("10000");
+    set_url(&server, &hanging.key_id, &receiver.url("/slow"));
+    set_url(&server, &healthy.key_id, &receiver.url("/ok"));
+
+    let mut hanging_codes = Vec::new();
+    for phone in ["08031232001", "08031232002", "08031232003", "08031232004"] {
+        let accepted = buy(&server, &hanging, "/v1/airtime/purchase", airtime(phone)).await;
+        hanging_codes.push(code_of(&accepted));
+    }
+    let first_hang = receiver.wait_for(&hanging_codes[0], 1).await[0].at;
+
+    let code = code_of(
+        &buy(
+            &server,
+            &healthy,
+            "/v1/airtime/purchase",
+            airtime("08031232005"),
+        )
+        .await,
+    );
+    server.wait_final(&healthy.api_key, &code).await;
+    let finished = Instant::now();
+    let hook = receiver.wait_for(&code, 1).await.remove(0);
+    let lag = hook.at.saturating_duration_since(finished);
+    assert!(
+        lag < Duration::from_secs(3),
+        "the healthy key's webhook waited {lag:?} behind a hanging receiver"
+    );
+    assert!(
+        first_hang.elapsed() < Duration::from_secs(10),
+        "the check must run while the hanging receiver still holds its slot"
+    );
+    let hanging_now = hanging_codes
+        .iter()
+        .filter(|code| !receiver.for_code(code).is_empty())
+        .count();
+    assert_eq!(hanging_now, 1, "the hanging key had more than its one slot");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_webhook_url_is_recorded_as_skipped() {
     let server = TestServer::spawn().await;

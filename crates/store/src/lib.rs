@@ -197,7 +197,14 @@ pub trait Store: Send + Sync + 'static {
     async fn finalize(&self, code: &str, fin: Finalization) -> StoreResult<bool>;
 
     // --- webhook events (outbox) -----------------------------------------
-    async fn claim_events(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Event>>;
+    /// Leases up to `limit` due events, none of the keys in `skip_keys` (the
+    /// delivery worker's keys that have all the deliveries in flight they may).
+    async fn claim_events(
+        &self,
+        limit: u32,
+        lease: Duration,
+        skip_keys: Vec<KeyId>,
+    ) -> StoreResult<Vec<Event>>;
     async fn record_delivery(
         &self,
         event_id: &str,

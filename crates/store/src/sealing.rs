@@ -111,8 +111,13 @@ impl Store for SealedStore {
     ) -> StoreResult<Vec<Transaction>> {
         self.open_txs(self.inner.claim_fulfilments(limit, lease).await?)
     }
-    async fn claim_events(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Event>> {
-        self.open_events(self.inner.claim_events(limit, lease).await?)
+    async fn claim_events(
+        &self,
+        limit: u32,
+        lease: Duration,
+        skip_keys: Vec<KeyId>,
+    ) -> StoreResult<Vec<Event>> {
+        self.open_events(self.inner.claim_events(limit, lease, skip_keys).await?)
     }
     async fn events(&self, filter: EventFilter) -> StoreResult<Vec<Event>> {
         self.open_events(self.inner.events(filter).await?)

@@ -229,7 +229,7 @@ async fn nodes_claim_disjoint_work_and_take_over_expired_leases() {
                 let mut mine = Vec::new();
                 loop {
                     let events = store
-                        .claim_events(8, Duration::from_secs(60))
+                        .claim_events(8, Duration::from_secs(60), Vec::new())
                         .await
                         .unwrap();
                     if events.is_empty() {

@@ -1,17 +1,23 @@
 //! Delivers outbox events to the webhook URL of the key that made the purchase.
 //!
 //! Each event is sent in its own task, so a slow or dead receiver never holds
-//! up deliveries to others. Every attempt is logged. By default a failure is
+//! up deliveries to others; and a key has at most `per_key` deliveries in
+//! flight (its further events are not claimed until one ends), so one slow
+//! receiver cannot take every slot either (at most twice `per_key`: a claim
+//! takes at most `per_key` events, and a key with `per_key` in flight is left
+//! out of the next claims). Every attempt is logged. By default a failure is
 //! final (as the spec says: dropped and logged); a key that opted into retries
 //! is retried on the Standard Webhooks schedule. An event is sent twice only if
 //! the process dies between sending it and recording the attempt.
 
 use crate::claim_loop::{LoopSettings, claim_loop, run_all};
+use billpay_domain::KeyId;
 use billpay_domain::sealed::SecretBox;
 use billpay_store::clock::now_ms;
 use billpay_store::{Event, EventNext, NewAttempt, SharedStore, StoreResult};
 use billpay_webhooks::{DeliveryClient, DeliveryConfig, DeliveryRequest, retry_delay};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
 
@@ -21,6 +27,8 @@ pub struct DeliverySettings {
     pub lease: Duration,
     /// Deliveries in flight at once.
     pub concurrency: usize,
+    /// Deliveries in flight at once to one key's receiver.
+    pub per_key: usize,
 }
 
 impl Default for DeliverySettings {
@@ -30,7 +38,10 @@ impl Default for DeliverySettings {
             // An attempt is bounded by the client's timeouts (10 s), so a short
             // lease is safe, and a crash mid-delivery delays a webhook by at most this.
             lease: Duration::from_secs(20),
-            concurrency: 128,
+            // Tasks waiting on a receiver cost little; a receiver that takes
+            // the full 10 s holds at most `per_key` of them (plus one claim).
+            concurrency: 512,
+            per_key: 32,
         }
     }
 }
@@ -57,7 +68,11 @@ impl Delivery {
     pub async fn run_once(&self) -> StoreResult<usize> {
         let events = self
             .store
-            .claim_events(self.settings.concurrency as u32, self.settings.lease)
+            .claim_events(
+                self.settings.concurrency as u32,
+                self.settings.lease,
+                Vec::new(),
+            )
             .await?;
         Ok(run_all(events, |event| {
             let this = self.clone();
@@ -74,19 +89,31 @@ impl Delivery {
             idle_poll: Duration::from_millis(200),
             drain: Duration::from_secs(11),
         };
+        let busy = KeysInFlight::default();
         let claim = |free: u32| {
             let store = self.store.clone();
             let lease = self.settings.lease;
+            let per_key = self.settings.per_key;
+            let full = busy.at(per_key);
+            // At most `per_key` a claim: all of one key's would otherwise fit.
+            let limit = free.min(per_key as u32);
             async move {
-                store.claim_events(free, lease).await.unwrap_or_else(|e| {
-                    tracing::error!(error = %e, "claiming webhook events failed");
-                    Vec::new()
-                })
+                store
+                    .claim_events(limit, lease, full)
+                    .await
+                    .unwrap_or_else(|e| {
+                        tracing::error!(error = %e, "claiming webhook events failed");
+                        Vec::new()
+                    })
             }
         };
         let start = |event: Event| {
             let this = self.clone();
-            Some(async move { this.deliver(event).await })
+            let slot = busy.enter(event.key_id);
+            Some(async move {
+                this.deliver(event).await;
+                drop(slot);
+            })
         };
         claim_loop(settings, None, shutdown, claim, start).await;
     }
@@ -170,5 +197,46 @@ impl Delivery {
         self.store.record_delivery(&event.id, attempt, next).await?;
         metrics::counter!("billpay_webhook_deliveries_total", "result" => result).increment(1);
         Ok(())
+    }
+}
+
+/// Deliveries in flight per key, in this process.
+#[derive(Clone, Default)]
+struct KeysInFlight(Arc<Mutex<HashMap<KeyId, usize>>>);
+
+impl KeysInFlight {
+    /// The keys with `limit` or more deliveries in flight.
+    fn at(&self, limit: usize) -> Vec<KeyId> {
+        let counts = self.0.lock().expect("in-flight counts poisoned");
+        counts
+            .iter()
+            .filter(|(_, n)| **n >= limit)
+            .map(|(key, _)| *key)
+            .collect()
+    }
+
+    /// Counts one more delivery to `key` until the slot is dropped.
+    fn enter(&self, key: KeyId) -> KeySlot {
+        *self
+            .0
+            .lock()
+            .expect("in-flight counts poisoned")
+            .entry(key)
+            .or_default() += 1;
+        KeySlot(self.clone(), key)
+    }
+}
+
+struct KeySlot(KeysInFlight, KeyId);
+
+impl Drop for KeySlot {
+    fn drop(&mut self) {
+        let mut counts = self.0.0.lock().expect("in-flight counts poisoned");
+        if let Some(n) = counts.get_mut(&self.1) {
+            *n -= 1;
+            if *n == 0 {
+                counts.remove(&self.1);
+            }
+        }
     }
 }

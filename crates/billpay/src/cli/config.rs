@@ -30,6 +30,8 @@ pub struct FileConfig {
     pub webhook_allow_private: Option<bool>,
     pub redis_url: Option<String>,
     pub delivery_lease_secs: Option<u64>,
+    pub webhook_concurrency: Option<usize>,
+    pub webhook_concurrency_per_key: Option<usize>,
     pub log_format: Option<String>,
     pub log: Option<String>,
     pub supplier: Option<String>,

@@ -55,6 +55,13 @@ pub struct ServeArgs {
     /// may take it over (default 20; keep it well above the 10 s send timeout).
     #[arg(long, env = "BILLPAY_DELIVERY_LEASE_SECS")]
     delivery_lease_secs: Option<u64>,
+    /// Webhook deliveries in flight at once (default 512).
+    #[arg(long, env = "BILLPAY_WEBHOOK_CONCURRENCY")]
+    webhook_concurrency: Option<usize>,
+    /// Webhook deliveries in flight at once to one API key's receiver
+    /// (default 32), so one slow receiver cannot take every slot.
+    #[arg(long, env = "BILLPAY_WEBHOOK_CONCURRENCY_PER_KEY")]
+    webhook_concurrency_per_key: Option<usize>,
     /// Close a connection whose request headers do not arrive within this
     /// many seconds; also how long an idle keep-alive connection stays open
     /// (default 15).
@@ -156,6 +163,13 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     };
     if let Some(secs) = args.delivery_lease_secs.or(file.delivery_lease_secs) {
         delivery_settings.lease = Duration::from_secs(secs.max(1));
+    }
+    if let Some(n) = args.webhook_concurrency.or(file.webhook_concurrency) {
+        delivery_settings.concurrency = n.max(1);
+    }
+    let per_key = args.webhook_concurrency_per_key;
+    if let Some(n) = per_key.or(file.webhook_concurrency_per_key) {
+        delivery_settings.per_key = n.max(1);
     }
     if !args.no_worker {
         workers.push(tokio::spawn(

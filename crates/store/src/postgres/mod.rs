@@ -1603,7 +1603,13 @@ impl Store for PostgresStore {
         Ok(changed > 0)
     }
 
-    async fn claim_events(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Event>> {
+    async fn claim_events(
+        &self,
+        limit: u32,
+        lease: Duration,
+        skip_keys: Vec<KeyId>,
+    ) -> StoreResult<Vec<Event>> {
+        let skip: Vec<String> = skip_keys.iter().map(KeyId::to_string).collect();
         self.read(|c| {
             Box::pin(async move {
                 let now = now_ms();
@@ -1613,6 +1619,7 @@ impl Store for PostgresStore {
                         "WITH due AS (
                              SELECT id FROM events
                              WHERE status = 'pending' AND next_attempt_at <= $2 AND lease_until <= $2
+                               AND NOT (key_id = ANY($4))
                              ORDER BY next_attempt_at LIMIT $3
                              FOR UPDATE SKIP LOCKED
                          )
@@ -1624,6 +1631,7 @@ impl Store for PostgresStore {
                         &(now + lease.as_millis() as i64),
                         &now,
                         &i64::from(limit),
+                        &skip,
                     ],
                 )
                 .await?;

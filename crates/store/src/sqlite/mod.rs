@@ -192,12 +192,13 @@ const CLAIM_EVENTS: WorkQueue = WorkQueue {
     columns: EVENT_COLUMNS,
 };
 
-/// Leases up to `limit` due, unleased rows of a work queue, oldest due first.
+/// Leases up to `limit` due, unleased rows of a work queue, oldest due
+/// first, none of the keys in `skip_keys`.
 fn claim_due<T>(
     conn: &Connection,
     queue: &WorkQueue,
-    limit: u32,
-    lease: Duration,
+    (limit, lease): (u32, Duration),
+    skip_keys: &[KeyId],
     map: fn(&rusqlite::Row) -> rusqlite::Result<T>,
 ) -> StoreResult<Vec<T>> {
     let WorkQueue {
@@ -207,15 +208,19 @@ fn claim_due<T>(
         columns,
     } = queue;
     let now = now_ms();
+    let skip: Vec<String> = skip_keys.iter().map(KeyId::to_string).collect();
+    let skip = serde_json::to_string(&skip).map_err(|e| StoreError::Backend(e.to_string()))?;
     collect(
         conn,
         &format!(
             "UPDATE {table} SET lease_until = ?1
              WHERE {id} IN (SELECT {id} FROM {table} WHERE status = '{status}'
-                 AND next_attempt_at <= ?2 AND lease_until <= ?2 ORDER BY next_attempt_at LIMIT ?3)
+                 AND next_attempt_at <= ?2 AND lease_until <= ?2
+                 AND key_id NOT IN (SELECT value FROM json_each(?4))
+                 ORDER BY next_attempt_at LIMIT ?3)
              RETURNING {columns}"
         ),
-        params![now + lease.as_millis() as i64, now, limit],
+        params![now + lease.as_millis() as i64, now, limit, skip],
         map,
     )
 }
@@ -725,7 +730,9 @@ impl Store for SqliteStore {
         lease: Duration,
     ) -> StoreResult<Vec<Transaction>> {
         self.engine
-            .write(move |conn| claim_due(conn, &CLAIM_FULFILMENTS, limit, lease, transaction))
+            .write(move |conn| {
+                claim_due(conn, &CLAIM_FULFILMENTS, (limit, lease), &[], transaction)
+            })
             .await
     }
 
@@ -823,9 +830,14 @@ impl Store for SqliteStore {
             .await
     }
 
-    async fn claim_events(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Event>> {
+    async fn claim_events(
+        &self,
+        limit: u32,
+        lease: Duration,
+        skip_keys: Vec<KeyId>,
+    ) -> StoreResult<Vec<Event>> {
         self.engine
-            .write(move |conn| claim_due(conn, &CLAIM_EVENTS, limit, lease, event))
+            .write(move |conn| claim_due(conn, &CLAIM_EVENTS, (limit, lease), &skip_keys, event))
             .await
     }
 
