@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("001_initial.sql"),
     include_str!("002_sessions.sql"),
     include_str!("003_supplier.sql"),
+    include_str!("004_events_due_by_key.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
