@@ -4,12 +4,15 @@
 //! connections, on the same cores), then prints a Markdown table of ratios
 //! and writes the figures as JSON.
 //!
-//!   bench [--seconds N] [--json FILE]
+//!   bench [--seconds N] [--json FILE] [--only fan-out]
 //!
 //! PostgreSQL is measured when `BILLPAY_BENCH_POSTGRES_URL` names a server
 //! (each scenario gets a fresh database on it, dropped afterwards).
 
+mod receiver;
+
 use billpay_store::postgres::scratch::ScratchDatabase;
+use receiver::Receiver;
 use serde::Serialize;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -20,6 +23,10 @@ use std::time::{Duration, Instant};
 const MASTER_KEY: &str = "6b1f0c7a9d2e4f3b8a5c6d7e8f90123456789abcdef0123456789abcdef01234";
 const CONNECTIONS: usize = 64;
 const PURCHASE: &str = "/v1/airtime/purchase";
+/// What bench/wrk/billpay.lua buys: ₦50 of airtime, in kobo.
+const PURCHASE_KOBO: i64 = 5_000;
+/// What `provision` funds each wallet with, in Naira.
+const FUNDING_NAIRA: i64 = 1_000_000_000;
 const BALANCE: &str = "/v1/wallet/balance";
 
 /// One measured line of the table.
@@ -162,6 +169,12 @@ fn spawn_listening(mut command: Command) -> (Child, String) {
     (child, base)
 }
 
+struct Key {
+    id: String,
+    account: String,
+    secret: String,
+}
+
 /// A release `billpay serve` on a fresh database, with the sandbox at 0 ms.
 struct Billpay {
     child: Child,
@@ -186,6 +199,21 @@ impl Billpay {
                 None,
             ),
         };
+        Billpay::serve(database_url, dir, scratch, args)
+    }
+
+    /// Another `billpay serve` on this one's database (e.g. `--worker-only`).
+    fn another(&self, args: &[&str]) -> Billpay {
+        let dir = tempfile::tempdir().unwrap();
+        Billpay::serve(self.database_url.clone(), dir, None, args)
+    }
+
+    fn serve(
+        database_url: String,
+        dir: tempfile::TempDir,
+        scratch: Option<ScratchDatabase>,
+        args: &[&str],
+    ) -> Billpay {
         let mut command = Command::new(sibling("billpay"));
         command
             .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
@@ -195,6 +223,8 @@ impl Billpay {
             .env("BILLPAY_SANDBOX_LATENCY_MS", "0")
             .env("BILLPAY_RATE_LIMIT_PER_SECOND", "100000000")
             .env("BILLPAY_RATE_LIMIT_BURST", "100000000")
+            // The fan-out run's receiver listens on loopback.
+            .env("BILLPAY_WEBHOOK_ALLOW_PRIVATE", "true")
             .env("BILLPAY_LOG", "error");
         let (child, base) = spawn_listening(command);
         Billpay {
@@ -219,6 +249,13 @@ impl Billpay {
 
     /// `accounts` funded wallets with `keys_each` keys each; all the keys.
     fn provision(&self, accounts: usize, keys_each: usize) -> Vec<String> {
+        self.provision_keys(accounts, keys_each)
+            .into_iter()
+            .map(|key| key.secret)
+            .collect()
+    }
+
+    fn provision_keys(&self, accounts: usize, keys_each: usize) -> Vec<Key> {
         let mut keys = Vec::new();
         for i in 0..accounts {
             let email = format!("bench{i}@example.com");
@@ -230,16 +267,27 @@ impl Billpay {
                 "--account",
                 &id,
                 "--amount",
-                "1000000000",
+                &FUNDING_NAIRA.to_string(),
                 "--reference",
                 "bench-funding",
             ]);
             for _ in 0..keys_each {
                 let key = self.cli(&["key", "create", "--account", &id]);
-                keys.push(key["api_key"].as_str().unwrap().to_owned());
+                keys.push(Key {
+                    id: key["key_id"].as_str().unwrap().to_owned(),
+                    account: id.clone(),
+                    secret: key["api_key"].as_str().unwrap().to_owned(),
+                });
             }
         }
         keys
+    }
+
+    /// Purchases an account has made (each is ₦50 and succeeds in the sandbox).
+    fn purchases_of(&self, account: &str) -> u64 {
+        let statement = self.cli(&["wallet", "statement", "--account", account, "--limit", "1"]);
+        let balance = (statement["balance"].as_f64().unwrap() * 100.0).round() as i64;
+        ((FUNDING_NAIRA * 100 - balance) / PURCHASE_KOBO) as u64
     }
 
     /// `billpay_fulfilment_backlog` from `/metrics`.
@@ -338,6 +386,7 @@ async fn sqlite(bench: &mut Bench, echo: &Row, rows: &mut Vec<Row>) {
         Some(secs) => format!("backlog drained {secs:.1} s after the load"),
         None => "backlog NOT drained within 120 s".into(),
     };
+    let empty = max.rate;
     rows.push(compared(max, echo, "echo", "≥ 0.20"));
     rows.push(half);
     peak_rss = peak_rss.max(server.peak_rss_mb());
@@ -370,6 +419,9 @@ async fn sqlite(bench: &mut Bench, echo: &Row, rows: &mut Vec<Row>) {
     let api_only = bench.wrk(&server.base, &load).row(what);
     rows.push(compared(api_only, echo, "echo", "≥ 0.35"));
     peak_rss = peak_rss.max(server.peak_rss_mb());
+    drop(server);
+    rows.push(million_stored(bench, empty, &mut peak_rss).await);
+    fan_out(bench, rows, &mut peak_rss).await;
     rows.push(Row {
         what: "peak RSS of billpay (SQLite runs)".into(),
         rate: peak_rss,
@@ -381,6 +433,128 @@ async fn sqlite(bench: &mut Bench, echo: &Row, rows: &mut Vec<Row>) {
         target: Some("≤ 100 MB".into()),
         note: format!("{peak_rss:.0} MB"),
     });
+}
+
+/// The hot-wallet purchase run again, with 1 M purchases (transactions,
+/// ledger entries, webhook events) already stored for that wallet.
+async fn million_stored(bench: &mut Bench, empty: f64, peak_rss: &mut f64) -> Row {
+    const STORED: u64 = 1_000_000;
+    let server = Billpay::start(None, &[]).await;
+    let keys = server.provision_keys(1, 16);
+    let seeding = Instant::now();
+    seed_purchases(&server.database_url, &keys[0], STORED);
+    let seeded = seeding.elapsed().as_secs_f64();
+    let secrets: Vec<String> = keys.into_iter().map(|k| k.secret).collect();
+    let load = Load {
+        kind: "purchase",
+        path: PURCHASE,
+        keys: &secrets,
+        delay_ms: 0,
+    };
+    let what = "SQLite live purchase, hot wallet, API + workers, 1 M stored";
+    let mut row = bench.wrk(&server.base, &load).row(what);
+    row.ceiling = Some(("the same, empty".into(), empty));
+    row.target = Some("≥ 0.8".into());
+    row.note = format!("{STORED} purchases stored first ({seeded:.0} s)");
+    *peak_rss = peak_rss.max(server.peak_rss_mb());
+    row
+}
+
+/// Writes `count` successful ₦50 purchases of `key` straight into the SQLite
+/// database, as billpay would have: transaction, debit, webhook event.
+fn seed_purchases(database_url: &str, key: &Key, count: u64) {
+    let path = billpay_store::sqlite::path_from_url(database_url).unwrap();
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.busy_timeout(Duration::from_secs(30)).unwrap();
+    let series = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?3)";
+    let code = "printf('BPSEED%012d', i)";
+    let sql = format!(
+        "BEGIN IMMEDIATE;
+         {series} INSERT INTO transactions (code, account_id, key_id, reference, product, provider,
+             label, recipient, amount, details, status, message, balance_before, balance_after,
+             result, attempts, submitted, next_attempt_at, created_at, completed_at, supplier)
+           SELECT {code}, ?1, ?2, printf('seed-%d', i), 'airtime', 'mtn', 'MTN Airtime',
+             '08031234567', 5000, '{{\"phone\":\"08031234567\"}}', 'successful',
+             'Transaction successful', 0, 0, '{{}}', 1, 1, 0,
+             '2026-01-01T00:00:00.000+00:00', '2026-01-01T00:00:01.000+00:00', 'sandbox' FROM n;
+         {series} INSERT INTO ledger (account_id, amount, kind, balance_after, transaction_code, created_at)
+           SELECT ?1, -5000, 'debit', 0, {code}, '2026-01-01T00:00:00.000+00:00' FROM n;
+         {series} INSERT INTO events (id, transaction_code, account_id, key_id, event, payload,
+             status, attempts, next_attempt_at, created_at)
+           SELECT printf('EVSEED%012d', i), {code}, ?1, ?2, 'airtime.purchase', '{{}}',
+             'skipped', 1, 0, '2026-01-01T00:00:01.000+00:00' FROM n;
+         COMMIT;"
+    );
+    // One statement at a time: execute_batch takes no parameters.
+    for statement in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        let mut stmt = conn.prepare(statement).unwrap();
+        let wanted = stmt.parameter_count();
+        let params: [&dyn rusqlite::ToSql; 3] = [&key.account, &key.id, &(count as i64)];
+        stmt.execute(&params[..wanted]).unwrap();
+    }
+}
+
+/// Webhook fan-out: a backlog of purchases made by an API-only server is
+/// fulfilled and delivered by a `--worker-only` server on the same database
+/// to a loopback receiver, 16 accounts of one key each: once with every
+/// receiver fast, once with one key's receiver holding each delivery 10 s.
+async fn fan_out(bench: &mut Bench, rows: &mut Vec<Row>, peak_rss: &mut f64) {
+    let mut all_fast = None;
+    for slow in [false, true] {
+        let receiver = Receiver::start();
+        let api = Billpay::start(None, &["--no-worker"]).await;
+        let keys = api.provision_keys(16, 1);
+        for (i, key) in keys.iter().enumerate() {
+            let path = if slow && i == 0 { "/slow" } else { "/hook" };
+            let url = format!("{}{path}", receiver.base);
+            api.cli(&["key", "webhook", &key.id, "--url", &url]);
+        }
+        let secrets: Vec<String> = keys.iter().map(|k| k.secret.clone()).collect();
+        let load = Load {
+            kind: "purchase",
+            path: PURCHASE,
+            keys: &secrets,
+            delay_ms: 0,
+        };
+        let made = bench.wrk(&api.base, &load);
+        let fast_keys = if slow { &keys[1..] } else { &keys[..] };
+        let expected: u64 = fast_keys.iter().map(|k| api.purchases_of(&k.account)).sum();
+        let workers = api.another(&["--worker-only"]);
+        let all_arrived = receiver.wait_fast(expected, Duration::from_secs(120));
+        let what = if slow {
+            "webhook fan-out, one of 16 receivers takes 10 s"
+        } else {
+            "webhook fan-out, 16 fast receivers"
+        };
+        let mut row = Row {
+            what: what.into(),
+            rate: receiver.fast_rate(),
+            p50_ms: None,
+            p99_ms: None,
+            max_ms: None,
+            errors: made.errors(),
+            ceiling: None,
+            target: Some("≥ 5 000 /s".into()),
+            note: format!(
+                "{} of {expected} deliveries to fast receivers{}",
+                receiver.fast(),
+                if all_arrived {
+                    ""
+                } else {
+                    " (NOT all within 120 s)"
+                }
+            ),
+        };
+        if slow {
+            row.ceiling = all_fast.map(|rate| ("all fast".to_owned(), rate));
+            row.target = Some("≈ 1 (the slow one delays no other)".into());
+            row.note += &format!("; {} slow deliveries done meanwhile", receiver.slow());
+        } else {
+            all_fast = Some(row.rate);
+        }
+        *peak_rss = peak_rss.max(workers.peak_rss_mb());
+        rows.push(row);
+    }
 }
 
 /// pgbench TPC-B, 64 clients, on a fresh database of the same server.
@@ -516,12 +690,17 @@ async fn main() {
         PathBuf::from,
     );
     let mut rows = Vec::new();
-    let echo = echo_ceiling(&mut bench);
-    sqlite(&mut bench, &echo, &mut rows).await;
-    rows.insert(0, echo);
-    match bench.postgres.clone() {
-        Some(admin) => postgres(&mut bench, &admin, &mut rows).await,
-        None => eprintln!("SKIPPED PostgreSQL: set BILLPAY_BENCH_POSTGRES_URL"),
+    if flag("--only").as_deref() == Some("fan-out") {
+        // The webhook runs alone (a quicker loop while working on delivery).
+        fan_out(&mut bench, &mut rows, &mut 0.0).await;
+    } else {
+        let echo = echo_ceiling(&mut bench);
+        sqlite(&mut bench, &echo, &mut rows).await;
+        rows.insert(0, echo);
+        match bench.postgres.clone() {
+            Some(admin) => postgres(&mut bench, &admin, &mut rows).await,
+            None => eprintln!("SKIPPED PostgreSQL: set BILLPAY_BENCH_POSTGRES_URL"),
+        }
     }
     println!(
         "{} s per run, wrk -t2 -c{CONNECTIONS}, sandbox latency 0, load generator on the same {} cores\n",
