@@ -30,6 +30,15 @@ fn borrowed<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str
     env.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
+/// Two nodes with default options on one fresh PostgreSQL database (and the
+/// test Redis, when set); `None` when no PostgreSQL is configured.
+async fn two_nodes(test: &str) -> Option<(TestServer, TestServer)> {
+    let env = node_env(&[]);
+    let a = TestServer::spawn_postgres(test, Options::default(), &borrowed(&env)).await?;
+    let b = a.another_node(Options::default(), &borrowed(&env)).await;
+    Some((a, b))
+}
+
 fn spawn_post(
     server: &TestServer,
     key: &str,
@@ -133,17 +142,9 @@ async fn assert_each_event_sent_once(server: &TestServer, account: &str, count: 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_reference_sent_to_both_nodes_is_debited_once() {
-    let env = node_env(&[]);
-    let Some(a) = TestServer::spawn_postgres(
-        "a_reference_sent_to_both_nodes_is_debited_once",
-        Options::default(),
-        &borrowed(&env),
-    )
-    .await
-    else {
+    let Some((a, b)) = two_nodes("a_reference_sent_to_both_nodes_is_debited_once").await else {
         return;
     };
-    let b = a.another_node(Options::default(), &borrowed(&env)).await;
     let c = a.customer("100000");
     for round in 0..10 {
         let reference = reference();
@@ -178,17 +179,9 @@ async fn a_reference_sent_to_both_nodes_is_debited_once() {
 /// (here the CLI) applies on every node within 1 s, however busy the key is.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_revoked_key_stops_on_every_node_within_a_second() {
-    let env = node_env(&[]);
-    let Some(a) = TestServer::spawn_postgres(
-        "a_revoked_key_stops_on_every_node_within_a_second",
-        Options::default(),
-        &borrowed(&env),
-    )
-    .await
-    else {
+    let Some((a, b)) = two_nodes("a_revoked_key_stops_on_every_node_within_a_second").await else {
         return;
     };
-    let b = a.another_node(Options::default(), &borrowed(&env)).await;
     let c = a.customer("100");
     for node in [&a, &b] {
         node.get(&c.api_key, "/v1/wallet/balance").await.assert_ok();
@@ -211,17 +204,12 @@ async fn a_revoked_key_stops_on_every_node_within_a_second() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn five_hundred_purchases_over_two_nodes_are_each_fulfilled_and_notified_once() {
-    let env = node_env(&[]);
-    let Some(a) = TestServer::spawn_postgres(
-        "five_hundred_purchases_over_two_nodes_are_each_fulfilled_and_notified_once",
-        Options::default(),
-        &borrowed(&env),
-    )
-    .await
+    let Some((a, b)) =
+        two_nodes("five_hundred_purchases_over_two_nodes_are_each_fulfilled_and_notified_once")
+            .await
     else {
         return;
     };
-    let b = a.another_node(Options::default(), &borrowed(&env)).await;
     let receiver = Receiver::start().await;
     let c = a.customer("1000000");
     a.cli(&["key", "webhook", &c.key_id, "--url", &receiver.url("/ok")]);
@@ -384,17 +372,9 @@ async fn rate_limits_hold_across_nodes_with_redis() {
         eprintln!("SKIPPED rate_limits_hold_across_nodes_with_redis: set BILLPAY_TEST_REDIS_URL");
         return;
     }
-    let env = node_env(&[]);
-    let Some(a) = TestServer::spawn_postgres(
-        "rate_limits_hold_across_nodes_with_redis",
-        Options::default(),
-        &borrowed(&env),
-    )
-    .await
-    else {
+    let Some((a, b)) = two_nodes("rate_limits_hold_across_nodes_with_redis").await else {
         return;
     };
-    let b = a.another_node(Options::default(), &borrowed(&env)).await;
     let c = a.customer("100");
     a.cli(&[
         "key",
