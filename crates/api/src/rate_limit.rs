@@ -1,5 +1,6 @@
-//! Per-key token buckets. Limits come from the key row on every request, so a
-//! change made with the CLI applies at once.
+//! Per-key token buckets. Limits come from the key row as authenticated (read
+//! at most `KEY_CACHE_TTL`, 0.5 s, ago), so a change made with the CLI applies
+//! within half a second.
 //!
 //! Without Redis the buckets live in this process: with several nodes behind
 //! a load balancer each node enforces the limit on its own share of traffic.
