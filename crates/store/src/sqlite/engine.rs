@@ -150,14 +150,19 @@ impl Engine {
     {
         let (tx, rx) = oneshot::channel();
         let job: ReadJob = Box::new(move |conn| {
-            let result = std::panic::catch_unwind(AssertUnwindSafe(|| op(conn)))
-                .unwrap_or_else(|_| Err(StoreError::Backend("store read panicked".into())));
-            let _ = tx.send(result);
+            let _ = tx.send(caught(|| op(conn)));
         });
         let stopped = || StoreError::Backend("reader threads stopped".into());
         self.reads.send(job).map_err(|_| stopped())?;
         rx.await.map_err(|_| stopped())?
     }
+}
+
+/// Runs `op`, a panic turned into an error: the thread and its connection
+/// carry on serving the others.
+fn caught<T>(op: impl FnOnce() -> StoreResult<T>) -> StoreResult<T> {
+    std::panic::catch_unwind(AssertUnwindSafe(op))
+        .unwrap_or_else(|_| Err(StoreError::Backend("store operation panicked".into())))
 }
 
 fn run_reader(conn: Connection, queue: &Mutex<mpsc::Receiver<ReadJob>>) {
@@ -176,8 +181,7 @@ fn run_in_savepoint<T>(
     op: impl FnOnce(&Connection) -> StoreResult<T>,
 ) -> StoreResult<T> {
     conn.prepare_cached("SAVEPOINT op")?.execute([])?;
-    let result = std::panic::catch_unwind(AssertUnwindSafe(|| op(conn)))
-        .unwrap_or_else(|_| Err(StoreError::Backend("store operation panicked".into())));
+    let result = caught(|| op(conn));
     if result.is_err() {
         conn.prepare_cached("ROLLBACK TO op")?.execute([])?;
     }
