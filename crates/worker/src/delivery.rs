@@ -1,11 +1,10 @@
 //! Delivers outbox events to the webhook URL of the key that made the purchase.
 //!
 //! Each event is sent in its own task, so a slow or dead receiver never holds
-//! up deliveries to others; and a key has at most `per_key` deliveries in
-//! flight (its further events are not claimed until one ends), so one slow
-//! receiver cannot take every slot either (at most twice `per_key`: a claim
-//! takes at most `per_key` events, and a key with `per_key` in flight is left
-//! out of the next claims). Every attempt is logged. By default a failure is
+//! up deliveries to others; and one slow receiver cannot take every slot
+//! either: a claim takes at most `per_key` events, and a key with `per_key`
+//! deliveries in flight is left out of the next claims until one ends, so a
+//! key never has twice `per_key` in flight. Every attempt is logged. By default a failure is
 //! final (as the spec says: dropped and logged); a key that opted into retries
 //! is retried on the Standard Webhooks schedule. An event is sent twice only if
 //! the process dies between sending it and recording the attempt.
@@ -39,7 +38,7 @@ impl Default for DeliverySettings {
             // lease is safe, and a crash mid-delivery delays a webhook by at most this.
             lease: Duration::from_secs(20),
             // Tasks waiting on a receiver cost little; a receiver that takes
-            // the full 10 s holds at most `per_key` of them (plus one claim).
+            // the full 10 s holds fewer than twice `per_key` of them.
             concurrency: 512,
             per_key: 32,
         }
