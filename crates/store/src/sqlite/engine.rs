@@ -1,7 +1,9 @@
 //! The SQLite engine: one writer thread that group-commits, and a fixed set
-//! of reader threads, each owning one read connection opened at start. A
-//! write is answered only after its batch's COMMIT, with `synchronous=FULL`,
-//! so an answered write is durable. Both keep their prepared statements
+//! of reader threads, each owning one read connection opened at start; point
+//! reads on the request path (a row by its key) run on the calling thread's
+//! own connection instead ([`Engine::read_here`]). A write is answered only
+//! after its batch's COMMIT, with `synchronous=FULL`, so an answered write is
+//! durable. Both keep their prepared statements
 //! cached per connection, so a hot query is parsed once.
 
 use crate::{StoreError, StoreResult};
@@ -32,7 +34,18 @@ pub struct Engine {
     writer: mpsc::Sender<Job>,
     /// Served by the reader threads, whichever is free first.
     reads: mpsc::Sender<ReadJob>,
+    /// Names this engine's connections in the threads' [`NEARBY`] maps.
+    id: u64,
+    path: PathBuf,
 }
+
+thread_local! {
+    /// Each thread's own connection per engine, for [`Engine::read_here`].
+    static NEARBY: std::cell::RefCell<std::collections::HashMap<u64, Connection>> =
+        std::cell::RefCell::default();
+}
+
+static ENGINES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Reader threads: reads are short and CPU-bound, so a few more than the
 /// cores keeps them busy while one waits on the disk; more would only queue
@@ -117,7 +130,13 @@ impl Engine {
                 .spawn(move || run_reader(conn, &queue))
                 .map_err(|e| StoreError::Backend(e.to_string()))?;
         }
-        Ok(Engine { writer, reads })
+        let id = ENGINES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(Engine {
+            writer,
+            reads,
+            id,
+            path,
+        })
     }
 
     /// Runs `op` inside the next group-commit batch (in its own savepoint, so a
@@ -163,6 +182,22 @@ impl Engine {
 fn caught<T>(op: impl FnOnce() -> StoreResult<T>) -> StoreResult<T> {
     std::panic::catch_unwind(AssertUnwindSafe(op))
         .unwrap_or_else(|_| Err(StoreError::Backend("store operation panicked".into())))
+}
+
+impl Engine {
+    /// Runs a point read (a row by its key: microseconds) right here, on this
+    /// thread's own connection: no hop to a reader thread and back, which
+    /// costs more than the read. WAL readers never wait for the writer.
+    pub fn read_here<T>(&self, op: impl FnOnce(&Connection) -> StoreResult<T>) -> StoreResult<T> {
+        NEARBY.with(|nearby| {
+            let mut nearby = nearby.borrow_mut();
+            let conn = match nearby.entry(self.id) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(v) => v.insert(connect(&self.path)?),
+            };
+            caught(|| op(conn))
+        })
+    }
 }
 
 fn run_reader(conn: Connection, queue: &Mutex<mpsc::Receiver<ReadJob>>) {

@@ -352,10 +352,7 @@ impl Store for SqliteStore {
     }
 
     async fn authenticate(&self, key_hash: &str) -> StoreResult<Option<(ApiKey, AccountStatus)>> {
-        let key_hash = key_hash.to_owned();
-        let found = self
-            .engine
-            .read(move |conn| {
+        let found = self.engine.read_here(|conn| {
                 static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
                     format!(
                         "SELECT {}, a.status FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?1",
@@ -367,8 +364,7 @@ impl Store for SqliteStore {
                         Ok((api_key(row)?, status))
                     })
                     .optional()?)
-            })
-            .await?;
+            })?;
         let Some((key, status)) = found else {
             return Ok(None);
         };
@@ -435,9 +431,7 @@ impl Store for SqliteStore {
     }
 
     async fn balance(&self, account: AccountId) -> StoreResult<Kobo> {
-        self.engine
-            .read(move |conn| balance_of(conn, account))
-            .await
+        self.engine.read_here(|conn| balance_of(conn, account))
     }
 
     async fn credit(
@@ -509,16 +503,14 @@ impl Store for SqliteStore {
     }
 
     async fn catalogue_version(&self) -> StoreResult<i64> {
-        self.engine
-            .read(|conn| {
-                Ok(query_row(
-                    conn,
-                    "SELECT version FROM catalogue WHERE id = 1",
-                    [],
-                    |r| r.get(0),
-                )?)
-            })
-            .await
+        self.engine.read_here(|conn| {
+            Ok(query_row(
+                conn,
+                "SELECT version FROM catalogue WHERE id = 1",
+                [],
+                |r| r.get(0),
+            )?)
+        })
     }
 
     async fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()> {
@@ -549,19 +541,16 @@ impl Store for SqliteStore {
         reference: &str,
         amount: Kobo,
     ) -> StoreResult<Kobo> {
-        let reference = reference.to_owned();
-        self.engine
-            .read(move |conn| {
-                let balance = balance_of(conn, account)?;
-                if reference_used(conn, account, &reference)? {
-                    return Err(Refusal::DuplicateReference.into());
-                }
-                if balance < amount {
-                    return Err(Refusal::InsufficientBalance.into());
-                }
-                Ok(balance)
-            })
-            .await
+        self.engine.read_here(|conn| {
+            let balance = balance_of(conn, account)?;
+            if reference_used(conn, account, reference)? {
+                return Err(Refusal::DuplicateReference.into());
+            }
+            if balance < amount {
+                return Err(Refusal::InsufficientBalance.into());
+            }
+            Ok(balance)
+        })
     }
 
     async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction> {
