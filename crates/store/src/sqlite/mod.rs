@@ -606,12 +606,24 @@ impl Store for SqliteStore {
                     TxLookup::Reference(reference) => ("reference", reference),
                     TxLookup::BatchId(batch) => ("batch_id", batch),
                 };
-                let sql = format!(
-                    "SELECT {TX_COLUMNS} FROM transactions WHERE {column} = ?1 AND (?2 IS NULL OR account_id = ?2)
-                     ORDER BY created_at LIMIT 1"
-                );
-                Ok(query_row(conn, &sql, params![value, account.map(|a| a.to_string())], transaction)
-                    .optional()?)
+                // Two statements, not `?2 IS NULL OR …`: with it SQLite cannot
+                // use the (account_id, reference) index and scans every row.
+                let found = match account {
+                    Some(account) => query_row(
+                        conn,
+                        &format!("SELECT {TX_COLUMNS} FROM transactions WHERE account_id = ?2 AND {column} = ?1"),
+                        params![value, account.to_string()],
+                        transaction,
+                    ),
+                    // The operator's lookup across accounts (a scan for a reference).
+                    None => query_row(
+                        conn,
+                        &format!("SELECT {TX_COLUMNS} FROM transactions WHERE {column} = ?1 ORDER BY created_at LIMIT 1"),
+                        [value],
+                        transaction,
+                    ),
+                };
+                Ok(found.optional()?)
             })
             .await
     }
