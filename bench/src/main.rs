@@ -28,6 +28,7 @@ const PURCHASE_KOBO: i64 = 5_000;
 /// What `provision` funds each wallet with, in Naira.
 const FUNDING_NAIRA: i64 = 1_000_000_000;
 const BALANCE: &str = "/v1/wallet/balance";
+const STATUS: &str = "/v1/transaction/status";
 
 /// One measured line of the table.
 #[derive(Debug, Serialize)]
@@ -420,7 +421,7 @@ async fn sqlite(bench: &mut Bench, echo: &Row, rows: &mut Vec<Row>) {
     rows.push(compared(api_only, echo, "echo", "≥ 0.35"));
     peak_rss = peak_rss.max(server.peak_rss_mb());
     drop(server);
-    rows.push(million_stored(bench, empty, &mut peak_rss).await);
+    rows.extend(million_stored(bench, echo, empty, &mut peak_rss).await);
     fan_out(bench, rows, &mut peak_rss).await;
     rows.push(Row {
         what: "peak RSS of billpay (SQLite runs)".into(),
@@ -436,8 +437,9 @@ async fn sqlite(bench: &mut Bench, echo: &Row, rows: &mut Vec<Row>) {
 }
 
 /// The hot-wallet purchase run again, with 1 M purchases (transactions,
-/// ledger entries, webhook events) already stored for that wallet.
-async fn million_stored(bench: &mut Bench, empty: f64, peak_rss: &mut f64) -> Row {
+/// ledger entries, webhook events) already stored for that wallet; then
+/// status lookups by reference among them.
+async fn million_stored(bench: &mut Bench, echo: &Row, empty: f64, peak_rss: &mut f64) -> [Row; 2] {
     const STORED: u64 = 1_000_000;
     let server = Billpay::start(None, &[]).await;
     let keys = server.provision_keys(1, 16);
@@ -456,8 +458,15 @@ async fn million_stored(bench: &mut Bench, empty: f64, peak_rss: &mut f64) -> Ro
     row.ceiling = Some(("the same, empty".into(), empty));
     row.target = Some("≥ 0.8".into());
     row.note = format!("{STORED} purchases stored first ({seeded:.0} s)");
+    let lookups = Load {
+        kind: "status",
+        path: STATUS,
+        ..load
+    };
+    let what = "SQLite `GET /v1/transaction/status?reference=`, 1 M stored";
+    let status = bench.wrk(&server.base, &lookups).row(what);
     *peak_rss = peak_rss.max(server.peak_rss_mb());
-    row
+    [row, compared(status, echo, "echo", "—")]
 }
 
 /// Writes `count` successful ₦50 purchases of `key` straight into the SQLite

@@ -1,5 +1,5 @@
 -- One wrk script for every run of scripts/bench, set by environment:
---   BENCH_KIND   echo | balance | purchase
+--   BENCH_KIND   echo | balance | purchase | status (by a reference seed-1…seed-1000000)
 --   BENCH_PATH   the request path
 --   BENCH_KEYS   API keys, comma-separated (taken in turn)
 --   BENCH_RUN    a tag that keeps references unique across runs on one database
@@ -30,6 +30,10 @@ function request()
   }
   if kind == "balance" then
     return wrk.format("GET", path, headers, nil)
+  end
+  if kind == "status" then
+    local query = string.format("?reference=seed-%d", math.random(1, 1000000))
+    return wrk.format("GET", path .. query, headers, nil)
   end
   local body = string.format(
     '{"provider_id":"mtn","phone":"08031234567","amount":50,"reference":"bench-%s-%d-%d"}',
