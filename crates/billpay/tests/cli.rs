@@ -457,18 +457,14 @@ fn violations<'a>(report: &'a Value, check: &str) -> &'a Vec<Value> {
         .unwrap()
 }
 
-#[tokio::test]
-async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
-    let mut server = TestServer::spawn().await;
-    let customer = server.customer("20000");
+/// Two ₦1,500 electricity purchases of `customer`, final: the reference codes
+/// of the successful one and of the failed (refunded) one.
+async fn successful_and_failed(server: &TestServer, customer: &Customer) -> (String, String) {
     let mut codes = Vec::new();
     for meter in ["45012345678", "45012340000"] {
+        let body = electricity(&reference(), meter, 1500.0);
         let placed = server
-            .post(
-                &customer.api_key,
-                "/v1/electricity/purchase",
-                electricity(&reference(), meter, 1500.0),
-            )
+            .post(&customer.api_key, "/v1/electricity/purchase", body)
             .await;
         let code = placed.assert_ok()["reference_code"]
             .as_str()
@@ -477,7 +473,15 @@ async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
         server.wait_final(&customer.api_key, &code).await;
         codes.push(code);
     }
-    let [successful, failed] = [&codes[0], &codes[1]];
+    let failed = codes.pop().unwrap();
+    (codes.pop().unwrap(), failed)
+}
+
+#[tokio::test]
+async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
+    let mut server = TestServer::spawn().await;
+    let customer = server.customer("20000");
+    let (successful, failed) = &successful_and_failed(&server, &customer).await;
 
     let (passed, report) = server.audit();
     assert!(passed, "{report}");
@@ -551,20 +555,7 @@ async fn audit_catches_refunds_of_successes_double_debits_broken_running_sums_an
     let mut server = TestServer::spawn().await;
     let customer = server.customer("20000");
     let other = server.customer("100");
-    let mut codes = Vec::new();
-    for meter in ["45012345678", "45012340000"] {
-        let body = electricity(&reference(), meter, 1500.0);
-        let placed = server
-            .post(&customer.api_key, "/v1/electricity/purchase", body)
-            .await;
-        let code = placed.assert_ok()["reference_code"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        server.wait_final(&customer.api_key, &code).await;
-        codes.push(code);
-    }
-    let [successful, failed] = [&codes[0], &codes[1]];
+    let (successful, failed) = &successful_and_failed(&server, &customer).await;
     assert!(server.audit().0, "clean before the corruption");
     server.kill();
 
