@@ -5,10 +5,6 @@
 //! is stored. Every form carries a CSRF proof derived from the session token.
 //! Pages read and write through the same [`Store`](billpay_store::Store) as the API.
 
-// Handlers answer `Result<Response, Response>`: the error side is a ready page
-// (redirect, 403, 404), the idiomatic axum shape, whatever its size.
-#![allow(clippy::result_large_err)]
-
 mod chart;
 mod format;
 mod pages;

@@ -8,10 +8,11 @@
 //! - Five failed sign-ins for one email within 15 minutes lock it for 15 minutes.
 
 use crate::DashboardState;
+use crate::pages::PageError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect};
 use billpay_domain::keys::random_hex;
 use billpay_store::{Account, AccountStatus};
 use sha2::{Digest, Sha256};
@@ -78,40 +79,35 @@ pub struct SignedIn {
 
 impl SignedIn {
     /// Refuses a form whose CSRF proof is missing or wrong.
-    pub fn check_csrf(&self, given: &str) -> Result<(), Response> {
+    pub fn check_csrf(&self, given: &str) -> Result<(), PageError> {
         if same_secret(&self.csrf, given) {
             Ok(())
         } else {
-            Err((
-                StatusCode::FORBIDDEN,
-                "Invalid or missing CSRF token. Reload the page and try again.",
-            )
-                .into_response())
+            let message = "Invalid or missing CSRF token. Reload the page and try again.";
+            Err((StatusCode::FORBIDDEN, message).into_response().into())
         }
     }
 }
 
 impl FromRequestParts<DashboardState> for SignedIn {
-    type Rejection = Response;
+    type Rejection = PageError;
 
     async fn from_request_parts(
         parts: &mut Parts,
         state: &DashboardState,
-    ) -> Result<Self, Response> {
-        let to_login = || Redirect::to("/dashboard/login").into_response();
+    ) -> Result<Self, PageError> {
+        let to_login = || PageError::from(Redirect::to("/dashboard/login").into_response());
         let token = cookie(&parts.headers, SESSION_COOKIE).ok_or_else(to_login)?;
         let token_hash = hash_token(&token);
         let session = state
             .store
             .session(&token_hash)
-            .await
-            .map_err(|e| internal(&e))?
+            .await?
             .ok_or_else(to_login)?;
         let account = state
             .store
             .account(session.account_id)
-            .await
-            .map_err(|e| internal(&e))?
+            .await?
             .filter(|a| a.status == AccountStatus::Active)
             .ok_or_else(to_login)?;
         Ok(SignedIn {
@@ -120,15 +116,6 @@ impl FromRequestParts<DashboardState> for SignedIn {
             token_hash,
         })
     }
-}
-
-pub fn internal(error: &dyn std::fmt::Display) -> Response {
-    tracing::error!(%error, "dashboard error");
-    (
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "Something went wrong. Please try again.",
-    )
-        .into_response()
 }
 
 /// Failed sign-ins per email, in this process.

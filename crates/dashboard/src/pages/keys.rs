@@ -3,7 +3,7 @@
 use super::{Chrome, PageResult, bad_request, not_found, render};
 use crate::DashboardState;
 use crate::format::short_time;
-use crate::session::{SignedIn, internal};
+use crate::session::SignedIn;
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, State};
@@ -70,11 +70,7 @@ async fn keys_page(
     signed_in: &SignedIn,
     new_key: Option<String>,
 ) -> PageResult {
-    let keys = state
-        .store
-        .api_keys(signed_in.account.id)
-        .await
-        .map_err(|e| internal(&e))?;
+    let keys = state.store.api_keys(signed_in.account.id).await?;
     Ok(render(&KeysPage {
         chrome: Chrome::new(signed_in, "keys"),
         keys: keys.iter().map(KeyRow::from).collect(),
@@ -105,8 +101,7 @@ pub async fn create(
             key_hash: new.hash,
             display_prefix: new.display_prefix,
         })
-        .await
-        .map_err(|e| internal(&e))?;
+        .await?;
     keys_page(&state, &signed_in, Some(new.secret)).await
 }
 
@@ -115,11 +110,11 @@ pub async fn own_key(
     state: &DashboardState,
     signed_in: &SignedIn,
     key_id: &str,
-) -> Result<ApiKey, axum::response::Response> {
+) -> Result<ApiKey, super::PageError> {
     let Ok(id) = key_id.parse::<KeyId>() else {
         return Err(not_found());
     };
-    match state.store.api_key(id).await.map_err(|e| internal(&e))? {
+    match state.store.api_key(id).await? {
         Some(key) if key.account_id == signed_in.account.id => Ok(key),
         _ => Err(not_found()),
     }
@@ -145,7 +140,6 @@ pub async fn set_status(
     state
         .store
         .update_api_key(key.id, KeyChange::Status(status))
-        .await
-        .map_err(|e| internal(&e))?;
+        .await?;
     Ok(Redirect::to("/dashboard/keys").into_response())
 }

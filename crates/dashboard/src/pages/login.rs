@@ -71,20 +71,12 @@ pub async fn submit(
 ) -> PageResult {
     let cookie_csrf = cookie(&headers, LOGIN_CSRF_COOKIE).unwrap_or_default();
     if form.csrf.is_empty() || !same_secret(&cookie_csrf, &form.csrf) {
-        return Err((
-            StatusCode::FORBIDDEN,
-            "Invalid or missing CSRF token. Reload the sign-in page.",
-        )
-            .into_response());
+        let message = "Invalid or missing CSRF token. Reload the sign-in page.";
+        return Err((StatusCode::FORBIDDEN, message).into_response().into());
     }
     let email = form.email.trim().to_owned();
     let fail = |message: &str, status| {
-        Err(login_page(
-            &headers,
-            email.clone(),
-            Some(message.to_owned()),
-            status,
-        ))
+        Err(login_page(&headers, email.clone(), Some(message.to_owned()), status).into())
     };
     if let Some(left) = state.throttle.locked_for(&email) {
         let minutes = left.as_secs().div_ceil(60);
@@ -93,11 +85,7 @@ pub async fn submit(
             StatusCode::TOO_MANY_REQUESTS,
         );
     }
-    let account = state
-        .store
-        .account_by_email(&email)
-        .await
-        .map_err(|e| internal(&e))?;
+    let account = state.store.account_by_email(&email).await?;
     let verified = verify_password(
         account.as_ref().and_then(|a| a.password_hash.as_deref()),
         &form.password,
@@ -119,8 +107,7 @@ pub async fn submit(
     state
         .store
         .create_session(&hash_token(&token), account.id, expires)
-        .await
-        .map_err(|e| internal(&e))?;
+        .await?;
     let mut response = Redirect::to("/dashboard").into_response();
     let secure = is_https(&headers);
     let cookies = response.headers_mut();
@@ -152,11 +139,7 @@ pub async fn logout(
     Form(form): Form<CsrfForm>,
 ) -> PageResult {
     signed_in.check_csrf(&form.csrf)?;
-    state
-        .store
-        .delete_session(&signed_in.token_hash)
-        .await
-        .map_err(|e| internal(&e))?;
+    state.store.delete_session(&signed_in.token_hash).await?;
     let mut response = Redirect::to("/dashboard/login").into_response();
     response.headers_mut().append(
         header::SET_COOKIE,

@@ -3,7 +3,7 @@
 
 use super::transactions::TxRow;
 use super::{Chrome, PageResult, render};
-use crate::session::{SignedIn, internal};
+use crate::session::SignedIn;
 use crate::{DashboardState, chart, format};
 use askama::Template;
 use axum::extract::State;
@@ -34,8 +34,7 @@ pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> P
     let rows = state
         .store
         .daily_spend(account, &format!("{since}T00:00:00.000+00:00"))
-        .await
-        .map_err(|e| internal(&e))?;
+        .await?;
     let sum = |from: time::Date| -> (Kobo, u32) {
         let from = from.to_string();
         rows.iter()
@@ -50,11 +49,7 @@ pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> P
         .rev()
         .map(|back| (today - time::Duration::days(back)).to_string())
         .collect();
-    let balance = state
-        .store
-        .balance(account)
-        .await
-        .map_err(|e| internal(&e))?;
+    let balance = state.store.balance(account).await?;
     let latest = state
         .store
         .transactions(TxFilter {
@@ -62,8 +57,7 @@ pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> P
             limit: 8,
             ..TxFilter::default()
         })
-        .await
-        .map_err(|e| internal(&e))?;
+        .await?;
     Ok(render(&OverviewPage {
         chrome: Chrome::new(&signed_in, "overview"),
         balance: format::naira(balance),

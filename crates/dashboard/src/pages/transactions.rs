@@ -4,7 +4,7 @@
 use super::{Chrome, PageResult, not_found, render};
 use crate::DashboardState;
 use crate::format::{naira, short_time};
-use crate::session::{SignedIn, internal};
+use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use billpay_domain::{Product, TxStatus};
@@ -104,11 +104,7 @@ pub async fn list(
         limit: PAGE_SIZE + 1,
         offset: (page - 1) * PAGE_SIZE,
     };
-    let mut txs = state
-        .store
-        .transactions(filter)
-        .await
-        .map_err(|e| internal(&e))?;
+    let mut txs = state.store.transactions(filter).await?;
     let has_next = txs.len() > PAGE_SIZE as usize;
     txs.truncate(PAGE_SIZE as usize);
     let link = |p: u32| {
@@ -200,8 +196,7 @@ pub async fn detail(
     let store = &state.store;
     let tx = store
         .transaction(Some(signed_in.account.id), TxLookup::Code(code))
-        .await
-        .map_err(|e| internal(&e))?
+        .await?
         .ok_or_else(not_found)?;
     let mut fields = vec![
         Field {
@@ -308,8 +303,7 @@ pub async fn detail(
         });
     let ledger = store
         .ledger_for_transaction(&tx.code)
-        .await
-        .map_err(|e| internal(&e))?
+        .await?
         .iter()
         .map(|e| LedgerRow {
             at: short_time(&e.created_at),
@@ -318,12 +312,11 @@ pub async fn detail(
             balance_after: naira(e.balance_after),
         })
         .collect();
-    let event = store.event(&tx.code).await.map_err(|e| internal(&e))?;
+    let event = store.event(&tx.code).await?;
     let attempts = match &event {
         Some(event) => store
             .attempts(&event.id)
-            .await
-            .map_err(|e| internal(&e))?
+            .await?
             .into_iter()
             .map(|a| AttemptRow {
                 at: short_time(&a.created_at),

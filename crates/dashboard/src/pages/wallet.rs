@@ -3,7 +3,7 @@
 use super::{Chrome, PageResult, render};
 use crate::DashboardState;
 use crate::format::{naira, short_time};
-use crate::session::{SignedIn, internal};
+use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::State;
 use axum::http::header;
@@ -34,16 +34,8 @@ struct WalletPage {
 
 pub async fn statement(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
     let account = signed_in.account.id;
-    let balance = state
-        .store
-        .balance(account)
-        .await
-        .map_err(|e| internal(&e))?;
-    let entries = state
-        .store
-        .ledger(account, PAGE_ENTRIES)
-        .await
-        .map_err(|e| internal(&e))?;
+    let balance = state.store.balance(account).await?;
+    let entries = state.store.ledger(account, PAGE_ENTRIES).await?;
     let entries = entries
         .iter()
         .map(|e| EntryRow {
@@ -78,8 +70,7 @@ pub async fn csv(State(state): State<DashboardState>, signed_in: SignedIn) -> Pa
     let mut entries = state
         .store
         .ledger(signed_in.account.id, CSV_ENTRIES)
-        .await
-        .map_err(|e| internal(&e))?;
+        .await?;
     entries.reverse();
     let mut out = String::from("date,kind,amount_naira,balance_after_naira,reference\n");
     for e in &entries {

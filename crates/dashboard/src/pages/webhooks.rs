@@ -3,10 +3,10 @@
 
 use super::keys::{KeyRow, own_key};
 use super::login::CsrfForm;
-use super::{Chrome, PageResult, bad_request, not_found, render};
+use super::{Chrome, PageError, PageResult, bad_request, not_found, render};
 use crate::DashboardState;
 use crate::format::short_time;
-use crate::session::{SignedIn, internal};
+use crate::session::SignedIn;
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, State};
@@ -69,18 +69,10 @@ async fn webhooks_page(
             limit: 50,
             ..EventFilter::default()
         })
-        .await
-        .map_err(|e| internal(&e))?;
+        .await?;
     let mut attempts = Vec::new();
     for event in &events {
-        for a in state
-            .store
-            .attempts(&event.id)
-            .await
-            .map_err(|e| internal(&e))?
-            .into_iter()
-            .rev()
-        {
+        for a in state.store.attempts(&event.id).await?.into_iter().rev() {
             let ok = a.http_status.is_some_and(|s| (200..300).contains(&s));
             let outcome = match (&a.error, a.http_status) {
                 (Some(e), _) => e.clone(),
@@ -153,11 +145,7 @@ pub async fn set_url(
         .await;
     }
     let change = KeyChange::WebhookUrl((!url.is_empty()).then(|| url.to_owned()));
-    state
-        .store
-        .update_api_key(key.id, change)
-        .await
-        .map_err(|e| internal(&e))?;
+    state.store.update_api_key(key.id, change).await?;
     Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", key.id)).into_response())
 }
 
@@ -169,7 +157,7 @@ pub struct ToggleForm {
 }
 
 impl ToggleForm {
-    fn enable(&self) -> Result<bool, axum::response::Response> {
+    fn enable(&self) -> Result<bool, super::PageError> {
         match self.action.as_str() {
             "enable" => Ok(true),
             "disable" => Ok(false),
@@ -191,8 +179,7 @@ pub async fn set_security(
         state
             .store
             .update_api_key(key.id, KeyChange::WebhookSecretSealed(None))
-            .await
-            .map_err(|e| internal(&e))?;
+            .await?;
         return Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", key.id)).into_response());
     }
     let secret = format!("whsec_{}", random_hex(32));
@@ -202,8 +189,7 @@ pub async fn set_security(
             key.id,
             KeyChange::WebhookSecretSealed(Some(state.secrets.seal(&secret))),
         )
-        .await
-        .map_err(|e| internal(&e))?;
+        .await?;
     webhooks_page(
         &state,
         &signed_in,
@@ -227,8 +213,7 @@ pub async fn set_retries(
     state
         .store
         .update_api_key(key.id, KeyChange::WebhookRetries(form.enable()?))
-        .await
-        .map_err(|e| internal(&e))?;
+        .await?;
     Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", key.id)).into_response())
 }
 
@@ -257,7 +242,7 @@ pub async fn send_test(
     let secret = state
         .secrets
         .open_optional(key.webhook_secret_sealed.as_deref())
-        .map_err(|e| internal(&e))?;
+        .map_err(|e| PageError::internal(&e))?;
     let body = json!({
         "event": "test.webhook",
         "reference": "dashboard-test",
@@ -315,11 +300,7 @@ pub async fn resend(
     Form(form): Form<CsrfForm>,
 ) -> PageResult {
     signed_in.check_csrf(&form.csrf)?;
-    let event = state
-        .store
-        .event(&event_id)
-        .await
-        .map_err(|e| internal(&e))?;
+    let event = state.store.event(&event_id).await?;
     let Some(event) = event.filter(|e| e.account_id == signed_in.account.id && e.id == event_id)
     else {
         return Err(not_found());
@@ -327,7 +308,7 @@ pub async fn resend(
     match state.store.requeue_event(&event.id).await {
         Ok(()) => {}
         Err(billpay_store::StoreError::Invalid(message)) => return Err(bad_request(&message)),
-        Err(e) => return Err(internal(&e)),
+        Err(e) => return Err(e.into()),
     }
     Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", event.key_id)).into_response())
 }
