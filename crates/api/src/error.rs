@@ -160,4 +160,22 @@ impl From<billpay_domain::catalogue::LookupError> for ApiError {
     }
 }
 
+impl From<billpay_domain::FieldError> for ApiError {
+    fn from(e: billpay_domain::FieldError) -> Self {
+        ApiError::Validation(e.to_string())
+    }
+}
+
+impl From<billpay_domain::RequestError> for ApiError {
+    fn from(e: billpay_domain::RequestError) -> Self {
+        use billpay_domain::RequestError;
+        let message = e.to_string();
+        match e {
+            RequestError::Field(_) => ApiError::Validation(message),
+            RequestError::BelowMinimum(_) => ApiError::MinimumAmount(message),
+            RequestError::AboveMaximum(_) => ApiError::MaximumAmount(message),
+        }
+    }
+}
+
 pub type ApiResult<T> = Result<T, ApiError>;

@@ -6,7 +6,8 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::header;
 use axum::http::request::Parts;
 use billpay_domain::{AccountId, KeyId};
-use serde::de::DeserializeOwned;
+use serde::de::{self, DeserializeOwned};
+use serde::{Deserialize, Deserializer};
 
 /// Bodies over this are refused with 413.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -133,6 +134,22 @@ fn in_api_words(serde_message: &str) -> String {
 }
 
 /// The authenticated API key and its account, set by the auth middleware.
+/// Integer fields take any integral JSON number, `2` or `2.0`, as the
+/// schema's `integer` type does.
+pub fn whole_number<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: TryFrom<u64>,
+{
+    let number = serde_json::Number::deserialize(deserializer)?;
+    let integral = |f: f64| f.fract() == 0.0 && (0.0..=u64::MAX as f64).contains(&f);
+    number
+        .as_u64()
+        .or_else(|| number.as_f64().filter(|f| integral(*f)).map(|f| f as u64))
+        .and_then(|n| T::try_from(n).ok())
+        .ok_or_else(|| de::Error::custom("must be a whole number in range"))
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct Caller {
     pub account_id: AccountId,
@@ -235,5 +252,25 @@ mod tests {
             ),
             "quantity: invalid type: number `1.5`, expected a whole number"
         );
+    }
+
+    #[derive(serde::Deserialize)]
+    struct Count {
+        #[serde(deserialize_with = "super::whole_number")]
+        n: u8,
+    }
+
+    fn count(json_number: &str) -> Result<u8, serde_json::Error> {
+        serde_json::from_str::<Count>(&format!("{{\"n\": {json_number}}}")).map(|c| c.n)
+    }
+
+    #[test]
+    fn whole_numbers_in_any_json_form() {
+        for two in ["2", "2.0", "2e0", "0.2e1"] {
+            assert_eq!(count(two).unwrap(), 2, "{two}");
+        }
+        for refused in ["2.5", "-1", "-1.0", "256", "1e300", "\"2\"", "null"] {
+            assert!(count(refused).is_err(), "{refused}");
+        }
     }
 }

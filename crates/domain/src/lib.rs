@@ -1,5 +1,6 @@
-//! billpay's domain: money, phone numbers, references, typed ids, products and
-//! the purchase state machine, API-key hashing and secret sealing.
+//! billpay's domain: money, phone numbers, references, account numbers, typed
+//! ids, products, checked purchase requests and the purchase state machine,
+//! API-key hashing and secret sealing.
 //!
 //! No I/O and no async here: everything is a pure function or a value type, so
 //! every other crate can rely on these rules without a database or a runtime.
@@ -11,11 +12,15 @@ pub mod money;
 pub mod password;
 pub mod phone;
 pub mod product;
+pub mod recipient;
 pub mod reference;
+pub mod request;
 pub mod sealed;
 
 pub use ids::{AccountId, KeyId};
 pub use money::{Kobo, MoneyError};
 pub use phone::Phone;
 pub use product::{Product, TxStatus};
+pub use recipient::{CustomerId, FieldError, MeterNumber, MeterType, SmartcardNumber};
 pub use reference::Reference;
+pub use request::{Item, PurchaseRequest, RequestError};

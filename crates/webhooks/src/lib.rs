@@ -14,6 +14,7 @@
 //!
 //! This crate provides:
 //!
+//! * [`WebhookPayload`]: the body of every webhook;
 //! * [`sign`]: the signature recipe;
 //! * [`validate_url`]: checks a webhook URL when a customer configures it;
 //! * [`DeliveryClient`]: one HTTP attempt, with a private-address (SSRF) guard
@@ -22,12 +23,14 @@
 
 mod delivery;
 mod guard;
+mod payload;
 mod retry;
 mod signature;
 mod webhook_url;
 
 pub use delivery::{DeliveryClient, DeliveryConfig, DeliveryOutcome, DeliveryRequest, USER_AGENT};
 pub use guard::forbidden_reason;
+pub use payload::{Purchase, WebhookPayload};
 pub use retry::{RETRY_SCHEDULE, retry_delay};
 pub use signature::{SIGNATURE_HEADER, TIMESTAMP_HEADER, sign};
 pub use webhook_url::{MAX_URL_LEN, UrlError, validate_url};

@@ -17,6 +17,7 @@ use billpay_store::clock::now_ms;
 use billpay_store::{Finalization, SharedStore, StoreResult, Transaction};
 use billpay_supplier::routing::Routes;
 use billpay_supplier::{Order, Supplier, SupplierStatus, VtpassCodes};
+use billpay_webhooks::{Purchase, WebhookPayload};
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -490,24 +491,16 @@ pub fn webhook_payload(
     result: &Value,
     completed_at_ms: i64,
 ) -> String {
-    let mut payload = json!({
-        "event": tx.product.event(),
-        "reference": tx.reference,
-        "reference_code": tx.code,
-        "status": status,
-        "message": message,
-        "recipient": tx.recipient,
-        "amount": tx.amount,
-        "completed_at": billpay_store::clock::rfc3339(completed_at_ms),
-    });
-    payload[tx.product.label_field()] = json!(tx.label);
-    if tx.product.delivers_pin()
-        && let Some(pin) = result.get("pin")
-    {
-        payload["pin"] = pin.clone();
-    }
-    if let Some(batch_id) = tx.details.get("batch_id") {
-        payload["batch_id"] = batch_id.clone();
-    }
-    payload.to_string()
+    let purchase = Purchase {
+        product: tx.product,
+        label: &tx.label,
+        reference: &tx.reference,
+        reference_code: &tx.code,
+        recipient: &tx.recipient,
+        amount: tx.amount,
+        batch_id: tx.details.get("batch_id").and_then(Value::as_str),
+    };
+    let pin = result.get("pin").and_then(Value::as_str);
+    let completed_at = billpay_store::clock::rfc3339(completed_at_ms);
+    WebhookPayload::purchase(purchase, status, message, pin, completed_at).to_json()
 }

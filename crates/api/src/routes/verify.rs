@@ -4,14 +4,15 @@
 
 use crate::envelope::{Envelope, Reply, ok};
 use crate::error::ApiError;
+use crate::extract::whole_number;
 use crate::extract::{ApiJson, Caller};
-use crate::routes::purchases::{Mode, customer_id, digits, meter_type, whole_number};
+use crate::routes::purchases::Mode;
 use crate::schema;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::routing::post;
 use axum::{Extension, Router};
-use billpay_domain::Product;
+use billpay_domain::{CustomerId, MeterNumber, MeterType, Product, SmartcardNumber};
 use billpay_supplier::sandbox::SandboxSupplier;
 use billpay_supplier::{Verification, VerifyRequest};
 use serde::{Deserialize, Serialize};
@@ -138,7 +139,7 @@ pub async fn cable(
     _caller: Caller,
     ApiJson { value: req, .. }: ApiJson<CableVerifyIn>,
 ) -> Reply<VerificationOut> {
-    let number = digits("smartcard_number", &req.smartcard_number, 6, 20)?;
+    let number = SmartcardNumber::parse(&req.smartcard_number)?.into();
     let catalogue = state.catalogue.get().await?;
     let provider = catalogue.provider_for(&req.provider_id, Product::Cable)?;
     let request = VerifyRequest {
@@ -160,8 +161,8 @@ pub async fn electricity(
     _caller: Caller,
     ApiJson { value: req, .. }: ApiJson<ElectricityVerifyIn>,
 ) -> Reply<VerificationOut> {
-    let number = digits("meter_number", &req.meter_number, 1, 20)?;
-    let meter_type = meter_type(req.meter_type)?;
+    let number = MeterNumber::parse(&req.meter_number)?.into();
+    let meter_type = MeterType::parse(req.meter_type)?.code();
     let catalogue = state.catalogue.get().await?;
     let provider = catalogue.provider_for(&req.provider_id, Product::Electricity)?;
     let request = VerifyRequest {
@@ -183,7 +184,7 @@ pub async fn bet(
     _caller: Caller,
     ApiJson { value: req, .. }: ApiJson<BetVerifyIn>,
 ) -> Reply<VerificationOut> {
-    let number = customer_id(&req.customer_id)?;
+    let number = CustomerId::parse(&req.customer_id)?.into();
     let catalogue = state.catalogue.get().await?;
     let provider = catalogue.provider_for(&req.provider_id, Product::Betting)?;
     let request = VerifyRequest {

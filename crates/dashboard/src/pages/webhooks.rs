@@ -13,9 +13,8 @@ use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect};
 use billpay_domain::keys::random_hex;
 use billpay_store::{ApiKey, EventFilter, KeyChange};
-use billpay_webhooks::{DeliveryRequest, validate_url};
+use billpay_webhooks::{DeliveryRequest, WebhookPayload, validate_url};
 use serde::Deserialize;
-use serde_json::json;
 
 pub struct AttemptRow {
     pub at: String,
@@ -243,18 +242,9 @@ pub async fn send_test(
         .secrets
         .open_optional(key.webhook_secret_sealed.as_deref())
         .map_err(|e| PageError::internal(&e))?;
-    let body = json!({
-        "event": "test.webhook",
-        "reference": "dashboard-test",
-        "reference_code": format!("TEST{}", billpay_store::clock::now_ms()),
-        "status": "successful",
-        "message": "This is a test event sent from the billpay dashboard",
-        "item": "Test event",
-        "recipient": "08000000000",
-        "amount": 0.0,
-        "completed_at": billpay_store::clock::now_rfc3339(),
-    })
-    .to_string();
+    let reference_code = format!("TEST{}", billpay_store::clock::now_ms());
+    let body =
+        WebhookPayload::test_event(reference_code, billpay_store::clock::now_rfc3339()).to_json();
     let outcome = state
         .webhooks
         .deliver(&DeliveryRequest {

@@ -1,0 +1,192 @@
+//! The seven purchase endpoints and their `/test` twins. Each body becomes a
+//! checked [`PurchaseRequest`] (`requests`), is priced from the catalogue
+//! (`order`), then [`place`] either checks it (test mode) or commits it in one
+//! atomic write and wakes the fulfilment worker.
+
+mod order;
+mod requests;
+mod responses;
+
+pub use order::OrderDetails;
+pub use requests::{AirtimeIn, BetIn, CableIn, DataIn, EducationIn, ElectricityIn, EpinIn};
+pub use responses::{ProductLabel, PurchaseAcceptedOut, PurchaseOut, TestPurchaseOut};
+
+use crate::envelope::{Envelope, Reply, ok};
+use crate::error::ApiError;
+use crate::extract::{ApiJson, Caller};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::routing::post;
+use axum::{Extension, Router};
+use billpay_domain::PurchaseRequest;
+use billpay_store::NewPurchase;
+use order::Order;
+use responses::accepted;
+use serde_json::Value;
+
+/// Live purchases debit the wallet; test ones only check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Live,
+    Test,
+}
+
+pub fn router(mode: Mode) -> Router<AppState> {
+    Router::new()
+        .route("/airtime/purchase", post(airtime))
+        .route("/data/purchase", post(data))
+        .route("/epin/purchase", post(epin))
+        .route("/cable/purchase", post(cable))
+        .route("/electricity/purchase", post(electricity))
+        .route("/education/purchase", post(education))
+        .route("/bet/purchase", post(bet))
+        .layer(Extension(mode))
+}
+
+/// Every purchase: check the body's rules, price it, place it.
+async fn purchase<In>(
+    state: AppState,
+    mode: Mode,
+    caller: Caller,
+    ApiJson { value, raw }: ApiJson<In>,
+) -> Reply<PurchaseOut>
+where
+    PurchaseRequest: TryFrom<In, Error = ApiError>,
+{
+    let request = PurchaseRequest::try_from(value)?;
+    let reference = request.reference.clone();
+    let catalogue = state.catalogue.get().await?;
+    let order = order::price(&catalogue, request)?;
+    place(&state, caller, mode, reference, order, raw).await
+}
+
+async fn place(
+    state: &AppState,
+    caller: Caller,
+    mode: Mode,
+    reference: billpay_domain::Reference,
+    order: Order<'_>,
+    request: Value,
+) -> Reply<PurchaseOut> {
+    if mode == Mode::Test {
+        let balance = state
+            .store
+            .check_purchase(caller.account_id, reference.as_str(), order.amount)
+            .await?;
+        return ok(PurchaseOut::Test(TestPurchaseOut {
+            test_mode: true,
+            message: "Test mode: nothing was deducted, recorded or sent",
+            request,
+            would_deduct: order.amount,
+            balance,
+        }));
+    }
+    // A provider the configured supplier does not sell (say, betting with
+    // VTpass) is refused before any money moves.
+    if !state.supplier.sells(order.product, &order.provider.slug) {
+        return Err(ApiError::InvalidProvider);
+    }
+    let details = serde_json::to_value(&order.details)
+        .map_err(|e| ApiError::Internal(format!("order details: {e}")))?;
+    let tx = state
+        .store
+        .place_purchase(NewPurchase {
+            account_id: caller.account_id,
+            key_id: caller.key_id,
+            reference: reference.to_string(),
+            product: order.product,
+            provider: order.provider.slug.clone(),
+            plan_id: order.plan_id,
+            label: order.label,
+            recipient: order.recipient,
+            amount: order.amount,
+            details,
+        })
+        .await?;
+    state.purchases_waiting.notify_one();
+    ok(PurchaseOut::Accepted(Box::new(accepted(tx)?)))
+}
+
+/// Send airtime to a Nigerian phone number.
+#[utoipa::path(post, path = "/v1/airtime/purchase", tag = "purchases", request_body = AirtimeIn,
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount, maximum_amount, insufficient_balance, duplicate_reference")))]
+pub async fn airtime(
+    State(state): State<AppState>,
+    Extension(mode): Extension<Mode>,
+    caller: Caller,
+    body: ApiJson<AirtimeIn>,
+) -> Reply<PurchaseOut> {
+    purchase(state, mode, caller, body).await
+}
+
+/// Buy a data bundle; the price is the plan's.
+#[utoipa::path(post, path = "/v1/data/purchase", tag = "purchases", request_body = DataIn,
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, invalid_plan, insufficient_balance, duplicate_reference")))]
+pub async fn data(
+    State(state): State<AppState>,
+    Extension(mode): Extension<Mode>,
+    caller: Caller,
+    body: ApiJson<DataIn>,
+) -> Reply<PurchaseOut> {
+    purchase(state, mode, caller, body).await
+}
+
+/// Buy recharge e-pins; fetch them later with `GET /v1/epin/batch`.
+#[utoipa::path(post, path = "/v1/epin/purchase", tag = "purchases", request_body = EpinIn,
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, insufficient_balance, duplicate_reference")))]
+pub async fn epin(
+    State(state): State<AppState>,
+    Extension(mode): Extension<Mode>,
+    caller: Caller,
+    body: ApiJson<EpinIn>,
+) -> Reply<PurchaseOut> {
+    purchase(state, mode, caller, body).await
+}
+
+/// Pay a cable TV subscription; the price is the plan's.
+#[utoipa::path(post, path = "/v1/cable/purchase", tag = "purchases", request_body = CableIn,
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, invalid_plan, insufficient_balance, duplicate_reference")))]
+pub async fn cable(
+    State(state): State<AppState>,
+    Extension(mode): Extension<Mode>,
+    caller: Caller,
+    body: ApiJson<CableIn>,
+) -> Reply<PurchaseOut> {
+    purchase(state, mode, caller, body).await
+}
+
+/// Buy an electricity token (prepaid) or pay a postpaid bill.
+#[utoipa::path(post, path = "/v1/electricity/purchase", tag = "purchases", request_body = ElectricityIn,
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount, maximum_amount, insufficient_balance, duplicate_reference")))]
+pub async fn electricity(
+    State(state): State<AppState>,
+    Extension(mode): Extension<Mode>,
+    caller: Caller,
+    body: ApiJson<ElectricityIn>,
+) -> Reply<PurchaseOut> {
+    purchase(state, mode, caller, body).await
+}
+
+/// Buy exam result-checker pins; the price is the provider's pin price.
+#[utoipa::path(post, path = "/v1/education/purchase", tag = "purchases", request_body = EducationIn,
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, insufficient_balance, duplicate_reference")))]
+pub async fn education(
+    State(state): State<AppState>,
+    Extension(mode): Extension<Mode>,
+    caller: Caller,
+    body: ApiJson<EducationIn>,
+) -> Reply<PurchaseOut> {
+    purchase(state, mode, caller, body).await
+}
+
+/// Fund a betting wallet.
+#[utoipa::path(post, path = "/v1/bet/purchase", tag = "purchases", request_body = BetIn,
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount, maximum_amount, insufficient_balance, duplicate_reference")))]
+pub async fn bet(
+    State(state): State<AppState>,
+    Extension(mode): Extension<Mode>,
+    caller: Caller,
+    body: ApiJson<BetIn>,
+) -> Reply<PurchaseOut> {
+    purchase(state, mode, caller, body).await
+}

@@ -1,0 +1,206 @@
+//! The request bodies of the seven purchases, as the OpenAPI document shows
+//! them, and their conversion into a checked [`PurchaseRequest`] (the domain's
+//! rules: account numbers, amount limits, quantities).
+
+use crate::error::ApiError;
+use crate::extract::whole_number;
+use crate::schema;
+use billpay_domain::request::recipient_name;
+use billpay_domain::{
+    CustomerId, Item, Kobo, MeterNumber, MeterType, Phone, PurchaseRequest, Reference,
+    SmartcardNumber,
+};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"provider_id": "mtn", "phone": "08031234567", "amount": 500, "reference": "order-airtime-0001"}))]
+pub struct AirtimeIn {
+    /// mtn, airtel, glo or 9mobile (or UUID).
+    #[schema(schema_with = schema::provider_id)]
+    pub provider_id: String,
+    #[schema(schema_with = schema::phone)]
+    pub phone: Phone,
+    /// Naira, 50 to 50 000, at most 2 decimal places.
+    #[schema(value_type = f64, minimum = 50, maximum = 50000, multiple_of = 0.01, example = 500)]
+    pub amount: Kobo,
+    #[schema(schema_with = schema::reference)]
+    pub reference: Reference,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"provider_id": "mtn", "plan_id": "mtn-sme-1gb", "phone": "08031234567", "reference": "order-data-0001"}))]
+pub struct DataIn {
+    #[schema(schema_with = schema::provider_id)]
+    pub provider_id: String,
+    /// A plan of the provider (`GET /v1/data-plans`).
+    #[schema(min_length = 1)]
+    pub plan_id: String,
+    #[schema(schema_with = schema::phone)]
+    pub phone: Phone,
+    #[schema(schema_with = schema::reference)]
+    pub reference: Reference,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"provider_id": "mtn", "denomination": 100, "quantity": 2, "reference": "order-epin-0001"}))]
+pub struct EpinIn {
+    #[schema(schema_with = schema::provider_id)]
+    pub provider_id: String,
+    /// Naira; one of the provider's denominations (`GET /v1/recharge-pins/denominations`).
+    #[schema(value_type = f64, minimum = 0, multiple_of = 0.01, example = 100)]
+    pub denomination: Kobo,
+    #[serde(deserialize_with = "whole_number")]
+    #[schema(minimum = 1, maximum = 100)]
+    pub quantity: u32,
+    #[schema(schema_with = schema::reference)]
+    pub reference: Reference,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"provider_id": "dstv", "plan_id": "dstv-padi", "smartcard_number": "7012345678", "phone": "08031234567", "reference": "order-cable-0001"}))]
+pub struct CableIn {
+    #[schema(schema_with = schema::provider_id)]
+    pub provider_id: String,
+    /// A plan of the provider (`GET /v1/cable-plans`).
+    #[schema(min_length = 1)]
+    pub plan_id: String,
+    /// 6 to 20 digits.
+    #[schema(pattern = "^[0-9]{6,20}$", min_length = 6, max_length = 20)]
+    pub smartcard_number: String,
+    #[schema(schema_with = schema::optional_phone)]
+    pub phone: Option<Phone>,
+    #[schema(schema_with = schema::reference)]
+    pub reference: Reference,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"provider_id": "ikeja-electric", "amount": 5000, "meter_number": "45012345678", "meter_type": 1, "recipient_name": "Ada Obi", "reference": "order-power-0001"}))]
+pub struct ElectricityIn {
+    /// e.g. ikeja-electric (or UUID).
+    #[schema(schema_with = schema::provider_id)]
+    pub provider_id: String,
+    /// Naira, 1 000 to 500 000, at most 2 decimal places.
+    #[schema(value_type = f64, minimum = 1000, maximum = 500000, multiple_of = 0.01, example = 5000)]
+    pub amount: Kobo,
+    /// 1 to 20 digits.
+    #[schema(pattern = "^[0-9]{1,20}$", min_length = 1, max_length = 20)]
+    pub meter_number: String,
+    /// 1 prepaid, 2 postpaid.
+    #[serde(deserialize_with = "whole_number")]
+    #[schema(minimum = 1, maximum = 2)]
+    pub meter_type: u8,
+    /// Default "Unknown Customer".
+    pub recipient_name: Option<String>,
+    #[schema(schema_with = schema::reference)]
+    pub reference: Reference,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"provider_id": "waec", "quantity": 1, "phone": "08031234567", "reference": "order-exam-0001"}))]
+pub struct EducationIn {
+    /// waec, neco, nabteb or jamb (or UUID).
+    #[schema(schema_with = schema::provider_id)]
+    pub provider_id: String,
+    #[serde(deserialize_with = "whole_number")]
+    #[schema(minimum = 1, maximum = 10)]
+    pub quantity: u32,
+    #[schema(schema_with = schema::optional_phone)]
+    pub phone: Option<Phone>,
+    #[schema(schema_with = schema::reference)]
+    pub reference: Reference,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[schema(example = json!({"provider_id": "bet9ja", "customer_id": "1234567", "amount": 1000, "reference": "order-bet-0001"}))]
+pub struct BetIn {
+    #[schema(schema_with = schema::provider_id)]
+    pub provider_id: String,
+    #[schema(schema_with = schema::customer_id)]
+    pub customer_id: String,
+    /// Naira, 100 to 500 000, at most 2 decimal places.
+    #[schema(value_type = f64, minimum = 100, maximum = 500000, multiple_of = 0.01)]
+    pub amount: Kobo,
+    #[schema(schema_with = schema::reference)]
+    pub reference: Reference,
+}
+
+impl TryFrom<AirtimeIn> for PurchaseRequest {
+    type Error = ApiError;
+    fn try_from(req: AirtimeIn) -> Result<Self, ApiError> {
+        let item = Item::Airtime {
+            phone: req.phone,
+            amount: req.amount,
+        };
+        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
+    }
+}
+
+impl TryFrom<DataIn> for PurchaseRequest {
+    type Error = ApiError;
+    fn try_from(req: DataIn) -> Result<Self, ApiError> {
+        let item = Item::Data {
+            phone: req.phone,
+            plan_id: req.plan_id,
+        };
+        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
+    }
+}
+
+impl TryFrom<EpinIn> for PurchaseRequest {
+    type Error = ApiError;
+    fn try_from(req: EpinIn) -> Result<Self, ApiError> {
+        let item = Item::Epin {
+            denomination: req.denomination,
+            quantity: req.quantity,
+        };
+        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
+    }
+}
+
+impl TryFrom<CableIn> for PurchaseRequest {
+    type Error = ApiError;
+    fn try_from(req: CableIn) -> Result<Self, ApiError> {
+        let item = Item::Cable {
+            smartcard: SmartcardNumber::parse(&req.smartcard_number)?,
+            plan_id: req.plan_id,
+            phone: req.phone,
+        };
+        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
+    }
+}
+
+impl TryFrom<ElectricityIn> for PurchaseRequest {
+    type Error = ApiError;
+    fn try_from(req: ElectricityIn) -> Result<Self, ApiError> {
+        let item = Item::Electricity {
+            meter: MeterNumber::parse(&req.meter_number)?,
+            meter_type: MeterType::parse(req.meter_type)?,
+            amount: req.amount,
+            recipient_name: recipient_name(req.recipient_name),
+        };
+        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
+    }
+}
+
+impl TryFrom<EducationIn> for PurchaseRequest {
+    type Error = ApiError;
+    fn try_from(req: EducationIn) -> Result<Self, ApiError> {
+        let item = Item::Education {
+            quantity: req.quantity,
+            phone: req.phone,
+        };
+        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
+    }
+}
+
+impl TryFrom<BetIn> for PurchaseRequest {
+    type Error = ApiError;
+    fn try_from(req: BetIn) -> Result<Self, ApiError> {
+        let item = Item::Betting {
+            customer: CustomerId::parse(&req.customer_id)?,
+            amount: req.amount,
+        };
+        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
+    }
+}

@@ -1,0 +1,237 @@
+//! A purchase request whose fields have passed every rule that needs no
+//! catalogue: account numbers, amount limits, quantities. Pricing it (provider,
+//! plan, denomination) is the catalogue's job, after this.
+
+use crate::recipient::{CustomerId, FieldError, MeterNumber, MeterType, SmartcardNumber};
+use crate::{Kobo, Phone, Product, Reference};
+
+/// What the client asked for, per product.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    Airtime {
+        phone: Phone,
+        amount: Kobo,
+    },
+    Data {
+        phone: Phone,
+        plan_id: String,
+    },
+    Epin {
+        denomination: Kobo,
+        quantity: u32,
+    },
+    Cable {
+        smartcard: SmartcardNumber,
+        plan_id: String,
+        phone: Option<Phone>,
+    },
+    Electricity {
+        meter: MeterNumber,
+        meter_type: MeterType,
+        amount: Kobo,
+        /// "Unknown Customer" when the client gave none.
+        recipient_name: String,
+    },
+    Education {
+        quantity: u32,
+        phone: Option<Phone>,
+    },
+    Betting {
+        customer: CustomerId,
+        amount: Kobo,
+    },
+}
+
+/// A checked request: `item` obeys its product's rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PurchaseRequest {
+    /// The client's idempotency key.
+    pub reference: Reference,
+    /// A provider's slug or UUID, looked up in the catalogue next.
+    pub provider_id: String,
+    pub item: Item,
+}
+
+/// Why a request was refused before the catalogue was asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    #[error("Minimum amount is {0} Naira")]
+    BelowMinimum(i64),
+    #[error("Maximum amount is {0} Naira")]
+    AboveMaximum(i64),
+}
+
+/// The Naira range a client-chosen amount must fall in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AmountLimits {
+    pub min_naira: i64,
+    pub max_naira: i64,
+}
+
+impl AmountLimits {
+    pub fn check(self, amount: Kobo) -> Result<Kobo, RequestError> {
+        if amount < Kobo::from_naira(self.min_naira) {
+            return Err(RequestError::BelowMinimum(self.min_naira));
+        }
+        if amount > Kobo::from_naira(self.max_naira) {
+            return Err(RequestError::AboveMaximum(self.max_naira));
+        }
+        Ok(amount)
+    }
+}
+
+impl Product {
+    /// Limits of the products whose amount the client chooses; the others
+    /// are priced by the catalogue.
+    pub fn amount_limits(self) -> Option<AmountLimits> {
+        let (min_naira, max_naira) = match self {
+            Product::Airtime => (50, 50_000),
+            Product::Electricity => (1_000, 500_000),
+            Product::Betting => (100, 500_000),
+            _ => return None,
+        };
+        Some(AmountLimits {
+            min_naira,
+            max_naira,
+        })
+    }
+
+    /// The most pins one purchase may buy, for the products sold by count.
+    pub fn max_quantity(self) -> Option<u32> {
+        match self {
+            Product::Epin => Some(100),
+            Product::Education => Some(10),
+            _ => None,
+        }
+    }
+}
+
+impl Item {
+    pub fn product(&self) -> Product {
+        match self {
+            Item::Airtime { .. } => Product::Airtime,
+            Item::Data { .. } => Product::Data,
+            Item::Epin { .. } => Product::Epin,
+            Item::Cable { .. } => Product::Cable,
+            Item::Electricity { .. } => Product::Electricity,
+            Item::Education { .. } => Product::Education,
+            Item::Betting { .. } => Product::Betting,
+        }
+    }
+
+    /// The client-chosen amount, for the products that have one.
+    fn amount(&self) -> Option<Kobo> {
+        match self {
+            Item::Airtime { amount, .. }
+            | Item::Electricity { amount, .. }
+            | Item::Betting { amount, .. } => Some(*amount),
+            _ => None,
+        }
+    }
+
+    fn quantity(&self) -> Option<u32> {
+        match self {
+            Item::Epin { quantity, .. } | Item::Education { quantity, .. } => Some(*quantity),
+            _ => None,
+        }
+    }
+}
+
+impl PurchaseRequest {
+    /// Checks the item against its product's quantity and amount limits.
+    pub fn new(
+        reference: Reference,
+        provider_id: String,
+        item: Item,
+    ) -> Result<PurchaseRequest, RequestError> {
+        let product = item.product();
+        if let (Some(quantity), Some(max)) = (item.quantity(), product.max_quantity())
+            && !(1..=max).contains(&quantity)
+        {
+            return Err(FieldError::new("quantity", format!("must be 1 to {max}")).into());
+        }
+        if let (Some(amount), Some(limits)) = (item.amount(), product.amount_limits()) {
+            limits.check(amount)?;
+        }
+        Ok(PurchaseRequest {
+            reference,
+            provider_id,
+            item,
+        })
+    }
+
+    pub fn product(&self) -> Product {
+        self.item.product()
+    }
+}
+
+/// The name an electricity purchase is made out to: the client's, if it has
+/// any letters, else "Unknown Customer".
+pub fn recipient_name(given: Option<String>) -> String {
+    given
+        .filter(|name| !name.trim().is_empty())
+        .unwrap_or_else(|| "Unknown Customer".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference() -> Reference {
+        Reference::parse("order-0001").unwrap()
+    }
+
+    fn airtime(naira: i64) -> Result<PurchaseRequest, RequestError> {
+        let phone = Phone::parse("08031234567").unwrap();
+        let amount = Kobo::from_naira(naira);
+        PurchaseRequest::new(reference(), "mtn".into(), Item::Airtime { phone, amount })
+    }
+
+    #[test]
+    fn amounts_are_held_to_their_products_limits() {
+        assert!(airtime(50).is_ok());
+        assert!(airtime(50_000).is_ok());
+        assert_eq!(airtime(49), Err(RequestError::BelowMinimum(50)));
+        assert_eq!(
+            airtime(50_001).unwrap_err().to_string(),
+            "Maximum amount is 50000 Naira"
+        );
+        assert_eq!(Product::Data.amount_limits(), None);
+    }
+
+    #[test]
+    fn quantities_are_held_to_their_products_maximum() {
+        let epins = |quantity| {
+            let denomination = Kobo::from_naira(100);
+            PurchaseRequest::new(
+                reference(),
+                "mtn".into(),
+                Item::Epin {
+                    denomination,
+                    quantity,
+                },
+            )
+        };
+        assert!(epins(100).is_ok());
+        assert_eq!(
+            epins(101).unwrap_err().to_string(),
+            "quantity: must be 1 to 100"
+        );
+        assert!(epins(0).is_err());
+        let item = Item::Education {
+            quantity: 11,
+            phone: None,
+        };
+        let exams = PurchaseRequest::new(reference(), "waec".into(), item);
+        assert_eq!(exams.unwrap_err().to_string(), "quantity: must be 1 to 10");
+    }
+
+    #[test]
+    fn a_blank_recipient_name_becomes_unknown_customer() {
+        assert_eq!(recipient_name(None), "Unknown Customer");
+        assert_eq!(recipient_name(Some("  ".into())), "Unknown Customer");
+        assert_eq!(recipient_name(Some("Ada".into())), "Ada");
+    }
+}

@@ -1,0 +1,147 @@
+//! The JSON body of every webhook (docs/webhooks.md): a purchase's final
+//! status, or the dashboard's test event.
+
+use billpay_domain::{Kobo, Product, TxStatus};
+use serde::Serialize;
+
+/// One webhook body. Fields are declared in alphabetical order so the bytes
+/// sent match docs/webhooks.md's examples (and every body sent before this
+/// type existed); receivers must not rely on the order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WebhookPayload {
+    /// Naira.
+    pub amount: Kobo,
+    /// E-pin purchases: fetch the pins with `GET /v1/epin/batch`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_id: Option<String>,
+    /// RFC 3339, milliseconds, UTC.
+    pub completed_at: String,
+    /// `<product>.purchase`, or `test.webhook`.
+    pub event: &'static str,
+    /// What was bought, for products without a plan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
+    pub message: String,
+    /// Electricity token or exam pin, when delivered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pin: Option<String>,
+    /// The plan bought, for data and cable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
+    pub recipient: String,
+    pub reference: String,
+    pub reference_code: String,
+    pub status: TxStatus,
+}
+
+/// The fields a purchase's webhook takes from its transaction.
+pub struct Purchase<'a> {
+    pub product: Product,
+    pub label: &'a str,
+    pub reference: &'a str,
+    pub reference_code: &'a str,
+    pub recipient: &'a str,
+    pub amount: Kobo,
+    pub batch_id: Option<&'a str>,
+}
+
+impl WebhookPayload {
+    /// A purchase's final event. `pin` is kept only for the products that
+    /// deliver one in the webhook (electricity, education).
+    pub fn purchase(
+        purchase: Purchase<'_>,
+        status: TxStatus,
+        message: &str,
+        pin: Option<&str>,
+        completed_at: String,
+    ) -> WebhookPayload {
+        let label = Some(purchase.label.to_owned());
+        let has_plan = purchase.product.has_plan();
+        WebhookPayload {
+            amount: purchase.amount,
+            batch_id: purchase.batch_id.map(str::to_owned),
+            completed_at,
+            event: purchase.product.event(),
+            item: if has_plan { None } else { label.clone() },
+            message: message.to_owned(),
+            pin: pin
+                .filter(|_| purchase.product.delivers_pin())
+                .map(str::to_owned),
+            plan: if has_plan { label } else { None },
+            recipient: purchase.recipient.to_owned(),
+            reference: purchase.reference.to_owned(),
+            reference_code: purchase.reference_code.to_owned(),
+            status,
+        }
+    }
+
+    /// The event the dashboard's "Send test event" delivers.
+    pub fn test_event(reference_code: String, completed_at: String) -> WebhookPayload {
+        WebhookPayload {
+            amount: Kobo::default(),
+            batch_id: None,
+            completed_at,
+            event: "test.webhook",
+            item: Some("Test event".into()),
+            message: "This is a test event sent from the billpay dashboard".into(),
+            pin: None,
+            plan: None,
+            recipient: "08000000000".into(),
+            reference: "dashboard-test".into(),
+            reference_code,
+            status: TxStatus::Successful,
+        }
+    }
+
+    /// The exact bytes sent (and signed).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a webhook payload is plain JSON")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn electricity(status: TxStatus, pin: Option<&str>) -> WebhookPayload {
+        let purchase = Purchase {
+            product: Product::Electricity,
+            label: "Ikeja Electric",
+            reference: "order-0001",
+            reference_code: "BP1780308902478F05853",
+            recipient: "12345678901",
+            amount: Kobo::from_naira(1500),
+            batch_id: None,
+        };
+        let at = "2026-06-01T10:15:02.481+00:00".to_owned();
+        WebhookPayload::purchase(purchase, status, "Transaction successful", pin, at)
+    }
+
+    #[test]
+    fn the_bytes_are_the_documented_example() {
+        let payload = electricity(TxStatus::Successful, Some("9079-2542-3300-0641-3942"));
+        let documented = r#"{"amount":1500.0,"completed_at":"2026-06-01T10:15:02.481+00:00","event":"electricity.purchase","item":"Ikeja Electric","message":"Transaction successful","pin":"9079-2542-3300-0641-3942","recipient":"12345678901","reference":"order-0001","reference_code":"BP1780308902478F05853","status":"successful"}"#;
+        assert_eq!(payload.to_json(), documented);
+    }
+
+    #[test]
+    fn plans_and_pins_follow_the_product() {
+        let data = WebhookPayload::purchase(
+            Purchase {
+                product: Product::Data,
+                label: "MTN 1GB",
+                reference: "order-0002",
+                reference_code: "BP2",
+                recipient: "08031234567",
+                amount: Kobo::from_naira(300),
+                batch_id: None,
+            },
+            TxStatus::Successful,
+            "ok",
+            Some("not-for-data"),
+            "t".into(),
+        );
+        assert_eq!(data.plan.as_deref(), Some("MTN 1GB"));
+        assert_eq!((data.item, data.pin), (None, None));
+    }
+}
