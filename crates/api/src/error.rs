@@ -166,14 +166,13 @@ impl From<billpay_domain::FieldError> for ApiError {
     }
 }
 
-impl From<billpay_domain::RequestError> for ApiError {
-    fn from(e: billpay_domain::RequestError) -> Self {
-        use billpay_domain::RequestError;
+impl From<billpay_domain::AmountError> for ApiError {
+    fn from(e: billpay_domain::AmountError) -> Self {
+        use billpay_domain::AmountError;
         let message = e.to_string();
         match e {
-            RequestError::Field(_) => ApiError::Validation(message),
-            RequestError::BelowMinimum(_) => ApiError::MinimumAmount(message),
-            RequestError::AboveMaximum(_) => ApiError::MaximumAmount(message),
+            AmountError::BelowMinimum(_) => ApiError::MinimumAmount(message),
+            AmountError::AboveMaximum(_) => ApiError::MaximumAmount(message),
         }
     }
 }

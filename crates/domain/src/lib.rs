@@ -23,4 +23,4 @@ pub use phone::Phone;
 pub use product::{Product, TxStatus};
 pub use recipient::{CustomerId, FieldError, MeterNumber, MeterType, SmartcardNumber};
 pub use reference::Reference;
-pub use request::{Item, PurchaseRequest, RequestError};
+pub use request::{AmountError, Item, PurchaseRequest};

@@ -1,6 +1,7 @@
-//! A purchase request whose fields have passed every rule that needs no
-//! catalogue: account numbers, amount limits, quantities. Pricing it (provider,
-//! plan, denomination) is the catalogue's job, after this.
+//! A purchase request whose fields have passed their rules (account numbers,
+//! quantities), and the amount limits of the products whose amount the client
+//! chooses. Pricing it (provider, plan, denomination, then the amount limits:
+//! docs/decisions.md's order of checks) is the catalogue's job, after this.
 
 use crate::recipient::{CustomerId, FieldError, MeterNumber, MeterType, SmartcardNumber};
 use crate::{Kobo, Phone, Product, Reference};
@@ -52,11 +53,9 @@ pub struct PurchaseRequest {
     pub item: Item,
 }
 
-/// Why a request was refused before the catalogue was asked.
+/// An amount outside its product's limits.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RequestError {
-    #[error(transparent)]
-    Field(#[from] FieldError),
+pub enum AmountError {
     #[error("Minimum amount is {0} Naira")]
     BelowMinimum(i64),
     #[error("Maximum amount is {0} Naira")]
@@ -71,12 +70,12 @@ pub struct AmountLimits {
 }
 
 impl AmountLimits {
-    pub fn check(self, amount: Kobo) -> Result<Kobo, RequestError> {
+    pub fn check(self, amount: Kobo) -> Result<Kobo, AmountError> {
         if amount < Kobo::from_naira(self.min_naira) {
-            return Err(RequestError::BelowMinimum(self.min_naira));
+            return Err(AmountError::BelowMinimum(self.min_naira));
         }
         if amount > Kobo::from_naira(self.max_naira) {
-            return Err(RequestError::AboveMaximum(self.max_naira));
+            return Err(AmountError::AboveMaximum(self.max_naira));
         }
         Ok(amount)
     }
@@ -121,16 +120,6 @@ impl Item {
         }
     }
 
-    /// The client-chosen amount, for the products that have one.
-    fn amount(&self) -> Option<Kobo> {
-        match self {
-            Item::Airtime { amount, .. }
-            | Item::Electricity { amount, .. }
-            | Item::Betting { amount, .. } => Some(*amount),
-            _ => None,
-        }
-    }
-
     fn quantity(&self) -> Option<u32> {
         match self {
             Item::Epin { quantity, .. } | Item::Education { quantity, .. } => Some(*quantity),
@@ -140,20 +129,17 @@ impl Item {
 }
 
 impl PurchaseRequest {
-    /// Checks the item against its product's quantity and amount limits.
+    /// Checks the item's quantity against its product's maximum.
     pub fn new(
         reference: Reference,
         provider_id: String,
         item: Item,
-    ) -> Result<PurchaseRequest, RequestError> {
+    ) -> Result<PurchaseRequest, FieldError> {
         let product = item.product();
         if let (Some(quantity), Some(max)) = (item.quantity(), product.max_quantity())
             && !(1..=max).contains(&quantity)
         {
-            return Err(FieldError::new("quantity", format!("must be 1 to {max}")).into());
-        }
-        if let (Some(amount), Some(limits)) = (item.amount(), product.amount_limits()) {
-            limits.check(amount)?;
+            return Err(FieldError::new("quantity", format!("must be 1 to {max}")));
         }
         Ok(PurchaseRequest {
             reference,
@@ -183,17 +169,15 @@ mod tests {
         Reference::parse("order-0001").unwrap()
     }
 
-    fn airtime(naira: i64) -> Result<PurchaseRequest, RequestError> {
-        let phone = Phone::parse("08031234567").unwrap();
-        let amount = Kobo::from_naira(naira);
-        PurchaseRequest::new(reference(), "mtn".into(), Item::Airtime { phone, amount })
-    }
-
     #[test]
     fn amounts_are_held_to_their_products_limits() {
+        let airtime = |naira| {
+            let limits = Product::Airtime.amount_limits().unwrap();
+            limits.check(Kobo::from_naira(naira))
+        };
         assert!(airtime(50).is_ok());
         assert!(airtime(50_000).is_ok());
-        assert_eq!(airtime(49), Err(RequestError::BelowMinimum(50)));
+        assert_eq!(airtime(49), Err(AmountError::BelowMinimum(50)));
         assert_eq!(
             airtime(50_001).unwrap_err().to_string(),
             "Maximum amount is 50000 Naira"

@@ -56,8 +56,17 @@ pub struct OrderDetails {
 }
 
 /// Prices `request` with `catalogue`, refusing an unknown or inactive
-/// provider, plan or denomination.
+/// provider, plan or denomination, then an amount outside the product's limits
+/// (the order of checks in docs/decisions.md).
 pub fn price<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> ApiResult<Order<'a>> {
+    let order = price_unchecked(catalogue, request)?;
+    if let Some(limits) = order.product.amount_limits() {
+        limits.check(order.amount)?;
+    }
+    Ok(order)
+}
+
+fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> ApiResult<Order<'a>> {
     let product = request.product();
     let provider = catalogue.provider_for(&request.provider_id, product)?;
     let order = |label: String, recipient: String, amount: Kobo, details: OrderDetails| Order {

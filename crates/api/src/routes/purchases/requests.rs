@@ -1,6 +1,6 @@
 //! The request bodies of the seven purchases, as the OpenAPI document shows
 //! them, and their conversion into a checked [`PurchaseRequest`] (the domain's
-//! rules: account numbers, amount limits, quantities).
+//! rules: account numbers, quantities).
 
 use crate::error::ApiError;
 use crate::extract::whole_number;
@@ -125,82 +125,58 @@ pub struct BetIn {
     pub reference: Reference,
 }
 
-impl TryFrom<AirtimeIn> for PurchaseRequest {
-    type Error = ApiError;
-    fn try_from(req: AirtimeIn) -> Result<Self, ApiError> {
-        let item = Item::Airtime {
-            phone: req.phone,
-            amount: req.amount,
-        };
-        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
-    }
+/// `TryFrom<XIn> for PurchaseRequest`: the body's item, then the domain's
+/// checks (`PurchaseRequest::new`).
+macro_rules! checked_by {
+    ($body:ty, |$req:ident| $item:expr) => {
+        impl TryFrom<$body> for PurchaseRequest {
+            type Error = ApiError;
+            fn try_from($req: $body) -> Result<Self, ApiError> {
+                let item = $item;
+                Ok(PurchaseRequest::new(
+                    $req.reference,
+                    $req.provider_id,
+                    item,
+                )?)
+            }
+        }
+    };
 }
 
-impl TryFrom<DataIn> for PurchaseRequest {
-    type Error = ApiError;
-    fn try_from(req: DataIn) -> Result<Self, ApiError> {
-        let item = Item::Data {
-            phone: req.phone,
-            plan_id: req.plan_id,
-        };
-        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
-    }
-}
+checked_by!(AirtimeIn, |req| Item::Airtime {
+    phone: req.phone,
+    amount: req.amount,
+});
 
-impl TryFrom<EpinIn> for PurchaseRequest {
-    type Error = ApiError;
-    fn try_from(req: EpinIn) -> Result<Self, ApiError> {
-        let item = Item::Epin {
-            denomination: req.denomination,
-            quantity: req.quantity,
-        };
-        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
-    }
-}
+checked_by!(DataIn, |req| Item::Data {
+    phone: req.phone,
+    plan_id: req.plan_id,
+});
 
-impl TryFrom<CableIn> for PurchaseRequest {
-    type Error = ApiError;
-    fn try_from(req: CableIn) -> Result<Self, ApiError> {
-        let item = Item::Cable {
-            smartcard: SmartcardNumber::parse(&req.smartcard_number)?,
-            plan_id: req.plan_id,
-            phone: req.phone,
-        };
-        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
-    }
-}
+checked_by!(EpinIn, |req| Item::Epin {
+    denomination: req.denomination,
+    quantity: req.quantity,
+});
 
-impl TryFrom<ElectricityIn> for PurchaseRequest {
-    type Error = ApiError;
-    fn try_from(req: ElectricityIn) -> Result<Self, ApiError> {
-        let item = Item::Electricity {
-            meter: MeterNumber::parse(&req.meter_number)?,
-            meter_type: MeterType::parse(req.meter_type)?,
-            amount: req.amount,
-            recipient_name: recipient_name(req.recipient_name),
-        };
-        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
-    }
-}
+checked_by!(CableIn, |req| Item::Cable {
+    smartcard: SmartcardNumber::parse(&req.smartcard_number)?,
+    plan_id: req.plan_id,
+    phone: req.phone,
+});
 
-impl TryFrom<EducationIn> for PurchaseRequest {
-    type Error = ApiError;
-    fn try_from(req: EducationIn) -> Result<Self, ApiError> {
-        let item = Item::Education {
-            quantity: req.quantity,
-            phone: req.phone,
-        };
-        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
-    }
-}
+checked_by!(ElectricityIn, |req| Item::Electricity {
+    meter: MeterNumber::parse(&req.meter_number)?,
+    meter_type: MeterType::parse(req.meter_type)?,
+    amount: req.amount,
+    recipient_name: recipient_name(req.recipient_name),
+});
 
-impl TryFrom<BetIn> for PurchaseRequest {
-    type Error = ApiError;
-    fn try_from(req: BetIn) -> Result<Self, ApiError> {
-        let item = Item::Betting {
-            customer: CustomerId::parse(&req.customer_id)?,
-            amount: req.amount,
-        };
-        Ok(PurchaseRequest::new(req.reference, req.provider_id, item)?)
-    }
-}
+checked_by!(EducationIn, |req| Item::Education {
+    quantity: req.quantity,
+    phone: req.phone,
+});
+
+checked_by!(BetIn, |req| Item::Betting {
+    customer: CustomerId::parse(&req.customer_id)?,
+    amount: req.amount,
+});
