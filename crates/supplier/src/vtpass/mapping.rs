@@ -1,197 +1,9 @@
-//! VTpass (vtpass.com), the Nigerian bill-payment aggregator, as a [`Supplier`].
-//!
-//! Written from VTpass's public API documentation. Its rules that matter here:
-//! - POST calls carry the `api-key` and `secret-key` headers, GET calls
-//!   `api-key` and `public-key`.
-//! - Every purchase has our `request_id`: it starts with the time as
-//!   `YYYYMMDDHHII` in Africa/Lagos and is unique. We derive it from our
-//!   reference code (which embeds its creation time), so a retry of one
-//!   purchase always sends the same `request_id` and VTpass never sells it
-//!   twice (a second `/api/pay` answers `014`, request id already used).
-//! - `/api/requery {request_id}` tells what became of a purchase; `015` there
-//!   means VTpass never received it.
-//!
-//! The outcome mapping (docs/suppliers.md has the table): only a definite
-//! failure refunds; anything unclear stays pending and is requeried, as the
-//! VTpass docs ask ("take any response that differs from the guidelines as
-//! pending"). See [`pay_outcome`] and [`requery_outcome`].
+//! How billpay's orders and VTpass's answers map onto each other: service
+//! ids, request ids, the pay body, the outcome table of docs/suppliers.md,
+//! delivered tokens and pins, verification answers.
 
 use crate::*;
 use serde_json::{Value, json};
-use std::time::Duration;
-
-/// VTpass's live API.
-pub const LIVE_URL: &str = "https://vtpass.com";
-/// VTpass's sandbox (test credentials from sandbox.vtpass.com).
-pub const SANDBOX_URL: &str = "https://sandbox.vtpass.com";
-
-#[derive(Clone)]
-pub struct VtpassConfig {
-    /// Without a trailing slash, e.g. [`LIVE_URL`].
-    pub base_url: String,
-    pub api_key: String,
-    pub secret_key: String,
-    pub public_key: String,
-    /// Connecting, and the whole call, may take at most this long; longer is
-    /// an unknown outcome (requeried, never refunded).
-    pub connect_timeout: Duration,
-    pub timeout: Duration,
-}
-
-impl std::fmt::Debug for VtpassConfig {
-    /// Never prints the keys.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("VtpassConfig")
-            .field("base_url", &self.base_url)
-            .field("timeout", &self.timeout)
-            .finish_non_exhaustive()
-    }
-}
-
-/// A plan VTpass sells: its `variation_code`, name and price.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Variation {
-    pub code: String,
-    pub name: String,
-    pub price: Kobo,
-}
-
-pub struct VtpassSupplier {
-    config: VtpassConfig,
-    http: reqwest::Client,
-}
-
-impl VtpassSupplier {
-    pub fn new(mut config: VtpassConfig) -> Result<Self, SupplierError> {
-        config.base_url = config.base_url.trim_end_matches('/').to_owned();
-        let http = reqwest::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .read_timeout(config.timeout)
-            .timeout(config.timeout)
-            .build()
-            .map_err(|e| SupplierError::Unavailable(format!("HTTP client: {e}")))?;
-        Ok(Self { config, http })
-    }
-
-    /// The float left in our VTpass wallet, in kobo (`GET /api/balance`).
-    pub async fn balance(&self) -> Result<Kobo, SupplierError> {
-        let body = self.get("/api/balance").await?;
-        body["contents"]["balance"]
-            .as_f64()
-            .or_else(|| body["contents"]["balance"].as_str()?.parse().ok())
-            .map(naira_to_kobo)
-            .ok_or_else(|| unexpected("balance", &body))
-    }
-
-    /// The plans VTpass sells for a `serviceID` (`GET /api/service-variations`).
-    pub async fn variations(&self, service_id: &str) -> Result<Vec<Variation>, SupplierError> {
-        let body = self
-            .get(&format!("/api/service-variations?serviceID={service_id}"))
-            .await?;
-        // VTpass spells the list "varations" (sic); accept the right spelling too.
-        let content = &body["content"];
-        let list = content["varations"]
-            .as_array()
-            .or(content["variations"].as_array())
-            .ok_or_else(|| unexpected("service-variations", &body))?;
-        Ok(list
-            .iter()
-            .filter_map(|v| {
-                let amount = v["variation_amount"].as_str().and_then(|a| a.parse().ok());
-                Some(Variation {
-                    code: v["variation_code"].as_str()?.to_owned(),
-                    name: v["name"].as_str().unwrap_or_default().to_owned(),
-                    price: naira_to_kobo(amount.or(v["variation_amount"].as_f64())?),
-                })
-            })
-            .collect())
-    }
-
-    async fn post(&self, path: &str, body: Value) -> Result<(u16, Value), SupplierError> {
-        let response = self
-            .http
-            .post(format!("{}{path}", self.config.base_url))
-            .header("api-key", &self.config.api_key)
-            .header("secret-key", &self.config.secret_key)
-            .json(&body)
-            .send()
-            .await
-            .map_err(|e| unreachable_error(path, &e))?;
-        let status = response.status().as_u16();
-        // A body that is not JSON (an HTML error page, a cut-off answer) is
-        // read as `null`: an unknown outcome.
-        let text = response
-            .text()
-            .await
-            .map_err(|e| unreachable_error(path, &e))?;
-        Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
-    }
-
-    async fn get(&self, path: &str) -> Result<Value, SupplierError> {
-        let response = self
-            .http
-            .get(format!("{}{path}", self.config.base_url))
-            .header("api-key", &self.config.api_key)
-            .header("public-key", &self.config.public_key)
-            .send()
-            .await
-            .map_err(|e| unreachable_error(path, &e))?;
-        let status = response.status();
-        let body: Value = response
-            .json()
-            .await
-            .map_err(|e| unreachable_error(path, &e))?;
-        if !status.is_success() || body["code"] == "087" {
-            return Err(unexpected(path, &body));
-        }
-        Ok(body)
-    }
-}
-
-#[async_trait]
-impl Supplier for VtpassSupplier {
-    fn name(&self) -> &'static str {
-        "vtpass"
-    }
-
-    /// Our `request_id`, which VTpass's dashboard and requery know it by.
-    fn reference(&self, order: &Order) -> Option<String> {
-        request_id(&order.reference_code).ok()
-    }
-
-    fn sells(&self, product: Product, provider: &str) -> bool {
-        service_id(product, provider).is_some()
-    }
-
-    async fn verify(&self, request: &VerifyRequest) -> Result<Verification, SupplierError> {
-        let named = request.vtpass_service_id.as_deref();
-        let Some(service) = service_for(request.product, &request.provider, named) else {
-            return Ok(Verification::NotFound);
-        };
-        let mut body = json!({ "billersCode": request.number, "serviceID": service });
-        if let Some(meter_type) = request.meter_type {
-            body["type"] = json!(meter_variation(meter_type));
-        }
-        let (status, answer) = self.post("/api/merchant-verify", body).await?;
-        verification(status, &answer)
-    }
-
-    async fn purchase(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
-        let body = pay_request(order)?;
-        let (status, answer) = self.post("/api/pay", body).await?;
-        let outcome = pay_outcome(order, status, &answer);
-        log_answer("pay", order, status, &answer, &outcome);
-        Ok(outcome)
-    }
-
-    async fn requery(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
-        let body = json!({ "request_id": request_id(&order.reference_code)? });
-        let (status, answer) = self.post("/api/requery", body).await?;
-        let outcome = requery_outcome(order, status, &answer);
-        log_answer("requery", order, status, &answer, &outcome);
-        Ok(outcome)
-    }
-}
 
 /// VTpass's `serviceID` for one of our providers, or `None` where VTpass does
 /// not sell it: recharge e-pins and betting (no such VTpass service), NECO and
@@ -230,7 +42,7 @@ pub fn service_for(product: Product, provider: &str, named: Option<&str>) -> Opt
 }
 
 /// Our meter type (1 prepaid, 2 postpaid) as VTpass's `variation_code`/`type`.
-fn meter_variation(meter_type: u8) -> &'static str {
+pub(super) fn meter_variation(meter_type: u8) -> &'static str {
     if meter_type == 2 {
         "postpaid"
     } else {
@@ -269,7 +81,7 @@ pub fn reference_code(ours: &str) -> Option<String> {
 }
 
 /// The `/api/pay` body for an order.
-fn pay_request(order: &Order) -> Result<Value, SupplierError> {
+pub(super) fn pay_request(order: &Order) -> Result<Value, SupplierError> {
     let codes = &order.vtpass_codes;
     let named = codes.service_id.as_deref();
     let service = service_for(order.product, &order.provider, named).ok_or_else(|| {
@@ -353,7 +165,7 @@ pub fn requery_outcome(order: &Order, http_status: u16, body: &Value) -> Supplie
 }
 
 /// `code` of a 2xx JSON answer; a server error or garbage has none.
-fn code(http_status: u16, body: &Value) -> Option<&str> {
+pub(super) fn code(http_status: u16, body: &Value) -> Option<&str> {
     if !(200..300).contains(&http_status) {
         return None;
     }
@@ -361,7 +173,7 @@ fn code(http_status: u16, body: &Value) -> Option<&str> {
 }
 
 /// A `000` answer: the state is in `content.transactions.status`.
-fn transaction_outcome(order: &Order, body: &Value) -> SupplierStatus {
+pub(super) fn transaction_outcome(order: &Order, body: &Value) -> SupplierStatus {
     match body["content"]["transactions"]["status"].as_str() {
         Some("delivered") => SupplierStatus::Delivered {
             result: delivery(order.product, body),
@@ -376,7 +188,7 @@ fn transaction_outcome(order: &Order, body: &Value) -> SupplierStatus {
 
 /// What a delivered purchase gives the customer, shaped as the sandbox's:
 /// electricity `{pin: token, units}`, education `{pin, pins}`.
-fn delivery(product: Product, body: &Value) -> Value {
+pub(super) fn delivery(product: Product, body: &Value) -> Value {
     match product {
         Product::Electricity => {
             let token = ["mainToken", "token", "purchased_code"]
@@ -408,7 +220,7 @@ fn delivery(product: Product, body: &Value) -> Value {
 }
 
 /// The 20-digit token in `"Token : 1234 5678 …"`-style text, grouped by four.
-fn token_digits(text: &str) -> Option<String> {
+pub(super) fn token_digits(text: &str) -> Option<String> {
     let after_label = text
         .rsplit(':')
         .find(|part| part.chars().filter(char::is_ascii_digit).count() >= 16)?;
@@ -423,7 +235,7 @@ fn token_digits(text: &str) -> Option<String> {
 }
 
 /// `79.9`, `"79.9"` or `"79.9 kWh"` as a number.
-fn leading_number(value: &Value) -> Option<f64> {
+pub(super) fn leading_number(value: &Value) -> Option<f64> {
     value.as_f64().or_else(|| {
         let text = value.as_str()?.trim();
         let end = text
@@ -435,7 +247,7 @@ fn leading_number(value: &Value) -> Option<f64> {
 
 /// A `/api/merchant-verify` answer: `content.Customer_Name` when found,
 /// `content.error` when not; anything else is an outage.
-fn verification(http_status: u16, body: &Value) -> Result<Verification, SupplierError> {
+pub(super) fn verification(http_status: u16, body: &Value) -> Result<Verification, SupplierError> {
     let content = &body["content"];
     if code(http_status, body) != Some("000") {
         return Err(unexpected("merchant-verify", body));
@@ -449,16 +261,16 @@ fn verification(http_status: u16, body: &Value) -> Result<Verification, Supplier
     }
 }
 
-fn naira_to_kobo(naira: f64) -> Kobo {
+pub(super) fn naira_to_kobo(naira: f64) -> Kobo {
     Kobo((naira * 100.0).round() as i64)
 }
 
-fn unreachable_error(path: &str, error: &reqwest::Error) -> SupplierError {
+pub(super) fn unreachable_error(path: &str, error: &reqwest::Error) -> SupplierError {
     // reqwest's message names the URL, never the headers.
     SupplierError::Unavailable(format!("VTpass {path}: {error}"))
 }
 
-fn unexpected(what: &str, body: &Value) -> SupplierError {
+pub(super) fn unexpected(what: &str, body: &Value) -> SupplierError {
     let code = body["code"].as_str().unwrap_or("none");
     let description = body["response_description"].as_str().unwrap_or("");
     SupplierError::Unavailable(format!(
@@ -466,7 +278,13 @@ fn unexpected(what: &str, body: &Value) -> SupplierError {
     ))
 }
 
-fn log_answer(call: &str, order: &Order, status: u16, body: &Value, outcome: &SupplierStatus) {
+pub(super) fn log_answer(
+    call: &str,
+    order: &Order,
+    status: u16,
+    body: &Value,
+    outcome: &SupplierStatus,
+) {
     let code = body["code"].as_str().unwrap_or("none");
     let state = body["content"]["transactions"]["status"]
         .as_str()
