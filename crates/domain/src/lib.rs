@@ -6,6 +6,7 @@
 //! every other crate can rely on these rules without a database or a runtime.
 
 pub mod catalogue;
+pub mod delivery;
 pub mod ids;
 pub mod keys;
 pub mod money;
@@ -17,6 +18,7 @@ pub mod reference;
 pub mod request;
 pub mod sealed;
 
+pub use delivery::{Delivery, EpinCard, Pin};
 pub use ids::{AccountId, KeyId};
 pub use money::{Kobo, MoneyError};
 pub use phone::Phone;

@@ -1,7 +1,8 @@
 //! Records the store reads and writes. `New*` are inputs, the rest are rows.
 
-use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
-use serde::Serialize;
+use crate::StoreError;
+use billpay_domain::{AccountId, Delivery, KeyId, Kobo, Product, TxStatus};
+use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -153,7 +154,8 @@ pub struct Transaction {
     pub message: String,
     pub balance_before: Kobo,
     pub balance_after: Kobo,
-    /// What the supplier delivered: `pin`, `units`, `pins` (e-pins)…
+    /// What the supplier delivered, as stored: a [`Delivery`] (read it with
+    /// [`Transaction::delivery`]); `SealedStore` seals it at rest.
     pub result: serde_json::Value,
     pub attempts: u32,
     pub submitted: bool,
@@ -216,6 +218,14 @@ pub struct Finalization {
     /// `failed` (refunded once, a new webhook) — the one move out of a final
     /// status. Otherwise only a `processing` transaction changes.
     pub reversal: bool,
+}
+
+impl Transaction {
+    /// What was delivered (empty until then).
+    pub fn delivery(&self) -> Result<Delivery, StoreError> {
+        Delivery::deserialize(&self.result)
+            .map_err(|e| StoreError::Backend(format!("stored result of {}: {e}", self.code)))
+    }
 }
 
 impl Finalization {

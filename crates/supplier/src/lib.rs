@@ -8,7 +8,7 @@ pub mod sandbox;
 pub mod vtpass;
 
 use async_trait::async_trait;
-use billpay_domain::{Kobo, Product};
+use billpay_domain::{Delivery, Kobo, Product};
 
 /// One purchase as the supplier sees it. `reference_code` is the idempotency
 /// key at the supplier: asking twice for one code never delivers twice.
@@ -35,8 +35,8 @@ pub struct VtpassCodes {
 /// The supplier's answer about an order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SupplierStatus {
-    /// Delivered; `result` carries what was delivered (`pin`, `units`, `pins`…).
-    Delivered { result: serde_json::Value },
+    /// Delivered; `result` carries what was delivered (token, pins…).
+    Delivered { result: Delivery },
     /// Definitely not delivered and never will be: safe to refund.
     Failed { reason: String },
     /// Accepted but not final yet: ask again later.

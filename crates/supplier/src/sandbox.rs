@@ -10,6 +10,7 @@
 //! asking twice gives the same token, as a real idempotent supplier would.
 
 use crate::*;
+use billpay_domain::EpinCard;
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
@@ -106,7 +107,7 @@ fn outcome(order: &Order) -> SupplierStatus {
 }
 
 /// What a successful order delivers, derived from its reference code.
-fn delivery(order: &Order) -> serde_json::Value {
+fn delivery(order: &Order) -> Delivery {
     let seed = &order.reference_code;
     let quantity = order
         .details
@@ -119,28 +120,26 @@ fn delivery(order: &Order) -> serde_json::Value {
             let grouped: Vec<&str> = (0..5).map(|i| &token[i * 4..i * 4 + 4]).collect();
             // Band A tariff of about ₦209.50/kWh.
             let units = (order.amount.0 as f64 / 20_950.0 * 100.0).round() / 100.0;
-            serde_json::json!({ "pin": grouped.join("-"), "units": units })
+            Delivery::token(grouped.join("-"), Some(units))
         }
         Product::Education => {
             let pins: Vec<String> = (0..quantity)
                 .map(|i| digits(&format!("{seed}pin{i}"), 12))
                 .collect();
-            serde_json::json!({ "pin": pins.join(","), "pins": pins })
+            Delivery::exam_pins(pins)
         }
         Product::Epin => {
             let expires = time::OffsetDateTime::now_utc().date() + time::Duration::days(365);
-            let pins: Vec<serde_json::Value> = (0..quantity)
-                .map(|i| {
-                    serde_json::json!({
-                        "serial": format!("SN{}", digits(&format!("{seed}serial{i}"), 10)),
-                        "pin": digits(&format!("{seed}epin{i}"), 16),
-                        "expires_on": expires.to_string(),
-                    })
+            let cards = (0..quantity)
+                .map(|i| EpinCard {
+                    serial: format!("SN{}", digits(&format!("{seed}serial{i}"), 10)),
+                    pin: digits(&format!("{seed}epin{i}"), 16),
+                    expires_on: expires.to_string(),
                 })
                 .collect();
-            serde_json::json!({ "pins": pins })
+            Delivery::epins(cards)
         }
-        _ => serde_json::json!({}),
+        _ => Delivery::default(),
     }
 }
 
@@ -205,7 +204,7 @@ mod tests {
         let SupplierStatus::Delivered { result } = ok else {
             panic!("{ok:?}")
         };
-        let token = result["pin"].as_str().unwrap();
+        let token = result.pin.as_deref().unwrap();
         assert_eq!(token.len(), 24);
         assert!(
             token

@@ -11,14 +11,14 @@
 //! up again within one lease, not minutes later.
 
 use crate::claim_loop::{LoopSettings, claim_loop, run_all};
-use billpay_domain::TxStatus;
 use billpay_domain::catalogue::Catalogue;
+use billpay_domain::{Delivery, TxStatus};
 use billpay_store::clock::now_ms;
 use billpay_store::{Finalization, SharedStore, StoreResult, Transaction};
 use billpay_supplier::routing::Routes;
 use billpay_supplier::{Order, Supplier, SupplierStatus, VtpassCodes};
 use billpay_webhooks::{Purchase, WebhookPayload};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -261,7 +261,7 @@ impl Fulfilment {
             .await
     }
 
-    async fn succeed(&self, tx: &Transaction, result: Value) -> StoreResult<()> {
+    async fn succeed(&self, tx: &Transaction, result: Delivery) -> StoreResult<()> {
         self.finish(tx, settle(tx, Outcome::Successful(result)))
             .await
     }
@@ -335,7 +335,7 @@ impl Fulfilment {
 /// How a purchase ends.
 pub enum Outcome<'a> {
     /// Delivered; what the supplier delivered.
-    Successful(Value),
+    Successful(Delivery),
     /// Definitely not delivered, with the reason told to the customer: refunded.
     Failed(&'a str),
     /// Delivered, then reversed by the supplier: refunded.
@@ -358,7 +358,7 @@ pub fn settle(tx: &Transaction, outcome: Outcome) -> (String, Finalization) {
                 "Transaction failed: {reason}. Your wallet has been refunded {} Naira.",
                 tx.amount
             ),
-            json!({}),
+            Delivery::default(),
             matches!(outcome, Outcome::Reversed(_)),
         ),
     };
@@ -367,7 +367,7 @@ pub fn settle(tx: &Transaction, outcome: Outcome) -> (String, Finalization) {
         event_payload: webhook_payload(tx, status, &message, &result, completed_at_ms),
         status,
         message,
-        result,
+        result: serde_json::to_value(&result).expect("a delivery is plain JSON"),
         completed_at_ms,
         reversal,
     };
@@ -488,7 +488,7 @@ pub fn webhook_payload(
     tx: &Transaction,
     status: TxStatus,
     message: &str,
-    result: &Value,
+    result: &Delivery,
     completed_at_ms: i64,
 ) -> String {
     let purchase = Purchase {
@@ -500,7 +500,7 @@ pub fn webhook_payload(
         amount: tx.amount,
         batch_id: tx.details.get("batch_id").and_then(Value::as_str),
     };
-    let pin = result.get("pin").and_then(Value::as_str);
+    let pin = result.pin.as_deref();
     let completed_at = billpay_store::clock::rfc3339(completed_at_ms);
     WebhookPayload::purchase(purchase, status, message, pin, completed_at).to_json()
 }

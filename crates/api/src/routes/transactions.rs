@@ -9,7 +9,7 @@ use crate::state::AppState;
 use axum::Router;
 use axum::extract::State;
 use axum::routing::get;
-use billpay_domain::{Kobo, Product, TxStatus};
+use billpay_domain::{EpinCard, Kobo, Product, TxStatus};
 use billpay_store::{Transaction, TxLookup};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -82,9 +82,9 @@ pub struct TransactionStatusOut {
     /// Electricity token or exam pins, once generated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pin: Option<String>,
-    /// Electricity: units of the token, once generated.
+    /// Electricity: units (kWh) of the token, once generated.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub units: Option<Value>,
+    pub units: Option<f64>,
     /// E-pins only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch_id: Option<String>,
@@ -97,12 +97,22 @@ pub struct TransactionStatusOut {
     pub completed_at: Option<String>,
 }
 
-#[derive(Serialize, Deserialize, ToSchema)]
+#[derive(Serialize, ToSchema)]
 pub struct EpinOut {
     pub serial: String,
     pub pin: String,
     /// YYYY-MM-DD.
     pub expires_on: String,
+}
+
+impl From<&EpinCard> for EpinOut {
+    fn from(card: &EpinCard) -> EpinOut {
+        EpinOut {
+            serial: card.serial.clone(),
+            pin: card.pin.clone(),
+            expires_on: card.expires_on.clone(),
+        }
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -119,21 +129,21 @@ pub struct EpinBatchOut {
 }
 
 /// The status record of a transaction (contract "Transaction status").
-pub fn status_view(tx: Transaction) -> TransactionStatusOut {
-    let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_owned);
-    let pin = match tx.product.delivers_pin() {
-        true => text(tx.result.get("pin")),
-        false => None,
-    };
-    let units = match tx.product {
-        Product::Electricity => tx.result.get("units").cloned(),
-        _ => None,
-    };
+pub fn status_view(tx: Transaction) -> ApiResult<TransactionStatusOut> {
+    let delivery = tx.delivery()?;
+    let pin = delivery.pin.filter(|_| tx.product.delivers_pin());
+    let units = delivery
+        .units
+        .filter(|_| tx.product == Product::Electricity);
     let batch_id = match tx.product {
-        Product::Epin => text(tx.details.get("batch_id")),
+        Product::Epin => tx
+            .details
+            .get("batch_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
         _ => None,
     };
-    TransactionStatusOut {
+    Ok(TransactionStatusOut {
         event: tx.product.event(),
         label: ProductLabel::new(tx.product, tx.label),
         reference_code: tx.code,
@@ -149,7 +159,7 @@ pub fn status_view(tx: Transaction) -> TransactionStatusOut {
         balance_after: tx.balance_after,
         created_at: tx.created_at,
         completed_at: tx.completed_at,
-    }
+    })
 }
 
 /// Status of a purchase by `reference_code` (or the client's `reference`).
@@ -176,7 +186,7 @@ pub async fn status(
         .transaction(Some(caller.account_id), lookup)
         .await?
         .ok_or_else(|| ApiError::NotFound("Transaction not found".into()))?;
-    ok(status_view(tx))
+    ok(status_view(tx)?)
 }
 
 /// The e-pins of a batch (empty until the batch is successful).
@@ -202,11 +212,11 @@ pub async fn epin_batch(
 
 fn batch_view(tx: Transaction) -> ApiResult<EpinBatchOut> {
     let stored = |e: serde_json::Error| ApiError::Internal(format!("stored e-pin batch: {e}"));
-    let details: OrderDetails = serde_json::from_value(tx.details).map_err(stored)?;
-    let pins = match (tx.status, tx.result.get("pins")) {
-        (TxStatus::Successful, Some(pins)) => Vec::deserialize(pins).map_err(stored)?,
+    let pins = match tx.status {
+        TxStatus::Successful => tx.delivery()?.cards().map(EpinOut::from).collect(),
         _ => Vec::new(),
     };
+    let details: OrderDetails = serde_json::from_value(tx.details).map_err(stored)?;
     Ok(EpinBatchOut {
         batch_id: details.batch_id.unwrap_or_default(),
         status: tx.status,

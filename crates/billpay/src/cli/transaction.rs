@@ -1,7 +1,7 @@
 //! `billpay transaction …`
 
 use super::Output;
-use billpay_domain::{AccountId, TxStatus};
+use billpay_domain::{AccountId, Delivery, TxStatus};
 use billpay_store::{SharedStore, Transaction, TxFilter, TxLookup};
 use billpay_worker::fulfilment::{Outcome, needs_review_before, settle};
 use clap::Subcommand;
@@ -128,7 +128,7 @@ pub async fn run(
                 tx.status
             );
             let outcome = if successful {
-                Outcome::Successful(json!({}))
+                Outcome::Successful(Delivery::default())
             } else {
                 Outcome::Failed("the supplier did not deliver it")
             };

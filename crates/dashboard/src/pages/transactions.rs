@@ -7,7 +7,7 @@ use crate::format::{naira, short_time};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
-use billpay_domain::{Product, TxStatus};
+use billpay_domain::{Pin, Product, TxStatus};
 use billpay_store::{Transaction, TxFilter, TxLookup};
 use serde::Deserialize;
 
@@ -175,6 +175,23 @@ pub struct PinRow {
     pub expires_on: String,
 }
 
+impl From<&Pin> for PinRow {
+    fn from(pin: &Pin) -> PinRow {
+        match pin {
+            Pin::Card(card) => PinRow {
+                serial: card.serial.clone(),
+                pin: card.pin.clone(),
+                expires_on: card.expires_on.clone(),
+            },
+            Pin::Code(code) => PinRow {
+                serial: String::new(),
+                pin: code.clone(),
+                expires_on: String::new(),
+            },
+        }
+    }
+}
+
 #[derive(Template)]
 #[template(path = "transaction.html")]
 struct DetailPage {
@@ -270,37 +287,9 @@ pub async fn detail(
             }
         }
     }
-    let token = tx
-        .result
-        .get("pin")
-        .and_then(|p| p.as_str())
-        .map(str::to_owned);
-    let pins = tx
-        .result
-        .get("pins")
-        .and_then(|p| p.as_array())
-        .map_or_else(Vec::new, |pins| {
-            pins.iter()
-                .map(|p| PinRow {
-                    serial: p
-                        .get("serial")
-                        .and_then(|v| v.as_str())
-                        .unwrap_or_default()
-                        .to_owned(),
-                    pin: p
-                        .get("pin")
-                        .and_then(|v| v.as_str())
-                        .or(p.as_str())
-                        .unwrap_or_default()
-                        .to_owned(),
-                    expires_on: p
-                        .get("expires_on")
-                        .and_then(|v| v.as_str())
-                        .unwrap_or_default()
-                        .to_owned(),
-                })
-                .collect()
-        });
+    let delivery = tx.delivery()?;
+    let pins = delivery.pins.iter().map(PinRow::from).collect();
+    let token = delivery.pin;
     let ledger = store
         .ledger_for_transaction(&tx.code)
         .await?

@@ -188,24 +188,17 @@ pub(super) fn transaction_outcome(order: &Order, body: &Value) -> SupplierStatus
 
 /// What a delivered purchase gives the customer, shaped as the sandbox's:
 /// electricity `{pin: token, units}`, education `{pin, pins}`.
-pub(super) fn delivery(product: Product, body: &Value) -> Value {
+pub(super) fn delivery(product: Product, body: &Value) -> Delivery {
     match product {
-        Product::Electricity => {
-            let token = ["mainToken", "token", "purchased_code"]
+        Product::Electricity => Delivery {
+            pin: ["mainToken", "token", "purchased_code"]
                 .iter()
-                .find_map(|key| body[key].as_str().and_then(token_digits));
-            let units = ["mainTokenUnits", "units"]
+                .find_map(|key| body[key].as_str().and_then(token_digits)),
+            units: ["mainTokenUnits", "units"]
                 .iter()
-                .find_map(|key| leading_number(&body[key]));
-            let mut result = json!({});
-            if let Some(token) = token {
-                result["pin"] = json!(token);
-            }
-            if let Some(units) = units {
-                result["units"] = json!(units);
-            }
-            result
-        }
+                .find_map(|key| leading_number(&body[key])),
+            ..Delivery::default()
+        },
         Product::Education => {
             let pins: Vec<String> = body["cards"]
                 .as_array()
@@ -213,9 +206,9 @@ pub(super) fn delivery(product: Product, body: &Value) -> Value {
                 .flatten()
                 .filter_map(|card| card["Pin"].as_str().map(str::to_owned))
                 .collect();
-            json!({ "pin": pins.join(","), "pins": pins })
+            Delivery::exam_pins(pins)
         }
-        _ => json!({}),
+        _ => Delivery::default(),
     }
 }
 
@@ -436,13 +429,13 @@ mod tests {
             "purchased_code": "Token : 42167939603201733524", "units": "79.9 kWh"});
         assert_eq!(
             delivery(Product::Electricity, &power),
-            json!({"pin": "4216-7939-6032-0173-3524", "units": 79.9})
+            Delivery::token("4216-7939-6032-0173-3524".into(), Some(79.9))
         );
         let exam =
             json!({"cards": [{"Serial": "WRN1", "Pin": "111"}, {"Serial": "WRN2", "Pin": "222"}]});
         assert_eq!(
             delivery(Product::Education, &exam),
-            json!({"pin": "111,222", "pins": ["111", "222"]})
+            Delivery::exam_pins(vec!["111".into(), "222".into()])
         );
     }
 }
