@@ -2,12 +2,11 @@
 //! after real purchases, deliveries and refusals: every series moves by what
 //! the test did.
 
-mod support;
 
 use serde_json::json;
 use std::collections::BTreeMap;
-use support::receiver::Receiver;
-use support::*;
+use crate::support::receiver::Receiver;
+use crate::support::*;
 
 /// One scrape, parsed: series (name + sorted labels) → value.
 struct Scrape(BTreeMap<String, f64>);

@@ -2,14 +2,13 @@
 //! its security rules checked over plain HTTP: CSRF, sign-out, isolation
 //! between accounts, lockout, suspended accounts.
 
-mod support;
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::receiver::Receiver;
-use support::*;
+use crate::support::receiver::Receiver;
+use crate::support::*;
 
 const PASSWORD: &str = "correct horse battery";
 

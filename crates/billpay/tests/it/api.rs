@@ -1,11 +1,10 @@
 //! The foundation over real HTTP: authentication, the error envelope for
 //! every failure mode, rate limits, wallet, catalogue endpoints, OpenAPI.
 
-mod support;
 
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
-use support::*;
+use crate::support::*;
 
 /// Polls `check` until it holds, for at most `secs`; returns the time it took.
 async fn within<F, Fut>(secs: u64, mut check: F) -> Duration
@@ -501,7 +500,7 @@ fn uuid_like(s: &str) -> bool {
 /// refuses a body outside the schema and a status the operation lacks.
 #[test]
 fn the_kit_checks_replies_against_the_openapi_document() {
-    use support::openapi::assert_documented;
+    use crate::support::openapi::assert_documented;
     let balance =
         json!({"code": 200, "status": "success", "data": {"balance": 10.5, "currency": "NGN"}});
     assert_documented("/v1/wallet/balance", 200, &balance);

@@ -5,7 +5,6 @@
 //! audit` passes. Ignored by `cargo test` (it runs for a while); the script
 //! runs it, `BILLPAY_CRASH_KILLS` times (default 5), on the test backend.
 
-mod support;
 
 use rand::Rng;
 use serde_json::Value;
@@ -13,8 +12,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use support::receiver::Receiver;
-use support::*;
+use crate::support::receiver::Receiver;
+use crate::support::*;
 
 const CLIENTS: usize = 4;
 const FUNDS_NAIRA: i64 = 10_000_000;

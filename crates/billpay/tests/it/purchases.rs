@@ -3,12 +3,11 @@
 //! and e-pin batches, concurrency, crash durability and the operator CLI,
 //! all over real HTTP against a spawned `billpay serve`.
 
-mod support;
 
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-use support::*;
+use crate::support::*;
 
 // ---------------------------------------------------------------------------
 // The seven products and the bodies the tests send

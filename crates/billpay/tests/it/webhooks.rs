@@ -5,14 +5,13 @@
 //! test's runtime, and the CLI calls block a thread while they run, so a
 //! single-threaded runtime would stall the receiver (and its timestamps).
 
-mod support;
 
 use billpay_webhook_verify::{VerifyError, verify_now};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
-use support::receiver::{Received, Receiver};
-use support::*;
+use crate::support::receiver::{Received, Receiver};
+use crate::support::*;
 
 const TIMESTAMP: &str = "x-service-timestamp";
 const SIGNATURE: &str = "x-service-signature";

@@ -1,13 +1,12 @@
 //! Purchases fulfilled by VTpass (`BILLPAY_SUPPLIER=vtpass`), against the
 //! test kit's fake VTpass (support/vtpass.rs) written from VTpass's docs.
 
-mod support;
 
 use serde_json::{Value, json};
 use std::time::Duration;
-use support::receiver::Receiver;
-use support::vtpass::FakeVtpass;
-use support::{Customer, Options, TestServer, reference};
+use crate::support::receiver::Receiver;
+use crate::support::vtpass::FakeVtpass;
+use crate::support::{Customer, Options, TestServer, reference};
 
 async fn server_with(fake: &FakeVtpass, extra: &[(&str, &str)]) -> TestServer {
     let env = fake.env();
@@ -221,10 +220,10 @@ async fn a_crash_while_vtpass_answers_ends_in_a_requery_not_a_second_purchase() 
 fn vtpass_without_its_keys_does_not_start_and_never_prints_a_key() {
     let secret = "SK_do-not-print-me";
     let dir = tempfile::tempdir().unwrap();
-    let output = std::process::Command::new(support::BIN)
+    let output = std::process::Command::new(crate::support::BIN)
         .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
         .arg(format!("sqlite://{}/b.db", dir.path().display()))
-        .env("BILLPAY_MASTER_KEY", support::MASTER_KEY)
+        .env("BILLPAY_MASTER_KEY", crate::support::MASTER_KEY)
         .env("BILLPAY_SUPPLIER", "vtpass")
         .env("BILLPAY_VTPASS_SECRET_KEY", secret)
         .env("BILLPAY_VTPASS_PUBLIC_KEY", "PK_x")
@@ -621,10 +620,10 @@ async fn a_low_float_is_logged_and_the_keys_never_are() {
     use std::io::{BufRead, BufReader};
     let fake = FakeVtpass::start().await;
     let dir = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(support::BIN)
+    let mut child = std::process::Command::new(crate::support::BIN)
         .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
         .arg(format!("sqlite://{}/b.db", dir.path().display()))
-        .env("BILLPAY_MASTER_KEY", support::MASTER_KEY)
+        .env("BILLPAY_MASTER_KEY", crate::support::MASTER_KEY)
         .env("BILLPAY_LOG", "info")
         .envs(fake.env())
         .env("BILLPAY_SUPPLIER_LOW_BALANCE", "300000") // the fake holds ₦250,000
@@ -653,9 +652,9 @@ async fn a_low_float_is_logged_and_the_keys_never_are() {
         .unwrap();
     assert!(log.contains("supplier balance is low"), "{log}");
     for key in [
-        support::vtpass::API_KEY,
-        support::vtpass::SECRET_KEY,
-        support::vtpass::PUBLIC_KEY,
+        crate::support::vtpass::API_KEY,
+        crate::support::vtpass::SECRET_KEY,
+        crate::support::vtpass::PUBLIC_KEY,
     ] {
         assert!(!log.contains(key), "a key in the log: {log}");
     }

@@ -1,11 +1,10 @@
 //! The operator CLI as operators use it: real processes against the same
 //! database as a running server, `--json` printing exactly one object.
 
-mod support;
 
 use serde_json::{Value, json};
 use std::process::Command;
-use support::*;
+use crate::support::*;
 
 fn run_text(server: &TestServer, args: &[&str]) -> (bool, String, String) {
     let out = Command::new(BIN)
