@@ -255,7 +255,7 @@ async fn metrics_move_with_real_purchases_deliveries_and_refusals() {
     assert!(after.get("billpay_db_batch_size_bucket", &one_op) <= batches);
 
     // every series the sample Grafana dashboard plots exists
-    let dashboard = include_str!("../../../docs/grafana-dashboard.json");
+    let dashboard = include_str!("../../../../docs/grafana-dashboard.json");
     for word in dashboard.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
         if word.starts_with("billpay_") {
             assert!(
