@@ -21,9 +21,9 @@ mod reply;
 
 #[path = "validation/app.rs"]
 mod app;
-#[path = "validation/fields.rs"]
-mod fields;
 #[path = "validation/catalogue.rs"]
 mod catalogue;
+#[path = "validation/fields.rs"]
+mod fields;
 #[path = "validation/requests.rs"]
 mod requests;

@@ -76,10 +76,14 @@ async fn amounts_outside_each_products_limits_are_refused_and_the_limits_pass() 
         let amount = |value: Value| with(&r.base(kind), "amount", value);
         let below = min as f64 - 0.01;
         let above = max as f64 + 0.01;
-        r.refused(kind, amount(json!(below)), "minimum_amount", "").await;
-        r.refused(kind, amount(json!(0)), "minimum_amount", "").await;
-        r.refused(kind, amount(json!(above)), "maximum_amount", "").await;
-        r.refused(kind, amount(json!(max * 10)), "maximum_amount", "").await;
+        r.refused(kind, amount(json!(below)), "minimum_amount", "")
+            .await;
+        r.refused(kind, amount(json!(0)), "minimum_amount", "")
+            .await;
+        r.refused(kind, amount(json!(above)), "maximum_amount", "")
+            .await;
+        r.refused(kind, amount(json!(max * 10)), "maximum_amount", "")
+            .await;
         for ok in [min, max] {
             let body = amount(json!(ok));
             let d = r.passes(kind, body.clone()).await;

@@ -58,7 +58,11 @@ async fn broken_json_a_wrong_media_type_or_a_body_over_64_kib_is_refused_in_the_
     r.assert_error(415, "unsupported_media_type");
     let r = post("[1,2]".into(), json).await;
     r.assert_error(422, "validation_error");
-    let missing = post(r#"{"provider_id":"mtn"}"#.into(), Some("application/json; charset=utf-8")).await;
+    let missing = post(
+        r#"{"provider_id":"mtn"}"#.into(),
+        Some("application/json; charset=utf-8"),
+    )
+    .await;
     missing.assert_error(422, "validation_error");
     let message = str_of(&missing.body["message"]);
     assert!(message.contains("is required"), "{}", missing.body);
@@ -66,9 +70,15 @@ async fn broken_json_a_wrong_media_type_or_a_body_over_64_kib_is_refused_in_the_
     post(big, json).await.assert_error(413, "payload_too_large");
 
     let wrong_amount = json!({"provider_id":"mtn","phone":"08031234567","amount":100.123,"reference":"ref-000001"});
-    let r = app.post(&c.key, "/v1/airtime/purchase", &wrong_amount).await;
+    let r = app
+        .post(&c.key, "/v1/airtime/purchase", &wrong_amount)
+        .await;
     r.assert_error(422, "validation_error");
-    assert!(str_of(&r.body["message"]).starts_with("amount"), "{}", r.body);
+    assert!(
+        str_of(&r.body["message"]).starts_with("amount"),
+        "{}",
+        r.body
+    );
     // none of that touched the wallet
     assert_eq!(app.balance_kobo(&c).await, 100_000);
 }
@@ -103,7 +113,10 @@ async fn ambiguous_bodies_are_refused_naming_the_field() {
         (airtime_text("50", "order\u{202E}1234"), "reference"),
     ];
     for (body, message) in refusals {
-        let reply = r.app.post_text(&r.c.key, &Airtime.live(), body.clone()).await;
+        let reply = r
+            .app
+            .post_text(&r.c.key, &Airtime.live(), body.clone())
+            .await;
         reply.assert_error(422, "validation_error");
         let said = str_of(&reply.body["message"]);
         assert!(said.contains(message), "{body}: {said}");
@@ -122,7 +135,8 @@ async fn a_fractional_count_is_refused_and_an_integral_one_accepted() {
     assert!(said.contains("quantity") && !said.contains("u32"), "{said}");
     assert_eq!(app.transaction_count(&c).await, 0);
 
-    let body = r#"{"provider_id":"waec","quantity":1.0,"phone":"07012341234","reference":"ref-integral"}"#;
+    let body =
+        r#"{"provider_id":"waec","quantity":1.0,"phone":"07012341234","reference":"ref-integral"}"#;
     let r = app.post_text(&c.key, &Education.live(), body.into()).await;
     assert_eq!(r.assert_ok()["quantity"], 1, "{}", r.body);
 }
@@ -182,7 +196,9 @@ async fn a_lookup_without_its_parameter_is_422_and_of_nothing_404() {
         "/v1/epin/batch",
         "/v1/epin/batch?batch_id=",
     ] {
-        app.get(&c.key, path).await.assert_error(422, "validation_error");
+        app.get(&c.key, path)
+            .await
+            .assert_error(422, "validation_error");
     }
     for path in [
         "/v1/transaction/status?reference_code=BP123",

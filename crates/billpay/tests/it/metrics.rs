@@ -2,11 +2,10 @@
 //! after real purchases, deliveries and refusals: every series moves by what
 //! the test did.
 
-
-use serde_json::json;
-use std::collections::BTreeMap;
 use crate::support::receiver::Receiver;
 use crate::support::*;
+use serde_json::json;
+use std::collections::BTreeMap;
 
 /// One scrape, parsed: series (name + sorted labels) → value.
 struct Scrape(BTreeMap<String, f64>);

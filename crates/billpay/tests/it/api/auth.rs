@@ -55,7 +55,6 @@ async fn a_valid_key_gets_the_balance_and_a_missing_or_unknown_one_is_401() {
         .get("bp_live_0000", "/v1/wallet/balance")
         .await
         .assert_error(401, "invalid_api_key");
-
 }
 
 /// Key suspension, from the CLI while the server runs, applies within 1 s
@@ -78,7 +77,6 @@ async fn a_suspended_key_is_403_within_a_second_until_reactivated() {
         server.get(&c.api_key, "/v1/wallet/balance").await.status == 200
     })
     .await;
-
 }
 
 #[tokio::test]
@@ -98,7 +96,6 @@ async fn a_suspended_account_stops_its_keys_until_reactivated() {
         server.get(&c.api_key, "/v1/wallet/balance").await.status == 200
     })
     .await;
-
 }
 
 #[tokio::test]

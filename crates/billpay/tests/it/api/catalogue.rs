@@ -51,7 +51,6 @@ async fn providers_are_listed_with_their_services_and_per_service() {
             .iter()
             .all(|p| p["price"].as_f64().unwrap() > 0.0)
     );
-
 }
 
 #[tokio::test]
@@ -59,7 +58,7 @@ async fn plans_categories_and_denominations_filter_by_provider_slug_or_uuid() {
     let server = TestServer::spawn().await;
     let c = server.customer("0");
     let key = &c.api_key;
-    let mtn_id = provider_id(&server, key, "mtn").await;
+    let mtn_id = server.provider_id(key, "mtn").await;
     let categories = server
         .get(key, "/v1/data-plans/categories?provider=mtn")
         .await
@@ -87,7 +86,10 @@ async fn plans_categories_and_denominations_filter_by_provider_slug_or_uuid() {
         .assert_ok()
         .clone();
     let by_id = server
-        .get(key, &format!("/v1/data-plans?provider={mtn_id}&category=sme"))
+        .get(
+            key,
+            &format!("/v1/data-plans?provider={mtn_id}&category=sme"),
+        )
         .await
         .assert_ok()
         .clone();
@@ -136,7 +138,6 @@ async fn plans_categories_and_denominations_filter_by_provider_slug_or_uuid() {
             .unwrap()
             .contains(&json!({"provider": "glo", "denomination": 100.0}))
     );
-
 }
 
 #[tokio::test]
@@ -159,10 +160,4 @@ async fn a_provider_the_operator_disables_is_listed_inactive_within_seconds() {
 
 fn uuid_like(s: &str) -> bool {
     s.len() == 36 && s.chars().filter(|c| *c == '-').count() == 4
-}
-
-async fn provider_id(server: &TestServer, key: &str, slug: &str) -> String {
-    let providers = server.get(key, "/v1/providers").await.assert_ok().clone();
-    let provider = providers.as_array().unwrap().iter().find(|p| p["slug"] == slug);
-    provider.unwrap()["id"].as_str().unwrap().to_owned()
 }

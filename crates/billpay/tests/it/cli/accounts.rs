@@ -5,10 +5,9 @@ use crate::support::*;
 use serde_json::{Value, json};
 use std::process::Command;
 
-#[tokio::test]
-async fn accounts_keys_and_wallets() {
-    let server = TestServer::spawn().await;
-    let account = server.cli(&[
+/// Creates the account `ada@example.com` (with a password); returns it.
+fn create_ada(server: &TestServer) -> Value {
+    server.cli(&[
         "account",
         "create",
         "--name",
@@ -17,7 +16,13 @@ async fn accounts_keys_and_wallets() {
         "ada@example.com",
         "--password",
         "correct horse",
-    ]);
+    ])
+}
+
+#[tokio::test]
+async fn an_account_is_created_and_bad_input_is_a_clear_error() {
+    let server = TestServer::spawn().await;
+    let account = create_ada(&server);
     let id = account["account_id"].as_str().unwrap();
     assert_eq!(account["status"], "active");
     // duplicate email, bad email, short password: clear errors, non-zero exit
@@ -63,8 +68,13 @@ async fn accounts_keys_and_wallets() {
         "--password",
         "another long one",
     ]);
+}
 
-    // credits: 2-decimal rule, idempotent by reference
+#[tokio::test]
+async fn a_credit_takes_two_decimals_and_counts_once_per_reference() {
+    let server = TestServer::spawn().await;
+    let account = create_ada(&server);
+    let id = account["account_id"].as_str().unwrap();
     assert_eq!(
         server.cli(&[
             "wallet",
@@ -116,7 +126,30 @@ async fn accounts_keys_and_wallets() {
         "r",
     ]);
     assert!(!ok, "unknown account credited");
+    let statement = server.assert_ledger_consistent(id);
+    assert_eq!(statement["entries"].as_array().unwrap().len(), 1);
+}
 
+/// A key, its rate limit, webhook URL and signing secret; neither the key
+/// nor a secret is stored in clear.
+#[tokio::test]
+async fn a_key_gets_a_rate_limit_a_webhook_and_a_signing_secret_none_stored_in_clear() {
+    let server = TestServer::spawn().await;
+    let account = create_ada(&server);
+    let id = account["account_id"].as_str().unwrap();
+    assert_eq!(
+        server.cli(&[
+            "wallet",
+            "credit",
+            "--account",
+            id,
+            "--amount",
+            "1500.50",
+            "--reference",
+            "bank-1"
+        ])["balance"],
+        1500.5
+    );
     let key = server.cli(&["key", "create", "--account", id, "--name", "production"]);
     let api_key = key["api_key"].as_str().unwrap();
     assert!(api_key.starts_with("bp_live_") && api_key.len() == 72);

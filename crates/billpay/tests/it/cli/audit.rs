@@ -5,7 +5,6 @@ use super::*;
 use crate::support::*;
 use serde_json::Value;
 
-
 /// The violations `audit` reported for one check.
 fn violations<'a>(report: &'a Value, check: &str) -> &'a Vec<Value> {
     report["checks"]

@@ -3,7 +3,6 @@
 use crate::support::*;
 use serde_json::json;
 
-
 /// `billpay backup` while purchases keep arriving: the copy restores into a
 /// working server whose balances equal their ledgers and whose audit passes.
 /// On PostgreSQL the command refuses and points to pg_dump.

@@ -2,6 +2,7 @@
 //! its security rules checked over plain HTTP: CSRF, sign-out, isolation
 //! between accounts, lockout, suspended accounts.
 
+mod api_docs;
 mod browser;
 mod security;
 

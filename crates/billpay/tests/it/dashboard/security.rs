@@ -3,14 +3,35 @@
 use super::*;
 use serde_json::json;
 
-#[tokio::test]
-async fn dashboard_security_rules() {
+/// Two accounts with a password (₦10,000 each), both signed in: their ids
+/// and session cookies.
+struct TwoSignedIn {
+    server: TestServer,
+    a: String,
+    b: String,
+    cookie_a: String,
+    cookie_b: String,
+}
+
+async fn two_signed_in() -> TwoSignedIn {
     let server = TestServer::spawn().await;
     let a = account_with_password(&server, "a@example.com", "10000");
     let b = account_with_password(&server, "b@example.com", "10000");
-    let http = no_redirects();
+    let cookie_a = sign_in(&server, "a@example.com", PASSWORD).await.unwrap();
+    let cookie_b = sign_in(&server, "b@example.com", PASSWORD).await.unwrap();
+    TwoSignedIn {
+        server,
+        a,
+        b,
+        cookie_a,
+        cookie_b,
+    }
+}
 
-    // the session cookie's attributes
+#[tokio::test]
+async fn the_session_cookie_is_http_only_same_site_lax_and_secure() {
+    let server = TestServer::spawn().await;
+    let http = no_redirects();
     let page = http
         .get(server.url("/dashboard/login"))
         .header("X-Forwarded-Proto", "https")
@@ -24,12 +45,19 @@ async fn dashboard_security_rules() {
             && set_cookie.contains("Secure"),
         "{set_cookie}"
     );
+}
 
-    let cookie_a = sign_in(&server, "a@example.com", PASSWORD).await.unwrap();
-    let cookie_b = sign_in(&server, "b@example.com", PASSWORD).await.unwrap();
-
-    // a form without (or with a wrong) CSRF proof is refused and changes nothing
-    let keys_before = server.cli(&["transaction", "list", "--account", &a]);
+/// A form without (or with a wrong, or another session's) CSRF proof is
+/// refused and changes nothing.
+#[tokio::test]
+async fn a_form_without_its_sessions_csrf_proof_is_refused_and_changes_nothing() {
+    let TwoSignedIn {
+        server,
+        cookie_a,
+        cookie_b,
+        ..
+    } = two_signed_in().await;
+    let http = no_redirects();
     for form in [vec![("name", "x")], vec![("name", "x"), ("csrf", "0000")]] {
         let r = http
             .post(server.url("/dashboard/keys"))
@@ -73,9 +101,18 @@ async fn dashboard_security_rules() {
         .await
         .unwrap();
     assert_eq!(r.status(), 403);
-    let _ = keys_before;
+}
 
-    // one account never sees another's keys, webhooks or transactions
+#[tokio::test]
+async fn one_account_never_sees_or_changes_anothers_keys_webhooks_or_transactions() {
+    let TwoSignedIn {
+        server,
+        a,
+        cookie_a,
+        cookie_b,
+        ..
+    } = two_signed_in().await;
+    let http = no_redirects();
     let key_a = server.cli(&["key", "create", "--account", &a]);
     let api_key_a = key_a["api_key"].as_str().unwrap();
     let code = server.post(api_key_a, "/v1/airtime/purchase", json!({"provider_id":"mtn","phone":"08031234567","amount":100,"reference": reference()})).await.assert_ok()["reference_code"]
@@ -149,13 +186,33 @@ async fn dashboard_security_rules() {
         .await
         .unwrap();
     assert_eq!(mine.status(), 200);
+}
 
-    // a suspended account cannot sign in, and its open session stops working
+#[tokio::test]
+async fn a_suspended_account_cannot_sign_in_and_its_open_session_stops() {
+    let TwoSignedIn {
+        server,
+        b,
+        cookie_b,
+        ..
+    } = two_signed_in().await;
+    let http = no_redirects();
+    let get_b = |path: String| {
+        http.get(server.url(&path))
+            .header("Cookie", &cookie_b)
+            .send()
+    };
     server.cli(&["account", "suspend", &b]);
     assert_eq!(sign_in(&server, "b@example.com", PASSWORD).await, Err(403));
     assert_eq!(get_b("/dashboard".into()).await.unwrap().status(), 303);
+}
 
-    // five wrong passwords lock the email, even for the right one
+/// Five wrong passwords lock the email, even for the right one; an unknown
+/// email is refused like a wrong password.
+#[tokio::test]
+async fn five_wrong_passwords_lock_the_email_and_an_unknown_one_is_refused_alike() {
+    let server = TestServer::spawn().await;
+    account_with_password(&server, "a@example.com", "10000");
     for _ in 0..5 {
         assert_eq!(
             sign_in(&server, "a@example.com", "not the password").await,
@@ -168,8 +225,13 @@ async fn dashboard_security_rules() {
         sign_in(&server, "nobody@example.com", PASSWORD).await,
         Err(401)
     );
+}
 
-    // a login form without its double-submit cookie is refused
+#[tokio::test]
+async fn a_login_form_without_its_double_submit_cookie_is_refused() {
+    let server = TestServer::spawn().await;
+    account_with_password(&server, "a@example.com", "10000");
+    let http = no_redirects();
     let html = http
         .get(server.url("/dashboard/login"))
         .send()

@@ -257,7 +257,11 @@ pub async fn balance_kobo(server: &TestServer, key: &str) -> i64 {
 }
 
 /// Sends all requests at once; replies in the order given.
-pub async fn post_all(server: &TestServer, key: &str, requests: Vec<(String, Value)>) -> Vec<Reply> {
+pub async fn post_all(
+    server: &TestServer,
+    key: &str,
+    requests: Vec<(String, Value)>,
+) -> Vec<Reply> {
     let mut set = tokio::task::JoinSet::new();
     let count = requests.len();
     for (i, (path, body)) in requests.into_iter().enumerate() {
@@ -276,8 +280,6 @@ pub async fn post_all(server: &TestServer, key: &str, requests: Vec<(String, Val
     out.into_iter().map(Option::unwrap).collect()
 }
 
-
-
 /// Asserts the same 422 slug live and in test mode (and, for validation
 /// errors, that the message names the field).
 pub async fn refused(
@@ -290,20 +292,6 @@ pub async fn refused(
 ) {
     for path in [kind.live(), kind.test()] {
         let r = server.post(key, &path, body.clone()).await;
-        r.assert_error(422, slug);
-        if slug == "validation_error" {
-            assert!(
-                str_of(&r.body["message"]).contains(field),
-                "{path}: message names `{field}`: {} (sent {body})",
-                r.body
-            );
-        }
+        r.assert_refusal(slug, field, &format!("{body} to {path}"));
     }
-}
-
-/// The UUID of the provider `slug`, from `GET /v1/providers`.
-pub async fn provider_uuid(server: &TestServer, key: &str, slug: &str) -> String {
-    let providers = server.get(key, "/v1/providers").await.assert_ok().clone();
-    let provider = providers.as_array().unwrap().iter().find(|p| p["slug"] == slug);
-    str_of(&provider.unwrap_or_else(|| panic!("no provider {slug}"))["id"])
 }

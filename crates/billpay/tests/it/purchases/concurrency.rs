@@ -89,4 +89,3 @@ async fn simultaneous_purchases_spend_the_balance_and_never_overdraw() {
         codes.len()
     );
 }
-

@@ -189,10 +189,7 @@ async fn a_supplier_outage_never_refunds_on_a_guess() {
             );
             break;
         }
-        assert!(
-            Instant::now() < deadline,
-            "no requery seen: {shown}"
-        );
+        assert!(Instant::now() < deadline, "no requery seen: {shown}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let status = server
@@ -224,4 +221,3 @@ async fn a_supplier_outage_never_refunds_on_a_guess() {
     let events = server.cli(&["webhook", "list", "--account", &c.account_id]);
     assert_eq!(events["events"].as_array().unwrap().len(), 1, "{events}");
 }
-

@@ -129,4 +129,3 @@ pub async fn expectations(server: &TestServer, key: &str) -> HashMap<Kind, Expec
         ),
     ])
 }
-

@@ -17,8 +17,17 @@ async fn buy_failing(server: &TestServer, c: &Customer) -> Vec<(Kind, Value)> {
         let r = server
             .post(&c.api_key, &kind.live(), kind.body(&reference, "0000"))
             .await;
-        let d = assert_accepted(r.assert_ok(), kind, &reference, "0000", &expect[&kind], before);
-        let done = server.wait_final(&c.api_key, &str_of(&d["reference_code"])).await;
+        let d = assert_accepted(
+            r.assert_ok(),
+            kind,
+            &reference,
+            "0000",
+            &expect[&kind],
+            before,
+        );
+        let done = server
+            .wait_final(&c.api_key, &str_of(&d["reference_code"]))
+            .await;
         assert_eq!(done["status"], "failed", "{kind:?}: {done}");
         assert_eq!(
             balance_kobo(server, &c.api_key).await,

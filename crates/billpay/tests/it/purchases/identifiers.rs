@@ -22,7 +22,7 @@ async fn a_provider_uuid_buys_like_its_slug_and_is_stored_by_slug() {
     // A provider's UUID works like its slug, live and test, for every product.
     for kind in ALL {
         let reference = reference();
-        let id = provider_uuid(&server, key, kind.provider()).await;
+        let id = server.provider_id(key, kind.provider()).await;
         let id = if kind == Cable { id.to_uppercase() } else { id };
         let body = with(&kind.body(&reference, "1234"), "provider_id", json!(id));
         let before = balance_kobo(&server, key).await;

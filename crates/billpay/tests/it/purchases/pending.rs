@@ -66,4 +66,3 @@ async fn pending_purchases_stay_processing_until_the_requery() {
     );
     settled_events(&server, &c.account_id, 6).await;
 }
-

@@ -82,7 +82,7 @@ async fn a_provider_or_plan_the_operator_disabled_is_refused_and_the_rest_still_
 
     let slug = "invalid_provider";
     refused(&server, key, Airtime, glo_airtime.clone(), slug, "").await;
-    let glo_uuid = provider_uuid(&server, key, "glo").await;
+    let glo_uuid = server.provider_id(key, "glo").await;
     let by_uuid = with(&glo_airtime, "provider_id", json!(glo_uuid));
     refused(&server, key, Airtime, by_uuid, slug, "").await;
     let glo_data = with(
@@ -111,7 +111,15 @@ async fn an_insufficient_balance_is_refused_and_changes_nothing() {
     let spare = reference();
     for kind in ALL {
         let body = kind.body(&spare, "1234");
-        refused(&server, &poor.api_key, kind, body, "insufficient_balance", "").await;
+        refused(
+            &server,
+            &poor.api_key,
+            kind,
+            body,
+            "insufficient_balance",
+            "",
+        )
+        .await;
     }
     assert_eq!(balance_kobo(&server, &poor.api_key).await, 10_000);
     assert!(transactions(&server, &poor.account_id, None).is_empty());
@@ -155,7 +163,15 @@ async fn a_used_reference_is_a_duplicate_before_the_balance_is_checked() {
         .assert_ok();
     // ₦500 would be refused for balance; the reference is refused first.
     let dear = Airtime.body(&poor_ref, "1234");
-    refused(&server, &poor.api_key, Airtime, dear, "duplicate_reference", "").await;
+    refused(
+        &server,
+        &poor.api_key,
+        Airtime,
+        dear,
+        "duplicate_reference",
+        "",
+    )
+    .await;
     assert_eq!(balance_kobo(&server, &poor.api_key).await, 5_000);
 }
 
@@ -178,7 +194,10 @@ async fn another_account_may_use_the_same_reference() {
         .await;
     let other = other.assert_ok().clone();
     assert_ne!(other["reference_code"], first["reference_code"]);
-    assert_eq!(balance_kobo(&server, &rich.api_key).await, 100_000_000 - 50_000);
+    assert_eq!(
+        balance_kobo(&server, &rich.api_key).await,
+        100_000_000 - 50_000
+    );
     assert_eq!(balance_kobo(&server, &poor.api_key).await, 5_000);
     // Each account sees its own transaction under the shared reference.
     assert_eq!(

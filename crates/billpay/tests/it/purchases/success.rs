@@ -9,6 +9,29 @@ use crate::support::*;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
+/// Buys `kind` live with `reference` (recipient ending 1234), checking the
+/// accepted response against the balance before; returns it.
+async fn buy(
+    server: &TestServer,
+    key: &str,
+    kind: Kind,
+    reference: &str,
+    expect: &HashMap<Kind, Expect>,
+    before: i64,
+) -> Value {
+    let r = server
+        .post(key, &kind.live(), kind.body(reference, "1234"))
+        .await;
+    assert_accepted(
+        r.assert_ok(),
+        kind,
+        reference,
+        "1234",
+        &expect[&kind],
+        before,
+    )
+}
+
 /// Buys every product live (recipient ending 1234), checking each accepted
 /// response against the balance it started from; returns (kind, accepted).
 async fn buy_every_product(
@@ -20,8 +43,7 @@ async fn buy_every_product(
     let mut accepted = Vec::new();
     for kind in ALL {
         let reference = reference();
-        let r = server.post(key, &kind.live(), kind.body(&reference, "1234")).await;
-        let d = assert_accepted(r.assert_ok(), kind, &reference, "1234", &expect[&kind], balance);
+        let d = buy(server, key, kind, &reference, expect, balance).await;
         balance -= expect[&kind].amount;
         accepted.push((kind, d));
     }
@@ -65,17 +87,17 @@ async fn test_mode_simulates_every_product_and_leaves_the_reference_unused() {
     assert!(transactions(&server, &c.account_id, None).is_empty());
     for kind in ALL {
         let path = format!("/v1/transaction/status?reference={}", references[&kind]);
-        server.get(&c.api_key, &path).await.assert_error(404, "not_found");
+        server
+            .get(&c.api_key, &path)
+            .await
+            .assert_error(404, "not_found");
     }
 
     // Live: the same references are still unused.
     let mut balance = start;
     for kind in ALL {
         let reference = &references[&kind];
-        let r = server
-            .post(&c.api_key, &kind.live(), kind.body(reference, "1234"))
-            .await;
-        assert_accepted(r.assert_ok(), kind, reference, "1234", &expect[&kind], balance);
+        buy(&server, &c.api_key, kind, reference, &expect, balance).await;
         balance -= expect[&kind].amount;
     }
     assert_eq!(balance_kobo(&server, &c.api_key).await, balance);
@@ -96,10 +118,7 @@ async fn a_live_purchase_is_processing_then_successful_with_one_debit() {
     let mut balance = start;
     for kind in ALL {
         let reference = reference();
-        let r = server
-            .post(&c.api_key, &kind.live(), kind.body(&reference, "1234"))
-            .await;
-        let d = assert_accepted(r.assert_ok(), kind, &reference, "1234", &expect[&kind], balance);
+        let d = buy(&server, &c.api_key, kind, &reference, &expect, balance).await;
         balance -= expect[&kind].amount;
         // Right after acceptance: processing, by code and by reference.
         assert_status_both(&server, &c.api_key, &d, kind, "processing").await;
@@ -136,12 +155,17 @@ async fn an_epin_batch_holds_its_pins_with_only_the_contract_fields() {
     let expect = expectations(&server, &c.api_key).await;
     let before = balance_kobo(&server, &c.api_key).await;
     let reference = reference();
-    let r = server.post(&c.api_key, &Epin.live(), Epin.body(&reference, "1234")).await;
-    let epin = assert_accepted(r.assert_ok(), Epin, &reference, "1234", &expect[&Epin], before);
-    server.wait_final(&c.api_key, &str_of(&epin["reference_code"])).await;
+    let epin = buy(&server, &c.api_key, Epin, &reference, &expect, before).await;
+    server
+        .wait_final(&c.api_key, &str_of(&epin["reference_code"]))
+        .await;
 
     let batch_path = format!("/v1/epin/batch?batch_id={}", str_of(&epin["batch_id"]));
-    let batch = server.get(&c.api_key, &batch_path).await.assert_ok().clone();
+    let batch = server
+        .get(&c.api_key, &batch_path)
+        .await
+        .assert_ok()
+        .clone();
     assert_eq!(batch["batch_id"], epin["batch_id"]);
     assert_eq!(batch["status"], "successful");
     assert_eq!(batch["provider"], "airtel");

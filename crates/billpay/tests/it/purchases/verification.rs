@@ -2,7 +2,6 @@
 //! sandbox finds every number but those ending 0000. Its refusals of bad
 //! input run in-process: `crates/api/tests/validation.rs`.
 
-use super::checks::*;
 use crate::support::*;
 use serde_json::json;
 
@@ -69,7 +68,7 @@ async fn verification_finds_customers_live_and_in_test_mode() {
 async fn verification_takes_a_provider_uuid_and_finds_numbers_ending_1111() {
     let server = TestServer::spawn().await;
     let c = server.customer("0");
-    let ikeja = provider_uuid(&server, &c.api_key, "ikeja-electric").await;
+    let ikeja = server.provider_id(&c.api_key, "ikeja-electric").await;
     for prefix in ["/v1", "/v1/test"] {
         let d = server
             .post(

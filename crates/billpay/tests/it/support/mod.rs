@@ -402,6 +402,18 @@ impl TestServer {
         .await
     }
 
+    /// The id (a UUID) of the provider `slug`, from `GET /v1/providers`.
+    pub async fn provider_id(&self, key: &str, slug: &str) -> String {
+        let providers = self.get(key, "/v1/providers").await.assert_ok().clone();
+        let provider = providers
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["slug"] == slug);
+        let provider = provider.unwrap_or_else(|| panic!("no provider {slug}"));
+        provider["id"].as_str().unwrap().to_owned()
+    }
+
     pub async fn balance(&self, key: &str) -> f64 {
         self.get(key, "/v1/wallet/balance").await.assert_ok()["balance"]
             .as_f64()

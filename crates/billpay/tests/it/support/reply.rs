@@ -44,6 +44,20 @@ impl Reply {
         );
     }
 
+    /// A 422 with `slug`; a `validation_error` must name `field` in its
+    /// message. `sent` (the request) is shown when it does not.
+    pub fn assert_refusal(&self, slug: &str, field: &str, sent: &str) {
+        self.assert_error(422, slug);
+        if slug == "validation_error" {
+            let message = self.body["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains(field),
+                "message names `{field}`: {} (sent {sent})",
+                self.body
+            );
+        }
+    }
+
     pub fn assert_ok(&self) -> &Value {
         assert_eq!(self.status, 200, "body: {}", self.body);
         assert_eq!(self.body["code"], 200);

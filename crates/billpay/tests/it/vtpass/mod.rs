@@ -5,11 +5,11 @@ mod fulfilment;
 mod operations;
 mod reversals;
 
-use serde_json::{Value, json};
-use std::time::Duration;
 use crate::support::receiver::Receiver;
 use crate::support::vtpass::FakeVtpass;
 use crate::support::{Customer, Options, TestServer, reference};
+use serde_json::{Value, json};
+use std::time::Duration;
 
 pub async fn server_with(fake: &FakeVtpass, extra: &[(&str, &str)]) -> TestServer {
     let env = fake.env();

@@ -12,11 +12,11 @@ mod sealing;
 mod signing;
 mod urls;
 
+use crate::support::receiver::{Received, Receiver};
+use crate::support::*;
 use billpay_webhook_verify::{VerifyError, verify_now};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
-use crate::support::receiver::{Received, Receiver};
-use crate::support::*;
 
 pub const TIMESTAMP: &str = "x-service-timestamp";
 pub const SIGNATURE: &str = "x-service-signature";
@@ -24,7 +24,6 @@ pub const SIGNATURE: &str = "x-service-signature";
 /// How long nothing more may arrive for "exactly N" checks. The delivery
 /// loop polls every 200 ms, so this covers several of its cycles.
 pub const SETTLE: Duration = Duration::from_millis(1_000);
-
 
 pub fn set_url(server: &TestServer, key_id: &str, url: &str) -> Value {
     server.cli(&["key", "webhook", key_id, "--url", url])
