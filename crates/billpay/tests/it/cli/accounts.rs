@@ -19,6 +19,20 @@ fn create_ada(server: &TestServer) -> Value {
     ])
 }
 
+/// Credits ₦1,500.50 to `id` under the reference `bank-1`.
+fn credit_bank_1(server: &TestServer, id: &str) -> Value {
+    server.cli(&[
+        "wallet",
+        "credit",
+        "--account",
+        id,
+        "--amount",
+        "1500.50",
+        "--reference",
+        "bank-1",
+    ])
+}
+
 #[tokio::test]
 async fn an_account_is_created_and_bad_input_is_a_clear_error() {
     let server = TestServer::spawn().await;
@@ -75,29 +89,8 @@ async fn a_credit_takes_two_decimals_and_counts_once_per_reference() {
     let server = TestServer::spawn().await;
     let account = create_ada(&server);
     let id = account["account_id"].as_str().unwrap();
-    assert_eq!(
-        server.cli(&[
-            "wallet",
-            "credit",
-            "--account",
-            id,
-            "--amount",
-            "1500.50",
-            "--reference",
-            "bank-1"
-        ])["balance"],
-        1500.5
-    );
-    let again = server.cli(&[
-        "wallet",
-        "credit",
-        "--account",
-        id,
-        "--amount",
-        "1500.50",
-        "--reference",
-        "bank-1",
-    ]);
+    assert_eq!(credit_bank_1(&server, id)["balance"], 1500.5);
+    let again = credit_bank_1(&server, id);
     assert_eq!(
         (again["balance"].as_f64(), again["applied"].as_bool()),
         (Some(1500.5), Some(false))
@@ -137,19 +130,7 @@ async fn a_key_gets_a_rate_limit_a_webhook_and_a_signing_secret_none_stored_in_c
     let server = TestServer::spawn().await;
     let account = create_ada(&server);
     let id = account["account_id"].as_str().unwrap();
-    assert_eq!(
-        server.cli(&[
-            "wallet",
-            "credit",
-            "--account",
-            id,
-            "--amount",
-            "1500.50",
-            "--reference",
-            "bank-1"
-        ])["balance"],
-        1500.5
-    );
+    assert_eq!(credit_bank_1(&server, id)["balance"], 1500.5);
     let key = server.cli(&["key", "create", "--account", id, "--name", "production"]);
     let api_key = key["api_key"].as_str().unwrap();
     assert!(api_key.starts_with("bp_live_") && api_key.len() == 72);
