@@ -5,16 +5,14 @@
 //! audit` passes. Ignored by `cargo test` (it runs for a while); the script
 //! runs it, `BILLPAY_CRASH_KILLS` times (default 5), on the test backend.
 
-mod support;
-
+use crate::support::receiver::Receiver;
+use crate::support::*;
 use rand::Rng;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-use support::receiver::Receiver;
-use support::*;
 
 const CLIENTS: usize = 4;
 const FUNDS_NAIRA: i64 = 10_000_000;

@@ -2,12 +2,10 @@
 //! after real purchases, deliveries and refusals: every series moves by what
 //! the test did.
 
-mod support;
-
+use crate::support::receiver::Receiver;
+use crate::support::*;
 use serde_json::json;
 use std::collections::BTreeMap;
-use support::receiver::Receiver;
-use support::*;
 
 /// One scrape, parsed: series (name + sorted labels) → value.
 struct Scrape(BTreeMap<String, f64>);
@@ -256,7 +254,7 @@ async fn metrics_move_with_real_purchases_deliveries_and_refusals() {
     assert!(after.get("billpay_db_batch_size_bucket", &one_op) <= batches);
 
     // every series the sample Grafana dashboard plots exists
-    let dashboard = include_str!("../../../docs/grafana-dashboard.json");
+    let dashboard = include_str!("../../../../docs/grafana-dashboard.json");
     for word in dashboard.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
         if word.starts_with("billpay_") {
             assert!(

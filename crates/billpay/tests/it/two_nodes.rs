@@ -7,13 +7,11 @@
 //! Needs `BILLPAY_TEST_POSTGRES_URL` (e.g. `postgres://postgres@127.0.0.1:5432/postgres`);
 //! without it every test prints that it skipped.
 
-mod support;
-
+use crate::support::receiver::Receiver;
+use crate::support::*;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-use support::receiver::Receiver;
-use support::*;
 
 /// Shared rate limits when a Redis is given; plus `extra`.
 fn node_env(extra: &[(&'static str, &'static str)]) -> Vec<(&'static str, String)> {

@@ -9,7 +9,10 @@
 
 pub mod openapi;
 pub mod receiver;
+mod reply;
 pub mod vtpass;
+
+pub use reply::Reply;
 
 use billpay_store::postgres::scratch::ScratchDatabase;
 use serde_json::{Value, json};
@@ -61,38 +64,6 @@ pub struct Customer {
     pub account_id: String,
     pub key_id: String,
     pub api_key: String,
-}
-
-pub struct Reply {
-    pub status: u16,
-    pub headers: reqwest::header::HeaderMap,
-    pub body: Value,
-}
-
-impl Reply {
-    pub fn data(&self) -> &Value {
-        &self.body["data"]
-    }
-
-    /// Asserts the contract's error envelope and slug.
-    pub fn assert_error(&self, status: u16, slug: &str) {
-        assert_eq!(self.status, status, "body: {}", self.body);
-        assert_eq!(self.body["code"], status, "body: {}", self.body);
-        assert_eq!(self.body["status"], "error", "body: {}", self.body);
-        assert_eq!(self.body["error"], slug, "body: {}", self.body);
-        assert!(
-            self.body["message"].as_str().is_some_and(|m| !m.is_empty()),
-            "body: {}",
-            self.body
-        );
-    }
-
-    pub fn assert_ok(&self) -> &Value {
-        assert_eq!(self.status, 200, "body: {}", self.body);
-        assert_eq!(self.body["code"], 200);
-        assert_eq!(self.body["status"], "success");
-        self.data()
-    }
 }
 
 impl TestServer {
@@ -431,6 +402,18 @@ impl TestServer {
         .await
     }
 
+    /// The id (a UUID) of the provider `slug`, from `GET /v1/providers`.
+    pub async fn provider_id(&self, key: &str, slug: &str) -> String {
+        let providers = self.get(key, "/v1/providers").await.assert_ok().clone();
+        let provider = providers
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["slug"] == slug);
+        let provider = provider.unwrap_or_else(|| panic!("no provider {slug}"));
+        provider["id"].as_str().unwrap().to_owned()
+    }
+
     pub async fn balance(&self, key: &str) -> f64 {
         self.get(key, "/v1/wallet/balance").await.assert_ok()["balance"]
             .as_f64()
@@ -532,14 +515,7 @@ pub async fn reply(response: reqwest::Response) -> Reply {
     let headers = response.headers().clone();
     let path = response.url().path().to_owned();
     let text = response.text().await.unwrap();
-    let body =
-        serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON ({status}): {text:?}"));
-    openapi::assert_documented(&path, status, &body);
-    Reply {
-        status,
-        headers,
-        body,
-    }
+    Reply::checked(&path, status, headers, &text)
 }
 
 /// The test backend: `BILLPAY_TEST_BACKEND=postgres` (with

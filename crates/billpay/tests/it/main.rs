@@ -1,0 +1,17 @@
+//! The integration tests: one binary (one link), a module per area. Each
+//! test drives real `billpay` processes over HTTP and the CLI through the
+//! `support` kit; `cargo test -p billpay --test it MODULE::` runs one area.
+//! The request-validation cases run in-process instead, against the router
+//! (`crates/api/tests/validation.rs`).
+
+mod support;
+
+mod api;
+mod cli;
+mod crash_loop;
+mod dashboard;
+mod metrics;
+mod purchases;
+mod two_nodes;
+mod vtpass;
+mod webhooks;

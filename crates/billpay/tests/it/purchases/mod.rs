@@ -1,0 +1,20 @@
+//! The purchase endpoints end to end, over real HTTP against a spawned
+//! `billpay serve`: every product live and in `/test` mode, failures and
+//! refunds, pending purchases, verification, the refusals that need the
+//! database or the operator, status lookups and e-pin batches, concurrency,
+//! crash durability and the operator CLI. The pure request-validation
+//! refusals run in-process: `crates/api/tests/validation.rs`.
+
+mod checks;
+mod expect;
+mod kind;
+
+mod concurrency;
+mod crash;
+mod failures;
+mod identifiers;
+mod lookups;
+mod pending;
+mod refusals;
+mod success;
+mod verification;

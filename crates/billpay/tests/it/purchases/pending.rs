@@ -1,0 +1,68 @@
+//! Pending, then successful on the requery: the sandbox first answers
+//! "pending" for every recipient ending 1111.
+
+use super::checks::*;
+use super::expect::*;
+use super::kind::*;
+use crate::support::*;
+use std::time::{Duration, Instant};
+
+#[tokio::test]
+async fn pending_purchases_stay_processing_until_the_requery() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("100000");
+    let expect = expectations(&server, &c.api_key).await;
+    let mut balance = balance_kobo(&server, &c.api_key).await;
+    let mut pending = Vec::new();
+    for kind in WITH_RECIPIENT {
+        let reference = reference();
+        // Measured from before the request: the purchase cannot be older.
+        let sent_at = Instant::now();
+        let r = server
+            .post(&c.api_key, &kind.live(), kind.body(&reference, "1111"))
+            .await;
+        let d = assert_accepted(
+            r.assert_ok(),
+            kind,
+            &reference,
+            "1111",
+            &expect[&kind],
+            balance,
+        );
+        balance -= expect[&kind].amount;
+        let code = str_of(&d["reference_code"]);
+        // The supplier has answered "pending" once…
+        let shown = cli_until(&server, &["transaction", "show", &code], |v| {
+            v["transaction"]["attempts"].as_u64().unwrap() >= 1
+        })
+        .await;
+        assert_eq!(shown["transaction"]["status"], "processing", "{shown}");
+        // …and the API still says processing, with no completion time.
+        assert_status_both(&server, &c.api_key, &d, kind, "processing").await;
+        pending.push((kind, d, sent_at));
+    }
+    for (kind, d, sent_at) in &pending {
+        let code = str_of(&d["reference_code"]);
+        let done = server.wait_final(&c.api_key, &code).await;
+        let waited = sent_at.elapsed();
+        assert_eq!(done["status"], "successful", "{kind:?}: {done}");
+        assert!(
+            waited >= Duration::from_millis(950),
+            "{kind:?} resolved by the requery about a second later, not at once ({waited:?})"
+        );
+        assert_status_both(&server, &c.api_key, d, *kind, "successful").await;
+    }
+    assert_eq!(balance_kobo(&server, &c.api_key).await, balance);
+    let statement = server.assert_ledger_consistent(&c.account_id);
+    for (kind, d, _) in &pending {
+        assert_eq!(
+            ledger_of(&statement, d["reference_code"].as_str().unwrap()),
+            vec![("debit".to_owned(), -expect[kind].amount)]
+        );
+    }
+    assert_eq!(
+        transactions(&server, &c.account_id, Some("successful")).len(),
+        6
+    );
+    settled_events(&server, &c.account_id, 6).await;
+}
