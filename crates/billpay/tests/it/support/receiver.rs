@@ -66,15 +66,33 @@ impl Receiver {
 
     /// Waits until `count` webhooks for `code` have arrived.
     pub async fn wait_for(&self, code: &str, count: usize) -> Vec<Received> {
+        self.wait_until(code, count, || self.for_code(code)).await
+    }
+
+    /// Waits until the first webhook sent to `path` has arrived.
+    pub async fn wait_for_path(&self, path: &str) -> Received {
+        let on_path = || {
+            let received = self.received().into_iter();
+            received.filter(|r| r.path == path).collect::<Vec<_>>()
+        };
+        self.wait_until(path, 1, on_path).await.remove(0)
+    }
+
+    async fn wait_until(
+        &self,
+        what: &str,
+        count: usize,
+        got: impl Fn() -> Vec<Received>,
+    ) -> Vec<Received> {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
-            let got = self.for_code(code);
+            let got = got();
             if got.len() >= count {
                 return got;
             }
             assert!(
                 Instant::now() < deadline,
-                "webhook for {code} not received ({} of {count})",
+                "webhook for {what} not received ({} of {count})",
                 got.len()
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
