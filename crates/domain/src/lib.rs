@@ -7,6 +7,7 @@
 
 pub mod catalogue;
 pub mod delivery;
+pub mod details;
 pub mod ids;
 pub mod keys;
 pub mod money;
@@ -19,6 +20,7 @@ pub mod request;
 pub mod sealed;
 
 pub use delivery::{Delivery, EpinCard, Pin};
+pub use details::PurchaseDetails;
 pub use ids::{AccountId, KeyId};
 pub use money::{Kobo, MoneyError};
 pub use phone::Phone;

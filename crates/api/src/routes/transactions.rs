@@ -4,12 +4,12 @@
 use crate::envelope::{Envelope, Reply, ok};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiQuery, Caller};
-use crate::routes::purchases::{OrderDetails, ProductLabel};
+use crate::routes::purchases::ProductLabel;
 use crate::state::AppState;
 use axum::Router;
 use axum::extract::State;
 use axum::routing::get;
-use billpay_domain::{EpinCard, Kobo, Product, TxStatus};
+use billpay_domain::{EpinCard, Kobo, Product, PurchaseDetails, TxStatus};
 use billpay_store::{Transaction, TxLookup};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -216,7 +216,7 @@ fn batch_view(tx: Transaction) -> ApiResult<EpinBatchOut> {
         TxStatus::Successful => tx.delivery()?.cards().map(EpinOut::from).collect(),
         _ => Vec::new(),
     };
-    let details: OrderDetails = serde_json::from_value(tx.details).map_err(stored)?;
+    let details: PurchaseDetails = serde_json::from_value(tx.details).map_err(stored)?;
     Ok(EpinBatchOut {
         batch_id: details.batch_id.unwrap_or_default(),
         status: tx.status,

@@ -7,7 +7,6 @@ mod order;
 mod requests;
 mod responses;
 
-pub use order::OrderDetails;
 pub use requests::{AirtimeIn, BetIn, CableIn, DataIn, EducationIn, ElectricityIn, EpinIn};
 pub use responses::{ProductLabel, PurchaseAcceptedOut, PurchaseOut, TestPurchaseOut};
 

@@ -3,9 +3,7 @@
 
 use crate::error::{ApiError, ApiResult};
 use billpay_domain::catalogue::{Catalogue, Provider};
-use billpay_domain::{Item, Kobo, Phone, Product, PurchaseRequest};
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use billpay_domain::{Item, Kobo, Phone, Product, PurchaseDetails, PurchaseRequest};
 
 /// A checked request, priced from the catalogue.
 pub struct Order<'a> {
@@ -16,43 +14,7 @@ pub struct Order<'a> {
     pub recipient: String,
     pub amount: Kobo,
     /// The type's own fields, echoed in responses and kept on the transaction.
-    pub details: OrderDetails,
-}
-
-/// The fields of an order that belong to its product (all optional here; each
-/// product sets its own). Stored as the transaction's `details` and echoed in
-/// the accepted response.
-#[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
-pub struct OrderDetails {
-    /// Airtime, data; cable and education when given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub phone: Option<String>,
-    /// Data and cable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plan_id: Option<String>,
-    /// Data: validity in days.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duration: Option<u32>,
-    /// E-pins: fetch the pins with `GET /v1/epin/batch?batch_id=…`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub batch_id: Option<String>,
-    /// E-pins: Naira.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<f64>)]
-    pub denomination: Option<Kobo>,
-    /// E-pins and education.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quantity: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub smartcard_number: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub meter_number: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub meter_type: Option<u8>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recipient_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub customer_id: Option<String>,
+    pub details: PurchaseDetails,
 }
 
 /// Prices `request` with `catalogue`, refusing an unknown or inactive
@@ -69,7 +31,7 @@ pub fn price<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> ApiResul
 fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> ApiResult<Order<'a>> {
     let product = request.product();
     let provider = catalogue.provider_for(&request.provider_id, product)?;
-    let order = |label: String, recipient: String, amount: Kobo, details: OrderDetails| Order {
+    let order = |label: String, recipient: String, amount: Kobo, details: PurchaseDetails| Order {
         product,
         provider,
         plan_id: details.plan_id.clone(),
@@ -84,7 +46,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
             format!("{} Airtime", provider.name),
             phone.to_string(),
             amount,
-            OrderDetails {
+            PurchaseDetails {
                 phone: Some(phone.to_string()),
                 ..Default::default()
             },
@@ -95,7 +57,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
                 plan.name.clone(),
                 phone.to_string(),
                 plan.price,
-                OrderDetails {
+                PurchaseDetails {
                     phone: Some(phone.to_string()),
                     plan_id: Some(plan.plan_id.clone()),
                     duration: Some(plan.duration),
@@ -121,7 +83,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
                 format!("{} {denomination} e-PIN", provider.name),
                 batch_id.clone(),
                 times(denomination, quantity)?,
-                OrderDetails {
+                PurchaseDetails {
                     batch_id: Some(batch_id),
                     denomination: Some(denomination),
                     quantity: Some(i64::from(quantity)),
@@ -139,7 +101,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
                 plan.name.clone(),
                 smartcard.to_string(),
                 plan.price,
-                OrderDetails {
+                PurchaseDetails {
                     smartcard_number: Some(smartcard.into()),
                     phone: phone(subscriber.as_ref()),
                     plan_id: Some(plan.plan_id.clone()),
@@ -156,7 +118,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
             provider.name.clone(),
             meter.to_string(),
             amount,
-            OrderDetails {
+            PurchaseDetails {
                 meter_number: Some(meter.into()),
                 meter_type: Some(meter_type.code()),
                 recipient_name: Some(recipient_name),
@@ -172,7 +134,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
                 format!("{} PIN", provider.name),
                 phone(candidate.as_ref()).unwrap_or_default(),
                 times(price, quantity)?,
-                OrderDetails {
+                PurchaseDetails {
                     quantity: Some(i64::from(quantity)),
                     phone: phone(candidate.as_ref()),
                     ..Default::default()
@@ -183,7 +145,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
             format!("{} wallet funding", provider.name),
             customer.to_string(),
             amount,
-            OrderDetails {
+            PurchaseDetails {
                 customer_id: Some(customer.into()),
                 ..Default::default()
             },

@@ -1,9 +1,8 @@
 //! What a purchase answers: the accepted transaction (live) or what it would
 //! have deducted (test twin).
 
-use super::order::OrderDetails;
 use crate::error::{ApiError, ApiResult};
-use billpay_domain::{Kobo, Product};
+use billpay_domain::{Kobo, Product, PurchaseDetails};
 use billpay_store::Transaction;
 use serde::Serialize;
 use serde_json::Value;
@@ -79,7 +78,7 @@ pub struct PurchaseAcceptedOut {
     pub label: ProductLabel,
     pub recipient: String,
     #[serde(flatten)]
-    pub details: OrderDetails,
+    pub details: PurchaseDetails,
 }
 
 /// `data` of a test twin's purchase: what a live call would have deducted.
