@@ -1,0 +1,193 @@
+//! The processes under test: release `billpay serve`s on scratch databases,
+//! and helpers to start any listening child.
+
+use super::*;
+
+pub(crate) fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A binary built beside this one (`target/release/`).
+pub(crate) fn sibling(name: &str) -> PathBuf {
+    std::env::current_exe().unwrap().with_file_name(name)
+}
+
+/// Starts a child that prints `… listening on http://ADDRESS`; returns that URL.
+pub(crate) fn spawn_listening(mut command: Command) -> (Child, String) {
+    let mut child = command.stdout(Stdio::piped()).spawn().expect("spawn");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let base = loop {
+        let line = lines.next().expect("exited before listening").unwrap();
+        if let Some((_, url)) = line.split_once(" listening on ") {
+            break url.trim().to_owned();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (child, base)
+}
+
+pub(crate) struct Key {
+    pub(crate) id: String,
+    pub(crate) account: String,
+    pub(crate) secret: String,
+}
+
+/// A release `billpay serve` on a fresh database, with the sandbox at 0 ms.
+pub(crate) struct Billpay {
+    pub(crate) child: Child,
+    pub(crate) base: String,
+    pub(crate) database_url: String,
+    pub(crate) _dir: tempfile::TempDir,
+    pub(crate) _scratch: Option<ScratchDatabase>,
+}
+
+impl Billpay {
+    pub(crate) async fn start(postgres: Option<&str>, args: &[&str]) -> Billpay {
+        let dir = tempfile::tempdir().unwrap();
+        let (database_url, scratch) = match postgres {
+            Some(admin) => {
+                let db = ScratchDatabase::create(admin)
+                    .await
+                    .expect("scratch database");
+                (db.url.clone(), Some(db))
+            }
+            None => (
+                format!("sqlite://{}", dir.path().join("bench.db").display()),
+                None,
+            ),
+        };
+        Billpay::serve(database_url, dir, scratch, args)
+    }
+
+    /// Another `billpay serve` on this one's database (e.g. `--worker-only`).
+    pub(crate) fn another(&self, args: &[&str]) -> Billpay {
+        let dir = tempfile::tempdir().unwrap();
+        Billpay::serve(self.database_url.clone(), dir, None, args)
+    }
+
+    pub(crate) fn serve(
+        database_url: String,
+        dir: tempfile::TempDir,
+        scratch: Option<ScratchDatabase>,
+        args: &[&str],
+    ) -> Billpay {
+        let mut command = Command::new(sibling("billpay"));
+        command
+            .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
+            .arg(&database_url)
+            .args(args)
+            .env("BILLPAY_MASTER_KEY", MASTER_KEY)
+            .env("BILLPAY_SANDBOX_LATENCY_MS", "0")
+            .env("BILLPAY_RATE_LIMIT_PER_SECOND", "100000000")
+            .env("BILLPAY_RATE_LIMIT_BURST", "100000000")
+            // The fan-out run's receiver listens on loopback.
+            .env("BILLPAY_WEBHOOK_ALLOW_PRIVATE", "true")
+            .env("BILLPAY_LOG", "error");
+        let (child, base) = spawn_listening(command);
+        Billpay {
+            child,
+            base,
+            database_url,
+            _dir: dir,
+            _scratch: scratch,
+        }
+    }
+
+    pub(crate) fn cli(&self, args: &[&str]) -> Value {
+        let out = Command::new(sibling("billpay"))
+            .args(args)
+            .args(["--json", "--database-url", &self.database_url])
+            .env("BILLPAY_MASTER_KEY", MASTER_KEY)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "billpay {args:?}: {out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// `accounts` funded wallets with `keys_each` keys each; all the keys.
+    pub(crate) fn provision(&self, accounts: usize, keys_each: usize) -> Vec<String> {
+        self.provision_keys(accounts, keys_each)
+            .into_iter()
+            .map(|key| key.secret)
+            .collect()
+    }
+
+    pub(crate) fn provision_keys(&self, accounts: usize, keys_each: usize) -> Vec<Key> {
+        let mut keys = Vec::new();
+        for i in 0..accounts {
+            let email = format!("bench{i}@example.com");
+            let account = self.cli(&["account", "create", "--name", "Bench", "--email", &email]);
+            let id = account["account_id"].as_str().unwrap().to_owned();
+            self.cli(&[
+                "wallet",
+                "credit",
+                "--account",
+                &id,
+                "--amount",
+                &FUNDING_NAIRA.to_string(),
+                "--reference",
+                "bench-funding",
+            ]);
+            for _ in 0..keys_each {
+                let key = self.cli(&["key", "create", "--account", &id]);
+                keys.push(Key {
+                    id: key["key_id"].as_str().unwrap().to_owned(),
+                    account: id.clone(),
+                    secret: key["api_key"].as_str().unwrap().to_owned(),
+                });
+            }
+        }
+        keys
+    }
+
+    /// Purchases an account has made (each is ₦50 and succeeds in the sandbox).
+    pub(crate) fn purchases_of(&self, account: &str) -> u64 {
+        let statement = self.cli(&["wallet", "statement", "--account", account, "--limit", "1"]);
+        let balance = (statement["balance"].as_f64().unwrap() * 100.0).round() as i64;
+        ((FUNDING_NAIRA * 100 - balance) / PURCHASE_KOBO) as u64
+    }
+
+    /// `billpay_fulfilment_backlog` from `/metrics`.
+    pub(crate) fn backlog(&self) -> Option<f64> {
+        let address = self.base.trim_start_matches("http://");
+        let mut stream = std::net::TcpStream::connect(address).ok()?;
+        stream
+            .write_all(b"GET /metrics HTTP/1.0\r\nHost: bench\r\n\r\n")
+            .ok()?;
+        let mut text = String::new();
+        stream.read_to_string(&mut text).ok()?;
+        text.lines()
+            .find_map(|l| l.strip_prefix("billpay_fulfilment_backlog "))
+            .and_then(|v| v.trim().parse().ok())
+    }
+
+    /// Seconds until every purchase is final (None: not within 120 s).
+    pub(crate) fn drain(&self) -> Option<f64> {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(120) {
+            if self.backlog() == Some(0.0) {
+                return Some(started.elapsed().as_secs_f64());
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        None
+    }
+
+    /// Peak resident memory (VmHWM) in MB.
+    pub(crate) fn peak_rss_mb(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .map_or(0.0, |kb| kb / 1024.0)
+    }
+}
+
+impl Drop for Billpay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
