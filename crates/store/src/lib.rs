@@ -3,7 +3,8 @@
 //! database) in [`postgres`]; both answer alike. Every method is one atomic
 //! unit: a purchase's reference, debit, transaction row and ledger entry
 //! commit together, as do a final status, its refund and its webhook event
-//! (the outbox).
+//! (the outbox). What does not depend on the database is stated once, above
+//! the backends: [`rules`], `columns` and [`issue`] (credentials).
 
 pub mod audit;
 pub mod clock;

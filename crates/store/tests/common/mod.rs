@@ -62,6 +62,21 @@ pub async fn new_account(store: &SharedStore) -> Account {
         .unwrap()
 }
 
+/// A new account signed in to the dashboard: its id and its session's token hash.
+pub async fn signed_in(store: &SharedStore) -> (AccountId, String) {
+    let account = new_account(store).await.id;
+    let lifetime = std::time::Duration::from_secs(60);
+    let token = issue::issue_session(store.as_ref(), account, lifetime)
+        .await
+        .unwrap();
+    assert_ne!(
+        issue::session_token_hash(&token),
+        token,
+        "only the hash is stored"
+    );
+    (account, issue::session_token_hash(&token))
+}
+
 /// An account with a key and `naira` credited.
 pub async fn funded_account(store: &SharedStore, naira: i64) -> (AccountId, KeyId) {
     let (account, key) = account(store).await;

@@ -1,8 +1,6 @@
-use crate::common::{new_account, store};
+use crate::common::{new_account, signed_in, store};
 use billpay_domain::AccountId;
-use billpay_store::issue::{issue_session, session_token_hash};
 use billpay_store::*;
-use std::time::Duration;
 
 #[tokio::test]
 async fn an_account_is_found_by_id_and_by_email_in_any_case() {
@@ -45,11 +43,7 @@ async fn an_email_in_use_in_any_case_is_refused() {
 #[tokio::test]
 async fn a_suspension_signs_the_account_out() {
     let (_db, store) = store().await;
-    let account = new_account(&store).await.id;
-    let token = issue_session(store.as_ref(), account, Duration::from_secs(60))
-        .await
-        .unwrap();
-    let hash = session_token_hash(&token);
+    let (account, hash) = signed_in(&store).await;
     assert!(store.session(&hash).await.unwrap().is_some());
     store
         .set_account_status(account, AccountStatus::Suspended)
@@ -67,18 +61,15 @@ async fn a_suspension_signs_the_account_out() {
 #[tokio::test]
 async fn a_new_password_signs_the_account_out() {
     let (_db, store) = store().await;
-    let account = new_account(&store).await.id;
-    let token = issue_session(store.as_ref(), account, Duration::from_secs(60))
-        .await
-        .unwrap();
+    let (account, hash) = signed_in(&store).await;
+    assert!(store.session(&hash).await.unwrap().is_some());
     store
         .set_account_password(account, "hash-2".into())
         .await
         .unwrap();
     let stored = store.account(account).await.unwrap().unwrap();
     assert_eq!(stored.password_hash.as_deref(), Some("hash-2"));
-    let session = store.session(&session_token_hash(&token)).await.unwrap();
-    assert!(session.is_none());
+    assert!(store.session(&hash).await.unwrap().is_none());
     let unknown = store.set_account_password(AccountId::new(), "x".into());
     assert!(matches!(unknown.await, Err(StoreError::NotFound(_))));
 }

@@ -20,6 +20,17 @@ async fn due_event(store: &SharedStore, status: TxStatus) -> (AccountId, KeyId, 
     (account, key, tx.code)
 }
 
+/// The one due event, leased.
+async fn claim_one(store: &SharedStore) -> Event {
+    let mut claimed = store.claim_events(10, LEASE, vec![]).await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    claimed.remove(0)
+}
+
+async fn status_of(store: &SharedStore, event_id: &str) -> EventStatus {
+    store.event(event_id).await.unwrap().unwrap().status
+}
+
 fn attempt(http_status: u16) -> NewAttempt {
     NewAttempt {
         url: Some("https://example.com/hook".into()),
@@ -58,11 +69,7 @@ async fn a_claim_leases_due_events_except_the_skipped_keys() {
 async fn a_recorded_attempt_moves_the_event_on() {
     let (_db, store) = store().await;
     let (account, _, code) = due_event(&store, TxStatus::Successful).await;
-    let event = store
-        .claim_events(10, LEASE, vec![])
-        .await
-        .unwrap()
-        .remove(0);
+    let event = claim_one(&store).await;
     let retry_at = now_ms() + 60_000;
     store
         .record_delivery(&event.id, attempt(500), EventNext::RetryAtMs(retry_at))
@@ -116,11 +123,7 @@ async fn a_recorded_attempt_moves_the_event_on() {
 async fn a_requeue_waits_for_the_delivery_under_way() {
     let (_db, store) = store().await;
     let _ = due_event(&store, TxStatus::Successful).await;
-    let event = store
-        .claim_events(10, LEASE, vec![])
-        .await
-        .unwrap()
-        .remove(0);
+    let event = claim_one(&store).await;
     assert!(matches!(
         store.requeue_event(&event.id).await,
         Err(StoreError::Invalid(message)) if message == DELIVERY_IN_PROGRESS
@@ -129,15 +132,9 @@ async fn a_requeue_waits_for_the_delivery_under_way() {
         .record_delivery(&event.id, attempt(200), EventNext::Delivered)
         .await
         .unwrap();
-    assert_eq!(
-        store.event(&event.id).await.unwrap().unwrap().status,
-        EventStatus::Delivered
-    );
+    assert_eq!(status_of(&store, &event.id).await, EventStatus::Delivered);
     store.requeue_event(&event.id).await.unwrap();
-    assert_eq!(
-        store.event(&event.id).await.unwrap().unwrap().status,
-        EventStatus::Pending
-    );
+    assert_eq!(status_of(&store, &event.id).await, EventStatus::Pending);
     assert_eq!(
         store.claim_events(10, LEASE, vec![]).await.unwrap().len(),
         1
@@ -152,20 +149,13 @@ async fn a_requeue_waits_for_the_delivery_under_way() {
 async fn a_skipped_event_is_final() {
     let (_db, store) = store().await;
     let _ = due_event(&store, TxStatus::Successful).await;
-    let event = store
-        .claim_events(10, LEASE, vec![])
-        .await
-        .unwrap()
-        .remove(0);
+    let event = claim_one(&store).await;
     let mut skipped = attempt(0);
     (skipped.url, skipped.http_status) = (None, None);
     store
         .record_delivery(&event.id, skipped, EventNext::Skipped)
         .await
         .unwrap();
-    assert_eq!(
-        store.event(&event.id).await.unwrap().unwrap().status,
-        EventStatus::Skipped
-    );
+    assert_eq!(status_of(&store, &event.id).await, EventStatus::Skipped);
     assert!(store.attempts(&event.id).await.unwrap()[0].url.is_none());
 }

@@ -47,12 +47,7 @@ async fn a_key_needs_an_account() {
 #[tokio::test]
 async fn a_key_changes_until_it_is_revoked() {
     let (_db, store) = store().await;
-    let account = new_account(&store).await.id;
-    let id = issue_api_key(store.as_ref(), account, None)
-        .await
-        .unwrap()
-        .record
-        .id;
+    let id = new_key(&store).await;
     let limit = RateLimit {
         per_second: 5,
         burst: 10,
@@ -87,12 +82,7 @@ async fn a_key_changes_until_it_is_revoked() {
 #[tokio::test]
 async fn a_webhook_secret_is_stored_sealed() {
     let (_db, store) = store().await;
-    let account = new_account(&store).await.id;
-    let id = issue_api_key(store.as_ref(), account, None)
-        .await
-        .unwrap()
-        .record
-        .id;
+    let id = new_key(&store).await;
     let secrets = SecretBox::from_hex(&SecretBox::generate_master_key()).unwrap();
     let issued = issue_webhook_secret(store.as_ref(), id, &secrets)
         .await
@@ -112,12 +102,7 @@ async fn a_webhook_secret_is_stored_sealed() {
 #[tokio::test]
 async fn a_touch_stamps_the_last_use() {
     let (_db, store) = store().await;
-    let account = new_account(&store).await.id;
-    let id = issue_api_key(store.as_ref(), account, None)
-        .await
-        .unwrap()
-        .record
-        .id;
+    let id = new_key(&store).await;
     assert!(
         store
             .api_key(id)
@@ -137,4 +122,11 @@ async fn a_touch_stamps_the_last_use() {
             .last_used_at
             .is_some()
     );
+}
+
+/// A key of a new account.
+async fn new_key(store: &SharedStore) -> KeyId {
+    let account = new_account(store).await.id;
+    let issued = issue_api_key(store.as_ref(), account, None).await.unwrap();
+    issued.record.id
 }

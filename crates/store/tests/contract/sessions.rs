@@ -1,17 +1,10 @@
-use crate::common::{new_account, store};
+use crate::common::{new_account, signed_in, store};
 use billpay_store::clock::now_ms;
-use billpay_store::issue::{issue_session, session_token_hash};
-use std::time::Duration;
 
 #[tokio::test]
 async fn a_session_is_found_by_its_token_until_deleted() {
     let (_db, store) = store().await;
-    let account = new_account(&store).await.id;
-    let token = issue_session(store.as_ref(), account, Duration::from_secs(60))
-        .await
-        .unwrap();
-    let hash = session_token_hash(&token);
-    assert_ne!(hash, token, "only the hash is stored");
+    let (account, hash) = signed_in(&store).await;
     let session = store.session(&hash).await.unwrap().unwrap();
     assert_eq!(session.account_id, account);
     assert!(session.expires_at_ms > now_ms());
