@@ -103,25 +103,10 @@ async fn a_webhook_secret_is_stored_sealed() {
 async fn a_touch_stamps_the_last_use() {
     let (_db, store) = store().await;
     let id = new_key(&store).await;
-    assert!(
-        store
-            .api_key(id)
-            .await
-            .unwrap()
-            .unwrap()
-            .last_used_at
-            .is_none()
-    );
+    let last_use = || async { store.api_key(id).await.unwrap().unwrap().last_used_at };
+    assert!(last_use().await.is_none());
     store.touch_api_key(id).await.unwrap();
-    assert!(
-        store
-            .api_key(id)
-            .await
-            .unwrap()
-            .unwrap()
-            .last_used_at
-            .is_some()
-    );
+    assert!(last_use().await.is_some());
 }
 
 /// A key of a new account.
