@@ -14,6 +14,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect};
 use billpay_domain::keys::random_hex;
+use billpay_store::issue::session_token_hash;
 use billpay_store::{Account, AccountStatus};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -26,10 +27,6 @@ pub const LOGIN_CSRF_COOKIE: &str = "billpay_login_csrf";
 pub const SESSION_LIFETIME: Duration = Duration::from_secs(8 * 60 * 60);
 const MAX_FAILURES: usize = 5;
 const FAILURE_WINDOW: Duration = Duration::from_secs(15 * 60);
-
-pub fn hash_token(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
-}
 
 pub fn csrf_for(session_token: &str) -> String {
     hex::encode(Sha256::digest(format!("csrf:{session_token}").as_bytes()))
@@ -98,7 +95,7 @@ impl FromRequestParts<DashboardState> for SignedIn {
     ) -> Result<Self, PageError> {
         let to_login = || PageError::from(Redirect::to("/dashboard/login").into_response());
         let token = cookie(&parts.headers, SESSION_COOKIE).ok_or_else(to_login)?;
-        let token_hash = hash_token(&token);
+        let token_hash = session_token_hash(&token);
         let session = state
             .store
             .session(&token_hash)

@@ -3,17 +3,22 @@
 //! database) in [`postgres`]; both answer alike. Every method is one atomic
 //! unit: a purchase's reference, debit, transaction row and ledger entry
 //! commit together, as do a final status, its refund and its webhook event
-//! (the outbox).
+//! (the outbox). What does not depend on the database is stated once, above
+//! the backends: [`rules`], `columns` and [`issue`] (credentials).
 
 pub mod audit;
 pub mod clock;
+mod columns;
+pub mod issue;
 pub mod metrics;
 mod model;
 pub mod postgres;
+pub mod rules;
 pub mod sealing;
 pub mod sqlite;
 
 pub use model::*;
+pub use rules::redact_url;
 
 use async_trait::async_trait;
 use billpay_domain::catalogue::Catalogue;
@@ -96,7 +101,7 @@ pub async fn open(database_url: &str) -> StoreResult<SharedStore> {
     } else {
         Err(StoreError::Invalid(format!(
             "unsupported database URL (expected sqlite://PATH or postgres://…): {}",
-            database_url.split('@').next_back().unwrap_or_default()
+            rules::redact_url(database_url)
         )))
     }
 }

@@ -5,11 +5,11 @@
 
 mod common;
 
-use billpay_domain::{AccountId, KeyId, Kobo, TxStatus};
+use billpay_domain::{KeyId, Kobo, TxStatus};
 use billpay_store::postgres::scratch::ScratchDatabase;
 use billpay_store::postgres::{PostgresOptions, PostgresStore};
 use billpay_store::*;
-use common::purchase;
+use common::{funded_account, purchase};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,15 +30,6 @@ async fn node(db: &ScratchDatabase, group_commit: bool) -> SharedStore {
         ..PostgresOptions::default()
     };
     Arc::new(PostgresStore::open_with(&db.url, options).await.unwrap())
-}
-
-async fn funded_account(store: &SharedStore, naira: i64) -> (AccountId, KeyId) {
-    let (account, key) = common::account(store).await;
-    store
-        .credit(account, Kobo::from_naira(naira), "fund")
-        .await
-        .unwrap();
-    (account, key)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

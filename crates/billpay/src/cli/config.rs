@@ -152,14 +152,7 @@ fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
 }
 
 /// A database URL without its password, for messages.
-pub fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            format!("{}://…@{}", &url[..scheme], &url[at + 1..])
-        }
-        _ => url.to_owned(),
-    }
-}
+pub use billpay_store::redact_url as redact;
 
 /// Logs go to stderr (stdout is for command output). `BILLPAY_LOG` filters;
 /// `BILLPAY_LOG_FORMAT=json` for JSON lines. CLI commands log warnings only.
@@ -181,17 +174,5 @@ pub fn init_logging(settings: &Settings, quiet: bool) {
         builder.json().init();
     } else {
         builder.init();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn redacts_passwords() {
-        assert_eq!(
-            super::redact("postgres://u:secret@db/x"),
-            "postgres://…@db/x"
-        );
-        assert_eq!(super::redact("sqlite://billpay.db"), "sqlite://billpay.db");
     }
 }

@@ -1,9 +1,9 @@
 //! `billpay key …`
 
 use super::{Output, Settings};
-use billpay_domain::keys::{generate_api_key, random_hex};
 use billpay_domain::{AccountId, KeyId};
-use billpay_store::{KeyChange, KeyStatus, NewApiKey, RateLimit, SharedStore};
+use billpay_store::issue::{issue_api_key, issue_webhook_secret};
+use billpay_store::{KeyChange, KeyStatus, RateLimit, SharedStore};
 use clap::Subcommand;
 use serde_json::json;
 
@@ -63,20 +63,13 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let (key_id, change, text) = match cmd {
         KeyCommand::Create { account, name } => {
-            let new = generate_api_key();
-            let key = store
-                .create_api_key(NewApiKey {
-                    account_id: account,
-                    name,
-                    key_hash: new.hash,
-                    display_prefix: new.display_prefix,
-                })
-                .await?;
+            let issued = issue_api_key(store.as_ref(), account, name).await?;
+            let (key, secret) = (issued.record, issued.secret);
             out.emit(
-                json!({ "key_id": key.id, "api_key": new.secret, "account_id": account }),
+                json!({ "key_id": key.id, "api_key": secret, "account_id": account }),
                 format!(
                     "Created key {}\nAPI key (shown once, store it now): {}",
-                    key.id, new.secret
+                    key.id, secret
                 ),
             );
             return Ok(());
@@ -127,11 +120,10 @@ pub async fn run(
                     "webhook signatures disabled",
                 )
             } else {
-                let secret = format!("whsec_{}", random_hex(32));
-                let sealed = settings.secret_box()?.seal(&secret);
-                store
-                    .update_api_key(key_id, KeyChange::WebhookSecretSealed(Some(sealed)))
-                    .await?;
+                let secrets = settings.secret_box()?;
+                let secret = issue_webhook_secret(store.as_ref(), key_id, &secrets)
+                    .await?
+                    .secret;
                 out.emit(
                     json!({ "key_id": key_id, "webhook_secret": secret }),
                     format!("Webhook signatures enabled for {key_id}\nWebhook secret (shown once): {secret}"),

@@ -6,7 +6,7 @@ use super::config::FileConfig;
 use super::http_server::{self, ConnectionLimits};
 use anyhow::Context;
 use billpay_api::AppState;
-use billpay_store::{NewAccount, NewApiKey, RateLimit, SharedStore};
+use billpay_store::{NewAccount, RateLimit, SharedStore};
 use billpay_supplier::sandbox::SandboxSupplier;
 use billpay_webhooks::DeliveryConfig;
 use billpay_worker::{Delivery, DeliverySettings, Fulfilment, FulfilmentSettings};
@@ -340,14 +340,7 @@ async fn demo(store: &SharedStore, address: std::net::SocketAddr) -> anyhow::Res
             "demo-initial-funding",
         )
         .await?;
-    let key = billpay_domain::keys::generate_api_key();
-    store
-        .create_api_key(NewApiKey {
-            account_id: account.id,
-            name: Some("demo".into()),
-            key_hash: key.hash,
-            display_prefix: key.display_prefix,
-        })
+    let key = billpay_store::issue::issue_api_key(store.as_ref(), account.id, Some("demo".into()))
         .await?;
     println!(
         "Demo account {} created with a balance of ₦100,000.00",

@@ -9,8 +9,8 @@ use axum::Form;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect};
 use billpay_domain::KeyId;
-use billpay_domain::keys::generate_api_key;
-use billpay_store::{ApiKey, KeyChange, KeyStatus, NewApiKey};
+use billpay_store::issue::issue_api_key;
+use billpay_store::{ApiKey, KeyChange, KeyStatus};
 use serde::Deserialize;
 
 pub struct KeyRow {
@@ -92,17 +92,9 @@ pub async fn create(
     if name.chars().count() > 60 {
         return Err(bad_request("Key names are at most 60 characters."));
     }
-    let new = generate_api_key();
-    state
-        .store
-        .create_api_key(NewApiKey {
-            account_id: signed_in.account.id,
-            name: (!name.is_empty()).then(|| name.to_owned()),
-            key_hash: new.hash,
-            display_prefix: new.display_prefix,
-        })
-        .await?;
-    keys_page(&state, &signed_in, Some(new.secret)).await
+    let name = (!name.is_empty()).then(|| name.to_owned());
+    let issued = issue_api_key(state.store.as_ref(), signed_in.account.id, name).await?;
+    keys_page(&state, &signed_in, Some(issued.secret)).await
 }
 
 /// The key, if it belongs to the signed-in account.

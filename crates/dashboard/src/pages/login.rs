@@ -9,6 +9,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use billpay_store::AccountStatus;
+use billpay_store::issue::issue_session;
 use serde::Deserialize;
 use std::time::Duration;
 
@@ -102,12 +103,7 @@ pub async fn submit(
         );
     }
     state.throttle.clear(&email);
-    let token = new_token();
-    let expires = billpay_store::clock::now_ms() + SESSION_LIFETIME.as_millis() as i64;
-    state
-        .store
-        .create_session(&hash_token(&token), account.id, expires)
-        .await?;
+    let token = issue_session(state.store.as_ref(), account.id, SESSION_LIFETIME).await?;
     let mut response = Redirect::to("/dashboard").into_response();
     let secure = is_https(&headers);
     let cookies = response.headers_mut();

@@ -11,7 +11,7 @@ use askama::Template;
 use axum::Form;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect};
-use billpay_domain::keys::random_hex;
+use billpay_store::issue::issue_webhook_secret;
 use billpay_store::{ApiKey, EventFilter, KeyChange};
 use billpay_webhooks::{DeliveryRequest, WebhookPayload, validate_url};
 use serde::Deserialize;
@@ -181,14 +181,8 @@ pub async fn set_security(
             .await?;
         return Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", key.id)).into_response());
     }
-    let secret = format!("whsec_{}", random_hex(32));
-    let key = state
-        .store
-        .update_api_key(
-            key.id,
-            KeyChange::WebhookSecretSealed(Some(state.secrets.seal(&secret))),
-        )
-        .await?;
+    let issued = issue_webhook_secret(state.store.as_ref(), key.id, &state.secrets).await?;
+    let (key, secret) = (issued.record, issued.secret);
     webhooks_page(
         &state,
         &signed_in,

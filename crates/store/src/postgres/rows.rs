@@ -1,34 +1,12 @@
 //! Row → record mapping for the PostgreSQL backend (the same records, from the
 //! same column lists, as the SQLite backend).
 
-use super::PgError;
+use super::error::PgError;
 use crate::*;
 use billpay_domain::{AccountId, KeyId, Kobo};
 use std::str::FromStr;
 use tokio_postgres::Row;
 use tokio_postgres::types::FromSql;
-
-pub const ACCOUNT_COLUMNS: &str = "id, name, email, status, balance, password_hash, created_at";
-pub const KEY_COLUMNS: &str = "id, account_id, name, display_prefix, status, rate_per_second, rate_burst, \
-     webhook_url, webhook_secret_sealed, webhook_retries, created_at, last_used_at";
-pub const TX_COLUMNS: &str = "code, account_id, key_id, reference, product, provider, plan_id, label, \
-     recipient, amount, details, status, message, balance_before, balance_after, result, attempts, \
-     submitted, created_at, completed_at, supplier, supplier_reference";
-pub const EVENT_COLUMNS: &str =
-    "id, transaction_code, account_id, key_id, event, payload, status, attempts, created_at";
-pub const LEDGER_COLUMNS: &str =
-    "id, account_id, amount, kind, balance_after, transaction_code, credit_reference, created_at";
-pub const ATTEMPT_COLUMNS: &str =
-    "id, event_id, url, http_status, error, latency_ms, response_excerpt, created_at";
-
-/// `a, b` → `t.a, t.b`.
-pub fn qualified(columns: &str, table: &str) -> String {
-    columns
-        .split(", ")
-        .map(|c| format!("{table}.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
 
 pub fn get<'a, T: FromSql<'a>>(row: &'a Row, index: usize) -> Result<T, PgError> {
     Ok(row.try_get(index)?)

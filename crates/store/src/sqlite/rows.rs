@@ -5,17 +5,6 @@ use billpay_domain::{AccountId, KeyId, Kobo};
 use rusqlite::Row;
 use std::str::FromStr;
 
-pub const ACCOUNT_COLUMNS: &str = "id, name, email, status, balance, password_hash, created_at";
-pub const KEY_COLUMNS: &str = "id, account_id, name, display_prefix, status, rate_per_second, rate_burst, \
-     webhook_url, webhook_secret_sealed, webhook_retries, created_at, last_used_at";
-pub const TX_COLUMNS: &str = "code, account_id, key_id, reference, product, provider, plan_id, label, \
-     recipient, amount, details, status, message, balance_before, balance_after, result, attempts, \
-     submitted, created_at, completed_at, supplier, supplier_reference";
-pub const EVENT_COLUMNS: &str =
-    "id, transaction_code, account_id, key_id, event, payload, status, attempts, created_at";
-pub const LEDGER_COLUMNS: &str =
-    "id, account_id, amount, kind, balance_after, transaction_code, credit_reference, created_at";
-
 fn parsed<T: FromStr>(row: &Row, index: usize) -> rusqlite::Result<T>
 where
     T::Err: std::fmt::Display,

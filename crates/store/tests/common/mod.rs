@@ -1,19 +1,43 @@
-//! Factories shared by the store tests.
+//! Factories shared by the store tests, and the backend they run on: a
+//! SQLite file by default, or, with `BILLPAY_TEST_BACKEND=postgres` and
+//! `BILLPAY_TEST_POSTGRES_URL`, a fresh PostgreSQL database.
 #![allow(dead_code)]
 
-use billpay_domain::{AccountId, KeyId, Kobo, Product};
+use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
+use billpay_store::postgres::scratch::ScratchDatabase;
 use billpay_store::*;
+
+/// Keeps the test's database alive; removes it on drop.
+pub enum Db {
+    Sqlite(tempfile::TempDir),
+    Postgres(ScratchDatabase),
+}
+
+fn postgres_admin_url() -> Option<String> {
+    if std::env::var("BILLPAY_TEST_BACKEND").as_deref() != Ok("postgres") {
+        return None;
+    }
+    Some(
+        std::env::var("BILLPAY_TEST_POSTGRES_URL")
+            .expect("BILLPAY_TEST_BACKEND=postgres needs BILLPAY_TEST_POSTGRES_URL=postgres://…"),
+    )
+}
+
+/// A store on a new database of the selected backend.
+pub async fn store() -> (Db, SharedStore) {
+    if let Some(admin) = postgres_admin_url() {
+        let db = ScratchDatabase::create(&admin).await.unwrap();
+        let store = open(&db.url).await.unwrap();
+        return (Db::Postgres(db), store);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    (Db::Sqlite(dir), open(&url).await.unwrap())
+}
 
 /// A new account (unique email) with one API key.
 pub async fn account(store: &SharedStore) -> (AccountId, KeyId) {
-    let account = store
-        .create_account(NewAccount {
-            name: "A".into(),
-            email: format!("{}@example.com", uuid::Uuid::new_v4()),
-            password_hash: None,
-        })
-        .await
-        .unwrap();
+    let account = new_account(store).await;
     let key = store
         .create_api_key(NewApiKey {
             account_id: account.id,
@@ -24,6 +48,43 @@ pub async fn account(store: &SharedStore) -> (AccountId, KeyId) {
         .await
         .unwrap();
     (account.id, key.id)
+}
+
+/// A new account (unique email), no key.
+pub async fn new_account(store: &SharedStore) -> Account {
+    store
+        .create_account(NewAccount {
+            name: "A".into(),
+            email: format!("{}@example.com", uuid::Uuid::new_v4()),
+            password_hash: None,
+        })
+        .await
+        .unwrap()
+}
+
+/// A new account signed in to the dashboard: its id and its session's token hash.
+pub async fn signed_in(store: &SharedStore) -> (AccountId, String) {
+    let account = new_account(store).await.id;
+    let lifetime = std::time::Duration::from_secs(60);
+    let token = issue::issue_session(store.as_ref(), account, lifetime)
+        .await
+        .unwrap();
+    assert_ne!(
+        issue::session_token_hash(&token),
+        token,
+        "only the hash is stored"
+    );
+    (account, issue::session_token_hash(&token))
+}
+
+/// An account with a key and `naira` credited.
+pub async fn funded_account(store: &SharedStore, naira: i64) -> (AccountId, KeyId) {
+    let (account, key) = account(store).await;
+    store
+        .credit(account, Kobo::from_naira(naira), "fund")
+        .await
+        .unwrap();
+    (account, key)
 }
 
 /// An airtime purchase of `naira` with this reference.
@@ -40,4 +101,32 @@ pub fn purchase(account: AccountId, key: KeyId, reference: &str, naira: i64) -> 
         amount: Kobo::from_naira(naira),
         details: serde_json::json!({ "n": reference }),
     }
+}
+
+/// A finalization whose message and webhook body are the status's name.
+pub fn finalization(status: TxStatus, reversal: bool) -> Finalization {
+    Finalization {
+        status,
+        message: status.to_string(),
+        result: serde_json::json!({}),
+        completed_at_ms: clock::now_ms(),
+        event_payload: status.to_string(),
+        reversal,
+    }
+}
+
+/// The wallet equals the sum of its ledger and is never negative.
+pub async fn assert_invariant(store: &SharedStore, account: AccountId) {
+    let balance = store.balance(account).await.unwrap();
+    assert_eq!(balance, store.ledger_sum(account).await.unwrap());
+    assert!(balance >= Kobo::ZERO);
+}
+
+/// The answers of spawned tasks, in order.
+pub async fn join_all<T: Send + 'static>(tasks: Vec<tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let mut out = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        out.push(task.await.unwrap());
+    }
+    out
 }

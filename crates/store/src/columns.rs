@@ -1,0 +1,36 @@
+//! The column lists both backends select, in the order their row mappers
+//! (`sqlite/rows.rs`, `postgres/rows.rs`) read them.
+
+pub const ACCOUNT_COLUMNS: &str = "id, name, email, status, balance, password_hash, created_at";
+pub const KEY_COLUMNS: &str = "id, account_id, name, display_prefix, status, rate_per_second, rate_burst, \
+     webhook_url, webhook_secret_sealed, webhook_retries, created_at, last_used_at";
+pub const TX_COLUMNS: &str = "code, account_id, key_id, reference, product, provider, plan_id, label, \
+     recipient, amount, details, status, message, balance_before, balance_after, result, attempts, \
+     submitted, created_at, completed_at, supplier, supplier_reference";
+pub const EVENT_COLUMNS: &str =
+    "id, transaction_code, account_id, key_id, event, payload, status, attempts, created_at";
+pub const LEDGER_COLUMNS: &str =
+    "id, account_id, amount, kind, balance_after, transaction_code, credit_reference, created_at";
+pub const ATTEMPT_COLUMNS: &str =
+    "id, event_id, url, http_status, error, latency_ms, response_excerpt, created_at";
+
+/// The index of the account's status after `k.{KEY_COLUMNS}, a.status`.
+pub const KEY_ACCOUNT_STATUS: usize = 12;
+
+/// `a, b` → `t.a, t.b`.
+pub fn qualified(columns: &str, table: &str) -> String {
+    columns
+        .split(", ")
+        .map(|c| format!("{table}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The key lookup of `authenticate`: the key's columns, then its account's status.
+pub fn key_with_account_status(placeholder: &str) -> String {
+    format!(
+        "SELECT {}, a.status FROM api_keys k JOIN accounts a ON a.id = k.account_id
+         WHERE k.key_hash = {placeholder}",
+        qualified(KEY_COLUMNS, "k")
+    )
+}

@@ -1,0 +1,73 @@
+//! Issuing credentials, the one way every caller does it (API, dashboard,
+//! CLI): an API key, a webhook signing secret, a dashboard session. Each is
+//! 256 random bits, shown to its owner once and stored only as its SHA-256
+//! (keys, session tokens) or sealed under the master key (webhook secrets).
+
+use crate::{ApiKey, KeyChange, NewApiKey, Store, StoreResult};
+use billpay_domain::keys::{generate_api_key, hash_api_key, random_hex};
+use billpay_domain::sealed::SecretBox;
+use billpay_domain::{AccountId, KeyId};
+use std::time::Duration;
+
+/// A stored credential and its secret, to be shown once.
+pub struct Issued<T> {
+    pub record: T,
+    pub secret: String,
+}
+
+/// A new API key of `account`.
+pub async fn issue_api_key(
+    store: &dyn Store,
+    account: AccountId,
+    name: Option<String>,
+) -> StoreResult<Issued<ApiKey>> {
+    let new = generate_api_key();
+    let key = store
+        .create_api_key(NewApiKey {
+            account_id: account,
+            name,
+            key_hash: new.hash,
+            display_prefix: new.display_prefix,
+        })
+        .await?;
+    Ok(Issued {
+        record: key,
+        secret: new.secret,
+    })
+}
+
+/// A new webhook signing secret for `key`, replacing any it had.
+pub async fn issue_webhook_secret(
+    store: &dyn Store,
+    key: KeyId,
+    secrets: &SecretBox,
+) -> StoreResult<Issued<ApiKey>> {
+    let secret = format!("whsec_{}", random_hex(32));
+    let sealed = secrets.seal(&secret);
+    let key = store
+        .update_api_key(key, KeyChange::WebhookSecretSealed(Some(sealed)))
+        .await?;
+    Ok(Issued {
+        record: key,
+        secret,
+    })
+}
+
+/// A new dashboard session of `account`; answers the token for its cookie.
+pub async fn issue_session(
+    store: &dyn Store,
+    account: AccountId,
+    lifetime: Duration,
+) -> StoreResult<String> {
+    let token = random_hex(32);
+    let expires_at_ms = crate::rules::ms_from_now(lifetime);
+    store
+        .create_session(&session_token_hash(&token), account, expires_at_ms)
+        .await?;
+    Ok(token)
+}
+
+/// The stored form of a session token (as of an API key: SHA-256, hex).
+pub fn session_token_hash(token: &str) -> String {
+    hash_api_key(token)
+}

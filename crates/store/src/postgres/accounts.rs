@@ -1,0 +1,96 @@
+//! Accounts: created, found by id or e-mail (any case), suspended, re-passworded.
+
+use super::PostgresStore;
+use super::connection::{Params, execute, map_opt, query_opt};
+use super::error::PgResult;
+use super::rows::account;
+use crate::clock::now_rfc3339;
+use crate::columns::ACCOUNT_COLUMNS;
+use crate::*;
+use billpay_domain::AccountId;
+use deadpool_postgres::GenericClient;
+
+pub(super) async fn create(store: &PostgresStore, new: NewAccount) -> StoreResult<Account> {
+    let id = AccountId::new().to_string();
+    let created_at = now_rfc3339();
+    store
+        .write(move |tx| {
+            let (id, new, created_at) = (id.clone(), new.clone(), created_at.clone());
+            Box::pin(async move {
+                let sql = format!(
+                    "INSERT INTO accounts (id, name, email, password_hash, status, created_at)
+                     VALUES ($1, $2, $3, $4, 'active', $5) ON CONFLICT DO NOTHING
+                     RETURNING {ACCOUNT_COLUMNS}"
+                );
+                let params: Params = &[&id, &new.name, &new.email, &new.password_hash, &created_at];
+                match query_opt(tx, &sql, params).await? {
+                    Some(row) => account(&row),
+                    None => Err(rules::email_taken(&new.email).into()),
+                }
+            })
+        })
+        .await
+}
+
+pub(super) async fn by_id(store: &PostgresStore, id: AccountId) -> StoreResult<Option<Account>> {
+    let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = $1");
+    find(store, sql, id.to_string()).await
+}
+
+pub(super) async fn by_email(store: &PostgresStore, email: &str) -> StoreResult<Option<Account>> {
+    let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE lower(email) = lower($1)");
+    find(store, sql, email.to_owned()).await
+}
+
+async fn find(store: &PostgresStore, sql: String, key: String) -> StoreResult<Option<Account>> {
+    store
+        .autocommit(|c| {
+            Box::pin(async move { map_opt(query_opt(c, &sql, &[&key]).await?, account) })
+        })
+        .await
+}
+
+pub(super) async fn set_status(
+    store: &PostgresStore,
+    id: AccountId,
+    status: AccountStatus,
+) -> StoreResult<()> {
+    store
+        .write(move |tx| {
+            Box::pin(async move {
+                let sql = "UPDATE accounts SET status = $1 WHERE id = $2";
+                match execute(tx, sql, &[&status.as_str(), &id.to_string()]).await? {
+                    0 => Err(StoreError::NotFound("account").into()),
+                    _ if status == AccountStatus::Suspended => end_sessions(tx, id).await,
+                    _ => Ok(()),
+                }
+            })
+        })
+        .await
+}
+
+pub(super) async fn set_password(
+    store: &PostgresStore,
+    id: AccountId,
+    password_hash: String,
+) -> StoreResult<()> {
+    store
+        .write(move |tx| {
+            let password_hash = password_hash.clone();
+            Box::pin(async move {
+                let sql = "UPDATE accounts SET password_hash = $1 WHERE id = $2";
+                match execute(tx, sql, &[&password_hash, &id.to_string()]).await? {
+                    0 => Err(StoreError::NotFound("account").into()),
+                    _ => end_sessions(tx, id).await,
+                }
+            })
+        })
+        .await
+}
+
+/// A password change or a suspension signs the account out everywhere.
+async fn end_sessions<C: GenericClient>(c: &C, id: AccountId) -> PgResult<()> {
+    let id = id.to_string();
+    execute(c, "DELETE FROM sessions WHERE account_id = $1", &[&id]).await?;
+    Ok(())
+}

@@ -1,0 +1,91 @@
+//! The catalogue: one JSON document and its version, bumped on every change.
+
+use super::PostgresStore;
+use super::connection::{PgTx, execute, query_one};
+use super::error::PgResult;
+use super::rows::get;
+use crate::rules::{catalogue_document, parse_catalogue};
+use crate::*;
+use billpay_domain::catalogue::Catalogue;
+use deadpool_postgres::GenericClient;
+
+/// Stores the default catalogue unless the database has one.
+pub(super) async fn seed_default(store: &PostgresStore) -> StoreResult<()> {
+    let document = catalogue_document(&rules::default_catalogue()?)?;
+    store
+        .write(move |tx| {
+            let document = document.clone();
+            Box::pin(async move {
+                let sql = "INSERT INTO catalogue (id, version, document) VALUES (1, 1, $1)
+                           ON CONFLICT (id) DO NOTHING";
+                execute(tx, sql, &[&document]).await?;
+                Ok(())
+            })
+        })
+        .await
+}
+
+pub(super) async fn current(store: &PostgresStore) -> StoreResult<(i64, Catalogue)> {
+    store.autocommit(|c| Box::pin(load(c, false))).await
+}
+
+pub(super) async fn version(store: &PostgresStore) -> StoreResult<i64> {
+    store
+        .autocommit(|c| {
+            Box::pin(async move {
+                let row = query_one(c, "SELECT version FROM catalogue WHERE id = 1", &[]).await?;
+                get(&row, 0)
+            })
+        })
+        .await
+}
+
+pub(super) async fn replace(store: &PostgresStore, catalogue: &Catalogue) -> StoreResult<()> {
+    catalogue.validate().map_err(StoreError::Invalid)?;
+    let document = catalogue_document(catalogue)?;
+    store
+        .write(move |tx| {
+            let document = document.clone();
+            Box::pin(async move { save(tx, &document).await })
+        })
+        .await
+}
+
+/// Enables/disables a provider or plan; says what changed.
+pub(super) async fn set_active(
+    store: &PostgresStore,
+    target: &str,
+    active: bool,
+) -> StoreResult<String> {
+    let target = target.to_owned();
+    store
+        .write(move |tx| {
+            let target = target.clone();
+            Box::pin(async move {
+                let (_, mut catalogue) = load(tx, true).await?;
+                let what = rules::set_active(&mut catalogue, &target, active)?;
+                save(tx, &catalogue_document(&catalogue)?).await?;
+                Ok(what)
+            })
+        })
+        .await
+}
+
+async fn save(tx: &PgTx<'_>, document: &str) -> PgResult<()> {
+    let sql = "INSERT INTO catalogue (id, version, document) VALUES (1, 1, $1)
+               ON CONFLICT (id) DO UPDATE SET version = catalogue.version + 1, document = excluded.document";
+    execute(tx, sql, &[&document]).await?;
+    Ok(())
+}
+
+/// The catalogue and its version; `lock` holds its row until the transaction ends.
+async fn load<C: GenericClient>(c: &C, lock: bool) -> PgResult<(i64, Catalogue)> {
+    let sql = if lock {
+        "SELECT version, document FROM catalogue WHERE id = 1 FOR UPDATE"
+    } else {
+        "SELECT version, document FROM catalogue WHERE id = 1"
+    };
+    let row = query_one(c, sql, &[]).await?;
+    let document: String = get(&row, 1)?;
+    Ok((get(&row, 0)?, parse_catalogue(&document)?))
+}

@@ -1,0 +1,166 @@
+//! Connections: the pool, and the ways a store operation runs on it (one
+//! transaction, autocommitted statements, one statement with retries), plus
+//! the statement helpers every area uses (all through the prepared-statement
+//! cache of their connection).
+
+use super::PostgresStore;
+use super::error::{PgResult, retried};
+use crate::rules::redact_url;
+use crate::{StoreError, StoreResult};
+use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use std::future::Future;
+use std::pin::Pin;
+use std::str::FromStr;
+use std::time::Duration;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{NoTls, Row};
+
+pub(super) type PgTx<'a> = deadpool_postgres::Transaction<'a>;
+pub(super) type Client = deadpool_postgres::Object;
+pub(super) type BoxFut<'a, T> = Pin<Box<dyn Future<Output = PgResult<T>> + Send + 'a>>;
+pub(super) type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
+/// Parameters a job owns while it waits in a queue.
+pub(super) type OwnedParams = Vec<Box<dyn ToSql + Sync + Send>>;
+
+/// `owned![a, b]`: the values as [`OwnedParams`].
+macro_rules! owned {
+    ($($value:expr),* $(,)?) => {
+        vec![$(Box::new($value) as Box<dyn tokio_postgres::types::ToSql + Sync + Send>),*]
+    };
+}
+pub(super) use owned;
+
+pub(super) fn borrow(params: &OwnedParams) -> Vec<&(dyn ToSql + Sync)> {
+    params
+        .iter()
+        .map(|p| p.as_ref() as &(dyn ToSql + Sync))
+        .collect()
+}
+
+/// A pool for `url` (libpq's URL and key=value forms) of at most `size` connections.
+pub(super) fn pool(url: &str, size: usize) -> StoreResult<Pool> {
+    let manager = Manager::from_config(
+        config_from_url(url)?,
+        NoTls,
+        ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
+    Pool::builder(manager)
+        .max_size(size.max(1))
+        .runtime(Runtime::Tokio1)
+        .wait_timeout(Some(Duration::from_secs(30)))
+        .create_timeout(Some(Duration::from_secs(15)))
+        .build()
+        .map_err(|e| StoreError::Backend(format!("PostgreSQL pool: {e}")))
+}
+
+fn config_from_url(url: &str) -> StoreResult<tokio_postgres::Config> {
+    let mut config = tokio_postgres::Config::from_str(url).map_err(|e| {
+        StoreError::Invalid(format!("invalid PostgreSQL URL {}: {e}", redact_url(url)))
+    })?;
+    if config.get_application_name().is_none() {
+        config.application_name("billpay");
+    }
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(10));
+    }
+    Ok(config)
+}
+
+impl PostgresStore {
+    pub(super) async fn client(&self) -> PgResult<Client> {
+        Ok(self.pool.get().await?)
+    }
+
+    /// Runs `op` in one transaction and commits; retried whole on a
+    /// serialisation failure or deadlock (so `op` may run more than once).
+    pub(super) async fn write<T, F>(&self, op: F) -> StoreResult<T>
+    where
+        T: Send,
+        F: for<'a> Fn(&'a PgTx<'a>) -> BoxFut<'a, T> + Send + Sync,
+    {
+        let op = &op;
+        let once = || async move {
+            let mut client = self.client().await?;
+            let tx = client.transaction().await?;
+            let value = op(&tx).await?;
+            tx.commit().await?;
+            Ok(value)
+        };
+        Ok(retried(once).await?)
+    }
+
+    /// Runs `op` on a pooled connection outside any explicit transaction:
+    /// each of its statements commits on its own. For reads, and for writes
+    /// of one statement (atomic by themselves).
+    pub(super) async fn autocommit<T, F>(&self, op: F) -> StoreResult<T>
+    where
+        T: Send,
+        F: for<'a> FnOnce(&'a Client) -> BoxFut<'a, T> + Send,
+    {
+        let client = self.client().await?;
+        Ok(op(&client).await?)
+    }
+}
+
+/// One statement in its own (implicit) transaction, retried on serialisation
+/// failures and deadlocks: one round trip, no BEGIN/COMMIT.
+pub(super) async fn statement(pool: &Pool, sql: &str, params: Params<'_>) -> PgResult<Row> {
+    retried(|| async {
+        let client = pool.get().await?;
+        query_one(&client, sql, params).await
+    })
+    .await
+}
+
+pub(super) async fn query<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    params: Params<'_>,
+) -> PgResult<Vec<Row>> {
+    let stmt = c.prepare_cached(sql).await?;
+    Ok(c.query(&stmt, params).await?)
+}
+
+pub(super) async fn query_opt<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    params: Params<'_>,
+) -> PgResult<Option<Row>> {
+    let stmt = c.prepare_cached(sql).await?;
+    Ok(c.query_opt(&stmt, params).await?)
+}
+
+pub(super) async fn query_one<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    params: Params<'_>,
+) -> PgResult<Row> {
+    let stmt = c.prepare_cached(sql).await?;
+    Ok(c.query_one(&stmt, params).await?)
+}
+
+pub(super) async fn execute<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    params: Params<'_>,
+) -> PgResult<u64> {
+    let stmt = c.prepare_cached(sql).await?;
+    Ok(c.execute(&stmt, params).await?)
+}
+
+/// Every row through `map`.
+pub(super) fn map_rows<T>(rows: Vec<Row>, map: fn(&Row) -> PgResult<T>) -> PgResult<Vec<T>> {
+    rows.iter().map(map).collect()
+}
+
+/// The first row, if any, through `map`.
+pub(super) fn map_opt<T>(row: Option<Row>, map: fn(&Row) -> PgResult<T>) -> PgResult<Option<T>> {
+    row.map(|row| map(&row)).transpose()
+}
+
+/// A statement of `sql/` with its `{columns}` filled in.
+pub(super) fn with_columns(sql: &str, columns: &str) -> String {
+    sql.replace("{columns}", columns)
+}

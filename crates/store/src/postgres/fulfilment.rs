@@ -1,0 +1,177 @@
+//! The fulfilment worker's side: claiming due purchases under a lease,
+//! recording what the supplier was asked, rescheduling, and the final status
+//! with its refund and outbox event.
+
+use super::PostgresStore;
+use super::connection::{
+    borrow, execute, map_rows, owned, query, query_one, statement, with_columns,
+};
+use super::error::violates;
+use super::rows::{get, transaction};
+use crate::clock::{new_code, now_ms, now_rfc3339, rfc3339};
+use crate::columns::{TX_COLUMNS, qualified};
+use crate::rules::ms_from_now;
+use crate::*;
+use billpay_domain::{Product, TxStatus};
+use std::sync::LazyLock;
+use std::time::Duration;
+
+/// Leases up to `limit` due processing transactions, oldest placed first.
+pub(super) async fn claim(
+    store: &PostgresStore,
+    limit: u32,
+    lease: Duration,
+) -> StoreResult<Vec<Transaction>> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        with_columns(
+            include_str!("sql/claim_fulfilments.sql"),
+            &qualified(TX_COLUMNS, "t"),
+        )
+    });
+    store
+        .autocommit(|c| {
+            Box::pin(async move {
+                let now = now_ms();
+                let until = now + lease.as_millis() as i64;
+                let rows = query(c, &SQL, &[&until, &now, &i64::from(limit)]).await?;
+                let mut claimed = map_rows(rows, transaction)?;
+                claimed.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+                Ok(claimed)
+            })
+        })
+        .await
+}
+
+/// Extends the leases of transactions still being processed.
+pub(super) async fn renew_leases(
+    store: &PostgresStore,
+    codes: Vec<String>,
+    lease: Duration,
+) -> StoreResult<()> {
+    if codes.is_empty() {
+        return Ok(());
+    }
+    store
+        .autocommit(|c| {
+            Box::pin(async move {
+                let sql = include_str!("sql/renew_leases.sql");
+                execute(c, sql, &[&ms_from_now(lease), &codes]).await?;
+                Ok(())
+            })
+        })
+        .await
+}
+
+pub(super) async fn mark_submitted(
+    store: &PostgresStore,
+    code: &str,
+    supplier: &str,
+    supplier_reference: Option<&str>,
+) -> StoreResult<()> {
+    let params = owned![
+        code.to_owned(),
+        supplier.to_owned(),
+        supplier_reference.map(str::to_owned)
+    ];
+    store
+        .write_statement(include_str!("sql/mark_submitted.sql"), params)
+        .await?;
+    Ok(())
+}
+
+pub(super) async fn reschedule(
+    store: &PostgresStore,
+    code: &str,
+    delay: Duration,
+    note: &str,
+) -> StoreResult<()> {
+    let (code, note) = (code.to_owned(), note.to_owned());
+    store
+        .autocommit(|c| {
+            Box::pin(async move {
+                let sql = include_str!("sql/reschedule.sql");
+                execute(c, sql, &[&ms_from_now(delay), &note, &code]).await?;
+                Ok(())
+            })
+        })
+        .await
+}
+
+/// A final status, its refund (if failed) and its outbox event, as one
+/// statement (`sql/finalize.sql`): the event name of each product, and what
+/// a reversal does to the transaction's existing event, filled in.
+static FINALIZE: LazyLock<String> = LazyLock::new(|| {
+    let events = Product::ALL
+        .iter()
+        .map(|p| format!("WHEN '{}' THEN '{}'", p.service(), p.event()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    include_str!("sql/finalize.sql")
+        .replace("{events}", &events)
+        .replace("{resend}", crate::RESEND_ON_REVERSAL)
+});
+
+/// `false` when the transaction was already final (nothing changed).
+pub(super) async fn finalize(
+    store: &PostgresStore,
+    code: &str,
+    fin: Finalization,
+) -> StoreResult<bool> {
+    let mut draws = 0;
+    let row = loop {
+        let params = finalize_params(code, &fin);
+        // A refund locks a wallet: never in a batch with other wallets' locks
+        // (purchase batches take them in account order; this could not).
+        let result = if fin.status == TxStatus::Failed {
+            statement(&store.pool, &FINALIZE, &borrow(&params)).await
+        } else {
+            store.write_statement(FINALIZE.as_str(), params).await
+        };
+        match result {
+            // Another event drew the same id: draw again.
+            Err(e) if violates(&e, "events_pkey") && draws < 3 => draws += 1,
+            other => break other?,
+        }
+    };
+    let (found, changed): (bool, i64) = (get(&row, 0)?, get(&row, 1)?);
+    if !found {
+        return Err(StoreError::NotFound("transaction"));
+    }
+    Ok(changed > 0)
+}
+
+fn finalize_params(code: &str, fin: &Finalization) -> super::connection::OwnedParams {
+    // the status it must be in now
+    let from = if fin.reversal {
+        "successful"
+    } else {
+        "processing"
+    };
+    owned![
+        code.to_owned(),
+        fin.status.as_str(),
+        fin.message.clone(),
+        fin.result.to_string(),
+        rfc3339(fin.completed_at_ms),
+        new_code("EV"),
+        now_rfc3339(),
+        fin.event_payload.clone(),
+        fin.completed_at_ms,
+        from,
+    ]
+}
+
+/// How many purchases are `processing`, and since when the oldest.
+pub(super) async fn backlog(store: &PostgresStore) -> StoreResult<Backlog> {
+    store
+        .autocommit(|c| {
+            Box::pin(async move {
+                let row = query_one(c, crate::BACKLOG, &[]).await?;
+                Ok(Backlog {
+                    processing: get::<i64>(&row, 0)? as u64,
+                    oldest_created_at: get(&row, 1)?,
+                })
+            })
+        })
+        .await
+}

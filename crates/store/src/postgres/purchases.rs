@@ -1,0 +1,277 @@
+//! Purchases: the test-mode check, placing one (group-committed in per-wallet
+//! lanes), and reading them back.
+
+use super::PostgresStore;
+use super::batch::Job;
+use super::connection::{map_opt, map_rows, query, query_one, query_opt, with_columns};
+use super::error::{PgResult, TRIES, backoff, retry_after, stopped_queue, violates};
+use super::rows::{daily_spend_row, get, transaction};
+use crate::clock::{new_code, now_ms, rfc3339};
+use crate::columns::TX_COLUMNS;
+use crate::*;
+use billpay_domain::{AccountId, Kobo, Product, TxStatus};
+use deadpool_postgres::Pool;
+use std::sync::LazyLock;
+use tokio::sync::oneshot;
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
+
+const PLACE_PURCHASE: &str = include_str!("sql/place_purchase.sql");
+
+pub(super) async fn check(
+    store: &PostgresStore,
+    account: AccountId,
+    reference: &str,
+    amount: Kobo,
+) -> StoreResult<Kobo> {
+    let reference = reference.to_owned();
+    store
+        .autocommit(|c| {
+            Box::pin(async move {
+                let sql = include_str!("sql/check_purchase.sql");
+                let row = query_opt(c, sql, &[&account.to_string(), &reference])
+                    .await?
+                    .ok_or(StoreError::NotFound("account"))?;
+                let (balance, used) = (Kobo(get(&row, 0)?), get(&row, 1)?);
+                Ok(rules::check_purchase(balance, used, amount)?)
+            })
+        })
+        .await
+}
+
+pub(super) async fn place(store: &PostgresStore, new: NewPurchase) -> StoreResult<Transaction> {
+    let args = PurchaseArgs::new(new);
+    let Some(lanes) = &store.purchases else {
+        let mut args = args;
+        return place_one(&store.pool, &mut args).await;
+    };
+    let (reply, answer) = oneshot::channel();
+    let lane = lane_of(args.new.account_id, lanes.queues());
+    lanes.submit(lane, PurchaseJob { args, reply })?;
+    answer
+        .await
+        .map_err(|_| stopped_queue(PurchaseJob::QUEUE))?
+}
+
+/// The lane of a wallet: the same for every purchase of one account, so a
+/// hot wallet is debited by one batch per COMMIT instead of several batches
+/// queuing on its row lock.
+fn lane_of(account: AccountId, lanes: usize) -> usize {
+    (account.0.as_u128() % lanes as u128) as usize
+}
+
+/// One statement: PostgreSQL plans it per execution, so the optional account
+/// costs no index.
+pub(super) async fn find(
+    store: &PostgresStore,
+    account: Option<AccountId>,
+    lookup: TxLookup,
+) -> StoreResult<Option<Transaction>> {
+    let (column, value) = lookup.column_and_value();
+    let account = account.map(|a| a.to_string());
+    store
+        .autocommit(|c| {
+            Box::pin(async move {
+                let sql = format!(
+                    "SELECT {TX_COLUMNS} FROM transactions
+                     WHERE {column} = $1 AND ($2::TEXT IS NULL OR account_id = $2)
+                     ORDER BY created_at LIMIT 1"
+                );
+                map_opt(query_opt(c, &sql, &[&value, &account]).await?, transaction)
+            })
+        })
+        .await
+}
+
+pub(super) async fn list(store: &PostgresStore, filter: TxFilter) -> StoreResult<Vec<Transaction>> {
+    static SQL: LazyLock<String> =
+        LazyLock::new(|| with_columns(include_str!("sql/transactions.sql"), TX_COLUMNS));
+    store
+        .autocommit(|c| {
+            Box::pin(async move {
+                let params: [&(dyn ToSql + Sync); 8] = [
+                    &filter.account_id.map(|a| a.to_string()),
+                    &filter.status.map(TxStatus::as_str),
+                    &filter.product.map(Product::service),
+                    &filter.created_from,
+                    &filter.created_until,
+                    &filter.search,
+                    &i64::from(filter.limit.max(1)),
+                    &i64::from(filter.offset),
+                ];
+                map_rows(query(c, &SQL, &params).await?, transaction)
+            })
+        })
+        .await
+}
+
+pub(super) async fn daily_spend(
+    store: &PostgresStore,
+    account: AccountId,
+    since: &str,
+) -> StoreResult<Vec<DailySpend>> {
+    let since = since.to_owned();
+    store
+        .autocommit(|c| {
+            Box::pin(async move {
+                let sql = include_str!("sql/daily_spend.sql");
+                let rows = query(c, sql, &[&account.to_string(), &since]).await?;
+                map_rows(rows, daily_spend_row)
+            })
+        })
+        .await
+}
+
+pub(super) struct PurchaseJob {
+    args: PurchaseArgs,
+    reply: oneshot::Sender<StoreResult<Transaction>>,
+}
+
+impl Job for PurchaseJob {
+    const QUEUE: &'static str = "purchases";
+
+    fn sql(&self) -> &'static str {
+        PLACE_PURCHASE
+    }
+
+    fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+        self.args.params().to_vec()
+    }
+
+    fn answer(self, row: PgResult<Row>) {
+        let answer = row.map_err(StoreError::from);
+        let _ = self
+            .reply
+            .send(answer.and_then(|row| self.args.answer(&row)));
+    }
+
+    async fn run_alone(self, pool: &Pool) {
+        let mut args = self.args;
+        let _ = self.reply.send(place_one(pool, &mut args).await);
+    }
+
+    /// Wallets are locked in account order.
+    fn lock_order(batch: &mut [Self]) {
+        batch.sort_by(|a, b| a.args.account.cmp(&b.args.account));
+    }
+}
+
+/// One purchase, ready to bind.
+struct PurchaseArgs {
+    new: NewPurchase,
+    code: String,
+    account: String,
+    key: String,
+    product: &'static str,
+    details: String,
+    batch_id: Option<String>,
+    now_ms: i64,
+    now: String,
+}
+
+impl PurchaseArgs {
+    fn new(new: NewPurchase) -> Self {
+        let now_ms = now_ms();
+        PurchaseArgs {
+            code: new_code("BP"),
+            account: new.account_id.to_string(),
+            key: new.key_id.to_string(),
+            product: new.product.service(),
+            details: new.details.to_string(),
+            batch_id: new.batch_id(),
+            now_ms,
+            now: rfc3339(now_ms),
+            new,
+        }
+    }
+
+    fn params(&self) -> [&(dyn ToSql + Sync); 14] {
+        [
+            &self.code,
+            &self.account,
+            &self.key,
+            &self.new.reference,
+            &self.product,
+            &self.new.provider,
+            &self.new.plan_id,
+            &self.new.label,
+            &self.new.recipient,
+            &self.new.amount.0,
+            &self.details,
+            &self.batch_id,
+            &self.now_ms,
+            &self.now,
+        ]
+    }
+
+    /// The function's answer → the transaction as `transaction()` would read it back.
+    fn answer(&self, row: &Row) -> StoreResult<Transaction> {
+        let outcome: String = get(row, 0)?;
+        match outcome.as_str() {
+            "ok" => self.placed(Kobo(get(row, 1)?), Kobo(get(row, 2)?)),
+            "duplicate" => Err(Refusal::DuplicateReference.into()),
+            "insufficient" => Err(Refusal::InsufficientBalance.into()),
+            "no_account" => Err(StoreError::NotFound("account")),
+            other => Err(StoreError::Backend(format!(
+                "unexpected purchase outcome {other}"
+            ))),
+        }
+    }
+
+    fn placed(&self, balance_before: Kobo, balance_after: Kobo) -> StoreResult<Transaction> {
+        let new = &self.new;
+        Ok(Transaction {
+            code: self.code.clone(),
+            account_id: new.account_id,
+            key_id: new.key_id,
+            reference: new.reference.clone(),
+            product: new.product,
+            provider: new.provider.clone(),
+            plan_id: new.plan_id.clone(),
+            label: new.label.clone(),
+            recipient: new.recipient.clone(),
+            amount: new.amount,
+            // exactly what reading the stored text back gives
+            details: serde_json::from_str(&self.details)
+                .map_err(|e| StoreError::Backend(e.to_string()))?,
+            status: TxStatus::Processing,
+            message: "Transaction is processing".into(),
+            balance_before,
+            balance_after,
+            result: serde_json::json!({}),
+            attempts: 0,
+            submitted: false,
+            created_at: self.now.clone(),
+            completed_at: None,
+            supplier: None,
+            supplier_reference: None,
+        })
+    }
+}
+
+/// One purchase in its own (single-statement) transaction, retried on
+/// serialisation failures and deadlocks.
+async fn place_one(pool: &Pool, args: &mut PurchaseArgs) -> StoreResult<Transaction> {
+    let mut attempt = 0;
+    loop {
+        let result = async {
+            let client = pool.get().await?;
+            query_one(&client, PLACE_PURCHASE, &args.params()).await
+        }
+        .await;
+        match result {
+            Ok(row) => return args.answer(&row),
+            Err(e) if retry_after(&e, attempt) => {
+                attempt += 1;
+                backoff(attempt).await;
+            }
+            // Two purchases drew the same code (same millisecond, same 48
+            // random bits): draw again.
+            Err(e) if violates(&e, "transactions_pkey") && attempt + 1 < TRIES => {
+                attempt += 1;
+                args.code = new_code("BP");
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}

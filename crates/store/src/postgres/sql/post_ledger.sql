@@ -1,0 +1,9 @@
+-- Moves a wallet by $1 (signed) with the guarded UPDATE and appends the
+-- matching ledger entry; no row when the balance would go below zero.
+WITH moved AS (
+    UPDATE accounts SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0
+    RETURNING balance
+)
+INSERT INTO ledger (account_id, amount, kind, balance_after, transaction_code, credit_reference, created_at)
+SELECT $2, $1, $3, balance, $4, $5, $6 FROM moved
+RETURNING balance_after

@@ -1,0 +1,177 @@
+//! Rules that do not depend on the database, stated once: both backends (and
+//! the callers in other crates) use these instead of their own copies.
+
+use crate::*;
+use billpay_domain::Kobo;
+use billpay_domain::catalogue::Catalogue;
+use std::time::Duration;
+
+impl EventNext {
+    /// The event's status after a delivery attempt, and when it is due again
+    /// (unix ms; 0 when it is not: a final status).
+    pub fn state(self) -> (EventStatus, i64) {
+        match self {
+            EventNext::Delivered => (EventStatus::Delivered, 0),
+            EventNext::Failed => (EventStatus::Failed, 0),
+            EventNext::Skipped => (EventStatus::Skipped, 0),
+            EventNext::RetryAtMs(at) => (EventStatus::Pending, at),
+        }
+    }
+}
+
+impl NewPurchase {
+    /// The e-pin batch id the purchase's details carry (stored in its own
+    /// column, so [`TxLookup::BatchId`] finds the purchase).
+    pub fn batch_id(&self) -> Option<String> {
+        let batch = self.details.get("batch_id")?;
+        batch.as_str().map(str::to_owned)
+    }
+}
+
+impl TxLookup {
+    /// The column a lookup matches, and the value it matches.
+    pub(crate) fn column_and_value(self) -> (&'static str, String) {
+        match self {
+            TxLookup::Code(code) => ("code", code),
+            TxLookup::Reference(reference) => ("reference", reference),
+            TxLookup::BatchId(batch) => ("batch_id", batch),
+        }
+    }
+}
+
+impl Session {
+    /// A stored session; `None` when its account id no longer parses.
+    pub(crate) fn from_stored(account_id: &str, expires_at_ms: i64) -> Option<Session> {
+        Some(Session {
+            account_id: account_id.parse().ok()?,
+            expires_at_ms,
+        })
+    }
+}
+
+/// The checks of a purchase against its wallet: the reference is unused and
+/// the balance covers the amount. Answers the balance.
+pub(crate) fn check_purchase(
+    balance: Kobo,
+    reference_used: bool,
+    amount: Kobo,
+) -> StoreResult<Kobo> {
+    if reference_used {
+        return Err(Refusal::DuplicateReference.into());
+    }
+    if balance < amount {
+        return Err(Refusal::InsufficientBalance.into());
+    }
+    Ok(balance)
+}
+
+/// Unix ms `delay` from now: a lease's end, a retry's due time.
+pub(crate) fn ms_from_now(delay: Duration) -> i64 {
+    clock::now_ms() + delay.as_millis() as i64
+}
+
+/// What `requeue_event` answers: queued, or why not.
+pub(crate) fn requeue_outcome(queued: bool, exists: bool) -> StoreResult<()> {
+    match (queued, exists) {
+        (true, _) => Ok(()),
+        (false, false) => Err(StoreError::NotFound("event")),
+        (false, true) => Err(StoreError::Invalid(DELIVERY_IN_PROGRESS.into())),
+    }
+}
+
+/// What `update_api_key` answers: the key as it is now, unless nothing
+/// changed (only a revoked key refuses a change).
+pub(crate) fn key_change_outcome(changed: bool, key: Option<ApiKey>) -> StoreResult<ApiKey> {
+    let key = key.ok_or(StoreError::NotFound("API key"))?;
+    if !changed {
+        return Err(StoreError::Invalid(
+            "a revoked key cannot be changed".into(),
+        ));
+    }
+    Ok(key)
+}
+
+/// `create_account` with an e-mail address another account has.
+pub(crate) fn email_taken(email: &str) -> StoreError {
+    StoreError::Invalid(format!("an account with email {email} exists"))
+}
+
+/// The stored form of the catalogue: one JSON document.
+pub(crate) fn catalogue_document(catalogue: &Catalogue) -> StoreResult<String> {
+    serde_json::to_string(catalogue).map_err(|e| StoreError::Backend(e.to_string()))
+}
+
+pub(crate) fn parse_catalogue(document: &str) -> StoreResult<Catalogue> {
+    serde_json::from_str(document).map_err(|e| StoreError::Backend(e.to_string()))
+}
+
+/// The catalogue a new database starts with (compiled into the binary).
+pub(crate) fn default_catalogue() -> StoreResult<Catalogue> {
+    Catalogue::from_toml(Catalogue::default_toml()).map_err(StoreError::Invalid)
+}
+
+/// Enables or disables a provider (UUID or slug) or plan; says what changed.
+pub(crate) fn set_active(
+    catalogue: &mut Catalogue,
+    target: &str,
+    active: bool,
+) -> StoreResult<String> {
+    catalogue
+        .set_active(target, active)
+        .ok_or(StoreError::NotFound("provider or plan"))
+}
+
+/// A database URL without its password, for messages and logs.
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}://…@{}", &url[..scheme], &url[at + 1..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_passwords() {
+        assert_eq!(redact_url("postgres://u:secret@db/x"), "postgres://…@db/x");
+        assert_eq!(redact_url("sqlite://billpay.db"), "sqlite://billpay.db");
+    }
+
+    #[test]
+    fn an_attempt_decides_the_next_state() {
+        assert_eq!(EventNext::Delivered.state(), (EventStatus::Delivered, 0));
+        assert_eq!(EventNext::Failed.state(), (EventStatus::Failed, 0));
+        assert_eq!(EventNext::Skipped.state(), (EventStatus::Skipped, 0));
+        assert_eq!(EventNext::RetryAtMs(42).state(), (EventStatus::Pending, 42));
+    }
+
+    #[test]
+    fn a_purchase_is_refused_for_a_used_reference_before_the_balance() {
+        let check = check_purchase;
+        assert!(matches!(
+            check(Kobo(0), true, Kobo(1)),
+            Err(StoreError::Refused(Refusal::DuplicateReference))
+        ));
+        assert!(matches!(
+            check(Kobo(99), false, Kobo(100)),
+            Err(StoreError::Refused(Refusal::InsufficientBalance))
+        ));
+        assert_eq!(check(Kobo(100), false, Kobo(100)).unwrap(), Kobo(100));
+    }
+
+    #[test]
+    fn requeue_says_why_not() {
+        assert!(requeue_outcome(true, true).is_ok());
+        assert!(matches!(
+            requeue_outcome(false, false),
+            Err(StoreError::NotFound("event"))
+        ));
+        assert!(
+            matches!(requeue_outcome(false, true), Err(StoreError::Invalid(m)) if m == DELIVERY_IN_PROGRESS)
+        );
+    }
+}

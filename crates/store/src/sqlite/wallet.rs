@@ -1,0 +1,136 @@
+//! Wallets: the balance, credits (once per reference), the ledger.
+
+use super::engine::Engine;
+use super::rows::ledger_entry;
+use super::statements::{collect, execute, query_row};
+use crate::clock::now_rfc3339;
+use crate::columns::LEDGER_COLUMNS;
+use crate::*;
+use billpay_domain::{AccountId, Kobo};
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// A point read on the request path, so on this thread's own connection.
+pub(super) fn balance(engine: &Engine, account: AccountId) -> StoreResult<Kobo> {
+    engine.read_here(|conn| balance_of(conn, account))
+}
+
+pub(super) fn balance_of(conn: &Connection, account: AccountId) -> StoreResult<Kobo> {
+    let sql = "SELECT balance FROM accounts WHERE id = ?1";
+    query_row(conn, sql, [account.to_string()], |r| r.get(0))
+        .optional()?
+        .map(Kobo)
+        .ok_or(StoreError::NotFound("account"))
+}
+
+pub(super) async fn credit(
+    engine: &Engine,
+    account: AccountId,
+    amount: Kobo,
+    reference: &str,
+) -> StoreResult<Credit> {
+    let reference = reference.to_owned();
+    engine
+        .write(move |conn| {
+            let balance = balance_of(conn, account)?;
+            let seen: bool = query_row(
+                conn,
+                "SELECT EXISTS(SELECT 1 FROM ledger WHERE account_id = ?1 AND credit_reference = ?2)",
+                params![account.to_string(), reference],
+                |r| r.get(0),
+            )?;
+            if seen {
+                return Ok(Credit { balance, applied: false });
+            }
+            let entry = Entry::Credit(&reference);
+            let balance = post_ledger(conn, account, amount, entry)?;
+            Ok(Credit { balance, applied: true })
+        })
+        .await
+}
+
+/// Why a wallet moves, and what the ledger entry refers to.
+pub(super) enum Entry<'a> {
+    /// A credit, by its reference.
+    Credit(&'a str),
+    /// A purchase's debit, by the transaction's code.
+    Debit(&'a str),
+    /// A failed purchase's refund, by the transaction's code.
+    Refund(&'a str),
+}
+
+/// Moves a wallet by `amount` (signed) and appends the matching ledger
+/// entry; refused below zero.
+pub(super) fn post_ledger(
+    conn: &Connection,
+    account: AccountId,
+    amount: Kobo,
+    entry: Entry,
+) -> StoreResult<Kobo> {
+    let balance_after: Option<i64> = query_row(
+        conn,
+        "UPDATE accounts SET balance = balance + ?1 WHERE id = ?2 AND balance + ?1 >= 0 RETURNING balance",
+        params![amount.0, account.to_string()],
+        |r| r.get(0),
+    )
+    .optional()?;
+    let balance_after = balance_after.ok_or(Refusal::InsufficientBalance)?;
+    let (kind, transaction_code, credit_reference) = match entry {
+        Entry::Credit(reference) => ("credit", None, Some(reference)),
+        Entry::Debit(code) => ("debit", Some(code), None),
+        Entry::Refund(code) => ("refund", Some(code), None),
+    };
+    execute(
+        conn,
+        &format!("INSERT INTO ledger ({LEDGER_COLUMNS}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+        params![
+            account.to_string(),
+            amount.0,
+            kind,
+            balance_after,
+            transaction_code,
+            credit_reference,
+            now_rfc3339()
+        ],
+    )?;
+    Ok(Kobo(balance_after))
+}
+
+/// Newest first.
+pub(super) async fn ledger(
+    engine: &Engine,
+    account: AccountId,
+    limit: u32,
+) -> StoreResult<Vec<LedgerEntry>> {
+    engine
+        .read(move |conn| {
+            let sql = format!(
+                "SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = ?1 ORDER BY id DESC LIMIT ?2"
+            );
+            collect(conn, &sql, params![account.to_string(), limit], ledger_entry)
+        })
+        .await
+}
+
+pub(super) async fn ledger_sum(engine: &Engine, account: AccountId) -> StoreResult<Kobo> {
+    engine
+        .read(move |conn| {
+            let sql = "SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE account_id = ?1";
+            Ok(Kobo(query_row(conn, sql, [account.to_string()], |r| {
+                r.get(0)
+            })?))
+        })
+        .await
+}
+
+/// The entries of one transaction: its debit, and its refund if any.
+pub(super) async fn of_transaction(engine: &Engine, code: &str) -> StoreResult<Vec<LedgerEntry>> {
+    let code = code.to_owned();
+    engine
+        .read(move |conn| {
+            let sql = format!(
+                "SELECT {LEDGER_COLUMNS} FROM ledger WHERE transaction_code = ?1 ORDER BY id"
+            );
+            collect(conn, &sql, [code], ledger_entry)
+        })
+        .await
+}

@@ -1,0 +1,164 @@
+use crate::common::{assert_invariant, finalization, funded_account, purchase, store};
+use billpay_domain::{Kobo, TxStatus};
+use billpay_store::*;
+use std::time::Duration;
+
+const LEASE: Duration = Duration::from_secs(60);
+
+#[tokio::test]
+async fn a_claim_leases_due_purchases_once() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    for i in 0..3 {
+        let reference = format!("due-{i}");
+        store
+            .place_purchase(purchase(account, key, &reference, 10))
+            .await
+            .unwrap();
+    }
+    let claimed = store.claim_fulfilments(2, LEASE).await.unwrap();
+    assert_eq!(claimed.len(), 2);
+    let rest = store.claim_fulfilments(10, LEASE).await.unwrap();
+    assert_eq!(rest.len(), 1);
+    assert!(store.claim_fulfilments(10, LEASE).await.unwrap().is_empty());
+    let codes = claimed.iter().map(|t| t.code.clone()).collect();
+    store.renew_fulfilment_leases(codes, LEASE).await.unwrap();
+    assert!(store.claim_fulfilments(10, LEASE).await.unwrap().is_empty());
+    let backlog = store.fulfilment_backlog().await.unwrap();
+    assert_eq!(backlog.processing, 3);
+    assert!(backlog.oldest_created_at.is_some());
+}
+
+#[tokio::test]
+async fn an_expired_lease_returns_the_work() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    store
+        .place_purchase(purchase(account, key, "lease", 10))
+        .await
+        .unwrap();
+    let short = Duration::from_millis(50);
+    assert_eq!(store.claim_fulfilments(10, short).await.unwrap().len(), 1);
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert_eq!(store.claim_fulfilments(10, short).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn submission_and_rescheduling_are_recorded() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let tx = store
+        .place_purchase(purchase(account, key, "sub", 10))
+        .await
+        .unwrap();
+    store.claim_fulfilments(10, LEASE).await.unwrap();
+    store
+        .mark_submitted(&tx.code, "sandbox", Some("SUP-1"))
+        .await
+        .unwrap();
+    store
+        .reschedule(&tx.code, Duration::ZERO, "supplier pending")
+        .await
+        .unwrap();
+    let read = store
+        .transaction(None, TxLookup::Code(tx.code.clone()))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(read.submitted);
+    assert_eq!(read.supplier.as_deref(), Some("sandbox"));
+    assert_eq!(read.supplier_reference.as_deref(), Some("SUP-1"));
+    assert_eq!(
+        read.result,
+        serde_json::json!({"last_note": "supplier pending"})
+    );
+    assert_eq!(read.attempts, 1);
+    // Rescheduling releases the lease: due now, it is claimed again.
+    assert_eq!(store.claim_fulfilments(10, LEASE).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_success_is_final_and_emits_one_event() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let tx = store
+        .place_purchase(purchase(account, key, "ok", 300))
+        .await
+        .unwrap();
+    let mut fin = finalization(TxStatus::Successful, false);
+    fin.result = serde_json::json!({"pin": "1234"});
+    assert!(store.finalize(&tx.code, fin).await.unwrap());
+    let done = finalization(TxStatus::Failed, false);
+    assert!(!store.finalize(&tx.code, done).await.unwrap());
+    let read = store
+        .transaction(Some(account), TxLookup::Code(tx.code.clone()))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(read.status, TxStatus::Successful);
+    assert_eq!(read.result, serde_json::json!({"pin": "1234"}));
+    assert!(read.completed_at.is_some());
+    assert_eq!(store.balance(account).await.unwrap(), Kobo::from_naira(700));
+    let event = store.event(&tx.code).await.unwrap().unwrap();
+    assert_eq!(
+        (event.event.as_str(), event.status),
+        ("airtime.purchase", EventStatus::Pending)
+    );
+    assert_eq!(store.fulfilment_backlog().await.unwrap().processing, 0);
+    let unknown = store.finalize("BP-none", finalization(TxStatus::Failed, false));
+    assert!(matches!(unknown.await, Err(StoreError::NotFound(_))));
+}
+
+#[tokio::test]
+async fn a_reversal_refunds_a_successful_purchase_once() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let tx = store
+        .place_purchase(purchase(account, key, "ref-reversed", 300))
+        .await
+        .unwrap();
+    let fin = finalization;
+    assert!(
+        !store
+            .finalize(&tx.code, fin(TxStatus::Failed, true))
+            .await
+            .unwrap(),
+        "only a successful purchase is reversed"
+    );
+    assert!(
+        store
+            .finalize(&tx.code, fin(TxStatus::Successful, false))
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .finalize(&tx.code, fin(TxStatus::Failed, true))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .finalize(&tx.code, fin(TxStatus::Failed, true))
+            .await
+            .unwrap(),
+        "refunded once"
+    );
+    assert_eq!(
+        store.balance(account).await.unwrap(),
+        Kobo::from_naira(1_000)
+    );
+    let events = store
+        .events(EventFilter {
+            account_id: Some(account),
+            limit: 10,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    // One event per transaction, sent again with the new status.
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].payload, "failed");
+    assert_eq!(events[0].status, EventStatus::Pending);
+    assert_invariant(&store, account).await;
+}
