@@ -42,6 +42,11 @@ pub struct PurchaseDetails {
 }
 
 impl PurchaseDetails {
+    /// The stored text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("purchase details are plain JSON")
+    }
+
     /// The fields that are set, as (JSON name, shown value), by name.
     pub fn fields(&self) -> Vec<(&'static str, String)> {
         let text = |v: &Option<String>| v.clone();

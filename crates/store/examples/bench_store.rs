@@ -131,7 +131,7 @@ async fn measure(store: &SharedStore, purchases: usize, concurrency: usize) -> f
                             label: "MTN Airtime".into(),
                             recipient: "08031234567".into(),
                             amount: Kobo::from_naira(100),
-                            details: serde_json::json!({}),
+                            details: Default::default(),
                         })
                         .await
                         .unwrap();

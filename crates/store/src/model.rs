@@ -1,7 +1,7 @@
 //! Records the store reads and writes. `New*` are inputs, the rest are rows.
 
 use crate::StoreError;
-use billpay_domain::{AccountId, Delivery, KeyId, Kobo, Product, TxStatus};
+use billpay_domain::{AccountId, Delivery, KeyId, Kobo, Product, PurchaseDetails, TxStatus};
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 
@@ -134,7 +134,7 @@ pub struct NewPurchase {
     pub recipient: String,
     pub amount: Kobo,
     /// The product's own request fields (meter_type, quantity, denomination…).
-    pub details: serde_json::Value,
+    pub details: PurchaseDetails,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -149,7 +149,7 @@ pub struct Transaction {
     pub label: String,
     pub recipient: String,
     pub amount: Kobo,
-    pub details: serde_json::Value,
+    pub details: PurchaseDetails,
     pub status: TxStatus,
     pub message: String,
     pub balance_before: Kobo,

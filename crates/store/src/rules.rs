@@ -23,8 +23,7 @@ impl NewPurchase {
     /// The e-pin batch id the purchase's details carry (stored in its own
     /// column, so [`TxLookup::BatchId`] finds the purchase).
     pub fn batch_id(&self) -> Option<String> {
-        let batch = self.details.get("batch_id")?;
-        batch.as_str().map(str::to_owned)
+        self.details.batch_id.clone()
     }
 }
 

@@ -8,7 +8,7 @@ pub mod sandbox;
 pub mod vtpass;
 
 use async_trait::async_trait;
-use billpay_domain::{Delivery, Kobo, Product};
+use billpay_domain::{Delivery, Kobo, Product, PurchaseDetails};
 
 /// One purchase as the supplier sees it. `reference_code` is the idempotency
 /// key at the supplier: asking twice for one code never delivers twice.
@@ -20,7 +20,7 @@ pub struct Order {
     pub recipient: String,
     pub amount: Kobo,
     /// Product fields: meter_type, quantity, denomination…
-    pub details: serde_json::Value,
+    pub details: PurchaseDetails,
     /// VTpass's codes the catalogue names for this provider and plan
     /// (`vtpass_service_id`, `vtpass_variation_code`); `None`: the defaults.
     pub vtpass_codes: VtpassCodes,

@@ -109,11 +109,7 @@ fn outcome(order: &Order) -> SupplierStatus {
 /// What a successful order delivers, derived from its reference code.
 fn delivery(order: &Order) -> Delivery {
     let seed = &order.reference_code;
-    let quantity = order
-        .details
-        .get("quantity")
-        .and_then(|q| q.as_u64())
-        .unwrap_or(1);
+    let quantity = order.details.quantity.unwrap_or(1);
     match order.product {
         Product::Electricity => {
             let token = digits(&format!("{seed}token"), 20);
@@ -189,7 +185,10 @@ mod tests {
             provider: "ikeja-electric".into(),
             recipient: recipient.into(),
             amount: Kobo(500_000),
-            details: serde_json::json!({"quantity": 2}),
+            details: PurchaseDetails {
+                quantity: Some(2),
+                ..PurchaseDetails::default()
+            },
             vtpass_codes: VtpassCodes::default(),
         }
     }

@@ -18,7 +18,6 @@ use billpay_store::{Finalization, SharedStore, StoreResult, Transaction};
 use billpay_supplier::routing::Routes;
 use billpay_supplier::{Order, Supplier, SupplierStatus, VtpassCodes};
 use billpay_webhooks::{Purchase, WebhookPayload};
-use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -498,7 +497,7 @@ pub fn webhook_payload(
         reference_code: &tx.code,
         recipient: &tx.recipient,
         amount: tx.amount,
-        batch_id: tx.details.get("batch_id").and_then(Value::as_str),
+        batch_id: tx.details.batch_id.as_deref(),
     };
     let pin = result.pin.as_deref();
     let completed_at = billpay_store::clock::rfc3339(completed_at_ms);

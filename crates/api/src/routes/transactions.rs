@@ -9,10 +9,9 @@ use crate::state::AppState;
 use axum::Router;
 use axum::extract::State;
 use axum::routing::get;
-use billpay_domain::{EpinCard, Kobo, Product, PurchaseDetails, TxStatus};
+use billpay_domain::{EpinCard, Kobo, Product, TxStatus};
 use billpay_store::{Transaction, TxLookup};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{AnyOfBuilder, ObjectBuilder, Schema, Type};
@@ -136,11 +135,7 @@ pub fn status_view(tx: Transaction) -> ApiResult<TransactionStatusOut> {
         .units
         .filter(|_| tx.product == Product::Electricity);
     let batch_id = match tx.product {
-        Product::Epin => tx
-            .details
-            .get("batch_id")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+        Product::Epin => tx.details.batch_id.clone(),
         _ => None,
     };
     Ok(TransactionStatusOut {
@@ -211,12 +206,11 @@ pub async fn epin_batch(
 }
 
 fn batch_view(tx: Transaction) -> ApiResult<EpinBatchOut> {
-    let stored = |e: serde_json::Error| ApiError::Internal(format!("stored e-pin batch: {e}"));
     let pins = match tx.status {
         TxStatus::Successful => tx.delivery()?.cards().map(EpinOut::from).collect(),
         _ => Vec::new(),
     };
-    let details: PurchaseDetails = serde_json::from_value(tx.details).map_err(stored)?;
+    let details = tx.details;
     Ok(EpinBatchOut {
         batch_id: details.batch_id.unwrap_or_default(),
         status: tx.status,

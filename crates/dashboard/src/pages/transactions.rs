@@ -273,19 +273,11 @@ pub async fn detail(
             value: tx.completed_at.clone().unwrap_or_else(|| "—".into()),
         },
     ];
-    if let Some(details) = tx.details.as_object() {
-        for (k, v) in details {
-            let value = v
-                .as_str()
-                .map(str::to_owned)
-                .unwrap_or_else(|| v.to_string());
-            if !v.is_null() {
-                fields.push(Field {
-                    name: detail_name(k),
-                    value,
-                });
-            }
-        }
+    for (name, value) in tx.details.fields() {
+        fields.push(Field {
+            name: detail_name(name),
+            value,
+        });
     }
     let delivery = tx.delivery()?;
     let pins = delivery.pins.iter().map(PinRow::from).collect();

@@ -177,7 +177,7 @@ impl PurchaseArgs {
             account: new.account_id.to_string(),
             key: new.key_id.to_string(),
             product: new.product.service(),
-            details: new.details.to_string(),
+            details: new.details.to_json(),
             batch_id: new.batch_id(),
             now_ms,
             now: rfc3339(now_ms),

@@ -24,7 +24,7 @@ where
     })
 }
 
-fn json(row: &Row, index: usize) -> Result<serde_json::Value, PgError> {
+fn json<T: serde::de::DeserializeOwned>(row: &Row, index: usize) -> Result<T, PgError> {
     let text: String = get(row, index)?;
     serde_json::from_str(&text)
         .map_err(|e| PgError::Store(StoreError::Backend(format!("column {index}: {e}"))))

@@ -65,7 +65,7 @@ fn insert(
             new.label,
             new.recipient,
             new.amount.0,
-            new.details.to_string(),
+            new.details.to_json(),
             new.batch_id(),
             before.0,
             after.0,

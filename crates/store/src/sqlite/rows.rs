@@ -19,7 +19,7 @@ where
     })
 }
 
-fn json(row: &Row, index: usize) -> rusqlite::Result<serde_json::Value> {
+fn json<T: serde::de::DeserializeOwned>(row: &Row, index: usize) -> rusqlite::Result<T> {
     let text: String = row.get(index)?;
     serde_json::from_str(&text).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, e.into())

@@ -3,7 +3,7 @@
 //! `BILLPAY_TEST_POSTGRES_URL`, a fresh PostgreSQL database.
 #![allow(dead_code)]
 
-use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
+use billpay_domain::{AccountId, KeyId, Kobo, Product, PurchaseDetails, TxStatus};
 use billpay_store::postgres::scratch::ScratchDatabase;
 use billpay_store::*;
 
@@ -99,7 +99,10 @@ pub fn purchase(account: AccountId, key: KeyId, reference: &str, naira: i64) -> 
         label: "MTN Airtime".into(),
         recipient: "08031234567".into(),
         amount: Kobo::from_naira(naira),
-        details: serde_json::json!({ "n": reference }),
+        details: PurchaseDetails {
+            phone: Some("08031234567".into()),
+            ..PurchaseDetails::default()
+        },
     }
 }
 

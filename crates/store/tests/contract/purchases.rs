@@ -1,5 +1,5 @@
 use crate::common::{assert_invariant, finalization, funded_account, join_all, purchase, store};
-use billpay_domain::{AccountId, Kobo, Product, TxStatus};
+use billpay_domain::{AccountId, Kobo, Product, PurchaseDetails, TxStatus};
 use billpay_store::*;
 
 #[tokio::test]
@@ -118,7 +118,11 @@ async fn a_purchase_reads_back_as_placed_by_code_reference_and_batch_id() {
     let (other, _) = funded_account(&store, 1).await;
     let mut new = purchase(account, key, "epin-0001", 100);
     new.product = Product::Epin;
-    new.details = serde_json::json!({ "batch_id": "BATCH-1", "quantity": 2 });
+    new.details = PurchaseDetails {
+        batch_id: Some("BATCH-1".into()),
+        quantity: Some(2),
+        ..PurchaseDetails::default()
+    };
     let placed = store.place_purchase(new).await.unwrap();
     assert_eq!((placed.status, placed.attempts), (TxStatus::Processing, 0));
     let as_placed = serde_json::to_value(&placed).unwrap();

@@ -90,11 +90,12 @@ pub(super) fn pay_request(order: &Order) -> Result<Value, SupplierError> {
             order.product, order.provider
         ))
     })?;
-    let detail = |key: &str| order.details.get(key).and_then(Value::as_str).unwrap_or("");
-    let variation = codes.variation_code.as_deref().unwrap_or(detail("plan_id"));
-    let phone = match detail("phone") {
-        "" => order.recipient.clone(),
-        phone => phone.to_owned(),
+    let details = &order.details;
+    let plan_id = details.plan_id.as_deref().unwrap_or("");
+    let variation = codes.variation_code.as_deref().unwrap_or(plan_id);
+    let phone = match details.phone.as_deref() {
+        None | Some("") => order.recipient.clone(),
+        Some(phone) => phone.to_owned(),
     };
     let mut body = json!({
         "request_id": request_id(&order.reference_code)?,
@@ -118,13 +119,13 @@ pub(super) fn pay_request(order: &Order) -> Result<Value, SupplierError> {
             }
         }
         Product::Electricity => {
-            let meter_type = order.details["meter_type"].as_u64().unwrap_or(1) as u8;
+            let meter_type = details.meter_type.unwrap_or(1);
             body["billersCode"] = json!(order.recipient);
             body["variation_code"] = json!(meter_variation(meter_type));
         }
         Product::Education => {
             body["variation_code"] = json!("waecdirect");
-            body["quantity"] = json!(order.details["quantity"].as_u64().unwrap_or(1));
+            body["quantity"] = json!(details.quantity.unwrap_or(1));
         }
         _ => {}
     }
@@ -298,7 +299,13 @@ mod tests {
             provider: provider.into(),
             recipient: "08011111111".into(),
             amount: Kobo(10_050),
-            details: json!({ "phone": "08011111111", "plan_id": "mtn-10mb-100", "meter_type": 2, "quantity": 2 }),
+            details: PurchaseDetails {
+                phone: Some("08011111111".into()),
+                plan_id: Some("mtn-10mb-100".into()),
+                meter_type: Some(2),
+                quantity: Some(2),
+                ..PurchaseDetails::default()
+            },
             vtpass_codes: VtpassCodes::default(),
         }
     }
@@ -345,7 +352,7 @@ mod tests {
             service_id: Some("mtn".into()),
             variation_code: Some("mtn-10mb-100".into()),
         };
-        named.details["plan_id"] = json!("our-own-id");
+        named.details.plan_id = Some("our-own-id".into());
         let body = pay_request(&named).unwrap();
         assert_eq!(
             (body["serviceID"].as_str(), body["variation_code"].as_str()),

@@ -85,8 +85,6 @@ async fn place(
     if !state.supplier.sells(order.product, &order.provider.slug) {
         return Err(ApiError::InvalidProvider);
     }
-    let details = serde_json::to_value(&order.details)
-        .map_err(|e| ApiError::Internal(format!("order details: {e}")))?;
     let tx = state
         .store
         .place_purchase(NewPurchase {
@@ -99,11 +97,11 @@ async fn place(
             label: order.label,
             recipient: order.recipient,
             amount: order.amount,
-            details,
+            details: order.details,
         })
         .await?;
     state.purchases_waiting.notify_one();
-    ok(PurchaseOut::Accepted(Box::new(accepted(tx)?)))
+    ok(PurchaseOut::Accepted(Box::new(accepted(tx))))
 }
 
 /// Send airtime to a Nigerian phone number.

@@ -1,7 +1,6 @@
 //! What a purchase answers: the accepted transaction (live) or what it would
 //! have deducted (test twin).
 
-use crate::error::{ApiError, ApiResult};
 use billpay_domain::{Kobo, Product, PurchaseDetails};
 use billpay_store::Transaction;
 use serde::Serialize;
@@ -17,10 +16,8 @@ pub enum PurchaseOut {
 }
 
 /// The accepted response: the spec's electricity result, generalised.
-pub fn accepted(tx: Transaction) -> ApiResult<PurchaseAcceptedOut> {
-    let details = serde_json::from_value(tx.details)
-        .map_err(|e| ApiError::Internal(format!("stored order details: {e}")))?;
-    Ok(PurchaseAcceptedOut {
+pub fn accepted(tx: Transaction) -> PurchaseAcceptedOut {
+    PurchaseAcceptedOut {
         label: ProductLabel::new(tx.product, tx.label),
         status: true,
         message: "Transaction is processing",
@@ -30,8 +27,8 @@ pub fn accepted(tx: Transaction) -> ApiResult<PurchaseAcceptedOut> {
         balance_after: tx.balance_after,
         amount: tx.amount,
         recipient: tx.recipient,
-        details,
-    })
+        details: tx.details,
+    }
 }
 
 /// What was bought: `plan` for data and cable, `item` for the other products.
