@@ -3,6 +3,19 @@
 
 use super::*;
 
+/// How long after `code` became final its webhook reached `receiver`.
+async fn webhook_lag(
+    server: &TestServer,
+    receiver: &Receiver,
+    customer: &Customer,
+    code: &str,
+) -> Duration {
+    server.wait_final(&customer.api_key, code).await;
+    let finished = Instant::now();
+    let hook = receiver.wait_for(code, 1).await.remove(0);
+    hook.at.saturating_duration_since(finished)
+}
+
 /// 500, a receiver slower than 10 s and a refused connection are each
 /// logged as failed (no retry by default), and a healthy receiver is served
 /// promptly while the slow one hangs. SIGTERM during the slow delivery waits
@@ -61,10 +74,7 @@ async fn failed_deliveries_are_logged_and_do_not_hold_up_healthy_ones() {
     )
     .await;
     let healthy_code = code_of(&healthy_accepted);
-    server.wait_final(&healthy.api_key, &healthy_code).await;
-    let finished = Instant::now();
-    let hook = receiver.wait_for(&healthy_code, 1).await.remove(0);
-    let lag = hook.at.saturating_duration_since(finished);
+    let lag = webhook_lag(&server, &receiver, &healthy, &healthy_code).await;
     assert!(
         lag < Duration::from_secs(2),
         "healthy webhook {lag:?} after the purchase finished"
@@ -200,10 +210,7 @@ async fn a_hanging_receiver_holds_only_its_share_of_delivery_slots() {
         )
         .await,
     );
-    server.wait_final(&healthy.api_key, &code).await;
-    let finished = Instant::now();
-    let hook = receiver.wait_for(&code, 1).await.remove(0);
-    let lag = hook.at.saturating_duration_since(finished);
+    let lag = webhook_lag(&server, &receiver, &healthy, &code).await;
     assert!(
         lag < Duration::from_secs(3),
         "the healthy key's webhook waited {lag:?} behind a hanging receiver"
