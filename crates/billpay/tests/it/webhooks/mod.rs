@@ -107,6 +107,21 @@ pub fn attempts(entry: &Value) -> &Vec<Value> {
         .unwrap_or_else(|| panic!("no attempts array: {entry}"))
 }
 
+/// The single attempt of `entry`, checked to have had no HTTP answer and an
+/// error that mentions `error`.
+pub fn only_unanswered_attempt<'a>(entry: &'a Value, error: &str) -> &'a Value {
+    let tries = attempts(entry);
+    assert_eq!(tries.len(), 1, "{entry}");
+    assert_eq!(tries[0]["http_status"], Value::Null, "{entry}");
+    assert!(
+        tries[0]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains(error)),
+        "{entry}"
+    );
+    &tries[0]
+}
+
 /// A loopback URL on which nothing listens: connecting is refused.
 pub fn closed_port_url() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
