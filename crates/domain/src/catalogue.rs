@@ -1,6 +1,12 @@
 //! The product catalogue: providers, data categories and plans, cable plans
 //! and e-pin denominations. Read from TOML (`catalogue/default.toml` is the
 //! shipped default), validated as a whole, looked up by the purchase rules.
+//! Providers and plans carry each supplier's own codes for them
+//! ([`CodesBySupplier`]), which only that supplier's adapter reads.
+
+mod codes;
+
+pub use codes::{CodesBySupplier, SupplierCodes};
 
 use crate::{Kobo, Product};
 use serde::{Deserialize, Serialize};
@@ -32,9 +38,10 @@ pub struct Provider {
     /// Price of one exam pin (education providers only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<Kobo>,
-    /// VTpass's `serviceID` for it, when not the one derived from the slug.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vtpass_service_id: Option<String>,
+    /// Each supplier's codes for it, when not the ones its adapter derives
+    /// from the slug (`codes.<supplier>.service_id = "…"`).
+    #[serde(flatten, with = "codes::flat")]
+    pub codes: CodesBySupplier,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,9 +60,10 @@ pub struct DataPlan {
     pub price: Kobo,
     pub duration: u32,
     pub active: bool,
-    /// VTpass's `variation_code` for it (default: the `plan_id`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vtpass_variation_code: Option<String>,
+    /// Each supplier's codes for it (`codes.<supplier>.variation_code = "…"`;
+    /// without one, an adapter uses the `plan_id`).
+    #[serde(flatten, with = "codes::flat")]
+    pub codes: CodesBySupplier,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,9 +74,10 @@ pub struct CablePlan {
     pub price: Kobo,
     pub duration: u32,
     pub active: bool,
-    /// VTpass's `variation_code` for it (default: the `plan_id`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vtpass_variation_code: Option<String>,
+    /// Each supplier's codes for it (`codes.<supplier>.variation_code = "…"`;
+    /// without one, an adapter uses the `plan_id`).
+    #[serde(flatten, with = "codes::flat")]
+    pub codes: CodesBySupplier,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -227,6 +236,35 @@ impl Catalogue {
             .find(|d| d.provider == provider.slug && d.denomination == denomination)
     }
 
+    /// `supplier`'s codes for `provider` and, if given, one of its data or
+    /// cable plans: the provider's codes, with the plan's added over them.
+    pub fn supplier_codes(
+        &self,
+        supplier: &str,
+        provider: &str,
+        plan_id: Option<&str>,
+    ) -> SupplierCodes {
+        let mut codes = self
+            .provider(provider)
+            .map(|p| p.codes.of(supplier))
+            .unwrap_or_default();
+        let plan_codes = plan_id.and_then(|id| {
+            let data = self
+                .data_plans
+                .iter()
+                .map(|p| (&p.provider, &p.plan_id, &p.codes));
+            let cable = self
+                .cable_plans
+                .iter()
+                .map(|p| (&p.provider, &p.plan_id, &p.codes));
+            data.chain(cable)
+                .find(|(p, plan, _)| *p == provider && *plan == id)
+                .map(|(_, _, codes)| codes.of(supplier))
+        });
+        codes.extend(plan_codes.unwrap_or_default());
+        codes
+    }
+
     /// Enables or disables a provider (by UUID or slug) or a plan (by plan_id).
     /// Returns a description of what changed, or None when nothing matched.
     pub fn set_active(&mut self, target: &str, active: bool) -> Option<String> {
@@ -314,6 +352,60 @@ mod tests {
         c.data_plans[0].category = "nope".into();
         assert!(c.validate().is_err());
         assert!(Catalogue::from_toml("[[providers]]\nslug = 1").is_err());
+    }
+
+    const WITH_CODES: &str = r#"
+[[providers]]
+id = "6cb0f555-921c-4533-96c4-8a84af46714b"
+slug = "9mobile"
+name = "9mobile"
+type = "telco"
+services = ["airtime", "data"]
+active = true
+acme_service_id = "etisalat"
+
+[[data_categories]]
+id = "sme"
+name = "SME"
+provider = "9mobile"
+
+[[data_plans]]
+plan_id = "9mobile-1gb"
+provider = "9mobile"
+category = "sme"
+name = "9mobile 1GB"
+price = 600.0
+duration = 7
+active = true
+acme_variation_code = "eti-1gb"
+codes = { other = { plan = "9M1" } }
+"#;
+
+    #[test]
+    fn supplier_codes_are_read_in_both_forms_and_written_in_the_new_one() {
+        let c = Catalogue::from_toml(WITH_CODES).unwrap();
+        let expected: SupplierCodes = [("service_id", "etisalat"), ("variation_code", "eti-1gb")]
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .into();
+        assert_eq!(
+            c.supplier_codes("acme", "9mobile", Some("9mobile-1gb")),
+            expected
+        );
+        assert_eq!(
+            c.supplier_codes("other", "9mobile", Some("9mobile-1gb"))["plan"],
+            "9M1"
+        );
+        assert_eq!(c.supplier_codes("acme", "9mobile", None).len(), 1);
+        assert!(c.supplier_codes("nobody", "9mobile", None).is_empty());
+        // Written back in the new form only, through TOML and JSON alike.
+        let toml = c.to_toml();
+        assert!(!toml.contains("acme_"), "{toml}");
+        assert_eq!(Catalogue::from_toml(&toml).unwrap(), c);
+        let json = serde_json::to_string(&c).unwrap();
+        assert_eq!(serde_json::from_str::<Catalogue>(&json).unwrap(), c);
+        // A catalogue without codes writes none.
+        let plain = Catalogue::from_toml(Catalogue::default_toml()).unwrap();
+        assert!(!serde_json::to_string(&plain).unwrap().contains("codes"));
     }
 
     #[test]

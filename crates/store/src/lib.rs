@@ -7,6 +7,7 @@
 //! the backends: [`rules`], `columns` and [`issue`] (credentials).
 
 pub mod audit;
+pub mod catalogue_cache;
 pub mod clock;
 mod columns;
 pub mod issue;
@@ -17,6 +18,7 @@ pub mod rules;
 pub mod sealing;
 pub mod sqlite;
 
+pub use catalogue_cache::CatalogueCache;
 pub use model::*;
 pub use rules::redact_url;
 

@@ -1,13 +1,16 @@
 //! The supplier boundary: who actually delivers airtime, tokens and pins.
 //! [`Supplier`] is what the fulfilment worker and the verification endpoints
-//! call; [`sandbox::SandboxSupplier`] is the built-in simulator that is the
-//! default; [`vtpass::VtpassSupplier`] sells through VTpass.
+//! call, through [`routing::Routes`]. Each adapter is one folder:
+//! [`sandbox::SandboxSupplier`] is the built-in simulator that is the
+//! default; [`vtpass::VtpassSupplier`] sells through VTpass. Nothing outside
+//! an adapter's folder knows its codes or its API.
 
 pub mod routing;
 pub mod sandbox;
 pub mod vtpass;
 
 use async_trait::async_trait;
+pub use billpay_domain::catalogue::SupplierCodes;
 use billpay_domain::{Delivery, Kobo, Product, PurchaseDetails};
 
 /// One purchase as the supplier sees it. `reference_code` is the idempotency
@@ -21,15 +24,9 @@ pub struct Order {
     pub amount: Kobo,
     /// Product fields: meter_type, quantity, denomination…
     pub details: PurchaseDetails,
-    /// VTpass's codes the catalogue names for this provider and plan
-    /// (`vtpass_service_id`, `vtpass_variation_code`); `None`: the defaults.
-    pub vtpass_codes: VtpassCodes,
-}
-
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct VtpassCodes {
-    pub service_id: Option<String>,
-    pub variation_code: Option<String>,
+    /// The codes the catalogue names for this provider and plan at the
+    /// supplier the order goes to (empty: the adapter's defaults).
+    pub codes: SupplierCodes,
 }
 
 /// The supplier's answer about an order.
@@ -51,8 +48,8 @@ pub struct VerifyRequest {
     pub provider: String,
     pub number: String,
     pub meter_type: Option<u8>,
-    /// The catalogue's `vtpass_service_id` of the provider, if it names one.
-    pub vtpass_service_id: Option<String>,
+    /// The codes the catalogue names for the provider at the supplier asked.
+    pub codes: SupplierCodes,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -62,6 +59,14 @@ pub enum Verification {
         address: Option<String>,
     },
     NotFound,
+}
+
+/// A plan a supplier sells for one provider: its code there, name and price.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SupplierPlan {
+    pub code: String,
+    pub name: String,
+    pub price: Kobo,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -84,6 +89,29 @@ pub trait Supplier: Send + Sync + 'static {
     /// purchase it does not sell is refused before any money moves.
     fn sells(&self, _product: Product, _provider: &str) -> bool {
         true
+    }
+    /// The code a catalogue plan is known by at this supplier, given the
+    /// codes the catalogue names for it there (default: the `plan` code,
+    /// else the plan id). The plan list's codes are matched against it.
+    fn plan_code(&self, plan_id: &str, codes: &SupplierCodes) -> String {
+        codes
+            .get("plan")
+            .cloned()
+            .unwrap_or_else(|| plan_id.to_owned())
+    }
+    /// The float left in our account there; `None`: it keeps none (the sandbox).
+    async fn balance(&self) -> Option<Result<Kobo, SupplierError>> {
+        None
+    }
+    /// The data or cable plans it sells for `provider` (given the provider's
+    /// codes there); `None`: it publishes no such list for it.
+    async fn plans(
+        &self,
+        _product: Product,
+        _provider: &str,
+        _codes: &SupplierCodes,
+    ) -> Option<Result<Vec<SupplierPlan>, SupplierError>> {
+        None
     }
     async fn verify(&self, request: &VerifyRequest) -> Result<Verification, SupplierError>;
     async fn purchase(&self, order: &Order) -> Result<SupplierStatus, SupplierError>;

@@ -4,8 +4,7 @@
 //! The fulfilment worker sends a purchase to the first supplier of its chain
 //! that sells it and moves to the next only when that one answered `Failed`
 //! (definitely not delivered, so not kept charged), never on an unknown
-//! outcome. As a [`Supplier`] itself (for the API's verifications and
-//! `sells`), [`Routes`] answers with the first supplier of the chain.
+//! outcome. A verification asks the first supplier of the chain.
 
 use crate::*;
 use std::collections::HashMap;
@@ -51,8 +50,10 @@ impl Routes {
                 return Err(RoutesError(format!("routes: {key} names no supplier")));
             }
             if let Some(unknown) = names.iter().find(|n| !known(n)) {
+                let configured: Vec<_> = suppliers.iter().map(|s| s.name()).collect();
                 return Err(RoutesError(format!(
-                    "routes: {key} names {unknown:?}, not a supplier (sandbox, vtpass)"
+                    "routes: {key} names {unknown:?}, not a configured supplier ({})",
+                    configured.join(", ")
                 )));
             }
         }
@@ -61,6 +62,11 @@ impl Routes {
             routes,
             default,
         })
+    }
+
+    /// Every configured supplier.
+    pub fn suppliers(&self) -> &[Arc<dyn Supplier>] {
+        &self.suppliers
     }
 
     pub fn by_name(&self, name: &str) -> Option<&Arc<dyn Supplier>> {
@@ -80,37 +86,17 @@ impl Routes {
             .filter(|s| s.sells(product, provider))
             .collect()
     }
-}
 
-#[async_trait]
-impl Supplier for Routes {
-    fn name(&self) -> &'static str {
-        "routes"
-    }
-
-    fn sells(&self, product: Product, provider: &str) -> bool {
+    /// Whether some supplier may fulfil it: a purchase none sells is
+    /// refused before any money moves.
+    pub fn sells(&self, product: Product, provider: &str) -> bool {
         !self.chain(product, provider).is_empty()
     }
 
-    async fn verify(&self, request: &VerifyRequest) -> Result<Verification, SupplierError> {
-        match self.chain(request.product, &request.provider).first() {
-            Some(supplier) => supplier.verify(request).await,
-            None => Ok(Verification::NotFound),
-        }
-    }
-
-    async fn purchase(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
-        match self.chain(order.product, &order.provider).first() {
-            Some(supplier) => supplier.purchase(order).await,
-            None => Err(SupplierError::Unavailable("no supplier sells it".into())),
-        }
-    }
-
-    async fn requery(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
-        match self.chain(order.product, &order.provider).first() {
-            Some(supplier) => supplier.requery(order).await,
-            None => Err(SupplierError::Unavailable("no supplier sells it".into())),
-        }
+    /// Who verifies a customer of this product and provider: the first
+    /// supplier of its chain (the one a purchase goes to first).
+    pub fn verifier(&self, product: Product, provider: &str) -> Option<&Arc<dyn Supplier>> {
+        self.chain(product, provider).first().copied()
     }
 }
 
@@ -118,28 +104,40 @@ impl Supplier for Routes {
 mod tests {
     use super::*;
     use crate::sandbox::SandboxSupplier;
-    use crate::vtpass::{VtpassConfig, VtpassSupplier};
     use std::time::Duration;
 
+    /// A supplier named `real` that sells no betting.
+    struct Real;
+
+    #[async_trait]
+    impl Supplier for Real {
+        fn name(&self) -> &'static str {
+            "real"
+        }
+        fn sells(&self, product: Product, _provider: &str) -> bool {
+            product != Product::Betting
+        }
+        async fn verify(&self, _: &VerifyRequest) -> Result<Verification, SupplierError> {
+            Ok(Verification::NotFound)
+        }
+        async fn purchase(&self, _: &Order) -> Result<SupplierStatus, SupplierError> {
+            Ok(SupplierStatus::Pending)
+        }
+        async fn requery(&self, _: &Order) -> Result<SupplierStatus, SupplierError> {
+            Ok(SupplierStatus::Pending)
+        }
+    }
+
     fn routes(routes: &[(&str, &[&str])]) -> Result<Routes, RoutesError> {
-        let vtpass = VtpassSupplier::new(VtpassConfig {
-            base_url: "http://127.0.0.1:9".into(),
-            api_key: "a".into(),
-            secret_key: "s".into(),
-            public_key: "p".into(),
-            connect_timeout: Duration::from_secs(1),
-            timeout: Duration::from_secs(1),
-        })
-        .unwrap();
         let suppliers: Vec<Arc<dyn Supplier>> = vec![
-            Arc::new(vtpass),
+            Arc::new(Real),
             Arc::new(SandboxSupplier::new(Duration::ZERO)),
         ];
         let routes = routes
             .iter()
             .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
             .collect();
-        Routes::new(suppliers, vec!["vtpass".into()], routes)
+        Routes::new(suppliers, vec!["real".into()], routes)
     }
 
     fn names(chain: Vec<&Arc<dyn Supplier>>) -> Vec<&'static str> {
@@ -149,25 +147,25 @@ mod tests {
     #[test]
     fn provider_routes_win_and_unsold_products_are_skipped() {
         let r = routes(&[
-            ("airtime", &["vtpass", "sandbox"]),
+            ("airtime", &["real", "sandbox"]),
             ("airtime.glo", &["sandbox"]),
         ])
         .unwrap();
-        assert_eq!(
-            names(r.chain(Product::Airtime, "mtn")),
-            ["vtpass", "sandbox"]
-        );
+        assert_eq!(names(r.chain(Product::Airtime, "mtn")), ["real", "sandbox"]);
         assert_eq!(names(r.chain(Product::Airtime, "glo")), ["sandbox"]);
-        assert_eq!(names(r.chain(Product::Data, "mtn")), ["vtpass"]);
-        // VTpass sells no betting and the default route has nothing else.
+        assert_eq!(names(r.chain(Product::Data, "mtn")), ["real"]);
+        assert_eq!(r.verifier(Product::Data, "mtn").unwrap().name(), "real");
+        // `real` sells no betting and the default route has nothing else.
         assert!(names(r.chain(Product::Betting, "bet9ja")).is_empty());
         assert!(!r.sells(Product::Betting, "bet9ja"));
+        assert!(r.verifier(Product::Betting, "bet9ja").is_none());
     }
 
     #[test]
     fn bad_routes_are_refused() {
-        assert!(routes(&[("airtim", &["vtpass"])]).is_err());
-        assert!(routes(&[("airtime", &["paystack"])]).is_err());
+        assert!(routes(&[("airtim", &["real"])]).is_err());
+        let unknown = routes(&[("airtime", &["paystack"])]).err().unwrap();
+        assert!(unknown.to_string().contains("(real, sandbox)"), "{unknown}");
         assert!(routes(&[("airtime", &[])]).is_err());
     }
 }

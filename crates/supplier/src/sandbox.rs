@@ -189,7 +189,7 @@ mod tests {
                 quantity: Some(2),
                 ..PurchaseDetails::default()
             },
-            vtpass_codes: VtpassCodes::default(),
+            codes: SupplierCodes::new(),
         }
     }
 
@@ -246,7 +246,7 @@ mod tests {
             provider: "dstv".into(),
             number: n.into(),
             meter_type: None,
-            vtpass_service_id: None,
+            codes: SupplierCodes::new(),
         };
         assert_eq!(
             SandboxSupplier::verify_now(&req("7012345678")),

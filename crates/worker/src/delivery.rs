@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
+use tracing::Instrument;
 
 #[derive(Debug, Clone)]
 pub struct DeliverySettings {
@@ -117,10 +118,16 @@ impl Delivery {
         claim_loop(settings, None, shutdown, claim, start).await;
     }
 
+    /// One event, in its own span (`deliver{event=…}`).
     async fn deliver(&self, event: Event) {
-        if let Err(e) = self.try_deliver(&event).await {
-            tracing::error!(event = %event.id, error = %e, "recording a delivery failed; retried after the lease");
+        let span = tracing::info_span!("deliver", event = %event.id);
+        async {
+            if let Err(e) = self.try_deliver(&event).await {
+                tracing::error!(error = %e, "recording a delivery failed; retried after the lease");
+            }
         }
+        .instrument(span)
+        .await
     }
 
     async fn try_deliver(&self, event: &Event) -> StoreResult<()> {
@@ -173,7 +180,7 @@ impl Delivery {
             }
         };
         if !outcome.delivered {
-            tracing::warn!(event = %event.id, error = ?outcome.error, "webhook delivery failed");
+            tracing::warn!(error = ?outcome.error, "webhook delivery failed");
         }
         let attempt = NewAttempt {
             url: Some(url),

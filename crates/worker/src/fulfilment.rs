@@ -9,19 +9,24 @@
 //! heartbeat) while the worker is still on it, however long the supplier
 //! takes; so after a crash the transactions that were in flight are picked
 //! up again within one lease, not minutes later.
+//!
+//! Each unit of work (one transaction fulfilled, one callback's recheck) runs
+//! in a `tracing` span carrying the transaction's code, so its log lines say
+//! which purchase they are about without repeating it.
 
 use crate::claim_loop::{LoopSettings, claim_loop, run_all};
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::{Delivery, TxStatus};
 use billpay_store::clock::now_ms;
-use billpay_store::{Finalization, SharedStore, StoreResult, Transaction};
+use billpay_store::{CatalogueCache, Finalization, SharedStore, StoreResult, Transaction};
 use billpay_supplier::routing::Routes;
-use billpay_supplier::{Order, Supplier, SupplierStatus, VtpassCodes};
+use billpay_supplier::{Order, Supplier, SupplierStatus};
 use billpay_webhooks::{Purchase, WebhookPayload};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
+use tracing::Instrument;
 
 pub const DEFAULT_NEEDS_REVIEW_AFTER: Duration = Duration::from_secs(24 * 3600);
 
@@ -75,10 +80,10 @@ pub struct Fulfilment {
 impl Fulfilment {
     pub fn new(store: SharedStore, routes: Arc<Routes>, settings: FulfilmentSettings) -> Self {
         Self {
-            store,
             routes,
             settings: Arc::new(settings),
-            catalogue: Arc::default(),
+            catalogue: Arc::new(CatalogueCache::new(store.clone())),
+            store,
         }
     }
 
@@ -138,14 +143,22 @@ impl Fulfilment {
         heartbeat.abort();
     }
 
+    /// One transaction, in its own span (`fulfil{code=…}`).
     async fn process(&self, tx: Transaction) {
-        if let Err(e) = self.try_process(&tx).await {
-            tracing::error!(code = %tx.code, error = %e, "fulfilment step failed; will retry after the lease");
+        let span = tracing::info_span!("fulfil", code = %tx.code);
+        async {
+            if let Err(e) = self.try_process(&tx).await {
+                tracing::error!(error = %e, "fulfilment step failed; will retry after the lease");
+            }
         }
+        .instrument(span)
+        .await
     }
 
     async fn try_process(&self, tx: &Transaction) -> StoreResult<()> {
-        let order = order_of(tx, &*self.catalogue.get(&self.store).await?);
+        let catalogue = self.catalogue.get().await?;
+        // Each supplier gets the order with its own codes from the catalogue.
+        let order_for = |supplier: &Arc<dyn Supplier>| order_of(tx, &catalogue, supplier.name());
         let chain = self.routes.chain(tx.product, &tx.provider);
         // Sent already: ask that supplier again (rows from before suppliers
         // were recorded went to the only one there was). Not yet: the first.
@@ -158,7 +171,7 @@ impl Fulfilment {
             Some(Some(supplier)) => supplier,
             Some(None) => {
                 // Never elsewhere: it may have been bought there.
-                tracing::error!(code = %tx.code, supplier = ?tx.supplier, "sent to a supplier that is no longer configured");
+                tracing::error!(supplier = ?tx.supplier, "sent to a supplier that is no longer configured");
                 return self
                     .requery_later(tx, "its supplier is not configured")
                     .await;
@@ -167,10 +180,11 @@ impl Fulfilment {
                 let Some(first) = chain.first().copied() else {
                     return self.fail(tx, "this product is not sold now", false).await;
                 };
-                self.send(tx, first, &order).await?;
+                self.send(tx, first, &order_for(first)).await?;
                 first
             }
         };
+        let order = order_for(supplier);
         let mut next = chain
             .iter()
             .position(|s| s.name() == supplier.name())
@@ -192,7 +206,13 @@ impl Fulfilment {
         let mut current = supplier;
         while let (Ok(SupplierStatus::Failed { reason }), Some(other)) = (&answer, chain.get(next))
         {
-            tracing::warn!(code = %tx.code, from = current.name(), to = other.name(), reason, "failing over to the next supplier");
+            tracing::warn!(
+                from = current.name(),
+                to = other.name(),
+                reason,
+                "failing over to the next supplier"
+            );
+            let order = order_for(other);
             self.send(tx, other, &order).await?;
             answer = self
                 .ask(other.name(), "purchase", other.purchase(&order))
@@ -215,6 +235,11 @@ impl Fulfilment {
     /// one the supplier now reports failed or reversed is refunded once and
     /// its webhook sent again. Never buys; anything unclear changes nothing.
     pub async fn recheck(&self, code: &str) -> StoreResult<()> {
+        let span = tracing::info_span!("recheck", code);
+        self.try_recheck(code).instrument(span).await
+    }
+
+    async fn try_recheck(&self, code: &str) -> StoreResult<()> {
         let lookup = billpay_store::TxLookup::Code(code.to_owned());
         let Some(tx) = self.store.transaction(None, lookup).await? else {
             return Ok(());
@@ -223,11 +248,11 @@ impl Fulfilment {
         let Some(supplier) = supplier.filter(|_| tx.status != TxStatus::Failed) else {
             return Ok(());
         };
-        let order = order_of(&tx, &*self.catalogue.get(&self.store).await?);
+        let order = order_of(&tx, &*self.catalogue.get().await?, supplier.name());
         let answer = self
             .ask(supplier.name(), "requery", supplier.requery(&order))
             .await;
-        tracing::info!(code, status = %tx.status, answer = ?answer.as_ref().map(std::mem::discriminant), "rechecked after a supplier callback");
+        tracing::info!(status = %tx.status, answer = ?answer.as_ref().map(std::mem::discriminant), "rechecked after a supplier callback");
         match (tx.status, answer) {
             (TxStatus::Processing, Ok(SupplierStatus::Delivered { result })) => {
                 self.succeed(&tx, result).await
@@ -236,10 +261,7 @@ impl Fulfilment {
                 self.fail(&tx, &reason, false).await
             }
             (TxStatus::Successful, Ok(SupplierStatus::Failed { reason })) => {
-                tracing::warn!(
-                    code,
-                    "the supplier reversed a successful purchase: refunding"
-                );
+                tracing::warn!("the supplier reversed a successful purchase: refunding");
                 self.fail(&tx, &reason, true).await
             }
             _ => Ok(()),
@@ -304,9 +326,9 @@ impl Fulfilment {
         let backoff = &self.settings.requery_backoff;
         let delay = backoff[(tx.attempts as usize).min(backoff.len() - 1)];
         if tx.created_at < needs_review_before(self.settings.needs_review_after) {
-            tracing::warn!(code = %tx.code, created_at = %tx.created_at, note, "outcome still unknown: needs the operator's review (billpay transaction list --needs-review)");
+            tracing::warn!(created_at = %tx.created_at, note, "outcome still unknown: needs the operator's review (billpay transaction list --needs-review)");
         } else {
-            tracing::info!(code = %tx.code, note, ?delay, "outcome not final; requery later");
+            tracing::info!(note, ?delay, "outcome not final; requery later");
         }
         self.store.reschedule(&tx.code, delay, note).await
     }
@@ -325,7 +347,7 @@ impl Fulfilment {
             let labels = [("product", tx.product.service()), ("status", status)];
             metrics::counter!("billpay_purchases_total", &labels).increment(1);
         } else {
-            tracing::warn!(code, "already final; nothing changed");
+            tracing::warn!("already final; nothing changed");
         }
         Ok(())
     }
@@ -382,20 +404,9 @@ fn supplier_outcome(status: &SupplierStatus) -> &'static str {
     }
 }
 
-fn order_of(tx: &Transaction, catalogue: &Catalogue) -> Order {
-    let provider = catalogue.providers.iter().find(|p| p.slug == tx.provider);
-    let plan = |plan_id: &str| {
-        let data = catalogue
-            .data_plans
-            .iter()
-            .find(|p| p.provider == tx.provider && p.plan_id == plan_id);
-        let cable = catalogue
-            .cable_plans
-            .iter()
-            .find(|p| p.provider == tx.provider && p.plan_id == plan_id);
-        data.and_then(|p| p.vtpass_variation_code.clone())
-            .or_else(|| cable.and_then(|p| p.vtpass_variation_code.clone()))
-    };
+/// The order for `tx` as `supplier` gets it: with the codes the catalogue
+/// names for its provider and plan there.
+fn order_of(tx: &Transaction, catalogue: &Catalogue, supplier: &str) -> Order {
     Order {
         reference_code: tx.code.clone(),
         product: tx.product,
@@ -403,36 +414,7 @@ fn order_of(tx: &Transaction, catalogue: &Catalogue) -> Order {
         recipient: tx.recipient.clone(),
         amount: tx.amount,
         details: tx.details.clone(),
-        vtpass_codes: VtpassCodes {
-            service_id: provider.and_then(|p| p.vtpass_service_id.clone()),
-            variation_code: tx.plan_id.as_deref().and_then(plan),
-        },
-    }
-}
-
-/// The catalogue (for the supplier codes it names), re-read when its
-/// version changed, checked at most once a second.
-#[derive(Default)]
-struct CatalogueCache {
-    cached: tokio::sync::Mutex<Option<(std::time::Instant, i64, Arc<Catalogue>)>>,
-}
-
-impl CatalogueCache {
-    async fn get(&self, store: &SharedStore) -> StoreResult<Arc<Catalogue>> {
-        let mut cached = self.cached.lock().await;
-        if let Some((checked, version, catalogue)) = cached.as_mut() {
-            if checked.elapsed() < Duration::from_secs(1) {
-                return Ok(catalogue.clone());
-            }
-            if store.catalogue_version().await? == *version {
-                *checked = std::time::Instant::now();
-                return Ok(catalogue.clone());
-            }
-        }
-        let (version, catalogue) = store.catalogue().await?;
-        let catalogue = Arc::new(catalogue);
-        *cached = Some((std::time::Instant::now(), version, catalogue.clone()));
-        Ok(catalogue)
+        codes: catalogue.supplier_codes(supplier, &tx.provider, tx.plan_id.as_deref()),
     }
 }
 

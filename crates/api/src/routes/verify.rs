@@ -1,9 +1,10 @@
 //! Verification of a smartcard, meter or betting account. The only handlers
-//! that call the supplier inline; their `/test` twins answer from the sandbox
+//! that call a supplier inline (the first of the product's route, with its
+//! own codes for the provider); their `/test` twins answer from the sandbox
 //! rules without calling anyone.
 
 use crate::envelope::{Envelope, Reply, ok};
-use crate::error::ApiError;
+use crate::error::{ApiError, ApiResult};
 use crate::extract::whole_number;
 use crate::extract::{ApiJson, Caller};
 use crate::routes::purchases::Mode;
@@ -14,7 +15,7 @@ use axum::routing::post;
 use axum::{Extension, Router};
 use billpay_domain::{CustomerId, MeterNumber, MeterType, Product, SmartcardNumber};
 use billpay_supplier::sandbox::SandboxSupplier;
-use billpay_supplier::{Verification, VerifyRequest};
+use billpay_supplier::{SupplierCodes, Verification, VerifyRequest};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use utoipa::ToSchema;
@@ -96,13 +97,7 @@ async fn run(
 ) -> Reply<VerificationOut> {
     let answer = match mode {
         Mode::Test => SandboxSupplier::verify_now(&request),
-        Mode::Live => tokio::time::timeout(SUPPLIER_TIMEOUT, state.supplier.verify(&request))
-            .await
-            .map_err(|_| ApiError::SupplierUnavailable)?
-            .map_err(|e| {
-                tracing::warn!(error = %e, "verification failed at the supplier");
-                ApiError::SupplierUnavailable
-            })?,
+        Mode::Live => ask_supplier(state, &request).await?,
     };
     let Verification::Found {
         customer_name,
@@ -130,6 +125,26 @@ async fn run(
     ok(data)
 }
 
+/// The verification of the first supplier of the product's route, asked with
+/// its codes for the provider; none sells it: not found.
+async fn ask_supplier(state: &AppState, request: &VerifyRequest) -> ApiResult<Verification> {
+    let Some(supplier) = state.suppliers.verifier(request.product, &request.provider) else {
+        return Ok(Verification::NotFound);
+    };
+    let catalogue = state.catalogue.get().await?;
+    let request = VerifyRequest {
+        codes: catalogue.supplier_codes(supplier.name(), &request.provider, None),
+        ..request.clone()
+    };
+    tokio::time::timeout(SUPPLIER_TIMEOUT, supplier.verify(&request))
+        .await
+        .map_err(|_| ApiError::SupplierUnavailable)?
+        .map_err(|e| {
+            tracing::warn!(error = %e, supplier = supplier.name(), "verification failed at the supplier");
+            ApiError::SupplierUnavailable
+        })
+}
+
 /// Verify a cable TV smartcard.
 #[utoipa::path(post, path = "/v1/cable/verify", tag = "verification", operation_id = "verify_cable", request_body = CableVerifyIn,
     responses((status = 200, body = Envelope<VerificationOut>), (status = 422, description = "validation_error, invalid_provider, customer_not_found"), (status = 503, description = "supplier_unavailable")))]
@@ -145,7 +160,7 @@ pub async fn cable(
     let request = VerifyRequest {
         product: Product::Cable,
         provider: provider.slug.clone(),
-        vtpass_service_id: provider.vtpass_service_id.clone(),
+        codes: SupplierCodes::new(),
         number,
         meter_type: None,
     };
@@ -168,7 +183,7 @@ pub async fn electricity(
     let request = VerifyRequest {
         product: Product::Electricity,
         provider: provider.slug.clone(),
-        vtpass_service_id: provider.vtpass_service_id.clone(),
+        codes: SupplierCodes::new(),
         number,
         meter_type: Some(meter_type),
     };
@@ -190,7 +205,7 @@ pub async fn bet(
     let request = VerifyRequest {
         product: Product::Betting,
         provider: provider.slug.clone(),
-        vtpass_service_id: provider.vtpass_service_id.clone(),
+        codes: SupplierCodes::new(),
         number,
         meter_type: None,
     };

@@ -10,6 +10,7 @@ use billpay_domain::keys::{generate_api_key, random_hex};
 use billpay_domain::{AccountId, Kobo};
 use billpay_store::postgres::scratch::ScratchDatabase;
 use billpay_store::{NewAccount, NewApiKey, RateLimit, SharedStore, TxFilter};
+use billpay_supplier::routing::Routes;
 use billpay_supplier::sandbox::SandboxSupplier;
 use http_body_util::BodyExt;
 use serde_json::Value;
@@ -42,12 +43,13 @@ impl App {
     pub async fn start() -> App {
         let (url, database) = fresh_database().await;
         let store = billpay_store::open(&url).await.expect("open the store");
-        let supplier = Arc::new(SandboxSupplier::new(Duration::ZERO));
+        let sandbox = Arc::new(SandboxSupplier::new(Duration::ZERO));
+        let suppliers = Arc::new(Routes::single(sandbox));
         let limits = RateLimit {
             per_second: 10_000,
             burst: 10_000,
         };
-        let router = billpay_api::router(AppState::new(store.clone(), supplier, limits));
+        let router = billpay_api::router(AppState::new(store.clone(), suppliers, limits));
         App {
             router,
             store,

@@ -13,9 +13,16 @@ pub enum CatalogueCommand {
     Import { file: std::path::PathBuf },
     /// Print the current catalogue as TOML (with --json, as JSON).
     Export,
-    /// Compare the data and cable plans with VTpass's (new plans, price
-    /// changes, plans VTpass no longer sells); --apply takes VTpass's prices
-    /// and disables the missing plans.
+    /// Compare the data and cable plans with a supplier's (`--supplier`,
+    /// else BILLPAY_SUPPLIER): new plans, price changes, plans it no longer
+    /// sells; --apply takes its prices and disables the missing plans.
+    Sync {
+        #[arg(long)]
+        apply: bool,
+        #[command(flatten)]
+        supplier: super::supplier::SupplierArgs,
+    },
+    /// `sync --supplier vtpass`.
     SyncVtpass {
         #[arg(long)]
         apply: bool,
@@ -39,8 +46,11 @@ pub async fn run(
     out: &Output,
 ) -> anyhow::Result<()> {
     match cmd {
+        CatalogueCommand::Sync { apply, supplier } => {
+            super::sync::run(None, apply, &supplier, settings, store, out).await?
+        }
         CatalogueCommand::SyncVtpass { apply, supplier } => {
-            super::sync_vtpass::run(apply, &supplier, settings, store, out).await?
+            super::sync::run(Some("vtpass"), apply, &supplier, settings, store, out).await?
         }
         CatalogueCommand::Import { file } => {
             let text = std::fs::read_to_string(&file)

@@ -3,6 +3,7 @@
 //! printed on stdout (an `{"error": …}` object on failure, exit code 1).
 
 mod account;
+mod adapters;
 mod audit;
 mod backup;
 mod callbacks;
@@ -14,7 +15,7 @@ mod metrics;
 mod output;
 mod serve;
 mod supplier;
-mod sync_vtpass;
+mod sync;
 mod transaction;
 mod wallet;
 mod webhook;

@@ -120,8 +120,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         SandboxSupplier::new(latency)
     };
     let routes = Arc::new(args.supplier.build(file, sandbox)?);
-    let supplier = routes.clone();
-    let mut state = AppState::new(store.clone(), supplier.clone(), rate_limit);
+    let mut state = AppState::new(store.clone(), routes.clone(), rate_limit);
     let redis_url = args.redis_url.or(file.redis_url.clone());
     if let Some(url) = redis_url.as_deref().filter(|u| !u.is_empty()) {
         let limiter = billpay_api::rate_limit::RateLimiter::with_redis(url)
@@ -141,12 +140,12 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         needs_review_after: settings.needs_review_after()?,
         ..FulfilmentSettings::default()
     };
-    let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
     // Not a worker: it has nothing to finish at shutdown (aborted there).
     let float_watch = args
         .supplier
-        .float_watch(file)?
+        .float_watch(file, &routes)
         .map(|float| tokio::spawn(float.watch()));
+    let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
     let callbacks = super::callbacks::router(fulfilment.clone());
     if !args.no_worker {
         workers.push(tokio::spawn(

@@ -1,59 +1,36 @@
-//! Which supplier fulfils purchases: `BILLPAY_SUPPLIER=sandbox|vtpass`, and
-//! VTpass's URL and keys (flags > env > config file, like every setting).
-//! Keys are never logged or printed.
+//! Which suppliers fulfil purchases: `BILLPAY_SUPPLIER` (the sandbox by
+//! default, or a real supplier of the registry, `adapters`) and the config
+//! file's `[routes]`; `billpay supplier balance`, and the float watcher of
+//! `billpay serve`, for any supplier that keeps a balance.
 
+use super::adapters::{self, AdapterArgs, SANDBOX};
 use super::config::{FileConfig, Settings};
 use super::output::Output;
 use billpay_domain::Kobo;
 use billpay_supplier::Supplier;
 use billpay_supplier::routing::Routes;
 use billpay_supplier::sandbox::SandboxSupplier;
-use billpay_supplier::vtpass::{LIVE_URL, VtpassConfig, VtpassSupplier};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 
-#[derive(clap::Args, Default)]
+#[derive(clap::Args, Debug, Default)]
 pub struct SupplierArgs {
-    /// Who fulfils purchases: `sandbox` (simulated, the default) or `vtpass`.
+    /// Who fulfils purchases: `sandbox` (simulated, the default) or a real
+    /// supplier (`vtpass`).
     #[arg(long, env = "BILLPAY_SUPPLIER")]
     supplier: Option<String>,
-    /// VTpass API base URL (default the live https://vtpass.com; sandbox:
-    /// https://sandbox.vtpass.com).
-    #[arg(long, env = "BILLPAY_VTPASS_BASE_URL")]
-    vtpass_base_url: Option<String>,
-    /// VTpass API key (Profile → API keys).
-    #[arg(long, env = "BILLPAY_VTPASS_API_KEY", hide_env_values = true)]
-    vtpass_api_key: Option<String>,
-    /// VTpass secret key (sent on POST calls).
-    #[arg(long, env = "BILLPAY_VTPASS_SECRET_KEY", hide_env_values = true)]
-    vtpass_secret_key: Option<String>,
-    /// VTpass public key (sent on GET calls).
-    #[arg(long, env = "BILLPAY_VTPASS_PUBLIC_KEY", hide_env_values = true)]
-    vtpass_public_key: Option<String>,
-    /// Longest a VTpass call may take before its outcome counts as unknown
-    /// (requeried later), milliseconds (default 50000).
-    #[arg(long, env = "BILLPAY_VTPASS_TIMEOUT_MS")]
-    vtpass_timeout_ms: Option<u64>,
-    /// Warn (logs; `supplier balance`) when the supplier float is below
+    /// Warn (logs; `supplier balance`) when a supplier float is below
     /// this many Naira. Checked at start and every 10 minutes.
     #[arg(long, env = "BILLPAY_SUPPLIER_LOW_BALANCE")]
     supplier_low_balance: Option<f64>,
-}
-
-/// Never prints the keys (clap's parsed commands are `Debug`).
-impl std::fmt::Debug for SupplierArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SupplierArgs")
-            .field("supplier", &self.supplier)
-            .field("vtpass_base_url", &self.vtpass_base_url)
-            .finish_non_exhaustive()
-    }
+    #[command(flatten)]
+    adapters: AdapterArgs,
 }
 
 #[derive(clap::Subcommand, Debug)]
 pub enum SupplierCommand {
-    /// The float left at the supplier (VTpass `/api/balance`).
+    /// The float left at the supplier (`--supplier`, else BILLPAY_SUPPLIER).
     Balance(SupplierArgs),
 }
 
@@ -61,19 +38,18 @@ pub async fn run(cmd: SupplierCommand, settings: &Settings, out: &Output) -> any
     let SupplierCommand::Balance(args) = cmd;
     let file = &settings.file;
     let name = args.name(file);
-    anyhow::ensure!(
-        name == "vtpass",
-        "the {name} supplier keeps no balance: set BILLPAY_SUPPLIER=vtpass and its keys"
-    );
-    let float = Float::new(
-        VtpassSupplier::new(args.vtpass(file)?)?,
-        args.low_balance(file),
-    );
-    let balance = float.balance().await?;
-    let low = float.is_low(balance);
-    let threshold = float.threshold.map(|t| t.to_string());
+    let no_balance = || {
+        anyhow::anyhow!(
+            "the {name} supplier keeps no balance: set BILLPAY_SUPPLIER={} and its keys",
+            adapters::real_names()
+        )
+    };
+    let supplier = args.real(&name, file)?.ok_or_else(no_balance)?;
+    let balance = supplier.balance().await.ok_or_else(no_balance)??;
+    let threshold = args.low_balance(file);
+    let low = is_low(balance, threshold);
     out.emit(
-        json!({ "supplier": name, "balance": balance, "low_balance_threshold": float.threshold, "low": low }),
+        json!({ "supplier": name, "balance": balance, "low_balance_threshold": threshold, "low": low }),
         format!(
             "{name} balance: {balance} Naira{}",
             match (low, threshold) {
@@ -85,42 +61,44 @@ pub async fn run(cmd: SupplierCommand, settings: &Settings, out: &Output) -> any
     Ok(())
 }
 
-/// The supplier float and the level under which it is low.
+fn is_low(balance: Kobo, threshold: Option<Kobo>) -> bool {
+    threshold.is_some_and(|t| balance < t)
+}
+
+/// `billpay serve`'s watch over the floats of the suppliers that keep one.
 pub struct Float {
-    supplier: VtpassSupplier,
-    threshold: Option<Kobo>,
+    suppliers: Vec<Arc<dyn Supplier>>,
+    threshold: Kobo,
 }
 
 impl Float {
-    pub fn new(supplier: VtpassSupplier, threshold: Option<Kobo>) -> Self {
-        Self {
-            supplier,
-            threshold,
-        }
-    }
-
-    async fn balance(&self) -> anyhow::Result<Kobo> {
-        Ok(self.supplier.balance().await?)
-    }
-
-    fn is_low(&self, balance: Kobo) -> bool {
-        self.threshold.is_some_and(|t| balance < t)
-    }
-
-    /// `billpay serve`: logs a warning whenever the float is low (checked
-    /// now and every 10 minutes).
+    /// Logs a warning whenever a float is low (checked now and every 10
+    /// minutes); suppliers without a balance are left out.
     pub async fn watch(self) {
         let mut every = tokio::time::interval(Duration::from_secs(600));
         loop {
             every.tick().await;
-            match self.balance().await {
-                Ok(balance) if self.is_low(balance) => tracing::warn!(
-                    balance = %balance,
-                    threshold = %self.threshold.unwrap_or_default(),
-                    "supplier balance is low: fund your VTpass wallet"
-                ),
-                Ok(balance) => tracing::info!(balance = %balance, "supplier balance"),
-                Err(e) => tracing::warn!(error = %e, "cannot read the supplier balance"),
+            for supplier in &self.suppliers {
+                self.check(supplier.as_ref()).await;
+            }
+        }
+    }
+
+    async fn check(&self, supplier: &dyn Supplier) {
+        let name = supplier.name();
+        match supplier.balance().await {
+            None => {}
+            Some(Ok(balance)) if is_low(balance, Some(self.threshold)) => tracing::warn!(
+                supplier = name,
+                balance = %balance,
+                threshold = %self.threshold,
+                "supplier balance is low: fund your account at {name}"
+            ),
+            Some(Ok(balance)) => {
+                tracing::info!(supplier = name, balance = %balance, "supplier balance")
+            }
+            Some(Err(e)) => {
+                tracing::warn!(supplier = name, error = %e, "cannot read the supplier balance")
             }
         }
     }
@@ -133,114 +111,68 @@ impl SupplierArgs {
             .map(|naira| Kobo((naira * 100.0).round() as i64))
     }
 
-    /// The float watcher of `billpay serve`, when VTpass is the supplier
-    /// and a low-balance level is set.
-    pub fn float_watch(&self, file: &FileConfig) -> anyhow::Result<Option<Float>> {
-        let threshold = self.low_balance(file);
-        if self.name(file) != "vtpass" || threshold.is_none() {
-            return Ok(None);
-        }
-        let supplier = VtpassSupplier::new(self.vtpass(file)?)?;
-        Ok(Some(Float::new(supplier, threshold)))
+    /// The float watcher of `billpay serve`, when a low-balance level is set.
+    pub fn float_watch(&self, file: &FileConfig, routes: &Routes) -> Option<Float> {
+        Some(Float {
+            suppliers: routes.suppliers().to_vec(),
+            threshold: self.low_balance(file)?,
+        })
     }
 
     pub fn name(&self, file: &FileConfig) -> String {
         self.supplier
             .clone()
             .or(file.supplier.clone())
-            .unwrap_or_else(|| "sandbox".into())
+            .unwrap_or_else(|| SANDBOX.into())
     }
 
-    /// VTpass's settings; an error naming what is missing.
-    pub fn vtpass(&self, file: &FileConfig) -> anyhow::Result<VtpassConfig> {
-        let key = |flag: &Option<String>, from_file: &Option<String>, name: &str| {
-            flag.clone()
-                .or(from_file.clone())
-                .filter(|k| !k.trim().is_empty())
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "BILLPAY_SUPPLIER=vtpass needs {name} (or `{}` in the config file): \
-                         your keys are under Profile → API keys at vtpass.com",
-                        name.trim_start_matches("BILLPAY_").to_lowercase()
-                    )
-                })
-        };
-        let timeout = self
-            .vtpass_timeout_ms
-            .or(file.vtpass_timeout_ms)
-            .unwrap_or(50_000);
-        Ok(VtpassConfig {
-            base_url: self
-                .vtpass_base_url
-                .clone()
-                .or(file.vtpass_base_url.clone())
-                .unwrap_or_else(|| LIVE_URL.into()),
-            api_key: key(
-                &self.vtpass_api_key,
-                &file.vtpass_api_key,
-                "BILLPAY_VTPASS_API_KEY",
-            )?,
-            secret_key: key(
-                &self.vtpass_secret_key,
-                &file.vtpass_secret_key,
-                "BILLPAY_VTPASS_SECRET_KEY",
-            )?,
-            public_key: key(
-                &self.vtpass_public_key,
-                &file.vtpass_public_key,
-                "BILLPAY_VTPASS_PUBLIC_KEY",
-            )?,
-            connect_timeout: Duration::from_millis(timeout.min(10_000)),
-            timeout: Duration::from_millis(timeout),
-        })
+    /// The real supplier `name`, built from its settings; `None` for the
+    /// sandbox; an error for a name the registry does not know.
+    pub fn real(&self, name: &str, file: &FileConfig) -> anyhow::Result<Option<Arc<dyn Supplier>>> {
+        if name == SANDBOX {
+            return Ok(None);
+        }
+        let registration = adapters::registration(name).ok_or_else(|| {
+            anyhow::anyhow!(
+                "no supplier {name:?}: the suppliers are {}",
+                adapters::names()
+            )
+        })?;
+        Ok(Some((registration.build)(&self.adapters, file)?))
     }
 
     /// The suppliers and the routes between them: `BILLPAY_SUPPLIER` by
     /// default, `[routes]` of the config file per product (and provider).
-    /// VTpass is built (and its keys required) only when something routes to
-    /// it; the sandbox is built by the caller (its latency and outage
-    /// settings).
+    /// A real supplier is built (and its keys required) only when something
+    /// routes to it; the sandbox is built by the caller (its latency and
+    /// outage settings).
     pub fn build(&self, file: &FileConfig, sandbox: SandboxSupplier) -> anyhow::Result<Routes> {
         let default = self.name(file);
+        let known = |name: &str| name == SANDBOX || adapters::registration(name).is_some();
         anyhow::ensure!(
-            ["sandbox", "vtpass"].contains(&default.as_str()),
-            "BILLPAY_SUPPLIER must be sandbox or vtpass, not {default:?}"
+            known(&default),
+            "BILLPAY_SUPPLIER must be one of {}, not {default:?}",
+            adapters::names()
         );
         let routes = file.routes.clone().unwrap_or_default();
+        for (key, names) in &routes {
+            if let Some(unknown) = names.iter().find(|n| !known(n)) {
+                anyhow::bail!(
+                    "routes: {key} names {unknown:?}, not a supplier ({})",
+                    adapters::names()
+                );
+            }
+        }
         let named = |name: &str| default == name || routes.values().flatten().any(|n| n == name);
         let mut suppliers: Vec<Arc<dyn Supplier>> = vec![Arc::new(sandbox)];
-        if named("vtpass") {
-            let config = self.vtpass(file)?;
-            tracing::info!(base_url = %config.base_url, "VTpass fulfils purchases");
-            suppliers.push(Arc::new(VtpassSupplier::new(config)?));
+        for registration in adapters::REGISTRY.iter().filter(|r| named(r.name)) {
+            suppliers.push((registration.build)(&self.adapters, file)?);
         }
-        if named("vtpass") && named("sandbox") {
+        if suppliers.len() > 1 && named(SANDBOX) {
             tracing::warn!(
-                "routes name both vtpass and the sandbox: the sandbox delivers nothing real"
+                "routes name both a real supplier and the sandbox: the sandbox delivers nothing real"
             );
         }
         Ok(Routes::new(suppliers, vec![default], routes)?)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_never_show_in_debug_output() {
-        let args = SupplierArgs {
-            supplier: Some("vtpass".into()),
-            vtpass_api_key: Some("api-secret-1".into()),
-            vtpass_secret_key: Some("SK_secret-2".into()),
-            vtpass_public_key: Some("PK_secret-3".into()),
-            ..SupplierArgs::default()
-        };
-        let config = args.vtpass(&FileConfig::default()).unwrap();
-        let printed = format!("{args:?} {config:?}");
-        for key in ["api-secret-1", "SK_secret-2", "PK_secret-3"] {
-            assert!(!printed.contains(key), "{printed}");
-        }
-        assert!(printed.contains("vtpass"));
     }
 }

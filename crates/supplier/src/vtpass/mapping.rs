@@ -28,17 +28,28 @@ pub fn service_id(product: Product, provider: &str) -> Option<String> {
     }
 }
 
-/// The `serviceID` an order goes to: the catalogue's `vtpass_service_id`
-/// names the provider's own VTpass service (its airtime, cable, electricity or
-/// exam service; `etisalat` for our `9mobile`), and data is that name plus
+/// The `serviceID` an order goes to: the catalogue's `service_id` code
+/// (`codes.vtpass.service_id`, formerly `vtpass_service_id`) names the
+/// provider's own VTpass service (its airtime, cable, electricity or exam
+/// service; `etisalat` for our `9mobile`), and data is that name plus
 /// `-data`, as VTpass names them. `None` where VTpass does not sell it.
-pub fn service_for(product: Product, provider: &str, named: Option<&str>) -> Option<String> {
+pub fn service_for(product: Product, provider: &str, codes: &SupplierCodes) -> Option<String> {
     let derived = service_id(product, provider)?;
+    let named = codes.get("service_id").map(String::as_str);
     Some(match (named, product) {
         (None, _) => derived,
         (Some(name), Product::Data) => format!("{name}-data"),
         (Some(name), _) => name.to_owned(),
     })
+}
+
+/// A plan's `variation_code`: the catalogue's `variation_code` code
+/// (`codes.vtpass.variation_code`), else our plan id.
+pub fn variation_code(plan_id: &str, codes: &SupplierCodes) -> String {
+    codes
+        .get("variation_code")
+        .cloned()
+        .unwrap_or_else(|| plan_id.to_owned())
 }
 
 /// Our meter type (1 prepaid, 2 postpaid) as VTpass's `variation_code`/`type`.
@@ -82,9 +93,7 @@ pub fn reference_code(ours: &str) -> Option<String> {
 
 /// The `/api/pay` body for an order.
 pub(super) fn pay_request(order: &Order) -> Result<Value, SupplierError> {
-    let codes = &order.vtpass_codes;
-    let named = codes.service_id.as_deref();
-    let service = service_for(order.product, &order.provider, named).ok_or_else(|| {
+    let service = service_for(order.product, &order.provider, &order.codes).ok_or_else(|| {
         SupplierError::Unavailable(format!(
             "VTpass does not sell {} from {}",
             order.product, order.provider
@@ -92,7 +101,7 @@ pub(super) fn pay_request(order: &Order) -> Result<Value, SupplierError> {
     })?;
     let details = &order.details;
     let plan_id = details.plan_id.as_deref().unwrap_or("");
-    let variation = codes.variation_code.as_deref().unwrap_or(plan_id);
+    let variation = variation_code(plan_id, &order.codes);
     let phone = match details.phone.as_deref() {
         None | Some("") => order.recipient.clone(),
         Some(phone) => phone.to_owned(),
@@ -306,8 +315,15 @@ mod tests {
                 quantity: Some(2),
                 ..PurchaseDetails::default()
             },
-            vtpass_codes: VtpassCodes::default(),
+            codes: SupplierCodes::new(),
         }
+    }
+
+    fn codes(pairs: &[(&str, &str)]) -> SupplierCodes {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
@@ -348,10 +364,7 @@ mod tests {
         assert!(pay_request(&order(Product::Betting, "bet9ja")).is_err());
         // The catalogue's own VTpass codes win.
         let mut named = order(Product::Data, "mtn");
-        named.vtpass_codes = VtpassCodes {
-            service_id: Some("mtn".into()),
-            variation_code: Some("mtn-10mb-100".into()),
-        };
+        named.codes = codes(&[("service_id", "mtn"), ("variation_code", "mtn-10mb-100")]);
         named.details.plan_id = Some("our-own-id".into());
         let body = pay_request(&named).unwrap();
         assert_eq!(
@@ -359,16 +372,17 @@ mod tests {
             (Some("mtn-data"), Some("mtn-10mb-100"))
         );
         // The provider's one name serves its airtime and its data.
-        let named = Some("etisalat");
+        let named = codes(&[("service_id", "etisalat")]);
         assert_eq!(
-            service_for(Product::Airtime, "9mobile", named).unwrap(),
+            service_for(Product::Airtime, "9mobile", &named).unwrap(),
             "etisalat"
         );
         assert_eq!(
-            service_for(Product::Data, "9mobile", named).unwrap(),
+            service_for(Product::Data, "9mobile", &named).unwrap(),
             "etisalat-data"
         );
-        assert_eq!(service_for(Product::Epin, "mtn", Some("mtn")), None);
+        let mtn = codes(&[("service_id", "mtn")]);
+        assert_eq!(service_for(Product::Epin, "mtn", &mtn), None);
         assert!(service_id(Product::Epin, "mtn").is_none());
         assert!(service_id(Product::Education, "jamb").is_none());
     }

@@ -52,14 +52,6 @@ impl std::fmt::Debug for VtpassConfig {
     }
 }
 
-/// A plan VTpass sells: its `variation_code`, name and price.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Variation {
-    pub code: String,
-    pub name: String,
-    pub price: Kobo,
-}
-
 pub struct VtpassSupplier {
     config: VtpassConfig,
     http: reqwest::Client,
@@ -78,7 +70,7 @@ impl VtpassSupplier {
     }
 
     /// The float left in our VTpass wallet, in kobo (`GET /api/balance`).
-    pub async fn balance(&self) -> Result<Kobo, SupplierError> {
+    async fn wallet_balance(&self) -> Result<Kobo, SupplierError> {
         let body = self.get("/api/balance").await?;
         body["contents"]["balance"]
             .as_f64()
@@ -87,8 +79,9 @@ impl VtpassSupplier {
             .ok_or_else(|| unexpected("balance", &body))
     }
 
-    /// The plans VTpass sells for a `serviceID` (`GET /api/service-variations`).
-    pub async fn variations(&self, service_id: &str) -> Result<Vec<Variation>, SupplierError> {
+    /// The plans VTpass sells for a `serviceID` (`GET /api/service-variations`):
+    /// `variation_code`, name, price.
+    async fn variations(&self, service_id: &str) -> Result<Vec<SupplierPlan>, SupplierError> {
         let body = self
             .get(&format!("/api/service-variations?serviceID={service_id}"))
             .await?;
@@ -102,7 +95,7 @@ impl VtpassSupplier {
             .iter()
             .filter_map(|v| {
                 let amount = v["variation_amount"].as_str().and_then(|a| a.parse().ok());
-                Some(Variation {
+                Some(SupplierPlan {
                     code: v["variation_code"].as_str()?.to_owned(),
                     name: v["name"].as_str().unwrap_or_default().to_owned(),
                     price: naira_to_kobo(amount.or(v["variation_amount"].as_f64())?),
@@ -167,9 +160,30 @@ impl Supplier for VtpassSupplier {
         service_id(product, provider).is_some()
     }
 
+    /// The catalogue's `variation_code`, else the plan id.
+    fn plan_code(&self, plan_id: &str, codes: &SupplierCodes) -> String {
+        variation_code(plan_id, codes)
+    }
+
+    async fn balance(&self) -> Option<Result<Kobo, SupplierError>> {
+        Some(self.wallet_balance().await)
+    }
+
+    async fn plans(
+        &self,
+        product: Product,
+        provider: &str,
+        codes: &SupplierCodes,
+    ) -> Option<Result<Vec<SupplierPlan>, SupplierError>> {
+        if !matches!(product, Product::Data | Product::Cable) {
+            return None;
+        }
+        let service = service_for(product, provider, codes)?;
+        Some(self.variations(&service).await)
+    }
+
     async fn verify(&self, request: &VerifyRequest) -> Result<Verification, SupplierError> {
-        let named = request.vtpass_service_id.as_deref();
-        let Some(service) = service_for(request.product, &request.provider, named) else {
+        let Some(service) = service_for(request.product, &request.provider, &request.codes) else {
             return Ok(Verification::NotFound);
         };
         let mut body = json!({ "billersCode": request.number, "serviceID": service });

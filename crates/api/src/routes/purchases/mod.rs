@@ -80,9 +80,9 @@ async fn place(
             balance,
         }));
     }
-    // A provider the configured supplier does not sell (say, betting with
-    // VTpass) is refused before any money moves.
-    if !state.supplier.sells(order.product, &order.provider.slug) {
+    // A provider no configured supplier sells (say, betting when only a
+    // supplier without betting is configured) is refused before any money moves.
+    if !state.suppliers.sells(order.product, &order.provider.slug) {
         return Err(ApiError::InvalidProvider);
     }
     let tx = state
