@@ -16,9 +16,7 @@ use std::time::Duration;
 
 #[derive(clap::Args, Debug, Default)]
 pub struct SupplierArgs {
-    /// Who fulfils purchases: `sandbox` (simulated, the default) or a real
-    /// supplier (`vtpass`).
-    #[arg(long, env = "BILLPAY_SUPPLIER")]
+    #[arg(long, env = "BILLPAY_SUPPLIER", help = supplier_help())]
     supplier: Option<String>,
     /// Warn (logs; `supplier balance`) when a supplier float is below
     /// this many Naira. Checked at start and every 10 minutes.
@@ -26,6 +24,14 @@ pub struct SupplierArgs {
     supplier_low_balance: Option<f64>,
     #[command(flatten)]
     adapters: AdapterArgs,
+}
+
+/// `--supplier`'s help, naming the registry's suppliers.
+fn supplier_help() -> String {
+    format!(
+        "Who fulfils purchases: `sandbox` (simulated, the default) or a real supplier ({})",
+        adapters::real_names()
+    )
 }
 
 #[derive(clap::Subcommand, Debug)]

@@ -1,5 +1,5 @@
-//! `billpay catalogue sync --supplier NAME [--apply]` (and its alias
-//! `sync-vtpass`): compares the data and cable plans of the catalogue with
+//! `billpay catalogue sync --supplier NAME [--apply]` (and the aliases that
+//! name a supplier, `catalogue.rs`): compares the data and cable plans of the catalogue with
 //! the plans a supplier lists (`Supplier::plans`) and prints the
 //! differences; `--apply` takes the supplier's prices and takes off sale the
 //! plans it no longer sells. Plans new at the supplier are listed for the
@@ -15,7 +15,7 @@ use billpay_supplier::{Supplier, SupplierPlan};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-/// `theirs` is written under the supplier's name (`"vtpass": 650.0`).
+/// `theirs` is written under the supplier's name (`"acme": 650.0`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Difference {
@@ -185,8 +185,8 @@ async fn differences(
     Ok(differences)
 }
 
-/// `name`: the supplier to compare with (`sync-vtpass` names it; `sync`
-/// takes `--supplier`, else BILLPAY_SUPPLIER).
+/// `name`: the supplier to compare with (an alias names it; `sync` takes
+/// `--supplier`, else BILLPAY_SUPPLIER).
 pub async fn run(
     name: Option<&str>,
     apply_changes: bool,

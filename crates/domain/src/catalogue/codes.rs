@@ -5,7 +5,7 @@
 //! ```toml
 //! [[data_plans]]
 //! plan_id = "mtn-1gb"
-//! codes = { vtpass = { variation_code = "mtn-1gb-vt" } }
+//! codes = { acme = { variation_code = "MTN-1GB-SME" } }
 //! ```
 //!
 //! Catalogues written before this form named one supplier's codes as flat

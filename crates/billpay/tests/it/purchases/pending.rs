@@ -66,3 +66,46 @@ async fn pending_purchases_stay_processing_until_the_requery() {
     );
     settled_events(&server, &c.account_id, 6).await;
 }
+
+/// The worker logs each purchase's steps inside a span that names it:
+/// `fulfil{code=BP…}`, not a `code` field repeated on every line.
+#[tokio::test]
+async fn the_worker_logs_a_purchase_inside_a_span_naming_its_code() {
+    let options = Options::default();
+    let mut server = TestServer::spawn_with_env(options, &[("BILLPAY_LOG", "info")]).await;
+    let c = server.customer("1000");
+    let body = serde_json::json!({ "provider_id": "mtn", "amount": 100, "phone": "08031111111", "reference": reference() });
+    let accepted = server.post(&c.api_key, "/v1/airtime/purchase", body).await;
+    let code = accepted.assert_ok()["reference_code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        server.wait_final(&c.api_key, &code).await["status"],
+        "successful"
+    );
+    server.terminate();
+    let logs = without_colours(&String::from_utf8(server.logs()).unwrap());
+    let pending = logs
+        .lines()
+        .find(|line| line.contains("outcome not final; requery later"))
+        .unwrap_or_else(|| panic!("no requery line in {logs}"));
+    assert!(
+        pending.contains(&format!("fulfil{{code={code}}}")),
+        "{pending}"
+    );
+}
+
+/// The text of a log without its ANSI colour sequences (`ESC [ … m`).
+fn without_colours(log: &str) -> String {
+    let mut out = String::with_capacity(log.len());
+    let mut chars = log.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            chars.by_ref().find(|&c| c == 'm');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

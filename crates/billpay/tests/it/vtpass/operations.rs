@@ -4,11 +4,25 @@
 use super::*;
 
 #[tokio::test]
-async fn the_sandbox_has_no_float() {
+async fn the_sandbox_has_no_float_nor_plan_list_and_unknown_suppliers_are_named() {
     let server = TestServer::spawn().await;
     let (ok, answer) = server.cli_result(&["supplier", "balance"]);
     assert!(
         !ok && answer.to_string().contains("BILLPAY_SUPPLIER=vtpass"),
+        "{answer}"
+    );
+    let (ok, answer) = server.cli_result(&["catalogue", "sync"]);
+    assert!(
+        !ok && answer
+            .to_string()
+            .contains("sandbox supplier publishes no plan list"),
+        "{answer}"
+    );
+    let (ok, answer) = server.cli_result(&["supplier", "balance", "--supplier", "acme"]);
+    assert!(
+        !ok && answer
+            .to_string()
+            .contains("the suppliers are sandbox, vtpass"),
         "{answer}"
     );
 }
@@ -150,6 +164,7 @@ name = "DStv Padi"
 price = 4400.0
 duration = 30
 active = true
+codes = { vtpass = { variation_code = "dstv-padi-vt" } }
 "#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -167,9 +182,10 @@ async fn catalogue_codes_reach_vtpass_and_sync_shows_differences_before_applying
             ("mtn-5gb", "MTN 5GB", "2500.00"),
         ],
     );
-    fake.set_variations("dstv", &[("dstv-padi", "DStv Padi", "4400.00")]);
+    fake.set_variations("dstv", &[("dstv-padi-vt", "DStv Padi", "4400.00")]);
 
-    // A plan's vtpass_variation_code is what VTpass receives.
+    // A plan's VTpass code is what VTpass receives, in the old flat form
+    // (`vtpass_variation_code`, mtn-1gb) as in the `codes` form (dstv-padi).
     let who = server.customer("5000");
     let phone = "08044444444";
     let data = json!({ "provider_id": "mtn", "plan_id": "mtn-1gb", "phone": phone });
@@ -179,6 +195,16 @@ async fn catalogue_codes_reach_vtpass_and_sync_shows_differences_before_applying
         "successful"
     );
     assert_eq!(fake.pay_calls_for(phone)[0]["variation_code"], "mtn-1gb-vt");
+    let card = json!({ "provider_id": "dstv", "plan_id": "dstv-padi", "smartcard_number": "1212121212", "phone": "08055555555" });
+    let code = buy(&server, &who, "cable", card).await;
+    assert_eq!(
+        server.wait_final(&who.api_key, &code).await["status"],
+        "successful"
+    );
+    assert_eq!(
+        fake.pay_calls_for("1212121212")[0]["variation_code"],
+        "dstv-padi-vt"
+    );
 
     // First the differences, nothing changed…
     let shown = server.cli(&["catalogue", "sync-vtpass"]);
@@ -216,7 +242,7 @@ async fn catalogue_codes_reach_vtpass_and_sync_shows_differences_before_applying
         exported.to_string().contains("mtn-1gb-vt"),
         "the mapping is kept"
     );
-    let again = server.cli(&["catalogue", "sync-vtpass"]);
+    let again = server.cli(&["catalogue", "sync", "--supplier", "vtpass"]);
     assert_eq!(
         again["differences"],
         json!([{"kind": "new", "provider": "mtn", "variation_code": "mtn-5gb", "name": "MTN 5GB", "price": 2500.0}])
