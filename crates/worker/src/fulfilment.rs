@@ -180,11 +180,13 @@ impl Fulfilment {
                 let Some(first) = chain.first().copied() else {
                     return self.fail(tx, "this product is not sold now", false).await;
                 };
-                self.send(tx, first, &order_for(first)).await?;
                 first
             }
         };
         let order = order_for(supplier);
+        if !tx.submitted {
+            self.send(tx, supplier, &order).await?;
+        }
         let mut next = chain
             .iter()
             .position(|s| s.name() == supplier.name())

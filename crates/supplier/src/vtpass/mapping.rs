@@ -281,19 +281,14 @@ pub(super) fn unexpected(what: &str, body: &Value) -> SupplierError {
     ))
 }
 
-pub(super) fn log_answer(
-    call: &str,
-    order: &Order,
-    status: u16,
-    body: &Value,
-    outcome: &SupplierStatus,
-) {
+pub(super) fn log_answer(call: &str, status: u16, body: &Value, outcome: &SupplierStatus) {
     let code = body["code"].as_str().unwrap_or("none");
     let state = body["content"]["transactions"]["status"]
         .as_str()
         .unwrap_or("");
     let description = body["response_description"].as_str().unwrap_or("");
-    tracing::info!(code = %order.reference_code, call, http_status = status, vtpass_code = code,
+    // The caller's span names the transaction (the worker's `fulfil{code=…}`).
+    tracing::info!(call, http_status = status, vtpass_code = code,
         vtpass_status = state, description, outcome = ?std::mem::discriminant(outcome), "VTpass answered");
 }
 

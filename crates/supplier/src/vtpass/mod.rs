@@ -198,7 +198,7 @@ impl Supplier for VtpassSupplier {
         let body = pay_request(order)?;
         let (status, answer) = self.post("/api/pay", body).await?;
         let outcome = pay_outcome(order, status, &answer);
-        log_answer("pay", order, status, &answer, &outcome);
+        log_answer("pay", status, &answer, &outcome);
         Ok(outcome)
     }
 
@@ -206,7 +206,7 @@ impl Supplier for VtpassSupplier {
         let body = json!({ "request_id": request_id(&order.reference_code)? });
         let (status, answer) = self.post("/api/requery", body).await?;
         let outcome = requery_outcome(order, status, &answer);
-        log_answer("requery", order, status, &answer, &outcome);
+        log_answer("requery", status, &answer, &outcome);
         Ok(outcome)
     }
 }
