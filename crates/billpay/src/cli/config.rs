@@ -20,6 +20,7 @@ pub struct FileConfig {
     pub metrics_listen: Option<String>,
     pub header_timeout_secs: Option<u64>,
     pub body_timeout_secs: Option<u64>,
+    pub body_deadline_secs: Option<u64>,
     pub max_connections: Option<usize>,
     pub database_url: Option<String>,
     pub master_key: Option<String>,

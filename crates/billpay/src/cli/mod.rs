@@ -48,7 +48,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the HTTP API and the background workers.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Create or upgrade the database schema.
     Migrate,
     /// Accounts: create, suspend, reactivate, set-password.
@@ -109,7 +109,7 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
     let settings = Settings::load(cli.config.as_deref(), cli.database_url.clone())?;
     if let Command::Serve(args) = cli.command {
         config::init_logging(&settings, false);
-        return serve::run(settings, args).await.map(|()| ExitCode::SUCCESS);
+        return serve::run(settings, *args).await.map(|()| ExitCode::SUCCESS);
     }
     config::init_logging(&settings, true);
     if let Command::Backup { file } = &cli.command {

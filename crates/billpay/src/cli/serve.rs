@@ -70,6 +70,10 @@ pub struct ServeArgs {
     /// Answer 408 when a request body stalls this many seconds (default 30).
     #[arg(long, env = "BILLPAY_BODY_TIMEOUT_SECS")]
     body_timeout_secs: Option<u64>,
+    /// Answer 408 when a request body is not complete this many seconds
+    /// after its headers, however it trickles (default 60).
+    #[arg(long, env = "BILLPAY_BODY_DEADLINE_SECS")]
+    body_deadline_secs: Option<u64>,
     /// Open connections at most (default 4096); more wait to be accepted.
     #[arg(long, env = "BILLPAY_MAX_CONNECTIONS")]
     max_connections: Option<usize>,
@@ -259,6 +263,12 @@ fn connection_limits(args: &ServeArgs, file: &FileConfig) -> anyhow::Result<Conn
             file.body_timeout_secs,
             defaults.body_timeout,
             "--body-timeout-secs",
+        )?,
+        body_deadline: seconds(
+            args.body_deadline_secs,
+            file.body_deadline_secs,
+            defaults.body_deadline,
+            "--body-deadline-secs",
         )?,
         max_connections: args
             .max_connections
