@@ -109,7 +109,9 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
     let settings = Settings::load(cli.config.as_deref(), cli.database_url.clone())?;
     if let Command::Serve(args) = cli.command {
         config::init_logging(&settings, false);
-        return serve::run(settings, *args).await.map(|()| ExitCode::SUCCESS);
+        return serve::run(settings, *args)
+            .await
+            .map(|()| ExitCode::SUCCESS);
     }
     config::init_logging(&settings, true);
     if let Command::Backup { file } = &cli.command {
