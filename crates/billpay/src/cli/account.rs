@@ -1,7 +1,7 @@
 //! `billpay account …`
 
 use super::Output;
-use super::output::flag_error;
+use super::output::action_error;
 use billpay_domain::AccountId;
 use billpay_operations::{Actor, accounts};
 use billpay_store::{AccountStatus, SharedStore};
@@ -47,7 +47,7 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
                 password.as_deref(),
             )
             .await
-            .map_err(flag_error)?;
+            .map_err(action_error)?;
             out.emit(
                 json!({ "account_id": account.id, "name": account.name, "email": account.email, "status": account.status }),
                 format!("Created account {} ({})", account.id, account.email),
@@ -65,7 +65,7 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
         } => {
             accounts::set_password(store.as_ref(), Actor::Cli, account_id, &password)
                 .await
-                .map_err(flag_error)?;
+                .map_err(action_error)?;
             out.emit(
                 json!({ "account_id": account_id, "password_set": true }),
                 format!("Password set for {account_id}"),
@@ -83,7 +83,7 @@ async fn set_status(
 ) -> anyhow::Result<()> {
     accounts::set_status(store.as_ref(), Actor::Cli, id, status)
         .await
-        .map_err(flag_error)?;
+        .map_err(action_error)?;
     out.emit(
         json!({ "account_id": id, "status": status }),
         format!("Account {id} is now {}", status.as_str()),

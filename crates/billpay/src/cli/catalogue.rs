@@ -84,7 +84,7 @@ pub async fn toggle(
     };
     let what = set_on_sale(store.as_ref(), Actor::Cli, kind, &target, active)
         .await
-        .map_err(super::output::flag_error)?;
+        .map_err(super::output::action_error)?;
     let state = if active { "enabled" } else { "disabled" };
     out.emit(
         json!({ "target": target, "active": active, "changed": what }),

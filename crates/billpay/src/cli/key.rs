@@ -1,6 +1,6 @@
 //! `billpay key …`
 
-use super::output::flag_error;
+use super::output::action_error;
 use super::{Output, Settings};
 use billpay_domain::{AccountId, KeyId};
 use billpay_operations::Actor;
@@ -68,7 +68,7 @@ pub async fn run(
         KeyCommand::Create { account, name } => {
             let issued = keys::create(store, Actor::Cli, account, name)
                 .await
-                .map_err(flag_error)?;
+                .map_err(action_error)?;
             let (key, secret) = (issued.record, issued.secret);
             out.emit(
                 json!({ "key_id": key.id, "api_key": secret, "account_id": account }),
@@ -118,7 +118,7 @@ pub async fn run(
                 let secrets = settings.secret_box()?;
                 let secret = keys::enable_signing(store, Actor::Cli, key_id, &secrets)
                     .await
-                    .map_err(flag_error)?
+                    .map_err(action_error)?
                     .secret;
                 out.emit(
                     json!({ "key_id": key_id, "webhook_secret": secret }),
@@ -139,7 +139,7 @@ pub async fn run(
     };
     let key = keys::update(store, Actor::Cli, key_id, update)
         .await
-        .map_err(flag_error)?;
+        .map_err(action_error)?;
     out.emit(json!({ "key_id": key.id, "status": key.status, "rate_limit": key.rate_limit, "webhook_url": key.webhook_url,
         "webhook_signing": key.webhook_secret_sealed.is_some(), "webhook_retries": key.webhook_retries }),
         format!("Key {key_id}: {text}"));

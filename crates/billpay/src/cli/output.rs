@@ -26,7 +26,7 @@ impl Output {
 
 /// An operator action's error as the CLI words it: an input is named by its
 /// flag (`--per-second and --burst must be at least 1`).
-pub fn flag_error(error: billpay_operations::OpsError) -> anyhow::Error {
+pub fn action_error(error: billpay_operations::OpsError) -> anyhow::Error {
     match error {
         billpay_operations::OpsError::Invalid(invalid) => {
             let flags: Vec<String> = invalid

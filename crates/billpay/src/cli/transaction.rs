@@ -1,7 +1,7 @@
 //! `billpay transaction …`
 
 use super::Output;
-use super::output::flag_error;
+use super::output::action_error;
 use billpay_domain::{AccountId, TxStatus};
 use billpay_operations::Actor;
 use billpay_operations::transactions::{self, Resolution};
@@ -38,7 +38,7 @@ pub enum TransactionCommand {
         successful: bool,
         #[arg(long)]
         failed: bool,
-        /// Why (e.g. what the supplier said); recorded with the decision.
+        /// Why (e.g. what the supplier said); logged with the decision and the actor.
         #[arg(long)]
         reason: Option<String>,
     },
@@ -55,7 +55,7 @@ pub async fn run(
         TransactionCommand::Show { reference_or_code } => {
             let tx = transactions::find(store.as_ref(), &reference_or_code)
                 .await
-                .map_err(flag_error)?;
+                .map_err(action_error)?;
             let needs_review = tx.status == TxStatus::Processing && tx.created_at < review_before;
             let text = format!(
                 "{}\n  reference  {}\n  account    {}\n  product    {} ({})\n  item/plan  {}\n  recipient  {}\n  amount     {}\n  status     {}: {}\n  result     {}\n  supplier   {} {}\n  created    {}\n  completed  {}",
@@ -142,7 +142,7 @@ pub async fn run(
                 reason.as_deref(),
             )
             .await
-            .map_err(flag_error)?;
+            .map_err(action_error)?;
             out.emit(
                 json!({ "reference_code": code, "status": status, "resolved": true }),
                 format!("{code} resolved as {status}"),

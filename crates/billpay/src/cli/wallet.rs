@@ -1,7 +1,7 @@
 //! `billpay wallet …`
 
 use super::Output;
-use super::output::flag_error;
+use super::output::action_error;
 use billpay_domain::{AccountId, Kobo};
 use billpay_operations::{Actor, wallets};
 use billpay_store::SharedStore;
@@ -20,7 +20,7 @@ pub enum WalletCommand {
         /// Your unique reference for this funding (e.g. the bank transfer id).
         #[arg(long)]
         reference: String,
-        /// Why (e.g. "bank transfer 12 Nov"); recorded with the credit.
+        /// Why (e.g. "bank transfer 12 Nov"); logged with the credit and the actor.
         #[arg(long)]
         reason: Option<String>,
     },
@@ -51,7 +51,7 @@ pub async fn run(cmd: WalletCommand, store: &SharedStore, out: &Output) -> anyho
                 reason.as_deref(),
             )
             .await
-            .map_err(flag_error)?;
+            .map_err(action_error)?;
             let text = if credit.applied {
                 format!("Credited {amount} Naira; balance {} Naira", credit.balance)
             } else {

@@ -1,7 +1,7 @@
 //! `billpay webhook …`
 
 use super::Output;
-use super::output::flag_error;
+use super::output::action_error;
 use billpay_domain::AccountId;
 use billpay_operations::{Actor, webhooks};
 use billpay_store::{EventFilter, SharedStore};
@@ -31,7 +31,7 @@ pub async fn run(cmd: WebhookCommand, store: &SharedStore, out: &Output) -> anyh
         } => {
             let event = webhooks::resend(store.as_ref(), Actor::Cli, &event_or_reference_code)
                 .await
-                .map_err(flag_error)?;
+                .map_err(action_error)?;
             out.emit(
                 json!({ "event_id": event.id, "reference_code": event.transaction_code, "queued": true }),
                 format!("Event {} ({}) queued for delivery; a running server sends it within a second", event.id, event.transaction_code),
