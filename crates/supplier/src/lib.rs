@@ -3,6 +3,7 @@
 //! call; [`sandbox::SandboxSupplier`] is the built-in simulator that is the
 //! default; [`vtpass::VtpassSupplier`] sells through VTpass.
 
+pub mod callback;
 pub mod routing;
 pub mod sandbox;
 pub mod vtpass;

@@ -5,7 +5,6 @@
 mod account;
 mod audit;
 mod backup;
-mod callbacks;
 mod catalogue;
 mod config;
 mod http_server;

@@ -151,7 +151,11 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         .supplier
         .float_watch(file)?
         .map(|float| tokio::spawn(float.watch()));
-    let callbacks = super::callbacks::router(fulfilment.clone());
+    let callbacks = billpay_callbacks::router(
+        billpay_supplier::callback::all(),
+        fulfilment.clone(),
+        Default::default(),
+    );
     if !args.no_worker {
         workers.push(tokio::spawn(
             fulfilment.run(state.purchases_waiting.clone(), shutdown.clone()),

@@ -16,8 +16,10 @@
 //! VTpass docs ask ("take any response that differs from the guidelines as
 //! pending"). See [`pay_outcome`] and [`requery_outcome`].
 
+mod callback;
 mod mapping;
 
+pub use callback::VtpassCallbacks;
 pub use mapping::*;
 
 use crate::*;
