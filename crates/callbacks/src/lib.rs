@@ -23,6 +23,7 @@ use axum::routing::post;
 use axum::{Json, Router, middleware};
 use billpay_api::envelope::ensure_json_errors;
 use billpay_api::error::ApiError;
+use billpay_domain::json::{MAX_NESTING, check_nesting};
 use billpay_supplier::callback::{CallbackRequest, Callbacks, Notice};
 use billpay_worker::Fulfilment;
 use guard::{Limits, RecheckGuard, Refused};
@@ -60,6 +61,12 @@ async fn receive(
     let Some(sender) = inbound.senders.iter().find(|s| s.name() == name) else {
         return ApiError::NotFound("No such endpoint".into()).into_response();
     };
+    // Nesting is bounded before any adapter parses the body (a few KiB of
+    // `[[[[…` must not cost a stack); too deep is a body we do not understand.
+    if let Err(too_deep) = check_nesting(&body, MAX_NESTING) {
+        tracing::warn!(sender = sender.name(), %too_deep, "callback ignored");
+        return Json(sender.answer()).into_response();
+    }
     let request = CallbackRequest {
         headers: &headers,
         body: &body,
