@@ -33,6 +33,10 @@ pub struct CsrfForm<T>(pub T);
 /// The sign-in form's fields, its proof checked against the double-submit cookie.
 pub struct SignInForm<T>(pub T);
 
+/// A form with nothing but its CSRF proof (a sign-out, a button): `CsrfForm<NoFields>`.
+#[derive(Deserialize)]
+pub struct NoFields {}
+
 impl<S: WebUi, T: DeserializeOwned> FromRequest<S> for CsrfForm<T> {
     type Rejection = PageError;
 

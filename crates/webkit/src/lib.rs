@@ -19,7 +19,7 @@ mod session;
 mod sign_in;
 mod throttle;
 
-pub use csrf::{CsrfForm, FORM_LIMIT, SignInForm, csrf_for};
+pub use csrf::{CsrfForm, FORM_LIMIT, NoFields, SignInForm, csrf_for};
 pub use headers::{CONTENT_SECURITY_POLICY, asset, security_headers};
 pub use page::{PageError, PageResult, render};
 pub use password::{Busy, HashPermit, PasswordCheck};

@@ -11,8 +11,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use billpay_store::AccountStatus;
 use billpay_store::issue::issue_session;
-use billpay_webkit::{Credentials, CsrfForm, Found, Refusal, SignInForm};
-use serde::Deserialize;
+use billpay_webkit::{Credentials, CsrfForm, Found, NoFields, Refusal, SignInForm};
 
 #[derive(Template)]
 #[template(path = "login.html")]
@@ -21,10 +20,6 @@ struct LoginPage {
     email: String,
     error: Option<String>,
 }
-
-/// A form with nothing but its CSRF proof (sign-out, send a test event, resend).
-#[derive(Deserialize)]
-pub struct NoFields {}
 
 /// The sign-in page sets a fresh double-submit CSRF cookie.
 pub async fn form(headers: HeaderMap) -> Response {

@@ -2,7 +2,6 @@
 //! retries, a signed test event, and the delivery log with resend.
 
 use super::keys::{KeyRow, own_key};
-use super::login::NoFields;
 use super::{Chrome, PageError, PageResult, bad_request, not_found, render};
 use crate::DashboardState;
 use crate::format::short_time;
@@ -13,7 +12,7 @@ use axum::response::{IntoResponse, Redirect};
 use billpay_store::issue::issue_webhook_secret;
 use billpay_store::{ApiKey, EventFilter, KeyChange};
 use billpay_webhooks::{DeliveryRequest, WebhookPayload, validate_url};
-use billpay_webkit::CsrfForm;
+use billpay_webkit::{CsrfForm, NoFields};
 use serde::Deserialize;
 
 pub struct AttemptRow {
