@@ -44,8 +44,8 @@ pub trait WebUi: Clone + Send + Sync + 'static {
     ) -> impl Future<Output = Result<Option<Self::User>, PageError>> + Send;
 }
 
-/// One UI's share of the kit: its scope, its sign-in throttle and its bound
-/// on password checks.
+/// One UI's share of the kit: its scope, its sign-in throttle, and the
+/// process's bound on password checks (shared by every UI).
 pub struct WebKit {
     pub scope: Scope,
     pub throttle: LoginThrottle,
@@ -57,7 +57,7 @@ impl WebKit {
         WebKit {
             scope,
             throttle: LoginThrottle::default(),
-            passwords: PasswordCheck::for_this_machine(),
+            passwords: PasswordCheck::shared(),
         }
     }
 }
