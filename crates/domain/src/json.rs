@@ -67,7 +67,7 @@ mod tests {
     #[test]
     fn nesting_up_to_the_limit_passes() {
         assert_eq!(check_nesting(nested(32).as_bytes(), 32), Ok(()));
-        assert_eq!(check_nesting(br#"{"a":{"b":[1,{"c":2}]}}"#, 3), Ok(()));
+        assert_eq!(check_nesting(br#"{"a":{"b":[1,{"c":2}]}}"#, 4), Ok(()));
     }
 
     #[test]
