@@ -17,8 +17,10 @@
 //! pending"). See [`pay_outcome`] and [`requery_outcome`].
 
 mod mapping;
+mod settings;
 
 pub use mapping::*;
+pub use settings::VtpassSettings;
 
 use crate::*;
 use serde_json::{Value, json};
