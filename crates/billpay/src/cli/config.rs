@@ -291,3 +291,42 @@ pub fn init_logging(settings: &Settings, quiet: bool) {
         LogFormat::Text => builder.init(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_holds_no_secret() {
+        let settings = Settings {
+            database_url: ConnectionUrl("postgres://billpay:db-password@db/billpay".into()),
+            redis_url: Some(ConnectionUrl("redis://:redis-password@cache:6379/0".into())),
+            master_key: Some("master-key-hex".into()),
+            vtpass: VtpassSettings {
+                api_key: Some("vtpass-api-key".into()),
+                ..VtpassSettings::default()
+            },
+            ..Settings::default()
+        };
+        let printed = format!("{settings:?}");
+        for secret in [
+            "db-password",
+            "redis-password",
+            "master-key-hex",
+            "vtpass-api-key",
+        ] {
+            assert!(!printed.contains(secret), "{printed}");
+        }
+        assert!(printed.contains("postgres://…@db/billpay"), "{printed}");
+    }
+
+    #[test]
+    fn addresses_are_host_and_port() {
+        for good in ["127.0.0.1:0", "[::1]:8080", "localhost:8080", "0.0.0.0:80"] {
+            assert_eq!(address_problem("--listen", good), None, "{good}");
+        }
+        for bad in ["", "8080", "localhost", "host:port", ":80", "a b:80"] {
+            assert!(address_problem("--listen", bad).is_some(), "{bad:?}");
+        }
+    }
+}

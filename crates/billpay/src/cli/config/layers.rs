@@ -140,3 +140,35 @@ fn nest(entries: impl IntoIterator<Item = (String, Value)>) -> Result<Dict, Stri
     }
     Ok(dict)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flat_names_land_in_their_section_once() {
+        let entries = |names: &[&str]| {
+            names
+                .iter()
+                .map(|n| (n.to_string(), Value::from(1)))
+                .collect::<Vec<_>>()
+        };
+        let dict = nest(entries(&[
+            "vtpass_api_key",
+            "sandbox_latency_ms",
+            "supplier_low_balance",
+        ]))
+        .unwrap();
+        let value = Value::from(dict);
+        assert!(value.find_ref("vtpass.api_key").is_some());
+        assert!(value.find_ref("sandbox.latency_ms").is_some());
+        assert!(
+            value.find_ref("supplier_low_balance").is_some(),
+            "not a section"
+        );
+        assert_eq!(
+            nest(entries(&["vtpass_timeout_ms", "vtpass_timeout_ms"])),
+            Err("vtpass_timeout_ms".into())
+        );
+    }
+}
