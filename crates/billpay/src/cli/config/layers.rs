@@ -44,10 +44,11 @@ impl Layer {
             .with_context(|| format!("cannot read config file {}", path.display()))?;
         let invalid = || format!("invalid config file {}", path.display());
         let table: toml::Table = toml::from_str(&text).with_context(invalid)?;
+        let table = Value::serialize(table).map_err(|e| anyhow::anyhow!("{}: {e}", invalid()))?;
         let mut entries = Vec::new();
-        for (key, value) in table {
+        for (key, value) in table.into_dict().unwrap_or_default() {
             match value {
-                toml::Value::Table(section) if SECTIONS.contains(&key.as_str()) => entries.extend(
+                Value::Dict(_, section) if SECTIONS.contains(&key.as_str()) => entries.extend(
                     section
                         .into_iter()
                         .map(|(name, v)| (format!("{key}_{name}"), v)),
@@ -55,11 +56,6 @@ impl Layer {
                 value => entries.push((key, value)),
             }
         }
-        let entries = entries
-            .into_iter()
-            .map(|(key, value)| Ok((key, Value::serialize(value)?)))
-            .collect::<Result<Vec<_>, figment::Error>>()
-            .with_context(invalid)?;
         let dict = nest(entries).map_err(|key| {
             anyhow::anyhow!(
                 "config file {}: `{key}` is given twice (flat and in its section)",
