@@ -45,6 +45,7 @@ pub struct Settings {
     pub metrics_listen: Option<String>,
     pub header_timeout_secs: u64,
     pub body_timeout_secs: u64,
+    pub body_deadline_secs: u64,
     pub max_connections: usize,
     pub rate_limit_per_second: u32,
     pub rate_limit_burst: u32,
@@ -83,6 +84,7 @@ impl Default for Settings {
             metrics_listen: None,
             header_timeout_secs: limits.header_timeout.as_secs(),
             body_timeout_secs: limits.body_timeout.as_secs(),
+            body_deadline_secs: limits.body_deadline.as_secs(),
             max_connections: limits.max_connections,
             rate_limit_per_second: 50,
             rate_limit_burst: 100,
@@ -161,6 +163,7 @@ impl Settings {
         for (name, secs) in [
             ("--header-timeout-secs", self.header_timeout_secs),
             ("--body-timeout-secs", self.body_timeout_secs),
+            ("--body-deadline-secs", self.body_deadline_secs),
         ] {
             if secs == 0 {
                 problems.push(format!("{name} must be at least 1 second"));

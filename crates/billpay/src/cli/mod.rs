@@ -61,7 +61,7 @@ which wins over the file.";
 pub enum Command {
     /// Run the HTTP API and the background workers.
     #[command(after_help = SETTINGS_HELP)]
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Create or upgrade the database schema.
     Migrate,
     /// Accounts: create, suspend, reactivate, set-password.
@@ -122,7 +122,9 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
     let settings = Settings::load(cli.config.as_deref(), cli.setting_flags()?)?;
     if let Command::Serve(args) = cli.command {
         config::init_logging(&settings, false);
-        return serve::run(settings, args).await.map(|()| ExitCode::SUCCESS);
+        return serve::run(settings, *args)
+            .await
+            .map(|()| ExitCode::SUCCESS);
     }
     config::init_logging(&settings, true);
     if let Command::Backup { file } = &cli.command {

@@ -74,6 +74,10 @@ pub struct ServeArgs {
     /// Answer 408 when a request body stalls this many seconds (default 30).
     #[arg(long)]
     body_timeout_secs: Option<u64>,
+    /// Answer 408 when a request body is not complete this many seconds
+    /// after its headers, however it trickles (default 60).
+    #[arg(long)]
+    body_deadline_secs: Option<u64>,
     /// Open connections at most (default 4096); more wait to be accepted.
     #[arg(long)]
     max_connections: Option<usize>,
@@ -220,6 +224,7 @@ fn connection_limits(settings: &Settings) -> ConnectionLimits {
     ConnectionLimits {
         header_timeout: Duration::from_secs(settings.header_timeout_secs),
         body_timeout: Duration::from_secs(settings.body_timeout_secs),
+        body_deadline: Duration::from_secs(settings.body_deadline_secs),
         max_connections: settings.max_connections,
     }
 }
