@@ -148,9 +148,7 @@ impl Settings {
             .merge(Layer::environment()?)
             .merge(Layer::flags(flags)?);
         // Lossy: a number or boolean given as text (every environment value) is read as one.
-        figment
-            .extract_lossy()
-            .map_err(|e| anyhow::anyhow!("invalid setting: {e}"))
+        figment.extract_lossy().map_err(describe)
     }
 
     /// Every problem that would stop `serve`, named at once.
@@ -250,6 +248,22 @@ impl Settings {
     }
 }
 
+/// Figment's errors, without the value found where a string was expected:
+/// that may be a key written unquoted in the file, and is never echoed.
+fn describe(errors: figment::Error) -> anyhow::Error {
+    let lines = errors.into_iter().map(|mut error| {
+        if let figment::error::Kind::InvalidType(_, expected) = &error.kind
+            && expected == "a string"
+        {
+            error.kind = figment::error::Kind::Message(
+                "invalid type: expected a string (what was found is not shown)".into(),
+            );
+        }
+        format!("invalid setting: {error}")
+    });
+    anyhow::anyhow!(lines.collect::<Vec<_>>().join("\n"))
+}
+
 const POSTGRES_NEEDS_A_MASTER_KEY: &str = "BILLPAY_MASTER_KEY is required with PostgreSQL: set \
     it (64 hex characters, e.g. from `openssl rand -hex 32`) to the same value on every node and \
     CLI host; there is no key file beside a PostgreSQL database";
@@ -321,6 +335,17 @@ mod tests {
             assert!(!printed.contains(secret), "{printed}");
         }
         assert!(printed.contains("postgres://…@db/billpay"), "{printed}");
+    }
+
+    #[test]
+    fn a_key_of_the_wrong_type_is_not_echoed() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("billpay.toml");
+        std::fs::write(&file, "[vtpass]\napi_key = 9876543210\n").unwrap();
+        let error = Settings::load(Some(&file), vec![]).unwrap_err().to_string();
+        assert!(error.contains("expected a string"), "{error}");
+        assert!(error.contains("vtpass.api_key"), "{error}");
+        assert!(!error.contains("9876543210"), "{error}");
     }
 
     #[test]
