@@ -41,8 +41,8 @@ pub async fn run(
     out: &Output,
 ) -> anyhow::Result<()> {
     match cmd {
-        CatalogueCommand::SyncVtpass { apply, supplier } => {
-            super::sync_vtpass::run(apply, &supplier, settings, store, out).await?
+        CatalogueCommand::SyncVtpass { apply, .. } => {
+            super::sync_vtpass::run(apply, settings, store, out).await?
         }
         CatalogueCommand::Import { file } => {
             let text = std::fs::read_to_string(&file)

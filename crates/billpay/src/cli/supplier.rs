@@ -1,43 +1,45 @@
-//! Which supplier fulfils purchases: `BILLPAY_SUPPLIER=sandbox|vtpass`, and
-//! VTpass's URL and keys (flags > env > config file, like every setting).
-//! Keys are never logged or printed.
+//! Which supplier fulfils purchases: `BILLPAY_SUPPLIER=sandbox|vtpass` and
+//! `[routes]`, built from the resolved settings (VTpass's URL and keys are its
+//! `[vtpass]` section). Keys are never logged or printed.
 
-use super::config::{FileConfig, Settings};
+use super::config::Settings;
 use super::output::Output;
 use billpay_domain::Kobo;
 use billpay_supplier::Supplier;
 use billpay_supplier::routing::Routes;
 use billpay_supplier::sandbox::SandboxSupplier;
-use billpay_supplier::vtpass::{LIVE_URL, VtpassConfig, VtpassSupplier};
+use billpay_supplier::vtpass::VtpassSupplier;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 
-#[derive(clap::Args, Default)]
+/// The supplier settings as flags (each also `BILLPAY_<FLAG>` and a key of
+/// the config file; the resolved values are in [`Settings`]).
+#[derive(clap::Args, Default, serde::Serialize)]
 pub struct SupplierArgs {
     /// Who fulfils purchases: `sandbox` (simulated, the default) or `vtpass`.
-    #[arg(long, env = "BILLPAY_SUPPLIER")]
+    #[arg(long)]
     supplier: Option<String>,
     /// VTpass API base URL (default the live https://vtpass.com; sandbox:
     /// https://sandbox.vtpass.com).
-    #[arg(long, env = "BILLPAY_VTPASS_BASE_URL")]
+    #[arg(long)]
     vtpass_base_url: Option<String>,
     /// VTpass API key (Profile → API keys).
-    #[arg(long, env = "BILLPAY_VTPASS_API_KEY", hide_env_values = true)]
+    #[arg(long)]
     vtpass_api_key: Option<String>,
     /// VTpass secret key (sent on POST calls).
-    #[arg(long, env = "BILLPAY_VTPASS_SECRET_KEY", hide_env_values = true)]
+    #[arg(long)]
     vtpass_secret_key: Option<String>,
     /// VTpass public key (sent on GET calls).
-    #[arg(long, env = "BILLPAY_VTPASS_PUBLIC_KEY", hide_env_values = true)]
+    #[arg(long)]
     vtpass_public_key: Option<String>,
     /// Longest a VTpass call may take before its outcome counts as unknown
     /// (requeried later), milliseconds (default 50000).
-    #[arg(long, env = "BILLPAY_VTPASS_TIMEOUT_MS")]
+    #[arg(long)]
     vtpass_timeout_ms: Option<u64>,
     /// Warn (logs; `supplier balance`) when the supplier float is below
     /// this many Naira. Checked at start and every 10 minutes.
-    #[arg(long, env = "BILLPAY_SUPPLIER_LOW_BALANCE")]
+    #[arg(long)]
     supplier_low_balance: Option<f64>,
 }
 
@@ -58,17 +60,13 @@ pub enum SupplierCommand {
 }
 
 pub async fn run(cmd: SupplierCommand, settings: &Settings, out: &Output) -> anyhow::Result<()> {
-    let SupplierCommand::Balance(args) = cmd;
-    let file = &settings.file;
-    let name = args.name(file);
+    let SupplierCommand::Balance(_) = cmd;
+    let name = &settings.supplier;
     anyhow::ensure!(
         name == "vtpass",
         "the {name} supplier keeps no balance: set BILLPAY_SUPPLIER=vtpass and its keys"
     );
-    let float = Float::new(
-        VtpassSupplier::new(args.vtpass(file)?)?,
-        args.low_balance(file),
-    );
+    let float = Float::new(vtpass(settings)?, low_balance(settings));
     let balance = float.balance().await?;
     let low = float.is_low(balance);
     let threshold = float.threshold.map(|t| t.to_string());
@@ -126,101 +124,91 @@ impl Float {
     }
 }
 
-impl SupplierArgs {
-    pub fn low_balance(&self, file: &FileConfig) -> Option<Kobo> {
-        self.supplier_low_balance
-            .or(file.supplier_low_balance)
-            .map(|naira| Kobo((naira * 100.0).round() as i64))
-    }
+pub fn low_balance(settings: &Settings) -> Option<Kobo> {
+    settings
+        .supplier_low_balance
+        .map(|naira| Kobo((naira * 100.0).round() as i64))
+}
 
-    /// The float watcher of `billpay serve`, when VTpass is the supplier
-    /// and a low-balance level is set.
-    pub fn float_watch(&self, file: &FileConfig) -> anyhow::Result<Option<Float>> {
-        let threshold = self.low_balance(file);
-        if self.name(file) != "vtpass" || threshold.is_none() {
-            return Ok(None);
-        }
-        let supplier = VtpassSupplier::new(self.vtpass(file)?)?;
-        Ok(Some(Float::new(supplier, threshold)))
+/// The float watcher of `billpay serve`, when VTpass is the supplier and a
+/// low-balance level is set.
+pub fn float_watch(settings: &Settings) -> anyhow::Result<Option<Float>> {
+    let threshold = low_balance(settings);
+    if settings.supplier != "vtpass" || threshold.is_none() {
+        return Ok(None);
     }
+    Ok(Some(Float::new(vtpass(settings)?, threshold)))
+}
 
-    pub fn name(&self, file: &FileConfig) -> String {
-        self.supplier
-            .clone()
-            .or(file.supplier.clone())
-            .unwrap_or_else(|| "sandbox".into())
+/// The VTpass client; an error naming what is missing.
+pub fn vtpass(settings: &Settings) -> anyhow::Result<VtpassSupplier> {
+    if let Some(missing) = vtpass_missing_keys(settings) {
+        anyhow::bail!(missing);
     }
+    Ok(VtpassSupplier::from_settings(&settings.vtpass)?)
+}
 
-    /// VTpass's settings; an error naming what is missing.
-    pub fn vtpass(&self, file: &FileConfig) -> anyhow::Result<VtpassConfig> {
-        let key = |flag: &Option<String>, from_file: &Option<String>, name: &str| {
-            flag.clone()
-                .or(from_file.clone())
-                .filter(|k| !k.trim().is_empty())
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "BILLPAY_SUPPLIER=vtpass needs {name} (or `{}` in the config file): \
-                         your keys are under Profile → API keys at vtpass.com",
-                        name.trim_start_matches("BILLPAY_").to_lowercase()
-                    )
-                })
-        };
-        let timeout = self
-            .vtpass_timeout_ms
-            .or(file.vtpass_timeout_ms)
-            .unwrap_or(50_000);
-        Ok(VtpassConfig {
-            base_url: self
-                .vtpass_base_url
-                .clone()
-                .or(file.vtpass_base_url.clone())
-                .unwrap_or_else(|| LIVE_URL.into()),
-            api_key: key(
-                &self.vtpass_api_key,
-                &file.vtpass_api_key,
-                "BILLPAY_VTPASS_API_KEY",
-            )?,
-            secret_key: key(
-                &self.vtpass_secret_key,
-                &file.vtpass_secret_key,
-                "BILLPAY_VTPASS_SECRET_KEY",
-            )?,
-            public_key: key(
-                &self.vtpass_public_key,
-                &file.vtpass_public_key,
-                "BILLPAY_VTPASS_PUBLIC_KEY",
-            )?,
-            connect_timeout: Duration::from_millis(timeout.min(10_000)),
-            timeout: Duration::from_millis(timeout),
-        })
+/// What would keep the suppliers from being built (for `Settings::validate`):
+/// an unknown supplier, or VTpass used or half-configured without all its keys.
+pub fn problems(settings: &Settings) -> Vec<String> {
+    let vtpass_wanted = named(settings, "vtpass") || settings.vtpass.any_key_set();
+    let unknown = unknown_supplier(&settings.supplier);
+    let missing = vtpass_wanted
+        .then(|| vtpass_missing_keys(settings))
+        .flatten();
+    unknown.into_iter().chain(missing).collect()
+}
+
+fn unknown_supplier(name: &str) -> Option<String> {
+    (!["sandbox", "vtpass"].contains(&name))
+        .then(|| format!("BILLPAY_SUPPLIER must be sandbox or vtpass, not {name:?}"))
+}
+
+/// Whether `name` is the default supplier or on a route.
+fn named(settings: &Settings, name: &str) -> bool {
+    settings.supplier == name || settings.routes.values().flatten().any(|n| n == name)
+}
+
+fn vtpass_missing_keys(settings: &Settings) -> Option<String> {
+    let missing = settings.vtpass.missing_keys();
+    let variables = missing
+        .iter()
+        .map(|key| format!("BILLPAY_VTPASS_{}", key.to_uppercase()))
+        .collect::<Vec<_>>();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "VTpass needs {} (or `{}` in the config file's [vtpass] section): your keys are \
+             under Profile → API keys at vtpass.com",
+            variables.join(", "),
+            missing.join("`, `")
+        )
+    })
+}
+
+/// The suppliers and the routes between them: `BILLPAY_SUPPLIER` by default,
+/// `[routes]` of the config file per product (and provider). VTpass is built
+/// (and its keys required) only when something routes to it; the sandbox is
+/// built by the caller (its latency and outage settings).
+pub fn build(settings: &Settings, sandbox: SandboxSupplier) -> anyhow::Result<Routes> {
+    let default = settings.supplier.clone();
+    if let Some(unknown) = unknown_supplier(&default) {
+        anyhow::bail!(unknown);
     }
-
-    /// The suppliers and the routes between them: `BILLPAY_SUPPLIER` by
-    /// default, `[routes]` of the config file per product (and provider).
-    /// VTpass is built (and its keys required) only when something routes to
-    /// it; the sandbox is built by the caller (its latency and outage
-    /// settings).
-    pub fn build(&self, file: &FileConfig, sandbox: SandboxSupplier) -> anyhow::Result<Routes> {
-        let default = self.name(file);
-        anyhow::ensure!(
-            ["sandbox", "vtpass"].contains(&default.as_str()),
-            "BILLPAY_SUPPLIER must be sandbox or vtpass, not {default:?}"
+    let mut suppliers: Vec<Arc<dyn Supplier>> = vec![Arc::new(sandbox)];
+    if named(settings, "vtpass") {
+        tracing::info!(base_url = %settings.vtpass.base_url, "VTpass fulfils purchases");
+        suppliers.push(Arc::new(vtpass(settings)?));
+    }
+    if named(settings, "vtpass") && named(settings, "sandbox") {
+        tracing::warn!(
+            "routes name both vtpass and the sandbox: the sandbox delivers nothing real"
         );
-        let routes = file.routes.clone().unwrap_or_default();
-        let named = |name: &str| default == name || routes.values().flatten().any(|n| n == name);
-        let mut suppliers: Vec<Arc<dyn Supplier>> = vec![Arc::new(sandbox)];
-        if named("vtpass") {
-            let config = self.vtpass(file)?;
-            tracing::info!(base_url = %config.base_url, "VTpass fulfils purchases");
-            suppliers.push(Arc::new(VtpassSupplier::new(config)?));
-        }
-        if named("vtpass") && named("sandbox") {
-            tracing::warn!(
-                "routes name both vtpass and the sandbox: the sandbox delivers nothing real"
-            );
-        }
-        Ok(Routes::new(suppliers, vec![default], routes)?)
     }
+    Ok(Routes::new(
+        suppliers,
+        vec![default],
+        settings.routes.clone(),
+    )?)
 }
 
 #[cfg(test)]
@@ -228,7 +216,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_never_show_in_debug_output() {
+    fn flag_keys_never_show_in_debug_output() {
         let args = SupplierArgs {
             supplier: Some("vtpass".into()),
             vtpass_api_key: Some("api-secret-1".into()),
@@ -236,8 +224,7 @@ mod tests {
             vtpass_public_key: Some("PK_secret-3".into()),
             ..SupplierArgs::default()
         };
-        let config = args.vtpass(&FileConfig::default()).unwrap();
-        let printed = format!("{args:?} {config:?}");
+        let printed = format!("{args:?}");
         for key in ["api-secret-1", "SK_secret-2", "PK_secret-3"] {
             assert!(!printed.contains(key), "{printed}");
         }

@@ -5,11 +5,10 @@
 //! the operator to add (their category and duration are ours to decide).
 
 use super::Output;
-use super::supplier::SupplierArgs;
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::{Kobo, Product};
 use billpay_store::SharedStore;
-use billpay_supplier::vtpass::{self, Variation, VtpassSupplier};
+use billpay_supplier::vtpass::{self, Variation};
 use serde::Serialize;
 use serde_json::json;
 
@@ -147,12 +146,11 @@ fn edit_plan(
 
 pub async fn run(
     apply_changes: bool,
-    args: &SupplierArgs,
     settings: &super::Settings,
     store: &SharedStore,
     out: &Output,
 ) -> anyhow::Result<()> {
-    let supplier = VtpassSupplier::new(args.vtpass(&settings.file)?)?;
+    let supplier = super::supplier::vtpass(settings)?;
     let (_, mut catalogue) = store.catalogue().await?;
     let mut differences = Vec::new();
     for provider in &catalogue.providers {

@@ -18,9 +18,11 @@
 
 mod callback;
 mod mapping;
+mod settings;
 
 pub use callback::VtpassCallbacks;
 pub use mapping::*;
+pub use settings::VtpassSettings;
 
 use crate::*;
 use serde_json::{Value, json};
