@@ -4,9 +4,11 @@
 //! decimals (an f64 would round `50.0000000000000001` to `50`) so that the
 //! extractor refuses them when the request type reads them. A number written
 //! with a point but no fraction (`1.0`) becomes an integer, so integer fields
-//! take it.
+//! take it. Nesting is bounded before anything parses (the walk below
+//! recurses once per level).
 
 use crate::error::ApiError;
+use billpay_domain::json::{MAX_NESTING, check_nesting};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -23,9 +25,10 @@ pub struct JsonBody {
     pub imprecise: Vec<String>,
 }
 
-/// Parses `bytes`: 400 when it is not JSON, 422 naming the field when it is
-/// ambiguous.
+/// Parses `bytes`: 400 when it is not JSON or nests deeper than
+/// [`MAX_NESTING`], 422 naming the field when it is ambiguous.
 pub fn read_json(bytes: &[u8]) -> Result<JsonBody, ApiError> {
+    check_nesting(bytes, MAX_NESTING).map_err(|e| ApiError::InvalidJson(e.to_string()))?;
     let raw: &RawValue = serde_json::from_slice(bytes).map_err(invalid_json)?;
     let imprecise = match raw.get().as_bytes().first() {
         Some(b'{') => {
@@ -87,10 +90,32 @@ fn array(text: &str, path: &str) -> Result<Value, ApiError> {
         .collect()
 }
 
-/// Whether a JSON value's text is a number written with more than two
-/// decimals (`50.000`, `50.0000000000000001`), whatever its digits.
+/// Whether a JSON value's text is a number whose exact value, as written, has
+/// more than two decimals: `50.000`, `50.0000000000000001`, and in exponent
+/// notation `500000000000000001e-16` or `5000.001e-1` too (the mantissa's
+/// decimals plus the exponent's shift), whatever its digits.
 fn has_more_than_two_decimals(text: &str) -> bool {
-    matches!(text.as_bytes().first(), Some(b'-' | b'0'..=b'9')) && split_number(text).1.len() > 2
+    matches!(text.as_bytes().first(), Some(b'-' | b'0'..=b'9')) && decimal_places(text) > 2
+}
+
+/// The decimal places of a number literal: `12.50` → 2, `1.5e3` → 0,
+/// `125e-2` → 2, `5e-99999999999999999999` → `u64::MAX`.
+fn decimal_places(text: &str) -> u64 {
+    let (_, fraction) = split_number(text);
+    let fraction = fraction.len() as i128;
+    let shift = match text.split_once(['e', 'E']) {
+        None => 0,
+        // An exponent too long for i128 shifts by more than any fraction:
+        // its sign alone decides.
+        Some((_, exponent)) => exponent
+            .parse::<i128>()
+            .unwrap_or(if exponent.starts_with('-') {
+                i128::MIN / 2
+            } else {
+                i128::MAX / 2
+            }),
+    };
+    u64::try_from((fraction - shift).max(0)).unwrap_or(u64::MAX)
 }
 
 /// `-12.50e3` → (`-12`, `50`).
@@ -167,6 +192,41 @@ mod tests {
         .unwrap();
         assert_eq!(body.imprecise, ["amount", "q"]);
         assert_eq!(body.value["amount"].as_f64(), Some(50.0));
+    }
+
+    #[test]
+    fn exponent_notation_cannot_hide_decimals() {
+        let body = read_json(
+            br#"{"a":500000000000000001e-16,"b":5000000000000000.1e-14,"c":50000000000000000001e-18,"d":5e-99999999999999999999,"ok1":125e-2,"ok2":1.5e3,"ok3":0.5E+1,"ok4":5e99999999999999999999}"#,
+        );
+        // d's and ok4's exponents are out of f64's range: serde refuses the
+        // body as a whole, so read the decimal counts directly too.
+        assert!(body.is_err());
+        let body = read_json(
+            br#"{"a":500000000000000001e-16,"b":5000000000000000.1e-14,"c":50000000000000000001e-18,"ok1":125e-2,"ok2":1.5e3,"ok3":0.5E+1}"#,
+        )
+        .unwrap();
+        assert_eq!(body.imprecise, ["a", "b", "c"]);
+        assert_eq!(decimal_places("5e-99999999999999999999"), u64::MAX);
+        assert_eq!(decimal_places("5e99999999999999999999"), 0);
+        assert_eq!(decimal_places("5000.001e-1"), 4);
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_invalid_json_not_a_crash() {
+        for depth in [33, 2_000, 100_000] {
+            let body = "[".repeat(depth) + &"]".repeat(depth);
+            let object = format!(r#"{{"amount":{body}}}"#);
+            for text in [body, object] {
+                match read_json(text.as_bytes()) {
+                    Err(ApiError::InvalidJson(message)) => {
+                        assert_eq!(message, "JSON nested deeper than 32 levels")
+                    }
+                    other => panic!("depth {depth}: {other:?}"),
+                }
+            }
+        }
+        assert!(read_json(("[".repeat(32) + &"]".repeat(32)).as_bytes()).is_ok());
     }
 
     #[test]

@@ -72,8 +72,9 @@ fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<ApiJson<T>, ApiError>
     })
 }
 
-/// Over the limit is 413; a body that stalled past the server's body timeout
-/// is 408; a body the client sent broken (a malformed chunk, a connection cut
+/// Over the limit is 413; a body that stalled past the server's body timeout,
+/// or was not complete by its deadline (an `io::Error` of kind `TimedOut`), is
+/// 408; a body the client sent broken (a malformed chunk, a connection cut
 /// mid-body) is 400.
 fn body_error(error: axum::Error) -> ApiError {
     let inner = error.into_inner();
@@ -84,7 +85,10 @@ fn body_error(error: axum::Error) -> ApiError {
     match causes.find_map(|e| {
         if e.is::<http_body_util::LengthLimitError>() {
             Some(ApiError::PayloadTooLarge)
-        } else if e.is::<tower_http::timeout::TimeoutError>() {
+        } else if e.is::<tower_http::timeout::TimeoutError>()
+            || e.downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::TimedOut)
+        {
             Some(ApiError::RequestTimeout)
         } else {
             None

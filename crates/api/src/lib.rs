@@ -21,6 +21,7 @@ pub mod state;
 
 pub use state::AppState;
 
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router, middleware};
@@ -49,7 +50,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/v1", v1)
         .route("/openapi.json", get(|| async { Json(openapi::document()) }))
-        .merge(SwaggerUi::new("/docs").config(swagger_ui::Config::from("/openapi.json")))
+        .merge(docs())
         .route(
             "/health",
             get(|| async { Json(serde_json::json!({"status": "ok"})) }),
@@ -61,6 +62,35 @@ pub fn router(state: AppState) -> Router {
         }))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// Swagger UI at `/docs`, with headers it still works under: its own
+/// scripts only, inline styles (React sets them), same-origin requests (its
+/// "try it out"), and never framed.
+fn docs() -> Router<AppState> {
+    const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+         img-src 'self' data:; font-src 'self' data:; connect-src 'self'; \
+         frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+    let swagger = SwaggerUi::new("/docs").config(swagger_ui::Config::from("/openapi.json"));
+    Router::from(swagger).layer(middleware::map_response(
+        |mut response: Response| async move {
+            let headers = response.headers_mut();
+            headers.insert(
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static(CSP),
+            );
+            headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+            headers.insert(
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            );
+            headers.insert(
+                header::REFERRER_POLICY,
+                HeaderValue::from_static("no-referrer"),
+            );
+            response
+        },
+    ))
 }
 
 async fn not_found() -> Response {

@@ -1,9 +1,10 @@
 //! The account dashboard under `/dashboard`: sign-in, API keys, webhooks,
 //! transactions and the wallet statement, as server-rendered pages.
 //!
-//! Sessions live in an HttpOnly cookie holding a random token; only its hash
-//! is stored. Every form carries a CSRF proof derived from the session token.
-//! Pages read and write through the same [`Store`](billpay_store::Store) as the API.
+//! Sessions, CSRF forms, sign-in checks, security headers and page errors
+//! come from the web kit (`billpay_webkit`, shared with the operator console);
+//! this crate holds the pages, their templates and assets. Pages read and
+//! write through the same [`Store`](billpay_store::Store) as the API.
 
 mod chart;
 mod format;
@@ -11,22 +12,20 @@ mod pages;
 mod session;
 
 use axum::Router;
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
 use billpay_webhooks::{DeliveryClient, DeliveryConfig};
+use billpay_webkit::{WebKit, asset, security_headers};
 use std::sync::Arc;
-
-pub use session::LoginThrottle;
 
 #[derive(Clone)]
 pub struct DashboardState {
     pub store: SharedStore,
     pub secrets: SecretBox,
     pub webhooks: Arc<DeliveryClient>,
-    pub throttle: Arc<LoginThrottle>,
+    /// Sessions scoped to `/dashboard`, the sign-in throttle and the bound on password checks.
+    pub kit: Arc<WebKit>,
 }
 
 impl DashboardState {
@@ -35,7 +34,7 @@ impl DashboardState {
             store,
             secrets,
             webhooks: Arc::new(DeliveryClient::new(webhook_config)),
-            throttle: Arc::new(LoginThrottle::default()),
+            kit: Arc::new(WebKit::new(session::SCOPE)),
         }
     }
 }
@@ -83,36 +82,5 @@ pub fn router(state: DashboardState) -> Router {
             get(|| asset("text/javascript", include_str!("../assets/app.js"))),
         )
         .with_state(state)
-        .layer(axum::middleware::map_response(page_headers))
-}
-
-/// Pages load scripts and styles from `/dashboard/assets` only (the chart
-/// legend's colour swatches are `style` attributes).
-const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
-     style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; \
-     connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-
-/// No dashboard page may be framed (clickjacking the revoke and suspend
-/// buttons) or kept in a cache; assets keep their own caching.
-async fn page_headers(mut response: Response) -> Response {
-    let headers = response.headers_mut();
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    );
-    headers
-        .entry(header::CACHE_CONTROL)
-        .or_insert(HeaderValue::from_static("no-store"));
-    response
-}
-
-async fn asset(content_type: &'static str, body: &'static str) -> impl IntoResponse {
-    (
-        [
-            (header::CONTENT_TYPE, content_type),
-            (header::CACHE_CONTROL, "public, max-age=3600"),
-        ],
-        body,
-    )
+        .layer(axum::middleware::map_response(security_headers))
 }

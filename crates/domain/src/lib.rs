@@ -9,6 +9,7 @@ pub mod catalogue;
 pub mod delivery;
 pub mod details;
 pub mod ids;
+pub mod json;
 pub mod keys;
 pub mod money;
 pub mod password;

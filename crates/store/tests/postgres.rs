@@ -361,3 +361,89 @@ async fn answers_match_the_sqlite_backend() {
         );
     }
 }
+
+/// Connections terminated by the server (an operator's `pg_terminate_backend`,
+/// a failover) while purchases flow: a statement the server aborted never
+/// committed, so it is run again on a fresh connection instead of answering
+/// 500; every accepted purchase is debited once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn purchases_survive_terminated_connections() {
+    let Some(db) = database("purchases_survive_terminated_connections").await else {
+        return;
+    };
+    let store = node(&db, true).await;
+    let (account, key) = funded_account(&store, 1_000_000).await;
+    let (admin, connection) = tokio_postgres::connect(&db.url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let killing = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let killer = {
+        let killing = killing.clone();
+        tokio::spawn(async move {
+            let mut terminated = 0;
+            while killing.load(std::sync::atomic::Ordering::Relaxed) {
+                let rows = admin
+                    .query(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                         WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                        &[],
+                    )
+                    .await
+                    .unwrap();
+                terminated += rows.len();
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            terminated
+        })
+    };
+    let mut failures = Vec::new();
+    for wave in 0..40 {
+        let tasks: Vec<_> = (0..16)
+            .map(|i| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    let reference = format!("kill-{wave:03}-{i:02}");
+                    store
+                        .place_purchase(purchase(account, key, &reference, 100))
+                        .await
+                })
+            })
+            .collect();
+        for task in tasks {
+            if let Err(e) = task.await.unwrap() {
+                failures.push(e.to_string());
+            }
+        }
+    }
+    killing.store(false, std::sync::atomic::Ordering::Relaxed);
+    let terminated = killer.await.unwrap();
+    assert!(terminated > 0, "no connection was terminated");
+    assert!(
+        failures.is_empty(),
+        "{} of 640 failed, e.g. {:?}",
+        failures.len(),
+        &failures[..failures.len().min(3)]
+    );
+    let placed = store
+        .transactions(TxFilter {
+            account_id: Some(account),
+            limit: 1_000,
+            ..TxFilter::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(placed.len(), 640);
+    assert_eq!(
+        store.balance(account).await.unwrap(),
+        Kobo::from_naira(1_000_000 - 64_000)
+    );
+    assert!(
+        store
+            .audit()
+            .await
+            .unwrap()
+            .iter()
+            .all(|check| check.passed())
+    );
+}

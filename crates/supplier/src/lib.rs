@@ -5,6 +5,7 @@
 //! default; [`vtpass::VtpassSupplier`] sells through VTpass. Nothing outside
 //! an adapter's folder knows its codes or its API.
 
+pub mod callback;
 pub mod routing;
 pub mod sandbox;
 pub mod vtpass;

@@ -14,12 +14,38 @@ use billpay_domain::EpinCard;
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
+/// The sandbox's section of billpay's settings (`[sandbox]`, `BILLPAY_SANDBOX_*`).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
+pub struct SandboxSettings {
+    /// Simulated latency of every call, milliseconds.
+    pub latency_ms: u64,
+    /// Rehearse an outage: every call fails as unreachable.
+    pub unreachable: bool,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> Self {
+        Self {
+            latency_ms: 500,
+            unreachable: false,
+        }
+    }
+}
+
 pub struct SandboxSupplier {
     latency: Duration,
     unreachable: bool,
 }
 
 impl SandboxSupplier {
+    pub fn from_settings(settings: &SandboxSettings) -> Self {
+        Self {
+            latency: Duration::from_millis(settings.latency_ms),
+            unreachable: settings.unreachable,
+        }
+    }
+
     pub fn new(latency: Duration) -> Self {
         Self {
             latency,

@@ -1,8 +1,10 @@
 //! `billpay account …`
 
 use super::Output;
+use super::output::action_error;
 use billpay_domain::AccountId;
-use billpay_store::{AccountStatus, NewAccount, SharedStore};
+use billpay_operations::{Actor, accounts};
+use billpay_store::{AccountStatus, SharedStore};
 use clap::Subcommand;
 use serde_json::json;
 
@@ -37,20 +39,15 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
             email,
             password,
         } => {
-            let name = name.trim().to_owned();
-            anyhow::ensure!(!name.is_empty(), "--name must not be empty");
-            anyhow::ensure!(
-                valid_email(&email),
-                "--email is not an email address: {email}"
-            );
-            let password_hash = password.as_deref().map(hash_password).transpose()?;
-            let account = store
-                .create_account(NewAccount {
-                    name,
-                    email,
-                    password_hash,
-                })
-                .await?;
+            let account = accounts::create(
+                store.as_ref(),
+                Actor::Cli,
+                &name,
+                &email,
+                password.as_deref(),
+            )
+            .await
+            .map_err(action_error)?;
             out.emit(
                 json!({ "account_id": account.id, "name": account.name, "email": account.email, "status": account.status }),
                 format!("Created account {} ({})", account.id, account.email),
@@ -66,9 +63,9 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
             account_id,
             password,
         } => {
-            store
-                .set_account_password(account_id, hash_password(&password)?)
-                .await?;
+            accounts::set_password(store.as_ref(), Actor::Cli, account_id, &password)
+                .await
+                .map_err(action_error)?;
             out.emit(
                 json!({ "account_id": account_id, "password_set": true }),
                 format!("Password set for {account_id}"),
@@ -84,24 +81,12 @@ async fn set_status(
     id: AccountId,
     status: AccountStatus,
 ) -> anyhow::Result<()> {
-    store.set_account_status(id, status).await?;
+    accounts::set_status(store.as_ref(), Actor::Cli, id, status)
+        .await
+        .map_err(action_error)?;
     out.emit(
         json!({ "account_id": id, "status": status }),
         format!("Account {id} is now {}", status.as_str()),
     );
     Ok(())
-}
-
-fn valid_email(email: &str) -> bool {
-    let Some((local, domain)) = email.split_once('@') else {
-        return false;
-    };
-    !local.is_empty()
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !email.contains(char::is_whitespace)
-}
-
-fn hash_password(password: &str) -> anyhow::Result<String> {
-    Ok(billpay_domain::password::hash(password)?)
 }

@@ -3,6 +3,8 @@
 use super::Output;
 use anyhow::Context;
 use billpay_domain::catalogue::Catalogue;
+use billpay_operations::Actor;
+use billpay_operations::catalogue::{Sellable, set_on_sale};
 use billpay_store::SharedStore;
 use clap::Subcommand;
 use serde_json::json;
@@ -46,11 +48,11 @@ pub async fn run(
     out: &Output,
 ) -> anyhow::Result<()> {
     match cmd {
-        CatalogueCommand::Sync { apply, supplier } => {
-            super::sync::run(None, apply, &supplier, settings, store, out).await?
+        CatalogueCommand::Sync { apply, .. } => {
+            super::sync::run(None, apply, settings, store, out).await?
         }
-        CatalogueCommand::SyncVtpass { apply, supplier } => {
-            super::sync::run(Some("vtpass"), apply, &supplier, settings, store, out).await?
+        CatalogueCommand::SyncVtpass { apply, .. } => {
+            super::sync::run(Some("vtpass"), apply, settings, store, out).await?
         }
         CatalogueCommand::Import { file } => {
             let text = std::fs::read_to_string(&file)
@@ -85,13 +87,14 @@ pub async fn toggle(
         ToggleCommand::Enable { target } => (target, true),
         ToggleCommand::Disable { target } => (target, false),
     };
-    let (_, catalogue) = store.catalogue().await?;
-    let is_provider = catalogue.provider(&target).is_some();
-    anyhow::ensure!(
-        is_provider == (kind == "provider"),
-        "no {kind} {target} in the catalogue"
-    );
-    let what = store.set_catalogue_active(&target, active).await?;
+    let kind = if kind == "provider" {
+        Sellable::Provider
+    } else {
+        Sellable::Plan
+    };
+    let what = set_on_sale(store.as_ref(), Actor::Cli, kind, &target, active)
+        .await
+        .map_err(super::output::action_error)?;
     let state = if active { "enabled" } else { "disabled" };
     out.emit(
         json!({ "target": target, "active": active, "changed": what }),

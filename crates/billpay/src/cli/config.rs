@@ -1,71 +1,190 @@
-//! Settings: built-in defaults < TOML file (`--config`) < `BILLPAY_*`
-//! environment variables < flags. (clap merges env and flags; the file fills
-//! in what neither gave.)
+//! Settings, resolved once at start: built-in defaults < TOML file
+//! (`--config`) < `BILLPAY_*` environment variables < flags, merged by
+//! figment ([`layers`]) into one [`Settings`], which `serve` checks once with
+//! [`Settings::validate`] (naming every problem, not just the first).
+//!
+//! General settings are top-level keys; each outside system has a section
+//! whose struct its adapter owns (`[sandbox]`, `[vtpass]`). Secrets are
+//! `SecretString`s and connection URLs print without their password, so the
+//! settings' `Debug` is safe to log.
 
+mod layers;
+
+use super::http_server::ConnectionLimits;
 use anyhow::Context;
 use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
 use billpay_store::sealing::SealedStore;
+use billpay_supplier::sandbox::SandboxSettings;
+use billpay_supplier::vtpass::VtpassSettings;
+use billpay_worker::DeliverySettings;
+use billpay_worker::fulfilment::DEFAULT_NEEDS_REVIEW_AFTER;
+use figment::Figment;
+use figment::value::Value;
+use layers::Layer;
+use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-pub const DEFAULT_DATABASE_URL: &str = "sqlite://billpay.db";
-pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
-
-/// The TOML file's keys (all optional), named like the env vars without `BILLPAY_`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileConfig {
-    pub listen: Option<String>,
-    pub metrics_listen: Option<String>,
-    pub header_timeout_secs: Option<u64>,
-    pub body_timeout_secs: Option<u64>,
-    pub max_connections: Option<usize>,
-    pub database_url: Option<String>,
-    pub master_key: Option<String>,
-    pub sandbox_latency_ms: Option<u64>,
-    pub sandbox_unreachable: Option<bool>,
-    pub rate_limit_per_second: Option<u32>,
-    pub rate_limit_burst: Option<u32>,
-    pub webhook_allow_private: Option<bool>,
-    pub redis_url: Option<String>,
-    pub delivery_lease_secs: Option<u64>,
-    pub webhook_concurrency: Option<usize>,
-    pub webhook_concurrency_per_key: Option<usize>,
-    pub log_format: Option<String>,
+/// Every setting (the README's configuration table). Keys are named like the
+/// environment variables without `BILLPAY_`, in lower case.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// `sqlite://relative.db`, `sqlite:///absolute.db` or `postgres://…`.
+    pub database_url: ConnectionUrl,
+    /// 64 hex characters; without it, a key file beside the SQLite database.
+    pub master_key: Option<SecretString>,
+    /// Log filter; `info` for `serve`, `warn` for the other commands.
     pub log: Option<String>,
-    pub supplier: Option<String>,
-    pub vtpass_base_url: Option<String>,
-    pub vtpass_api_key: Option<String>,
-    pub vtpass_secret_key: Option<String>,
-    pub vtpass_public_key: Option<String>,
-    pub vtpass_timeout_ms: Option<u64>,
+    pub log_format: LogFormat,
+    pub listen: String,
+    /// `GET /metrics` on this address instead of `listen`.
+    pub metrics_listen: Option<String>,
+    pub header_timeout_secs: u64,
+    pub body_timeout_secs: u64,
+    pub body_deadline_secs: u64,
+    pub max_connections: usize,
+    pub rate_limit_per_second: u32,
+    pub rate_limit_burst: u32,
+    /// Webhooks to private addresses: `false`, or `true` with `--demo`.
+    pub webhook_allow_private: Option<bool>,
+    /// Rate limits shared by every node through this Redis.
+    pub redis_url: Option<ConnectionUrl>,
+    pub delivery_lease_secs: u64,
+    pub webhook_concurrency: usize,
+    pub webhook_concurrency_per_key: usize,
+    /// A purchase unknown for longer needs the operator's review.
+    pub needs_review_after_secs: u64,
+    /// Who fulfils purchases unless `routes` says otherwise.
+    pub supplier: String,
+    /// Naira; a warning when the supplier's float is under it.
     pub supplier_low_balance: Option<f64>,
-    pub needs_review_after_secs: Option<u64>,
     /// `airtime = ["vtpass", "sandbox"]`, `"airtime.glo" = ["sandbox"]`.
-    pub routes: Option<std::collections::HashMap<String, Vec<String>>>,
+    pub routes: HashMap<String, Vec<String>>,
+    pub sandbox: SandboxSettings,
+    pub vtpass: VtpassSettings,
 }
 
-pub struct Settings {
-    pub database_url: String,
-    pub file: FileConfig,
+/// The built-in defaults, all here. Those a library also uses (connection
+/// limits, delivery, review) are read from that library's own default, so
+/// each is written once.
+impl Default for Settings {
+    fn default() -> Self {
+        let limits = ConnectionLimits::default();
+        let delivery = DeliverySettings::default();
+        Settings {
+            database_url: ConnectionUrl("sqlite://billpay.db".into()),
+            master_key: None,
+            log: None,
+            log_format: LogFormat::Text,
+            listen: "127.0.0.1:8080".into(),
+            metrics_listen: None,
+            header_timeout_secs: limits.header_timeout.as_secs(),
+            body_timeout_secs: limits.body_timeout.as_secs(),
+            body_deadline_secs: limits.body_deadline.as_secs(),
+            max_connections: limits.max_connections,
+            rate_limit_per_second: 50,
+            rate_limit_burst: 100,
+            webhook_allow_private: None,
+            redis_url: None,
+            delivery_lease_secs: delivery.lease.as_secs(),
+            webhook_concurrency: delivery.concurrency,
+            webhook_concurrency_per_key: delivery.per_key,
+            needs_review_after_secs: DEFAULT_NEEDS_REVIEW_AFTER.as_secs(),
+            supplier: "sandbox".into(),
+            supplier_low_balance: None,
+            routes: HashMap::new(),
+            sandbox: SandboxSettings::default(),
+            vtpass: VtpassSettings::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// A database or Redis URL: it may hold a password, so it prints without.
+#[derive(Clone, Deserialize)]
+#[serde(transparent)]
+pub struct ConnectionUrl(String);
+
+impl std::ops::Deref for ConnectionUrl {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ConnectionUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", redact(&self.0))
+    }
 }
 
 impl Settings {
-    pub fn load(config: Option<&Path>, database_url: Option<String>) -> anyhow::Result<Settings> {
-        let file = match config {
-            Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .with_context(|| format!("cannot read config file {}", path.display()))?;
-                toml::from_str(&text)
-                    .with_context(|| format!("invalid config file {}", path.display()))?
+    /// The settings from their layers: the file (`--config`), the
+    /// environment, then `flags` (clap's parsed arguments, serialized).
+    pub fn load(config: Option<&Path>, flags: Vec<Value>) -> anyhow::Result<Settings> {
+        let mut figment = Figment::new();
+        if let Some(path) = config {
+            let file = Layer::file(path)?;
+            let unknown = file.unknown_keys::<Settings>();
+            anyhow::ensure!(
+                unknown.is_empty(),
+                "config file {}: no such setting: {}",
+                path.display(),
+                unknown.join(", ")
+            );
+            figment = figment.merge(file);
+        }
+        let figment = figment
+            .merge(Layer::environment()?)
+            .merge(Layer::flags(flags)?);
+        // Lossy: a number or boolean given as text (every environment value) is read as one.
+        figment.extract_lossy().map_err(describe)
+    }
+
+    /// Every problem that would stop `serve`, named at once.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        let mut problems = Vec::new();
+        problems.extend(address_problem("--listen", &self.listen));
+        if let Some(address) = &self.metrics_listen {
+            problems.extend(address_problem("--metrics-listen", address));
+        }
+        for (name, secs) in [
+            ("--header-timeout-secs", self.header_timeout_secs),
+            ("--body-timeout-secs", self.body_timeout_secs),
+            ("--body-deadline-secs", self.body_deadline_secs),
+        ] {
+            if secs == 0 {
+                problems.push(format!("{name} must be at least 1 second"));
             }
-            None => FileConfig::default(),
-        };
-        let database_url = database_url
-            .or_else(|| file.database_url.clone())
-            .unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned());
-        Ok(Settings { database_url, file })
+        }
+        if self.max_connections == 0 {
+            problems.push("--max-connections must be at least 1".into());
+        }
+        problems.extend(self.master_key_problem());
+        problems.extend(super::supplier::problems(self));
+        match problems.as_slice() {
+            [] => Ok(()),
+            [one] => anyhow::bail!("{one}"),
+            all => anyhow::bail!(
+                "{} problems with the settings:\n- {}",
+                all.len(),
+                all.join("\n- ")
+            ),
+        }
+    }
+
+    pub fn needs_review_after(&self) -> Duration {
+        Duration::from_secs(self.needs_review_after_secs)
     }
 
     /// The database, sealing what purchases deliver under the master key
@@ -82,15 +201,10 @@ impl Settings {
     /// config file, else (SQLite) a key file beside the database, created once.
     /// PostgreSQL has no such file: the key must be configured.
     pub fn secret_box(&self) -> anyhow::Result<SecretBox> {
-        if let Some(hex) = self.configured_master_key() {
-            return SecretBox::from_hex(&hex).context("BILLPAY_MASTER_KEY");
+        if let Some(key) = &self.master_key {
+            return SecretBox::from_hex(key.expose_secret()).context("BILLPAY_MASTER_KEY");
         }
-        anyhow::ensure!(
-            !billpay_store::is_postgres_url(&self.database_url),
-            "BILLPAY_MASTER_KEY is required with PostgreSQL: set it (64 hex characters, e.g. \
-             from `openssl rand -hex 32`) to the same value on every node and CLI host; \
-             there is no key file beside a PostgreSQL database"
-        );
+        anyhow::ensure!(!self.is_postgres(), POSTGRES_NEEDS_A_MASTER_KEY);
         let path = self.master_key_file()?;
         if let Ok(hex) = std::fs::read_to_string(&path) {
             return SecretBox::from_hex(&hex)
@@ -103,31 +217,26 @@ impl Settings {
         Ok(SecretBox::from_hex(&hex)?)
     }
 
-    /// How long a purchase may stay unknown before it needs the operator's
-    /// review: `BILLPAY_NEEDS_REVIEW_AFTER_SECS` or the file, default 24 h.
-    pub fn needs_review_after(&self) -> anyhow::Result<std::time::Duration> {
-        let secs = match std::env::var("BILLPAY_NEEDS_REVIEW_AFTER_SECS") {
-            Ok(text) => Some(
-                text.parse()
-                    .context("BILLPAY_NEEDS_REVIEW_AFTER_SECS must be a number of seconds")?,
-            ),
-            Err(_) => self.file.needs_review_after_secs,
-        };
-        Ok(secs.map_or(
-            billpay_worker::fulfilment::DEFAULT_NEEDS_REVIEW_AFTER,
-            std::time::Duration::from_secs,
-        ))
+    /// A configured master key that is malformed, or none with PostgreSQL.
+    fn master_key_problem(&self) -> Option<String> {
+        match &self.master_key {
+            Some(key) => SecretBox::from_hex(key.expose_secret()).err().map(|_| {
+                "BILLPAY_MASTER_KEY must be 64 hex characters (e.g. from `openssl rand -hex 32`)"
+                    .into()
+            }),
+            None => self
+                .is_postgres()
+                .then(|| POSTGRES_NEEDS_A_MASTER_KEY.into()),
+        }
+    }
+
+    fn is_postgres(&self) -> bool {
+        billpay_store::is_postgres_url(&self.database_url)
     }
 
     /// Whether the master key comes from the environment or the file (not a key file).
     pub fn master_key_configured(&self) -> bool {
-        self.configured_master_key().is_some()
-    }
-
-    fn configured_master_key(&self) -> Option<String> {
-        std::env::var("BILLPAY_MASTER_KEY")
-            .ok()
-            .or_else(|| self.file.master_key.clone())
+        self.master_key.is_some()
     }
 
     pub fn master_key_file(&self) -> anyhow::Result<PathBuf> {
@@ -137,6 +246,37 @@ impl Settings {
         name.push(".key");
         Ok(db.with_file_name(name))
     }
+}
+
+/// Figment's errors, without the value found where a string was expected:
+/// that may be a key written unquoted in the file, and is never echoed.
+fn describe(errors: figment::Error) -> anyhow::Error {
+    let lines = errors.into_iter().map(|mut error| {
+        if let figment::error::Kind::InvalidType(_, expected) = &error.kind
+            && expected == "a string"
+        {
+            error.kind = figment::error::Kind::Message(
+                "invalid type: expected a string (what was found is not shown)".into(),
+            );
+        }
+        format!("invalid setting: {error}")
+    });
+    anyhow::anyhow!(lines.collect::<Vec<_>>().join("\n"))
+}
+
+const POSTGRES_NEEDS_A_MASTER_KEY: &str = "BILLPAY_MASTER_KEY is required with PostgreSQL: set \
+    it (64 hex characters, e.g. from `openssl rand -hex 32`) to the same value on every node and \
+    CLI host; there is no key file beside a PostgreSQL database";
+
+/// `host:port` (a name or an IP address), else what is wrong with `address`.
+fn address_problem(name: &str, address: &str) -> Option<String> {
+    let valid = address.parse::<std::net::SocketAddr>().is_ok()
+        || address.rsplit_once(':').is_some_and(|(host, port)| {
+            !host.is_empty() && !host.contains(char::is_whitespace) && port.parse::<u16>().is_ok()
+        });
+    (!valid).then(|| {
+        format!("{name} {address:?} is not an address: give host:port, e.g. 127.0.0.1:8080")
+    })
 }
 
 fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
@@ -159,20 +299,62 @@ pub use billpay_store::redact_url as redact;
 pub fn init_logging(settings: &Settings, quiet: bool) {
     use tracing_subscriber::EnvFilter;
     let default = if quiet { "warn" } else { "info" };
-    let filter = std::env::var("BILLPAY_LOG")
-        .ok()
-        .or_else(|| settings.file.log.clone())
-        .unwrap_or_else(|| default.to_owned());
-    let json = std::env::var("BILLPAY_LOG_FORMAT")
-        .ok()
-        .or_else(|| settings.file.log_format.clone())
-        .is_some_and(|f| f == "json");
+    let filter = settings.log.as_deref().unwrap_or(default);
     let builder = tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::new(filter))
         .with_writer(std::io::stderr);
-    if json {
-        builder.json().init();
-    } else {
-        builder.init();
+    match settings.log_format {
+        LogFormat::Json => builder.json().init(),
+        LogFormat::Text => builder.init(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_holds_no_secret() {
+        let settings = Settings {
+            database_url: ConnectionUrl("postgres://billpay:db-password@db/billpay".into()),
+            redis_url: Some(ConnectionUrl("redis://:redis-password@cache:6379/0".into())),
+            master_key: Some("master-key-hex".into()),
+            vtpass: VtpassSettings {
+                api_key: Some("vtpass-api-key".into()),
+                ..VtpassSettings::default()
+            },
+            ..Settings::default()
+        };
+        let printed = format!("{settings:?}");
+        for secret in [
+            "db-password",
+            "redis-password",
+            "master-key-hex",
+            "vtpass-api-key",
+        ] {
+            assert!(!printed.contains(secret), "{printed}");
+        }
+        assert!(printed.contains("postgres://…@db/billpay"), "{printed}");
+    }
+
+    #[test]
+    fn a_key_of_the_wrong_type_is_not_echoed() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("billpay.toml");
+        std::fs::write(&file, "[vtpass]\napi_key = 9876543210\n").unwrap();
+        let error = Settings::load(Some(&file), vec![]).unwrap_err().to_string();
+        assert!(error.contains("expected a string"), "{error}");
+        assert!(error.contains("vtpass.api_key"), "{error}");
+        assert!(!error.contains("9876543210"), "{error}");
+    }
+
+    #[test]
+    fn addresses_are_host_and_port() {
+        for good in ["127.0.0.1:0", "[::1]:8080", "localhost:8080", "0.0.0.0:80"] {
+            assert_eq!(address_problem("--listen", good), None, "{good}");
+        }
+        for bad in ["", "8080", "localhost", "host:port", ":80", "a b:80"] {
+            assert!(address_problem("--listen", bad).is_some(), "{bad:?}");
+        }
     }
 }

@@ -1,9 +1,11 @@
 //! `billpay key …`
 
+use super::output::action_error;
 use super::{Output, Settings};
 use billpay_domain::{AccountId, KeyId};
-use billpay_store::issue::{issue_api_key, issue_webhook_secret};
-use billpay_store::{KeyChange, KeyStatus, RateLimit, SharedStore};
+use billpay_operations::Actor;
+use billpay_operations::keys::{self, KeyUpdate};
+use billpay_store::{KeyStatus, SharedStore};
 use clap::Subcommand;
 use serde_json::json;
 
@@ -61,9 +63,12 @@ pub async fn run(
     settings: &Settings,
     out: &Output,
 ) -> anyhow::Result<()> {
-    let (key_id, change, text) = match cmd {
+    let store = store.as_ref();
+    let (key_id, update, text) = match cmd {
         KeyCommand::Create { account, name } => {
-            let issued = issue_api_key(store.as_ref(), account, name).await?;
+            let issued = keys::create(store, Actor::Cli, account, name)
+                .await
+                .map_err(action_error)?;
             let (key, secret) = (issued.record, issued.secret);
             out.emit(
                 json!({ "key_id": key.id, "api_key": secret, "account_id": account }),
@@ -75,36 +80,26 @@ pub async fn run(
             return Ok(());
         }
         KeyCommand::Suspend { key_id } => {
-            (key_id, KeyChange::Status(KeyStatus::Suspended), "suspended")
+            (key_id, KeyUpdate::Status(KeyStatus::Suspended), "suspended")
         }
         KeyCommand::Reactivate { key_id } => {
-            (key_id, KeyChange::Status(KeyStatus::Active), "reactivated")
+            (key_id, KeyUpdate::Status(KeyStatus::Active), "reactivated")
         }
-        KeyCommand::Revoke { key_id } => (key_id, KeyChange::Status(KeyStatus::Revoked), "revoked"),
+        KeyCommand::Revoke { key_id } => (key_id, KeyUpdate::Status(KeyStatus::Revoked), "revoked"),
         KeyCommand::SetRateLimit {
             key_id,
             per_second,
             burst,
-        } => {
-            anyhow::ensure!(
-                per_second > 0 && burst > 0,
-                "--per-second and --burst must be at least 1"
-            );
-            (
-                key_id,
-                KeyChange::RateLimit(Some(RateLimit { per_second, burst })),
-                "rate limit updated",
-            )
-        }
+        } => (
+            key_id,
+            KeyUpdate::RateLimit { per_second, burst },
+            "rate limit updated",
+        ),
         KeyCommand::Webhook { key_id, url } => {
-            let url = url.trim().to_owned();
-            if !url.is_empty() {
-                billpay_webhooks::validate_url(&url)?;
-            }
-            let cleared = url.is_empty();
+            let cleared = url.trim().is_empty();
             (
                 key_id,
-                KeyChange::WebhookUrl((!cleared).then_some(url)),
+                KeyUpdate::WebhookUrl(url),
                 if cleared {
                     "webhook URL cleared"
                 } else {
@@ -116,13 +111,14 @@ pub async fn run(
             if !enable {
                 (
                     key_id,
-                    KeyChange::WebhookSecretSealed(None),
+                    KeyUpdate::DisableSigning,
                     "webhook signatures disabled",
                 )
             } else {
                 let secrets = settings.secret_box()?;
-                let secret = issue_webhook_secret(store.as_ref(), key_id, &secrets)
-                    .await?
+                let secret = keys::enable_signing(store, Actor::Cli, key_id, &secrets)
+                    .await
+                    .map_err(action_error)?
                     .secret;
                 out.emit(
                     json!({ "key_id": key_id, "webhook_secret": secret }),
@@ -133,7 +129,7 @@ pub async fn run(
         }
         KeyCommand::WebhookRetries { key_id, enable, .. } => (
             key_id,
-            KeyChange::WebhookRetries(enable),
+            KeyUpdate::WebhookRetries(enable),
             if enable {
                 "webhook retries enabled"
             } else {
@@ -141,7 +137,9 @@ pub async fn run(
             },
         ),
     };
-    let key = store.update_api_key(key_id, change).await?;
+    let key = keys::update(store, Actor::Cli, key_id, update)
+        .await
+        .map_err(action_error)?;
     out.emit(json!({ "key_id": key.id, "status": key.status, "rate_limit": key.rate_limit, "webhook_url": key.webhook_url,
         "webhook_signing": key.webhook_secret_sealed.is_some(), "webhook_retries": key.webhook_retries }),
         format!("Key {key_id}: {text}"));

@@ -5,7 +5,7 @@
 //! backlog from the database at each scrape.
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::header;
+use axum::http::{Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use billpay_store::SharedStore;
@@ -65,19 +65,20 @@ async fn scrape(State(metrics): State<Metrics>) -> Response {
         .into_response()
 }
 
-/// Middleware: every request counted and timed by method, route template
-/// (`/v1/transaction/status`, `/dashboard/keys/{id}`; `unmatched` for a 404
-/// from a fallback, so raw URLs never become labels) and status.
+/// Middleware: every request counted and timed by method (a known one, else
+/// `other`), route template (`/v1/transaction/status`, `/dashboard/keys/{id}`;
+/// `unmatched` for a 404 from a fallback) and status: every label comes from
+/// a fixed set, so no client can grow the series without bound.
 pub async fn track_requests(request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let method = request.method().to_string();
+    let method = method_label(request.method());
     let route = request
         .extensions()
         .get::<MatchedPath>()
         .map_or_else(|| "unmatched".to_owned(), |path| path.as_str().to_owned());
     let response = next.run(request).await;
     let labels = [
-        ("method", method),
+        ("method", method.to_owned()),
         ("route", route),
         ("status", response.status().as_u16().to_string()),
     ];
@@ -85,6 +86,26 @@ pub async fn track_requests(request: Request, next: Next) -> Response {
     metrics::histogram!("billpay_http_request_duration_seconds", &labels)
         .record(started.elapsed().as_secs_f64());
     response
+}
+
+/// The standard methods by name; any other (clients may send any token) is
+/// `other`.
+fn method_label(method: &Method) -> &'static str {
+    const KNOWN: [Method; 9] = [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PUT,
+        Method::DELETE,
+        Method::PATCH,
+        Method::OPTIONS,
+        Method::TRACE,
+        Method::CONNECT,
+    ];
+    KNOWN
+        .iter()
+        .find(|known| *known == method)
+        .map_or("other", Method::as_str)
 }
 
 fn describe() {

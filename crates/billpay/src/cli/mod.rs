@@ -6,7 +6,6 @@ mod account;
 mod adapters;
 mod audit;
 mod backup;
-mod callbacks;
 mod catalogue;
 mod config;
 mod http_server;
@@ -35,10 +34,8 @@ pub struct Cli {
     /// TOML configuration file (lowest precedence: env vars and flags win).
     #[arg(long, global = true, env = "BILLPAY_CONFIG")]
     pub config: Option<std::path::PathBuf>,
-    /// Database: sqlite://billpay.db (relative), sqlite:///abs/path.db, or
-    /// postgres://user:password@host:5432/dbname.
-    #[arg(long, global = true, env = "BILLPAY_DATABASE_URL")]
-    pub database_url: Option<String>,
+    #[command(flatten)]
+    pub global: GlobalSettings,
     /// Print exactly one JSON object on stdout.
     #[arg(long, global = true)]
     pub json: bool,
@@ -46,10 +43,25 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The settings every command takes as flags.
+#[derive(clap::Args, Debug, serde::Serialize)]
+pub struct GlobalSettings {
+    /// Database: sqlite://billpay.db (relative), sqlite:///abs/path.db, or
+    /// postgres://user:password@host:5432/dbname.
+    #[arg(long, global = true)]
+    database_url: Option<String>,
+}
+
+const SETTINGS_HELP: &str = "Every setting flag is also an environment variable \
+(--sandbox-latency-ms: BILLPAY_SANDBOX_LATENCY_MS) and a key of the --config file \
+(sandbox_latency_ms, or latency_ms under [sandbox]). A flag wins over the environment, \
+which wins over the file.";
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the HTTP API and the background workers.
-    Serve(serve::ServeArgs),
+    #[command(after_help = SETTINGS_HELP)]
+    Serve(Box<serve::ServeArgs>),
     /// Create or upgrade the database schema.
     Migrate,
     /// Accounts: create, suspend, reactivate, set-password.
@@ -107,10 +119,12 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
-    let settings = Settings::load(cli.config.as_deref(), cli.database_url.clone())?;
+    let settings = Settings::load(cli.config.as_deref(), cli.setting_flags()?)?;
     if let Command::Serve(args) = cli.command {
         config::init_logging(&settings, false);
-        return serve::run(settings, args).await.map(|()| ExitCode::SUCCESS);
+        return serve::run(settings, *args)
+            .await
+            .map(|()| ExitCode::SUCCESS);
     }
     config::init_logging(&settings, true);
     if let Command::Backup { file } = &cli.command {
@@ -130,13 +144,31 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
         Command::Plan(cmd) => catalogue::toggle(cmd, "plan", &store, out).await?,
         Command::Catalogue(cmd) => catalogue::run(cmd, &store, &settings, out).await?,
         Command::Transaction(cmd) => {
-            transaction::run(cmd, &store, settings.needs_review_after()?, out).await?
+            transaction::run(cmd, &store, settings.needs_review_after(), out).await?
         }
         Command::Supplier(cmd) => supplier::run(cmd, &settings, out).await?,
         Command::Webhook(cmd) => webhook::run(cmd, &store, out).await?,
         Command::Audit => return audit::run(&store, out).await,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+impl Cli {
+    /// The settings given as flags: the global ones and the command's (the
+    /// supplier's for the commands that call one).
+    fn setting_flags(&self) -> anyhow::Result<Vec<figment::value::Value>> {
+        use figment::value::Value;
+        let command = match &self.command {
+            Command::Serve(args) => Value::serialize(args),
+            Command::Supplier(supplier::SupplierCommand::Balance(args))
+            | Command::Catalogue(
+                catalogue::CatalogueCommand::Sync { supplier: args, .. }
+                | catalogue::CatalogueCommand::SyncVtpass { supplier: args, .. },
+            ) => Value::serialize(args),
+            _ => Value::serialize(()),
+        };
+        Ok(vec![Value::serialize(&self.global)?, command?])
+    }
 }
 
 #[cfg(test)]

@@ -23,3 +23,19 @@ impl Output {
         eprintln!("error: {message}");
     }
 }
+
+/// An operator action's error as the CLI words it: an input is named by its
+/// flag (`--per-second and --burst must be at least 1`).
+pub fn action_error(error: billpay_operations::OpsError) -> anyhow::Error {
+    match error {
+        billpay_operations::OpsError::Invalid(invalid) => {
+            let flags: Vec<String> = invalid
+                .fields
+                .iter()
+                .map(|field| format!("--{}", field.replace('_', "-")))
+                .collect();
+            anyhow::anyhow!("{} {}", flags.join(" and "), invalid.rule)
+        }
+        other => other.into(),
+    }
+}

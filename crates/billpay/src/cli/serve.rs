@@ -2,7 +2,6 @@
 //! graceful shutdown on SIGINT/SIGTERM.
 
 use super::Settings;
-use super::config::FileConfig;
 use super::http_server::{self, ConnectionLimits};
 use anyhow::Context;
 use billpay_api::AppState;
@@ -14,115 +13,101 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
 
-#[derive(clap::Args, Debug)]
+/// `serve`'s flags. Those that are settings are also `BILLPAY_<FLAG>` and keys
+/// of the config file; they reach `run` resolved, in [`Settings`].
+#[derive(clap::Args, Debug, serde::Serialize)]
 pub struct ServeArgs {
-    /// Address to listen on.
-    #[arg(long, env = "BILLPAY_LISTEN")]
+    /// Address to listen on (default 127.0.0.1:8080).
+    #[arg(long)]
     listen: Option<String>,
     /// Serve `GET /metrics` (Prometheus) on this separate address instead of
     /// the public one, e.g. 127.0.0.1:9090, so it is not exposed.
-    #[arg(long, env = "BILLPAY_METRICS_LISTEN")]
+    #[arg(long)]
     metrics_listen: Option<String>,
     /// Create a funded demo account on first start and print its API key.
     #[arg(long)]
+    #[serde(skip)]
     demo: bool,
     /// Simulated latency of the sandbox supplier, milliseconds (default 500).
-    #[arg(long, env = "BILLPAY_SANDBOX_LATENCY_MS")]
+    #[arg(long)]
     sandbox_latency_ms: Option<u64>,
     /// Rehearse a supplier outage: every sandbox call fails as unreachable.
-    #[arg(long, env = "BILLPAY_SANDBOX_UNREACHABLE")]
+    #[arg(long)]
     sandbox_unreachable: Option<bool>,
     /// Default requests per second per API key (default 50).
-    #[arg(long, env = "BILLPAY_RATE_LIMIT_PER_SECOND")]
+    #[arg(long)]
     rate_limit_per_second: Option<u32>,
     /// Default burst per API key (default 100).
-    #[arg(long, env = "BILLPAY_RATE_LIMIT_BURST")]
+    #[arg(long)]
     rate_limit_burst: Option<u32>,
     /// Allow webhooks to loopback/private addresses (default false; true with --demo).
-    #[arg(long, env = "BILLPAY_WEBHOOK_ALLOW_PRIVATE")]
+    #[arg(long)]
     webhook_allow_private: Option<bool>,
     /// Share per-key rate limits between nodes through this Redis
     /// (redis://host:6379/0); without it, limits are per node.
-    #[arg(long, env = "BILLPAY_REDIS_URL")]
+    #[arg(long)]
     redis_url: Option<String>,
     /// Run the HTTP API only: no fulfilment or webhook worker on this node.
     #[arg(long, conflicts_with = "worker_only")]
+    #[serde(skip)]
     no_worker: bool,
     /// Run the workers only: no API (the listener answers GET /health only).
     #[arg(long)]
+    #[serde(skip)]
     worker_only: bool,
     /// Seconds a webhook delivery is leased to this node before another node
     /// may take it over (default 20; keep it well above the 10 s send timeout).
-    #[arg(long, env = "BILLPAY_DELIVERY_LEASE_SECS")]
+    #[arg(long)]
     delivery_lease_secs: Option<u64>,
     /// Webhook deliveries in flight at once (default 512).
-    #[arg(long, env = "BILLPAY_WEBHOOK_CONCURRENCY")]
+    #[arg(long)]
     webhook_concurrency: Option<usize>,
     /// Webhook deliveries in flight at once to one API key's receiver
     /// (default 32), so one slow receiver cannot take every slot.
-    #[arg(long, env = "BILLPAY_WEBHOOK_CONCURRENCY_PER_KEY")]
+    #[arg(long)]
     webhook_concurrency_per_key: Option<usize>,
     /// Close a connection whose request headers do not arrive within this
     /// many seconds; also how long an idle keep-alive connection stays open
     /// (default 15).
-    #[arg(long, env = "BILLPAY_HEADER_TIMEOUT_SECS")]
+    #[arg(long)]
     header_timeout_secs: Option<u64>,
     /// Answer 408 when a request body stalls this many seconds (default 30).
-    #[arg(long, env = "BILLPAY_BODY_TIMEOUT_SECS")]
+    #[arg(long)]
     body_timeout_secs: Option<u64>,
+    /// Answer 408 when a request body is not complete this many seconds
+    /// after its headers, however it trickles (default 60).
+    #[arg(long)]
+    body_deadline_secs: Option<u64>,
     /// Open connections at most (default 4096); more wait to be accepted.
-    #[arg(long, env = "BILLPAY_MAX_CONNECTIONS")]
+    #[arg(long)]
     max_connections: Option<usize>,
     #[command(flatten)]
+    #[serde(flatten)]
     supplier: super::supplier::SupplierArgs,
 }
 
 const DEMO_EMAIL: &str = "demo@billpay.local";
 
 pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
-    let file = &settings.file;
-    let limits = connection_limits(&args, file)?;
-    let listen = args
-        .listen
-        .or(file.listen.clone())
-        .unwrap_or_else(|| super::config::DEFAULT_LISTEN.into());
-    let latency = args
-        .sandbox_latency_ms
-        .or(file.sandbox_latency_ms)
-        .unwrap_or(500);
+    settings.validate()?;
+    tracing::debug!(?settings, "settings");
+    let limits = connection_limits(&settings);
     let rate_limit = RateLimit {
-        per_second: args
-            .rate_limit_per_second
-            .or(file.rate_limit_per_second)
-            .unwrap_or(50),
-        burst: args
-            .rate_limit_burst
-            .or(file.rate_limit_burst)
-            .unwrap_or(100),
+        per_second: settings.rate_limit_per_second,
+        burst: settings.rate_limit_burst,
     };
-    let allow_private = args
-        .webhook_allow_private
-        .or(file.webhook_allow_private)
-        .unwrap_or(args.demo);
+    let allow_private = settings.webhook_allow_private.unwrap_or(args.demo);
 
     let store = settings.open_store().await?;
     let metrics = super::metrics::Metrics::install(store.clone())?;
     let secrets = settings.secret_box()?;
-    let latency = Duration::from_millis(latency);
-    let unreachable = args
-        .sandbox_unreachable
-        .or(file.sandbox_unreachable)
-        .unwrap_or(false);
-    let sandbox = if unreachable {
+    if settings.sandbox.unreachable {
         tracing::warn!("the sandbox supplier is set unreachable: purchases stay processing");
-        SandboxSupplier::unreachable(latency)
-    } else {
-        SandboxSupplier::new(latency)
-    };
-    let routes = Arc::new(args.supplier.build(file, sandbox)?);
+    }
+    let sandbox = SandboxSupplier::from_settings(&settings.sandbox);
+    let routes = Arc::new(super::supplier::build(&settings, sandbox)?);
     let mut state = AppState::new(store.clone(), routes.clone(), rate_limit);
-    let redis_url = args.redis_url.or(file.redis_url.clone());
-    if let Some(url) = redis_url.as_deref().filter(|u| !u.is_empty()) {
+    if let Some(url) = settings.redis_url.as_deref().filter(|u| !u.is_empty()) {
         let limiter = billpay_api::rate_limit::RateLimiter::with_redis(url)
             .await
             .map_err(|e| anyhow::anyhow!("{e} ({})", super::config::redact(url)))?;
@@ -137,16 +122,18 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     let mut workers = Vec::new();
 
     let fulfilment_settings = FulfilmentSettings {
-        needs_review_after: settings.needs_review_after()?,
+        needs_review_after: settings.needs_review_after(),
         ..FulfilmentSettings::default()
     };
     // Not a worker: it has nothing to finish at shutdown (aborted there).
-    let float_watch = args
-        .supplier
-        .float_watch(file, &routes)
-        .map(|float| tokio::spawn(float.watch()));
+    let float_watch =
+        super::supplier::float_watch(&settings, &routes).map(|float| tokio::spawn(float.watch()));
     let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
-    let callbacks = super::callbacks::router(fulfilment.clone());
+    let callbacks = billpay_callbacks::router(
+        billpay_supplier::callback::all(),
+        fulfilment.clone(),
+        Default::default(),
+    );
     if !args.no_worker {
         workers.push(tokio::spawn(
             fulfilment.run(state.purchases_waiting.clone(), shutdown.clone()),
@@ -156,27 +143,15 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         allow_private,
         ..DeliveryConfig::default()
     };
-    let mut delivery_settings = DeliverySettings {
-        client: delivery_config,
-        ..DeliverySettings::default()
-    };
-    if let Some(secs) = args.delivery_lease_secs.or(file.delivery_lease_secs) {
-        delivery_settings.lease = Duration::from_secs(secs.max(1));
-    }
-    if let Some(n) = args.webhook_concurrency.or(file.webhook_concurrency) {
-        delivery_settings.concurrency = n.max(1);
-    }
-    let per_key = args.webhook_concurrency_per_key;
-    if let Some(n) = per_key.or(file.webhook_concurrency_per_key) {
-        delivery_settings.per_key = n.max(1);
-    }
     if !args.no_worker {
+        let delivery = delivery_settings(&settings, delivery_config);
         workers.push(tokio::spawn(
-            Delivery::new(store.clone(), secrets.clone(), delivery_settings).run(shutdown.clone()),
+            Delivery::new(store.clone(), secrets.clone(), delivery).run(shutdown.clone()),
         ));
     }
 
-    let listener = tokio::net::TcpListener::bind(&listen)
+    let listen = &settings.listen;
+    let listener = tokio::net::TcpListener::bind(listen)
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
     let address = listener.local_addr()?;
@@ -184,7 +159,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         demo(&store, address).await?;
     }
     println!("billpay listening on http://{address}");
-    tracing::info!(%address, role, shared_rate_limits = state.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = latency.as_millis(), "billpay started");
+    tracing::info!(%address, role, shared_rate_limits = state.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = settings.sandbox.latency_ms, "billpay started");
     let dashboard =
         billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config);
     let app = billpay_api::router(state)
@@ -195,9 +170,9 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     } else {
         app
     };
-    let app = match args.metrics_listen.or(file.metrics_listen.clone()) {
+    let app = match &settings.metrics_listen {
         Some(address) => {
-            serve_metrics_apart(&address, metrics, limits).await?;
+            serve_metrics_apart(address, metrics, limits).await?;
             app
         }
         None => app.merge(metrics.router()),
@@ -213,6 +188,16 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         let _ = worker.await;
     }
     Ok(())
+}
+
+/// The webhook delivery worker's settings (a lease or concurrency of 0 counts as 1).
+fn delivery_settings(settings: &Settings, client: DeliveryConfig) -> DeliverySettings {
+    DeliverySettings {
+        client,
+        lease: Duration::from_secs(settings.delivery_lease_secs.max(1)),
+        concurrency: settings.webhook_concurrency.max(1),
+        per_key: settings.webhook_concurrency_per_key.max(1),
+    }
 }
 
 /// `--metrics-listen`: `GET /metrics` on its own listener (nothing else there).
@@ -237,38 +222,14 @@ async fn serve_metrics_apart(
     Ok(())
 }
 
-/// The connection limits from flags, environment or file, else the defaults.
-fn connection_limits(args: &ServeArgs, file: &FileConfig) -> anyhow::Result<ConnectionLimits> {
-    let defaults = ConnectionLimits::default();
-    let seconds =
-        |flag: Option<u64>, file: Option<u64>, default: Duration, name: &str| match flag.or(file) {
-            Some(0) => anyhow::bail!("{name} must be at least 1 second"),
-            Some(secs) => Ok(Duration::from_secs(secs)),
-            None => Ok(default),
-        };
-    let limits = ConnectionLimits {
-        header_timeout: seconds(
-            args.header_timeout_secs,
-            file.header_timeout_secs,
-            defaults.header_timeout,
-            "--header-timeout-secs",
-        )?,
-        body_timeout: seconds(
-            args.body_timeout_secs,
-            file.body_timeout_secs,
-            defaults.body_timeout,
-            "--body-timeout-secs",
-        )?,
-        max_connections: args
-            .max_connections
-            .or(file.max_connections)
-            .unwrap_or(defaults.max_connections),
-    };
-    anyhow::ensure!(
-        limits.max_connections > 0,
-        "--max-connections must be at least 1"
-    );
-    Ok(limits)
+/// The connection limits (checked by `Settings::validate`).
+fn connection_limits(settings: &Settings) -> ConnectionLimits {
+    ConnectionLimits {
+        header_timeout: Duration::from_secs(settings.header_timeout_secs),
+        body_timeout: Duration::from_secs(settings.body_timeout_secs),
+        body_deadline: Duration::from_secs(settings.body_deadline_secs),
+        max_connections: settings.max_connections,
+    }
 }
 
 /// `--worker-only`: the listener answers `GET /health` (for a load balancer's

@@ -1,10 +1,11 @@
 //! Which suppliers fulfil purchases: `BILLPAY_SUPPLIER` (the sandbox by
 //! default, or a real supplier of the registry, `adapters`) and the config
-//! file's `[routes]`; `billpay supplier balance`, and the float watcher of
-//! `billpay serve`, for any supplier that keeps a balance.
+//! file's `[routes]`, built from the resolved settings; `billpay supplier
+//! balance`, and the float watcher of `billpay serve`, for any supplier that
+//! keeps a balance.
 
-use super::adapters::{self, AdapterArgs, SANDBOX};
-use super::config::{FileConfig, Settings};
+use super::adapters::{self, AdapterFlags, SANDBOX};
+use super::config::Settings;
 use super::output::Output;
 use billpay_domain::Kobo;
 use billpay_supplier::Supplier;
@@ -14,16 +15,19 @@ use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 
-#[derive(clap::Args, Debug, Default)]
+/// The supplier settings as flags (each also `BILLPAY_<FLAG>` and a key of
+/// the config file; the resolved values are in [`Settings`]).
+#[derive(clap::Args, Debug, Default, serde::Serialize)]
 pub struct SupplierArgs {
-    #[arg(long, env = "BILLPAY_SUPPLIER", help = supplier_help())]
+    #[arg(long, help = supplier_help())]
     supplier: Option<String>,
     /// Warn (logs; `supplier balance`) when a supplier float is below
     /// this many Naira. Checked at start and every 10 minutes.
-    #[arg(long, env = "BILLPAY_SUPPLIER_LOW_BALANCE")]
+    #[arg(long)]
     supplier_low_balance: Option<f64>,
     #[command(flatten)]
-    adapters: AdapterArgs,
+    #[serde(flatten)]
+    adapters: AdapterFlags,
 }
 
 /// `--supplier`'s help, naming the registry's suppliers.
@@ -41,18 +45,17 @@ pub enum SupplierCommand {
 }
 
 pub async fn run(cmd: SupplierCommand, settings: &Settings, out: &Output) -> anyhow::Result<()> {
-    let SupplierCommand::Balance(args) = cmd;
-    let file = &settings.file;
-    let name = args.name(file);
+    let SupplierCommand::Balance(_) = cmd;
+    let name = &settings.supplier;
     let no_balance = || {
         anyhow::anyhow!(
             "the {name} supplier keeps no balance: set BILLPAY_SUPPLIER={} and its keys",
             adapters::real_names()
         )
     };
-    let supplier = args.real(&name, file)?.ok_or_else(no_balance)?;
+    let supplier = real(settings, name)?.ok_or_else(no_balance)?;
     let balance = supplier.balance().await.ok_or_else(no_balance)??;
-    let threshold = args.low_balance(file);
+    let threshold = low_balance(settings);
     let low = is_low(balance, threshold);
     out.emit(
         json!({ "supplier": name, "balance": balance, "low_balance_threshold": threshold, "low": low }),
@@ -110,75 +113,89 @@ impl Float {
     }
 }
 
-impl SupplierArgs {
-    pub fn low_balance(&self, file: &FileConfig) -> Option<Kobo> {
-        self.supplier_low_balance
-            .or(file.supplier_low_balance)
-            .map(|naira| Kobo((naira * 100.0).round() as i64))
-    }
+fn low_balance(settings: &Settings) -> Option<Kobo> {
+    settings
+        .supplier_low_balance
+        .map(|naira| Kobo((naira * 100.0).round() as i64))
+}
 
-    /// The float watcher of `billpay serve`, when a low-balance level is set.
-    pub fn float_watch(&self, file: &FileConfig, routes: &Routes) -> Option<Float> {
-        Some(Float {
-            suppliers: routes.suppliers().to_vec(),
-            threshold: self.low_balance(file)?,
-        })
-    }
+/// The float watcher of `billpay serve`, when a low-balance level is set.
+pub fn float_watch(settings: &Settings, routes: &Routes) -> Option<Float> {
+    Some(Float {
+        suppliers: routes.suppliers().to_vec(),
+        threshold: low_balance(settings)?,
+    })
+}
 
-    pub fn name(&self, file: &FileConfig) -> String {
-        self.supplier
-            .clone()
-            .or(file.supplier.clone())
-            .unwrap_or_else(|| SANDBOX.into())
+/// The real supplier `name`, built from its settings; `None` for the
+/// sandbox; an error for a name the registry does not know.
+pub fn real(settings: &Settings, name: &str) -> anyhow::Result<Option<Arc<dyn Supplier>>> {
+    if name == SANDBOX {
+        return Ok(None);
     }
-
-    /// The real supplier `name`, built from its settings; `None` for the
-    /// sandbox; an error for a name the registry does not know.
-    pub fn real(&self, name: &str, file: &FileConfig) -> anyhow::Result<Option<Arc<dyn Supplier>>> {
-        if name == SANDBOX {
-            return Ok(None);
-        }
-        let registration = adapters::registration(name).ok_or_else(|| {
-            anyhow::anyhow!(
-                "no supplier {name:?}: the suppliers are {}",
-                adapters::names()
-            )
-        })?;
-        Ok(Some((registration.build)(&self.adapters, file)?))
-    }
-
-    /// The suppliers and the routes between them: `BILLPAY_SUPPLIER` by
-    /// default, `[routes]` of the config file per product (and provider).
-    /// A real supplier is built (and its keys required) only when something
-    /// routes to it; the sandbox is built by the caller (its latency and
-    /// outage settings).
-    pub fn build(&self, file: &FileConfig, sandbox: SandboxSupplier) -> anyhow::Result<Routes> {
-        let default = self.name(file);
-        let known = |name: &str| name == SANDBOX || adapters::registration(name).is_some();
-        anyhow::ensure!(
-            known(&default),
-            "BILLPAY_SUPPLIER must be one of {}, not {default:?}",
+    let registration = adapters::registration(name).ok_or_else(|| {
+        anyhow::anyhow!(
+            "no supplier {name:?}: the suppliers are {}",
             adapters::names()
-        );
-        let routes = file.routes.clone().unwrap_or_default();
-        for (key, names) in &routes {
-            if let Some(unknown) = names.iter().find(|n| !known(n)) {
-                anyhow::bail!(
-                    "routes: {key} names {unknown:?}, not a supplier ({})",
-                    adapters::names()
-                );
-            }
-        }
-        let named = |name: &str| default == name || routes.values().flatten().any(|n| n == name);
-        let mut suppliers: Vec<Arc<dyn Supplier>> = vec![Arc::new(sandbox)];
-        for registration in adapters::REGISTRY.iter().filter(|r| named(r.name)) {
-            suppliers.push((registration.build)(&self.adapters, file)?);
-        }
-        if suppliers.len() > 1 && named(SANDBOX) {
-            tracing::warn!(
-                "routes name both a real supplier and the sandbox: the sandbox delivers nothing real"
-            );
-        }
-        Ok(Routes::new(suppliers, vec![default], routes)?)
+        )
+    })?;
+    Ok(Some((registration.build)(settings)?))
+}
+
+/// What would keep the suppliers from being built (for `Settings::validate`):
+/// a name that is no supplier, or a real supplier wanted (or half
+/// configured) without its settings.
+pub fn problems(settings: &Settings) -> Vec<String> {
+    let default = &settings.supplier;
+    let unknown_default = (!adapters::known(default)).then(|| {
+        format!(
+            "BILLPAY_SUPPLIER must be {}, not {default:?}",
+            adapters::choice()
+        )
+    });
+    let unknown_on_routes = settings.routes.iter().filter_map(|(key, names)| {
+        let unknown = names.iter().find(|n| !adapters::known(n))?;
+        Some(format!(
+            "routes: {key} names {unknown:?}, not a supplier ({})",
+            adapters::names()
+        ))
+    });
+    let unconfigured = adapters::REGISTRY
+        .iter()
+        .filter_map(|r| (r.problem)(settings, named(settings, r.name)));
+    unknown_default
+        .into_iter()
+        .chain(unknown_on_routes)
+        .chain(unconfigured)
+        .collect()
+}
+
+/// Whether `name` is the default supplier or on a route.
+fn named(settings: &Settings, name: &str) -> bool {
+    settings.supplier == name || settings.routes.values().flatten().any(|n| n == name)
+}
+
+/// The suppliers and the routes between them: `BILLPAY_SUPPLIER` by default,
+/// `[routes]` of the config file per product (and provider). A real supplier
+/// is built (and its settings required) only when something routes to it;
+/// the sandbox is built by the caller (its `[sandbox]` settings). The
+/// settings are validated first (`Settings::validate`).
+pub fn build(settings: &Settings, sandbox: SandboxSupplier) -> anyhow::Result<Routes> {
+    let mut suppliers: Vec<Arc<dyn Supplier>> = vec![Arc::new(sandbox)];
+    for registration in adapters::REGISTRY
+        .iter()
+        .filter(|r| named(settings, r.name))
+    {
+        suppliers.push((registration.build)(settings)?);
     }
+    if suppliers.len() > 1 && named(settings, SANDBOX) {
+        tracing::warn!(
+            "routes name both a real supplier and the sandbox: the sandbox delivers nothing real"
+        );
+    }
+    Ok(Routes::new(
+        suppliers,
+        vec![settings.supplier.clone()],
+        settings.routes.clone(),
+    )?)
 }

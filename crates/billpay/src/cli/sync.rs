@@ -7,7 +7,6 @@
 //! A plan is matched by its code there (`Supplier::plan_code`).
 
 use super::Output;
-use super::supplier::SupplierArgs;
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::{Kobo, Product};
 use billpay_store::SharedStore;
@@ -190,15 +189,12 @@ async fn differences(
 pub async fn run(
     name: Option<&str>,
     apply_changes: bool,
-    args: &SupplierArgs,
     settings: &super::Settings,
     store: &SharedStore,
     out: &Output,
 ) -> anyhow::Result<()> {
-    let file = &settings.file;
-    let name = name.map_or_else(|| args.name(file), str::to_owned);
-    let supplier = args
-        .real(&name, file)?
+    let name = name.unwrap_or(&settings.supplier);
+    let supplier = super::supplier::real(settings, name)?
         .ok_or_else(|| anyhow::anyhow!("the {name} supplier publishes no plan list"))?;
     let (_, mut catalogue) = store.catalogue().await?;
     let differences = differences(&catalogue, supplier.as_ref()).await?;
@@ -208,7 +204,7 @@ pub async fn run(
     }
     let text = differences
         .iter()
-        .map(|d| describe(d, &name))
+        .map(|d| describe(d, name))
         .collect::<Vec<_>>()
         .join("\n");
     let footer = match (differences.is_empty(), apply_changes) {
@@ -216,7 +212,7 @@ pub async fn run(
         (false, true) => "Applied: prices taken, missing plans disabled; add new plans to the catalogue TOML yourself".to_owned(),
         (false, false) => format!("Nothing changed: run again with --apply to take {name}'s prices and disable missing plans"),
     };
-    let listed: Vec<Value> = differences.iter().map(|d| d.to_json(&name)).collect();
+    let listed: Vec<Value> = differences.iter().map(|d| d.to_json(name)).collect();
     out.emit(
         json!({ "differences": listed, "applied": apply_changes && !differences.is_empty() }),
         format!("{text}\n{footer}").trim_start().to_owned(),

@@ -1,9 +1,12 @@
 //! `billpay transaction …`
 
 use super::Output;
-use billpay_domain::{AccountId, Delivery, TxStatus};
-use billpay_store::{SharedStore, Transaction, TxFilter, TxLookup};
-use billpay_worker::fulfilment::{Outcome, needs_review_before, settle};
+use super::output::action_error;
+use billpay_domain::{AccountId, TxStatus};
+use billpay_operations::Actor;
+use billpay_operations::transactions::{self, Resolution};
+use billpay_store::{SharedStore, Transaction, TxFilter};
+use billpay_worker::fulfilment::needs_review_before;
 use clap::Subcommand;
 use serde_json::json;
 use std::time::Duration;
@@ -35,6 +38,9 @@ pub enum TransactionCommand {
         successful: bool,
         #[arg(long)]
         failed: bool,
+        /// Why (e.g. what the supplier said); logged with the decision and the actor.
+        #[arg(long)]
+        reason: Option<String>,
     },
 }
 
@@ -47,7 +53,9 @@ pub async fn run(
     let review_before = needs_review_before(review_after);
     match cmd {
         TransactionCommand::Show { reference_or_code } => {
-            let tx = find(store, &reference_or_code).await?;
+            let tx = transactions::find(store.as_ref(), &reference_or_code)
+                .await
+                .map_err(action_error)?;
             let needs_review = tx.status == TxStatus::Processing && tx.created_at < review_before;
             let text = format!(
                 "{}\n  reference  {}\n  account    {}\n  product    {} ({})\n  item/plan  {}\n  recipient  {}\n  amount     {}\n  status     {}: {}\n  result     {}\n  supplier   {} {}\n  created    {}\n  completed  {}",
@@ -119,26 +127,22 @@ pub async fn run(
             reference_or_code,
             successful,
             failed: _,
+            reason,
         } => {
-            let tx = find(store, &reference_or_code).await?;
-            anyhow::ensure!(
-                tx.status == TxStatus::Processing,
-                "{} is already {}: only a processing purchase can be resolved",
-                tx.code,
-                tx.status
-            );
-            let outcome = if successful {
-                Outcome::Successful(Delivery::default())
+            let resolution = if successful {
+                Resolution::Successful
             } else {
-                Outcome::Failed("the supplier did not deliver it")
+                Resolution::Failed
             };
-            let (code, fin) = settle(&tx, outcome);
-            let status = fin.status;
-            anyhow::ensure!(
-                store.finalize(&code, fin).await?,
-                "{code} became final meanwhile; nothing changed"
-            );
-            tracing::info!(code, %status, "resolved by the operator");
+            let (code, status) = transactions::resolve(
+                store.as_ref(),
+                Actor::Cli,
+                &reference_or_code,
+                resolution,
+                reason.as_deref(),
+            )
+            .await
+            .map_err(action_error)?;
             out.emit(
                 json!({ "reference_code": code, "status": status, "resolved": true }),
                 format!("{code} resolved as {status}"),
@@ -146,19 +150,6 @@ pub async fn run(
         }
     }
     Ok(())
-}
-
-/// A transaction by reference_code, else by client reference.
-async fn find(store: &SharedStore, reference_or_code: &str) -> anyhow::Result<Transaction> {
-    let by_code = TxLookup::Code(reference_or_code.to_owned());
-    let by_reference = TxLookup::Reference(reference_or_code.to_owned());
-    if let Some(tx) = store.transaction(None, by_code).await? {
-        return Ok(tx);
-    }
-    store
-        .transaction(None, by_reference)
-        .await?
-        .ok_or_else(|| anyhow::anyhow!("no transaction with reference or code {reference_or_code}"))
 }
 
 fn line(tx: &Transaction) -> String {

@@ -1,7 +1,9 @@
 //! `billpay wallet …`
 
 use super::Output;
+use super::output::action_error;
 use billpay_domain::{AccountId, Kobo};
+use billpay_operations::{Actor, wallets};
 use billpay_store::SharedStore;
 use clap::Subcommand;
 use serde_json::json;
@@ -18,6 +20,9 @@ pub enum WalletCommand {
         /// Your unique reference for this funding (e.g. the bank transfer id).
         #[arg(long)]
         reference: String,
+        /// Why (e.g. "bank transfer 12 Nov"); logged with the credit and the actor.
+        #[arg(long)]
+        reason: Option<String>,
     },
     /// Balance, ledger sum and the latest ledger entries.
     Statement {
@@ -34,14 +39,19 @@ pub async fn run(cmd: WalletCommand, store: &SharedStore, out: &Output) -> anyho
             account,
             amount,
             reference,
+            reason,
         } => {
             let amount = Kobo::parse_naira(&amount).map_err(|e| anyhow::anyhow!("--amount {e}"))?;
-            anyhow::ensure!(amount > Kobo::ZERO, "--amount must be more than 0");
-            anyhow::ensure!(
-                !reference.trim().is_empty() && reference.len() <= 100,
-                "--reference must be 1 to 100 characters"
-            );
-            let credit = store.credit(account, amount, &reference).await?;
+            let credit = wallets::credit(
+                store.as_ref(),
+                Actor::Cli,
+                account,
+                amount,
+                &reference,
+                reason.as_deref(),
+            )
+            .await
+            .map_err(action_error)?;
             let text = if credit.applied {
                 format!("Credited {amount} Naira; balance {} Naira", credit.balance)
             } else {

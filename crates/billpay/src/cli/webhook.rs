@@ -1,7 +1,9 @@
 //! `billpay webhook …`
 
 use super::Output;
+use super::output::action_error;
 use billpay_domain::AccountId;
+use billpay_operations::{Actor, webhooks};
 use billpay_store::{EventFilter, SharedStore};
 use clap::Subcommand;
 use serde_json::json;
@@ -27,15 +29,9 @@ pub async fn run(cmd: WebhookCommand, store: &SharedStore, out: &Output) -> anyh
         WebhookCommand::Resend {
             event_or_reference_code,
         } => {
-            let event = store
-                .event(&event_or_reference_code)
-                .await?
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "no webhook event with id or reference_code {event_or_reference_code}"
-                    )
-                })?;
-            store.requeue_event(&event.id).await?;
+            let event = webhooks::resend(store.as_ref(), Actor::Cli, &event_or_reference_code)
+                .await
+                .map_err(action_error)?;
             out.emit(
                 json!({ "event_id": event.id, "reference_code": event.transaction_code, "queued": true }),
                 format!("Event {} ({}) queued for delivery; a running server sends it within a second", event.id, event.transaction_code),

@@ -321,3 +321,77 @@ async fn backlog_and_a_separate_metrics_listener() {
         0.0
     );
 }
+
+/// Hardening finding 5: any token a client sends as the HTTP method used to
+/// become a label, 17 series per method, kept forever. Labels come from a
+/// fixed set: an unknown method is `other`, an unknown path `unmatched`.
+#[tokio::test]
+async fn invented_methods_and_paths_do_not_become_labels() {
+    let server = TestServer::spawn().await;
+    let url = server.url("/metrics");
+    let before = server
+        .http
+        .get(&url)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for i in 0..20 {
+        let method = format!("X{}{i}", "Q".repeat(3_000));
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let response = server
+            .http
+            .request(
+                method,
+                server.url(&format!("/health/{}{i}", "p".repeat(500))),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_client_error(), "{}", response.status());
+    }
+    let after = Scrape::of(&server, &url).await;
+    assert!(
+        !after.has_label_value("QQQ"),
+        "a client's method became a label"
+    );
+    assert!(
+        !after.has_label_value("ppp"),
+        "a client's path became a label"
+    );
+    assert!(
+        after.get(
+            "billpay_http_requests_total",
+            &[
+                ("method", "other"),
+                ("route", "unmatched"),
+                ("status", "404")
+            ]
+        ) + after.get(
+            "billpay_http_requests_total",
+            &[
+                ("method", "other"),
+                ("route", "unmatched"),
+                ("status", "405")
+            ]
+        ) >= 20.0,
+        "the requests were not counted under method=\"other\""
+    );
+    let text = server
+        .http
+        .get(&url)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.len() < before.len() + 20_000,
+        "/metrics grew from {} to {} bytes",
+        before.len(),
+        text.len()
+    );
+}

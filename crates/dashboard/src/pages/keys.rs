@@ -5,12 +5,12 @@ use crate::DashboardState;
 use crate::format::short_time;
 use crate::session::SignedIn;
 use askama::Template;
-use axum::Form;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect};
 use billpay_domain::KeyId;
 use billpay_store::issue::issue_api_key;
 use billpay_store::{ApiKey, KeyChange, KeyStatus};
+use billpay_webkit::CsrfForm;
 use serde::Deserialize;
 
 pub struct KeyRow {
@@ -53,15 +53,11 @@ struct KeysPage {
 #[derive(Deserialize)]
 pub struct CreateForm {
     #[serde(default)]
-    csrf: String,
-    #[serde(default)]
     name: String,
 }
 
 #[derive(Deserialize)]
 pub struct StatusForm {
-    #[serde(default)]
-    csrf: String,
     action: String,
 }
 
@@ -70,7 +66,7 @@ async fn keys_page(
     signed_in: &SignedIn,
     new_key: Option<String>,
 ) -> PageResult {
-    let keys = state.store.api_keys(signed_in.account.id).await?;
+    let keys = state.store.api_keys(signed_in.user.id).await?;
     Ok(render(&KeysPage {
         chrome: Chrome::new(signed_in, "keys"),
         keys: keys.iter().map(KeyRow::from).collect(),
@@ -85,15 +81,14 @@ pub async fn list(State(state): State<DashboardState>, signed_in: SignedIn) -> P
 pub async fn create(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
-    Form(form): Form<CreateForm>,
+    CsrfForm(form): CsrfForm<CreateForm>,
 ) -> PageResult {
-    signed_in.check_csrf(&form.csrf)?;
     let name = form.name.trim();
     if name.chars().count() > 60 {
         return Err(bad_request("Key names are at most 60 characters."));
     }
     let name = (!name.is_empty()).then(|| name.to_owned());
-    let issued = issue_api_key(state.store.as_ref(), signed_in.account.id, name).await?;
+    let issued = issue_api_key(state.store.as_ref(), signed_in.user.id, name).await?;
     keys_page(&state, &signed_in, Some(issued.secret)).await
 }
 
@@ -107,7 +102,7 @@ pub async fn own_key(
         return Err(not_found());
     };
     match state.store.api_key(id).await? {
-        Some(key) if key.account_id == signed_in.account.id => Ok(key),
+        Some(key) if key.account_id == signed_in.user.id => Ok(key),
         _ => Err(not_found()),
     }
 }
@@ -116,9 +111,8 @@ pub async fn set_status(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
     Path(key_id): Path<String>,
-    Form(form): Form<StatusForm>,
+    CsrfForm(form): CsrfForm<StatusForm>,
 ) -> PageResult {
-    signed_in.check_csrf(&form.csrf)?;
     let key = own_key(&state, &signed_in, &key_id).await?;
     let status = match form.action.as_str() {
         "suspend" => KeyStatus::Suspended,

@@ -26,7 +26,7 @@ struct OverviewPage {
 }
 
 pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
-    let account = signed_in.account.id;
+    let account = signed_in.user.id;
     let now = OffsetDateTime::now_utc();
     let today = now.date();
     let first_of_month = today.replace_day(1).expect("day 1 exists");

@@ -93,7 +93,7 @@ pub async fn list(
 ) -> PageResult {
     let page = f.page.max(1);
     let filter = TxFilter {
-        account_id: Some(signed_in.account.id),
+        account_id: Some(signed_in.user.id),
         status: f.status.parse::<TxStatus>().ok(),
         product: f.product.parse::<Product>().ok(),
         created_from: valid_date(&f.from).map(|d| format!("{d}T00:00:00.000+00:00")),
@@ -212,7 +212,7 @@ pub async fn detail(
 ) -> PageResult {
     let store = &state.store;
     let tx = store
-        .transaction(Some(signed_in.account.id), TxLookup::Code(code))
+        .transaction(Some(signed_in.user.id), TxLookup::Code(code))
         .await?
         .ok_or_else(not_found)?;
     let mut fields = vec![

@@ -33,7 +33,7 @@ struct WalletPage {
 }
 
 pub async fn statement(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
-    let account = signed_in.account.id;
+    let account = signed_in.user.id;
     let balance = state.store.balance(account).await?;
     let entries = state.store.ledger(account, PAGE_ENTRIES).await?;
     let entries = entries
@@ -67,10 +67,7 @@ fn reference_of(e: &LedgerEntry) -> &str {
 
 /// Oldest first, amounts in Naira with 2 decimals, one header row.
 pub async fn csv(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
-    let mut entries = state
-        .store
-        .ledger(signed_in.account.id, CSV_ENTRIES)
-        .await?;
+    let mut entries = state.store.ledger(signed_in.user.id, CSV_ENTRIES).await?;
     entries.reverse();
     let mut out = String::from("date,kind,amount_naira,balance_after_naira,reference\n");
     for e in &entries {

@@ -2,18 +2,17 @@
 //! retries, a signed test event, and the delivery log with resend.
 
 use super::keys::{KeyRow, own_key};
-use super::login::CsrfForm;
 use super::{Chrome, PageError, PageResult, bad_request, not_found, render};
 use crate::DashboardState;
 use crate::format::short_time;
 use crate::session::SignedIn;
 use askama::Template;
-use axum::Form;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect};
 use billpay_store::issue::issue_webhook_secret;
 use billpay_store::{ApiKey, EventFilter, KeyChange};
 use billpay_webhooks::{DeliveryRequest, WebhookPayload, validate_url};
+use billpay_webkit::{CsrfForm, NoFields};
 use serde::Deserialize;
 
 pub struct AttemptRow {
@@ -63,7 +62,7 @@ async fn webhooks_page(
     let events = state
         .store
         .events(EventFilter {
-            account_id: Some(signed_in.account.id),
+            account_id: Some(signed_in.user.id),
             key_id: Some(key.id),
             limit: 50,
             ..EventFilter::default()
@@ -115,8 +114,6 @@ pub async fn page(
 #[derive(Deserialize)]
 pub struct UrlForm {
     #[serde(default)]
-    csrf: String,
-    #[serde(default)]
     url: String,
 }
 
@@ -124,9 +121,8 @@ pub async fn set_url(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
     Path(key_id): Path<String>,
-    Form(form): Form<UrlForm>,
+    CsrfForm(form): CsrfForm<UrlForm>,
 ) -> PageResult {
-    signed_in.check_csrf(&form.csrf)?;
     let key = own_key(&state, &signed_in, &key_id).await?;
     let url = form.url.trim();
     if !url.is_empty()
@@ -150,8 +146,6 @@ pub async fn set_url(
 
 #[derive(Deserialize)]
 pub struct ToggleForm {
-    #[serde(default)]
-    csrf: String,
     action: String,
 }
 
@@ -170,9 +164,8 @@ pub async fn set_security(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
     Path(key_id): Path<String>,
-    Form(form): Form<ToggleForm>,
+    CsrfForm(form): CsrfForm<ToggleForm>,
 ) -> PageResult {
-    signed_in.check_csrf(&form.csrf)?;
     let key = own_key(&state, &signed_in, &key_id).await?;
     if !form.enable()? {
         state
@@ -199,9 +192,8 @@ pub async fn set_retries(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
     Path(key_id): Path<String>,
-    Form(form): Form<ToggleForm>,
+    CsrfForm(form): CsrfForm<ToggleForm>,
 ) -> PageResult {
-    signed_in.check_csrf(&form.csrf)?;
     let key = own_key(&state, &signed_in, &key_id).await?;
     state
         .store
@@ -215,9 +207,8 @@ pub async fn send_test(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
     Path(key_id): Path<String>,
-    Form(form): Form<CsrfForm>,
+    _: CsrfForm<NoFields>,
 ) -> PageResult {
-    signed_in.check_csrf(&form.csrf)?;
     let key = own_key(&state, &signed_in, &key_id).await?;
     let Some(url) = key.webhook_url.clone() else {
         let error = Some("Set a webhook URL first.".to_owned());
@@ -281,11 +272,10 @@ pub async fn resend(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
     Path(event_id): Path<String>,
-    Form(form): Form<CsrfForm>,
+    _: CsrfForm<NoFields>,
 ) -> PageResult {
-    signed_in.check_csrf(&form.csrf)?;
     let event = state.store.event(&event_id).await?;
-    let Some(event) = event.filter(|e| e.account_id == signed_in.account.id && e.id == event_id)
+    let Some(event) = event.filter(|e| e.account_id == signed_in.user.id && e.id == event_id)
     else {
         return Err(not_found());
     };

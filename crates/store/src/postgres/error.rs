@@ -69,11 +69,27 @@ pub(super) fn describe(e: &tokio_postgres::Error) -> String {
     }
 }
 
-/// A serialisation failure or a deadlock: running it again may succeed.
+/// A serialisation failure, a deadlock, or the server terminating the
+/// connection (an operator's `pg_terminate_backend`, a shutdown, a failover):
+/// the server answered with an error, so the statement or transaction did
+/// not commit, and running it again (on a fresh connection: the pool drops
+/// closed ones) may succeed.
 fn retryable(e: &PgError) -> bool {
     matches!(e, PgError::Db(e) if e.code().is_some_and(|c| {
-        *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED
+        *c == SqlState::T_R_SERIALIZATION_FAILURE
+            || *c == SqlState::T_R_DEADLOCK_DETECTED
+            || *c == SqlState::ADMIN_SHUTDOWN
+            || *c == SqlState::CRASH_SHUTDOWN
+            || *c == SqlState::CANNOT_CONNECT_NOW
     }))
+}
+
+/// The connection was closed under the statement with no answer from the
+/// server. Safe to run again only where a second run cannot do twice what
+/// the first did (a purchase: its reference is unique, so a first run that
+/// did commit makes the second a `duplicate_reference`, never a second debit).
+pub(super) fn connection_lost(e: &PgError) -> bool {
+    matches!(e, PgError::Db(e) if e.is_closed())
 }
 
 /// Whether `e` is a unique violation of `constraint`.

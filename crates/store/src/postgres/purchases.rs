@@ -4,7 +4,9 @@
 use super::PostgresStore;
 use super::batch::Job;
 use super::connection::{map_opt, map_rows, query, query_one, query_opt, with_columns};
-use super::error::{PgResult, TRIES, backoff, retry_after, stopped_queue, violates};
+use super::error::{
+    PgResult, TRIES, backoff, connection_lost, retry_after, stopped_queue, violates,
+};
 use super::rows::{daily_spend_row, get, transaction};
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::TX_COLUMNS;
@@ -261,7 +263,7 @@ async fn place_one(pool: &Pool, args: &mut PurchaseArgs) -> StoreResult<Transact
         .await;
         match result {
             Ok(row) => return args.answer(&row),
-            Err(e) if retry_after(&e, attempt) => {
+            Err(e) if retry_after(&e, attempt) || (connection_lost(&e) && attempt + 1 < TRIES) => {
                 attempt += 1;
                 backoff(attempt).await;
             }

@@ -16,9 +16,13 @@
 //! VTpass docs ask ("take any response that differs from the guidelines as
 //! pending"). See [`pay_outcome`] and [`requery_outcome`].
 
+mod callback;
 mod mapping;
+mod settings;
 
+pub use callback::VtpassCallbacks;
 pub use mapping::*;
+pub use settings::VtpassSettings;
 
 use crate::*;
 use serde_json::{Value, json};

@@ -1,93 +1,76 @@
-//! VTpass's settings: its URL, keys and timeout (flags > env > config file,
-//! like every setting). Keys are never logged or printed.
+//! VTpass in the registry: its flags (read, like its `BILLPAY_VTPASS_*`
+//! variables and `[vtpass]` keys, into `Settings::vtpass`), and its
+//! constructor and problems from those settings. Keys are never logged or
+//! printed.
 
-use super::super::config::FileConfig;
+use super::super::config::Settings;
 use billpay_supplier::Supplier;
-use billpay_supplier::vtpass::{LIVE_URL, VtpassConfig, VtpassSupplier};
+use billpay_supplier::vtpass::{VtpassSettings, VtpassSupplier};
 use std::sync::Arc;
-use std::time::Duration;
 
-#[derive(clap::Args, Default)]
-pub struct VtpassArgs {
+/// VTpass's flags; `None` when not given (the lower layers then decide).
+#[derive(clap::Args, Default, serde::Serialize)]
+pub struct VtpassFlags {
     /// VTpass API base URL (default the live https://vtpass.com; sandbox:
     /// https://sandbox.vtpass.com).
-    #[arg(long, env = "BILLPAY_VTPASS_BASE_URL")]
+    #[arg(long)]
     vtpass_base_url: Option<String>,
     /// VTpass API key (Profile → API keys).
-    #[arg(long, env = "BILLPAY_VTPASS_API_KEY", hide_env_values = true)]
+    #[arg(long)]
     vtpass_api_key: Option<String>,
     /// VTpass secret key (sent on POST calls).
-    #[arg(long, env = "BILLPAY_VTPASS_SECRET_KEY", hide_env_values = true)]
+    #[arg(long)]
     vtpass_secret_key: Option<String>,
     /// VTpass public key (sent on GET calls).
-    #[arg(long, env = "BILLPAY_VTPASS_PUBLIC_KEY", hide_env_values = true)]
+    #[arg(long)]
     vtpass_public_key: Option<String>,
     /// Longest a VTpass call may take before its outcome counts as unknown
     /// (requeried later), milliseconds (default 50000).
-    #[arg(long, env = "BILLPAY_VTPASS_TIMEOUT_MS")]
+    #[arg(long)]
     vtpass_timeout_ms: Option<u64>,
 }
 
 /// Never prints the keys (clap's parsed commands are `Debug`).
-impl std::fmt::Debug for VtpassArgs {
+impl std::fmt::Debug for VtpassFlags {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("VtpassArgs")
+        f.debug_struct("VtpassFlags")
             .field("vtpass_base_url", &self.vtpass_base_url)
             .finish_non_exhaustive()
     }
 }
 
 /// The registry's constructor.
-pub fn build(args: &VtpassArgs, file: &FileConfig) -> anyhow::Result<Arc<dyn Supplier>> {
-    let config = args.config(file)?;
-    tracing::info!(base_url = %config.base_url, "VTpass fulfils purchases");
-    Ok(Arc::new(VtpassSupplier::new(config)?))
+pub fn build(settings: &Settings) -> anyhow::Result<Arc<dyn Supplier>> {
+    let vtpass = &settings.vtpass;
+    if let Some(missing) = missing_keys(vtpass) {
+        anyhow::bail!(missing);
+    }
+    tracing::info!(base_url = %vtpass.base_url, "VTpass fulfils purchases");
+    Ok(Arc::new(VtpassSupplier::from_settings(vtpass)?))
 }
 
-impl VtpassArgs {
-    /// VTpass's settings; an error naming what is missing.
-    fn config(&self, file: &FileConfig) -> anyhow::Result<VtpassConfig> {
-        let key = |flag: &Option<String>, from_file: &Option<String>, name: &str| {
-            flag.clone()
-                .or(from_file.clone())
-                .filter(|k| !k.trim().is_empty())
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "BILLPAY_SUPPLIER=vtpass needs {name} (or `{}` in the config file): \
-                         your keys are under Profile → API keys at vtpass.com",
-                        name.trim_start_matches("BILLPAY_").to_lowercase()
-                    )
-                })
-        };
-        let timeout = self
-            .vtpass_timeout_ms
-            .or(file.vtpass_timeout_ms)
-            .unwrap_or(50_000);
-        Ok(VtpassConfig {
-            base_url: self
-                .vtpass_base_url
-                .clone()
-                .or(file.vtpass_base_url.clone())
-                .unwrap_or_else(|| LIVE_URL.into()),
-            api_key: key(
-                &self.vtpass_api_key,
-                &file.vtpass_api_key,
-                "BILLPAY_VTPASS_API_KEY",
-            )?,
-            secret_key: key(
-                &self.vtpass_secret_key,
-                &file.vtpass_secret_key,
-                "BILLPAY_VTPASS_SECRET_KEY",
-            )?,
-            public_key: key(
-                &self.vtpass_public_key,
-                &file.vtpass_public_key,
-                "BILLPAY_VTPASS_PUBLIC_KEY",
-            )?,
-            connect_timeout: Duration::from_millis(timeout.min(10_000)),
-            timeout: Duration::from_millis(timeout),
-        })
-    }
+/// Its keys are required when it is wanted, or when any of them is set.
+pub fn problem(settings: &Settings, wanted: bool) -> Option<String> {
+    let vtpass = &settings.vtpass;
+    (wanted || vtpass.any_key_set())
+        .then(|| missing_keys(vtpass))
+        .flatten()
+}
+
+fn missing_keys(vtpass: &VtpassSettings) -> Option<String> {
+    let missing = vtpass.missing_keys();
+    let variables = missing
+        .iter()
+        .map(|key| format!("BILLPAY_VTPASS_{}", key.to_uppercase()))
+        .collect::<Vec<_>>();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "VTpass needs {} (or `{}` in the config file's [vtpass] section): your keys are \
+             under Profile → API keys at vtpass.com",
+            variables.join(", "),
+            missing.join("`, `")
+        )
+    })
 }
 
 #[cfg(test)]
@@ -95,18 +78,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_never_show_in_debug_output() {
-        let args = VtpassArgs {
+    fn flag_keys_never_show_in_debug_output() {
+        let flags = VtpassFlags {
+            vtpass_base_url: Some("https://sandbox.vtpass.com".into()),
             vtpass_api_key: Some("api-secret-1".into()),
             vtpass_secret_key: Some("SK_secret-2".into()),
             vtpass_public_key: Some("PK_secret-3".into()),
-            ..VtpassArgs::default()
+            ..VtpassFlags::default()
         };
-        let config = args.config(&FileConfig::default()).unwrap();
-        let printed = format!("{args:?} {config:?}");
+        let printed = format!("{flags:?}");
         for key in ["api-secret-1", "SK_secret-2", "PK_secret-3"] {
             assert!(!printed.contains(key), "{printed}");
         }
-        assert!(printed.contains("Vtpass"));
+        assert!(printed.contains("sandbox.vtpass.com"), "{printed}");
     }
 }

@@ -167,3 +167,116 @@ async fn transport_level_refusals_are_a_bare_status_as_documented() {
         200
     );
 }
+
+/// Hardening finding 2: sockets that send nothing, or only part of the
+/// HTTP/2 preface, were never timed out (the protocol sniffing had no timer),
+/// so a handful of them took every connection slot.
+#[tokio::test]
+async fn silent_and_half_preface_sockets_cannot_hold_the_slots() {
+    use tokio::io::AsyncWriteExt;
+    let server = TestServer::spawn_with_env(
+        Options::default(),
+        &[
+            ("BILLPAY_MAX_CONNECTIONS", "8"),
+            ("BILLPAY_HEADER_TIMEOUT_SECS", "2"),
+        ],
+    )
+    .await;
+    let mut sockets = Vec::new();
+    for i in 0..8 {
+        let mut socket = connect(&server).await;
+        match i % 3 {
+            0 => {}
+            1 => socket.write_all(b"PRI * HTTP").await.unwrap(),
+            _ => socket.write_all(b"G").await.unwrap(),
+        }
+        sockets.push(socket);
+    }
+    // Every slot is taken now; the silent ones must be closed within the
+    // header timeout (2 s) and a grace second, freeing the slots.
+    let health = reqwest::Client::new()
+        .get(server.url("/health"))
+        .timeout(Duration::from_secs(5))
+        .send()
+        .await
+        .expect("/health waited behind silent sockets");
+    assert_eq!(health.status(), 200);
+    for (i, socket) in sockets.iter_mut().enumerate() {
+        assert!(
+            read_until_closed(socket, Duration::from_secs(2))
+                .await
+                .is_some(),
+            "silent socket {i} is still open"
+        );
+    }
+}
+
+/// An HTTP/2 connection that answers the server's PINGs but sends no request
+/// is idle like an HTTP/1 keep-alive, and closed after the same limit.
+#[tokio::test]
+async fn an_idle_http2_connection_is_closed() {
+    let server =
+        TestServer::spawn_with_env(Options::default(), &[("BILLPAY_HEADER_TIMEOUT_SECS", "1")])
+            .await;
+    let io = hyper_util::rt::TokioIo::new(connect(&server).await);
+    let (mut sender, connection) =
+        hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), io)
+            .await
+            .unwrap();
+    let connection = tokio::spawn(connection);
+    let request = hyper::Request::get(server.url("/health"))
+        .body(http_body_util::Empty::<bytes::Bytes>::new())
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    assert_eq!(response.status(), 200);
+    drop(response);
+    // The client keeps `sender` (it would send more) and answers PINGs.
+    let closed = tokio::time::timeout(Duration::from_secs(6), connection).await;
+    assert!(closed.is_ok(), "an idle HTTP/2 connection was held open");
+    drop(sender);
+}
+
+/// A body that trickles in, each byte inside the between-chunks timeout,
+/// still meets a total deadline (408, nothing charged).
+#[tokio::test]
+async fn a_trickling_body_meets_the_total_deadline() {
+    use tokio::io::AsyncWriteExt;
+    let server = TestServer::spawn_with_env(
+        Options::default(),
+        &[
+            ("BILLPAY_BODY_TIMEOUT_SECS", "2"),
+            ("BILLPAY_BODY_DEADLINE_SECS", "2"),
+        ],
+    )
+    .await;
+    let c = server.customer("1000");
+    let mut stream = connect(&server).await;
+    let head = format!(
+        "POST /v1/airtime/purchase HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n",
+        c.api_key
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let (mut reader, mut writer) = stream.into_split();
+    // A byte every half second for 8 s: never stalled for 2 s.
+    let trickle = tokio::spawn(async move {
+        for _ in 0..16 {
+            if writer.write_all(b" ").await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    });
+    let mut answer = Vec::new();
+    use tokio::io::AsyncReadExt;
+    let read = tokio::time::timeout(Duration::from_secs(5), reader.read_to_end(&mut answer)).await;
+    trickle.abort();
+    assert!(
+        read.is_ok(),
+        "a trickling body was still being read after 5 s"
+    );
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("\"error\":\"request_timeout\""), "{answer}");
+    assert_eq!(server.balance(&c.api_key).await, 1000.0);
+}

@@ -6,6 +6,7 @@
 mod auth;
 mod catalogue;
 mod connections;
+mod nesting;
 mod openapi;
 mod rate_limits;
 

@@ -6,6 +6,7 @@ mod audit;
 mod backup;
 mod catalogue;
 mod serve;
+mod settings;
 
 use crate::support::*;
 use std::process::Command;

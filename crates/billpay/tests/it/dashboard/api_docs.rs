@@ -24,6 +24,14 @@ async fn the_api_docs_page_renders_every_operation() {
         .sum();
     assert!(operations > 20, "{operations} operations documented");
 
+    // Never framed, its own scripts only (the page must still render below).
+    let page = reqwest::get(server.url("/docs/")).await.unwrap();
+    let headers = page.headers();
+    assert_eq!(headers["x-frame-options"], "DENY");
+    let csp = headers["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert!(csp.contains("script-src 'self';"), "{csp}");
+
     let browser = Browser::start().await;
     let b = &browser;
     b.client.goto(&server.url("/docs")).await.unwrap();

@@ -1,10 +1,12 @@
 //! The dashboard in a real headless Chromium (driven over WebDriver), plus
 //! its security rules checked over plain HTTP: CSRF, sign-out, isolation
-//! between accounts, lockout, suspended accounts.
+//! between accounts, lockout, suspended accounts, and the sign-in's bounds
+//! under abuse (memory, body sizes, concurrent attempts).
 
 mod api_docs;
 mod browser;
 mod security;
+mod sign_in_limits;
 
 use crate::support::*;
 

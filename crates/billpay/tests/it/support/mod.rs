@@ -277,6 +277,11 @@ impl TestServer {
         self.child = Some(child);
     }
 
+    /// The running server's process id (to read its memory in /proc).
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
+    }
+
     /// SIGKILL: no graceful shutdown, as in a crash.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {

@@ -38,6 +38,8 @@ struct Books {
     /// Every `/api/pay` body received, in order.
     pay_calls: Vec<Value>,
     requery_calls: usize,
+    /// How long `/api/requery` takes to answer.
+    requery_delay: Duration,
     balance_naira: f64,
     slow: Duration,
     /// serviceID → what `/api/service-variations` lists.
@@ -106,6 +108,11 @@ impl FakeVtpass {
     /// How long `300000000000` waits before answering.
     pub fn set_slow(&self, slow: Duration) {
         self.books.lock().unwrap().slow = slow;
+    }
+
+    /// How long `/api/requery` takes to answer from now on.
+    pub fn set_requery_delay(&self, delay: Duration) {
+        self.books.lock().unwrap().requery_delay = delay;
     }
 
     /// `/api/pay` calls received for a billersCode or phone.
@@ -254,8 +261,13 @@ async fn requery(
         return bad_credentials();
     }
     let request_id = body["request_id"].as_str().unwrap_or("");
+    let delay = {
+        let mut books = books.lock().unwrap();
+        books.requery_calls += 1;
+        books.requery_delay
+    };
+    tokio::time::sleep(delay).await;
     let mut books = books.lock().unwrap();
-    books.requery_calls += 1;
     let Some(sale) = books.sales.get_mut(request_id) else {
         return answer("015", "INVALID REQUEST ID");
     };

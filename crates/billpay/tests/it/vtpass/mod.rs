@@ -1,6 +1,7 @@
 //! Purchases fulfilled by VTpass (`BILLPAY_SUPPLIER=vtpass`), against the
 //! test kit's fake VTpass (support/vtpass.rs) written from VTpass's docs.
 
+mod callbacks;
 mod fulfilment;
 mod operations;
 mod reversals;

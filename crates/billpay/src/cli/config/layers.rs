@@ -1,0 +1,170 @@
+//! Where settings come from, as figment providers: the TOML file, the
+//! `BILLPAY_*` environment and the command line's flags.
+//!
+//! All three name a setting the same flat way (`vtpass_api_key`, i.e.
+//! `BILLPAY_VTPASS_API_KEY` and `--vtpass-api-key`); a name that starts with
+//! a section's name lands in that section (`vtpass.api_key`). The file may
+//! also use the section itself (`[vtpass]` with `api_key = …`), its preferred
+//! spelling; giving one setting both ways is refused.
+
+use anyhow::Context;
+use figment::value::{Dict, Map, Value};
+use figment::{Metadata, Profile, Provider};
+use serde::de::DeserializeOwned;
+use std::path::Path;
+
+/// The outside systems with a section of their own: each is a field of
+/// `Settings` holding the adapter's own settings struct. A new one (e.g.
+/// `clubkonnect`, `monnify`, `paystack`) is a name here and that field.
+pub const SECTIONS: [&str; 2] = ["sandbox", "vtpass"];
+
+const ENV_PREFIX: &str = "BILLPAY_";
+
+/// One layer of settings, with the metadata figment names it by in errors
+/// (`for key "BILLPAY_SANDBOX_LATENCY_MS" in environment`).
+pub struct Layer {
+    metadata: Metadata,
+    dict: Dict,
+}
+
+impl Provider for Layer {
+    fn metadata(&self) -> Metadata {
+        self.metadata.clone()
+    }
+
+    fn data(&self) -> Result<Map<Profile, Dict>, figment::Error> {
+        Ok(Profile::Default.collect(self.dict.clone()))
+    }
+}
+
+impl Layer {
+    /// The TOML file at `path`.
+    pub fn file(path: &Path) -> anyhow::Result<Layer> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config file {}", path.display()))?;
+        let invalid = || format!("invalid config file {}", path.display());
+        let table: toml::Table = toml::from_str(&text).with_context(invalid)?;
+        let table = Value::serialize(table).map_err(|e| anyhow::anyhow!("{}: {e}", invalid()))?;
+        let mut entries = Vec::new();
+        for (key, value) in table.into_dict().unwrap_or_default() {
+            match value {
+                Value::Dict(_, section) if SECTIONS.contains(&key.as_str()) => entries.extend(
+                    section
+                        .into_iter()
+                        .map(|(name, v)| (format!("{key}_{name}"), v)),
+                ),
+                value => entries.push((key, value)),
+            }
+        }
+        let dict = nest(entries).map_err(|key| {
+            anyhow::anyhow!(
+                "config file {}: `{key}` is given twice (flat and in its section)",
+                path.display()
+            )
+        })?;
+        let metadata = Metadata::from("config file", path).interpolater(|_, keys| keys.join("."));
+        Ok(Layer { metadata, dict })
+    }
+
+    /// The `BILLPAY_*` variables (upper case), each value a string: it is
+    /// read as a number or a boolean only where the setting is one, so an
+    /// all-digit key stays the string it is.
+    pub fn environment() -> anyhow::Result<Layer> {
+        let entries = std::env::vars_os().filter_map(|(name, value)| {
+            let name = name.into_string().ok()?;
+            let key = name.strip_prefix(ENV_PREFIX)?;
+            let value = value.into_string().ok()?;
+            (key == key.to_uppercase()).then(|| (key.to_lowercase(), Value::from(value)))
+        });
+        let dict = nest(entries).map_err(|key| {
+            anyhow::anyhow!("{ENV_PREFIX}{} is not a setting", key.to_uppercase())
+        })?;
+        let metadata = Metadata::named("the environment")
+            .interpolater(|_, keys| format!("{ENV_PREFIX}{}", keys.join("_").to_uppercase()));
+        Ok(Layer { metadata, dict })
+    }
+
+    /// The flags given on the command line: `sets` are clap's parsed
+    /// arguments serialized (a flag not given is `None`, and left out).
+    pub fn flags(sets: Vec<Value>) -> anyhow::Result<Layer> {
+        let entries = sets
+            .into_iter()
+            .filter_map(|set| set.into_dict())
+            .flatten()
+            .filter(|(_, value)| !matches!(value, Value::Empty(..)));
+        let dict = nest(entries).map_err(|key| anyhow::anyhow!("--{key} is given twice"))?;
+        let metadata = Metadata::named("command line")
+            .interpolater(|_, keys| format!("--{}", keys.join("-").replace('_', "-")));
+        Ok(Layer { metadata, dict })
+    }
+
+    /// The keys of this layer that are no setting of `T` (e.g. a typo).
+    pub fn unknown_keys<T: DeserializeOwned>(&self) -> Vec<String> {
+        let value = Value::from(self.dict.clone());
+        let mut unknown = Vec::new();
+        // Only the unknown keys are wanted here; a value of the wrong type is
+        // reported, with its source, when the layers are extracted.
+        let _ =
+            serde_ignored::deserialize::<_, _, T>(&value, |path| unknown.push(path.to_string()));
+        unknown
+    }
+}
+
+/// Flat names nested into their sections (`vtpass_api_key` →
+/// `vtpass.api_key`); `Err(name)` for a setting given twice.
+fn nest(entries: impl IntoIterator<Item = (String, Value)>) -> Result<Dict, String> {
+    let mut dict = Dict::new();
+    for (key, value) in entries {
+        let section = SECTIONS
+            .iter()
+            .find_map(|s| Some((*s, key.strip_prefix(s)?.strip_prefix('_')?)));
+        let (slot, name) = match section {
+            Some((section, name)) => {
+                let entry = dict
+                    .entry(section.to_owned())
+                    .or_insert_with(|| Value::from(Dict::new()));
+                let Value::Dict(_, inner) = entry else {
+                    return Err(key);
+                };
+                (inner, name.to_owned())
+            }
+            None => (&mut dict, key.clone()),
+        };
+        if slot.insert(name, value).is_some() {
+            return Err(key);
+        }
+    }
+    Ok(dict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flat_names_land_in_their_section_once() {
+        let entries = |names: &[&str]| {
+            names
+                .iter()
+                .map(|n| (n.to_string(), Value::from(1)))
+                .collect::<Vec<_>>()
+        };
+        let dict = nest(entries(&[
+            "vtpass_api_key",
+            "sandbox_latency_ms",
+            "supplier_low_balance",
+        ]))
+        .unwrap();
+        let value = Value::from(dict);
+        assert!(value.find_ref("vtpass.api_key").is_some());
+        assert!(value.find_ref("sandbox.latency_ms").is_some());
+        assert!(
+            value.find_ref("supplier_low_balance").is_some(),
+            "not a section"
+        );
+        assert_eq!(
+            nest(entries(&["vtpass_timeout_ms", "vtpass_timeout_ms"])),
+            Err("vtpass_timeout_ms".into())
+        );
+    }
+}

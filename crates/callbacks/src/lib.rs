@@ -1,0 +1,105 @@
+//! Inbound notifications, one home: `POST /callbacks/{name}`. The supplier
+//! named (later, a payment gateway) checks and reads its own request
+//! ([`billpay_supplier::callback::Callbacks`]) into "recheck this purchase",
+//! which is handed to the fulfilment worker's [`Fulfilment::recheck`].
+//!
+//! Anyone can post here, so a callback is never trusted and never costs more
+//! than the [`guard`] allows: the caller is answered at once (the recheck runs
+//! in the background), a purchase is rechecked at most once at a time and
+//! once per interval (more callbacks are coalesced), the endpoint has a bound
+//! on rechecks in flight and on the memory it keeps, and bodies are capped.
+//!
+//! A crate of its own rather than a module of `billpay-api`: the API serves
+//! `/v1` to key holders and never calls a supplier about a purchase, while
+//! this calls the worker; the binary only mounts [`router`].
+
+pub mod guard;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router, middleware};
+use billpay_api::envelope::ensure_json_errors;
+use billpay_api::error::ApiError;
+use billpay_domain::json::{MAX_NESTING, check_nesting};
+use billpay_supplier::callback::{CallbackRequest, Callbacks, Notice};
+use billpay_worker::Fulfilment;
+use guard::{Limits, RecheckGuard, Refused};
+use std::sync::Arc;
+
+/// The largest callback body read (VTpass's are under 2 KiB); larger is `413`.
+pub const MAX_BODY: usize = 64 * 1024;
+
+struct Inbound {
+    senders: Vec<Arc<dyn Callbacks>>,
+    fulfilment: Fulfilment,
+    guard: Arc<RecheckGuard>,
+}
+
+/// `/callbacks/{name}` for each of `senders`; anything else there is `404`.
+pub fn router(senders: Vec<Arc<dyn Callbacks>>, fulfilment: Fulfilment, limits: Limits) -> Router {
+    let inbound = Arc::new(Inbound {
+        senders,
+        fulfilment,
+        guard: Arc::new(RecheckGuard::new(limits)),
+    });
+    Router::new()
+        .route("/callbacks/{name}", post(receive))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::map_response(ensure_json_errors))
+        .with_state(inbound)
+}
+
+async fn receive(
+    State(inbound): State<Arc<Inbound>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let Some(sender) = inbound.senders.iter().find(|s| s.name() == name) else {
+        return ApiError::NotFound("No such endpoint".into()).into_response();
+    };
+    // Nesting is bounded before any adapter parses the body (a few KiB of
+    // `[[[[…` must not cost a stack); too deep is a body we do not understand.
+    if let Err(too_deep) = check_nesting(&body, MAX_NESTING) {
+        tracing::warn!(sender = sender.name(), %too_deep, "callback ignored");
+        return Json(sender.answer()).into_response();
+    }
+    let request = CallbackRequest {
+        headers: &headers,
+        body: &body,
+    };
+    match sender.read(&request) {
+        Notice::Recheck { reference_code } => inbound.recheck_soon(sender.name(), reference_code),
+        Notice::Ignore(why) => tracing::warn!(sender = sender.name(), why, "callback ignored"),
+    }
+    Json(sender.answer()).into_response()
+}
+
+impl Inbound {
+    /// Starts the recheck of `code` in the background, if the guard lets it.
+    fn recheck_soon(&self, sender: &'static str, code: String) {
+        let permit = match self.guard.admit(&code) {
+            Ok(permit) => permit,
+            Err(Refused::Coalesced) => {
+                return tracing::debug!(
+                    sender,
+                    code,
+                    "callback coalesced: a recheck of it is running or recent"
+                );
+            }
+            Err(refused) => {
+                return tracing::warn!(sender, code, %refused, "callback dropped: no recheck");
+            }
+        };
+        let fulfilment = self.fulfilment.clone();
+        tokio::spawn(async move {
+            if let Err(e) = fulfilment.recheck(&code).await {
+                tracing::error!(sender, code, error = %e, "recheck after a callback failed");
+            }
+            drop(permit);
+        });
+    }
+}

@@ -1,0 +1,100 @@
+//! API keys: issue one, change its status, rate limit and webhook settings.
+
+use crate::{Actor, OpsResult, invalid};
+use billpay_domain::sealed::SecretBox;
+use billpay_domain::{AccountId, KeyId};
+use billpay_store::issue::{Issued, issue_api_key, issue_webhook_secret};
+use billpay_store::{ApiKey, KeyChange, KeyStatus, RateLimit, Store};
+
+/// What an operator changes on a key.
+#[derive(Debug, Clone)]
+pub enum KeyUpdate {
+    Status(KeyStatus),
+    /// Overrides the default rate limit; both at least 1.
+    RateLimit {
+        per_second: u32,
+        burst: u32,
+    },
+    /// The webhook URL; empty (after trimming) clears it.
+    WebhookUrl(String),
+    /// Signatures off (on is [`enable_signing`]: it issues a secret).
+    DisableSigning,
+    WebhookRetries(bool),
+}
+
+/// A new API key of `account`; its secret is to be shown once.
+pub async fn create(
+    store: &dyn Store,
+    actor: Actor,
+    account: AccountId,
+    name: Option<String>,
+) -> OpsResult<Issued<ApiKey>> {
+    let issued = issue_api_key(store, account, name).await?;
+    tracing::info!(%actor, %account, key = %issued.record.id, "API key created");
+    Ok(issued)
+}
+
+/// Applies `update` to `key`; answers the key as it now is.
+pub async fn update(
+    store: &dyn Store,
+    actor: Actor,
+    key: KeyId,
+    update: KeyUpdate,
+) -> OpsResult<ApiKey> {
+    let what = update.name();
+    let change = change_of(update)?;
+    let updated = store.update_api_key(key, change).await?;
+    tracing::info!(%actor, %key, change = what, "API key changed");
+    Ok(updated)
+}
+
+/// Webhook signatures on: a new secret (replacing any), to be shown once.
+pub async fn enable_signing(
+    store: &dyn Store,
+    actor: Actor,
+    key: KeyId,
+    secrets: &SecretBox,
+) -> OpsResult<Issued<ApiKey>> {
+    let issued = issue_webhook_secret(store, key, secrets).await?;
+    tracing::info!(%actor, %key, "webhook signing enabled");
+    Ok(issued)
+}
+
+/// The store's change for an update, once its input is checked.
+fn change_of(update: KeyUpdate) -> OpsResult<KeyChange> {
+    Ok(match update {
+        KeyUpdate::Status(status) => KeyChange::Status(status),
+        KeyUpdate::RateLimit { per_second, burst } => {
+            if per_second == 0 || burst == 0 {
+                return Err(invalid(&["per_second", "burst"], "must be at least 1"));
+            }
+            KeyChange::RateLimit(Some(RateLimit { per_second, burst }))
+        }
+        KeyUpdate::WebhookUrl(url) => {
+            let url = url.trim();
+            if url.is_empty() {
+                KeyChange::WebhookUrl(None)
+            } else {
+                billpay_webhooks::validate_url(url)?;
+                KeyChange::WebhookUrl(Some(url.to_owned()))
+            }
+        }
+        KeyUpdate::DisableSigning => KeyChange::WebhookSecretSealed(None),
+        KeyUpdate::WebhookRetries(on) => KeyChange::WebhookRetries(on),
+    })
+}
+
+impl KeyUpdate {
+    /// For the log: which setting changed (never its value: a URL may carry a token).
+    fn name(&self) -> &'static str {
+        match self {
+            KeyUpdate::Status(KeyStatus::Active) => "reactivated",
+            KeyUpdate::Status(KeyStatus::Suspended) => "suspended",
+            KeyUpdate::Status(KeyStatus::Revoked) => "revoked",
+            KeyUpdate::RateLimit { .. } => "rate limit",
+            KeyUpdate::WebhookUrl(_) => "webhook URL",
+            KeyUpdate::DisableSigning => "webhook signing off",
+            KeyUpdate::WebhookRetries(_) => "webhook retries",
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! The headers every page of a web UI is sent with, and its compiled-in assets.
+
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+
+/// Pages load scripts and styles from their own origin only (the dashboard
+/// chart legend's colour swatches are `style` attributes), post forms only to
+/// it, and may not be framed.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
+     style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; \
+     connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/// No page may be framed (clickjacking the buttons that revoke, suspend or
+/// pay) or kept in a cache; assets keep their own caching. For
+/// `axum::middleware::map_response`.
+pub async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers
+        .entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static("no-store"));
+    response
+}
+
+/// A stylesheet or script compiled into the binary, cached for an hour.
+pub async fn asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        body,
+    )
+        .into_response()
+}

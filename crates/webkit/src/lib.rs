@@ -1,0 +1,63 @@
+//! The web kit: what every server-rendered UI of billpay needs, written once —
+//! the account dashboard under `/dashboard` today, the operator console under
+//! `/admin` next, each with its own users.
+//!
+//! - [`SignedIn`]: sessions generic over who signed in ([`WebUi::User`]), their
+//!   cookies scoped by a [`Scope`] (cookie names, path, sign-in page, lifetime).
+//! - [`CsrfForm`] / [`SignInForm`]: form extractors that bound the body and check
+//!   the CSRF proof before a handler runs.
+//! - [`WebKit::sign_in`]: field limits, an atomic and bounded throttle
+//!   ([`LoginThrottle`]), and password hashing bounded by a semaphore
+//!   ([`PasswordCheck`]), so a flood of sign-ins costs a fixed amount of memory.
+//! - [`security_headers`], [`PageError`] and [`render`] for every page.
+
+mod csrf;
+mod headers;
+mod page;
+mod password;
+mod session;
+mod sign_in;
+mod throttle;
+
+pub use csrf::{CsrfForm, FORM_LIMIT, NoFields, SignInForm, csrf_for};
+pub use headers::{CONTENT_SECURITY_POLICY, asset, security_headers};
+pub use page::{PageError, PageResult, render};
+pub use password::{Busy, HashPermit, PasswordCheck};
+pub use session::{Scope, SignedIn, cookie, is_https};
+pub use sign_in::{Credentials, Found, MAX_EMAIL_CHARS, MAX_PASSWORD_BYTES, Refusal};
+pub use throttle::{Attempt, LoginThrottle};
+
+use std::future::Future;
+
+/// A web UI's state, as the kit's extractors see it.
+pub trait WebUi: Clone + Send + Sync + 'static {
+    /// Who signs in: a customer's account (the dashboard), an operator (the console).
+    type User: Send;
+
+    fn kit(&self) -> &WebKit;
+
+    /// Who the session with this token hash belongs to, while it is valid and
+    /// they may still use the UI (e.g. not suspended); `None` sends to sign-in.
+    fn session_user(
+        &self,
+        token_hash: &str,
+    ) -> impl Future<Output = Result<Option<Self::User>, PageError>> + Send;
+}
+
+/// One UI's share of the kit: its scope, its sign-in throttle, and the
+/// process's bound on password checks (shared by every UI).
+pub struct WebKit {
+    pub scope: Scope,
+    pub throttle: LoginThrottle,
+    pub passwords: PasswordCheck,
+}
+
+impl WebKit {
+    pub fn new(scope: Scope) -> Self {
+        WebKit {
+            scope,
+            throttle: LoginThrottle::default(),
+            passwords: PasswordCheck::shared(),
+        }
+    }
+}

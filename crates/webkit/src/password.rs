@@ -1,0 +1,111 @@
+//! Password checks, bounded. One argon2id check takes 19 MiB and a core for
+//! a moment; unbounded, a flood of sign-ins took the server from 34 to
+//! 948 MiB (issue 18, finding 3). So a check needs a permit (twice the
+//! cores, at least 2, at once); a sign-in that waits longer than a short
+//! bound for one is refused ([`Busy`]) and never hashed. Each permit's
+//! check runs in a working memory kept for the next one, so checks hold at
+//! most permits × 19 MiB, allocated once. (With a fresh 19 MiB per check, 48
+//! sign-ins under 4 permits still grew the server by 229 MiB: each freed
+//! block stayed in the allocator arena of whichever blocking thread ran it.)
+
+use billpay_domain::password::{Memory, verify_with};
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// How long a sign-in waits for a permit before it is refused.
+const WAIT: Duration = Duration::from_secs(2);
+
+/// No permit came in time: too many sign-ins at once.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Busy;
+
+/// Cloned, it shares its permits and memories: every UI of a process uses
+/// [`PasswordCheck::shared`], so the bound holds for the process.
+#[derive(Clone)]
+pub struct PasswordCheck {
+    permits: Arc<Semaphore>,
+    /// At most one per permit: a check takes one (or makes it) and puts it back.
+    memories: Arc<Mutex<Vec<Memory>>>,
+    wait: Duration,
+}
+
+impl PasswordCheck {
+    pub fn new(permits: usize, wait: Duration) -> Self {
+        PasswordCheck {
+            permits: Arc::new(Semaphore::new(permits)),
+            memories: Arc::default(),
+            wait,
+        }
+    }
+
+    /// The process's one bound: twice the cores (at least 2) checks at
+    /// once, a sign-in waiting 2 s at most.
+    pub fn shared() -> Self {
+        static SHARED: LazyLock<PasswordCheck> = LazyLock::new(|| {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            PasswordCheck::new((2 * cores).max(2), WAIT)
+        });
+        SHARED.clone()
+    }
+
+    /// A permit to run one check, or [`Busy`] after the wait.
+    pub async fn permit(&self) -> Result<HashPermit, Busy> {
+        let permit = tokio::time::timeout(self.wait, self.permits.clone().acquire_owned());
+        match permit.await {
+            Ok(Ok(permit)) => Ok(HashPermit {
+                _held: permit,
+                memories: self.memories.clone(),
+            }),
+            _ => Err(Busy),
+        }
+    }
+}
+
+/// The right to run one password check.
+pub struct HashPermit {
+    _held: OwnedSemaphorePermit,
+    memories: Arc<Mutex<Vec<Memory>>>,
+}
+
+impl HashPermit {
+    /// Checks `password` against `stored` (none: an unknown user, checked
+    /// against a dummy hash all the same) on a blocking thread. The permit
+    /// is held until the hash is done, even if the request is gone.
+    pub async fn verify(self, stored: Option<String>, password: String) -> bool {
+        tokio::task::spawn_blocking(move || {
+            let mut memory = self.memories().pop().unwrap_or_default();
+            let verified = verify_with(&mut memory, stored.as_deref(), &password);
+            self.memories().push(memory);
+            verified
+        })
+        .await
+        .unwrap_or(false)
+    }
+
+    fn memories(&self) -> std::sync::MutexGuard<'_, Vec<Memory>> {
+        self.memories.lock().expect("memories poisoned")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_check_waits_for_a_permit_and_is_refused_past_the_wait() {
+        let check = PasswordCheck::new(1, Duration::from_millis(50));
+        let held = check.permit().await.unwrap();
+        assert_eq!(check.permit().await.err(), Some(Busy));
+        let hash = billpay_domain::password::hash("correct horse").unwrap();
+        let verified = held.verify(Some(hash.clone()), "correct horse".into());
+        assert!(verified.await, "the permit's check runs");
+        let again = check.permit().await.expect("the permit came back");
+        assert!(!again.verify(Some(hash), "wrong horse".into()).await);
+        assert_eq!(
+            check.memories.lock().unwrap().len(),
+            1,
+            "one memory, reused"
+        );
+    }
+}

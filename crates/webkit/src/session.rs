@@ -1,0 +1,171 @@
+//! Sessions of a web UI, whoever signs in to it.
+//!
+//! - The session cookie holds 256 random bits; only SHA-256 of it is stored
+//!   (where is the UI's business: [`WebUi::session_user`]).
+//! - Cookies: HttpOnly, SameSite=Lax, `Path` = the UI's home, Max-Age = the
+//!   session lifetime, Secure when the request came over https
+//!   (`X-Forwarded-Proto: https`).
+//! - Anything without a valid session is sent to the UI's sign-in page.
+
+use crate::csrf::csrf_for;
+use crate::{PageError, WebUi};
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use billpay_store::issue::session_token_hash;
+use std::time::Duration;
+
+/// Where a UI lives and what its cookies are called.
+pub struct Scope {
+    /// Its name on pages ("dashboard": "Back to the dashboard").
+    pub name: &'static str,
+    /// Its home page; also the `Path` of its cookies.
+    pub home: &'static str,
+    /// Its sign-in page, where anyone without a session is sent.
+    pub sign_in: &'static str,
+    pub session_cookie: &'static str,
+    /// The sign-in form's double-submit CSRF cookie.
+    pub sign_in_cookie: &'static str,
+    pub lifetime: Duration,
+}
+
+/// How long a sign-in page's CSRF cookie is good for.
+const SIGN_IN_FORM_LIFETIME: Duration = Duration::from_secs(3600);
+
+impl Scope {
+    /// `Set-Cookie` for `name=value` on this UI's path; `max_age` 0 deletes it.
+    pub fn set_cookie(
+        &self,
+        name: &str,
+        value: &str,
+        max_age: Duration,
+        secure: bool,
+    ) -> HeaderValue {
+        let secure = if secure { "; Secure" } else { "" };
+        HeaderValue::from_str(&format!(
+            "{name}={value}; Path={}; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+            self.home,
+            max_age.as_secs()
+        ))
+        .expect("cookie is ASCII")
+    }
+
+    /// The sign-in page made by `page` from a fresh CSRF proof, with that
+    /// proof's double-submit cookie.
+    pub fn sign_in_page(
+        &self,
+        request: &HeaderMap,
+        page: impl FnOnce(String) -> Response,
+    ) -> Response {
+        let proof = billpay_domain::keys::random_hex(32);
+        let mut response = page(proof.clone());
+        let cookie = self.set_cookie(
+            self.sign_in_cookie,
+            &proof,
+            SIGN_IN_FORM_LIFETIME,
+            is_https(request),
+        );
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+        response
+    }
+
+    /// After a sign-in: home, with the session cookie; the sign-in form's
+    /// cookie is deleted.
+    pub fn signed_in(&self, request: &HeaderMap, session_token: &str) -> Response {
+        let secure = is_https(request);
+        let mut response = Redirect::to(self.home).into_response();
+        let cookies = response.headers_mut();
+        let session = self.set_cookie(self.session_cookie, session_token, self.lifetime, secure);
+        cookies.append(header::SET_COOKIE, session);
+        let form = self.set_cookie(self.sign_in_cookie, "", Duration::ZERO, secure);
+        cookies.append(header::SET_COOKIE, form);
+        response
+    }
+
+    /// After a sign-out: the sign-in page, the session cookie deleted.
+    pub fn signed_out(&self, request: &HeaderMap) -> Response {
+        let mut response = Redirect::to(self.sign_in).into_response();
+        let cookie = self.set_cookie(self.session_cookie, "", Duration::ZERO, is_https(request));
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+        response
+    }
+}
+
+/// The value of cookie `name` in a request.
+pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_owned())
+}
+
+/// Whether the request reached the TLS proxy in front of us over https.
+pub fn is_https(headers: &HeaderMap) -> bool {
+    headers
+        .get("x-forwarded-proto")
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"https"))
+}
+
+/// Who signed in to a UI, for a request with a valid session; anyone else
+/// is sent to the UI's sign-in page. Forms pair it with a [`CsrfForm`](crate::CsrfForm).
+pub struct SignedIn<U> {
+    pub user: U,
+    /// This session's CSRF proof, for the page's forms.
+    pub csrf: String,
+    /// The stored form of the session token (to end the session).
+    pub token_hash: String,
+}
+
+impl<S: WebUi> FromRequestParts<S> for SignedIn<S::User> {
+    type Rejection = PageError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, PageError> {
+        let scope = &state.kit().scope;
+        let to_sign_in = || PageError::from(Redirect::to(scope.sign_in).into_response());
+        let token = cookie(&parts.headers, scope.session_cookie).ok_or_else(to_sign_in)?;
+        let token_hash = session_token_hash(&token);
+        let user = state
+            .session_user(&token_hash)
+            .await?
+            .ok_or_else(to_sign_in)?;
+        Ok(SignedIn {
+            user,
+            csrf: csrf_for(&token),
+            token_hash,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookies_are_read_by_name_and_scoped_to_the_ui() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::COOKIE,
+            HeaderValue::from_static("a=1; billpay_session=abc; b=2"),
+        );
+        assert_eq!(cookie(&h, "billpay_session").as_deref(), Some("abc"));
+        assert_eq!(cookie(&h, "billpay_other"), None);
+        let scope = Scope {
+            name: "console",
+            home: "/admin",
+            sign_in: "/admin/login",
+            session_cookie: "op",
+            sign_in_cookie: "op_login",
+            lifetime: Duration::from_secs(60),
+        };
+        let set = scope.set_cookie("op", "x", scope.lifetime, true);
+        assert_eq!(
+            set,
+            "op=x; Path=/admin; HttpOnly; SameSite=Lax; Max-Age=60; Secure"
+        );
+    }
+}

@@ -1,0 +1,189 @@
+//! Checking a sign-in, in the order that keeps it cheap: field lengths, then
+//! a throttle slot for the email, then the user's lookup, then a permit,
+//! and only then the password hash. Every refusal is a [`Refusal`] the UI
+//! shows on its sign-in page.
+
+use crate::{PageError, WebKit};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use std::future::Future;
+use std::time::Duration;
+
+/// The longest email address (RFC 5321's limit on a forward path).
+pub const MAX_EMAIL_CHARS: usize = 254;
+/// Far past any password a person types; bounds the hashing input.
+pub const MAX_PASSWORD_BYTES: usize = 1024;
+/// What a busy refusal tells the browser to wait, in seconds.
+const BUSY_RETRY_AFTER: &str = "2";
+
+/// The sign-in form's fields (read with a [`SignInForm`](crate::SignInForm)).
+#[derive(Deserialize)]
+pub struct Credentials {
+    pub email: String,
+    pub password: String,
+}
+
+impl Credentials {
+    /// The email as typed, without surrounding spaces.
+    pub fn email(&self) -> &str {
+        self.email.trim()
+    }
+}
+
+/// Someone found by email, with their stored password hash (none: they
+/// have no password and cannot sign in).
+pub struct Found<U> {
+    pub user: U,
+    pub password_hash: Option<String>,
+}
+
+/// Why a sign-in did not sign anyone in.
+pub enum Refusal {
+    TooLong(String),
+    LockedOut(Duration),
+    Busy,
+    WrongCredentials,
+    Failed(PageError),
+}
+
+impl From<PageError> for Refusal {
+    fn from(error: PageError) -> Self {
+        Refusal::Failed(error)
+    }
+}
+
+impl Refusal {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Refusal::TooLong(_) => StatusCode::BAD_REQUEST,
+            Refusal::LockedOut(_) => StatusCode::TOO_MANY_REQUESTS,
+            Refusal::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            Refusal::WrongCredentials => StatusCode::UNAUTHORIZED,
+            Refusal::Failed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            Refusal::TooLong(message) => message.clone(),
+            Refusal::LockedOut(left) => {
+                let minutes = left.as_secs().div_ceil(60);
+                format!("Too many failed sign-ins. Try again in {minutes} minutes.")
+            }
+            Refusal::Busy => "Too many sign-ins at once. Try again in a moment.".to_owned(),
+            Refusal::WrongCredentials => "Wrong email or password.".to_owned(),
+            Refusal::Failed(_) => "Something went wrong. Please try again.".to_owned(),
+        }
+    }
+
+    /// The UI's sign-in page (`page` given the message) with this refusal's
+    /// status, and `Retry-After` when waiting helps; a failure is its own 500.
+    pub fn respond(self, page: impl FnOnce(&str) -> Response) -> Response {
+        let retry_after = match &self {
+            Refusal::Failed(_) => None,
+            Refusal::Busy => Some(HeaderValue::from_static(BUSY_RETRY_AFTER)),
+            Refusal::LockedOut(left) => Some(HeaderValue::from(left.as_secs().max(1))),
+            _ => None,
+        };
+        let (status, message) = (self.status(), self.message());
+        if let Refusal::Failed(error) = self {
+            return error.into_response();
+        }
+        let mut response = page(&message);
+        *response.status_mut() = status;
+        if let Some(seconds) = retry_after {
+            response.headers_mut().insert(header::RETRY_AFTER, seconds);
+        }
+        response
+    }
+}
+
+impl WebKit {
+    /// The user these credentials sign in, or why not. `find` looks the
+    /// email up; it runs only once the email has a throttle slot.
+    pub async fn sign_in<U>(
+        &self,
+        credentials: &Credentials,
+        find: impl Future<Output = Result<Option<Found<U>>, PageError>>,
+    ) -> Result<U, Refusal> {
+        let (email, password) = (credentials.email(), &credentials.password);
+        if email.chars().count() > MAX_EMAIL_CHARS {
+            let message = format!("An email address is at most {MAX_EMAIL_CHARS} characters.");
+            return Err(Refusal::TooLong(message));
+        }
+        if password.len() > MAX_PASSWORD_BYTES {
+            let message = format!("A password is at most {MAX_PASSWORD_BYTES} bytes.");
+            return Err(Refusal::TooLong(message));
+        }
+        let mut attempt = self.throttle.reserve(email).map_err(Refusal::LockedOut)?;
+        let (user, hash) = match find.await? {
+            Some(found) => (Some(found.user), found.password_hash),
+            None => (None, None),
+        };
+        let permit = self.passwords.permit().await.map_err(|_| Refusal::Busy)?;
+        attempt.spend();
+        let verified = permit.verify(hash, password.clone()).await;
+        match user.filter(|_| verified) {
+            Some(user) => {
+                attempt.succeeded();
+                Ok(user)
+            }
+            None => Err(Refusal::WrongCredentials),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{LoginThrottle, PasswordCheck, Scope};
+
+    fn kit(passwords: PasswordCheck) -> WebKit {
+        let scope = Scope {
+            name: "test",
+            home: "/t",
+            sign_in: "/t/login",
+            session_cookie: "t",
+            sign_in_cookie: "t_login",
+            lifetime: Duration::from_secs(60),
+        };
+        WebKit {
+            scope,
+            throttle: LoginThrottle::default(),
+            passwords,
+        }
+    }
+
+    /// A sign-in of an email nobody has.
+    async fn sign_in(kit: &WebKit, email: &str, password: &str) -> Result<(), Refusal> {
+        let (email, password) = (email.to_owned(), password.to_owned());
+        let nobody = async { Ok(None::<Found<()>>) };
+        kit.sign_in(&Credentials { email, password }, nobody).await
+    }
+
+    #[tokio::test]
+    async fn a_sign_in_without_a_permit_is_busy_and_costs_no_attempt() {
+        let kit = kit(PasswordCheck::new(1, Duration::from_millis(20)));
+        let held = kit.passwords.permit().await.unwrap();
+        let refused = sign_in(&kit, "a@x.com", "password").await;
+        assert!(matches!(refused, Err(Refusal::Busy)));
+        assert!(kit.throttle.is_empty(), "the slot was given back");
+        drop(held);
+        let checked = sign_in(&kit, "a@x.com", "password").await;
+        assert!(matches!(checked, Err(Refusal::WrongCredentials)));
+        assert_eq!(kit.throttle.len(), 1, "a checked attempt counts");
+    }
+
+    #[tokio::test]
+    async fn over_long_fields_are_refused_before_the_throttle() {
+        let kit = kit(PasswordCheck::new(1, Duration::from_millis(20)));
+        let email = format!("{}@x.com", "e".repeat(250));
+        let refused = sign_in(&kit, &email, "password").await;
+        assert!(matches!(refused, Err(Refusal::TooLong(_))));
+        let password = "p".repeat(MAX_PASSWORD_BYTES + 1);
+        let refused = sign_in(&kit, "a@x.com", &password).await;
+        assert!(matches!(refused, Err(Refusal::TooLong(_))));
+        assert!(kit.throttle.is_empty());
+    }
+}
