@@ -282,6 +282,24 @@ fn every_problem_is_named_at_once_and_no_key_is_printed() {
     assert!(said.contains("BILLPAY_SANDBOX_LATENCY_MS"), "{said}");
 }
 
+/// Supplier names are checked against the registry wherever they are
+/// written: `BILLPAY_SUPPLIER` and every route, named together.
+#[test]
+fn unknown_suppliers_on_routes_are_named_with_the_registry() {
+    let said = refused(Layers {
+        file: Some("[routes]\nairtime = [\"sandbox\", \"acme\"]\n"),
+        env: vec![("BILLPAY_SUPPLIER", "nobody")],
+        flags: vec![],
+    });
+    for problem in [
+        "2 problems with the settings",
+        "BILLPAY_SUPPLIER must be sandbox or vtpass, not \"nobody\"",
+        "routes: airtime names \"acme\", not a supplier (sandbox, vtpass)",
+    ] {
+        assert!(said.contains(problem), "{problem:?} not in: {said}");
+    }
+}
+
 #[test]
 fn the_settings_logged_at_start_hold_no_secret() {
     let dir = tempfile::tempdir().unwrap();
