@@ -1,10 +1,11 @@
 //! The OpenAPI document. Every endpoint is annotated where it is defined, with
-//! the types its handler returns; the error answers every route shares (auth,
-//! rate limit, body checks) and the `/test` twins are added here.
+//! the types its handler returns, and its paths come from the routes
+//! themselves (`routes::v1`); the error answers every route shares (auth,
+//! rate limit, body checks) and what sets the `/test` twins apart are added here.
 
 use crate::envelope::{Envelope, ErrorBody};
 use crate::routes::purchases::TestPurchaseOut;
-use crate::routes::{catalogue, purchases, transactions, verify, wallet};
+use crate::routes::{self, transactions};
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -14,17 +15,8 @@ use utoipa::{Modify, OpenApi, PartialSchema};
 #[derive(OpenApi)]
 #[openapi(
     info(title = "billpay", description = "Self-hostable bill-payment API: airtime, data, cable TV, electricity, exam pins, e-pins and betting top-ups from a prepaid wallet. Every success is `{code: 200, status: \"success\", data}`; every error `{code, status: \"error\", message, error}` with `code` equal to the HTTP status. Amounts are Naira with at most 2 decimal places."),
-    paths(
-        wallet::balance,
-        catalogue::providers, catalogue::providers_by_service, catalogue::data_categories,
-        catalogue::data_plans, catalogue::cable_plans, catalogue::epin_denominations,
-        purchases::airtime, purchases::data, purchases::epin, purchases::cable,
-        purchases::electricity, purchases::education, purchases::bet,
-        verify::cable, verify::electricity, verify::bet,
-        transactions::status, transactions::epin_batch,
-    ),
     components(schemas(ErrorBody, TestPurchaseOut, transactions::StatusLookup)),
-    modifiers(&BearerAuth, &ErrorAnswers, &TestTwins),
+    modifiers(&BearerAuth),
     security(("bearer" = [])),
 )]
 struct ApiDoc;
@@ -126,32 +118,27 @@ fn error_response(status: &str, description: String) -> Response {
     response.build()
 }
 
-/// Adds `/v1/test/...` for every purchase and verification endpoint.
+/// Tells each `/v1/test/...` twin (routed under `/test`, so far documented
+/// as its live endpoint) apart from the live one.
 struct TestTwins;
 
 impl Modify for TestTwins {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let twins: Vec<_> = openapi
-            .paths
-            .paths
-            .iter()
-            .filter(|(path, _)| path.ends_with("/purchase") || path.ends_with("/verify"))
-            .map(|(path, item)| {
-                let mut item = item.clone();
-                if let Some(op) = item.post.as_mut() {
-                    op.operation_id = op.operation_id.as_ref().map(|id| format!("test_{id}"));
-                    op.tags = Some(vec!["test mode".into()]);
-                    op.summary = Some(format!(
-                        "Test twin of {path}: same checks and errors, nothing debited, recorded or sent"
-                    ));
-                    if path.ends_with("/purchase") {
-                        answer_test_purchase(op);
-                    }
-                }
-                (path.replacen("/v1/", "/v1/test/", 1), item)
-            })
-            .collect();
-        openapi.paths.paths.extend(twins);
+        let twins = openapi.paths.paths.iter_mut();
+        for (path, item) in twins.filter(|(path, _)| path.starts_with("/v1/test/")) {
+            let Some(op) = item.post.as_mut() else {
+                continue;
+            };
+            let live = path.replacen("/v1/test/", "/v1/", 1);
+            op.operation_id = op.operation_id.as_ref().map(|id| format!("test_{id}"));
+            op.tags = Some(vec!["test mode".into()]);
+            op.summary = Some(format!(
+                "Test twin of {live}: same checks and errors, nothing debited, recorded or sent"
+            ));
+            if path.ends_with("/purchase") {
+                answer_test_purchase(op);
+            }
+        }
     }
 }
 
@@ -172,6 +159,16 @@ fn answer_test_purchase(operation: &mut Operation) {
         .insert("200".to_owned(), RefOr::T(ok));
 }
 
+/// The document of the `/v1` routes, built from the routes themselves.
 pub fn document() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+    document_of(routes::v1().into_openapi())
+}
+
+/// The whole document around `v1`, the OpenAPI paths (relative to `/v1`) of
+/// the routes served.
+pub(crate) fn document_of(v1: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    let mut document = ApiDoc::openapi().nest("/v1", v1);
+    ErrorAnswers.modify(&mut document);
+    TestTwins.modify(&mut document);
+    document
 }

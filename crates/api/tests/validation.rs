@@ -8,16 +8,9 @@
 //! The store is a SQLite file in a temp directory, or a scratch PostgreSQL
 //! database with `BILLPAY_TEST_BACKEND=postgres` (and
 //! `BILLPAY_TEST_POSTGRES_URL`). The products, their bodies and the reply
-//! checks are the integration tests' own (`crates/billpay/tests/it/`).
+//! checks are the integration tests' own (`crates/api-testkit`).
 
-#[path = "../../billpay/tests/it/purchases/kind.rs"]
-mod kind;
-#[path = "../../billpay/tests/it/support/openapi.rs"]
-mod openapi;
-// Only the HTTP tests read a reply's headers.
-#[allow(dead_code)]
-#[path = "../../billpay/tests/it/support/reply.rs"]
-mod reply;
+use billpay_api_testkit::kind;
 
 #[path = "validation/app.rs"]
 mod app;

@@ -5,22 +5,22 @@ use crate::envelope::{Envelope, Reply, ok};
 use crate::error::ApiError;
 use crate::extract::ApiQuery;
 use crate::state::AppState;
-use axum::Router;
 use axum::extract::{Path, State};
-use axum::routing::get;
 use billpay_domain::catalogue::{Catalogue, Provider};
 use billpay_domain::{Kobo, Product};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/providers", get(providers))
-        .route("/providers/{service}", get(providers_by_service))
-        .route("/data-plans/categories", get(data_categories))
-        .route("/data-plans", get(data_plans))
-        .route("/cable-plans", get(cable_plans))
-        .route("/recharge-pins/denominations", get(epin_denominations))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::default()
+        .routes(routes!(providers))
+        .routes(routes!(providers_by_service))
+        .routes(routes!(data_categories))
+        .routes(routes!(data_plans))
+        .routes(routes!(cable_plans))
+        .routes(routes!(epin_denominations))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -107,7 +107,7 @@ fn matches(filter: &Option<Option<String>>, slug: &str) -> bool {
 }
 
 /// All providers.
-#[utoipa::path(get, path = "/v1/providers", tag = "catalogue",
+#[utoipa::path(get, path = "/providers", tag = "catalogue",
     responses((status = 200, body = Envelope<Vec<ProviderOut>>)))]
 pub async fn providers(State(state): State<AppState>) -> Reply<Vec<ProviderOut>> {
     let catalogue = state.catalogue.get().await?;
@@ -116,7 +116,7 @@ pub async fn providers(State(state): State<AppState>) -> Reply<Vec<ProviderOut>>
 }
 
 /// Providers offering a service: airtime, data, cable, electricity, education, epin or betting.
-#[utoipa::path(get, path = "/v1/providers/{service}", tag = "catalogue",
+#[utoipa::path(get, path = "/providers/{service}", tag = "catalogue",
     params(("service" = String, Path, description = "airtime, data, cable, electricity, education, epin or betting",
         example = "airtime", pattern = "^(airtime|data|cable|electricity|education|epin|betting)$")),
     responses((status = 200, body = Envelope<Vec<ProviderOut>>), (status = 404, description = "Unknown service")))]
@@ -138,7 +138,7 @@ pub async fn providers_by_service(
 }
 
 /// Data plan categories (SME, gifting, corporate gifting…).
-#[utoipa::path(get, path = "/v1/data-plans/categories", tag = "catalogue", params(ProviderFilter),
+#[utoipa::path(get, path = "/data-plans/categories", tag = "catalogue", params(ProviderFilter),
     responses((status = 200, body = Envelope<Vec<CategoryOut>>)))]
 pub async fn data_categories(
     State(state): State<AppState>,
@@ -160,7 +160,7 @@ pub async fn data_categories(
 }
 
 /// Active data plans (v1.1: `duration` in days, `name` without validity).
-#[utoipa::path(get, path = "/v1/data-plans", tag = "catalogue", params(ProviderFilter),
+#[utoipa::path(get, path = "/data-plans", tag = "catalogue", params(ProviderFilter),
     responses((status = 200, body = Envelope<Vec<PlanOut>>)))]
 pub async fn data_plans(
     State(state): State<AppState>,
@@ -186,7 +186,7 @@ pub async fn data_plans(
 }
 
 /// Active cable TV plans.
-#[utoipa::path(get, path = "/v1/cable-plans", tag = "catalogue", params(ProviderFilter),
+#[utoipa::path(get, path = "/cable-plans", tag = "catalogue", params(ProviderFilter),
     responses((status = 200, body = Envelope<Vec<PlanOut>>)))]
 pub async fn cable_plans(
     State(state): State<AppState>,
@@ -211,7 +211,7 @@ pub async fn cable_plans(
 }
 
 /// Recharge e-pin denominations.
-#[utoipa::path(get, path = "/v1/recharge-pins/denominations", tag = "catalogue", params(ProviderFilter),
+#[utoipa::path(get, path = "/recharge-pins/denominations", tag = "catalogue", params(ProviderFilter),
     responses((status = 200, body = Envelope<Vec<DenominationOut>>)))]
 pub async fn epin_denominations(
     State(state): State<AppState>,

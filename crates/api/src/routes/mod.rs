@@ -1,7 +1,26 @@
-//! One module per resource, each with its `router()`.
+//! One module per resource, each with its `router()`: one `routes!` line per
+//! handler, whose `#[utoipa::path]` gives both the route (relative to `/v1`)
+//! and its OpenAPI operation, so a path is written once.
 
 pub mod catalogue;
 pub mod purchases;
 pub mod transactions;
 pub mod verify;
 pub mod wallet;
+
+use crate::state::AppState;
+use purchases::Mode;
+use utoipa_axum::router::OpenApiRouter;
+
+/// Every endpoint under `/v1`, with the OpenAPI paths of exactly these routes.
+/// The `/test` twins are the purchase and verification routers in test mode.
+pub fn v1() -> OpenApiRouter<AppState> {
+    let test_twins = purchases::router(Mode::Test).merge(verify::router(Mode::Test));
+    OpenApiRouter::default()
+        .merge(wallet::router())
+        .merge(catalogue::router())
+        .merge(purchases::router(Mode::Live))
+        .merge(verify::router(Mode::Live))
+        .merge(transactions::router())
+        .nest("/test", test_twins)
+}

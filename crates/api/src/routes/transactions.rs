@@ -6,20 +6,20 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{ApiQuery, Caller};
 use crate::routes::purchases::ProductLabel;
 use crate::state::AppState;
-use axum::Router;
 use axum::extract::State;
-use axum::routing::get;
 use billpay_domain::{EpinCard, Kobo, Product, TxStatus};
 use billpay_store::{Transaction, TxLookup};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{AnyOfBuilder, ObjectBuilder, Schema, Type};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/transaction/status", get(status))
-        .route("/epin/batch", get(epin_batch))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::default()
+        .routes(routes!(status))
+        .routes(routes!(epin_batch))
 }
 
 #[derive(Deserialize)]
@@ -158,7 +158,7 @@ pub fn status_view(tx: Transaction) -> ApiResult<TransactionStatusOut> {
 }
 
 /// Status of a purchase by `reference_code` (or the client's `reference`).
-#[utoipa::path(get, path = "/v1/transaction/status", tag = "transactions",
+#[utoipa::path(get, path = "/transaction/status", tag = "transactions",
     params(("lookup" = StatusLookup, Query, style = Form, explode,
         description = "`reference_code` (the service's) or `reference` (yours)")),
     responses((status = 200, body = Envelope<TransactionStatusOut>), (status = 404, description = "not_found")))]
@@ -185,7 +185,7 @@ pub async fn status(
 }
 
 /// The e-pins of a batch (empty until the batch is successful).
-#[utoipa::path(get, path = "/v1/epin/batch", tag = "transactions",
+#[utoipa::path(get, path = "/epin/batch", tag = "transactions",
     params(("batch_id" = String, Query, min_length = 1, description = "From the accepted e-pin purchase")),
     responses((status = 200, body = Envelope<EpinBatchOut>), (status = 404, description = "not_found")))]
 pub async fn epin_batch(

@@ -10,24 +10,25 @@ use crate::extract::{ApiJson, Caller};
 use crate::routes::purchases::Mode;
 use crate::schema;
 use crate::state::AppState;
+use axum::Extension;
 use axum::extract::State;
-use axum::routing::post;
-use axum::{Extension, Router};
 use billpay_domain::{CustomerId, MeterNumber, MeterType, Product, SmartcardNumber};
 use billpay_supplier::sandbox::SandboxSupplier;
 use billpay_supplier::{SupplierCodes, Verification, VerifyRequest};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// A verification that takes longer than this is answered 503.
 const SUPPLIER_TIMEOUT: Duration = Duration::from_secs(15);
 
-pub fn router(mode: Mode) -> Router<AppState> {
-    Router::new()
-        .route("/cable/verify", post(cable))
-        .route("/electricity/verify", post(electricity))
-        .route("/bet/verify", post(bet))
+pub fn router(mode: Mode) -> OpenApiRouter<AppState> {
+    OpenApiRouter::default()
+        .routes(routes!(cable))
+        .routes(routes!(electricity))
+        .routes(routes!(bet))
         .layer(Extension(mode))
 }
 
@@ -146,7 +147,7 @@ async fn ask_supplier(state: &AppState, request: &VerifyRequest) -> ApiResult<Ve
 }
 
 /// Verify a cable TV smartcard.
-#[utoipa::path(post, path = "/v1/cable/verify", tag = "verification", operation_id = "verify_cable", request_body = CableVerifyIn,
+#[utoipa::path(post, path = "/cable/verify", tag = "verification", operation_id = "verify_cable", request_body = CableVerifyIn,
     responses((status = 200, body = Envelope<VerificationOut>), (status = 422, description = "validation_error, invalid_provider, customer_not_found"), (status = 503, description = "supplier_unavailable")))]
 pub async fn cable(
     State(state): State<AppState>,
@@ -168,7 +169,7 @@ pub async fn cable(
 }
 
 /// Verify an electricity meter.
-#[utoipa::path(post, path = "/v1/electricity/verify", tag = "verification", operation_id = "verify_electricity", request_body = ElectricityVerifyIn,
+#[utoipa::path(post, path = "/electricity/verify", tag = "verification", operation_id = "verify_electricity", request_body = ElectricityVerifyIn,
     responses((status = 200, body = Envelope<VerificationOut>), (status = 422, description = "validation_error, invalid_provider, customer_not_found"), (status = 503, description = "supplier_unavailable")))]
 pub async fn electricity(
     State(state): State<AppState>,
@@ -191,7 +192,7 @@ pub async fn electricity(
 }
 
 /// Verify a betting account.
-#[utoipa::path(post, path = "/v1/bet/verify", tag = "verification", operation_id = "verify_bet", request_body = BetVerifyIn,
+#[utoipa::path(post, path = "/bet/verify", tag = "verification", operation_id = "verify_bet", request_body = BetVerifyIn,
     responses((status = 200, body = Envelope<VerificationOut>), (status = 422, description = "validation_error, invalid_provider, customer_not_found"), (status = 503, description = "supplier_unavailable")))]
 pub async fn bet(
     State(state): State<AppState>,

@@ -3,14 +3,14 @@
 use crate::envelope::{Envelope, Reply, ok};
 use crate::extract::Caller;
 use crate::state::AppState;
-use axum::Router;
 use axum::extract::State;
-use axum::routing::get;
 use serde::Serialize;
 use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/wallet/balance", get(balance))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::default().routes(routes!(balance))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -23,7 +23,7 @@ pub struct BalanceOut {
 }
 
 /// Wallet balance of the caller's account.
-#[utoipa::path(get, path = "/v1/wallet/balance", tag = "wallet",
+#[utoipa::path(get, path = "/wallet/balance", tag = "wallet",
     responses((status = 200, body = Envelope<BalanceOut>)))]
 pub async fn balance(State(state): State<AppState>, caller: Caller) -> Reply<BalanceOut> {
     let balance = state.store.balance(caller.account_id).await?;

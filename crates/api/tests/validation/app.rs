@@ -2,10 +2,10 @@
 //! requests sent with `oneshot`.
 
 use crate::kind::*;
-use crate::reply::Reply;
 use axum::body::Body;
 use axum::http::Request;
 use billpay_api::AppState;
+use billpay_api_testkit::Reply;
 use billpay_domain::keys::{generate_api_key, random_hex};
 use billpay_domain::{AccountId, Kobo};
 use billpay_store::postgres::scratch::ScratchDatabase;

@@ -14,14 +14,15 @@ use crate::envelope::{Envelope, Reply, ok};
 use crate::error::ApiError;
 use crate::extract::{ApiJson, Caller};
 use crate::state::AppState;
+use axum::Extension;
 use axum::extract::State;
-use axum::routing::post;
-use axum::{Extension, Router};
 use billpay_domain::PurchaseRequest;
 use billpay_store::NewPurchase;
 use order::Order;
 use responses::accepted;
 use serde_json::Value;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Live purchases debit the wallet; test ones only check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,15 +31,15 @@ pub enum Mode {
     Test,
 }
 
-pub fn router(mode: Mode) -> Router<AppState> {
-    Router::new()
-        .route("/airtime/purchase", post(airtime))
-        .route("/data/purchase", post(data))
-        .route("/epin/purchase", post(epin))
-        .route("/cable/purchase", post(cable))
-        .route("/electricity/purchase", post(electricity))
-        .route("/education/purchase", post(education))
-        .route("/bet/purchase", post(bet))
+pub fn router(mode: Mode) -> OpenApiRouter<AppState> {
+    OpenApiRouter::default()
+        .routes(routes!(airtime))
+        .routes(routes!(data))
+        .routes(routes!(epin))
+        .routes(routes!(cable))
+        .routes(routes!(electricity))
+        .routes(routes!(education))
+        .routes(routes!(bet))
         .layer(Extension(mode))
 }
 
@@ -105,7 +106,7 @@ async fn place(
 }
 
 /// Send airtime to a Nigerian phone number.
-#[utoipa::path(post, path = "/v1/airtime/purchase", tag = "purchases", request_body = AirtimeIn,
+#[utoipa::path(post, path = "/airtime/purchase", tag = "purchases", request_body = AirtimeIn,
     responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount, maximum_amount, insufficient_balance, duplicate_reference")))]
 pub async fn airtime(
     State(state): State<AppState>,
@@ -117,7 +118,7 @@ pub async fn airtime(
 }
 
 /// Buy a data bundle; the price is the plan's.
-#[utoipa::path(post, path = "/v1/data/purchase", tag = "purchases", request_body = DataIn,
+#[utoipa::path(post, path = "/data/purchase", tag = "purchases", request_body = DataIn,
     responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, invalid_plan, insufficient_balance, duplicate_reference")))]
 pub async fn data(
     State(state): State<AppState>,
@@ -129,7 +130,7 @@ pub async fn data(
 }
 
 /// Buy recharge e-pins; fetch them later with `GET /v1/epin/batch`.
-#[utoipa::path(post, path = "/v1/epin/purchase", tag = "purchases", request_body = EpinIn,
+#[utoipa::path(post, path = "/epin/purchase", tag = "purchases", request_body = EpinIn,
     responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, insufficient_balance, duplicate_reference")))]
 pub async fn epin(
     State(state): State<AppState>,
@@ -141,7 +142,7 @@ pub async fn epin(
 }
 
 /// Pay a cable TV subscription; the price is the plan's.
-#[utoipa::path(post, path = "/v1/cable/purchase", tag = "purchases", request_body = CableIn,
+#[utoipa::path(post, path = "/cable/purchase", tag = "purchases", request_body = CableIn,
     responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, invalid_plan, insufficient_balance, duplicate_reference")))]
 pub async fn cable(
     State(state): State<AppState>,
@@ -153,7 +154,7 @@ pub async fn cable(
 }
 
 /// Buy an electricity token (prepaid) or pay a postpaid bill.
-#[utoipa::path(post, path = "/v1/electricity/purchase", tag = "purchases", request_body = ElectricityIn,
+#[utoipa::path(post, path = "/electricity/purchase", tag = "purchases", request_body = ElectricityIn,
     responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount, maximum_amount, insufficient_balance, duplicate_reference")))]
 pub async fn electricity(
     State(state): State<AppState>,
@@ -165,7 +166,7 @@ pub async fn electricity(
 }
 
 /// Buy exam result-checker pins; the price is the provider's pin price.
-#[utoipa::path(post, path = "/v1/education/purchase", tag = "purchases", request_body = EducationIn,
+#[utoipa::path(post, path = "/education/purchase", tag = "purchases", request_body = EducationIn,
     responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, insufficient_balance, duplicate_reference")))]
 pub async fn education(
     State(state): State<AppState>,
@@ -177,7 +178,7 @@ pub async fn education(
 }
 
 /// Fund a betting wallet.
-#[utoipa::path(post, path = "/v1/bet/purchase", tag = "purchases", request_body = BetIn,
+#[utoipa::path(post, path = "/bet/purchase", tag = "purchases", request_body = BetIn,
     responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount, maximum_amount, insufficient_balance, duplicate_reference")))]
 pub async fn bet(
     State(state): State<AppState>,

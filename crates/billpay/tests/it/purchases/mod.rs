@@ -7,7 +7,8 @@
 
 mod checks;
 mod expect;
-mod kind;
+
+use billpay_api_testkit::kind;
 
 mod concurrency;
 mod crash;

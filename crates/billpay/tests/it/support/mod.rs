@@ -7,12 +7,10 @@
 //! `BILLPAY_TEST_POSTGRES_URL`, dropped when the last server using it is).
 #![allow(dead_code)]
 
-pub mod openapi;
 pub mod receiver;
-mod reply;
 pub mod vtpass;
 
-pub use reply::Reply;
+pub use billpay_api_testkit::Reply;
 
 use billpay_store::postgres::scratch::ScratchDatabase;
 use serde_json::{Value, json};

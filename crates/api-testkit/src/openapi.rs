@@ -76,3 +76,37 @@ fn validator(template: &str, operation: &Value, status: u16) -> Validator {
     schema["components"] = DOCUMENT["components"].clone();
     jsonschema::draft202012::new(&schema).unwrap()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::assert_documented;
+    use serde_json::{Value, json};
+
+    /// The kit's OpenAPI check (every reply of these suites passes through it)
+    /// refuses a body outside the schema and a status the operation lacks.
+    #[test]
+    fn the_kit_checks_replies_against_the_openapi_document() {
+        let balance =
+            json!({"code": 200, "status": "success", "data": {"balance": 10.5, "currency": "NGN"}});
+        assert_documented("/v1/wallet/balance", 200, &balance);
+        let refused = |path: &'static str, status: u16, body: Value| {
+            std::panic::catch_unwind(|| assert_documented(path, status, &body)).is_err()
+        };
+        let bare_list = json!([{"slug": "mtn"}]);
+        assert!(
+            refused("/v1/providers", 200, bare_list),
+            "a list outside the envelope"
+        );
+        let text_balance = json!({"code": 200, "status": "success", "data": {"balance": "10.5", "currency": "NGN"}});
+        assert!(
+            refused("/v1/wallet/balance", 200, text_balance),
+            "a balance as text"
+        );
+        let error = json!({"code": 404, "status": "error", "message": "m", "error": "not_found"});
+        assert!(
+            refused("/v1/wallet/balance", 404, error.clone()),
+            "an undocumented status"
+        );
+        assert_documented("/v1/providers/nosuch", 404, &error);
+    }
+}

@@ -1,7 +1,4 @@
 //! The seven products, the bodies the tests send, and checks on JSON alone.
-//! Shared with the in-process validation tests
-//! (`crates/api/tests/validation.rs`), which use only part of it.
-#![allow(dead_code)]
 
 use serde_json::{Value, json};
 

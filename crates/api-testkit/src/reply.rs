@@ -1,10 +1,9 @@
 //! A JSON reply, checked against the OpenAPI document, and the envelope
-//! assertions. Shared with the in-process validation tests
-//! (`crates/api/tests/validation.rs`), which get their replies from the
-//! router instead of over HTTP.
+//! assertions. The integration tests get it over HTTP, the in-process
+//! validation tests from the router.
 
-use super::openapi;
-use axum::http::HeaderMap;
+use crate::openapi;
+use http::HeaderMap;
 use serde_json::Value;
 
 pub struct Reply {
