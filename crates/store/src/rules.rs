@@ -74,7 +74,7 @@ pub(crate) fn requeue_outcome(queued: bool, exists: bool) -> StoreResult<()> {
     match (queued, exists) {
         (true, _) => Ok(()),
         (false, false) => Err(StoreError::NotFound("event")),
-        (false, true) => Err(StoreError::Invalid(DELIVERY_IN_PROGRESS.into())),
+        (false, true) => Err(StoreError::DeliveryInProgress),
     }
 }
 
@@ -83,16 +83,14 @@ pub(crate) fn requeue_outcome(queued: bool, exists: bool) -> StoreResult<()> {
 pub(crate) fn key_change_outcome(changed: bool, key: Option<ApiKey>) -> StoreResult<ApiKey> {
     let key = key.ok_or(StoreError::NotFound("API key"))?;
     if !changed {
-        return Err(StoreError::Invalid(
-            "a revoked key cannot be changed".into(),
-        ));
+        return Err(StoreError::KeyRevoked);
     }
     Ok(key)
 }
 
 /// `create_account` with an e-mail address another account has.
 pub(crate) fn email_taken(email: &str) -> StoreError {
-    StoreError::Invalid(format!("an account with email {email} exists"))
+    StoreError::EmailTaken(email.to_owned())
 }
 
 /// The stored form of the catalogue: one JSON document.
@@ -169,8 +167,9 @@ mod tests {
             requeue_outcome(false, false),
             Err(StoreError::NotFound("event"))
         ));
-        assert!(
-            matches!(requeue_outcome(false, true), Err(StoreError::Invalid(m)) if m == DELIVERY_IN_PROGRESS)
-        );
+        assert!(matches!(
+            requeue_outcome(false, true),
+            Err(StoreError::DeliveryInProgress)
+        ));
     }
 }

@@ -7,41 +7,25 @@ use super::rows::{get, ledger_entry};
 use crate::clock::now_rfc3339;
 use crate::columns::LEDGER_COLUMNS;
 use crate::*;
+use async_trait::async_trait;
 use billpay_domain::{AccountId, Kobo};
 use deadpool_postgres::GenericClient;
 
-pub(super) async fn balance(store: &PostgresStore, account: AccountId) -> StoreResult<Kobo> {
-    store
-        .autocommit(|c| Box::pin(balance_of(c, account, false)))
-        .await
-}
-
-/// The wallet's balance; `lock` takes its row lock until the transaction ends.
-pub(super) async fn balance_of<C: GenericClient>(
-    c: &C,
-    account: AccountId,
-    lock: bool,
-) -> PgResult<Kobo> {
-    let sql = if lock {
-        "SELECT balance FROM accounts WHERE id = $1 FOR UPDATE"
-    } else {
-        "SELECT balance FROM accounts WHERE id = $1"
-    };
-    match query_opt(c, sql, &[&account.to_string()]).await? {
-        Some(row) => Ok(Kobo(get(&row, 0)?)),
-        None => Err(StoreError::NotFound("account").into()),
+#[async_trait]
+impl WalletStore for PostgresStore {
+    async fn balance(&self, account: AccountId) -> StoreResult<Kobo> {
+        self.autocommit(|c| Box::pin(balance_of(c, account, false)))
+            .await
     }
-}
 
-pub(super) async fn credit(
-    store: &PostgresStore,
-    account: AccountId,
-    amount: Kobo,
-    reference: &str,
-) -> StoreResult<Credit> {
-    let reference = reference.to_owned();
-    store
-        .write(move |tx| {
+    async fn credit(
+        &self,
+        account: AccountId,
+        amount: Kobo,
+        reference: &str,
+    ) -> StoreResult<Credit> {
+        let reference = reference.to_owned();
+        self.write(move |tx| {
             let reference = reference.clone();
             Box::pin(async move {
                 // The wallet's row lock orders credits of one account, so the
@@ -63,6 +47,65 @@ pub(super) async fn credit(
             })
         })
         .await
+    }
+
+    /// Newest first.
+    async fn ledger(&self, account: AccountId, limit: u32) -> StoreResult<Vec<LedgerEntry>> {
+        self
+            .autocommit(|c| {
+                Box::pin(async move {
+                    let sql = format!(
+                        "SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = $1 ORDER BY id DESC LIMIT $2"
+                    );
+                    let rows = query(c, &sql, &[&account.to_string(), &i64::from(limit)]).await?;
+                    map_rows(rows, ledger_entry)
+                })
+            })
+            .await
+    }
+
+    async fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo> {
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let sql =
+                    "SELECT COALESCE(SUM(amount), 0)::BIGINT FROM ledger WHERE account_id = $1";
+                let row = query_one(c, sql, &[&account.to_string()]).await?;
+                Ok(Kobo(get(&row, 0)?))
+            })
+        })
+        .await
+    }
+
+    /// The entries of one transaction: its debit, and its refund if any.
+    async fn ledger_for_transaction(&self, code: &str) -> StoreResult<Vec<LedgerEntry>> {
+        let code = code.to_owned();
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let sql = format!(
+                    "SELECT {LEDGER_COLUMNS} FROM ledger WHERE transaction_code = $1 ORDER BY id"
+                );
+                map_rows(query(c, &sql, &[&code]).await?, ledger_entry)
+            })
+        })
+        .await
+    }
+}
+
+/// The wallet's balance; `lock` takes its row lock until the transaction ends.
+pub(super) async fn balance_of<C: GenericClient>(
+    c: &C,
+    account: AccountId,
+    lock: bool,
+) -> PgResult<Kobo> {
+    let sql = if lock {
+        "SELECT balance FROM accounts WHERE id = $1 FOR UPDATE"
+    } else {
+        "SELECT balance FROM accounts WHERE id = $1"
+    };
+    match query_opt(c, sql, &[&account.to_string()]).await? {
+        Some(row) => Ok(Kobo(get(&row, 0)?)),
+        None => Err(StoreError::NotFound("account").into()),
+    }
 }
 
 /// Moves a wallet by `amount` (signed) and appends the matching ledger
@@ -87,54 +130,4 @@ async fn post_ledger(
         Some(row) => Ok(Kobo(get(&row, 0)?)),
         None => Err(Refusal::InsufficientBalance.into()),
     }
-}
-
-/// Newest first.
-pub(super) async fn ledger(
-    store: &PostgresStore,
-    account: AccountId,
-    limit: u32,
-) -> StoreResult<Vec<LedgerEntry>> {
-    store
-        .autocommit(|c| {
-            Box::pin(async move {
-                let sql = format!(
-                    "SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = $1 ORDER BY id DESC LIMIT $2"
-                );
-                let rows = query(c, &sql, &[&account.to_string(), &i64::from(limit)]).await?;
-                map_rows(rows, ledger_entry)
-            })
-        })
-        .await
-}
-
-pub(super) async fn ledger_sum(store: &PostgresStore, account: AccountId) -> StoreResult<Kobo> {
-    store
-        .autocommit(|c| {
-            Box::pin(async move {
-                let sql =
-                    "SELECT COALESCE(SUM(amount), 0)::BIGINT FROM ledger WHERE account_id = $1";
-                let row = query_one(c, sql, &[&account.to_string()]).await?;
-                Ok(Kobo(get(&row, 0)?))
-            })
-        })
-        .await
-}
-
-/// The entries of one transaction: its debit, and its refund if any.
-pub(super) async fn of_transaction(
-    store: &PostgresStore,
-    code: &str,
-) -> StoreResult<Vec<LedgerEntry>> {
-    let code = code.to_owned();
-    store
-        .autocommit(|c| {
-            Box::pin(async move {
-                let sql = format!(
-                    "SELECT {LEDGER_COLUMNS} FROM ledger WHERE transaction_code = $1 ORDER BY id"
-                );
-                map_rows(query(c, &sql, &[&code]).await?, ledger_entry)
-            })
-        })
-        .await
 }

@@ -1,28 +1,33 @@
 //! The audit: every check of [`crate::audit::CHECKS`] on one snapshot.
 
-use super::engine::Engine;
+use super::SqliteStore;
+use crate::AuditStore;
 use crate::StoreResult;
 use crate::audit::{AuditRow, CHECKS, CheckOutcome};
+use async_trait::async_trait;
 use rusqlite::Connection;
 
-pub(super) async fn run(engine: &Engine) -> StoreResult<Vec<CheckOutcome>> {
-    engine
-        .read(|conn| {
-            let snapshot = conn.unchecked_transaction()?;
-            let outcomes = CHECKS
-                .iter()
-                .map(|check| {
-                    Ok(CheckOutcome {
-                        name: check.name,
-                        rule: check.rule,
-                        violations: audit_rows(&snapshot, check.sql)?,
+#[async_trait]
+impl AuditStore for SqliteStore {
+    async fn audit(&self) -> StoreResult<Vec<crate::audit::CheckOutcome>> {
+        self.engine
+            .read(|conn| {
+                let snapshot = conn.unchecked_transaction()?;
+                let outcomes = CHECKS
+                    .iter()
+                    .map(|check| {
+                        Ok(CheckOutcome {
+                            name: check.name,
+                            rule: check.rule,
+                            violations: audit_rows(&snapshot, check.sql)?,
+                        })
                     })
-                })
-                .collect::<StoreResult<_>>()?;
-            snapshot.commit()?;
-            Ok(outcomes)
-        })
-        .await
+                    .collect::<StoreResult<_>>()?;
+                snapshot.commit()?;
+                Ok(outcomes)
+            })
+            .await
+    }
 }
 
 /// The rows of an audit query, every column read as text.
@@ -42,6 +47,7 @@ fn audit_rows(conn: &Connection, sql: &str) -> StoreResult<Vec<AuditRow>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sqlite::engine::Engine;
 
     /// The loops of a query plan that read a whole table (or build a
     /// throw-away index, a whole read per run) once per row of an outer loop:
