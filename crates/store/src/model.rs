@@ -38,6 +38,25 @@ macro_rules! text_enum {
 
 text_enum!(AccountStatus { Active = "active", Suspended = "suspended" });
 text_enum!(KeyStatus { Active = "active", Suspended = "suspended", Revoked = "revoked" });
+/// Why a wallet moved: a ledger entry's `kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LedgerKind {
+    /// Money in, by its credit reference.
+    Credit,
+    /// A purchase's price, by the transaction's code.
+    Debit,
+    /// A failed purchase's price back, by the transaction's code.
+    Refund,
+}
+
+impl std::fmt::Display for LedgerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+text_enum!(LedgerKind { Credit = "credit", Debit = "debit", Refund = "refund" });
 text_enum!(EventStatus { Pending = "pending", Delivered = "delivered", Failed = "failed", Skipped = "skipped" });
 
 #[derive(Debug, Clone)]
@@ -113,7 +132,7 @@ pub struct LedgerEntry {
     pub account_id: AccountId,
     /// Signed: credits and refunds positive, debits negative.
     pub amount: Kobo,
-    pub kind: String,
+    pub kind: LedgerKind,
     pub balance_after: Kobo,
     pub transaction_code: Option<String>,
     pub credit_reference: Option<String>,

@@ -163,5 +163,6 @@ fn finalize_params(code: &str, fin: &Finalization) -> super::connection::OwnedPa
         fin.event_payload.clone(),
         fin.completed_at_ms,
         from,
+        LedgerKind::Refund.as_str(),
     ]
 }

@@ -39,7 +39,8 @@ impl WalletStore for PostgresStore {
                         applied: false,
                     });
                 }
-                let balance = post_ledger(tx, account, amount, "credit", Some(&reference)).await?;
+                let balance =
+                    post_ledger(tx, account, amount, LedgerKind::Credit, Some(&reference)).await?;
                 Ok(Credit {
                     balance,
                     applied: true,
@@ -114,14 +115,14 @@ async fn post_ledger(
     tx: &PgTx<'_>,
     account: AccountId,
     amount: Kobo,
-    kind: &str,
+    kind: LedgerKind,
     credit_reference: Option<&str>,
 ) -> PgResult<Kobo> {
     let transaction_code: Option<&str> = None;
     let params: super::connection::Params = &[
         &amount.0,
         &account.to_string(),
-        &kind,
+        &kind.as_str(),
         &transaction_code,
         &credit_reference,
         &now_rfc3339(),

@@ -115,9 +115,9 @@ pub(super) fn post_ledger(
     .optional()?;
     let balance_after = balance_after.ok_or(Refusal::InsufficientBalance)?;
     let (kind, transaction_code, credit_reference) = match entry {
-        Entry::Credit(reference) => ("credit", None, Some(reference)),
-        Entry::Debit(code) => ("debit", Some(code), None),
-        Entry::Refund(code) => ("refund", Some(code), None),
+        Entry::Credit(reference) => (LedgerKind::Credit, None, Some(reference)),
+        Entry::Debit(code) => (LedgerKind::Debit, Some(code), None),
+        Entry::Refund(code) => (LedgerKind::Refund, Some(code), None),
     };
     execute(
         conn,
@@ -125,7 +125,7 @@ pub(super) fn post_ledger(
         params![
             account.to_string(),
             amount.0,
-            kind,
+            kind.as_str(),
             balance_after,
             transaction_code,
             credit_reference,
