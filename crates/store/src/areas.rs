@@ -63,11 +63,23 @@ pub trait KeyStore: Send + Sync + 'static {
 #[async_trait]
 pub trait WalletStore: Send + Sync + 'static {
     async fn balance(&self, account: AccountId) -> StoreResult<Kobo>;
-    /// Credits once per (account, reference); a repeat is `applied: false`.
+    /// An operator's credit (`billpay wallet credit`): [`Self::credit_from`]
+    /// with [`CreditSource::Operator`].
     async fn credit(
         &self,
         account: AccountId,
         amount: Kobo,
+        reference: &str,
+    ) -> StoreResult<Credit> {
+        let operator = CreditSource::Operator;
+        self.credit_from(account, amount, operator, reference).await
+    }
+    /// Credits once per (account, source, reference); a repeat is `applied: false`.
+    async fn credit_from(
+        &self,
+        account: AccountId,
+        amount: Kobo,
+        source: CreditSource,
         reference: &str,
     ) -> StoreResult<Credit>;
     /// Newest first.

@@ -9,8 +9,8 @@ pub const TX_COLUMNS: &str = "code, account_id, key_id, reference, product, prov
      submitted, created_at, completed_at, supplier, supplier_reference";
 pub const EVENT_COLUMNS: &str =
     "id, transaction_code, account_id, key_id, event, payload, status, attempts, created_at";
-pub const LEDGER_COLUMNS: &str =
-    "id, account_id, amount, kind, balance_after, transaction_code, credit_reference, created_at";
+pub const LEDGER_COLUMNS: &str = "id, account_id, amount, kind, balance_after, transaction_code, credit_reference, created_at, \
+     credit_source";
 pub const ATTEMPT_COLUMNS: &str =
     "id, event_id, url, http_status, error, latency_ms, response_excerpt, created_at";
 

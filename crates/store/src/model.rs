@@ -57,6 +57,22 @@ impl std::fmt::Display for LedgerKind {
 }
 
 text_enum!(LedgerKind { Credit = "credit", Debit = "debit", Refund = "refund" });
+/// Who credits a wallet. A credit reference is unique per account and
+/// source, so a payment gateway's reference can never collide with an
+/// operator's. Credits stored before sources existed have none in the
+/// database and read as [`CreditSource::Operator`] (the only source then).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CreditSource {
+    /// `billpay wallet credit` (and the demo account's funding).
+    Operator,
+}
+
+text_enum!(CreditSource { Operator = "operator" });
+
+/// A credit's stored source: `NULL` (from before sources) is an operator's.
+pub(crate) const CREDIT_SOURCE_OR_OPERATOR: &str = "COALESCE(credit_source, 'operator')";
+
 text_enum!(EventStatus { Pending = "pending", Delivered = "delivered", Failed = "failed", Skipped = "skipped" });
 
 #[derive(Debug, Clone)]
@@ -137,6 +153,9 @@ pub struct LedgerEntry {
     pub transaction_code: Option<String>,
     pub credit_reference: Option<String>,
     pub created_at: String,
+    /// Whose reference `credit_reference` is (credits only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credit_source: Option<CreditSource>,
 }
 
 #[derive(Debug, Clone)]

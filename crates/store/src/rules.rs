@@ -69,6 +69,19 @@ pub(crate) fn ms_from_now(delay: Duration) -> i64 {
     clock::now_ms() + delay.as_millis() as i64
 }
 
+/// A ledger entry's credit source: none unless it is a credit; a credit
+/// stored before sources existed (none stored) is an operator's.
+pub(crate) fn credit_source(
+    kind: LedgerKind,
+    stored: Option<&str>,
+) -> Result<Option<CreditSource>, String> {
+    match (kind, stored) {
+        (LedgerKind::Credit, None) => Ok(Some(CreditSource::Operator)),
+        (LedgerKind::Credit, Some(source)) => source.parse().map(Some),
+        _ => Ok(None),
+    }
+}
+
 /// What `requeue_event` answers: queued, or why not.
 pub(crate) fn requeue_outcome(queued: bool, exists: bool) -> StoreResult<()> {
     match (queued, exists) {

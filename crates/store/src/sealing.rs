@@ -113,7 +113,7 @@ pass_through!(KeyStore {
 
 pass_through!(WalletStore {
     fn balance(&self, account: AccountId) -> StoreResult<Kobo>;
-    fn credit(&self, account: AccountId, amount: Kobo, reference: &str) -> StoreResult<Credit>;
+    fn credit_from(&self, account: AccountId, amount: Kobo, source: CreditSource, reference: &str) -> StoreResult<Credit>;
     fn ledger(&self, account: AccountId, limit: u32) -> StoreResult<Vec<LedgerEntry>>;
     fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo>;
     fn ledger_for_transaction(&self, code: &str) -> StoreResult<Vec<LedgerEntry>>;

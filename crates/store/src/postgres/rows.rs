@@ -119,15 +119,20 @@ pub fn event(row: &Row) -> Result<Event, PgError> {
 }
 
 pub fn ledger_entry(row: &Row) -> Result<LedgerEntry, PgError> {
+    let kind = parsed(row, "kind")?;
+    let stored: Option<String> = get(row, "credit_source")?;
+    let credit_source = rules::credit_source(kind, stored.as_deref())
+        .map_err(|e| PgError::Store(StoreError::Backend(e)))?;
     Ok(LedgerEntry {
         id: get(row, "id")?,
         account_id: parsed::<AccountId>(row, "account_id")?,
         amount: kobo(row, "amount")?,
-        kind: parsed(row, "kind")?,
+        kind,
         balance_after: kobo(row, "balance_after")?,
         transaction_code: get(row, "transaction_code")?,
         credit_reference: get(row, "credit_reference")?,
         created_at: get(row, "created_at")?,
+        credit_source,
     })
 }
 

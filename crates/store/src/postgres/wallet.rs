@@ -1,7 +1,7 @@
 //! Wallets: the balance, credits (once per reference), the ledger.
 
 use super::PostgresStore;
-use super::connection::{PgTx, map_rows, query, query_one, query_opt};
+use super::connection::{Params, PgTx, map_rows, query, query_one, query_opt};
 use super::error::PgResult;
 use super::rows::{get, ledger_entry};
 use crate::clock::now_rfc3339;
@@ -18,10 +18,11 @@ impl WalletStore for PostgresStore {
             .await
     }
 
-    async fn credit(
+    async fn credit_from(
         &self,
         account: AccountId,
         amount: Kobo,
+        source: CreditSource,
         reference: &str,
     ) -> StoreResult<Credit> {
         let reference = reference.to_owned();
@@ -31,16 +32,19 @@ impl WalletStore for PostgresStore {
                 // The wallet's row lock orders credits of one account, so the
                 // check below sees every credit committed before ours.
                 let balance = balance_of(tx, account, true).await?;
-                let sql = "SELECT 1 FROM ledger WHERE account_id = $1 AND credit_reference = $2";
-                let seen = query_opt(tx, sql, &[&account.to_string(), &reference]).await?;
+                let sql = format!(
+                    "SELECT 1 FROM ledger WHERE account_id = $1
+                     AND {CREDIT_SOURCE_OR_OPERATOR} = $2 AND credit_reference = $3"
+                );
+                let params: Params = &[&account.to_string(), &source.as_str(), &reference];
+                let seen = query_opt(tx, &sql, params).await?;
                 if seen.is_some() {
                     return Ok(Credit {
                         balance,
                         applied: false,
                     });
                 }
-                let balance =
-                    post_ledger(tx, account, amount, LedgerKind::Credit, Some(&reference)).await?;
+                let balance = post_credit(tx, account, amount, source, &reference).await?;
                 Ok(Credit {
                     balance,
                     applied: true,
@@ -109,23 +113,24 @@ pub(super) async fn balance_of<C: GenericClient>(
     }
 }
 
-/// Moves a wallet by `amount` (signed) and appends the matching ledger
-/// entry, in one statement; refused below zero.
-async fn post_ledger(
+/// Moves a wallet up by `amount` and appends the credit's ledger entry, in
+/// one statement (`sql/post_ledger.sql`, refused below zero).
+async fn post_credit(
     tx: &PgTx<'_>,
     account: AccountId,
     amount: Kobo,
-    kind: LedgerKind,
-    credit_reference: Option<&str>,
+    source: CreditSource,
+    reference: &str,
 ) -> PgResult<Kobo> {
     let transaction_code: Option<&str> = None;
-    let params: super::connection::Params = &[
+    let params: Params = &[
         &amount.0,
         &account.to_string(),
-        &kind.as_str(),
+        &LedgerKind::Credit.as_str(),
         &transaction_code,
-        &credit_reference,
+        &reference,
         &now_rfc3339(),
+        &source.as_str(),
     ];
     match query_opt(tx, include_str!("sql/post_ledger.sql"), params).await? {
         Some(row) => Ok(Kobo(get(&row, 0)?)),

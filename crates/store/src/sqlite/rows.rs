@@ -108,15 +108,21 @@ pub fn event(row: &Row) -> rusqlite::Result<Event> {
 }
 
 pub fn ledger_entry(row: &Row) -> rusqlite::Result<LedgerEntry> {
+    let kind = parsed(row, "kind")?;
+    let stored: Option<String> = row.get("credit_source")?;
+    let credit_source = rules::credit_source(kind, stored.as_deref()).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
+    })?;
     Ok(LedgerEntry {
         id: row.get("id")?,
         account_id: parsed::<AccountId>(row, "account_id")?,
         amount: kobo(row, "amount")?,
-        kind: parsed(row, "kind")?,
+        kind,
         balance_after: kobo(row, "balance_after")?,
         transaction_code: row.get("transaction_code")?,
         credit_reference: row.get("credit_reference")?,
         created_at: row.get("created_at")?,
+        credit_source,
     })
 }
 

@@ -17,28 +17,39 @@ impl WalletStore for SqliteStore {
         self.engine.read_here(|conn| balance_of(conn, account))
     }
 
-    async fn credit(
+    async fn credit_from(
         &self,
         account: AccountId,
         amount: Kobo,
+        source: CreditSource,
         reference: &str,
     ) -> StoreResult<Credit> {
         let reference = reference.to_owned();
         self.engine
             .write(move |conn| {
                 let balance = balance_of(conn, account)?;
+                let sql = format!(
+                    "SELECT EXISTS(SELECT 1 FROM ledger WHERE account_id = ?1
+                     AND {CREDIT_SOURCE_OR_OPERATOR} = ?2 AND credit_reference = ?3)"
+                );
                 let seen: bool = query_row(
                     conn,
-                    "SELECT EXISTS(SELECT 1 FROM ledger WHERE account_id = ?1 AND credit_reference = ?2)",
-                    params![account.to_string(), reference],
+                    &sql,
+                    params![account.to_string(), source.as_str(), reference],
                     |r| r.get(0),
                 )?;
                 if seen {
-                    return Ok(Credit { balance, applied: false });
+                    return Ok(Credit {
+                        balance,
+                        applied: false,
+                    });
                 }
-                let entry = Entry::Credit(&reference);
+                let entry = Entry::Credit(source, &reference);
                 let balance = post_ledger(conn, account, amount, entry)?;
-                Ok(Credit { balance, applied: true })
+                Ok(Credit {
+                    balance,
+                    applied: true,
+                })
             })
             .await
     }
@@ -90,8 +101,8 @@ pub(super) fn balance_of(conn: &Connection, account: AccountId) -> StoreResult<K
 
 /// Why a wallet moves, and what the ledger entry refers to.
 pub(super) enum Entry<'a> {
-    /// A credit, by its reference.
-    Credit(&'a str),
+    /// A credit, by its source and reference.
+    Credit(CreditSource, &'a str),
     /// A purchase's debit, by the transaction's code.
     Debit(&'a str),
     /// A failed purchase's refund, by the transaction's code.
@@ -114,22 +125,25 @@ pub(super) fn post_ledger(
     )
     .optional()?;
     let balance_after = balance_after.ok_or(Refusal::InsufficientBalance)?;
-    let (kind, transaction_code, credit_reference) = match entry {
-        Entry::Credit(reference) => (LedgerKind::Credit, None, Some(reference)),
+    let (kind, transaction_code, credit) = match entry {
+        Entry::Credit(source, reference) => (LedgerKind::Credit, None, Some((source, reference))),
         Entry::Debit(code) => (LedgerKind::Debit, Some(code), None),
         Entry::Refund(code) => (LedgerKind::Refund, Some(code), None),
     };
     execute(
         conn,
-        &format!("INSERT INTO ledger ({LEDGER_COLUMNS}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+        &format!(
+            "INSERT INTO ledger ({LEDGER_COLUMNS}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+        ),
         params![
             account.to_string(),
             amount.0,
             kind.as_str(),
             balance_after,
             transaction_code,
-            credit_reference,
-            now_rfc3339()
+            credit.map(|(_, reference)| reference),
+            now_rfc3339(),
+            credit.map(|(source, _)| source.as_str()),
         ],
     )?;
     Ok(Kobo(balance_after))
