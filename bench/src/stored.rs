@@ -72,8 +72,9 @@ async fn seed_postgres(database_url: &str, key: &Key, count: u64) {
         after = balance_after(balance)
     );
     tx.execute(&ledger, &by_account[..2]).await.unwrap();
-    let spent =
-        format!("UPDATE accounts SET balance = balance - {PURCHASE_KOBO} * $2 WHERE id = $1");
+    let spent = format!(
+        "UPDATE accounts SET balance = balance - {PURCHASE_KOBO} * $2::BIGINT WHERE id = $1"
+    );
     tx.execute(&spent, &by_account[..2]).await.unwrap();
     tx.commit().await.unwrap();
 }
