@@ -1,4 +1,5 @@
-//! Storage behind one interface, [`Store`]. The SQLite backend (the embedded
+//! Storage behind one interface, [`Store`]: every area's trait at once
+//! ([`AccountStore`], [`WalletStore`], …, in `areas`). The SQLite backend (the embedded
 //! default) lives in [`sqlite`]; the PostgreSQL backend (several nodes on one
 //! database) in [`postgres`]; both answer alike. Every method is one atomic
 //! unit: a purchase's reference, debit, transaction row and ledger entry

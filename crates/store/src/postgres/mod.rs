@@ -17,9 +17,9 @@
 //!   (`lease_until`), so several nodes never take the same work, and a node
 //!   that dies mid-lease has its work taken over when the lease expires.
 //!
-//! One module per area of the trait (accounts, keys, wallet, catalogue,
-//! purchases, sessions, fulfilment, events, audit); the long statements are
-//! in `sql/`.
+//! One module per area (accounts, keys, wallet, catalogue, purchases,
+//! sessions, fulfilment, events, audit), each implementing that area's trait
+//! (`AccountStore`, …) for this backend; the long statements are in `sql/`.
 
 mod accounts;
 mod audit;

@@ -2,9 +2,9 @@
 //! group-commits every write, reader threads for the reads, and the point
 //! reads of the request path on the caller's own connection ([`engine`]).
 //!
-//! One module per area of the trait (accounts, keys, wallet, catalogue,
-//! purchases, sessions, fulfilment, events, audit); the long statements are
-//! in `sql/`.
+//! One module per area (accounts, keys, wallet, catalogue, purchases,
+//! sessions, fulfilment, events, audit), each implementing that area's trait
+//! (`AccountStore`, …) for this backend; the long statements are in `sql/`.
 
 mod accounts;
 mod audit;
