@@ -4,7 +4,7 @@
 //! connections, on the same cores), then prints a Markdown table of ratios
 //! and writes the figures as JSON.
 //!
-//!   bench [--seconds N] [--json FILE] [--only fan-out]
+//!   bench [--seconds N] [--json FILE] [--only fan-out | --only audit [--stored N]]
 //!
 //! PostgreSQL is measured when `BILLPAY_BENCH_POSTGRES_URL` names a server
 //! (each scenario gets a fresh database on it, dropped afterwards).
@@ -12,6 +12,7 @@
 mod load;
 mod receiver;
 mod server;
+mod stored;
 
 use billpay_store::postgres::scratch::ScratchDatabase;
 use load::*;
@@ -23,6 +24,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use stored::*;
 
 const MASTER_KEY: &str = "6b1f0c7a9d2e4f3b8a5c6d7e8f90123456789abcdef0123456789abcdef01234";
 const CONNECTIONS: usize = 64;
@@ -33,6 +35,8 @@ const PURCHASE_KOBO: i64 = 5_000;
 const FUNDING_NAIRA: i64 = 1_000_000_000;
 const BALANCE: &str = "/v1/wallet/balance";
 const STATUS: &str = "/v1/transaction/status";
+/// Purchases stored for the stored-data runs (and the audit rows).
+const STORED: u64 = 1_000_000;
 
 fn echo_ceiling(bench: &mut Bench) -> Row {
     let mut command = Command::new(sibling("bench-echo"));
@@ -134,16 +138,20 @@ async fn sqlite(bench: &mut Bench, echo: &Row, rows: &mut Vec<Row>) {
     });
 }
 
-/// The hot-wallet purchase run again, with 1 M purchases (transactions,
-/// ledger entries, webhook events) already stored for that wallet; then
-/// status lookups by reference among them.
-async fn million_stored(bench: &mut Bench, echo: &Row, empty: f64, peak_rss: &mut f64) -> [Row; 2] {
-    const STORED: u64 = 1_000_000;
+/// 1 M purchases (transactions, ledger entries, webhook events) stored for
+/// one wallet: `billpay audit` over them, the hot-wallet purchase run again,
+/// then status lookups by reference among them.
+async fn million_stored(bench: &mut Bench, echo: &Row, empty: f64, peak_rss: &mut f64) -> [Row; 3] {
     let server = Billpay::start(None, &[]).await;
     let keys = server.provision_keys(1, 16);
     let seeding = Instant::now();
-    seed_purchases(&server.database_url, &keys[0], STORED);
+    seed_purchases(&server.database_url, &keys[0], STORED).await;
     let seeded = seeding.elapsed().as_secs_f64();
+    let audit = audit_row(
+        &server,
+        "SQLite `billpay audit`, 1 M stored",
+        "1 M purchases",
+    );
     let secrets: Vec<String> = keys.into_iter().map(|k| k.secret).collect();
     let load = Load {
         kind: "purchase",
@@ -164,41 +172,7 @@ async fn million_stored(bench: &mut Bench, echo: &Row, empty: f64, peak_rss: &mu
     let what = "SQLite `GET /v1/transaction/status?reference=`, 1 M stored";
     let status = bench.wrk(&server.base, &lookups).row(what);
     *peak_rss = peak_rss.max(server.peak_rss_mb());
-    [row, compared(status, echo, "echo", "—")]
-}
-
-/// Writes `count` successful ₦50 purchases of `key` straight into the SQLite
-/// database, as billpay would have: transaction, debit, webhook event.
-fn seed_purchases(database_url: &str, key: &Key, count: u64) {
-    let path = billpay_store::sqlite::path_from_url(database_url).unwrap();
-    let conn = rusqlite::Connection::open(path).unwrap();
-    conn.busy_timeout(Duration::from_secs(30)).unwrap();
-    let series = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?3)";
-    let code = "printf('BPSEED%012d', i)";
-    let sql = format!(
-        "BEGIN IMMEDIATE;
-         {series} INSERT INTO transactions (code, account_id, key_id, reference, product, provider,
-             label, recipient, amount, details, status, message, balance_before, balance_after,
-             result, attempts, submitted, next_attempt_at, created_at, completed_at, supplier)
-           SELECT {code}, ?1, ?2, printf('seed-%d', i), 'airtime', 'mtn', 'MTN Airtime',
-             '08031234567', 5000, '{{\"phone\":\"08031234567\"}}', 'successful',
-             'Transaction successful', 0, 0, '{{}}', 1, 1, 0,
-             '2026-01-01T00:00:00.000+00:00', '2026-01-01T00:00:01.000+00:00', 'sandbox' FROM n;
-         {series} INSERT INTO ledger (account_id, amount, kind, balance_after, transaction_code, created_at)
-           SELECT ?1, -5000, 'debit', 0, {code}, '2026-01-01T00:00:00.000+00:00' FROM n;
-         {series} INSERT INTO events (id, transaction_code, account_id, key_id, event, payload,
-             status, attempts, next_attempt_at, created_at)
-           SELECT printf('EVSEED%012d', i), {code}, ?1, ?2, 'airtime.purchase', '{{}}',
-             'skipped', 1, 0, '2026-01-01T00:00:01.000+00:00' FROM n;
-         COMMIT;"
-    );
-    // One statement at a time: execute_batch takes no parameters.
-    for statement in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-        let mut stmt = conn.prepare(statement).unwrap();
-        let wanted = stmt.parameter_count();
-        let params: [&dyn rusqlite::ToSql; 3] = [&key.account, &key.id, &(count as i64)];
-        stmt.execute(&params[..wanted]).unwrap();
-    }
+    [audit, row, compared(status, echo, "echo", "—")]
 }
 
 /// Webhook fan-out: a backlog of purchases made by an API-only server is
@@ -346,6 +320,7 @@ async fn postgres(bench: &mut Bench, admin: &str, rows: &mut Vec<Row>) {
     }
     rows.push(tpcb);
     rows.extend(measured);
+    rows.extend(audit_rows(Some(admin), STORED, false).await);
 }
 
 fn table(rows: &[Row]) -> String {
@@ -357,7 +332,7 @@ fn table(rows: &[Row]) -> String {
         let ratio = row.ceiling.as_ref().map_or("—".into(), |(name, c)| {
             format!("{:.2} × {name}", row.rate / c)
         });
-        let rate = if row.what.starts_with("peak RSS") {
+        let rate = if row.what.starts_with("peak RSS") || row.what.contains("`billpay audit`") {
             "—".into()
         } else {
             format!("{:.0}", row.rate)
@@ -400,6 +375,10 @@ async fn main() {
     if flag("--only").as_deref() == Some("fan-out") {
         // The webhook runs alone (a quicker loop while working on delivery).
         fan_out(&mut bench, &mut rows, &mut 0.0).await;
+    } else if flag("--only").as_deref() == Some("audit") {
+        // The audit alone, on both backends, at any size.
+        let stored = flag("--stored").map_or(STORED, |n| n.parse().expect("--stored N"));
+        rows = audit_rows(bench.postgres.as_deref(), stored, true).await;
     } else {
         let echo = echo_ceiling(&mut bench);
         sqlite(&mut bench, &echo, &mut rows).await;

@@ -96,9 +96,12 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         name: "credit_reference_once",
-        rule: "every wallet credit reference is counted once per account",
-        sql: "SELECT account_id, credit_reference, CAST(COUNT(*) AS TEXT) AS credits
+        rule: "every wallet credit reference is counted once per account and source",
+        // A credit from before sources has none: an operator's (CreditSource).
+        sql: "SELECT account_id, COALESCE(credit_source, 'operator') AS credit_source,
+                     credit_reference, CAST(COUNT(*) AS TEXT) AS credits
               FROM ledger WHERE credit_reference IS NOT NULL
-              GROUP BY account_id, credit_reference HAVING COUNT(*) > 1",
+              GROUP BY account_id, COALESCE(credit_source, 'operator'), credit_reference
+              HAVING COUNT(*) > 1",
     },
 ];

@@ -1,5 +1,5 @@
-//! The column lists both backends select, in the order their row mappers
-//! (`sqlite/rows.rs`, `postgres/rows.rs`) read them.
+//! The column lists both backends select; their row mappers
+//! (`sqlite/rows.rs`, `postgres/rows.rs`) read these columns by name.
 
 pub const ACCOUNT_COLUMNS: &str = "id, name, email, status, balance, password_hash, created_at";
 pub const KEY_COLUMNS: &str = "id, account_id, name, display_prefix, status, rate_per_second, rate_burst, \
@@ -9,13 +9,13 @@ pub const TX_COLUMNS: &str = "code, account_id, key_id, reference, product, prov
      submitted, created_at, completed_at, supplier, supplier_reference";
 pub const EVENT_COLUMNS: &str =
     "id, transaction_code, account_id, key_id, event, payload, status, attempts, created_at";
-pub const LEDGER_COLUMNS: &str =
-    "id, account_id, amount, kind, balance_after, transaction_code, credit_reference, created_at";
+pub const LEDGER_COLUMNS: &str = "id, account_id, amount, kind, balance_after, transaction_code, credit_reference, created_at, \
+     credit_source";
 pub const ATTEMPT_COLUMNS: &str =
     "id, event_id, url, http_status, error, latency_ms, response_excerpt, created_at";
 
-/// The index of the account's status after `k.{KEY_COLUMNS}, a.status`.
-pub const KEY_ACCOUNT_STATUS: usize = 12;
+/// The account's status beside a key's columns in `key_with_account_status`.
+pub const KEY_ACCOUNT_STATUS: &str = "account_status";
 
 /// `a, b` → `t.a, t.b`.
 pub fn qualified(columns: &str, table: &str) -> String {
@@ -29,7 +29,7 @@ pub fn qualified(columns: &str, table: &str) -> String {
 /// The key lookup of `authenticate`: the key's columns, then its account's status.
 pub fn key_with_account_status(placeholder: &str) -> String {
     format!(
-        "SELECT {}, a.status FROM api_keys k JOIN accounts a ON a.id = k.account_id
+        "SELECT {}, a.status AS {KEY_ACCOUNT_STATUS} FROM api_keys k JOIN accounts a ON a.id = k.account_id
          WHERE k.key_hash = {placeholder}",
         qualified(KEY_COLUMNS, "k")
     )

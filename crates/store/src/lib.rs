@@ -1,4 +1,5 @@
-//! Storage behind one interface, [`Store`]. The SQLite backend (the embedded
+//! Storage behind one interface, [`Store`]: every area's trait at once
+//! ([`AccountStore`], [`WalletStore`], …, in `areas`). The SQLite backend (the embedded
 //! default) lives in [`sqlite`]; the PostgreSQL backend (several nodes on one
 //! database) in [`postgres`]; both answer alike. Every method is one atomic
 //! unit: a purchase's reference, debit, transaction row and ledger entry
@@ -6,6 +7,7 @@
 //! (the outbox). What does not depend on the database is stated once, above
 //! the backends: [`rules`], `columns` and [`issue`] (credentials).
 
+mod areas;
 pub mod audit;
 pub mod catalogue_cache;
 pub mod clock;
@@ -18,6 +20,7 @@ pub mod rules;
 pub mod sealing;
 pub mod sqlite;
 
+pub use areas::*;
 pub use catalogue_cache::CatalogueCache;
 pub use model::*;
 pub use rules::redact_url;
@@ -67,6 +70,15 @@ pub enum StoreError {
     Refused(#[from] Refusal),
     #[error("{0}")]
     Invalid(String),
+    /// `requeue_event` while a delivery of the event is under way.
+    #[error("{}", DELIVERY_IN_PROGRESS)]
+    DeliveryInProgress,
+    /// `update_api_key` on a revoked key: revoking is final.
+    #[error("a revoked key cannot be changed")]
+    KeyRevoked,
+    /// `create_account` with an e-mail address another account has.
+    #[error("an account with email {0} exists")]
+    EmailTaken(String),
     #[error("database error: {0}")]
     Backend(String),
 }
@@ -82,7 +94,7 @@ pub enum Refusal {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-/// Why `requeue_event` refused: a delivery of the event is under way.
+/// What [`StoreError::DeliveryInProgress`] says.
 pub const DELIVERY_IN_PROGRESS: &str =
     "a delivery of this event is in progress; resend it once that attempt is recorded";
 
@@ -106,129 +118,4 @@ pub async fn open(database_url: &str) -> StoreResult<SharedStore> {
             rules::redact_url(database_url)
         )))
     }
-}
-
-#[async_trait]
-pub trait Store: Send + Sync + 'static {
-    // --- accounts -------------------------------------------------------
-    async fn create_account(&self, new: NewAccount) -> StoreResult<Account>;
-    async fn account(&self, id: AccountId) -> StoreResult<Option<Account>>;
-    async fn account_by_email(&self, email: &str) -> StoreResult<Option<Account>>;
-    async fn set_account_status(&self, id: AccountId, status: AccountStatus) -> StoreResult<()>;
-    async fn set_account_password(&self, id: AccountId, password_hash: String) -> StoreResult<()>;
-
-    // --- API keys -------------------------------------------------------
-    async fn create_api_key(&self, new: NewApiKey) -> StoreResult<ApiKey>;
-    async fn api_key(&self, id: KeyId) -> StoreResult<Option<ApiKey>>;
-    async fn api_keys(&self, account: AccountId) -> StoreResult<Vec<ApiKey>>;
-    /// The key with this hash and its account's status; also stamps last use.
-    async fn authenticate(&self, key_hash: &str) -> StoreResult<Option<(ApiKey, AccountStatus)>>;
-    async fn update_api_key(&self, id: KeyId, change: KeyChange) -> StoreResult<ApiKey>;
-    /// Stamps `last_used_at` (callers throttle this; it is a write).
-    async fn touch_api_key(&self, id: KeyId) -> StoreResult<()>;
-
-    // --- wallet ---------------------------------------------------------
-    async fn balance(&self, account: AccountId) -> StoreResult<Kobo>;
-    /// Credits once per (account, reference); a repeat is `applied: false`.
-    async fn credit(
-        &self,
-        account: AccountId,
-        amount: Kobo,
-        reference: &str,
-    ) -> StoreResult<Credit>;
-    /// Newest first.
-    async fn ledger(&self, account: AccountId, limit: u32) -> StoreResult<Vec<LedgerEntry>>;
-    async fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo>;
-    /// The entries of one transaction (its debit, and its refund if any).
-    async fn ledger_for_transaction(&self, code: &str) -> StoreResult<Vec<LedgerEntry>>;
-
-    // --- catalogue ------------------------------------------------------
-    /// The catalogue and its version (bumped on every change).
-    async fn catalogue(&self) -> StoreResult<(i64, Catalogue)>;
-    async fn catalogue_version(&self) -> StoreResult<i64>;
-    async fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()>;
-    /// Enables/disables a provider (UUID or slug) or plan; says what changed.
-    async fn set_catalogue_active(&self, target: &str, active: bool) -> StoreResult<String>;
-
-    // --- purchases ------------------------------------------------------
-    /// Test mode: the checks of a live purchase, changing nothing; returns the balance.
-    async fn check_purchase(
-        &self,
-        account: AccountId,
-        reference: &str,
-        amount: Kobo,
-    ) -> StoreResult<Kobo>;
-    /// One atomic write: reference, debit, transaction (`processing`), ledger entry.
-    async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction>;
-    async fn transaction(
-        &self,
-        account: Option<AccountId>,
-        lookup: TxLookup,
-    ) -> StoreResult<Option<Transaction>>;
-    /// Newest first, filtered, paginated with `limit`/`offset`.
-    async fn transactions(&self, filter: TxFilter) -> StoreResult<Vec<Transaction>>;
-    /// Spend per UTC day and product since `since` (RFC 3339), failed purchases excluded.
-    async fn daily_spend(&self, account: AccountId, since: &str) -> StoreResult<Vec<DailySpend>>;
-
-    // --- dashboard sessions --------------------------------------------------
-    async fn create_session(
-        &self,
-        token_hash: &str,
-        account: AccountId,
-        expires_at_ms: i64,
-    ) -> StoreResult<()>;
-    /// The unexpired session with this token hash.
-    async fn session(&self, token_hash: &str) -> StoreResult<Option<Session>>;
-    async fn delete_session(&self, token_hash: &str) -> StoreResult<()>;
-
-    // --- fulfilment (worker) ---------------------------------------------
-    /// Leases up to `limit` processing transactions that are due.
-    async fn claim_fulfilments(&self, limit: u32, lease: Duration)
-    -> StoreResult<Vec<Transaction>>;
-    /// Extends the lease of transactions still being processed (the worker's
-    /// heartbeat), so a short lease never expires under a live worker while a
-    /// crashed worker's transactions are picked up again soon.
-    async fn renew_fulfilment_leases(&self, codes: Vec<String>, lease: Duration)
-    -> StoreResult<()>;
-    /// Records that the supplier was asked, before asking: after a crash we requery instead.
-    async fn mark_submitted(
-        &self,
-        code: &str,
-        supplier: &str,
-        supplier_reference: Option<&str>,
-    ) -> StoreResult<()>;
-    /// Outcome unknown or pending: check again after `delay`.
-    async fn reschedule(&self, code: &str, delay: Duration, note: &str) -> StoreResult<()>;
-    /// Final status + refund (if failed) + outbox event, in one transaction.
-    /// `false` when the transaction was already final (nothing changed).
-    async fn finalize(&self, code: &str, fin: Finalization) -> StoreResult<bool>;
-
-    // --- webhook events (outbox) -----------------------------------------
-    /// Leases up to `limit` due events, none of the keys in `skip_keys` (the
-    /// delivery worker's keys that have all the deliveries in flight they may).
-    async fn claim_events(
-        &self,
-        limit: u32,
-        lease: Duration,
-        skip_keys: Vec<KeyId>,
-    ) -> StoreResult<Vec<Event>>;
-    async fn record_delivery(
-        &self,
-        event_id: &str,
-        attempt: NewAttempt,
-        next: EventNext,
-    ) -> StoreResult<()>;
-    async fn events(&self, filter: EventFilter) -> StoreResult<Vec<Event>>;
-    /// Event by id or by its transaction's reference_code.
-    async fn event(&self, id_or_code: &str) -> StoreResult<Option<Event>>;
-    async fn attempts(&self, event_id: &str) -> StoreResult<Vec<Attempt>>;
-    /// Queues an event for one more delivery now; refused while one is under way.
-    async fn requeue_event(&self, event_id: &str) -> StoreResult<()>;
-
-    // --- audit ------------------------------------------------------------
-    /// Runs every [`audit::CHECKS`] query on one consistent snapshot.
-    async fn audit(&self) -> StoreResult<Vec<audit::CheckOutcome>>;
-
-    /// How many purchases are `processing`, and since when the oldest.
-    async fn fulfilment_backlog(&self) -> StoreResult<Backlog>;
 }

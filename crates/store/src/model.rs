@@ -38,6 +38,41 @@ macro_rules! text_enum {
 
 text_enum!(AccountStatus { Active = "active", Suspended = "suspended" });
 text_enum!(KeyStatus { Active = "active", Suspended = "suspended", Revoked = "revoked" });
+/// Why a wallet moved: a ledger entry's `kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LedgerKind {
+    /// Money in, by its credit reference.
+    Credit,
+    /// A purchase's price, by the transaction's code.
+    Debit,
+    /// A failed purchase's price back, by the transaction's code.
+    Refund,
+}
+
+impl std::fmt::Display for LedgerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+text_enum!(LedgerKind { Credit = "credit", Debit = "debit", Refund = "refund" });
+/// Who credits a wallet. A credit reference is unique per account and
+/// source, so a payment gateway's reference can never collide with an
+/// operator's. Credits stored before sources existed have none in the
+/// database and read as [`CreditSource::Operator`] (the only source then).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CreditSource {
+    /// `billpay wallet credit` (and the demo account's funding).
+    Operator,
+}
+
+text_enum!(CreditSource { Operator = "operator" });
+
+/// A credit's stored source: `NULL` (from before sources) is an operator's.
+pub(crate) const CREDIT_SOURCE_OR_OPERATOR: &str = "COALESCE(credit_source, 'operator')";
+
 text_enum!(EventStatus { Pending = "pending", Delivered = "delivered", Failed = "failed", Skipped = "skipped" });
 
 #[derive(Debug, Clone)]
@@ -113,11 +148,14 @@ pub struct LedgerEntry {
     pub account_id: AccountId,
     /// Signed: credits and refunds positive, debits negative.
     pub amount: Kobo,
-    pub kind: String,
+    pub kind: LedgerKind,
     pub balance_after: Kobo,
     pub transaction_code: Option<String>,
     pub credit_reference: Option<String>,
     pub created_at: String,
+    /// Whose reference `credit_reference` is (credits only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credit_source: Option<CreditSource>,
 }
 
 #[derive(Debug, Clone)]

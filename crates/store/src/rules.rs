@@ -69,12 +69,25 @@ pub(crate) fn ms_from_now(delay: Duration) -> i64 {
     clock::now_ms() + delay.as_millis() as i64
 }
 
+/// A ledger entry's credit source: none unless it is a credit; a credit
+/// stored before sources existed (none stored) is an operator's.
+pub(crate) fn credit_source(
+    kind: LedgerKind,
+    stored: Option<&str>,
+) -> Result<Option<CreditSource>, String> {
+    match (kind, stored) {
+        (LedgerKind::Credit, None) => Ok(Some(CreditSource::Operator)),
+        (LedgerKind::Credit, Some(source)) => source.parse().map(Some),
+        _ => Ok(None),
+    }
+}
+
 /// What `requeue_event` answers: queued, or why not.
 pub(crate) fn requeue_outcome(queued: bool, exists: bool) -> StoreResult<()> {
     match (queued, exists) {
         (true, _) => Ok(()),
         (false, false) => Err(StoreError::NotFound("event")),
-        (false, true) => Err(StoreError::Invalid(DELIVERY_IN_PROGRESS.into())),
+        (false, true) => Err(StoreError::DeliveryInProgress),
     }
 }
 
@@ -83,16 +96,14 @@ pub(crate) fn requeue_outcome(queued: bool, exists: bool) -> StoreResult<()> {
 pub(crate) fn key_change_outcome(changed: bool, key: Option<ApiKey>) -> StoreResult<ApiKey> {
     let key = key.ok_or(StoreError::NotFound("API key"))?;
     if !changed {
-        return Err(StoreError::Invalid(
-            "a revoked key cannot be changed".into(),
-        ));
+        return Err(StoreError::KeyRevoked);
     }
     Ok(key)
 }
 
 /// `create_account` with an e-mail address another account has.
 pub(crate) fn email_taken(email: &str) -> StoreError {
-    StoreError::Invalid(format!("an account with email {email} exists"))
+    StoreError::EmailTaken(email.to_owned())
 }
 
 /// The stored form of the catalogue: one JSON document.
@@ -169,8 +180,9 @@ mod tests {
             requeue_outcome(false, false),
             Err(StoreError::NotFound("event"))
         ));
-        assert!(
-            matches!(requeue_outcome(false, true), Err(StoreError::Invalid(m)) if m == DELIVERY_IN_PROGRESS)
-        );
+        assert!(matches!(
+            requeue_outcome(false, true),
+            Err(StoreError::DeliveryInProgress)
+        ));
     }
 }

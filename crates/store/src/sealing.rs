@@ -82,14 +82,63 @@ impl SealedStore {
     }
 }
 
+/// An area with nothing sealed in it: each method passes through.
+macro_rules! pass_through {
+    ($area:ident { $(fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;)* }) => {
+        #[async_trait]
+        impl $area for SealedStore {
+            $(async fn $name(&self $(, $arg: $ty)*) -> $ret {
+                self.inner.$name($($arg),*).await
+            })*
+        }
+    };
+}
+
+pass_through!(AccountStore {
+    fn create_account(&self, new: NewAccount) -> StoreResult<Account>;
+    fn account(&self, id: AccountId) -> StoreResult<Option<Account>>;
+    fn account_by_email(&self, email: &str) -> StoreResult<Option<Account>>;
+    fn set_account_status(&self, id: AccountId, status: AccountStatus) -> StoreResult<()>;
+    fn set_account_password(&self, id: AccountId, password_hash: String) -> StoreResult<()>;
+});
+
+pass_through!(KeyStore {
+    fn create_api_key(&self, new: NewApiKey) -> StoreResult<ApiKey>;
+    fn api_key(&self, id: KeyId) -> StoreResult<Option<ApiKey>>;
+    fn api_keys(&self, account: AccountId) -> StoreResult<Vec<ApiKey>>;
+    fn authenticate(&self, key_hash: &str) -> StoreResult<Option<(ApiKey, AccountStatus)>>;
+    fn update_api_key(&self, id: KeyId, change: KeyChange) -> StoreResult<ApiKey>;
+    fn touch_api_key(&self, id: KeyId) -> StoreResult<()>;
+});
+
+pass_through!(WalletStore {
+    fn balance(&self, account: AccountId) -> StoreResult<Kobo>;
+    fn credit_from(&self, account: AccountId, amount: Kobo, source: CreditSource, reference: &str) -> StoreResult<Credit>;
+    fn ledger(&self, account: AccountId, limit: u32) -> StoreResult<Vec<LedgerEntry>>;
+    fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo>;
+    fn ledger_for_transaction(&self, code: &str) -> StoreResult<Vec<LedgerEntry>>;
+});
+
+pass_through!(CatalogueStore {
+    fn catalogue(&self) -> StoreResult<(i64, Catalogue)>;
+    fn catalogue_version(&self) -> StoreResult<i64>;
+    fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()>;
+    fn set_catalogue_active(&self, target: &str, active: bool) -> StoreResult<String>;
+});
+
+pass_through!(SessionStore {
+    fn create_session(&self, token_hash: &str, account: AccountId, expires_at_ms: i64) -> StoreResult<()>;
+    fn session(&self, token_hash: &str) -> StoreResult<Option<Session>>;
+    fn delete_session(&self, token_hash: &str) -> StoreResult<()>;
+});
+
+pass_through!(AuditStore {
+    fn audit(&self) -> StoreResult<Vec<audit::CheckOutcome>>;
+});
+
+/// A transaction's `result` is opened on every read.
 #[async_trait]
-impl Store for SealedStore {
-    // --- what is sealed: results and webhook payloads ----------------------
-    async fn finalize(&self, code: &str, mut fin: Finalization) -> StoreResult<bool> {
-        fin.result = self.seal_result(fin.result)?;
-        fin.event_payload = self.seal_text(&fin.event_payload)?;
-        self.inner.finalize(code, fin).await
-    }
+impl PurchaseStore for SealedStore {
     async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction> {
         self.open_tx(self.inner.place_purchase(new).await?)
     }
@@ -104,95 +153,6 @@ impl Store for SealedStore {
     async fn transactions(&self, filter: TxFilter) -> StoreResult<Vec<Transaction>> {
         self.open_txs(self.inner.transactions(filter).await?)
     }
-    async fn claim_fulfilments(
-        &self,
-        limit: u32,
-        lease: Duration,
-    ) -> StoreResult<Vec<Transaction>> {
-        self.open_txs(self.inner.claim_fulfilments(limit, lease).await?)
-    }
-    async fn claim_events(
-        &self,
-        limit: u32,
-        lease: Duration,
-        skip_keys: Vec<KeyId>,
-    ) -> StoreResult<Vec<Event>> {
-        self.open_events(self.inner.claim_events(limit, lease, skip_keys).await?)
-    }
-    async fn events(&self, filter: EventFilter) -> StoreResult<Vec<Event>> {
-        self.open_events(self.inner.events(filter).await?)
-    }
-    async fn event(&self, id_or_code: &str) -> StoreResult<Option<Event>> {
-        let event = self.inner.event(id_or_code).await?;
-        event.map(|e| self.open_event(e)).transpose()
-    }
-
-    // --- everything else passes through ------------------------------------
-    async fn create_account(&self, new: NewAccount) -> StoreResult<Account> {
-        self.inner.create_account(new).await
-    }
-    async fn account(&self, id: AccountId) -> StoreResult<Option<Account>> {
-        self.inner.account(id).await
-    }
-    async fn account_by_email(&self, email: &str) -> StoreResult<Option<Account>> {
-        self.inner.account_by_email(email).await
-    }
-    async fn set_account_status(&self, id: AccountId, status: AccountStatus) -> StoreResult<()> {
-        self.inner.set_account_status(id, status).await
-    }
-    async fn set_account_password(&self, id: AccountId, password_hash: String) -> StoreResult<()> {
-        self.inner.set_account_password(id, password_hash).await
-    }
-    async fn create_api_key(&self, new: NewApiKey) -> StoreResult<ApiKey> {
-        self.inner.create_api_key(new).await
-    }
-    async fn api_key(&self, id: KeyId) -> StoreResult<Option<ApiKey>> {
-        self.inner.api_key(id).await
-    }
-    async fn api_keys(&self, account: AccountId) -> StoreResult<Vec<ApiKey>> {
-        self.inner.api_keys(account).await
-    }
-    async fn authenticate(&self, key_hash: &str) -> StoreResult<Option<(ApiKey, AccountStatus)>> {
-        self.inner.authenticate(key_hash).await
-    }
-    async fn update_api_key(&self, id: KeyId, change: KeyChange) -> StoreResult<ApiKey> {
-        self.inner.update_api_key(id, change).await
-    }
-    async fn touch_api_key(&self, id: KeyId) -> StoreResult<()> {
-        self.inner.touch_api_key(id).await
-    }
-    async fn balance(&self, account: AccountId) -> StoreResult<Kobo> {
-        self.inner.balance(account).await
-    }
-    async fn credit(
-        &self,
-        account: AccountId,
-        amount: Kobo,
-        reference: &str,
-    ) -> StoreResult<Credit> {
-        self.inner.credit(account, amount, reference).await
-    }
-    async fn ledger(&self, account: AccountId, limit: u32) -> StoreResult<Vec<LedgerEntry>> {
-        self.inner.ledger(account, limit).await
-    }
-    async fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo> {
-        self.inner.ledger_sum(account).await
-    }
-    async fn ledger_for_transaction(&self, code: &str) -> StoreResult<Vec<LedgerEntry>> {
-        self.inner.ledger_for_transaction(code).await
-    }
-    async fn catalogue(&self) -> StoreResult<(i64, Catalogue)> {
-        self.inner.catalogue().await
-    }
-    async fn catalogue_version(&self) -> StoreResult<i64> {
-        self.inner.catalogue_version().await
-    }
-    async fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()> {
-        self.inner.replace_catalogue(catalogue).await
-    }
-    async fn set_catalogue_active(&self, target: &str, active: bool) -> StoreResult<String> {
-        self.inner.set_catalogue_active(target, active).await
-    }
     async fn check_purchase(
         &self,
         account: AccountId,
@@ -204,21 +164,22 @@ impl Store for SealedStore {
     async fn daily_spend(&self, account: AccountId, since: &str) -> StoreResult<Vec<DailySpend>> {
         self.inner.daily_spend(account, since).await
     }
-    async fn create_session(
+}
+
+/// `finalize` seals the result and the webhook payload; claims open them.
+#[async_trait]
+impl FulfilmentStore for SealedStore {
+    async fn finalize(&self, code: &str, mut fin: Finalization) -> StoreResult<bool> {
+        fin.result = self.seal_result(fin.result)?;
+        fin.event_payload = self.seal_text(&fin.event_payload)?;
+        self.inner.finalize(code, fin).await
+    }
+    async fn claim_fulfilments(
         &self,
-        token_hash: &str,
-        account: AccountId,
-        expires_at_ms: i64,
-    ) -> StoreResult<()> {
-        self.inner
-            .create_session(token_hash, account, expires_at_ms)
-            .await
-    }
-    async fn session(&self, token_hash: &str) -> StoreResult<Option<Session>> {
-        self.inner.session(token_hash).await
-    }
-    async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
-        self.inner.delete_session(token_hash).await
+        limit: u32,
+        lease: Duration,
+    ) -> StoreResult<Vec<Transaction>> {
+        self.open_txs(self.inner.claim_fulfilments(limit, lease).await?)
     }
     async fn renew_fulfilment_leases(
         &self,
@@ -240,6 +201,29 @@ impl Store for SealedStore {
     async fn reschedule(&self, code: &str, delay: Duration, note: &str) -> StoreResult<()> {
         self.inner.reschedule(code, delay, note).await
     }
+    async fn fulfilment_backlog(&self) -> StoreResult<Backlog> {
+        self.inner.fulfilment_backlog().await
+    }
+}
+
+/// An event's payload is opened on every read.
+#[async_trait]
+impl EventStore for SealedStore {
+    async fn claim_events(
+        &self,
+        limit: u32,
+        lease: Duration,
+        skip_keys: Vec<KeyId>,
+    ) -> StoreResult<Vec<Event>> {
+        self.open_events(self.inner.claim_events(limit, lease, skip_keys).await?)
+    }
+    async fn events(&self, filter: EventFilter) -> StoreResult<Vec<Event>> {
+        self.open_events(self.inner.events(filter).await?)
+    }
+    async fn event(&self, id_or_code: &str) -> StoreResult<Option<Event>> {
+        let event = self.inner.event(id_or_code).await?;
+        event.map(|e| self.open_event(e)).transpose()
+    }
     async fn record_delivery(
         &self,
         event_id: &str,
@@ -253,13 +237,6 @@ impl Store for SealedStore {
     }
     async fn requeue_event(&self, event_id: &str) -> StoreResult<()> {
         self.inner.requeue_event(event_id).await
-    }
-    async fn audit(&self) -> StoreResult<Vec<audit::CheckOutcome>> {
-        self.inner.audit().await
-    }
-
-    async fn fulfilment_backlog(&self) -> StoreResult<Backlog> {
-        self.inner.fulfilment_backlog().await
     }
 }
 

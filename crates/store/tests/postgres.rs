@@ -314,7 +314,7 @@ async fn answers_match_the_sqlite_backend() {
                     password_hash: None
                 })
                 .await,
-            Err(StoreError::Invalid(_))
+            Err(StoreError::EmailTaken(_))
         ));
         let listed = store
             .transactions(TxFilter {

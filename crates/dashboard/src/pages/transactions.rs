@@ -288,7 +288,7 @@ pub async fn detail(
         .iter()
         .map(|e| LedgerRow {
             at: short_time(&e.created_at),
-            kind: e.kind.clone(),
+            kind: e.kind.to_string(),
             amount: naira(e.amount),
             balance_after: naira(e.balance_after),
         })

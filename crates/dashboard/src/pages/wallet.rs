@@ -40,7 +40,7 @@ pub async fn statement(State(state): State<DashboardState>, signed_in: SignedIn)
         .iter()
         .map(|e| EntryRow {
             at: short_time(&e.created_at),
-            kind: e.kind.clone(),
+            kind: e.kind.to_string(),
             amount: naira(e.amount),
             credit: e.amount.0 > 0,
             balance_after: naira(e.balance_after),

@@ -281,7 +281,9 @@ pub async fn resend(
     };
     match state.store.requeue_event(&event.id).await {
         Ok(()) => {}
-        Err(billpay_store::StoreError::Invalid(message)) => return Err(bad_request(&message)),
+        Err(e @ billpay_store::StoreError::DeliveryInProgress) => {
+            return Err(bad_request(&e.to_string()));
+        }
         Err(e) => return Err(e.into()),
     }
     Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", event.key_id)).into_response())

@@ -7,20 +7,22 @@ use super::rows::account;
 use crate::clock::now_rfc3339;
 use crate::columns::ACCOUNT_COLUMNS;
 use crate::*;
+use async_trait::async_trait;
 use billpay_domain::AccountId;
 use deadpool_postgres::GenericClient;
 
-pub(super) async fn create(store: &PostgresStore, new: NewAccount) -> StoreResult<Account> {
-    let id = AccountId::new().to_string();
-    let created_at = now_rfc3339();
-    store
-        .write(move |tx| {
+#[async_trait]
+impl AccountStore for PostgresStore {
+    async fn create_account(&self, new: NewAccount) -> StoreResult<Account> {
+        let id = AccountId::new().to_string();
+        let created_at = now_rfc3339();
+        self.write(move |tx| {
             let (id, new, created_at) = (id.clone(), new.clone(), created_at.clone());
             Box::pin(async move {
                 let sql = format!(
                     "INSERT INTO accounts (id, name, email, password_hash, status, created_at)
-                     VALUES ($1, $2, $3, $4, 'active', $5) ON CONFLICT DO NOTHING
-                     RETURNING {ACCOUNT_COLUMNS}"
+                         VALUES ($1, $2, $3, $4, 'active', $5) ON CONFLICT DO NOTHING
+                         RETURNING {ACCOUNT_COLUMNS}"
                 );
                 let params: Params = &[&id, &new.name, &new.email, &new.password_hash, &created_at];
                 match query_opt(tx, &sql, params).await? {
@@ -30,33 +32,20 @@ pub(super) async fn create(store: &PostgresStore, new: NewAccount) -> StoreResul
             })
         })
         .await
-}
+    }
 
-pub(super) async fn by_id(store: &PostgresStore, id: AccountId) -> StoreResult<Option<Account>> {
-    let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = $1");
-    find(store, sql, id.to_string()).await
-}
+    async fn account(&self, id: AccountId) -> StoreResult<Option<Account>> {
+        let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = $1");
+        find(self, sql, id.to_string()).await
+    }
 
-pub(super) async fn by_email(store: &PostgresStore, email: &str) -> StoreResult<Option<Account>> {
-    let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE lower(email) = lower($1)");
-    find(store, sql, email.to_owned()).await
-}
+    async fn account_by_email(&self, email: &str) -> StoreResult<Option<Account>> {
+        let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE lower(email) = lower($1)");
+        find(self, sql, email.to_owned()).await
+    }
 
-async fn find(store: &PostgresStore, sql: String, key: String) -> StoreResult<Option<Account>> {
-    store
-        .autocommit(|c| {
-            Box::pin(async move { map_opt(query_opt(c, &sql, &[&key]).await?, account) })
-        })
-        .await
-}
-
-pub(super) async fn set_status(
-    store: &PostgresStore,
-    id: AccountId,
-    status: AccountStatus,
-) -> StoreResult<()> {
-    store
-        .write(move |tx| {
+    async fn set_account_status(&self, id: AccountId, status: AccountStatus) -> StoreResult<()> {
+        self.write(move |tx| {
             Box::pin(async move {
                 let sql = "UPDATE accounts SET status = $1 WHERE id = $2";
                 match execute(tx, sql, &[&status.as_str(), &id.to_string()]).await? {
@@ -67,15 +56,10 @@ pub(super) async fn set_status(
             })
         })
         .await
-}
+    }
 
-pub(super) async fn set_password(
-    store: &PostgresStore,
-    id: AccountId,
-    password_hash: String,
-) -> StoreResult<()> {
-    store
-        .write(move |tx| {
+    async fn set_account_password(&self, id: AccountId, password_hash: String) -> StoreResult<()> {
+        self.write(move |tx| {
             let password_hash = password_hash.clone();
             Box::pin(async move {
                 let sql = "UPDATE accounts SET password_hash = $1 WHERE id = $2";
@@ -84,6 +68,15 @@ pub(super) async fn set_password(
                     _ => end_sessions(tx, id).await,
                 }
             })
+        })
+        .await
+    }
+}
+
+async fn find(store: &PostgresStore, sql: String, key: String) -> StoreResult<Option<Account>> {
+    store
+        .autocommit(|c| {
+            Box::pin(async move { map_opt(query_opt(c, &sql, &[&key]).await?, account) })
         })
         .await
 }

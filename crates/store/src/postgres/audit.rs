@@ -2,31 +2,36 @@
 
 use super::PostgresStore;
 use super::error::PgError;
+use crate::AuditStore;
 use crate::StoreResult;
 use crate::audit::{AuditRow, CHECKS, CheckOutcome};
+use async_trait::async_trait;
 
-pub(super) async fn run(store: &PostgresStore) -> StoreResult<Vec<CheckOutcome>> {
-    let run = async {
-        let mut client = store.client().await?;
-        let snapshot = client
-            .build_transaction()
-            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .await?;
-        let mut outcomes = Vec::new();
-        for check in CHECKS {
-            let rows = snapshot.query(check.sql, &[]).await?;
-            outcomes.push(CheckOutcome {
-                name: check.name,
-                rule: check.rule,
-                violations: rows.iter().map(audit_row).collect::<Result<_, _>>()?,
-            });
-        }
-        snapshot.commit().await?;
-        Ok::<_, PgError>(outcomes)
-    };
-    Ok(run.await?)
+#[async_trait]
+impl AuditStore for PostgresStore {
+    async fn audit(&self) -> StoreResult<Vec<crate::audit::CheckOutcome>> {
+        let run = async {
+            let mut client = self.client().await?;
+            let snapshot = client
+                .build_transaction()
+                .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()
+                .await?;
+            let mut outcomes = Vec::new();
+            for check in CHECKS {
+                let rows = snapshot.query(check.sql, &[]).await?;
+                outcomes.push(CheckOutcome {
+                    name: check.name,
+                    rule: check.rule,
+                    violations: rows.iter().map(audit_row).collect::<Result<_, _>>()?,
+                });
+            }
+            snapshot.commit().await?;
+            Ok::<_, PgError>(outcomes)
+        };
+        Ok(run.await?)
+    }
 }
 
 /// One row of an audit query, every column read as text.

@@ -6,6 +6,7 @@ use super::error::PgResult;
 use super::rows::get;
 use crate::rules::{catalogue_document, parse_catalogue};
 use crate::*;
+use async_trait::async_trait;
 use billpay_domain::catalogue::Catalogue;
 use deadpool_postgres::GenericClient;
 
@@ -25,41 +26,36 @@ pub(super) async fn seed_default(store: &PostgresStore) -> StoreResult<()> {
         .await
 }
 
-pub(super) async fn current(store: &PostgresStore) -> StoreResult<(i64, Catalogue)> {
-    store.autocommit(|c| Box::pin(load(c, false))).await
-}
+#[async_trait]
+impl CatalogueStore for PostgresStore {
+    async fn catalogue(&self) -> StoreResult<(i64, Catalogue)> {
+        self.autocommit(|c| Box::pin(load(c, false))).await
+    }
 
-pub(super) async fn version(store: &PostgresStore) -> StoreResult<i64> {
-    store
-        .autocommit(|c| {
+    async fn catalogue_version(&self) -> StoreResult<i64> {
+        self.autocommit(|c| {
             Box::pin(async move {
                 let row = query_one(c, "SELECT version FROM catalogue WHERE id = 1", &[]).await?;
                 get(&row, 0)
             })
         })
         .await
-}
+    }
 
-pub(super) async fn replace(store: &PostgresStore, catalogue: &Catalogue) -> StoreResult<()> {
-    catalogue.validate().map_err(StoreError::Invalid)?;
-    let document = catalogue_document(catalogue)?;
-    store
-        .write(move |tx| {
+    async fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()> {
+        catalogue.validate().map_err(StoreError::Invalid)?;
+        let document = catalogue_document(catalogue)?;
+        self.write(move |tx| {
             let document = document.clone();
             Box::pin(async move { save(tx, &document).await })
         })
         .await
-}
+    }
 
-/// Enables/disables a provider or plan; says what changed.
-pub(super) async fn set_active(
-    store: &PostgresStore,
-    target: &str,
-    active: bool,
-) -> StoreResult<String> {
-    let target = target.to_owned();
-    store
-        .write(move |tx| {
+    /// Enables/disables a provider or plan; says what changed.
+    async fn set_catalogue_active(&self, target: &str, active: bool) -> StoreResult<String> {
+        let target = target.to_owned();
+        self.write(move |tx| {
             let target = target.clone();
             Box::pin(async move {
                 let (_, mut catalogue) = load(tx, true).await?;
@@ -69,6 +65,7 @@ pub(super) async fn set_active(
             })
         })
         .await
+    }
 }
 
 async fn save(tx: &PgTx<'_>, document: &str) -> PgResult<()> {

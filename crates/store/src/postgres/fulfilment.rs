@@ -12,24 +12,26 @@ use crate::clock::{new_code, now_ms, now_rfc3339, rfc3339};
 use crate::columns::{TX_COLUMNS, qualified};
 use crate::rules::ms_from_now;
 use crate::*;
+use async_trait::async_trait;
 use billpay_domain::{Product, TxStatus};
 use std::sync::LazyLock;
 use std::time::Duration;
 
-/// Leases up to `limit` due processing transactions, oldest placed first.
-pub(super) async fn claim(
-    store: &PostgresStore,
-    limit: u32,
-    lease: Duration,
-) -> StoreResult<Vec<Transaction>> {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        with_columns(
-            include_str!("sql/claim_fulfilments.sql"),
-            &qualified(TX_COLUMNS, "t"),
-        )
-    });
-    store
-        .autocommit(|c| {
+#[async_trait]
+impl FulfilmentStore for PostgresStore {
+    /// Leases up to `limit` due processing transactions, oldest placed first.
+    async fn claim_fulfilments(
+        &self,
+        limit: u32,
+        lease: Duration,
+    ) -> StoreResult<Vec<Transaction>> {
+        static SQL: LazyLock<String> = LazyLock::new(|| {
+            with_columns(
+                include_str!("sql/claim_fulfilments.sql"),
+                &qualified(TX_COLUMNS, "t"),
+            )
+        });
+        self.autocommit(|c| {
             Box::pin(async move {
                 let now = now_ms();
                 let until = now + lease.as_millis() as i64;
@@ -40,19 +42,18 @@ pub(super) async fn claim(
             })
         })
         .await
-}
-
-/// Extends the leases of transactions still being processed.
-pub(super) async fn renew_leases(
-    store: &PostgresStore,
-    codes: Vec<String>,
-    lease: Duration,
-) -> StoreResult<()> {
-    if codes.is_empty() {
-        return Ok(());
     }
-    store
-        .autocommit(|c| {
+
+    /// Extends the leases of transactions still being processed.
+    async fn renew_fulfilment_leases(
+        &self,
+        codes: Vec<String>,
+        lease: Duration,
+    ) -> StoreResult<()> {
+        if codes.is_empty() {
+            return Ok(());
+        }
+        self.autocommit(|c| {
             Box::pin(async move {
                 let sql = include_str!("sql/renew_leases.sql");
                 execute(c, sql, &[&ms_from_now(lease), &codes]).await?;
@@ -60,34 +61,27 @@ pub(super) async fn renew_leases(
             })
         })
         .await
-}
+    }
 
-pub(super) async fn mark_submitted(
-    store: &PostgresStore,
-    code: &str,
-    supplier: &str,
-    supplier_reference: Option<&str>,
-) -> StoreResult<()> {
-    let params = owned![
-        code.to_owned(),
-        supplier.to_owned(),
-        supplier_reference.map(str::to_owned)
-    ];
-    store
-        .write_statement(include_str!("sql/mark_submitted.sql"), params)
-        .await?;
-    Ok(())
-}
+    async fn mark_submitted(
+        &self,
+        code: &str,
+        supplier: &str,
+        supplier_reference: Option<&str>,
+    ) -> StoreResult<()> {
+        let params = owned![
+            code.to_owned(),
+            supplier.to_owned(),
+            supplier_reference.map(str::to_owned)
+        ];
+        self.write_statement(include_str!("sql/mark_submitted.sql"), params)
+            .await?;
+        Ok(())
+    }
 
-pub(super) async fn reschedule(
-    store: &PostgresStore,
-    code: &str,
-    delay: Duration,
-    note: &str,
-) -> StoreResult<()> {
-    let (code, note) = (code.to_owned(), note.to_owned());
-    store
-        .autocommit(|c| {
+    async fn reschedule(&self, code: &str, delay: Duration, note: &str) -> StoreResult<()> {
+        let (code, note) = (code.to_owned(), note.to_owned());
+        self.autocommit(|c| {
             Box::pin(async move {
                 let sql = include_str!("sql/reschedule.sql");
                 execute(c, sql, &[&ms_from_now(delay), &note, &code]).await?;
@@ -95,6 +89,46 @@ pub(super) async fn reschedule(
             })
         })
         .await
+    }
+
+    /// `false` when the transaction was already final (nothing changed).
+    async fn finalize(&self, code: &str, fin: Finalization) -> StoreResult<bool> {
+        let mut draws = 0;
+        let row = loop {
+            let params = finalize_params(code, &fin);
+            // A refund locks a wallet: never in a batch with other wallets' locks
+            // (purchase batches take them in account order; this could not).
+            let result = if fin.status == TxStatus::Failed {
+                statement(&self.pool, &FINALIZE, &borrow(&params)).await
+            } else {
+                self.write_statement(FINALIZE.as_str(), params).await
+            };
+            match result {
+                // Another event drew the same id: draw again.
+                Err(e) if violates(&e, "events_pkey") && draws < 3 => draws += 1,
+                other => break other?,
+            }
+        };
+        let (found, changed): (bool, i64) = (get(&row, 0)?, get(&row, 1)?);
+        if !found {
+            return Err(StoreError::NotFound("transaction"));
+        }
+        Ok(changed > 0)
+    }
+
+    /// How many purchases are `processing`, and since when the oldest.
+    async fn fulfilment_backlog(&self) -> StoreResult<Backlog> {
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let row = query_one(c, crate::BACKLOG, &[]).await?;
+                Ok(Backlog {
+                    processing: get::<i64>(&row, 0)? as u64,
+                    oldest_created_at: get(&row, 1)?,
+                })
+            })
+        })
+        .await
+    }
 }
 
 /// A final status, its refund (if failed) and its outbox event, as one
@@ -110,35 +144,6 @@ static FINALIZE: LazyLock<String> = LazyLock::new(|| {
         .replace("{events}", &events)
         .replace("{resend}", crate::RESEND_ON_REVERSAL)
 });
-
-/// `false` when the transaction was already final (nothing changed).
-pub(super) async fn finalize(
-    store: &PostgresStore,
-    code: &str,
-    fin: Finalization,
-) -> StoreResult<bool> {
-    let mut draws = 0;
-    let row = loop {
-        let params = finalize_params(code, &fin);
-        // A refund locks a wallet: never in a batch with other wallets' locks
-        // (purchase batches take them in account order; this could not).
-        let result = if fin.status == TxStatus::Failed {
-            statement(&store.pool, &FINALIZE, &borrow(&params)).await
-        } else {
-            store.write_statement(FINALIZE.as_str(), params).await
-        };
-        match result {
-            // Another event drew the same id: draw again.
-            Err(e) if violates(&e, "events_pkey") && draws < 3 => draws += 1,
-            other => break other?,
-        }
-    };
-    let (found, changed): (bool, i64) = (get(&row, 0)?, get(&row, 1)?);
-    if !found {
-        return Err(StoreError::NotFound("transaction"));
-    }
-    Ok(changed > 0)
-}
 
 fn finalize_params(code: &str, fin: &Finalization) -> super::connection::OwnedParams {
     // the status it must be in now
@@ -158,20 +163,6 @@ fn finalize_params(code: &str, fin: &Finalization) -> super::connection::OwnedPa
         fin.event_payload.clone(),
         fin.completed_at_ms,
         from,
+        LedgerKind::Refund.as_str(),
     ]
-}
-
-/// How many purchases are `processing`, and since when the oldest.
-pub(super) async fn backlog(store: &PostgresStore) -> StoreResult<Backlog> {
-    store
-        .autocommit(|c| {
-            Box::pin(async move {
-                let row = query_one(c, crate::BACKLOG, &[]).await?;
-                Ok(Backlog {
-                    processing: get::<i64>(&row, 0)? as u64,
-                    oldest_created_at: get(&row, 1)?,
-                })
-            })
-        })
-        .await
 }

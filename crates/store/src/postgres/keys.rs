@@ -8,45 +8,39 @@ use super::wallet::balance_of;
 use crate::clock::now_rfc3339;
 use crate::columns::{KEY_ACCOUNT_STATUS, KEY_COLUMNS, key_with_account_status};
 use crate::*;
+use async_trait::async_trait;
 use billpay_domain::{AccountId, KeyId};
 use deadpool_postgres::GenericClient;
 use std::sync::LazyLock;
 
-pub(super) async fn create(store: &PostgresStore, new: NewApiKey) -> StoreResult<ApiKey> {
-    let id = KeyId::new();
-    let created_at = now_rfc3339();
-    store
-        .write(move |tx| {
-            let (new, created_at) = (new.clone(), created_at.clone());
-            Box::pin(async move {
-                balance_of(tx, new.account_id, false).await?; // the account must exist
-                let sql = "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, status, created_at)
-                           VALUES ($1, $2, $3, $4, $5, 'active', $6)";
-                let (key, account) = (id.to_string(), new.account_id.to_string());
-                let params: super::connection::Params =
-                    &[&key, &account, &new.name, &new.key_hash, &new.display_prefix, &created_at];
-                execute(tx, sql, params).await?;
-                by_id_in(tx, id).await?.ok_or(StoreError::NotFound("API key").into())
+#[async_trait]
+impl KeyStore for PostgresStore {
+    async fn create_api_key(&self, new: NewApiKey) -> StoreResult<ApiKey> {
+        let id = KeyId::new();
+        let created_at = now_rfc3339();
+        self
+            .write(move |tx| {
+                let (new, created_at) = (new.clone(), created_at.clone());
+                Box::pin(async move {
+                    balance_of(tx, new.account_id, false).await?; // the account must exist
+                    let sql = "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, status, created_at)
+                               VALUES ($1, $2, $3, $4, $5, 'active', $6)";
+                    let (key, account) = (id.to_string(), new.account_id.to_string());
+                    let params: super::connection::Params =
+                        &[&key, &account, &new.name, &new.key_hash, &new.display_prefix, &created_at];
+                    execute(tx, sql, params).await?;
+                    by_id_in(tx, id).await?.ok_or(StoreError::NotFound("API key").into())
+                })
             })
-        })
-        .await
-}
+            .await
+    }
 
-pub(super) async fn by_id(store: &PostgresStore, id: KeyId) -> StoreResult<Option<ApiKey>> {
-    store.autocommit(|c| Box::pin(by_id_in(c, id))).await
-}
+    async fn api_key(&self, id: KeyId) -> StoreResult<Option<ApiKey>> {
+        self.autocommit(|c| Box::pin(by_id_in(c, id))).await
+    }
 
-async fn by_id_in<C: GenericClient>(c: &C, id: KeyId) -> PgResult<Option<ApiKey>> {
-    let sql = format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE id = $1");
-    map_opt(query_opt(c, &sql, &[&id.to_string()]).await?, api_key)
-}
-
-pub(super) async fn of_account(
-    store: &PostgresStore,
-    account: AccountId,
-) -> StoreResult<Vec<ApiKey>> {
-    store
-        .autocommit(|c| {
+    async fn api_keys(&self, account: AccountId) -> StoreResult<Vec<ApiKey>> {
+        self.autocommit(|c| {
             Box::pin(async move {
                 let sql = format!(
                     "SELECT {KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at"
@@ -55,17 +49,13 @@ pub(super) async fn of_account(
             })
         })
         .await
-}
+    }
 
-/// The key with this hash and its account's status.
-pub(super) async fn authenticate(
-    store: &PostgresStore,
-    key_hash: &str,
-) -> StoreResult<Option<(ApiKey, AccountStatus)>> {
-    static SQL: LazyLock<String> = LazyLock::new(|| key_with_account_status("$1"));
-    let key_hash = key_hash.to_owned();
-    store
-        .autocommit(|c| {
+    /// The key with this hash and its account's status.
+    async fn authenticate(&self, key_hash: &str) -> StoreResult<Option<(ApiKey, AccountStatus)>> {
+        static SQL: LazyLock<String> = LazyLock::new(|| key_with_account_status("$1"));
+        let key_hash = key_hash.to_owned();
+        self.autocommit(|c| {
             Box::pin(async move {
                 let Some(row) = query_opt(c, &SQL, &[&key_hash]).await? else {
                     return Ok(None);
@@ -76,15 +66,10 @@ pub(super) async fn authenticate(
             })
         })
         .await
-}
+    }
 
-pub(super) async fn update(
-    store: &PostgresStore,
-    id: KeyId,
-    change: KeyChange,
-) -> StoreResult<ApiKey> {
-    store
-        .write(move |tx| {
+    async fn update_api_key(&self, id: KeyId, change: KeyChange) -> StoreResult<ApiKey> {
+        self.write(move |tx| {
             let change = change.clone();
             Box::pin(async move {
                 let changed = apply(tx, &id.to_string(), change).await? > 0;
@@ -92,6 +77,24 @@ pub(super) async fn update(
             })
         })
         .await
+    }
+
+    /// Stamps `last_used_at`.
+    async fn touch_api_key(&self, id: KeyId) -> StoreResult<()> {
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let sql = "UPDATE api_keys SET last_used_at = $1 WHERE id = $2";
+                execute(c, sql, &[&now_rfc3339(), &id.to_string()]).await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+}
+
+async fn by_id_in<C: GenericClient>(c: &C, id: KeyId) -> PgResult<Option<ApiKey>> {
+    let sql = format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE id = $1");
+    map_opt(query_opt(c, &sql, &[&id.to_string()]).await?, api_key)
 }
 
 /// Applies one change; answers the rows changed.
@@ -121,17 +124,4 @@ async fn apply(tx: &PgTx<'_>, key: &String, change: KeyChange) -> PgResult<u64> 
             execute(tx, sql, &[&on, key]).await
         }
     }
-}
-
-/// Stamps `last_used_at`.
-pub(super) async fn touch(store: &PostgresStore, id: KeyId) -> StoreResult<()> {
-    store
-        .autocommit(|c| {
-            Box::pin(async move {
-                let sql = "UPDATE api_keys SET last_used_at = $1 WHERE id = $2";
-                execute(c, sql, &[&now_rfc3339(), &id.to_string()]).await?;
-                Ok(())
-            })
-        })
-        .await
 }

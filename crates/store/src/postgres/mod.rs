@@ -17,9 +17,9 @@
 //!   (`lease_until`), so several nodes never take the same work, and a node
 //!   that dies mid-lease has its work taken over when the lease expires.
 //!
-//! One module per area of the trait (accounts, keys, wallet, catalogue,
-//! purchases, sessions, fulfilment, events, audit); the long statements are
-//! in `sql/`.
+//! One module per area (accounts, keys, wallet, catalogue, purchases,
+//! sessions, fulfilment, events, audit), each implementing that area's trait
+//! (`AccountStore`, …) for this backend; the long statements are in `sql/`.
 
 mod accounts;
 mod audit;
@@ -43,12 +43,9 @@ pub use error::PgError;
 
 use crate::*;
 use batch::Lanes;
-use billpay_domain::catalogue::Catalogue;
-use billpay_domain::{AccountId, KeyId, Kobo};
 use deadpool_postgres::Pool;
 use purchases::PurchaseJob;
 use statements::StatementJob;
-use std::time::Duration;
 
 /// Tuning of the PostgreSQL backend.
 #[derive(Debug, Clone)]
@@ -104,215 +101,5 @@ impl PostgresStore {
         };
         catalogue::seed_default(&store).await?;
         Ok(store)
-    }
-}
-
-/// Each method forwards to its area's module.
-#[async_trait]
-impl Store for PostgresStore {
-    async fn create_account(&self, new: NewAccount) -> StoreResult<Account> {
-        accounts::create(self, new).await
-    }
-
-    async fn account(&self, id: AccountId) -> StoreResult<Option<Account>> {
-        accounts::by_id(self, id).await
-    }
-
-    async fn account_by_email(&self, email: &str) -> StoreResult<Option<Account>> {
-        accounts::by_email(self, email).await
-    }
-
-    async fn set_account_status(&self, id: AccountId, status: AccountStatus) -> StoreResult<()> {
-        accounts::set_status(self, id, status).await
-    }
-
-    async fn set_account_password(&self, id: AccountId, password_hash: String) -> StoreResult<()> {
-        accounts::set_password(self, id, password_hash).await
-    }
-
-    async fn create_api_key(&self, new: NewApiKey) -> StoreResult<ApiKey> {
-        keys::create(self, new).await
-    }
-
-    async fn api_key(&self, id: KeyId) -> StoreResult<Option<ApiKey>> {
-        keys::by_id(self, id).await
-    }
-
-    async fn api_keys(&self, account: AccountId) -> StoreResult<Vec<ApiKey>> {
-        keys::of_account(self, account).await
-    }
-
-    async fn authenticate(&self, key_hash: &str) -> StoreResult<Option<(ApiKey, AccountStatus)>> {
-        keys::authenticate(self, key_hash).await
-    }
-
-    async fn update_api_key(&self, id: KeyId, change: KeyChange) -> StoreResult<ApiKey> {
-        keys::update(self, id, change).await
-    }
-
-    async fn touch_api_key(&self, id: KeyId) -> StoreResult<()> {
-        keys::touch(self, id).await
-    }
-
-    async fn balance(&self, account: AccountId) -> StoreResult<Kobo> {
-        wallet::balance(self, account).await
-    }
-
-    async fn credit(
-        &self,
-        account: AccountId,
-        amount: Kobo,
-        reference: &str,
-    ) -> StoreResult<Credit> {
-        wallet::credit(self, account, amount, reference).await
-    }
-
-    async fn ledger(&self, account: AccountId, limit: u32) -> StoreResult<Vec<LedgerEntry>> {
-        wallet::ledger(self, account, limit).await
-    }
-
-    async fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo> {
-        wallet::ledger_sum(self, account).await
-    }
-
-    async fn ledger_for_transaction(&self, code: &str) -> StoreResult<Vec<LedgerEntry>> {
-        wallet::of_transaction(self, code).await
-    }
-
-    async fn catalogue(&self) -> StoreResult<(i64, Catalogue)> {
-        catalogue::current(self).await
-    }
-
-    async fn catalogue_version(&self) -> StoreResult<i64> {
-        catalogue::version(self).await
-    }
-
-    async fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()> {
-        catalogue::replace(self, catalogue).await
-    }
-
-    async fn set_catalogue_active(&self, target: &str, active: bool) -> StoreResult<String> {
-        catalogue::set_active(self, target, active).await
-    }
-
-    async fn check_purchase(
-        &self,
-        account: AccountId,
-        reference: &str,
-        amount: Kobo,
-    ) -> StoreResult<Kobo> {
-        purchases::check(self, account, reference, amount).await
-    }
-
-    async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction> {
-        purchases::place(self, new).await
-    }
-
-    async fn transaction(
-        &self,
-        account: Option<AccountId>,
-        lookup: TxLookup,
-    ) -> StoreResult<Option<Transaction>> {
-        purchases::find(self, account, lookup).await
-    }
-
-    async fn transactions(&self, filter: TxFilter) -> StoreResult<Vec<Transaction>> {
-        purchases::list(self, filter).await
-    }
-
-    async fn daily_spend(&self, account: AccountId, since: &str) -> StoreResult<Vec<DailySpend>> {
-        purchases::daily_spend(self, account, since).await
-    }
-
-    async fn create_session(
-        &self,
-        token_hash: &str,
-        account: AccountId,
-        expires_at_ms: i64,
-    ) -> StoreResult<()> {
-        sessions::create(self, token_hash, account, expires_at_ms).await
-    }
-
-    async fn session(&self, token_hash: &str) -> StoreResult<Option<Session>> {
-        sessions::find(self, token_hash).await
-    }
-
-    async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
-        sessions::delete(self, token_hash).await
-    }
-
-    async fn claim_fulfilments(
-        &self,
-        limit: u32,
-        lease: Duration,
-    ) -> StoreResult<Vec<Transaction>> {
-        fulfilment::claim(self, limit, lease).await
-    }
-
-    async fn renew_fulfilment_leases(
-        &self,
-        codes: Vec<String>,
-        lease: Duration,
-    ) -> StoreResult<()> {
-        fulfilment::renew_leases(self, codes, lease).await
-    }
-
-    async fn mark_submitted(
-        &self,
-        code: &str,
-        supplier: &str,
-        supplier_reference: Option<&str>,
-    ) -> StoreResult<()> {
-        fulfilment::mark_submitted(self, code, supplier, supplier_reference).await
-    }
-
-    async fn reschedule(&self, code: &str, delay: Duration, note: &str) -> StoreResult<()> {
-        fulfilment::reschedule(self, code, delay, note).await
-    }
-
-    async fn finalize(&self, code: &str, fin: Finalization) -> StoreResult<bool> {
-        fulfilment::finalize(self, code, fin).await
-    }
-
-    async fn claim_events(
-        &self,
-        limit: u32,
-        lease: Duration,
-        skip_keys: Vec<KeyId>,
-    ) -> StoreResult<Vec<Event>> {
-        events::claim(self, limit, lease, skip_keys).await
-    }
-
-    async fn record_delivery(
-        &self,
-        event_id: &str,
-        attempt: NewAttempt,
-        next: EventNext,
-    ) -> StoreResult<()> {
-        events::record_delivery(self, event_id, attempt, next).await
-    }
-
-    async fn events(&self, filter: EventFilter) -> StoreResult<Vec<Event>> {
-        events::list(self, filter).await
-    }
-
-    async fn event(&self, id_or_code: &str) -> StoreResult<Option<Event>> {
-        events::find(self, id_or_code).await
-    }
-
-    async fn attempts(&self, event_id: &str) -> StoreResult<Vec<Attempt>> {
-        events::attempts(self, event_id).await
-    }
-
-    async fn requeue_event(&self, event_id: &str) -> StoreResult<()> {
-        events::requeue(self, event_id).await
-    }
-
-    async fn audit(&self) -> StoreResult<Vec<crate::audit::CheckOutcome>> {
-        audit::run(self).await
-    }
-
-    async fn fulfilment_backlog(&self) -> StoreResult<Backlog> {
-        fulfilment::backlog(self).await
     }
 }

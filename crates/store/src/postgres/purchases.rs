@@ -11,6 +11,7 @@ use super::rows::{daily_spend_row, get, transaction};
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::TX_COLUMNS;
 use crate::*;
+use async_trait::async_trait;
 use billpay_domain::{AccountId, Kobo, Product, TxStatus};
 use deadpool_postgres::Pool;
 use std::sync::LazyLock;
@@ -20,15 +21,16 @@ use tokio_postgres::types::ToSql;
 
 const PLACE_PURCHASE: &str = include_str!("sql/place_purchase.sql");
 
-pub(super) async fn check(
-    store: &PostgresStore,
-    account: AccountId,
-    reference: &str,
-    amount: Kobo,
-) -> StoreResult<Kobo> {
-    let reference = reference.to_owned();
-    store
-        .autocommit(|c| {
+#[async_trait]
+impl PurchaseStore for PostgresStore {
+    async fn check_purchase(
+        &self,
+        account: AccountId,
+        reference: &str,
+        amount: Kobo,
+    ) -> StoreResult<Kobo> {
+        let reference = reference.to_owned();
+        self.autocommit(|c| {
             Box::pin(async move {
                 let sql = include_str!("sql/check_purchase.sql");
                 let row = query_opt(c, sql, &[&account.to_string(), &reference])
@@ -39,57 +41,48 @@ pub(super) async fn check(
             })
         })
         .await
-}
+    }
 
-pub(super) async fn place(store: &PostgresStore, new: NewPurchase) -> StoreResult<Transaction> {
-    let args = PurchaseArgs::new(new);
-    let Some(lanes) = &store.purchases else {
-        let mut args = args;
-        return place_one(&store.pool, &mut args).await;
-    };
-    let (reply, answer) = oneshot::channel();
-    let lane = lane_of(args.new.account_id, lanes.queues());
-    lanes.submit(lane, PurchaseJob { args, reply })?;
-    answer
-        .await
-        .map_err(|_| stopped_queue(PurchaseJob::QUEUE))?
-}
+    async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction> {
+        let args = PurchaseArgs::new(new);
+        let Some(lanes) = &self.purchases else {
+            let mut args = args;
+            return place_one(&self.pool, &mut args).await;
+        };
+        let (reply, answer) = oneshot::channel();
+        let lane = lane_of(args.new.account_id, lanes.queues());
+        lanes.submit(lane, PurchaseJob { args, reply })?;
+        answer
+            .await
+            .map_err(|_| stopped_queue(PurchaseJob::QUEUE))?
+    }
 
-/// The lane of a wallet: the same for every purchase of one account, so a
-/// hot wallet is debited by one batch per COMMIT instead of several batches
-/// queuing on its row lock.
-fn lane_of(account: AccountId, lanes: usize) -> usize {
-    (account.0.as_u128() % lanes as u128) as usize
-}
-
-/// One statement: PostgreSQL plans it per execution, so the optional account
-/// costs no index.
-pub(super) async fn find(
-    store: &PostgresStore,
-    account: Option<AccountId>,
-    lookup: TxLookup,
-) -> StoreResult<Option<Transaction>> {
-    let (column, value) = lookup.column_and_value();
-    let account = account.map(|a| a.to_string());
-    store
-        .autocommit(|c| {
+    /// One statement: PostgreSQL plans it per execution, so the optional account
+    /// costs no index.
+    async fn transaction(
+        &self,
+        account: Option<AccountId>,
+        lookup: TxLookup,
+    ) -> StoreResult<Option<Transaction>> {
+        let (column, value) = lookup.column_and_value();
+        let account = account.map(|a| a.to_string());
+        self.autocommit(|c| {
             Box::pin(async move {
                 let sql = format!(
                     "SELECT {TX_COLUMNS} FROM transactions
-                     WHERE {column} = $1 AND ($2::TEXT IS NULL OR account_id = $2)
-                     ORDER BY created_at LIMIT 1"
+                         WHERE {column} = $1 AND ($2::TEXT IS NULL OR account_id = $2)
+                         ORDER BY created_at LIMIT 1"
                 );
                 map_opt(query_opt(c, &sql, &[&value, &account]).await?, transaction)
             })
         })
         .await
-}
+    }
 
-pub(super) async fn list(store: &PostgresStore, filter: TxFilter) -> StoreResult<Vec<Transaction>> {
-    static SQL: LazyLock<String> =
-        LazyLock::new(|| with_columns(include_str!("sql/transactions.sql"), TX_COLUMNS));
-    store
-        .autocommit(|c| {
+    async fn transactions(&self, filter: TxFilter) -> StoreResult<Vec<Transaction>> {
+        static SQL: LazyLock<String> =
+            LazyLock::new(|| with_columns(include_str!("sql/transactions.sql"), TX_COLUMNS));
+        self.autocommit(|c| {
             Box::pin(async move {
                 let params: [&(dyn ToSql + Sync); 8] = [
                     &filter.account_id.map(|a| a.to_string()),
@@ -105,16 +98,11 @@ pub(super) async fn list(store: &PostgresStore, filter: TxFilter) -> StoreResult
             })
         })
         .await
-}
+    }
 
-pub(super) async fn daily_spend(
-    store: &PostgresStore,
-    account: AccountId,
-    since: &str,
-) -> StoreResult<Vec<DailySpend>> {
-    let since = since.to_owned();
-    store
-        .autocommit(|c| {
+    async fn daily_spend(&self, account: AccountId, since: &str) -> StoreResult<Vec<DailySpend>> {
+        let since = since.to_owned();
+        self.autocommit(|c| {
             Box::pin(async move {
                 let sql = include_str!("sql/daily_spend.sql");
                 let rows = query(c, sql, &[&account.to_string(), &since]).await?;
@@ -122,6 +110,14 @@ pub(super) async fn daily_spend(
             })
         })
         .await
+    }
+}
+
+/// The lane of a wallet: the same for every purchase of one account, so a
+/// hot wallet is debited by one batch per COMMIT instead of several batches
+/// queuing on its row lock.
+fn lane_of(account: AccountId, lanes: usize) -> usize {
+    (account.0.as_u128() % lanes as u128) as usize
 }
 
 pub(super) struct PurchaseJob {

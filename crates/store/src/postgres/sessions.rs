@@ -5,24 +5,26 @@ use super::connection::{Params, execute, query_opt};
 use super::rows::get;
 use crate::clock::{now_ms, now_rfc3339};
 use crate::*;
+use async_trait::async_trait;
 use billpay_domain::AccountId;
 
-/// Stores a session, dropping the expired ones first.
-pub(super) async fn create(
-    store: &PostgresStore,
-    token_hash: &str,
-    account: AccountId,
-    expires_at_ms: i64,
-) -> StoreResult<()> {
-    let token_hash = token_hash.to_owned();
-    store
-        .write(move |tx| {
+#[async_trait]
+impl SessionStore for PostgresStore {
+    /// Stores a session, dropping the expired ones first.
+    async fn create_session(
+        &self,
+        token_hash: &str,
+        account: AccountId,
+        expires_at_ms: i64,
+    ) -> StoreResult<()> {
+        let token_hash = token_hash.to_owned();
+        self.write(move |tx| {
             let token_hash = token_hash.clone();
             Box::pin(async move {
                 let expired = "DELETE FROM sessions WHERE expires_at < $1";
                 execute(tx, expired, &[&now_ms()]).await?;
                 let insert = "INSERT INTO sessions (token_hash, account_id, expires_at, created_at)
-                              VALUES ($1, $2, $3, $4)";
+                                  VALUES ($1, $2, $3, $4)";
                 let (account, now) = (account.to_string(), now_rfc3339());
                 let params: Params = &[&token_hash, &account, &expires_at_ms, &now];
                 execute(tx, insert, params).await?;
@@ -30,15 +32,14 @@ pub(super) async fn create(
             })
         })
         .await
-}
+    }
 
-pub(super) async fn find(store: &PostgresStore, token_hash: &str) -> StoreResult<Option<Session>> {
-    let token_hash = token_hash.to_owned();
-    store
-        .autocommit(|c| {
+    async fn session(&self, token_hash: &str) -> StoreResult<Option<Session>> {
+        let token_hash = token_hash.to_owned();
+        self.autocommit(|c| {
             Box::pin(async move {
                 let sql = "SELECT account_id, expires_at FROM sessions
-                           WHERE token_hash = $1 AND expires_at > $2";
+                               WHERE token_hash = $1 AND expires_at > $2";
                 let Some(row) = query_opt(c, sql, &[&token_hash, &now_ms()]).await? else {
                     return Ok(None);
                 };
@@ -47,12 +48,11 @@ pub(super) async fn find(store: &PostgresStore, token_hash: &str) -> StoreResult
             })
         })
         .await
-}
+    }
 
-pub(super) async fn delete(store: &PostgresStore, token_hash: &str) -> StoreResult<()> {
-    let token_hash = token_hash.to_owned();
-    store
-        .autocommit(|c| {
+    async fn delete_session(&self, token_hash: &str) -> StoreResult<()> {
+        let token_hash = token_hash.to_owned();
+        self.autocommit(|c| {
             Box::pin(async move {
                 let sql = "DELETE FROM sessions WHERE token_hash = $1";
                 execute(c, sql, &[&token_hash]).await?;
@@ -60,4 +60,5 @@ pub(super) async fn delete(store: &PostgresStore, token_hash: &str) -> StoreResu
             })
         })
         .await
+    }
 }

@@ -1,19 +1,99 @@
 //! Wallets: the balance, credits (once per reference), the ledger.
 
 use super::PostgresStore;
-use super::connection::{PgTx, map_rows, query, query_one, query_opt};
+use super::connection::{Params, PgTx, map_rows, query, query_one, query_opt};
 use super::error::PgResult;
 use super::rows::{get, ledger_entry};
 use crate::clock::now_rfc3339;
 use crate::columns::LEDGER_COLUMNS;
 use crate::*;
+use async_trait::async_trait;
 use billpay_domain::{AccountId, Kobo};
 use deadpool_postgres::GenericClient;
 
-pub(super) async fn balance(store: &PostgresStore, account: AccountId) -> StoreResult<Kobo> {
-    store
-        .autocommit(|c| Box::pin(balance_of(c, account, false)))
+#[async_trait]
+impl WalletStore for PostgresStore {
+    async fn balance(&self, account: AccountId) -> StoreResult<Kobo> {
+        self.autocommit(|c| Box::pin(balance_of(c, account, false)))
+            .await
+    }
+
+    async fn credit_from(
+        &self,
+        account: AccountId,
+        amount: Kobo,
+        source: CreditSource,
+        reference: &str,
+    ) -> StoreResult<Credit> {
+        let reference = reference.to_owned();
+        self.write(move |tx| {
+            let reference = reference.clone();
+            Box::pin(async move {
+                // The wallet's row lock orders credits of one account, so the
+                // check below sees every credit committed before ours.
+                let balance = balance_of(tx, account, true).await?;
+                let sql = format!(
+                    "SELECT 1 FROM ledger WHERE account_id = $1
+                     AND {CREDIT_SOURCE_OR_OPERATOR} = $2 AND credit_reference = $3"
+                );
+                let params: Params = &[&account.to_string(), &source.as_str(), &reference];
+                let seen = query_opt(tx, &sql, params).await?;
+                if seen.is_some() {
+                    return Ok(Credit {
+                        balance,
+                        applied: false,
+                    });
+                }
+                let balance = post_credit(tx, account, amount, source, &reference).await?;
+                Ok(Credit {
+                    balance,
+                    applied: true,
+                })
+            })
+        })
         .await
+    }
+
+    /// Newest first.
+    async fn ledger(&self, account: AccountId, limit: u32) -> StoreResult<Vec<LedgerEntry>> {
+        self
+            .autocommit(|c| {
+                Box::pin(async move {
+                    let sql = format!(
+                        "SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = $1 ORDER BY id DESC LIMIT $2"
+                    );
+                    let rows = query(c, &sql, &[&account.to_string(), &i64::from(limit)]).await?;
+                    map_rows(rows, ledger_entry)
+                })
+            })
+            .await
+    }
+
+    async fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo> {
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let sql =
+                    "SELECT COALESCE(SUM(amount), 0)::BIGINT FROM ledger WHERE account_id = $1";
+                let row = query_one(c, sql, &[&account.to_string()]).await?;
+                Ok(Kobo(get(&row, 0)?))
+            })
+        })
+        .await
+    }
+
+    /// The entries of one transaction: its debit, and its refund if any.
+    async fn ledger_for_transaction(&self, code: &str) -> StoreResult<Vec<LedgerEntry>> {
+        let code = code.to_owned();
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let sql = format!(
+                    "SELECT {LEDGER_COLUMNS} FROM ledger WHERE transaction_code = $1 ORDER BY id"
+                );
+                map_rows(query(c, &sql, &[&code]).await?, ledger_entry)
+            })
+        })
+        .await
+    }
 }
 
 /// The wallet's balance; `lock` takes its row lock until the transaction ends.
@@ -33,108 +113,27 @@ pub(super) async fn balance_of<C: GenericClient>(
     }
 }
 
-pub(super) async fn credit(
-    store: &PostgresStore,
-    account: AccountId,
-    amount: Kobo,
-    reference: &str,
-) -> StoreResult<Credit> {
-    let reference = reference.to_owned();
-    store
-        .write(move |tx| {
-            let reference = reference.clone();
-            Box::pin(async move {
-                // The wallet's row lock orders credits of one account, so the
-                // check below sees every credit committed before ours.
-                let balance = balance_of(tx, account, true).await?;
-                let sql = "SELECT 1 FROM ledger WHERE account_id = $1 AND credit_reference = $2";
-                let seen = query_opt(tx, sql, &[&account.to_string(), &reference]).await?;
-                if seen.is_some() {
-                    return Ok(Credit {
-                        balance,
-                        applied: false,
-                    });
-                }
-                let balance = post_ledger(tx, account, amount, "credit", Some(&reference)).await?;
-                Ok(Credit {
-                    balance,
-                    applied: true,
-                })
-            })
-        })
-        .await
-}
-
-/// Moves a wallet by `amount` (signed) and appends the matching ledger
-/// entry, in one statement; refused below zero.
-async fn post_ledger(
+/// Moves a wallet up by `amount` and appends the credit's ledger entry, in
+/// one statement (`sql/post_ledger.sql`, refused below zero).
+async fn post_credit(
     tx: &PgTx<'_>,
     account: AccountId,
     amount: Kobo,
-    kind: &str,
-    credit_reference: Option<&str>,
+    source: CreditSource,
+    reference: &str,
 ) -> PgResult<Kobo> {
     let transaction_code: Option<&str> = None;
-    let params: super::connection::Params = &[
+    let params: Params = &[
         &amount.0,
         &account.to_string(),
-        &kind,
+        &LedgerKind::Credit.as_str(),
         &transaction_code,
-        &credit_reference,
+        &reference,
         &now_rfc3339(),
+        &source.as_str(),
     ];
     match query_opt(tx, include_str!("sql/post_ledger.sql"), params).await? {
         Some(row) => Ok(Kobo(get(&row, 0)?)),
         None => Err(Refusal::InsufficientBalance.into()),
     }
-}
-
-/// Newest first.
-pub(super) async fn ledger(
-    store: &PostgresStore,
-    account: AccountId,
-    limit: u32,
-) -> StoreResult<Vec<LedgerEntry>> {
-    store
-        .autocommit(|c| {
-            Box::pin(async move {
-                let sql = format!(
-                    "SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = $1 ORDER BY id DESC LIMIT $2"
-                );
-                let rows = query(c, &sql, &[&account.to_string(), &i64::from(limit)]).await?;
-                map_rows(rows, ledger_entry)
-            })
-        })
-        .await
-}
-
-pub(super) async fn ledger_sum(store: &PostgresStore, account: AccountId) -> StoreResult<Kobo> {
-    store
-        .autocommit(|c| {
-            Box::pin(async move {
-                let sql =
-                    "SELECT COALESCE(SUM(amount), 0)::BIGINT FROM ledger WHERE account_id = $1";
-                let row = query_one(c, sql, &[&account.to_string()]).await?;
-                Ok(Kobo(get(&row, 0)?))
-            })
-        })
-        .await
-}
-
-/// The entries of one transaction: its debit, and its refund if any.
-pub(super) async fn of_transaction(
-    store: &PostgresStore,
-    code: &str,
-) -> StoreResult<Vec<LedgerEntry>> {
-    let code = code.to_owned();
-    store
-        .autocommit(|c| {
-            Box::pin(async move {
-                let sql = format!(
-                    "SELECT {LEDGER_COLUMNS} FROM ledger WHERE transaction_code = $1 ORDER BY id"
-                );
-                map_rows(query(c, &sql, &[&code]).await?, ledger_entry)
-            })
-        })
-        .await
 }

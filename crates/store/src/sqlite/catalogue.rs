@@ -1,9 +1,11 @@
 //! The catalogue: one JSON document and its version, bumped on every change.
 
+use super::SqliteStore;
 use super::engine::Engine;
 use super::statements::{execute, query_row};
 use crate::rules::{catalogue_document, parse_catalogue};
 use crate::*;
+use async_trait::async_trait;
 use billpay_domain::catalogue::Catalogue;
 use rusqlite::Connection;
 
@@ -21,35 +23,38 @@ pub(super) async fn seed_default(engine: &Engine) -> StoreResult<()> {
         .await
 }
 
-pub(super) async fn current(engine: &Engine) -> StoreResult<(i64, Catalogue)> {
-    engine.read(load).await
-}
+#[async_trait]
+impl CatalogueStore for SqliteStore {
+    async fn catalogue(&self) -> StoreResult<(i64, Catalogue)> {
+        self.engine.read(load).await
+    }
 
-/// A point read on the request path, so on this thread's own connection.
-pub(super) fn version(engine: &Engine) -> StoreResult<i64> {
-    engine.read_here(|conn| {
-        let sql = "SELECT version FROM catalogue WHERE id = 1";
-        Ok(query_row(conn, sql, [], |r| r.get(0))?)
-    })
-}
-
-pub(super) async fn replace(engine: &Engine, catalogue: &Catalogue) -> StoreResult<()> {
-    catalogue.validate().map_err(StoreError::Invalid)?;
-    let catalogue = catalogue.clone();
-    engine.write(move |conn| save(conn, &catalogue)).await
-}
-
-/// Enables/disables a provider or plan; says what changed.
-pub(super) async fn set_active(engine: &Engine, target: &str, active: bool) -> StoreResult<String> {
-    let target = target.to_owned();
-    engine
-        .write(move |conn| {
-            let (_, mut catalogue) = load(conn)?;
-            let what = rules::set_active(&mut catalogue, &target, active)?;
-            save(conn, &catalogue)?;
-            Ok(what)
+    /// A point read on the request path, so on this thread's own connection.
+    async fn catalogue_version(&self) -> StoreResult<i64> {
+        self.engine.read_here(|conn| {
+            let sql = "SELECT version FROM catalogue WHERE id = 1";
+            Ok(query_row(conn, sql, [], |r| r.get(0))?)
         })
-        .await
+    }
+
+    async fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()> {
+        catalogue.validate().map_err(StoreError::Invalid)?;
+        let catalogue = catalogue.clone();
+        self.engine.write(move |conn| save(conn, &catalogue)).await
+    }
+
+    /// Enables/disables a provider or plan; says what changed.
+    async fn set_catalogue_active(&self, target: &str, active: bool) -> StoreResult<String> {
+        let target = target.to_owned();
+        self.engine
+            .write(move |conn| {
+                let (_, mut catalogue) = load(conn)?;
+                let what = rules::set_active(&mut catalogue, &target, active)?;
+                save(conn, &catalogue)?;
+                Ok(what)
+            })
+            .await
+    }
 }
 
 fn save(conn: &Connection, catalogue: &Catalogue) -> StoreResult<()> {

@@ -24,6 +24,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("002_sessions.sql"),
     include_str!("003_supplier.sql"),
     include_str!("004_events_due_by_key.sql"),
+    include_str!("005_ledger_by_transaction.sql"),
+    include_str!("006_credit_source.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;

@@ -2,8 +2,8 @@
 //! recording what the supplier was asked, rescheduling, and the final status
 //! with its refund and outbox event.
 
+use super::SqliteStore;
 use super::claims::{FULFILMENTS, claim_due};
-use super::engine::Engine;
 use super::purchases::get;
 use super::rows::transaction;
 use super::statements::{execute, json_list, query_row};
@@ -12,116 +12,129 @@ use crate::clock::{new_code, rfc3339};
 use crate::columns::EVENT_COLUMNS;
 use crate::rules::ms_from_now;
 use crate::*;
+use async_trait::async_trait;
 use billpay_domain::TxStatus;
 use rusqlite::{Connection, params};
 use std::sync::LazyLock;
 use std::time::Duration;
 
-pub(super) async fn claim(
-    engine: &Engine,
-    limit: u32,
-    lease: Duration,
-) -> StoreResult<Vec<Transaction>> {
-    engine
-        .write(move |conn| claim_due(conn, &FULFILMENTS, (limit, lease), &[], transaction))
-        .await
-}
-
-/// Extends the leases of transactions still being processed.
-pub(super) async fn renew_leases(
-    engine: &Engine,
-    codes: Vec<String>,
-    lease: Duration,
-) -> StoreResult<()> {
-    if codes.is_empty() {
-        return Ok(());
+#[async_trait]
+impl FulfilmentStore for SqliteStore {
+    async fn claim_fulfilments(
+        &self,
+        limit: u32,
+        lease: Duration,
+    ) -> StoreResult<Vec<Transaction>> {
+        self.engine
+            .write(move |conn| claim_due(conn, &FULFILMENTS, (limit, lease), &[], transaction))
+            .await
     }
-    let codes = json_list(&codes)?;
-    engine
-        .write(move |conn| {
-            // `lease_until > 0`: a transaction rescheduled or finalized in
-            // the meantime has released its lease; never take it back.
-            execute(
-                conn,
-                "UPDATE transactions SET lease_until = ?1
-                 WHERE code IN (SELECT value FROM json_each(?2))
-                   AND status = 'processing' AND lease_until > 0",
-                params![ms_from_now(lease), codes],
-            )?;
-            Ok(())
-        })
-        .await
-}
 
-pub(super) async fn mark_submitted(
-    engine: &Engine,
-    code: &str,
-    supplier: &str,
-    supplier_reference: Option<&str>,
-) -> StoreResult<()> {
-    let (code, supplier) = (code.to_owned(), supplier.to_owned());
-    let supplier_reference = supplier_reference.map(str::to_owned);
-    engine
-        .write(move |conn| {
-            execute(
-                conn,
-                "UPDATE transactions SET submitted = 1, supplier = ?2, supplier_reference = ?3 WHERE code = ?1",
-                params![code, supplier, supplier_reference],
-            )?;
-            Ok(())
-        })
-        .await
-}
+    /// Extends the leases of transactions still being processed.
+    async fn renew_fulfilment_leases(
+        &self,
+        codes: Vec<String>,
+        lease: Duration,
+    ) -> StoreResult<()> {
+        if codes.is_empty() {
+            return Ok(());
+        }
+        let codes = json_list(&codes)?;
+        self.engine
+            .write(move |conn| {
+                // `lease_until > 0`: a transaction rescheduled or finalized in
+                // the meantime has released its lease; never take it back.
+                execute(
+                    conn,
+                    "UPDATE transactions SET lease_until = ?1
+                     WHERE code IN (SELECT value FROM json_each(?2))
+                       AND status = 'processing' AND lease_until > 0",
+                    params![ms_from_now(lease), codes],
+                )?;
+                Ok(())
+            })
+            .await
+    }
 
-pub(super) async fn reschedule(
-    engine: &Engine,
-    code: &str,
-    delay: Duration,
-    note: &str,
-) -> StoreResult<()> {
-    let (code, note) = (code.to_owned(), note.to_owned());
-    engine
-        .write(move |conn| {
-            execute(
-                conn,
-                "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1, lease_until = 0,
-                   result = json_set(result, '$.last_note', ?2)
-                 WHERE code = ?3 AND status = 'processing'",
-                params![ms_from_now(delay), note, code],
-            )?;
-            Ok(())
-        })
-        .await
-}
+    async fn mark_submitted(
+        &self,
+        code: &str,
+        supplier: &str,
+        supplier_reference: Option<&str>,
+    ) -> StoreResult<()> {
+        let (code, supplier) = (code.to_owned(), supplier.to_owned());
+        let supplier_reference = supplier_reference.map(str::to_owned);
+        self.engine
+            .write(move |conn| {
+                execute(
+                    conn,
+                    "UPDATE transactions SET submitted = 1, supplier = ?2, supplier_reference = ?3 WHERE code = ?1",
+                    params![code, supplier, supplier_reference],
+                )?;
+                Ok(())
+            })
+            .await
+    }
 
-/// The final status, its refund if failed, and its outbox event; `false`
-/// when the transaction does not take this finalization (nothing changed).
-pub(super) async fn finalize(engine: &Engine, code: &str, fin: Finalization) -> StoreResult<bool> {
-    let code = code.to_owned();
-    engine
-        .write(move |conn| {
-            let tx = get(conn, &code)?;
-            if !fin.applies_to(tx.status) {
-                return Ok(false);
-            }
-            execute(
-                conn,
-                include_str!("sql/finalize.sql"),
-                params![
-                    fin.status.as_str(),
-                    fin.message,
-                    fin.result.to_string(),
-                    rfc3339(fin.completed_at_ms),
-                    code
-                ],
-            )?;
-            if fin.status == TxStatus::Failed {
-                post_ledger(conn, tx.account_id, tx.amount, Entry::Refund(&code))?;
-            }
-            queue_event(conn, &tx, &fin)?;
-            Ok(true)
-        })
-        .await
+    async fn reschedule(&self, code: &str, delay: Duration, note: &str) -> StoreResult<()> {
+        let (code, note) = (code.to_owned(), note.to_owned());
+        self.engine
+            .write(move |conn| {
+                execute(
+                    conn,
+                    "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1, lease_until = 0,
+                       result = json_set(result, '$.last_note', ?2)
+                     WHERE code = ?3 AND status = 'processing'",
+                    params![ms_from_now(delay), note, code],
+                )?;
+                Ok(())
+            })
+            .await
+    }
+
+    /// The final status, its refund if failed, and its outbox event; `false`
+    /// when the transaction does not take this finalization (nothing changed).
+    async fn finalize(&self, code: &str, fin: Finalization) -> StoreResult<bool> {
+        let code = code.to_owned();
+        self.engine
+            .write(move |conn| {
+                let tx = get(conn, &code)?;
+                if !fin.applies_to(tx.status) {
+                    return Ok(false);
+                }
+                execute(
+                    conn,
+                    include_str!("sql/finalize.sql"),
+                    params![
+                        fin.status.as_str(),
+                        fin.message,
+                        fin.result.to_string(),
+                        rfc3339(fin.completed_at_ms),
+                        code
+                    ],
+                )?;
+                if fin.status == TxStatus::Failed {
+                    post_ledger(conn, tx.account_id, tx.amount, Entry::Refund(&code))?;
+                }
+                queue_event(conn, &tx, &fin)?;
+                Ok(true)
+            })
+            .await
+    }
+
+    /// How many purchases are `processing`, and since when the oldest.
+    async fn fulfilment_backlog(&self) -> StoreResult<Backlog> {
+        self.engine
+            .read(|conn| {
+                Ok(query_row(conn, crate::BACKLOG, [], |r| {
+                    Ok(Backlog {
+                        processing: r.get::<_, i64>(0)? as u64,
+                        oldest_created_at: r.get(1)?,
+                    })
+                })?)
+            })
+            .await
+    }
 }
 
 /// The transaction's webhook event (sent again on a reversal).
@@ -146,18 +159,4 @@ fn queue_event(conn: &Connection, tx: &Transaction, fin: &Finalization) -> Store
         ],
     )?;
     Ok(())
-}
-
-/// How many purchases are `processing`, and since when the oldest.
-pub(super) async fn backlog(engine: &Engine) -> StoreResult<Backlog> {
-    engine
-        .read(|conn| {
-            Ok(query_row(conn, crate::BACKLOG, [], |r| {
-                Ok(Backlog {
-                    processing: r.get::<_, i64>(0)? as u64,
-                    oldest_created_at: r.get(1)?,
-                })
-            })?)
-        })
-        .await
 }

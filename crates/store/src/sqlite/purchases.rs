@@ -1,47 +1,116 @@
 //! Purchases: the test-mode check, placing one (one write of the
 //! group-commit engine), and reading them back.
 
-use super::engine::Engine;
+use super::SqliteStore;
 use super::rows::{daily_spend_row, transaction};
 use super::statements::{collect, execute, query_row};
 use super::wallet::{Entry, balance_of, post_ledger};
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::TX_COLUMNS;
 use crate::*;
+use async_trait::async_trait;
 use billpay_domain::{AccountId, Kobo, Product, TxStatus};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::sync::LazyLock;
 
-/// A point read on the request path, so on this thread's own connection.
-pub(super) fn check(
-    engine: &Engine,
-    account: AccountId,
-    reference: &str,
-    amount: Kobo,
-) -> StoreResult<Kobo> {
-    engine.read_here(|conn| {
-        let balance = balance_of(conn, account)?;
-        rules::check_purchase(balance, reference_used(conn, account, reference)?, amount)
-    })
-}
-
-/// The reference, the debit, the transaction row and its ledger entry, in
-/// one savepoint of the next group commit.
-pub(super) async fn place(engine: &Engine, new: NewPurchase) -> StoreResult<Transaction> {
-    engine
-        .write(move |conn| {
-            if reference_used(conn, new.account_id, &new.reference)? {
-                return Err(Refusal::DuplicateReference.into());
-            }
-            let code = new_code("BP");
-            // The guarded debit refuses an amount over the balance.
-            let balance_before = balance_of(conn, new.account_id)?;
-            let debit = Kobo(-new.amount.0);
-            let balance_after = post_ledger(conn, new.account_id, debit, Entry::Debit(&code))?;
-            insert(conn, &code, &new, (balance_before, balance_after))?;
-            get(conn, &code)
+#[async_trait]
+impl PurchaseStore for SqliteStore {
+    /// A point read on the request path, so on this thread's own connection.
+    async fn check_purchase(
+        &self,
+        account: AccountId,
+        reference: &str,
+        amount: Kobo,
+    ) -> StoreResult<Kobo> {
+        self.engine.read_here(|conn| {
+            let balance = balance_of(conn, account)?;
+            rules::check_purchase(balance, reference_used(conn, account, reference)?, amount)
         })
-        .await
+    }
+
+    /// The reference, the debit, the transaction row and its ledger entry, in
+    /// one savepoint of the next group commit.
+    async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction> {
+        self.engine
+            .write(move |conn| {
+                if reference_used(conn, new.account_id, &new.reference)? {
+                    return Err(Refusal::DuplicateReference.into());
+                }
+                let code = new_code("BP");
+                // The guarded debit refuses an amount over the balance.
+                let balance_before = balance_of(conn, new.account_id)?;
+                let debit = Kobo(-new.amount.0);
+                let balance_after = post_ledger(conn, new.account_id, debit, Entry::Debit(&code))?;
+                insert(conn, &code, &new, (balance_before, balance_after))?;
+                get(conn, &code)
+            })
+            .await
+    }
+
+    async fn transaction(
+        &self,
+        account: Option<AccountId>,
+        lookup: TxLookup,
+    ) -> StoreResult<Option<Transaction>> {
+        self.engine
+            .read(move |conn| {
+                let (column, value) = lookup.column_and_value();
+                // Two statements, not `?2 IS NULL OR …`: with it SQLite cannot
+                // use the (account_id, reference) index and scans every row.
+                let found = match account {
+                    Some(account) => query_row(
+                        conn,
+                        &format!("SELECT {TX_COLUMNS} FROM transactions WHERE account_id = ?2 AND {column} = ?1"),
+                        params![value, account.to_string()],
+                        transaction,
+                    ),
+                    // The operator's lookup across accounts (a scan for a reference).
+                    None => query_row(
+                        conn,
+                        &format!("SELECT {TX_COLUMNS} FROM transactions WHERE {column} = ?1 ORDER BY created_at LIMIT 1"),
+                        [value],
+                        transaction,
+                    ),
+                };
+                Ok(found.optional()?)
+            })
+            .await
+    }
+
+    async fn transactions(&self, filter: TxFilter) -> StoreResult<Vec<Transaction>> {
+        static SQL: LazyLock<String> =
+            LazyLock::new(|| include_str!("sql/transactions.sql").replace("{columns}", TX_COLUMNS));
+        self.engine
+            .read(move |conn| {
+                let params = params![
+                    filter.account_id.map(|a| a.to_string()),
+                    filter.status.map(TxStatus::as_str),
+                    filter.product.map(Product::service),
+                    filter.created_from,
+                    filter.created_until,
+                    filter.search,
+                    filter.limit.max(1),
+                    filter.offset,
+                ];
+                collect(conn, &SQL, params, transaction)
+            })
+            .await
+    }
+
+    async fn daily_spend(&self, account: AccountId, since: &str) -> StoreResult<Vec<DailySpend>> {
+        let since = since.to_owned();
+        self.engine
+            .read(move |conn| {
+                let sql = include_str!("sql/daily_spend.sql");
+                collect(
+                    conn,
+                    sql,
+                    params![account.to_string(), since],
+                    daily_spend_row,
+                )
+            })
+            .await
+    }
 }
 
 fn insert(
@@ -91,73 +160,4 @@ pub(super) fn get(conn: &Connection, code: &str) -> StoreResult<Transaction> {
     query_row(conn, &sql, [code], transaction)
         .optional()?
         .ok_or(StoreError::NotFound("transaction"))
-}
-
-pub(super) async fn find(
-    engine: &Engine,
-    account: Option<AccountId>,
-    lookup: TxLookup,
-) -> StoreResult<Option<Transaction>> {
-    engine
-        .read(move |conn| {
-            let (column, value) = lookup.column_and_value();
-            // Two statements, not `?2 IS NULL OR …`: with it SQLite cannot
-            // use the (account_id, reference) index and scans every row.
-            let found = match account {
-                Some(account) => query_row(
-                    conn,
-                    &format!("SELECT {TX_COLUMNS} FROM transactions WHERE account_id = ?2 AND {column} = ?1"),
-                    params![value, account.to_string()],
-                    transaction,
-                ),
-                // The operator's lookup across accounts (a scan for a reference).
-                None => query_row(
-                    conn,
-                    &format!("SELECT {TX_COLUMNS} FROM transactions WHERE {column} = ?1 ORDER BY created_at LIMIT 1"),
-                    [value],
-                    transaction,
-                ),
-            };
-            Ok(found.optional()?)
-        })
-        .await
-}
-
-pub(super) async fn list(engine: &Engine, filter: TxFilter) -> StoreResult<Vec<Transaction>> {
-    static SQL: LazyLock<String> =
-        LazyLock::new(|| include_str!("sql/transactions.sql").replace("{columns}", TX_COLUMNS));
-    engine
-        .read(move |conn| {
-            let params = params![
-                filter.account_id.map(|a| a.to_string()),
-                filter.status.map(TxStatus::as_str),
-                filter.product.map(Product::service),
-                filter.created_from,
-                filter.created_until,
-                filter.search,
-                filter.limit.max(1),
-                filter.offset,
-            ];
-            collect(conn, &SQL, params, transaction)
-        })
-        .await
-}
-
-pub(super) async fn daily_spend(
-    engine: &Engine,
-    account: AccountId,
-    since: &str,
-) -> StoreResult<Vec<DailySpend>> {
-    let since = since.to_owned();
-    engine
-        .read(move |conn| {
-            let sql = include_str!("sql/daily_spend.sql");
-            collect(
-                conn,
-                sql,
-                params![account.to_string(), since],
-                daily_spend_row,
-            )
-        })
-        .await
 }

@@ -1,14 +1,17 @@
-//! Row ⇄ record mapping for the SQLite backend.
+//! Row ⇄ record mapping for the SQLite backend, reading each column by its
+//! name (the lists in `columns.rs`), so a column added or moved cannot shift
+//! the others.
 
 use crate::*;
 use billpay_domain::{AccountId, KeyId, Kobo};
 use rusqlite::Row;
 use std::str::FromStr;
 
-fn parsed<T: FromStr>(row: &Row, index: usize) -> rusqlite::Result<T>
+fn parsed<T: FromStr>(row: &Row, column: &str) -> rusqlite::Result<T>
 where
     T::Err: std::fmt::Display,
 {
+    let index = row.as_ref().column_index(column)?;
     let text: String = row.get(index)?;
     T::from_str(&text).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(
@@ -19,121 +22,128 @@ where
     })
 }
 
-fn json<T: serde::de::DeserializeOwned>(row: &Row, index: usize) -> rusqlite::Result<T> {
+fn json<T: serde::de::DeserializeOwned>(row: &Row, column: &str) -> rusqlite::Result<T> {
+    let index = row.as_ref().column_index(column)?;
     let text: String = row.get(index)?;
     serde_json::from_str(&text).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, e.into())
     })
 }
 
-fn kobo(row: &Row, index: usize) -> rusqlite::Result<Kobo> {
-    row.get(index).map(Kobo)
+fn kobo(row: &Row, column: &str) -> rusqlite::Result<Kobo> {
+    row.get(column).map(Kobo)
 }
 
 pub fn account(row: &Row) -> rusqlite::Result<Account> {
     Ok(Account {
-        id: parsed::<AccountId>(row, 0)?,
-        name: row.get(1)?,
-        email: row.get(2)?,
-        status: parsed(row, 3)?,
-        balance: kobo(row, 4)?,
-        password_hash: row.get(5)?,
-        created_at: row.get(6)?,
+        id: parsed::<AccountId>(row, "id")?,
+        name: row.get("name")?,
+        email: row.get("email")?,
+        status: parsed(row, "status")?,
+        balance: kobo(row, "balance")?,
+        password_hash: row.get("password_hash")?,
+        created_at: row.get("created_at")?,
     })
 }
 
 pub fn api_key(row: &Row) -> rusqlite::Result<ApiKey> {
-    let per_second: Option<u32> = row.get(5)?;
-    let burst: Option<u32> = row.get(6)?;
+    let per_second: Option<u32> = row.get("rate_per_second")?;
+    let burst: Option<u32> = row.get("rate_burst")?;
     Ok(ApiKey {
-        id: parsed::<KeyId>(row, 0)?,
-        account_id: parsed::<AccountId>(row, 1)?,
-        name: row.get(2)?,
-        display_prefix: row.get(3)?,
-        status: parsed(row, 4)?,
+        id: parsed::<KeyId>(row, "id")?,
+        account_id: parsed::<AccountId>(row, "account_id")?,
+        name: row.get("name")?,
+        display_prefix: row.get("display_prefix")?,
+        status: parsed(row, "status")?,
         rate_limit: per_second
             .zip(burst)
             .map(|(per_second, burst)| RateLimit { per_second, burst }),
-        webhook_url: row.get(7)?,
-        webhook_secret_sealed: row.get(8)?,
-        webhook_retries: row.get(9)?,
-        created_at: row.get(10)?,
-        last_used_at: row.get(11)?,
+        webhook_url: row.get("webhook_url")?,
+        webhook_secret_sealed: row.get("webhook_secret_sealed")?,
+        webhook_retries: row.get("webhook_retries")?,
+        created_at: row.get("created_at")?,
+        last_used_at: row.get("last_used_at")?,
     })
 }
 
 pub fn transaction(row: &Row) -> rusqlite::Result<Transaction> {
     Ok(Transaction {
-        code: row.get(0)?,
-        account_id: parsed::<AccountId>(row, 1)?,
-        key_id: parsed::<KeyId>(row, 2)?,
-        reference: row.get(3)?,
-        product: parsed(row, 4)?,
-        provider: row.get(5)?,
-        plan_id: row.get(6)?,
-        label: row.get(7)?,
-        recipient: row.get(8)?,
-        amount: kobo(row, 9)?,
-        details: json(row, 10)?,
-        status: parsed(row, 11)?,
-        message: row.get(12)?,
-        balance_before: kobo(row, 13)?,
-        balance_after: kobo(row, 14)?,
-        result: json(row, 15)?,
-        attempts: row.get(16)?,
-        submitted: row.get(17)?,
-        created_at: row.get(18)?,
-        completed_at: row.get(19)?,
-        supplier: row.get(20)?,
-        supplier_reference: row.get(21)?,
+        code: row.get("code")?,
+        account_id: parsed::<AccountId>(row, "account_id")?,
+        key_id: parsed::<KeyId>(row, "key_id")?,
+        reference: row.get("reference")?,
+        product: parsed(row, "product")?,
+        provider: row.get("provider")?,
+        plan_id: row.get("plan_id")?,
+        label: row.get("label")?,
+        recipient: row.get("recipient")?,
+        amount: kobo(row, "amount")?,
+        details: json(row, "details")?,
+        status: parsed(row, "status")?,
+        message: row.get("message")?,
+        balance_before: kobo(row, "balance_before")?,
+        balance_after: kobo(row, "balance_after")?,
+        result: json(row, "result")?,
+        attempts: row.get("attempts")?,
+        submitted: row.get("submitted")?,
+        created_at: row.get("created_at")?,
+        completed_at: row.get("completed_at")?,
+        supplier: row.get("supplier")?,
+        supplier_reference: row.get("supplier_reference")?,
     })
 }
 
 pub fn event(row: &Row) -> rusqlite::Result<Event> {
     Ok(Event {
-        id: row.get(0)?,
-        transaction_code: row.get(1)?,
-        account_id: parsed::<AccountId>(row, 2)?,
-        key_id: parsed::<KeyId>(row, 3)?,
-        event: row.get(4)?,
-        payload: row.get(5)?,
-        status: parsed(row, 6)?,
-        attempts: row.get(7)?,
-        created_at: row.get(8)?,
+        id: row.get("id")?,
+        transaction_code: row.get("transaction_code")?,
+        account_id: parsed::<AccountId>(row, "account_id")?,
+        key_id: parsed::<KeyId>(row, "key_id")?,
+        event: row.get("event")?,
+        payload: row.get("payload")?,
+        status: parsed(row, "status")?,
+        attempts: row.get("attempts")?,
+        created_at: row.get("created_at")?,
     })
 }
 
 pub fn ledger_entry(row: &Row) -> rusqlite::Result<LedgerEntry> {
+    let kind = parsed(row, "kind")?;
+    let stored: Option<String> = row.get("credit_source")?;
+    let credit_source = rules::credit_source(kind, stored.as_deref()).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
+    })?;
     Ok(LedgerEntry {
-        id: row.get(0)?,
-        account_id: parsed::<AccountId>(row, 1)?,
-        amount: kobo(row, 2)?,
-        kind: row.get(3)?,
-        balance_after: kobo(row, 4)?,
-        transaction_code: row.get(5)?,
-        credit_reference: row.get(6)?,
-        created_at: row.get(7)?,
+        id: row.get("id")?,
+        account_id: parsed::<AccountId>(row, "account_id")?,
+        amount: kobo(row, "amount")?,
+        kind,
+        balance_after: kobo(row, "balance_after")?,
+        transaction_code: row.get("transaction_code")?,
+        credit_reference: row.get("credit_reference")?,
+        created_at: row.get("created_at")?,
+        credit_source,
     })
 }
 
 pub fn attempt(row: &Row) -> rusqlite::Result<Attempt> {
     Ok(Attempt {
-        id: row.get(0)?,
-        event_id: row.get(1)?,
-        url: row.get(2)?,
-        http_status: row.get(3)?,
-        error: row.get(4)?,
-        latency_ms: row.get(5)?,
-        response_excerpt: row.get(6)?,
-        created_at: row.get(7)?,
+        id: row.get("id")?,
+        event_id: row.get("event_id")?,
+        url: row.get("url")?,
+        http_status: row.get("http_status")?,
+        error: row.get("error")?,
+        latency_ms: row.get("latency_ms")?,
+        response_excerpt: row.get("response_excerpt")?,
+        created_at: row.get("created_at")?,
     })
 }
 
 pub fn daily_spend_row(row: &Row) -> rusqlite::Result<DailySpend> {
     Ok(DailySpend {
-        day: row.get(0)?,
-        product: parsed(row, 1)?,
-        count: row.get(2)?,
-        amount: kobo(row, 3)?,
+        day: row.get("day")?,
+        product: parsed(row, "product")?,
+        count: row.get("purchases")?,
+        amount: kobo(row, "spent")?,
     })
 }

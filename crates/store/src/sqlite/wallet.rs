@@ -1,17 +1,94 @@
 //! Wallets: the balance, credits (once per reference), the ledger.
 
-use super::engine::Engine;
+use super::SqliteStore;
 use super::rows::ledger_entry;
 use super::statements::{collect, execute, query_row};
 use crate::clock::now_rfc3339;
 use crate::columns::LEDGER_COLUMNS;
 use crate::*;
+use async_trait::async_trait;
 use billpay_domain::{AccountId, Kobo};
 use rusqlite::{Connection, OptionalExtension, params};
 
-/// A point read on the request path, so on this thread's own connection.
-pub(super) fn balance(engine: &Engine, account: AccountId) -> StoreResult<Kobo> {
-    engine.read_here(|conn| balance_of(conn, account))
+#[async_trait]
+impl WalletStore for SqliteStore {
+    /// A point read on the request path, so on this thread's own connection.
+    async fn balance(&self, account: AccountId) -> StoreResult<Kobo> {
+        self.engine.read_here(|conn| balance_of(conn, account))
+    }
+
+    async fn credit_from(
+        &self,
+        account: AccountId,
+        amount: Kobo,
+        source: CreditSource,
+        reference: &str,
+    ) -> StoreResult<Credit> {
+        let reference = reference.to_owned();
+        self.engine
+            .write(move |conn| {
+                let balance = balance_of(conn, account)?;
+                let sql = format!(
+                    "SELECT EXISTS(SELECT 1 FROM ledger WHERE account_id = ?1
+                     AND {CREDIT_SOURCE_OR_OPERATOR} = ?2 AND credit_reference = ?3)"
+                );
+                let seen: bool = query_row(
+                    conn,
+                    &sql,
+                    params![account.to_string(), source.as_str(), reference],
+                    |r| r.get(0),
+                )?;
+                if seen {
+                    return Ok(Credit {
+                        balance,
+                        applied: false,
+                    });
+                }
+                let entry = Entry::Credit(source, &reference);
+                let balance = post_ledger(conn, account, amount, entry)?;
+                Ok(Credit {
+                    balance,
+                    applied: true,
+                })
+            })
+            .await
+    }
+
+    /// Newest first.
+    async fn ledger(&self, account: AccountId, limit: u32) -> StoreResult<Vec<LedgerEntry>> {
+        self.engine
+            .read(move |conn| {
+                let sql = format!(
+                    "SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = ?1 ORDER BY id DESC LIMIT ?2"
+                );
+                collect(conn, &sql, params![account.to_string(), limit], ledger_entry)
+            })
+            .await
+    }
+
+    async fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo> {
+        self.engine
+            .read(move |conn| {
+                let sql = "SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE account_id = ?1";
+                Ok(Kobo(query_row(conn, sql, [account.to_string()], |r| {
+                    r.get(0)
+                })?))
+            })
+            .await
+    }
+
+    /// The entries of one transaction: its debit, and its refund if any.
+    async fn ledger_for_transaction(&self, code: &str) -> StoreResult<Vec<LedgerEntry>> {
+        let code = code.to_owned();
+        self.engine
+            .read(move |conn| {
+                let sql = format!(
+                    "SELECT {LEDGER_COLUMNS} FROM ledger WHERE transaction_code = ?1 ORDER BY id"
+                );
+                collect(conn, &sql, [code], ledger_entry)
+            })
+            .await
+    }
 }
 
 pub(super) fn balance_of(conn: &Connection, account: AccountId) -> StoreResult<Kobo> {
@@ -22,36 +99,10 @@ pub(super) fn balance_of(conn: &Connection, account: AccountId) -> StoreResult<K
         .ok_or(StoreError::NotFound("account"))
 }
 
-pub(super) async fn credit(
-    engine: &Engine,
-    account: AccountId,
-    amount: Kobo,
-    reference: &str,
-) -> StoreResult<Credit> {
-    let reference = reference.to_owned();
-    engine
-        .write(move |conn| {
-            let balance = balance_of(conn, account)?;
-            let seen: bool = query_row(
-                conn,
-                "SELECT EXISTS(SELECT 1 FROM ledger WHERE account_id = ?1 AND credit_reference = ?2)",
-                params![account.to_string(), reference],
-                |r| r.get(0),
-            )?;
-            if seen {
-                return Ok(Credit { balance, applied: false });
-            }
-            let entry = Entry::Credit(&reference);
-            let balance = post_ledger(conn, account, amount, entry)?;
-            Ok(Credit { balance, applied: true })
-        })
-        .await
-}
-
 /// Why a wallet moves, and what the ledger entry refers to.
 pub(super) enum Entry<'a> {
-    /// A credit, by its reference.
-    Credit(&'a str),
+    /// A credit, by its source and reference.
+    Credit(CreditSource, &'a str),
     /// A purchase's debit, by the transaction's code.
     Debit(&'a str),
     /// A failed purchase's refund, by the transaction's code.
@@ -74,63 +125,26 @@ pub(super) fn post_ledger(
     )
     .optional()?;
     let balance_after = balance_after.ok_or(Refusal::InsufficientBalance)?;
-    let (kind, transaction_code, credit_reference) = match entry {
-        Entry::Credit(reference) => ("credit", None, Some(reference)),
-        Entry::Debit(code) => ("debit", Some(code), None),
-        Entry::Refund(code) => ("refund", Some(code), None),
+    let (kind, transaction_code, credit) = match entry {
+        Entry::Credit(source, reference) => (LedgerKind::Credit, None, Some((source, reference))),
+        Entry::Debit(code) => (LedgerKind::Debit, Some(code), None),
+        Entry::Refund(code) => (LedgerKind::Refund, Some(code), None),
     };
     execute(
         conn,
-        &format!("INSERT INTO ledger ({LEDGER_COLUMNS}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+        &format!(
+            "INSERT INTO ledger ({LEDGER_COLUMNS}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+        ),
         params![
             account.to_string(),
             amount.0,
-            kind,
+            kind.as_str(),
             balance_after,
             transaction_code,
-            credit_reference,
-            now_rfc3339()
+            credit.map(|(_, reference)| reference),
+            now_rfc3339(),
+            credit.map(|(source, _)| source.as_str()),
         ],
     )?;
     Ok(Kobo(balance_after))
-}
-
-/// Newest first.
-pub(super) async fn ledger(
-    engine: &Engine,
-    account: AccountId,
-    limit: u32,
-) -> StoreResult<Vec<LedgerEntry>> {
-    engine
-        .read(move |conn| {
-            let sql = format!(
-                "SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = ?1 ORDER BY id DESC LIMIT ?2"
-            );
-            collect(conn, &sql, params![account.to_string(), limit], ledger_entry)
-        })
-        .await
-}
-
-pub(super) async fn ledger_sum(engine: &Engine, account: AccountId) -> StoreResult<Kobo> {
-    engine
-        .read(move |conn| {
-            let sql = "SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE account_id = ?1";
-            Ok(Kobo(query_row(conn, sql, [account.to_string()], |r| {
-                r.get(0)
-            })?))
-        })
-        .await
-}
-
-/// The entries of one transaction: its debit, and its refund if any.
-pub(super) async fn of_transaction(engine: &Engine, code: &str) -> StoreResult<Vec<LedgerEntry>> {
-    let code = code.to_owned();
-    engine
-        .read(move |conn| {
-            let sql = format!(
-                "SELECT {LEDGER_COLUMNS} FROM ledger WHERE transaction_code = ?1 ORDER BY id"
-            );
-            collect(conn, &sql, [code], ledger_entry)
-        })
-        .await
 }

@@ -133,3 +133,21 @@ pub async fn join_all<T: Send + 'static>(tasks: Vec<tokio::task::JoinHandle<T>>)
     }
     out
 }
+
+/// Runs statements straight on the test's database, behind the store's back
+/// (rows as an older billpay wrote them).
+pub async fn raw_sql(db: &Db, sql: &str) {
+    match db {
+        Db::Sqlite(dir) => {
+            let conn = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
+            conn.execute_batch(sql).unwrap();
+        }
+        Db::Postgres(db) => {
+            let (client, connection) = tokio_postgres::connect(&db.url, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            tokio::spawn(connection);
+            client.batch_execute(sql).await.unwrap();
+        }
+    }
+}

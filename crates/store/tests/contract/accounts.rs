@@ -36,7 +36,7 @@ async fn an_email_in_use_in_any_case_is_refused() {
     };
     assert!(matches!(
         store.create_account(again).await,
-        Err(StoreError::Invalid(_))
+        Err(StoreError::EmailTaken(_))
     ));
 }
 

@@ -124,10 +124,9 @@ async fn a_requeue_waits_for_the_delivery_under_way() {
     let (_db, store) = store().await;
     let _ = due_event(&store, TxStatus::Successful).await;
     let event = claim_one(&store).await;
-    assert!(matches!(
-        store.requeue_event(&event.id).await,
-        Err(StoreError::Invalid(message)) if message == DELIVERY_IN_PROGRESS
-    ));
+    let refused = store.requeue_event(&event.id).await;
+    assert!(matches!(refused, Err(StoreError::DeliveryInProgress)));
+    assert_eq!(refused.unwrap_err().to_string(), DELIVERY_IN_PROGRESS);
     store
         .record_delivery(&event.id, attempt(200), EventNext::Delivered)
         .await

@@ -70,7 +70,7 @@ async fn a_key_changes_until_it_is_revoked() {
     let revoked = store.update_api_key(id, KeyChange::Status(KeyStatus::Revoked));
     assert_eq!(revoked.await.unwrap().status, KeyStatus::Revoked);
     let reactivated = store.update_api_key(id, KeyChange::Status(KeyStatus::Active));
-    assert!(matches!(reactivated.await, Err(StoreError::Invalid(_))));
+    assert!(matches!(reactivated.await, Err(StoreError::KeyRevoked)));
     assert_eq!(
         store.api_key(id).await.unwrap().unwrap().status,
         KeyStatus::Revoked

@@ -41,14 +41,15 @@ async fn a_purchase_debits_once_and_a_failure_refunds_once() {
         "a final status never changes"
     );
     assert_eq!(store.balance(account).await.unwrap(), Kobo::from_naira(400));
-    let kinds: Vec<String> = store
+    let kinds: Vec<LedgerKind> = store
         .ledger(account, 10)
         .await
         .unwrap()
         .into_iter()
         .map(|e| e.kind)
         .collect();
-    assert_eq!(kinds, ["refund", "debit", "debit", "credit"]);
+    use LedgerKind::*;
+    assert_eq!(kinds, [Refund, Debit, Debit, Credit]);
     let entries = store.ledger_for_transaction(&tx.code).await.unwrap();
     assert_eq!(
         entries.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(),

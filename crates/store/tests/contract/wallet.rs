@@ -1,4 +1,4 @@
-use crate::common::{Db, account, assert_invariant, join_all, store};
+use crate::common::{Db, account, assert_invariant, join_all, raw_sql, store};
 use billpay_domain::{AccountId, Kobo};
 use billpay_store::*;
 
@@ -99,4 +99,33 @@ async fn the_ledger_is_append_only() {
         }
     }
     assert_eq!(store.ledger(account, 10).await.unwrap().len(), 1);
+}
+
+/// Credits are namespaced by their source; one stored before sources existed
+/// (no source) is an operator's: it reads as one and a repeat of its
+/// reference by an operator is not credited again.
+#[tokio::test]
+async fn a_credit_from_before_sources_is_an_operators() {
+    let (db, store) = store().await;
+    let (account, _) = account(&store).await;
+    let credited = store.credit(account, Kobo(100), "new").await.unwrap();
+    assert!(credited.applied);
+    let legacy = format!(
+        "UPDATE accounts SET balance = balance + 500 WHERE id = '{account}';
+         INSERT INTO ledger (account_id, amount, kind, balance_after, credit_reference, created_at)
+         VALUES ('{account}', 500, 'credit', 600, 'old', '2026-01-01T00:00:00.000+00:00');"
+    );
+    raw_sql(&db, &legacy).await;
+    let again = store.credit(account, Kobo(500), "old").await.unwrap();
+    assert_eq!((again.applied, again.balance), (false, Kobo(600)));
+    let sources: Vec<_> = store.ledger(account, 10).await.unwrap();
+    let sources: Vec<_> = sources
+        .iter()
+        .map(|e| (e.credit_reference.as_deref(), e.credit_source))
+        .collect();
+    let operator = Some(CreditSource::Operator);
+    assert_eq!(sources, [(Some("old"), operator), (Some("new"), operator)]);
+    assert_invariant(&store, account).await;
+    let audit = store.audit().await.unwrap();
+    assert!(audit.iter().all(|check| check.passed()), "{audit:?}");
 }

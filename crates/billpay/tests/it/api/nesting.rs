@@ -41,15 +41,26 @@ async fn deeply_nested_bodies_are_refused_and_the_process_survives() {
     for depth in [33, 2_000, 30_000, 100_000] {
         for inside_a_field in [false, true] {
             for path in endpoints_with_a_body() {
-                let response = server
+                let sent = server
                     .http
                     .post(server.url(&path))
                     .bearer_auth(&c.api_key)
                     .header("content-type", "application/json")
                     .body(nested(depth, inside_a_field))
                     .send()
-                    .await
-                    .unwrap_or_else(|e| panic!("{path} at depth {depth}: no answer: {e}"));
+                    .await;
+                let response = match sent {
+                    Ok(response) => response,
+                    // Over the body limit the server may answer 413 and close
+                    // before the client has finished sending: the client sees
+                    // a broken pipe. The process must still be there.
+                    Err(e) if depth == 100_000 => {
+                        let health = server.http.get(server.url("/health")).send().await;
+                        assert!(health.is_ok(), "{path}: the server died: {e}");
+                        continue;
+                    }
+                    Err(e) => panic!("{path} at depth {depth}: no answer: {e}"),
+                };
                 let status = response.status().as_u16();
                 let body = reply(response).await.body;
                 if path.starts_with("/callbacks/") {

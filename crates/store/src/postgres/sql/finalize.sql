@@ -1,7 +1,7 @@
--- A final status, its refund (if failed) and its outbox event, as one
--- statement. Only a transaction in status $10 changes (the row lock makes a
--- concurrent finalize on another node wait, then find it final). Answers
--- (the transaction exists, rows changed).
+-- A final status, its refund (if failed; ledger kind $11) and its outbox
+-- event, as one statement. Only a transaction in status $10 changes (the row
+-- lock makes a concurrent finalize on another node wait, then find it final).
+-- Answers (the transaction exists, rows changed).
 WITH current AS (
     SELECT code FROM transactions WHERE code = $1 AND status = $10 AND $2 <> $10 FOR UPDATE
 ), changed AS (
@@ -15,7 +15,7 @@ WITH current AS (
     RETURNING a.id, a.balance, changed.amount
 ), refund AS (
     INSERT INTO ledger (account_id, amount, kind, balance_after, transaction_code, created_at)
-    SELECT id, amount, 'refund', balance, $1, $7 FROM refunded
+    SELECT id, amount, $11, balance, $1, $7 FROM refunded
 ), event AS (
     INSERT INTO events (id, transaction_code, account_id, key_id, event, payload, status,
       attempts, created_at, next_attempt_at)

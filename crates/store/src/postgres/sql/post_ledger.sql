@@ -4,6 +4,7 @@ WITH moved AS (
     UPDATE accounts SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0
     RETURNING balance
 )
-INSERT INTO ledger (account_id, amount, kind, balance_after, transaction_code, credit_reference, created_at)
-SELECT $2, $1, $3, balance, $4, $5, $6 FROM moved
+INSERT INTO ledger (account_id, amount, kind, balance_after, transaction_code, credit_reference,
+    created_at, credit_source)
+SELECT $2, $1, $3, balance, $4, $5, $6, $7 FROM moved
 RETURNING balance_after

@@ -1,0 +1,195 @@
+//! What the store does, one trait per area, so a new area (funding, pricing,
+//! operators) adds its own trait instead of growing one long list. Each
+//! backend implements an area's trait in its module of that name
+//! (`sqlite/wallet.rs`, `postgres/wallet.rs`); [`Store`] is every area at
+//! once, implemented for whatever implements them all, and is what callers
+//! hold (`SharedStore`): its areas' methods need no import.
+
+use crate::*;
+use async_trait::async_trait;
+use billpay_domain::catalogue::Catalogue;
+use billpay_domain::{AccountId, KeyId, Kobo};
+use std::time::Duration;
+
+/// Every area: what a backend (or a wrapper such as `SealedStore`) is.
+pub trait Store:
+    AccountStore
+    + KeyStore
+    + WalletStore
+    + CatalogueStore
+    + PurchaseStore
+    + SessionStore
+    + FulfilmentStore
+    + EventStore
+    + AuditStore
+{
+}
+
+impl<T> Store for T where
+    T: AccountStore
+        + KeyStore
+        + WalletStore
+        + CatalogueStore
+        + PurchaseStore
+        + SessionStore
+        + FulfilmentStore
+        + EventStore
+        + AuditStore
+{
+}
+
+#[async_trait]
+pub trait AccountStore: Send + Sync + 'static {
+    async fn create_account(&self, new: NewAccount) -> StoreResult<Account>;
+    async fn account(&self, id: AccountId) -> StoreResult<Option<Account>>;
+    async fn account_by_email(&self, email: &str) -> StoreResult<Option<Account>>;
+    async fn set_account_status(&self, id: AccountId, status: AccountStatus) -> StoreResult<()>;
+    async fn set_account_password(&self, id: AccountId, password_hash: String) -> StoreResult<()>;
+}
+
+#[async_trait]
+pub trait KeyStore: Send + Sync + 'static {
+    async fn create_api_key(&self, new: NewApiKey) -> StoreResult<ApiKey>;
+    async fn api_key(&self, id: KeyId) -> StoreResult<Option<ApiKey>>;
+    async fn api_keys(&self, account: AccountId) -> StoreResult<Vec<ApiKey>>;
+    /// The key with this hash and its account's status; also stamps last use.
+    async fn authenticate(&self, key_hash: &str) -> StoreResult<Option<(ApiKey, AccountStatus)>>;
+    /// Refused with [`StoreError::KeyRevoked`] for a revoked key.
+    async fn update_api_key(&self, id: KeyId, change: KeyChange) -> StoreResult<ApiKey>;
+    /// Stamps `last_used_at` (callers throttle this; it is a write).
+    async fn touch_api_key(&self, id: KeyId) -> StoreResult<()>;
+}
+
+#[async_trait]
+pub trait WalletStore: Send + Sync + 'static {
+    async fn balance(&self, account: AccountId) -> StoreResult<Kobo>;
+    /// An operator's credit (`billpay wallet credit`): [`Self::credit_from`]
+    /// with [`CreditSource::Operator`].
+    async fn credit(
+        &self,
+        account: AccountId,
+        amount: Kobo,
+        reference: &str,
+    ) -> StoreResult<Credit> {
+        let operator = CreditSource::Operator;
+        self.credit_from(account, amount, operator, reference).await
+    }
+    /// Credits once per (account, source, reference); a repeat is `applied: false`.
+    async fn credit_from(
+        &self,
+        account: AccountId,
+        amount: Kobo,
+        source: CreditSource,
+        reference: &str,
+    ) -> StoreResult<Credit>;
+    /// Newest first.
+    async fn ledger(&self, account: AccountId, limit: u32) -> StoreResult<Vec<LedgerEntry>>;
+    async fn ledger_sum(&self, account: AccountId) -> StoreResult<Kobo>;
+    /// The entries of one transaction (its debit, and its refund if any).
+    async fn ledger_for_transaction(&self, code: &str) -> StoreResult<Vec<LedgerEntry>>;
+}
+
+#[async_trait]
+pub trait CatalogueStore: Send + Sync + 'static {
+    /// The catalogue and its version (bumped on every change).
+    async fn catalogue(&self) -> StoreResult<(i64, Catalogue)>;
+    async fn catalogue_version(&self) -> StoreResult<i64>;
+    async fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()>;
+    /// Enables/disables a provider (UUID or slug) or plan; says what changed.
+    async fn set_catalogue_active(&self, target: &str, active: bool) -> StoreResult<String>;
+}
+
+#[async_trait]
+pub trait PurchaseStore: Send + Sync + 'static {
+    /// Test mode: the checks of a live purchase, changing nothing; returns the balance.
+    async fn check_purchase(
+        &self,
+        account: AccountId,
+        reference: &str,
+        amount: Kobo,
+    ) -> StoreResult<Kobo>;
+    /// One atomic write: reference, debit, transaction (`processing`), ledger entry.
+    async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction>;
+    async fn transaction(
+        &self,
+        account: Option<AccountId>,
+        lookup: TxLookup,
+    ) -> StoreResult<Option<Transaction>>;
+    /// Newest first, filtered, paginated with `limit`/`offset`.
+    async fn transactions(&self, filter: TxFilter) -> StoreResult<Vec<Transaction>>;
+    /// Spend per UTC day and product since `since` (RFC 3339), failed purchases excluded.
+    async fn daily_spend(&self, account: AccountId, since: &str) -> StoreResult<Vec<DailySpend>>;
+}
+
+/// Dashboard sessions.
+#[async_trait]
+pub trait SessionStore: Send + Sync + 'static {
+    async fn create_session(
+        &self,
+        token_hash: &str,
+        account: AccountId,
+        expires_at_ms: i64,
+    ) -> StoreResult<()>;
+    /// The unexpired session with this token hash.
+    async fn session(&self, token_hash: &str) -> StoreResult<Option<Session>>;
+    async fn delete_session(&self, token_hash: &str) -> StoreResult<()>;
+}
+
+/// The fulfilment worker's queue of purchases.
+#[async_trait]
+pub trait FulfilmentStore: Send + Sync + 'static {
+    /// Leases up to `limit` processing transactions that are due.
+    async fn claim_fulfilments(&self, limit: u32, lease: Duration)
+    -> StoreResult<Vec<Transaction>>;
+    /// Extends the lease of transactions still being processed (the worker's
+    /// heartbeat), so a short lease never expires under a live worker while a
+    /// crashed worker's transactions are picked up again soon.
+    async fn renew_fulfilment_leases(&self, codes: Vec<String>, lease: Duration)
+    -> StoreResult<()>;
+    /// Records that the supplier was asked, before asking: after a crash we requery instead.
+    async fn mark_submitted(
+        &self,
+        code: &str,
+        supplier: &str,
+        supplier_reference: Option<&str>,
+    ) -> StoreResult<()>;
+    /// Outcome unknown or pending: check again after `delay`.
+    async fn reschedule(&self, code: &str, delay: Duration, note: &str) -> StoreResult<()>;
+    /// Final status + refund (if failed) + outbox event, in one transaction.
+    /// `false` when the transaction was already final (nothing changed).
+    async fn finalize(&self, code: &str, fin: Finalization) -> StoreResult<bool>;
+    /// How many purchases are `processing`, and since when the oldest.
+    async fn fulfilment_backlog(&self) -> StoreResult<Backlog>;
+}
+
+/// Webhook events (the outbox) and their delivery attempts.
+#[async_trait]
+pub trait EventStore: Send + Sync + 'static {
+    /// Leases up to `limit` due events, none of the keys in `skip_keys` (the
+    /// delivery worker's keys that have all the deliveries in flight they may).
+    async fn claim_events(
+        &self,
+        limit: u32,
+        lease: Duration,
+        skip_keys: Vec<KeyId>,
+    ) -> StoreResult<Vec<Event>>;
+    async fn record_delivery(
+        &self,
+        event_id: &str,
+        attempt: NewAttempt,
+        next: EventNext,
+    ) -> StoreResult<()>;
+    async fn events(&self, filter: EventFilter) -> StoreResult<Vec<Event>>;
+    /// Event by id or by its transaction's reference_code.
+    async fn event(&self, id_or_code: &str) -> StoreResult<Option<Event>>;
+    async fn attempts(&self, event_id: &str) -> StoreResult<Vec<Attempt>>;
+    /// Queues an event for one more delivery now; refused with
+    /// [`StoreError::DeliveryInProgress`] while one is under way.
+    async fn requeue_event(&self, event_id: &str) -> StoreResult<()>;
+}
+
+#[async_trait]
+pub trait AuditStore: Send + Sync + 'static {
+    /// Runs every [`audit::CHECKS`] query on one consistent snapshot.
+    async fn audit(&self) -> StoreResult<Vec<audit::CheckOutcome>>;
+}
