@@ -63,7 +63,13 @@ async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
     server
         .raw_sql(
             &corrupt("DROP TRIGGER ledger_append_only_delete"),
-            &corrupt("ALTER TABLE ledger DISABLE TRIGGER ledger_append_only"),
+            // The killed server's last statements may still be finishing on
+            // PostgreSQL (a delivery attempt committing between the two
+            // deletes): the lock makes them wait for the corruption instead.
+            &corrupt(
+                "LOCK TABLE webhook_attempts, events IN SHARE ROW EXCLUSIVE MODE;
+                 ALTER TABLE ledger DISABLE TRIGGER ledger_append_only",
+            ),
         )
         .await;
     server.skip_final_audit();
