@@ -329,15 +329,7 @@ async fn backlog_and_a_separate_metrics_listener() {
 async fn invented_methods_and_paths_do_not_become_labels() {
     let server = TestServer::spawn().await;
     let url = server.url("/metrics");
-    let before = server
-        .http
-        .get(&url)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let before = metrics_text(&server, &url).await;
     for i in 0..20 {
         let method = format!("X{}{i}", "Q".repeat(3_000));
         let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
@@ -379,19 +371,24 @@ async fn invented_methods_and_paths_do_not_become_labels() {
         ) >= 20.0,
         "the requests were not counted under method=\"other\""
     );
-    let text = server
-        .http
-        .get(&url)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = metrics_text(&server, &url).await;
     assert!(
         text.len() < before.len() + 20_000,
         "/metrics grew from {} to {} bytes",
         before.len(),
         text.len()
     );
+}
+
+/// The scrape's raw text (its size is what an unbounded label would grow).
+async fn metrics_text(server: &TestServer, url: &str) -> String {
+    server
+        .http
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
 }
