@@ -257,6 +257,15 @@ pub enum PricingError {
     TooLarge,
 }
 
+/// How an e-pin denomination is named as a rule's plan: its Naira, `100`
+/// (`100.50` for one with kobo).
+pub fn denomination_key(denomination: Kobo) -> String {
+    match denomination.0 % 100 {
+        0 => (denomination.0 / 100).to_string(),
+        _ => denomination.to_string(),
+    }
+}
+
 /// Whether a tier name is acceptable: 1–40 of `a-z 0-9 - _`, starting with a
 /// letter or digit (it is typed on command lines and shown in reports).
 pub fn valid_tier_name(name: &str) -> bool {
