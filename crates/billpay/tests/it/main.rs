@@ -11,6 +11,7 @@ mod cli;
 mod crash_loop;
 mod dashboard;
 mod metrics;
+mod pricing;
 mod purchases;
 mod two_nodes;
 mod vtpass;
