@@ -3,7 +3,7 @@
 
 use crate::error::{ApiError, ApiResult};
 use billpay_domain::catalogue::{Catalogue, Provider};
-use billpay_domain::{Item, Kobo, Phone, Product, PurchaseDetails, PurchaseRequest};
+use billpay_domain::{Item, Kobo, Phone, Product, ProfileId, PurchaseDetails, PurchaseRequest};
 
 /// A checked request, priced from the catalogue.
 pub struct Order<'a> {
@@ -128,8 +128,10 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
         Item::Education {
             quantity,
             phone: candidate,
+            profile_id,
         } => {
             let price = provider.price.ok_or(ApiError::InvalidProvider)?;
+            check_profile(&provider.slug, profile_id.as_ref(), quantity)?;
             order(
                 format!("{} PIN", provider.name),
                 phone(candidate.as_ref()).unwrap_or_default(),
@@ -137,6 +139,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
                 PurchaseDetails {
                     quantity: Some(i64::from(quantity)),
                     phone: phone(candidate.as_ref()),
+                    profile_id: profile_id.map(String::from),
                     ..Default::default()
                 },
             )
@@ -151,6 +154,20 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
             },
         ),
     })
+}
+
+/// JAMB sells one pin per candidate, who is named by the profile ID; no
+/// other exam body takes one.
+fn check_profile(provider: &str, profile_id: Option<&ProfileId>, quantity: u32) -> ApiResult<()> {
+    let refuse = |why: &str| Err(ApiError::Validation(why.into()));
+    match (provider == "jamb", profile_id) {
+        (true, None) => refuse("profile_id: required for JAMB (the candidate's profile ID)"),
+        (true, Some(_)) if quantity != 1 => {
+            refuse("quantity: must be 1 for JAMB (one pin per candidate)")
+        }
+        (false, Some(_)) => refuse("profile_id: only JAMB takes a profile ID"),
+        _ => Ok(()),
+    }
 }
 
 fn times(price: Kobo, count: u32) -> ApiResult<Kobo> {
