@@ -1,4 +1,5 @@
-//! Inbound notifications, one home: `POST /callbacks/{name}`. The supplier
+//! Inbound notifications, one home: `/callbacks/{name}` (a POST with a body,
+//! as VTpass sends, or a GET with a query, as ClubKonnect does). The supplier
 //! named (later, a payment gateway) checks and reads its own request
 //! ([`billpay_supplier::callback::Callbacks`]) into "recheck this purchase",
 //! which is handed to the fulfilment worker's [`Fulfilment::recheck`].
@@ -16,10 +17,10 @@
 pub mod guard;
 
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use axum::{Json, Router, middleware};
 use billpay_api::envelope::ensure_json_errors;
 use billpay_api::error::ApiError;
@@ -46,7 +47,7 @@ pub fn router(senders: Vec<Arc<dyn Callbacks>>, fulfilment: Fulfilment, limits: 
         guard: Arc::new(RecheckGuard::new(limits)),
     });
     Router::new()
-        .route("/callbacks/{name}", post(receive))
+        .route("/callbacks/{name}", post(receive).merge(get(receive)))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::map_response(ensure_json_errors))
         .with_state(inbound)
@@ -55,6 +56,7 @@ pub fn router(senders: Vec<Arc<dyn Callbacks>>, fulfilment: Fulfilment, limits: 
 async fn receive(
     State(inbound): State<Arc<Inbound>>,
     Path(name): Path<String>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -70,6 +72,7 @@ async fn receive(
     let request = CallbackRequest {
         headers: &headers,
         body: &body,
+        query: query.as_deref().unwrap_or(""),
     };
     match sender.read(&request) {
         Notice::Recheck { reference_code } => inbound.recheck_soon(sender.name(), reference_code),

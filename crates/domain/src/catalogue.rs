@@ -404,8 +404,30 @@ codes = { other = { plan = "9M1" } }
         let json = serde_json::to_string(&c).unwrap();
         assert_eq!(serde_json::from_str::<Catalogue>(&json).unwrap(), c);
         // A catalogue without codes writes none.
-        let plain = Catalogue::from_toml(Catalogue::default_toml()).unwrap();
+        let mut plain = Catalogue::from_toml(Catalogue::default_toml()).unwrap();
+        plain
+            .providers
+            .iter_mut()
+            .for_each(|p| p.codes = Default::default());
+        plain
+            .data_plans
+            .iter_mut()
+            .for_each(|p| p.codes = Default::default());
+        plain
+            .cable_plans
+            .iter_mut()
+            .for_each(|p| p.codes = Default::default());
         assert!(!serde_json::to_string(&plain).unwrap().contains("codes"));
+        // The default catalogue names ClubKonnect's codes.
+        let default = Catalogue::from_toml(Catalogue::default_toml()).unwrap();
+        assert_eq!(
+            default.supplier_codes("clubkonnect", "glo", None)["network"],
+            "02"
+        );
+        assert_eq!(
+            default.supplier_codes("clubkonnect", "mtn", Some("mtn-sme-1gb"))["plan"],
+            "1000.0"
+        );
     }
 
     #[test]

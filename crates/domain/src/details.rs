@@ -39,6 +39,9 @@ pub struct PurchaseDetails {
     pub recipient_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub customer_id: Option<String>,
+    /// Education, JAMB: the candidate's profile ID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_id: Option<String>,
 }
 
 impl PurchaseDetails {
@@ -60,6 +63,7 @@ impl PurchaseDetails {
             ("meter_type", number(self.meter_type.map(i64::from))),
             ("phone", text(&self.phone)),
             ("plan_id", text(&self.plan_id)),
+            ("profile_id", text(&self.profile_id)),
             ("quantity", number(self.quantity)),
             ("recipient_name", text(&self.recipient_name)),
             ("smartcard_number", text(&self.smartcard_number)),

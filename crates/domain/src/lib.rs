@@ -27,6 +27,6 @@ pub use ids::{AccountId, KeyId};
 pub use money::{Kobo, MoneyError};
 pub use phone::Phone;
 pub use product::{Product, TxStatus};
-pub use recipient::{CustomerId, FieldError, MeterNumber, MeterType, SmartcardNumber};
+pub use recipient::{CustomerId, FieldError, MeterNumber, MeterType, ProfileId, SmartcardNumber};
 pub use reference::Reference;
 pub use request::{AmountError, Item, PurchaseRequest};

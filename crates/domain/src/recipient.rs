@@ -71,6 +71,16 @@ text_newtype!(
     /// A betting account id: 1 to 40 characters, no control characters.
     CustomerId
 );
+text_newtype!(
+    /// A JAMB candidate's profile ID (profile code): 10 digits.
+    ProfileId
+);
+
+impl ProfileId {
+    pub fn parse(value: &str) -> Result<ProfileId, FieldError> {
+        digits("profile_id", value, 10, 10).map(ProfileId)
+    }
+}
 
 impl SmartcardNumber {
     pub fn parse(value: &str) -> Result<SmartcardNumber, FieldError> {
@@ -150,6 +160,13 @@ mod tests {
         assert!(CustomerId::parse(&"a".repeat(41)).is_err());
         assert!(CustomerId::parse("").is_err());
         assert!(CustomerId::parse("a\nb").is_err());
+        assert_eq!(
+            ProfileId::parse("1234567890").unwrap().as_str(),
+            "1234567890"
+        );
+        for bad in ["123456789", "12345678901", "12345abcde", ""] {
+            assert!(ProfileId::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

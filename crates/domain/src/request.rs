@@ -3,7 +3,9 @@
 //! chooses. Pricing it (provider, plan, denomination, then the amount limits:
 //! docs/decisions.md's order of checks) is the catalogue's job, after this.
 
-use crate::recipient::{CustomerId, FieldError, MeterNumber, MeterType, SmartcardNumber};
+use crate::recipient::{
+    CustomerId, FieldError, MeterNumber, MeterType, ProfileId, SmartcardNumber,
+};
 use crate::{Kobo, Phone, Product, Reference};
 
 /// What the client asked for, per product.
@@ -36,6 +38,8 @@ pub enum Item {
     Education {
         quantity: u32,
         phone: Option<Phone>,
+        /// JAMB: the candidate's profile ID (required there, refused elsewhere).
+        profile_id: Option<ProfileId>,
     },
     Betting {
         customer: CustomerId,
@@ -207,6 +211,7 @@ mod tests {
         let item = Item::Education {
             quantity: 11,
             phone: None,
+            profile_id: None,
         };
         let exams = PurchaseRequest::new(reference(), "waec".into(), item);
         assert_eq!(exams.unwrap_err().to_string(), "quantity: must be 1 to 10");

@@ -1,5 +1,5 @@
 //! Inbound callbacks: a supplier that notifies us over HTTP
-//! (`POST /callbacks/{name}`) of a change to one of our purchases. A notice is
+//! (`POST` or `GET /callbacks/{name}`) of a change to one of our purchases. A notice is
 //! never trusted alone (anyone can post one): at most it names a purchase to
 //! recheck with the supplier now. Each supplier that sends callbacks reads
 //! its own format here; `billpay-callbacks` serves them all and guards the
@@ -12,6 +12,8 @@ pub struct CallbackRequest<'a> {
     /// For a supplier that signs its callbacks.
     pub headers: &'a reqwest::header::HeaderMap,
     pub body: &'a [u8],
+    /// The query string (a supplier that calls back with a GET), undecoded.
+    pub query: &'a str,
 }
 
 /// What a callback asks of us.
@@ -35,5 +37,8 @@ pub trait Callbacks: Send + Sync + 'static {
 
 /// Every supplier whose callbacks billpay serves.
 pub fn all() -> Vec<Arc<dyn Callbacks>> {
-    vec![Arc::new(crate::vtpass::VtpassCallbacks)]
+    vec![
+        Arc::new(crate::vtpass::VtpassCallbacks),
+        Arc::new(crate::clubkonnect::ClubkonnectCallbacks),
+    ]
 }

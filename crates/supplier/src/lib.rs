@@ -2,12 +2,18 @@
 //! [`Supplier`] is what the fulfilment worker and the verification endpoints
 //! call, through [`routing::Routes`]. Each adapter is one folder:
 //! [`sandbox::SandboxSupplier`] is the built-in simulator that is the
-//! default; [`vtpass::VtpassSupplier`] sells through VTpass. Nothing outside
-//! an adapter's folder knows its codes or its API.
+//! default; [`vtpass::VtpassSupplier`] sells through VTpass and
+//! [`clubkonnect::ClubkonnectSupplier`] through ClubKonnect (Nellobytes).
+//! Nothing outside an adapter's folder knows its codes or its API; what the
+//! real ones repeat (HTTP client, answer logging) is [`shared`], their
+//! start-up check [`health`].
 
 pub mod callback;
+pub mod clubkonnect;
+pub mod health;
 pub mod routing;
 pub mod sandbox;
+pub mod shared;
 pub mod vtpass;
 
 use async_trait::async_trait;
@@ -67,6 +73,16 @@ impl SupplierStatus {
             other => other,
         }
     }
+
+    /// The outcome by name, for logs and metrics.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SupplierStatus::Delivered { .. } => "delivered",
+            SupplierStatus::Failed { .. } => "failed",
+            SupplierStatus::Pending => "pending",
+            SupplierStatus::Unknown => "unknown",
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -101,6 +117,13 @@ pub enum SupplierError {
     /// The outcome is unknown (timeout, connection dropped): never refund on this.
     #[error("supplier unavailable: {0}")]
     Unavailable(String),
+    /// The supplier refused our credentials (a harmless call, e.g. the balance).
+    #[error("the supplier refused the credentials: {0}")]
+    Refused(String),
+    /// The base URL answered, but not like this supplier (a 404, an HTML
+    /// page, a redirect): it points somewhere else.
+    #[error("the base URL does not answer like the supplier: {0}")]
+    NotThisSupplier(String),
 }
 
 #[async_trait]

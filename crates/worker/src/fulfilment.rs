@@ -254,7 +254,7 @@ impl Fulfilment {
         let answer = self
             .ask(supplier.name(), "requery", supplier.requery(&order))
             .await;
-        tracing::info!(status = %tx.status, answer = ?answer.as_ref().map(std::mem::discriminant), "rechecked after a supplier callback");
+        tracing::info!(status = %tx.status, answer = answer.as_ref().map_or("no answer", SupplierStatus::name), "rechecked after a supplier callback");
         match (tx.status, answer) {
             (TxStatus::Processing, Ok(SupplierStatus::Delivered { result, cost })) => {
                 self.succeed(&tx, result, cost).await
@@ -316,7 +316,7 @@ impl Fulfilment {
         let started = std::time::Instant::now();
         let (outcome, answer) =
             match tokio::time::timeout(self.settings.supplier_timeout, call).await {
-                Ok(Ok(status)) => (supplier_outcome(&status), Ok(status)),
+                Ok(Ok(status)) => (status.name(), Ok(status)),
                 Ok(Err(e)) => ("unavailable", Err(e.to_string())),
                 Err(_) => ("timeout", Err("supplier timed out".into())),
             };
@@ -404,15 +404,6 @@ pub fn settle(tx: &Transaction, outcome: Outcome) -> (String, Finalization) {
         cost: None,
     };
     (tx.code.clone(), fin)
-}
-
-fn supplier_outcome(status: &SupplierStatus) -> &'static str {
-    match status {
-        SupplierStatus::Delivered { .. } => "delivered",
-        SupplierStatus::Failed { .. } => "failed",
-        SupplierStatus::Pending => "pending",
-        SupplierStatus::Unknown => "unknown",
-    }
 }
 
 /// The order for `tx` as `supplier` gets it: with the codes the catalogue

@@ -31,6 +31,13 @@ pub enum CatalogueCommand {
         #[command(flatten)]
         supplier: super::supplier::SupplierArgs,
     },
+    /// `sync --supplier clubkonnect`.
+    SyncClubkonnect {
+        #[arg(long)]
+        apply: bool,
+        #[command(flatten)]
+        supplier: super::supplier::SupplierArgs,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -53,6 +60,9 @@ pub async fn run(
         }
         CatalogueCommand::SyncVtpass { apply, .. } => {
             super::sync::run(Some("vtpass"), apply, settings, store, out).await?
+        }
+        CatalogueCommand::SyncClubkonnect { apply, .. } => {
+            super::sync::run(Some("clubkonnect"), apply, settings, store, out).await?
         }
         CatalogueCommand::Import { file } => {
             let text = std::fs::read_to_string(&file)

@@ -4,7 +4,7 @@
 //! [`Settings::validate`] (naming every problem, not just the first).
 //!
 //! General settings are top-level keys; each outside system has a section
-//! whose struct its adapter owns (`[sandbox]`, `[vtpass]`). Secrets are
+//! whose struct its adapter owns (`[sandbox]`, `[vtpass]`, `[clubkonnect]`). Secrets are
 //! `SecretString`s and connection URLs print without their password, so the
 //! settings' `Debug` is safe to log.
 
@@ -15,6 +15,7 @@ use anyhow::Context;
 use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
 use billpay_store::sealing::SealedStore;
+use billpay_supplier::clubkonnect::ClubkonnectSettings;
 use billpay_supplier::sandbox::SandboxSettings;
 use billpay_supplier::vtpass::VtpassSettings;
 use billpay_worker::DeliverySettings;
@@ -66,6 +67,7 @@ pub struct Settings {
     pub routes: HashMap<String, Vec<String>>,
     pub sandbox: SandboxSettings,
     pub vtpass: VtpassSettings,
+    pub clubkonnect: ClubkonnectSettings,
 }
 
 /// The built-in defaults, all here. Those a library also uses (connection
@@ -99,6 +101,7 @@ impl Default for Settings {
             routes: HashMap::new(),
             sandbox: SandboxSettings::default(),
             vtpass: VtpassSettings::default(),
+            clubkonnect: ClubkonnectSettings::default(),
         }
     }
 }
@@ -324,6 +327,10 @@ mod tests {
                 api_key: Some("vtpass-api-key".into()),
                 ..VtpassSettings::default()
             },
+            clubkonnect: ClubkonnectSettings {
+                api_key: Some("clubkonnect-api-key".into()),
+                ..ClubkonnectSettings::default()
+            },
             ..Settings::default()
         };
         let printed = format!("{settings:?}");
@@ -332,6 +339,7 @@ mod tests {
             "redis-password",
             "master-key-hex",
             "vtpass-api-key",
+            "clubkonnect-api-key",
         ] {
             assert!(!printed.contains(secret), "{printed}");
         }

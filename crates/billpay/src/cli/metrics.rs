@@ -135,6 +135,10 @@ fn describe() {
         "billpay_supplier_calls_total",
         "Supplier calls by supplier, operation (purchase, requery) and outcome"
     );
+    describe_counter!(
+        "billpay_supplier_misconfigured_total",
+        "Supplier answers that mean billpay is misconfigured (credentials refused, a base URL that is not the supplier's), by supplier"
+    );
     describe_histogram!(
         "billpay_supplier_call_duration_seconds",
         Unit::Seconds,

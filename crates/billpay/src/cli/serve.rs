@@ -85,6 +85,12 @@ pub struct ServeArgs {
     /// Open connections at most (default 4096); more wait to be accepted.
     #[arg(long)]
     max_connections: Option<usize>,
+    /// Start even when a real supplier fails the start-up check (its
+    /// balance: refused credentials, a base URL that is not the supplier's,
+    /// an outage), with a warning.
+    #[arg(long)]
+    #[serde(skip)]
+    skip_supplier_check: bool,
     #[command(flatten)]
     #[serde(flatten)]
     supplier: super::supplier::SupplierArgs,
@@ -110,6 +116,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     }
     let sandbox = SandboxSupplier::from_settings(&settings.sandbox);
     let routes = Arc::new(super::supplier::build(&settings, sandbox)?);
+    super::supplier::check_at_start(&settings, &routes, args.skip_supplier_check).await?;
     let mut state = AppState::new(store.clone(), routes.clone(), rate_limit);
     if let Some(url) = settings.redis_url.as_deref().filter(|u| !u.is_empty()) {
         let limiter = billpay_api::rate_limit::RateLimiter::with_redis(url)

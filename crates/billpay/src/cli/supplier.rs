@@ -1,8 +1,8 @@
 //! Which suppliers fulfil purchases: `BILLPAY_SUPPLIER` (the sandbox by
 //! default, or a real supplier of the registry, `adapters`) and the config
 //! file's `[routes]`, built from the resolved settings; `billpay supplier
-//! balance`, and the float watcher of `billpay serve`, for any supplier that
-//! keeps a balance.
+//! balance`, the start-up check and the float watcher of `billpay serve`,
+//! for every configured real supplier.
 
 use super::adapters::{self, AdapterFlags, SANDBOX};
 use super::config::Settings;
@@ -40,34 +40,96 @@ fn supplier_help() -> String {
 
 #[derive(clap::Subcommand, Debug)]
 pub enum SupplierCommand {
-    /// The float left at the supplier (`--supplier`, else BILLPAY_SUPPLIER).
+    /// The float left at every configured real supplier (and at
+    /// `--supplier`, else BILLPAY_SUPPLIER), each with its low-balance warning.
     Balance(SupplierArgs),
 }
 
 pub async fn run(cmd: SupplierCommand, settings: &Settings, out: &Output) -> anyhow::Result<()> {
     let SupplierCommand::Balance(_) = cmd;
-    let name = &settings.supplier;
-    let no_balance = || {
-        anyhow::anyhow!(
-            "the {name} supplier keeps no balance: set BILLPAY_SUPPLIER={} and its keys",
-            adapters::real_names()
-        )
-    };
-    let supplier = real(settings, name)?.ok_or_else(no_balance)?;
-    let balance = supplier.balance().await.ok_or_else(no_balance)??;
-    let threshold = low_balance(settings);
-    let low = is_low(balance, threshold);
-    out.emit(
-        json!({ "supplier": name, "balance": balance, "low_balance_threshold": threshold, "low": low }),
-        format!(
-            "{name} balance: {balance} Naira{}",
-            match (low, threshold) {
-                (true, Some(t)) => format!(" — LOW (under {t})"),
-                _ => String::new(),
-            }
-        ),
+    // An unknown name is refused first (it names the registry).
+    real(settings, &settings.supplier)?;
+    let suppliers = configured(settings)?;
+    anyhow::ensure!(
+        !suppliers.is_empty(),
+        "no real supplier is configured, and the {} supplier keeps no balance: set \
+         BILLPAY_SUPPLIER={} and its keys",
+        settings.supplier,
+        adapters::real_names()
     );
+    let threshold = low_balance(settings);
+    let mut listed = Vec::new();
+    let mut lines = Vec::new();
+    for supplier in suppliers {
+        let name = supplier.name();
+        let Some(answer) = supplier.balance().await else {
+            continue;
+        };
+        match answer {
+            Ok(balance) => {
+                let low = is_low(balance, threshold);
+                listed.push(json!({ "supplier": name, "balance": balance, "low_balance_threshold": threshold, "low": low }));
+                let warning = match (low, threshold) {
+                    (true, Some(t)) => format!(" — LOW (under {t})"),
+                    _ => String::new(),
+                };
+                lines.push(format!("{name} balance: {balance} Naira{warning}"));
+            }
+            Err(e) => {
+                listed.push(json!({ "supplier": name, "error": e.to_string() }));
+                lines.push(format!("{name}: cannot read the balance: {e}"));
+            }
+        }
+    }
+    out.emit(json!({ "suppliers": listed }), lines.join("\n"));
     Ok(())
+}
+
+/// Every real supplier that is configured (its credentials set) or named
+/// (default or a route), built from its settings.
+pub fn configured(settings: &Settings) -> anyhow::Result<Vec<Arc<dyn Supplier>>> {
+    adapters::REGISTRY
+        .iter()
+        .filter(|r| (r.configured)(settings) || named(settings, r.name))
+        .map(|r| (r.build)(settings))
+        .collect()
+}
+
+/// `billpay serve`'s start-up check: each real supplier answers a harmless
+/// call (its balance) like itself, else the start stops with what to fix.
+pub async fn check_at_start(
+    settings: &Settings,
+    routes: &Routes,
+    skip: bool,
+) -> anyhow::Result<()> {
+    use billpay_supplier::health::{Health, check};
+    let mut problems = Vec::new();
+    for supplier in routes.suppliers() {
+        let Some(registration) = adapters::registration(supplier.name()) else {
+            continue; // the sandbox
+        };
+        if skip {
+            tracing::warn!(
+                supplier = registration.name,
+                "--skip-supplier-check: not checked at start; a wrong key or URL shows only as purchases that stay processing"
+            );
+            continue;
+        }
+        let base_url = (registration.base_url)(settings);
+        match check(supplier.as_ref(), &base_url, registration.env_prefix).await {
+            Health::Ready(balance) => {
+                tracing::info!(supplier = registration.name, base_url, balance = ?balance.map(|b| b.to_string()), "supplier answered the start-up check")
+            }
+            Health::Broken(problem) => problems.push(problem),
+        }
+    }
+    match problems.as_slice() {
+        [] => Ok(()),
+        _ => anyhow::bail!(
+            "the start-up supplier check failed (fix it, or start with --skip-supplier-check):\n- {}",
+            problems.join("\n- ")
+        ),
+    }
 }
 
 fn is_low(balance: Kobo, threshold: Option<Kobo>) -> bool {
@@ -177,17 +239,12 @@ fn named(settings: &Settings, name: &str) -> bool {
 
 /// The suppliers and the routes between them: `BILLPAY_SUPPLIER` by default,
 /// `[routes]` of the config file per product (and provider). A real supplier
-/// is built (and its settings required) only when something routes to it;
-/// the sandbox is built by the caller (its `[sandbox]` settings). The
-/// settings are validated first (`Settings::validate`).
+/// is built when its credentials are set or something routes to it (then
+/// they are required); the sandbox is built by the caller (its `[sandbox]`
+/// settings). The settings are validated first (`Settings::validate`).
 pub fn build(settings: &Settings, sandbox: SandboxSupplier) -> anyhow::Result<Routes> {
     let mut suppliers: Vec<Arc<dyn Supplier>> = vec![Arc::new(sandbox)];
-    for registration in adapters::REGISTRY
-        .iter()
-        .filter(|r| named(settings, r.name))
-    {
-        suppliers.push((registration.build)(settings)?);
-    }
+    suppliers.extend(configured(settings)?);
     if suppliers.len() > 1 && named(settings, SANDBOX) {
         tracing::warn!(
             "routes name both a real supplier and the sandbox: the sandbox delivers nothing real"

@@ -43,6 +43,7 @@ mod tests {
         VtpassCallbacks.read(&CallbackRequest {
             headers: &headers,
             body: body.as_bytes(),
+            query: "",
         })
     }
 

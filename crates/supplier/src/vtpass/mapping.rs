@@ -2,6 +2,7 @@
 //! ids, request ids, the pay body, the outcome table of docs/suppliers.md,
 //! delivered tokens and pins, verification answers.
 
+use crate::shared::{AnswerLog, leading_number, misconfigured_status, token_digits};
 use crate::*;
 use serde_json::{Value, json};
 
@@ -236,32 +237,6 @@ pub(super) fn delivery(product: Product, body: &Value) -> Delivery {
     }
 }
 
-/// The 20-digit token in `"Token : 1234 5678 …"`-style text, grouped by four.
-pub(super) fn token_digits(text: &str) -> Option<String> {
-    let after_label = text
-        .rsplit(':')
-        .find(|part| part.chars().filter(char::is_ascii_digit).count() >= 16)?;
-    let digits: Vec<char> = after_label.chars().filter(char::is_ascii_digit).collect();
-    Some(
-        digits
-            .chunks(4)
-            .map(|group| group.iter().collect::<String>())
-            .collect::<Vec<_>>()
-            .join("-"),
-    )
-}
-
-/// `79.9`, `"79.9"` or `"79.9 kWh"` as a number.
-pub(super) fn leading_number(value: &Value) -> Option<f64> {
-    value.as_f64().or_else(|| {
-        let text = value.as_str()?.trim();
-        let end = text
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(text.len());
-        text[..end].parse().ok()
-    })
-}
-
 /// A `/api/merchant-verify` answer: `content.Customer_Name` when found,
 /// `content.error` when not; anything else is an outage.
 pub(super) fn verification(http_status: u16, body: &Value) -> Result<Verification, SupplierError> {
@@ -278,9 +253,7 @@ pub(super) fn verification(http_status: u16, body: &Value) -> Result<Verificatio
     }
 }
 
-pub(super) fn naira_to_kobo(naira: f64) -> Kobo {
-    Kobo((naira * 100.0).round() as i64)
-}
+pub(super) use crate::shared::naira_to_kobo;
 
 pub(super) fn unreachable_error(path: &str, error: &reqwest::Error) -> SupplierError {
     // reqwest's message names the URL, never the headers.
@@ -295,15 +268,50 @@ pub(super) fn unexpected(what: &str, body: &Value) -> SupplierError {
     ))
 }
 
-pub(super) fn log_answer(call: &str, status: u16, body: &Value, outcome: &SupplierStatus) {
+/// A GET answer (balance, plan lists): its JSON, or why it is none. `087`
+/// is VTpass refusing our keys; a 404, a redirect or a page that is not JSON
+/// is a base URL that is not VTpass's API.
+pub(super) fn read_get_answer(path: &str, status: u16, text: &str) -> Result<Value, SupplierError> {
+    let body: Option<Value> = serde_json::from_str(text).ok().filter(Value::is_object);
+    match body {
+        Some(body) if body["code"] == "087" => Err(SupplierError::Refused(format!(
+            "VTpass {path}: code 087 {}",
+            body["response_description"].as_str().unwrap_or("")
+        ))),
+        Some(body) if (200..300).contains(&status) => Ok(body),
+        Some(body) if !misconfigured_status(status) => Err(unexpected(path, &body)),
+        _ if misconfigured_status(status) || (200..300).contains(&status) => {
+            Err(SupplierError::NotThisSupplier(format!(
+                "VTpass {path}: HTTP {status}, not VTpass's JSON"
+            )))
+        }
+        _ => Err(SupplierError::Unavailable(format!(
+            "VTpass {path}: HTTP {status}"
+        ))),
+    }
+}
+
+/// How a pay or requery answer is logged: `misconfigured` for refused keys
+/// (`087`), a URL that is not VTpass's (404, redirects) or a 2xx page that
+/// is not JSON; else the state VTpass gave.
+pub(super) fn answer_log<'a>(call: &'a str, status: u16, body: &'a Value) -> AnswerLog<'a> {
     let code = body["code"].as_str().unwrap_or("none");
-    let state = body["content"]["transactions"]["status"]
-        .as_str()
-        .unwrap_or("");
-    let description = body["response_description"].as_str().unwrap_or("");
-    // The caller's span names the transaction (the worker's `fulfil{code=…}`).
-    tracing::info!(call, http_status = status, vtpass_code = code,
-        vtpass_status = state, description, outcome = ?std::mem::discriminant(outcome), "VTpass answered");
+    let not_json = !body.is_object() && (200..300).contains(&status);
+    let reading = if code == "087" || misconfigured_status(status) || not_json {
+        "misconfigured"
+    } else {
+        body["content"]["transactions"]["status"]
+            .as_str()
+            .unwrap_or("no transaction state")
+    };
+    AnswerLog {
+        supplier: "vtpass",
+        call,
+        http_status: status,
+        code,
+        description: body["response_description"].as_str().unwrap_or(""),
+        reading,
+    }
 }
 
 #[cfg(test)]

@@ -40,9 +40,8 @@ pub struct VtpassConfig {
     pub api_key: String,
     pub secret_key: String,
     pub public_key: String,
-    /// Connecting, and the whole call, may take at most this long; longer is
-    /// an unknown outcome (requeried, never refunded).
-    pub connect_timeout: Duration,
+    /// The whole call may take at most this long (connecting at most 10 s);
+    /// longer is an unknown outcome (requeried, never refunded).
     pub timeout: Duration,
 }
 
@@ -62,15 +61,16 @@ pub struct VtpassSupplier {
 }
 
 impl VtpassSupplier {
+    /// The base URL may be written as VTpass's docs write it, with `/api`.
     pub fn new(mut config: VtpassConfig) -> Result<Self, SupplierError> {
-        config.base_url = config.base_url.trim_end_matches('/').to_owned();
-        let http = reqwest::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .read_timeout(config.timeout)
-            .timeout(config.timeout)
-            .build()
-            .map_err(|e| SupplierError::Unavailable(format!("HTTP client: {e}")))?;
+        config.base_url = crate::shared::base_url(&config.base_url);
+        let http = crate::shared::http_client(config.timeout)?;
         Ok(Self { config, http })
+    }
+
+    /// The base URL called (normalized).
+    pub fn base_url(&self) -> &str {
+        &self.config.base_url
     }
 
     /// The float left in our VTpass wallet, in kobo (`GET /api/balance`).
@@ -137,15 +137,12 @@ impl VtpassSupplier {
             .send()
             .await
             .map_err(|e| unreachable_error(path, &e))?;
-        let status = response.status();
-        let body: Value = response
-            .json()
+        let status = response.status().as_u16();
+        let text = response
+            .text()
             .await
             .map_err(|e| unreachable_error(path, &e))?;
-        if !status.is_success() || body["code"] == "087" {
-            return Err(unexpected(path, &body));
-        }
-        Ok(body)
+        read_get_answer(path, status, &text)
     }
 }
 
@@ -202,7 +199,7 @@ impl Supplier for VtpassSupplier {
         let body = pay_request(order)?;
         let (status, answer) = self.post("/api/pay", body).await?;
         let outcome = pay_outcome(order, status, &answer);
-        log_answer("pay", status, &answer, &outcome);
+        answer_log("pay", status, &answer).log(&outcome);
         Ok(outcome)
     }
 
@@ -210,7 +207,7 @@ impl Supplier for VtpassSupplier {
         let body = json!({ "request_id": request_id(&order.reference_code)? });
         let (status, answer) = self.post("/api/requery", body).await?;
         let outcome = requery_outcome(order, status, &answer);
-        log_answer("requery", status, &answer, &outcome);
+        answer_log("requery", status, &answer).log(&outcome);
         Ok(outcome)
     }
 }

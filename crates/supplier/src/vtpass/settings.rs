@@ -76,7 +76,6 @@ impl VtpassSupplier {
             api_key: api_key?,
             secret_key: secret_key?,
             public_key: public_key?,
-            connect_timeout: timeout.min(Duration::from_secs(10)),
             timeout,
         })
     }

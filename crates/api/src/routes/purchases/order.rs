@@ -6,7 +6,9 @@
 use crate::error::{ApiError, ApiResult};
 use billpay_domain::catalogue::{Catalogue, Provider};
 use billpay_domain::pricing::{PriceBook, Priced, denomination_key};
-use billpay_domain::{AccountId, Item, Kobo, Phone, Product, PurchaseDetails, PurchaseRequest};
+use billpay_domain::{
+    AccountId, Item, Kobo, Phone, Product, ProfileId, PurchaseDetails, PurchaseRequest,
+};
 
 /// A checked request, priced from the catalogue and the caller's tier.
 pub struct Order<'a> {
@@ -167,8 +169,10 @@ fn price_unchecked<'a>(
         Item::Education {
             quantity,
             phone: candidate,
+            profile_id,
         } => {
             let price = provider.price.ok_or(ApiError::InvalidProvider)?;
+            check_profile(&provider.slug, profile_id.as_ref(), quantity)?;
             order(
                 format!("{} PIN", provider.name),
                 phone(candidate.as_ref()).unwrap_or_default(),
@@ -176,6 +180,7 @@ fn price_unchecked<'a>(
                 PurchaseDetails {
                     quantity: Some(i64::from(quantity)),
                     phone: phone(candidate.as_ref()),
+                    profile_id: profile_id.map(String::from),
                     ..Default::default()
                 },
             )
@@ -189,6 +194,20 @@ fn price_unchecked<'a>(
                 ..Default::default()
             },
         ),
+    }
+}
+
+/// JAMB sells one pin per candidate, who is named by the profile ID; no
+/// other exam body takes one.
+fn check_profile(provider: &str, profile_id: Option<&ProfileId>, quantity: u32) -> ApiResult<()> {
+    let refuse = |why: &str| Err(ApiError::Validation(why.into()));
+    match (provider == "jamb", profile_id) {
+        (true, None) => refuse("profile_id: required for JAMB (the candidate's profile ID)"),
+        (true, Some(_)) if quantity != 1 => {
+            refuse("quantity: must be 1 for JAMB (one pin per candidate)")
+        }
+        (false, Some(_)) => refuse("profile_id: only JAMB takes a profile ID"),
+        _ => Ok(()),
     }
 }
 

@@ -7,7 +7,7 @@ use crate::extract::whole_number;
 use crate::schema;
 use billpay_domain::request::recipient_name;
 use billpay_domain::{
-    CustomerId, Item, Kobo, MeterNumber, MeterType, Phone, PurchaseRequest, Reference,
+    CustomerId, Item, Kobo, MeterNumber, MeterType, Phone, ProfileId, PurchaseRequest, Reference,
     SmartcardNumber,
 };
 use serde::Deserialize;
@@ -102,11 +102,22 @@ pub struct EducationIn {
     /// waec, neco, nabteb or jamb (or UUID).
     #[schema(schema_with = schema::provider_id)]
     pub provider_id: String,
+    /// At most 10; JAMB: 1 (one pin per candidate).
     #[serde(deserialize_with = "whole_number")]
     #[schema(minimum = 1, maximum = 10)]
     pub quantity: u32,
     #[schema(schema_with = schema::optional_phone)]
     pub phone: Option<Phone>,
+    /// JAMB only, and required there: the candidate's profile ID (10
+    /// digits, from JAMB's SMS), checked with JAMB before the pin is
+    /// bought; an unknown one fails the purchase and refunds it.
+    #[schema(
+        pattern = "^[0-9]{10}$",
+        min_length = 10,
+        max_length = 10,
+        example = "0123456789"
+    )]
+    pub profile_id: Option<String>,
     #[schema(schema_with = schema::reference)]
     pub reference: Reference,
 }
@@ -174,6 +185,11 @@ checked_by!(ElectricityIn, |req| Item::Electricity {
 checked_by!(EducationIn, |req| Item::Education {
     quantity: req.quantity,
     phone: req.phone,
+    profile_id: req
+        .profile_id
+        .as_deref()
+        .map(ProfileId::parse)
+        .transpose()?,
 });
 
 checked_by!(BetIn, |req| Item::Betting {

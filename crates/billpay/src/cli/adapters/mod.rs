@@ -6,6 +6,7 @@
 //! section in `Settings` (and `config/layers.rs`'s `SECTIONS`), its flags
 //! file here and its lines below.
 
+mod clubkonnect;
 mod vtpass;
 
 use super::config::Settings;
@@ -22,6 +23,9 @@ pub struct AdapterFlags {
     #[command(flatten)]
     #[serde(flatten)]
     vtpass: vtpass::VtpassFlags,
+    #[command(flatten)]
+    #[serde(flatten)]
+    clubkonnect: clubkonnect::ClubkonnectFlags,
 }
 
 /// A real supplier billpay can sell through.
@@ -32,14 +36,34 @@ pub struct Registration {
     /// What would keep it from being built, for `Settings::validate`: asked
     /// with `wanted` true when the settings name it (default or a route).
     pub problem: fn(&Settings, wanted: bool) -> Option<String>,
+    /// Whether its credentials are set: then it is built (and checked at
+    /// start) even when no route names it yet.
+    pub configured: fn(&Settings) -> bool,
+    /// The base URL it calls, as normalized (for messages).
+    pub base_url: fn(&Settings) -> String,
+    /// Its settings' environment prefix, for messages.
+    pub env_prefix: &'static str,
 }
 
 /// The real suppliers, by name.
-pub const REGISTRY: &[Registration] = &[Registration {
-    name: "vtpass",
-    build: vtpass::build,
-    problem: vtpass::problem,
-}];
+pub const REGISTRY: &[Registration] = &[
+    Registration {
+        name: "vtpass",
+        build: vtpass::build,
+        problem: vtpass::problem,
+        configured: vtpass::configured,
+        base_url: vtpass::base_url,
+        env_prefix: "BILLPAY_VTPASS_",
+    },
+    Registration {
+        name: "clubkonnect",
+        build: clubkonnect::build,
+        problem: clubkonnect::problem,
+        configured: clubkonnect::configured,
+        base_url: clubkonnect::base_url,
+        env_prefix: "BILLPAY_CLUBKONNECT_",
+    },
+];
 
 /// The one of this name.
 pub fn registration(name: &str) -> Option<&'static Registration> {
@@ -57,7 +81,7 @@ fn all_names() -> Vec<&'static str> {
     std::iter::once(SANDBOX).chain(real).collect()
 }
 
-/// Every supplier name: `sandbox, vtpass`.
+/// Every supplier name: `sandbox, vtpass, clubkonnect`.
 pub fn names() -> String {
     all_names().join(", ")
 }
@@ -71,8 +95,8 @@ pub fn choice() -> String {
     }
 }
 
-/// The real suppliers' names as one `BILLPAY_SUPPLIER=` value: `vtpass`, or
-/// `vtpass|other` when there are several.
+/// The real suppliers' names as one `BILLPAY_SUPPLIER=` value:
+/// `vtpass|clubkonnect`.
 pub fn real_names() -> String {
     let real: Vec<_> = REGISTRY.iter().map(|r| r.name).collect();
     real.join("|")

@@ -45,8 +45,19 @@ pub fn build(settings: &Settings) -> anyhow::Result<Arc<dyn Supplier>> {
     if let Some(missing) = missing_keys(vtpass) {
         anyhow::bail!(missing);
     }
-    tracing::info!(base_url = %vtpass.base_url, "VTpass fulfils purchases");
-    Ok(Arc::new(VtpassSupplier::from_settings(vtpass)?))
+    let supplier = VtpassSupplier::from_settings(vtpass)?;
+    tracing::info!(base_url = supplier.base_url(), "VTpass fulfils purchases");
+    Ok(Arc::new(supplier))
+}
+
+/// The base URL it calls (for the start-up check's messages).
+pub fn base_url(settings: &Settings) -> String {
+    billpay_supplier::shared::base_url(&settings.vtpass.base_url)
+}
+
+/// Configured: a key is set.
+pub fn configured(settings: &Settings) -> bool {
+    settings.vtpass.any_key_set()
 }
 
 /// Its keys are required when it is wanted, or when any of them is set.

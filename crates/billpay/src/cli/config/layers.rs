@@ -15,8 +15,8 @@ use std::path::Path;
 
 /// The outside systems with a section of their own: each is a field of
 /// `Settings` holding the adapter's own settings struct. A new one (e.g.
-/// `clubkonnect`, `monnify`, `paystack`) is a name here and that field.
-pub const SECTIONS: [&str; 2] = ["sandbox", "vtpass"];
+/// `monnify`, `paystack`) is a name here and that field.
+pub const SECTIONS: [&str; 3] = ["sandbox", "vtpass", "clubkonnect"];
 
 const ENV_PREFIX: &str = "BILLPAY_";
 

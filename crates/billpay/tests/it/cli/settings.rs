@@ -246,7 +246,10 @@ async fn vtpass_keys_are_read_from_the_section_or_the_old_flat_keys() {
         .await
         .unwrap();
         let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
-        assert_eq!(answer["balance"], 250000.0, "{file}: {answer}");
+        assert_eq!(
+            answer["suppliers"][0]["balance"], 250000.0,
+            "{file}: {answer}"
+        );
     }
 }
 
@@ -266,7 +269,7 @@ fn every_problem_is_named_at_once_and_no_key_is_printed() {
         "4 problems with the settings",
         "--listen \"not-an-address\" is not an address",
         "--body-timeout-secs must be at least 1 second",
-        "BILLPAY_SUPPLIER must be sandbox or vtpass, not \"nobody\"",
+        "BILLPAY_SUPPLIER must be sandbox, vtpass or clubkonnect, not \"nobody\"",
         "VTpass needs BILLPAY_VTPASS_API_KEY, BILLPAY_VTPASS_PUBLIC_KEY",
     ] {
         assert!(said.contains(problem), "{problem:?} not in: {said}");
@@ -293,8 +296,8 @@ fn unknown_suppliers_on_routes_are_named_with_the_registry() {
     });
     for problem in [
         "2 problems with the settings",
-        "BILLPAY_SUPPLIER must be sandbox or vtpass, not \"nobody\"",
-        "routes: airtime names \"acme\", not a supplier (sandbox, vtpass)",
+        "BILLPAY_SUPPLIER must be sandbox, vtpass or clubkonnect, not \"nobody\"",
+        "routes: airtime names \"acme\", not a supplier (sandbox, vtpass, clubkonnect)",
     ] {
         assert!(said.contains(problem), "{problem:?} not in: {said}");
     }

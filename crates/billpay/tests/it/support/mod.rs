@@ -7,6 +7,7 @@
 //! `BILLPAY_TEST_POSTGRES_URL`, dropped when the last server using it is).
 #![allow(dead_code)]
 
+pub mod clubkonnect;
 pub mod receiver;
 pub mod vtpass;
 

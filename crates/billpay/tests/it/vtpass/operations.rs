@@ -8,7 +8,9 @@ async fn the_sandbox_has_no_float_nor_plan_list_and_unknown_suppliers_are_named(
     let server = TestServer::spawn().await;
     let (ok, answer) = server.cli_result(&["supplier", "balance"]);
     assert!(
-        !ok && answer.to_string().contains("BILLPAY_SUPPLIER=vtpass"),
+        !ok && answer
+            .to_string()
+            .contains("BILLPAY_SUPPLIER=vtpass|clubkonnect"),
         "{answer}"
     );
     let (ok, answer) = server.cli_result(&["catalogue", "sync"]);
@@ -22,7 +24,7 @@ async fn the_sandbox_has_no_float_nor_plan_list_and_unknown_suppliers_are_named(
     assert!(
         !ok && answer
             .to_string()
-            .contains("the suppliers are sandbox, vtpass"),
+            .contains("the suppliers are sandbox, vtpass, clubkonnect"),
         "{answer}"
     );
 }

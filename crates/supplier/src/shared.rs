@@ -1,0 +1,181 @@
+//! What every real supplier's client repeats, written once: the HTTP client
+//! with its timeouts, the base URL as operators write it, amounts and
+//! tokens as suppliers write them, the log line of each answer (its outcome
+//! by name), and the error-level report of an answer that means "billpay is
+//! misconfigured" rather than "the order is pending".
+
+use crate::{Kobo, SupplierError, SupplierStatus};
+use std::time::Duration;
+
+/// The reqwest client of a real supplier: connecting may take at most 10 s
+/// (or `timeout`, if shorter), the whole call `timeout`; longer is an unknown
+/// outcome (requeried, never refunded). No redirects: a supplier's API does
+/// not redirect, and a redirect is an answer "not like that supplier".
+pub fn http_client(timeout: Duration) -> Result<reqwest::Client, SupplierError> {
+    reqwest::Client::builder()
+        .connect_timeout(timeout.min(Duration::from_secs(10)))
+        .read_timeout(timeout)
+        .timeout(timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| SupplierError::Unavailable(format!("HTTP client: {e}")))
+}
+
+/// A base URL as operators write it, without trailing slashes and without
+/// an `/api` suffix: the paths billpay calls carry their own (VTpass's docs
+/// write `https://sandbox.vtpass.com/api/`, and `…/api` + `/api/pay` would
+/// call `/api/api/pay`).
+pub fn base_url(url: &str) -> String {
+    let url = url.trim().trim_end_matches('/');
+    let url = url.strip_suffix("/api").unwrap_or(url);
+    url.trim_end_matches('/').to_owned()
+}
+
+pub fn naira_to_kobo(naira: f64) -> Kobo {
+    Kobo((naira * 100.0).round() as i64)
+}
+
+/// `1234.5` or `"1,234.50"` as kobo.
+pub fn amount(value: &serde_json::Value) -> Option<Kobo> {
+    let naira = value
+        .as_f64()
+        .or_else(|| value.as_str()?.replace(',', "").trim().parse().ok())?;
+    Some(naira_to_kobo(naira))
+}
+
+/// The 20-digit token in `"Token : 1234 5678 …"`-style text, grouped by four.
+pub fn token_digits(text: &str) -> Option<String> {
+    let after_label = text
+        .rsplit(':')
+        .find(|part| part.chars().filter(char::is_ascii_digit).count() >= 16)?;
+    let digits: Vec<char> = after_label.chars().filter(char::is_ascii_digit).collect();
+    Some(
+        digits
+            .chunks(4)
+            .map(|group| group.iter().collect::<String>())
+            .collect::<Vec<_>>()
+            .join("-"),
+    )
+}
+
+/// `79.9`, `"79.9"` or `"79.9 kWh"` as a number.
+pub fn leading_number(value: &serde_json::Value) -> Option<f64> {
+    value.as_f64().or_else(|| {
+        let text = value.as_str()?.trim();
+        let end = text
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(text.len());
+        text[..end].parse().ok()
+    })
+}
+
+/// One supplier answer as logged: who, which call, what came back, and what
+/// billpay made of it (the outcome by name, and how the answer was read).
+pub struct AnswerLog<'a> {
+    pub supplier: &'static str,
+    pub call: &'a str,
+    pub http_status: u16,
+    /// The supplier's own code (`000`, `200`…), `none` without one.
+    pub code: &'a str,
+    /// The supplier's status or description text.
+    pub description: &'a str,
+    /// How the answer was read: delivered, pending, refused, cancelled,
+    /// unknown, misconfigured…
+    pub reading: &'a str,
+}
+
+impl AnswerLog<'_> {
+    /// Logs the answer (the caller's span names the transaction, e.g. the
+    /// worker's `fulfil{code=…}`); an answer that means misconfiguration is
+    /// reported at error level and counted (see [`misconfigured`]).
+    pub fn log(&self, outcome: &SupplierStatus) {
+        let outcome = outcome.name();
+        let (supplier, call, http_status, code) =
+            (self.supplier, self.call, self.http_status, self.code);
+        let (description, reading) = (self.description, self.reading);
+        if reading == "misconfigured" {
+            misconfigured(
+                supplier,
+                call,
+                &format!("HTTP {http_status}, code {code} {description}"),
+            );
+        }
+        tracing::info!(
+            supplier,
+            call,
+            http_status,
+            code,
+            description,
+            reading,
+            outcome,
+            "supplier answered"
+        );
+    }
+}
+
+/// An answer that says billpay is set up wrong (credentials refused, a base
+/// URL that answers unlike the supplier): never a reason to refund, but the
+/// operator must know at once, so it is an error and a metric
+/// (`billpay_supplier_misconfigured_total{supplier}`), not an info line.
+pub fn misconfigured(supplier: &'static str, call: &str, what: &str) {
+    metrics::counter!("billpay_supplier_misconfigured_total", "supplier" => supplier).increment(1);
+    tracing::error!(
+        supplier,
+        call,
+        what,
+        "the supplier's answer means billpay is misconfigured (credentials or base URL): \
+         purchases stay processing until it is fixed"
+    );
+}
+
+/// An HTTP status that means the URL or the credentials are wrong, not that
+/// the supplier is busy: 401, 403, 404, 405 and redirects.
+pub fn misconfigured_status(http_status: u16) -> bool {
+    matches!(http_status, 300..=399 | 401 | 403 | 404 | 405)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn base_urls_are_taken_with_or_without_api() {
+        for url in [
+            "https://sandbox.vtpass.com",
+            "https://sandbox.vtpass.com/",
+            "https://sandbox.vtpass.com/api",
+            "https://sandbox.vtpass.com/api/",
+            " https://sandbox.vtpass.com/api// ",
+        ] {
+            assert_eq!(base_url(url), "https://sandbox.vtpass.com", "{url:?}");
+        }
+        assert_eq!(
+            base_url("http://127.0.0.1:9/apix"),
+            "http://127.0.0.1:9/apix"
+        );
+    }
+
+    #[test]
+    fn amounts_tokens_and_units() {
+        assert_eq!(amount(&json!("1,234.50")), Some(Kobo(123_450)));
+        assert_eq!(amount(&json!(99.99)), Some(Kobo(9_999)));
+        assert_eq!(amount(&json!("n/a")), None);
+        assert_eq!(
+            token_digits("Token : 42167939603201733524").as_deref(),
+            Some("4216-7939-6032-0173-3524")
+        );
+        assert_eq!(token_digits("no token"), None);
+        assert_eq!(leading_number(&json!("79.9 kWh")), Some(79.9));
+    }
+
+    #[test]
+    fn misconfiguration_is_told_by_status() {
+        for status in [301, 401, 403, 404, 405] {
+            assert!(misconfigured_status(status), "{status}");
+        }
+        for status in [200, 500, 502, 503, 504, 429] {
+            assert!(!misconfigured_status(status), "{status}");
+        }
+    }
+}
