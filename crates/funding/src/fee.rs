@@ -80,7 +80,9 @@ impl FeeRule {
     /// at most the cap, never more than what was paid.
     pub fn fee(&self, paid: Kobo) -> Kobo {
         let percent = (i128::from(paid.0) * i128::from(self.basis_points) + 5_000) / 10_000;
-        let fee = i64::try_from(percent).unwrap_or(i64::MAX).saturating_add(self.flat.0);
+        let fee = i64::try_from(percent)
+            .unwrap_or(i64::MAX)
+            .saturating_add(self.flat.0);
         let fee = self.cap.map_or(fee, |cap| fee.min(cap.0));
         Kobo(fee.clamp(0, paid.0.max(0)))
     }

@@ -16,7 +16,12 @@ pub fn sign(key: &[u8], body: &[u8]) -> String {
 }
 
 /// Checks the signature in `header` over `body`.
-pub fn check(headers: &HeaderMap, header: &str, key: &[u8], body: &[u8]) -> Result<(), WebhookError> {
+pub fn check(
+    headers: &HeaderMap,
+    header: &str,
+    key: &[u8],
+    body: &[u8],
+) -> Result<(), WebhookError> {
     let given = headers
         .get(header)
         .and_then(|v| v.to_str().ok())
@@ -53,28 +58,51 @@ pub(crate) mod tests {
 
     #[test]
     fn reproduces_monnifys_published_test_vector() {
-        let (key, body) = (MONNIFY_SAMPLE_KEY.as_bytes(), MONNIFY_SAMPLE_BODY.as_bytes());
+        let (key, body) = (
+            MONNIFY_SAMPLE_KEY.as_bytes(),
+            MONNIFY_SAMPLE_BODY.as_bytes(),
+        );
         assert_eq!(sign(key, body), MONNIFY_SAMPLE_HASH);
         let header = "monnify-signature";
-        assert_eq!(check(&signed(MONNIFY_SAMPLE_HASH), header, key, body), Ok(()));
+        assert_eq!(
+            check(&signed(MONNIFY_SAMPLE_HASH), header, key, body),
+            Ok(())
+        );
         let upper = MONNIFY_SAMPLE_HASH.to_uppercase();
         assert_eq!(check(&signed(&upper), header, key, body), Ok(()));
     }
 
     #[test]
     fn refuses_a_changed_body_a_wrong_key_and_no_signature() {
-        let (key, body) = (MONNIFY_SAMPLE_KEY.as_bytes(), MONNIFY_SAMPLE_BODY.as_bytes());
+        let (key, body) = (
+            MONNIFY_SAMPLE_KEY.as_bytes(),
+            MONNIFY_SAMPLE_BODY.as_bytes(),
+        );
         let header = "monnify-signature";
         let tampered = MONNIFY_SAMPLE_BODY.replace("78000", "780000");
         let bad = Err(WebhookError::BadSignature);
-        assert_eq!(check(&signed(MONNIFY_SAMPLE_HASH), header, key, tampered.as_bytes()), bad);
-        assert_eq!(check(&signed(MONNIFY_SAMPLE_HASH), header, b"other", body), bad);
+        assert_eq!(
+            check(
+                &signed(MONNIFY_SAMPLE_HASH),
+                header,
+                key,
+                tampered.as_bytes()
+            ),
+            bad
+        );
+        assert_eq!(
+            check(&signed(MONNIFY_SAMPLE_HASH), header, b"other", body),
+            bad
+        );
         assert_eq!(check(&signed("zz"), header, key, body), bad);
         let none = HeaderMap::new();
         assert_eq!(check(&none, header, key, body), Err(WebhookError::Unsigned));
         // the pretty-printed sample (as Monnify's page shows it) does not match
         let pretty: serde_json::Value = serde_json::from_str(MONNIFY_SAMPLE_BODY).unwrap();
         let pretty = serde_json::to_string_pretty(&pretty).unwrap();
-        assert_eq!(check(&signed(MONNIFY_SAMPLE_HASH), header, key, pretty.as_bytes()), bad);
+        assert_eq!(
+            check(&signed(MONNIFY_SAMPLE_HASH), header, key, pretty.as_bytes()),
+            bad
+        );
     }
 }

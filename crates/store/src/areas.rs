@@ -214,8 +214,10 @@ pub trait FundingStore: Send + Sync + 'static {
     /// Every customer reference held with a gateway (for reconciliation).
     async fn funding_customers(&self, gateway: &str) -> StoreResult<Vec<String>>;
     /// Reserved accounts: one account's, or all.
-    async fn reserved_accounts(&self, account: Option<AccountId>)
-    -> StoreResult<Vec<ReservedAccount>>;
+    async fn reserved_accounts(
+        &self,
+        account: Option<AccountId>,
+    ) -> StoreResult<Vec<ReservedAccount>>;
     /// Whose payment this is: by the gateway's customer reference, else by
     /// the account number it was paid into.
     async fn funding_owner(
@@ -242,6 +244,5 @@ pub trait FundingStore: Send + Sync + 'static {
     async fn funding_events(&self, filter: FundingFilter) -> StoreResult<Vec<FundingEvent>>;
     /// A named job's lease for `holder` (one node at a time): taken when free
     /// or expired, renewed when `holder` has it; false when another holds it.
-    async fn take_job_lease(&self, name: &str, holder: &str, lease: Duration)
-    -> StoreResult<bool>;
+    async fn take_job_lease(&self, name: &str, holder: &str, lease: Duration) -> StoreResult<bool>;
 }

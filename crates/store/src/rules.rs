@@ -204,10 +204,14 @@ pub(crate) fn check_new_funding(new: &NewFunding) -> StoreResult<CreditSource> {
         .ok_or_else(|| StoreError::Invalid(format!("unknown funding gateway {}", new.gateway)))?;
     let credited = new.status == FundingStatus::Credited;
     if credited && new.account_id.is_none() {
-        return Err(StoreError::Invalid("a credited funding needs an account".into()));
+        return Err(StoreError::Invalid(
+            "a credited funding needs an account".into(),
+        ));
     }
     if new.amount < Kobo::ZERO || new.fee < Kobo::ZERO || new.fee > new.amount {
-        return Err(StoreError::Invalid("a funding's fee must be 0 to its amount".into()));
+        return Err(StoreError::Invalid(
+            "a funding's fee must be 0 to its amount".into(),
+        ));
     }
     Ok(source)
 }
@@ -227,7 +231,10 @@ mod funding_tests {
         assert!(funding_writes(None, PendingVerification));
         assert!(!funding_writes(Some(Credited), Credited));
         assert!(!funding_writes(Some(Unmatched), PendingVerification));
-        assert!(!funding_writes(Some(PendingVerification), PendingVerification));
+        assert!(!funding_writes(
+            Some(PendingVerification),
+            PendingVerification
+        ));
         assert!(funding_writes(Some(PendingVerification), Credited));
         assert!(funding_writes(Some(Rejected), Credited));
     }

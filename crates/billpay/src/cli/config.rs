@@ -4,7 +4,9 @@
 //! [`Settings::validate`] (naming every problem, not just the first).
 //!
 //! General settings are top-level keys; each outside system has a section
-//! whose struct its adapter owns (`[sandbox]`, `[vtpass]`). Secrets are
+//! whose struct its adapter owns (`[sandbox]`, `[vtpass]`; the funding
+//! gateways' `[monnify]` and `[paystack]`, and `[funding]` for the fee and
+//! the reconciler). Secrets are
 //! `SecretString`s and connection URLs print without their password, so the
 //! settings' `Debug` is safe to log.
 
@@ -13,6 +15,9 @@ mod layers;
 use super::http_server::ConnectionLimits;
 use anyhow::Context;
 use billpay_domain::sealed::SecretBox;
+use billpay_funding::FundingSettings;
+use billpay_funding::monnify::MonnifySettings;
+use billpay_funding::paystack::PaystackSettings;
 use billpay_store::SharedStore;
 use billpay_store::sealing::SealedStore;
 use billpay_supplier::sandbox::SandboxSettings;
@@ -66,6 +71,11 @@ pub struct Settings {
     pub routes: HashMap<String, Vec<String>>,
     pub sandbox: SandboxSettings,
     pub vtpass: VtpassSettings,
+    /// Funding by bank transfer: on when its credentials are set.
+    pub monnify: MonnifySettings,
+    pub paystack: PaystackSettings,
+    /// The funding fee and the reconciler's interval.
+    pub funding: FundingSettings,
 }
 
 /// The built-in defaults, all here. Those a library also uses (connection
@@ -99,6 +109,9 @@ impl Default for Settings {
             routes: HashMap::new(),
             sandbox: SandboxSettings::default(),
             vtpass: VtpassSettings::default(),
+            monnify: MonnifySettings::default(),
+            paystack: PaystackSettings::default(),
+            funding: FundingSettings::default(),
         }
     }
 }
@@ -172,6 +185,7 @@ impl Settings {
         }
         problems.extend(self.master_key_problem());
         problems.extend(super::supplier::problems(self));
+        problems.extend(super::funding::problems(self));
         match problems.as_slice() {
             [] => Ok(()),
             [one] => anyhow::bail!("{one}"),
@@ -323,6 +337,14 @@ mod tests {
                 api_key: Some("vtpass-api-key".into()),
                 ..VtpassSettings::default()
             },
+            monnify: MonnifySettings {
+                secret_key: Some("monnify-secret-key".into()),
+                ..MonnifySettings::default()
+            },
+            paystack: PaystackSettings {
+                secret_key: Some("sk_live_paystack".into()),
+                ..PaystackSettings::default()
+            },
             ..Settings::default()
         };
         let printed = format!("{settings:?}");
@@ -331,6 +353,8 @@ mod tests {
             "redis-password",
             "master-key-hex",
             "vtpass-api-key",
+            "monnify-secret-key",
+            "sk_live_paystack",
         ] {
             assert!(!printed.contains(secret), "{printed}");
         }

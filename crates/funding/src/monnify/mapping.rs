@@ -29,7 +29,9 @@ pub(super) fn reservation(body: &Value, account_ref: &str) -> Result<Reservation
         })
         .collect();
     if accounts.is_empty() {
-        return Err(GatewayError::Unavailable("Monnify reserved no account".into()));
+        return Err(GatewayError::Unavailable(
+            "Monnify reserved no account".into(),
+        ));
     }
     let customer_ref = text(&body["accountReference"]).unwrap_or_else(|| account_ref.to_owned());
     Ok(Reservation {
@@ -108,7 +110,9 @@ pub(super) fn listed_payments(body: &Value, account_ref: &str, since: OffsetDate
             continue;
         }
         if let Some(mut payment) = payment(item) {
-            payment.customer_ref.get_or_insert_with(|| account_ref.to_owned());
+            payment
+                .customer_ref
+                .get_or_insert_with(|| account_ref.to_owned());
             payments.push(payment);
         }
     }
@@ -148,7 +152,10 @@ mod tests {
         assert_eq!(notice.claimed_amount, Some(Kobo(7_800_000)));
         assert_eq!(notice.customer_ref.as_deref(), Some("111222333"));
         let settlement = json!({"eventType": "SETTLEMENT", "eventData": {}}).to_string();
-        assert!(matches!(read_event(settlement.as_bytes()), Webhook::Ignore(_)));
+        assert!(matches!(
+            read_event(settlement.as_bytes()),
+            Webhook::Ignore(_)
+        ));
     }
 
     #[test]
@@ -163,8 +170,12 @@ mod tests {
         assert_eq!(payment.status, PaidStatus::Paid);
         assert_eq!(payment.customer_ref.as_deref(), Some("acc-1"));
         assert_eq!(payment.payer.as_deref(), Some("ADA OKAFOR, GTBank"));
-        let pending = json!({"transactionReference": "MNFY|2", "paymentStatus": "PENDING", "amountPaid": 0});
-        assert_eq!(payment_status(&pending), PaidStatus::NotPaid("PENDING".into()));
+        let pending =
+            json!({"transactionReference": "MNFY|2", "paymentStatus": "PENDING", "amountPaid": 0});
+        assert_eq!(
+            payment_status(&pending),
+            PaidStatus::NotPaid("PENDING".into())
+        );
     }
 
     fn payment_status(body: &Value) -> PaidStatus {
@@ -173,7 +184,11 @@ mod tests {
 
     #[test]
     fn lists_stop_at_older_payments() {
-        let since = OffsetDateTime::parse("2026-01-02T00:00:00Z", &time::format_description::well_known::Rfc3339).unwrap();
+        let since = OffsetDateTime::parse(
+            "2026-01-02T00:00:00Z",
+            &time::format_description::well_known::Rfc3339,
+        )
+        .unwrap();
         let page = json!({"content": [
             {"transactionReference": "MNFY|new", "paymentStatus": "PAID", "amountPaid": 100, "currency": "NGN", "paidOn": "2026-01-03 10:00:00.000"},
             {"transactionReference": "MNFY|old", "paymentStatus": "PAID", "amountPaid": 100, "currency": "NGN", "paidOn": "2026-01-01 10:00:00.000"}

@@ -46,8 +46,9 @@ impl MonnifyGateway {
             let missing = missing.join(", ");
             return Err(GatewayError::Refused(format!("Monnify needs {missing}")));
         }
-        let [api_key, secret_key, contract_code] =
-            settings.credentials().map(|c| c.1.unwrap_or_default().to_owned());
+        let [api_key, secret_key, contract_code] = settings
+            .credentials()
+            .map(|c| c.1.unwrap_or_default().to_owned());
         Ok(Self {
             base_url: base_url(&settings.base_url),
             api_key,
@@ -95,7 +96,11 @@ impl MonnifyGateway {
         );
         let page = page.to_string();
         let size = PAGE_SIZE.to_string();
-        let query = [("accountReference", account_ref), ("page", &page), ("size", &size)];
+        let query = [
+            ("accountReference", account_ref),
+            ("page", &page),
+            ("size", &size),
+        ];
         self.call(self.http.get(url).query(&query)).await
     }
 }
@@ -127,7 +132,11 @@ impl Gateway for MonnifyGateway {
     }
 
     async fn verify(&self, reference: &str) -> Result<Payment, GatewayError> {
-        let url = format!("{}/api/v2/transactions/{}", self.base_url, path_segment(reference));
+        let url = format!(
+            "{}/api/v2/transactions/{}",
+            self.base_url,
+            path_segment(reference)
+        );
         let answer = self.call(self.http.get(url)).await?;
         payment(&answer).ok_or_else(|| unreadable(&answer))
     }
@@ -181,9 +190,15 @@ impl From<Answer> for GatewayError {
 }
 
 async fn send(request: reqwest::RequestBuilder) -> Result<Value, Answer> {
-    let response = request.send().await.map_err(|e| Answer::Transport(e.to_string()))?;
+    let response = request
+        .send()
+        .await
+        .map_err(|e| Answer::Transport(e.to_string()))?;
     let status = response.status().as_u16();
-    let text = response.text().await.map_err(|e| Answer::Transport(e.to_string()))?;
+    let text = response
+        .text()
+        .await
+        .map_err(|e| Answer::Transport(e.to_string()))?;
     let body = serde_json::from_str(&text).unwrap_or(Value::Null);
     if !(200..300).contains(&status) {
         return Err(Answer::Status(status, body));

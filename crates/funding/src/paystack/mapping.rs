@@ -21,7 +21,10 @@ pub fn payment(data: &Value) -> Option<Payment> {
         _ => PaidStatus::NotPaid(status),
     };
     let authorization = &data["authorization"];
-    let payer = [text(&authorization["sender_name"]), text(&authorization["sender_bank"])];
+    let payer = [
+        text(&authorization["sender_name"]),
+        text(&authorization["sender_bank"]),
+    ];
     let payer = payer.into_iter().flatten().collect::<Vec<_>>().join(", ");
     Some(Payment {
         reference: text(&data["reference"])?,
@@ -36,7 +39,9 @@ pub fn payment(data: &Value) -> Option<Payment> {
 
 /// A transfer into a dedicated account (not a card payment for something else).
 pub(super) fn is_transfer(data: &Value) -> bool {
-    data["channel"].as_str().is_none_or(|c| c == "dedicated_nuban")
+    data["channel"]
+        .as_str()
+        .is_none_or(|c| c == "dedicated_nuban")
 }
 
 /// A webhook body (signature already checked).
@@ -89,8 +94,12 @@ mod tests {
         };
         assert_eq!(notice.claimed_amount, Some(Kobo(150_000)));
         assert_eq!(notice.customer_ref.as_deref(), Some("CUS_x"));
-        let card = json!({"event": "charge.success", "data": {"reference": "r", "channel": "card"}});
-        assert!(matches!(read_event(card.to_string().as_bytes()), Webhook::Ignore(_)));
+        let card =
+            json!({"event": "charge.success", "data": {"reference": "r", "channel": "card"}});
+        assert!(matches!(
+            read_event(card.to_string().as_bytes()),
+            Webhook::Ignore(_)
+        ));
         let assigned = json!({"event": "dedicatedaccount.assign.success", "data": {
             "customer": {"customer_code": "CUS_x"},
             "dedicated_account": {"bank": {"name": "Wema Bank", "slug": "wema-bank"},

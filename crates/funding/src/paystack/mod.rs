@@ -58,14 +58,21 @@ impl PaystackGateway {
             .await
             .map_err(|e| GatewayError::Unavailable(e.to_string()))?;
         let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        let message: String = body["message"].as_str().unwrap_or("no message").chars().take(200).collect();
+        let message: String = body["message"]
+            .as_str()
+            .unwrap_or("no message")
+            .chars()
+            .take(200)
+            .collect();
         match (status, body["status"].as_bool()) {
             (200..=299, Some(true)) => Ok(body["data"].clone()),
             (400..=499, _) if status != 404 && status != 429 => {
                 Err(GatewayError::Refused(format!("HTTP {status}: {message}")))
             }
             (200..=299, Some(false)) => Err(GatewayError::Refused(message)),
-            _ => Err(GatewayError::Unavailable(format!("HTTP {status}: {message}"))),
+            _ => Err(GatewayError::Unavailable(format!(
+                "HTTP {status}: {message}"
+            ))),
         }
     }
 
@@ -86,11 +93,16 @@ impl Gateway for PaystackGateway {
             "email": customer.email, "first_name": first_name, "last_name": last_name,
             "metadata": {"billpay_account": customer.reference},
         });
-        let created = self.call(self.http.post(self.url("/customer")).json(&created)).await?;
+        let created = self
+            .call(self.http.post(self.url("/customer")).json(&created))
+            .await?;
         let customer_code = text(&created["customer_code"])
             .ok_or_else(|| GatewayError::Unavailable("Paystack gave no customer_code".into()))?;
         let dedicated = json!({"customer": customer_code, "preferred_bank": self.preferred_bank});
-        let request = self.http.post(self.url("/dedicated_account")).json(&dedicated);
+        let request = self
+            .http
+            .post(self.url("/dedicated_account"))
+            .json(&dedicated);
         let answer = self.call(request).await?;
         Ok(Reservation {
             customer_ref: customer_code,

@@ -46,8 +46,14 @@ impl PaystackSettings {
     /// The environment variables still missing or blank.
     pub fn missing(&self) -> Vec<String> {
         let key = secret(&self.secret_key).is_none().then_some("SECRET_KEY");
-        let bank = self.preferred_bank.trim().is_empty().then_some("PREFERRED_BANK");
+        let bank = self
+            .preferred_bank
+            .trim()
+            .is_empty()
+            .then_some("PREFERRED_BANK");
         let missing = key.into_iter().chain(bank);
-        missing.map(|name| format!("BILLPAY_PAYSTACK_{name}")).collect()
+        missing
+            .map(|name| format!("BILLPAY_PAYSTACK_{name}"))
+            .collect()
     }
 }

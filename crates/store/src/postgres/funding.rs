@@ -20,7 +20,8 @@ impl FundingStore for PostgresStore {
             let new = new.clone();
             Box::pin(async move {
                 let (now, account) = (now_rfc3339(), new.account_id.to_string());
-                let customer = "INSERT INTO funding_customers (gateway, customer_ref, account_id, created_at)
+                let customer =
+                    "INSERT INTO funding_customers (gateway, customer_ref, account_id, created_at)
                                 VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING";
                 let params: Params = &[&new.gateway, &new.customer_ref, &account, &now];
                 execute(tx, customer, params).await?;
@@ -29,7 +30,13 @@ impl FundingStore for PostgresStore {
                                account_id, bank_name, account_name, created_at)
                                VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING";
                     let params: Params = &[
-                        &new.gateway, number, &new.customer_ref, &account, bank_name, name, &now,
+                        &new.gateway,
+                        number,
+                        &new.customer_ref,
+                        &account,
+                        bank_name,
+                        name,
+                        &now,
                     ];
                     execute(tx, sql, params).await?;
                 }
@@ -131,7 +138,9 @@ impl FundingStore for PostgresStore {
         self.write(move |tx| {
             let (id, note) = (id.clone(), note.clone());
             Box::pin(async move {
-                let sql = format!("SELECT {FUNDING_COLUMNS} FROM funding_events WHERE id = $1 FOR UPDATE");
+                let sql = format!(
+                    "SELECT {FUNDING_COLUMNS} FROM funding_events WHERE id = $1 FOR UPDATE"
+                );
                 let event = map_opt(query_opt(tx, &sql, &[&id]).await?, funding_event)?
                     .ok_or(StoreError::NotFound("funding"))?;
                 if event.status != FundingStatus::Unmatched {
@@ -217,7 +226,11 @@ impl FundingStore for PostgresStore {
 /// `record_funding` in one transaction. The event row is claimed first —
 /// inserted, or locked if another request inserted it — so a concurrent
 /// duplicate waits for this one to commit and then finds it credited.
-async fn record(tx: &PgTx<'_>, new: &NewFunding, source: CreditSource) -> PgResult<FundingRecorded> {
+async fn record(
+    tx: &PgTx<'_>,
+    new: &NewFunding,
+    source: CreditSource,
+) -> PgResult<FundingRecorded> {
     let now = now_rfc3339();
     let claim = "INSERT INTO funding_events (id, gateway, gateway_reference, status, amount, note,
                      created_at, updated_at)
@@ -249,15 +262,43 @@ async fn record(tx: &PgTx<'_>, new: &NewFunding, source: CreditSource) -> PgResu
     let fee = if credited { new.fee.0 } else { 0 };
     let credited_at = credited.then_some(&now);
     let params: Params = &[
-        &existing.id, &new.status.as_str(), &account, &new.amount.0, &fee, &new.currency,
-        &new.customer_ref, &new.account_number, &new.payer, &new.note, &now, &credited_at,
+        &existing.id,
+        &new.status.as_str(),
+        &account,
+        &new.amount.0,
+        &fee,
+        &new.currency,
+        &new.customer_ref,
+        &new.account_number,
+        &new.payer,
+        &new.note,
+        &now,
+        &credited_at,
     ];
     execute(tx, update, params).await?;
     if let (true, Some(account)) = (credited, new.account_id) {
         let reference = Some(new.gateway_reference.as_str());
-        post(tx, account, new.amount, "credit", reference, Some(source), &existing.id).await?;
+        post(
+            tx,
+            account,
+            new.amount,
+            "credit",
+            reference,
+            Some(source),
+            &existing.id,
+        )
+        .await?;
         if new.fee > Kobo::ZERO {
-            post(tx, account, Kobo(-new.fee.0), "fee", None, None, &existing.id).await?;
+            post(
+                tx,
+                account,
+                Kobo(-new.fee.0),
+                "fee",
+                None,
+                None,
+                &existing.id,
+            )
+            .await?;
         }
     }
     let sql = format!("SELECT {FUNDING_COLUMNS} FROM funding_events WHERE id = $1");
@@ -282,7 +323,13 @@ async fn post<C: GenericClient>(
 ) -> PgResult<Kobo> {
     let source = source.map(CreditSource::as_str);
     let params: Params = &[
-        &amount.0, &account.to_string(), &kind, &reference, &now_rfc3339(), &source, &funding_id,
+        &amount.0,
+        &account.to_string(),
+        &kind,
+        &reference,
+        &now_rfc3339(),
+        &source,
+        &funding_id,
     ];
     match query_opt(c, include_str!("sql/post_funding_ledger.sql"), params).await? {
         Some(row) => Ok(Kobo(get(&row, 0)?)),

@@ -32,7 +32,15 @@ impl FundingStore for SqliteStore {
                         "INSERT INTO funding_accounts (gateway, account_number, customer_ref,
                          account_id, bank_name, account_name, created_at)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
-                        params![new.gateway, number, new.customer_ref, account, bank_name, name, now],
+                        params![
+                            new.gateway,
+                            number,
+                            new.customer_ref,
+                            account,
+                            bank_name,
+                            name,
+                            now
+                        ],
                     )?;
                 }
                 Ok(())
@@ -203,7 +211,11 @@ impl FundingStore for SqliteStore {
 
 /// `record_funding` inside the writer's transaction: the event row first
 /// (unique per gateway reference), then, for a credit, its ledger entries.
-fn record(conn: &Connection, new: &NewFunding, source: CreditSource) -> StoreResult<FundingRecorded> {
+fn record(
+    conn: &Connection,
+    new: &NewFunding,
+    source: CreditSource,
+) -> StoreResult<FundingRecorded> {
     let now = now_rfc3339();
     let existing = event_by_reference(conn, &new.gateway, &new.gateway_reference)?;
     let before = existing.as_ref().map(|e| e.status);

@@ -151,9 +151,16 @@ pub fn daily_spend_row(row: &Row) -> rusqlite::Result<DailySpend> {
 pub fn funding_event(row: &Row) -> rusqlite::Result<FundingEvent> {
     let status = parsed(row, "status")?;
     let account: Option<String> = row.get("account_id")?;
-    let account_id = account.map(|a| a.parse::<AccountId>()).transpose().map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.to_string().into())
-    })?;
+    let account_id = account
+        .map(|a| a.parse::<AccountId>())
+        .transpose()
+        .map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(
+                0,
+                rusqlite::types::Type::Text,
+                e.to_string().into(),
+            )
+        })?;
     let (amount, fee) = (kobo(row, "amount")?, kobo(row, "fee")?);
     Ok(FundingEvent {
         id: row.get("id")?,

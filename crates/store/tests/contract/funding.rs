@@ -21,7 +21,12 @@ fn payment(reference: &str, status: FundingStatus, account: Option<AccountId>) -
 
 async fn assert_audit_clean(store: &SharedStore) {
     for outcome in store.audit().await.unwrap() {
-        assert!(outcome.passed(), "{}: {:?}", outcome.name, outcome.violations);
+        assert!(
+            outcome.passed(),
+            "{}: {:?}",
+            outcome.name,
+            outcome.violations
+        );
     }
 }
 
@@ -39,7 +44,13 @@ async fn a_payment_is_credited_once_as_payment_then_fee() {
     assert_eq!(store.balance(account).await.unwrap(), Kobo(492_500));
     let ledger = store.ledger(account, 10).await.unwrap();
     let kinds: Vec<_> = ledger.iter().rev().map(|e| (e.kind, e.amount)).collect();
-    assert_eq!(kinds, [(LedgerKind::Credit, Kobo(500_000)), (LedgerKind::Fee, Kobo(-7_500))]);
+    assert_eq!(
+        kinds,
+        [
+            (LedgerKind::Credit, Kobo(500_000)),
+            (LedgerKind::Fee, Kobo(-7_500))
+        ]
+    );
     assert_eq!(ledger[1].credit_source, Some(CreditSource::Monnify));
     assert_invariant(&store, account).await;
     assert_audit_clean(&store).await;
@@ -93,9 +104,17 @@ async fn an_unmatched_payment_is_assigned_once() {
         .await
         .unwrap();
     assert_eq!(listed, [event.clone()]);
-    let assigned = store.assign_funding(&event.id, account, Kobo(0), "by cli").await.unwrap();
-    assert_eq!((assigned.status, assigned.credited), (FundingStatus::Credited, Kobo(500_000)));
-    let again = store.assign_funding(&event.id, account, Kobo(0), "by cli").await;
+    let assigned = store
+        .assign_funding(&event.id, account, Kobo(0), "by cli")
+        .await
+        .unwrap();
+    assert_eq!(
+        (assigned.status, assigned.credited),
+        (FundingStatus::Credited, Kobo(500_000))
+    );
+    let again = store
+        .assign_funding(&event.id, account, Kobo(0), "by cli")
+        .await;
     assert!(matches!(again, Err(StoreError::Invalid(_))), "{again:?}");
     assert_eq!(store.balance(account).await.unwrap(), Kobo(500_000));
     let by_reference = store.funding_event("MNFY|u").await.unwrap().unwrap();
@@ -107,7 +126,11 @@ async fn an_unmatched_payment_is_assigned_once() {
 async fn reservations_name_their_owner() {
     let (_db, store) = store().await;
     let (account, _) = account(&store).await;
-    let accounts = vec![("Wema Bank".into(), "9900000001".into(), "BILLPAY/TEST CO".into())];
+    let accounts = vec![(
+        "Wema Bank".into(),
+        "9900000001".into(),
+        "BILLPAY/TEST CO".into(),
+    )];
     let reservation = NewReservation {
         account_id: account,
         gateway: "paystack".into(),
@@ -121,20 +144,55 @@ async fn reservations_name_their_owner() {
     assert_eq!(held[0].bank_name, "Wema Bank");
     let customer = store.funding_customer(account, "paystack").await.unwrap();
     assert_eq!(customer.as_deref(), Some("CUS_1"));
-    let by_customer = store.funding_owner("paystack", Some("CUS_1"), None).await.unwrap();
-    let by_number = store.funding_owner("paystack", None, Some("9900000001")).await.unwrap();
-    let other_gateway = store.funding_owner("monnify", Some("CUS_1"), None).await.unwrap();
-    assert_eq!((by_customer, by_number, other_gateway), (Some(account), Some(account), None));
-    assert_eq!(store.funding_customers("paystack").await.unwrap(), ["CUS_1"]);
+    let by_customer = store
+        .funding_owner("paystack", Some("CUS_1"), None)
+        .await
+        .unwrap();
+    let by_number = store
+        .funding_owner("paystack", None, Some("9900000001"))
+        .await
+        .unwrap();
+    let other_gateway = store
+        .funding_owner("monnify", Some("CUS_1"), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        (by_customer, by_number, other_gateway),
+        (Some(account), Some(account), None)
+    );
+    assert_eq!(
+        store.funding_customers("paystack").await.unwrap(),
+        ["CUS_1"]
+    );
 }
 
 #[tokio::test]
 async fn a_job_lease_is_held_by_one_holder_until_it_expires() {
     let (_db, store) = store().await;
     let lease = Duration::from_millis(300);
-    assert!(store.take_job_lease("reconcile", "node-a", lease).await.unwrap());
-    assert!(!store.take_job_lease("reconcile", "node-b", lease).await.unwrap());
-    assert!(store.take_job_lease("reconcile", "node-a", lease).await.unwrap());
+    assert!(
+        store
+            .take_job_lease("reconcile", "node-a", lease)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .take_job_lease("reconcile", "node-b", lease)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .take_job_lease("reconcile", "node-a", lease)
+            .await
+            .unwrap()
+    );
     tokio::time::sleep(Duration::from_millis(400)).await;
-    assert!(store.take_job_lease("reconcile", "node-b", lease).await.unwrap());
+    assert!(
+        store
+            .take_job_lease("reconcile", "node-b", lease)
+            .await
+            .unwrap()
+    );
 }

@@ -16,7 +16,7 @@ use std::path::Path;
 /// The outside systems with a section of their own: each is a field of
 /// `Settings` holding the adapter's own settings struct. A new one (e.g.
 /// `clubkonnect`, `monnify`, `paystack`) is a name here and that field.
-pub const SECTIONS: [&str; 2] = ["sandbox", "vtpass"];
+pub const SECTIONS: [&str; 5] = ["sandbox", "vtpass", "monnify", "paystack", "funding"];
 
 const ENV_PREFIX: &str = "BILLPAY_";
 
