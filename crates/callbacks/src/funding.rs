@@ -49,14 +49,19 @@ pub(crate) async fn receive(
         },
         Webhook::Payment(notice) => {
             let reference = notice.reference.clone();
-            match tokio::time::timeout(ANSWER_WITHIN, funding.take_notice(gateway, notice)).await {
-                Ok(Ok(recorded)) => received(recorded.event.status.as_str()),
-                Ok(Err(FundingError::Unverified { why, .. })) => error(
+            // Its own task: a gateway that hangs up (or gives up) does not
+            // cancel a payment half settled; it finishes and is recorded.
+            let (funding, gateway) = (funding.clone(), gateway.clone());
+            let settling = tokio::spawn(async move { funding.take_notice(&gateway, notice).await });
+            match tokio::time::timeout(ANSWER_WITHIN, settling).await {
+                Ok(Ok(Ok(recorded))) => received(recorded.event.status.as_str()),
+                Ok(Ok(Err(FundingError::Unverified { why, .. }))) => error(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "verification_pending",
                     format!("payment {reference} could not be verified yet ({why}); send it again"),
                 ),
-                Ok(Err(FundingError::Store(e))) => internal(name, e.to_string()),
+                Ok(Ok(Err(FundingError::Store(e)))) => internal(name, e.to_string()),
+                Ok(Err(panicked)) => internal(name, panicked.to_string()),
                 Err(_) => {
                     tracing::warn!(
                         gateway = name,

@@ -136,11 +136,19 @@ impl Funding {
             why,
             "payment not verified: pending"
         );
+        let (customer_ref, number) = (
+            notice.customer_ref.as_deref(),
+            notice.account_number.as_deref(),
+        );
+        let owner = match self.owner(gateway, customer_ref, number).await {
+            Ok(owner) => owner,
+            Err(e) => return e.into(),
+        };
         let pending = NewFunding {
             gateway: gateway.to_owned(),
             gateway_reference: notice.reference.clone(),
             status: FundingStatus::PendingVerification,
-            account_id: None,
+            account_id: owner,
             amount: notice.claimed_amount.unwrap_or_default(),
             fee: Kobo::ZERO,
             currency: None,
@@ -166,60 +174,52 @@ impl Funding {
         payment: Payment,
         hints: &PaymentNotice,
     ) -> Result<FundingRecorded, StoreError> {
-        let customer_ref = payment
-            .customer_ref
-            .clone()
-            .or_else(|| hints.customer_ref.clone());
-        let number = payment
-            .account_number
-            .clone()
-            .or_else(|| hints.account_number.clone());
+        let customer_ref = payment.customer_ref.clone();
+        let customer_ref = customer_ref.or_else(|| hints.customer_ref.clone());
+        let number = payment.account_number.clone();
+        let number = number.or_else(|| hints.account_number.clone());
+        let owner = self
+            .owner(gateway, customer_ref.as_deref(), number.as_deref())
+            .await?;
         let mut new = NewFunding {
             gateway: gateway.to_owned(),
             gateway_reference: payment.reference.clone(),
-            status: FundingStatus::Rejected,
-            account_id: None,
+            status: FundingStatus::Credited,
+            account_id: owner,
             amount: payment.amount,
             fee: Kobo::ZERO,
             currency: Some(payment.currency.clone()),
             customer_ref,
             account_number: number,
             payer: payment.payer.clone(),
-            note: String::new(),
+            note: "verified paid".into(),
         };
-        match payment.creditable() {
-            Err(why) => new.note = why,
-            Ok(()) => self.assign_owner(&mut new).await?,
+        match (payment.creditable(), owner) {
+            (Err(why), _) => {
+                new.status = FundingStatus::Rejected;
+                new.note = why;
+            }
+            (Ok(()), None) => {
+                new.status = FundingStatus::Unmatched;
+                new.note = "paid into no account billpay holds: assign it".into();
+            }
+            (Ok(()), Some(_)) => new.fee = self.inner.fee.fee(new.amount),
         }
         let recorded = self.inner.store.record_funding(new).await?;
         count(gateway, &recorded);
         Ok(recorded)
     }
 
-    /// Credited to the owner of the reserved account, else unmatched.
-    async fn assign_owner(&self, new: &mut NewFunding) -> Result<(), StoreError> {
-        let owner = self
-            .inner
-            .store
-            .funding_owner(
-                &new.gateway,
-                new.customer_ref.as_deref(),
-                new.account_number.as_deref(),
-            )
-            .await?;
-        match owner {
-            Some(account) => {
-                new.status = FundingStatus::Credited;
-                new.account_id = Some(account);
-                new.fee = self.inner.fee.fee(new.amount);
-                new.note = "verified paid".into();
-            }
-            None => {
-                new.status = FundingStatus::Unmatched;
-                new.note = "paid into no account billpay holds: assign it".into();
-            }
-        }
-        Ok(())
+    /// Who owns the reserved account a payment names (kept on every record,
+    /// so the operator finds an account's rejected and pending payments too).
+    async fn owner(
+        &self,
+        gateway: &str,
+        customer_ref: Option<&str>,
+        number: Option<&str>,
+    ) -> Result<Option<billpay_domain::AccountId>, StoreError> {
+        let store = &self.inner.store;
+        store.funding_owner(gateway, customer_ref, number).await
     }
 
     /// Accounts a gateway assigned after the reservation (Paystack's

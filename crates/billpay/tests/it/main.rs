@@ -10,6 +10,7 @@ mod api;
 mod cli;
 mod crash_loop;
 mod dashboard;
+mod funding;
 mod metrics;
 mod purchases;
 mod two_nodes;

@@ -7,6 +7,8 @@
 //! `BILLPAY_TEST_POSTGRES_URL`, dropped when the last server using it is).
 #![allow(dead_code)]
 
+pub mod monnify;
+pub mod paystack;
 pub mod receiver;
 pub mod vtpass;
 
