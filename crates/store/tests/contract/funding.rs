@@ -196,3 +196,49 @@ async fn a_job_lease_is_held_by_one_holder_until_it_expires() {
             .unwrap()
     );
 }
+
+/// The funding checks catch a credit whose ledger entries do not match its
+/// event, and a fee with no payment (possible only behind the store's back).
+#[tokio::test]
+async fn the_audit_names_a_funding_whose_entries_do_not_match() {
+    let (db, store) = store().await;
+    let (account, _) = account(&store).await;
+    let new = payment("MNFY|audited", FundingStatus::Credited, Some(account));
+    let event = store.record_funding(new).await.unwrap().event;
+    assert_audit_clean(&store).await;
+    let sql = format!(
+        "UPDATE funding_events SET fee = 0 WHERE id = '{}'",
+        event.id
+    );
+    crate::common::raw_sql(&db, &sql).await;
+    let failed: Vec<_> = store
+        .audit()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|o| !o.passed())
+        .collect();
+    let names: Vec<_> = failed.iter().map(|o| o.name).collect();
+    assert_eq!(names, ["funding_credited_exactly"], "{failed:?}");
+    assert_eq!(
+        failed[0].violations[0]["funding_id"].as_deref(),
+        Some(event.id.as_str())
+    );
+    let sql = format!(
+        "UPDATE funding_events SET status = 'unmatched' WHERE id = '{}'",
+        event.id
+    );
+    crate::common::raw_sql(&db, &sql).await;
+    let failed: Vec<_> = store
+        .audit()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|o| !o.passed())
+        .map(|o| o.name)
+        .collect();
+    assert_eq!(
+        failed,
+        ["funding_credited_exactly", "funding_entries_have_a_payment"]
+    );
+}

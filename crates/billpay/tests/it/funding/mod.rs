@@ -472,3 +472,42 @@ async fn a_half_configured_gateway_stops_serve_naming_what_is_missing() {
         "a key was printed: {stderr}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_shows_where_to_pay_and_the_funding_history() {
+    use crate::dashboard::{account_with_password, no_redirects, sign_in};
+    let setup = Setup::start(&[]).await;
+    let fake = &setup.fakes[0];
+    let email = format!("fund-{}@example.com", crate::support::rand_suffix());
+    let account_id = account_with_password(&setup.server, &email, "1");
+    let reserved = setup.reserve(fake, &account_id);
+    let number = reserved["accounts"][0]["account_number"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let reference = fake.transfer(Some(&account_id), Some(&number), 2_000.0);
+    let (status, _) = setup.post_webhook(fake, fake.webhook(&reference)).await;
+    assert_eq!(status, 200);
+    let cookie = sign_in(&setup.server, &email, "correct horse battery")
+        .await
+        .unwrap();
+    for page in ["/dashboard", "/dashboard/wallet"] {
+        let html = no_redirects()
+            .get(setup.server.url(page))
+            .header("Cookie", &cookie)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(html.contains("Fund your wallet"), "{page}: {html}");
+        assert!(html.contains(&number), "{page}: account number missing");
+        assert!(
+            html.contains("Wema bank") && html.contains("Moniepoint"),
+            "{page}: banks missing"
+        );
+        assert!(html.contains(&reference), "{page}: funding history missing");
+        assert!(html.contains("credited"), "{page}");
+    }
+}
