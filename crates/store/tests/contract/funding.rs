@@ -103,7 +103,7 @@ async fn an_unmatched_payment_is_assigned_once() {
         })
         .await
         .unwrap();
-    assert_eq!(listed, [event.clone()]);
+    assert_eq!(listed, std::slice::from_ref(&event));
     let assigned = store
         .assign_funding(&event.id, account, Kobo(0), "by cli")
         .await
