@@ -373,6 +373,33 @@ mod tests {
     }
 
     #[test]
+    fn funding_sections_are_read_and_a_half_configured_gateway_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("billpay.toml");
+        let whole = "paystack_secret_key = \"sk_test_x\"\n\
+                     [monnify]\napi_key = \"MK_1\"\nsecret_key = \"S\"\ncontract_code = \"C\"\n\
+                     [funding]\nfee_percent = 1.5\nfee_cap = 200\n";
+        std::fs::write(&file, whole).unwrap();
+        let settings = Settings::load(Some(&file), vec![]).unwrap();
+        assert!(settings.monnify.enabled() && settings.monnify.missing().is_empty());
+        assert!(settings.paystack.enabled() && settings.paystack.missing().is_empty());
+        assert_eq!(settings.funding.fee_rule().unwrap().basis_points, 150);
+        assert!(super::super::funding::problems(&settings).is_empty());
+        std::fs::write(&file, "[monnify]\napi_key = \"MK_1\"\n").unwrap();
+        let half = Settings::load(Some(&file), vec![]).unwrap();
+        let problems = super::super::funding::problems(&half).join("; ");
+        assert!(
+            problems.contains("BILLPAY_MONNIFY_SECRET_KEY"),
+            "{problems}"
+        );
+        assert!(
+            problems.contains("BILLPAY_MONNIFY_CONTRACT_CODE"),
+            "{problems}"
+        );
+        assert!(!problems.contains("MK_1"), "{problems}");
+    }
+
+    #[test]
     fn addresses_are_host_and_port() {
         for good in ["127.0.0.1:0", "[::1]:8080", "localhost:8080", "0.0.0.0:80"] {
             assert_eq!(address_problem("--listen", good), None, "{good}");
