@@ -10,10 +10,15 @@
 //! once per interval (more callbacks are coalesced), the endpoint has a bound
 //! on rechecks in flight and on the memory it keeps, and bodies are capped.
 //!
+//! A funding gateway's webhooks (`/callbacks/monnify`, `/callbacks/paystack`)
+//! come here too ([`funding`]): checked, read, and handed to the worker's
+//! `Funding`, which verifies and credits them once.
+//!
 //! A crate of its own rather than a module of `billpay-api`: the API serves
 //! `/v1` to key holders and never calls a supplier about a purchase, while
 //! this calls the worker; the binary only mounts [`router`].
 
+pub mod funding;
 pub mod guard;
 
 use axum::body::Bytes;
@@ -26,7 +31,7 @@ use billpay_api::envelope::ensure_json_errors;
 use billpay_api::error::ApiError;
 use billpay_domain::json::{MAX_NESTING, check_nesting};
 use billpay_supplier::callback::{CallbackRequest, Callbacks, Notice};
-use billpay_worker::Fulfilment;
+use billpay_worker::{Fulfilment, Funding};
 use guard::{Limits, RecheckGuard, Refused};
 use std::sync::Arc;
 
@@ -36,14 +41,23 @@ pub const MAX_BODY: usize = 64 * 1024;
 struct Inbound {
     senders: Vec<Arc<dyn Callbacks>>,
     fulfilment: Fulfilment,
+    /// The funding gateways (none when no gateway is configured).
+    funding: Funding,
     guard: Arc<RecheckGuard>,
 }
 
-/// `/callbacks/{name}` for each of `senders`; anything else there is `404`.
-pub fn router(senders: Vec<Arc<dyn Callbacks>>, fulfilment: Fulfilment, limits: Limits) -> Router {
+/// `/callbacks/{name}` for each of `senders` and each funding gateway;
+/// anything else there is `404`.
+pub fn router(
+    senders: Vec<Arc<dyn Callbacks>>,
+    fulfilment: Fulfilment,
+    funding: Funding,
+    limits: Limits,
+) -> Router {
     let inbound = Arc::new(Inbound {
         senders,
         fulfilment,
+        funding,
         guard: Arc::new(RecheckGuard::new(limits)),
     });
     Router::new()
@@ -60,6 +74,9 @@ async fn receive(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    if let Some(gateway) = inbound.funding.gateway(&name) {
+        return funding::receive(&inbound.funding, gateway, &headers, &body).await;
+    }
     let Some(sender) = inbound.senders.iter().find(|s| s.name() == name) else {
         return ApiError::NotFound("No such endpoint".into()).into_response();
     };

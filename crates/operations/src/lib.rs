@@ -10,6 +10,7 @@
 
 pub mod accounts;
 pub mod catalogue;
+pub mod funding;
 pub mod keys;
 pub mod pricing;
 pub mod reports;

@@ -24,6 +24,7 @@ pub trait Store:
     + EventStore
     + AuditStore
     + PricingStore
+    + FundingStore
 {
 }
 
@@ -38,6 +39,7 @@ impl<T> Store for T where
         + EventStore
         + AuditStore
         + PricingStore
+        + FundingStore
 {
 }
 
@@ -215,4 +217,55 @@ pub trait PricingStore: Send + Sync + 'static {
     /// Final purchases created in `[from, until)` (RFC 3339 bounds), summed
     /// per UTC hour and every dimension the sales report groups by.
     async fn sales(&self, from: String, until: String) -> StoreResult<Vec<SalesGroup>>;
+}
+
+/// Money in by bank transfer: the accounts reserved at each gateway, and
+/// every payment received with where it stands. A payment is credited once
+/// per (gateway, gateway reference): its event row is unique on that pair
+/// and is written in the same transaction as its two ledger entries (the
+/// payment as a credit of its gateway's [`CreditSource`], then the fee).
+#[async_trait]
+pub trait FundingStore: Send + Sync + 'static {
+    /// Stores a reservation and its accounts (those already held are kept).
+    async fn save_reservation(&self, new: NewReservation) -> StoreResult<()>;
+    /// The gateway's name for this account's customer, if it has reserved.
+    async fn funding_customer(
+        &self,
+        account: AccountId,
+        gateway: &str,
+    ) -> StoreResult<Option<String>>;
+    /// Every customer reference held with a gateway (for reconciliation).
+    async fn funding_customers(&self, gateway: &str) -> StoreResult<Vec<String>>;
+    /// Reserved accounts: one account's, or all.
+    async fn reserved_accounts(
+        &self,
+        account: Option<AccountId>,
+    ) -> StoreResult<Vec<ReservedAccount>>;
+    /// Whose payment this is: by the gateway's customer reference, else by
+    /// the account number it was paid into.
+    async fn funding_owner(
+        &self,
+        gateway: &str,
+        customer_ref: Option<&str>,
+        account_number: Option<&str>,
+    ) -> StoreResult<Option<AccountId>>;
+    /// Records a payment, and credits it if `new.status` is credited — all
+    /// in one transaction, once: a payment already credited changes nothing.
+    async fn record_funding(&self, new: NewFunding) -> StoreResult<FundingRecorded>;
+    /// Credits an unmatched payment to `account`, less `fee`; refused
+    /// unless it is unmatched (so it is credited once).
+    async fn assign_funding(
+        &self,
+        id: &str,
+        account: AccountId,
+        fee: Kobo,
+        note: &str,
+    ) -> StoreResult<FundingEvent>;
+    /// By its id or its gateway reference.
+    async fn funding_event(&self, id_or_reference: &str) -> StoreResult<Option<FundingEvent>>;
+    /// Newest first.
+    async fn funding_events(&self, filter: FundingFilter) -> StoreResult<Vec<FundingEvent>>;
+    /// A named job's lease for `holder` (one node at a time): taken when free
+    /// or expired, renewed when `holder` has it; false when another holds it.
+    async fn take_job_lease(&self, name: &str, holder: &str, lease: Duration) -> StoreResult<bool>;
 }

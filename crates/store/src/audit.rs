@@ -113,4 +113,43 @@ pub const CHECKS: &[Check] = &[
               GROUP BY account_id, COALESCE(credit_source, 'operator'), credit_reference
               HAVING COUNT(*) > 1",
     },
+    Check {
+        name: "funding_credited_exactly",
+        rule: "every credited bank-transfer payment has exactly its ledger entries on its account \
+               (the payment, then the fee if any): payment − fee = the wallet credit; \
+               a payment not credited has none",
+        sql: "SELECT f.id AS funding_id, f.status, CAST(f.amount AS TEXT) AS amount, CAST(f.fee AS TEXT) AS fee,
+                     CAST(SUM(CASE WHEN l.kind = 'credit' THEN 1 ELSE 0 END) AS TEXT) AS payments,
+                     CAST(COALESCE(SUM(CASE WHEN l.kind = 'credit' THEN l.amount END), 0) AS TEXT) AS paid,
+                     CAST(SUM(CASE WHEN l.kind = 'fee' THEN 1 ELSE 0 END) AS TEXT) AS fees,
+                     CAST(COALESCE(SUM(CASE WHEN l.kind = 'fee' THEN l.amount END), 0) AS TEXT) AS fee_entries
+              FROM funding_events f LEFT JOIN ledger l ON l.funding_id = f.id
+              GROUP BY f.id, f.status, f.amount, f.fee, f.account_id
+              HAVING (f.status = 'credited' AND (
+                         SUM(CASE WHEN l.kind = 'credit' THEN 1 ELSE 0 END) <> 1
+                      OR COALESCE(SUM(CASE WHEN l.kind = 'credit' THEN l.amount END), 0) <> f.amount
+                      OR SUM(CASE WHEN l.kind = 'fee' THEN 1 ELSE 0 END) <> CASE WHEN f.fee > 0 THEN 1 ELSE 0 END
+                      OR COALESCE(SUM(CASE WHEN l.kind = 'fee' THEN l.amount END), 0) <> -f.fee
+                      OR SUM(CASE WHEN l.account_id <> f.account_id OR f.account_id IS NULL THEN 1 ELSE 0 END) > 0
+                      OR SUM(CASE WHEN l.kind NOT IN ('credit', 'fee') THEN 1 ELSE 0 END) > 0))
+                  OR (f.status <> 'credited' AND COUNT(l.id) > 0)",
+    },
+    Check {
+        name: "funding_entries_have_a_payment",
+        rule: "every fee and every gateway credit in the ledger belongs to a credited payment",
+        sql: "SELECT l.account_id, CAST(l.id AS TEXT) AS ledger_id, l.kind, l.funding_id, l.credit_reference
+              FROM ledger l LEFT JOIN funding_events f ON f.id = l.funding_id
+              WHERE (l.kind = 'fee' OR l.funding_id IS NOT NULL
+                     OR COALESCE(l.credit_source, 'operator') <> 'operator')
+                AND (f.id IS NULL OR f.status <> 'credited'
+                     OR (l.kind = 'credit' AND (l.credit_source <> f.gateway
+                                                OR l.credit_reference <> f.gateway_reference)))",
+    },
+    Check {
+        name: "gateway_reference_credited_once",
+        rule: "no gateway payment reference is credited twice, to any account",
+        sql: "SELECT credit_source, credit_reference, CAST(COUNT(*) AS TEXT) AS credits
+              FROM ledger WHERE kind = 'credit' AND COALESCE(credit_source, 'operator') <> 'operator'
+              GROUP BY credit_source, credit_reference HAVING COUNT(*) > 1",
+    },
 ];

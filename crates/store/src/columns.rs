@@ -34,3 +34,8 @@ pub fn key_with_account_status(placeholder: &str) -> String {
         qualified(KEY_COLUMNS, "k")
     )
 }
+
+pub const FUNDING_COLUMNS: &str = "id, gateway, gateway_reference, status, account_id, amount, fee, currency, \
+     customer_ref, account_number, payer, note, created_at, updated_at, credited_at";
+pub const RESERVED_COLUMNS: &str =
+    "account_id, gateway, customer_ref, bank_name, account_number, account_name, created_at";

@@ -48,6 +48,9 @@ pub enum LedgerKind {
     Debit,
     /// A failed purchase's price back, by the transaction's code.
     Refund,
+    /// The operator's fee on a bank-transfer funding (negative), right after
+    /// its payment's credit, by the funding event's id.
+    Fee,
 }
 
 impl std::fmt::Display for LedgerKind {
@@ -56,7 +59,7 @@ impl std::fmt::Display for LedgerKind {
     }
 }
 
-text_enum!(LedgerKind { Credit = "credit", Debit = "debit", Refund = "refund" });
+text_enum!(LedgerKind { Credit = "credit", Debit = "debit", Refund = "refund", Fee = "fee" });
 /// Who credits a wallet. A credit reference is unique per account and
 /// source, so a payment gateway's reference can never collide with an
 /// operator's. Credits stored before sources existed have none in the
@@ -66,9 +69,20 @@ text_enum!(LedgerKind { Credit = "credit", Debit = "debit", Refund = "refund" })
 pub enum CreditSource {
     /// `billpay wallet credit` (and the demo account's funding).
     Operator,
+    /// A bank transfer through Monnify, by its transaction reference.
+    Monnify,
+    /// A bank transfer through Paystack, by its transaction reference.
+    Paystack,
 }
 
-text_enum!(CreditSource { Operator = "operator" });
+text_enum!(CreditSource { Operator = "operator", Monnify = "monnify", Paystack = "paystack" });
+
+impl CreditSource {
+    /// The funding gateway of this name (not the operator).
+    pub fn gateway(name: &str) -> Option<CreditSource> {
+        name.parse().ok().filter(|s| *s != CreditSource::Operator)
+    }
+}
 
 /// A credit's stored source: `NULL` (from before sources) is an operator's.
 pub(crate) const CREDIT_SOURCE_OR_OPERATOR: &str = "COALESCE(credit_source, 'operator')";
@@ -375,4 +389,116 @@ pub struct SalesGroup {
     pub charged_with_cost: Kobo,
     /// How many have no known cost.
     pub cost_unknown: u64,
+}
+
+/// Where a bank-transfer payment stands. Only `credited` moved money, and
+/// it is final; the others may still become `credited` (a later verify, the
+/// reconciler, or the operator's `assign`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FundingStatus {
+    /// Verified paid and credited to its account (payment, then fee).
+    Credited,
+    /// Verified paid, but into no account billpay holds: the operator assigns it.
+    Unmatched,
+    /// The gateway says it is not paid, or not in NGN: nothing credited.
+    Rejected,
+    /// The gateway could not be asked: verified again later, never credited on a guess.
+    PendingVerification,
+}
+
+text_enum!(FundingStatus { Credited = "credited", Unmatched = "unmatched", Rejected = "rejected", PendingVerification = "pending_verification" });
+
+/// A bank account reserved at a gateway for a billpay account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReservedAccount {
+    pub account_id: AccountId,
+    pub gateway: String,
+    /// The gateway's name for the customer (Monnify accountReference,
+    /// Paystack customer_code).
+    pub customer_ref: String,
+    pub bank_name: String,
+    pub account_number: String,
+    pub account_name: String,
+    pub created_at: String,
+}
+
+/// A gateway's reservation for an account (accounts may come later).
+#[derive(Debug, Clone)]
+pub struct NewReservation {
+    pub account_id: AccountId,
+    pub gateway: String,
+    pub customer_ref: String,
+    /// (bank name, account number, account name).
+    pub accounts: Vec<(String, String, String)>,
+}
+
+/// A payment received (webhook, reconciliation), as verified so far.
+#[derive(Debug, Clone)]
+pub struct NewFunding {
+    pub gateway: String,
+    pub gateway_reference: String,
+    pub status: FundingStatus,
+    /// Whose wallet: required for `credited`.
+    pub account_id: Option<AccountId>,
+    /// The verified amount paid (the claimed one while pending).
+    pub amount: Kobo,
+    /// The operator's fee (credited only), at most `amount`.
+    pub fee: Kobo,
+    pub currency: Option<String>,
+    pub customer_ref: Option<String>,
+    pub account_number: Option<String>,
+    pub payer: Option<String>,
+    /// Why it stands where it does (for the operator).
+    pub note: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FundingEvent {
+    pub id: String,
+    pub gateway: String,
+    pub gateway_reference: String,
+    pub status: FundingStatus,
+    pub account_id: Option<AccountId>,
+    pub amount: Kobo,
+    pub fee: Kobo,
+    /// What the wallet received: amount − fee (credited only, else 0).
+    pub credited: Kobo,
+    pub currency: Option<String>,
+    pub customer_ref: Option<String>,
+    pub account_number: Option<String>,
+    pub payer: Option<String>,
+    pub note: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub credited_at: Option<String>,
+}
+
+/// What `record_funding` did.
+#[derive(Debug, Clone)]
+pub struct FundingRecorded {
+    /// The event as it now stands.
+    pub event: FundingEvent,
+    /// Money moved by this call (false for a repeat, or a non-credit).
+    pub credited_now: bool,
+    /// The status before this call (`None`: first seen).
+    pub before: Option<FundingStatus>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct FundingFilter {
+    pub account_id: Option<AccountId>,
+    pub status: Option<FundingStatus>,
+    pub gateway: Option<String>,
+    pub limit: u32,
+}
+
+impl FundingEvent {
+    /// What a wallet received for a payment: amount − fee once credited.
+    pub fn credited_amount(status: FundingStatus, amount: Kobo, fee: Kobo) -> Kobo {
+        match status {
+            FundingStatus::Credited => Kobo(amount.0 - fee.0),
+            _ => Kobo::ZERO,
+        }
+    }
 }

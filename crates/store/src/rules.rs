@@ -259,3 +259,56 @@ pub fn tier_taken(name: &str) -> StoreError {
 pub fn no_such_tier(name: &str) -> StoreError {
     StoreError::Invalid(format!("no tier named {name}"))
 }
+
+/// Whether `record_funding` writes a payment now `current` (`None`: first
+/// seen) as `new`: a credited one is final; "could not verify" never
+/// replaces what a verification said (nor a pending one, which stays so).
+pub(crate) fn funding_writes(current: Option<FundingStatus>, new: FundingStatus) -> bool {
+    match current {
+        None => true,
+        Some(FundingStatus::Credited) => false,
+        Some(_) => new != FundingStatus::PendingVerification,
+    }
+}
+
+/// A credit names its account, a known gateway and a fee within the amount.
+pub(crate) fn check_new_funding(new: &NewFunding) -> StoreResult<CreditSource> {
+    let source = CreditSource::gateway(&new.gateway)
+        .ok_or_else(|| StoreError::Invalid(format!("unknown funding gateway {}", new.gateway)))?;
+    let credited = new.status == FundingStatus::Credited;
+    if credited && new.account_id.is_none() {
+        return Err(StoreError::Invalid(
+            "a credited funding needs an account".into(),
+        ));
+    }
+    if new.amount < Kobo::ZERO || new.fee < Kobo::ZERO || new.fee > new.amount {
+        return Err(StoreError::Invalid(
+            "a funding's fee must be 0 to its amount".into(),
+        ));
+    }
+    Ok(source)
+}
+
+/// A new funding event's id.
+pub(crate) fn funding_id() -> String {
+    format!("fnd_{}", uuid::Uuid::new_v4().simple())
+}
+
+#[cfg(test)]
+mod funding_tests {
+    use super::*;
+    use FundingStatus::*;
+
+    #[test]
+    fn credited_is_final_and_a_failed_verify_never_overwrites_an_answer() {
+        assert!(funding_writes(None, PendingVerification));
+        assert!(!funding_writes(Some(Credited), Credited));
+        assert!(!funding_writes(Some(Unmatched), PendingVerification));
+        assert!(!funding_writes(
+            Some(PendingVerification),
+            PendingVerification
+        ));
+        assert!(funding_writes(Some(PendingVerification), Credited));
+        assert!(funding_writes(Some(Rejected), Credited));
+    }
+}

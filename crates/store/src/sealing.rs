@@ -133,6 +133,19 @@ pass_through!(SessionStore {
     fn delete_session(&self, token_hash: &str) -> StoreResult<()>;
 });
 
+pass_through!(FundingStore {
+    fn save_reservation(&self, new: NewReservation) -> StoreResult<()>;
+    fn funding_customer(&self, account: AccountId, gateway: &str) -> StoreResult<Option<String>>;
+    fn funding_customers(&self, gateway: &str) -> StoreResult<Vec<String>>;
+    fn reserved_accounts(&self, account: Option<AccountId>) -> StoreResult<Vec<ReservedAccount>>;
+    fn funding_owner(&self, gateway: &str, customer_ref: Option<&str>, account_number: Option<&str>) -> StoreResult<Option<AccountId>>;
+    fn record_funding(&self, new: NewFunding) -> StoreResult<FundingRecorded>;
+    fn assign_funding(&self, id: &str, account: AccountId, fee: Kobo, note: &str) -> StoreResult<FundingEvent>;
+    fn funding_event(&self, id_or_reference: &str) -> StoreResult<Option<FundingEvent>>;
+    fn funding_events(&self, filter: FundingFilter) -> StoreResult<Vec<FundingEvent>>;
+    fn take_job_lease(&self, name: &str, holder: &str, lease: Duration) -> StoreResult<bool>;
+});
+
 pass_through!(AuditStore {
     fn audit(&self) -> StoreResult<Vec<audit::CheckOutcome>>;
 });

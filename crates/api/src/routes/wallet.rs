@@ -1,4 +1,5 @@
-//! `GET /v1/wallet/balance`.
+//! `GET /v1/wallet/balance` and `GET /v1/wallet/funding-accounts` (where the
+//! caller's customers pay by bank transfer).
 
 use crate::envelope::{Envelope, Reply, ok};
 use crate::extract::Caller;
@@ -10,7 +11,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::default().routes(routes!(balance))
+    OpenApiRouter::default()
+        .routes(routes!(balance))
+        .routes(routes!(funding_accounts))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -30,5 +33,49 @@ pub async fn balance(State(state): State<AppState>, caller: Caller) -> Reply<Bal
     ok(BalanceOut {
         balance,
         currency: "NGN",
+    })
+}
+
+/// A bank account reserved for the caller at a funding gateway: a transfer
+/// to it from any Nigerian bank credits the wallet.
+#[derive(Serialize, ToSchema)]
+pub struct FundingAccountOut {
+    /// The gateway that reserved it.
+    #[schema(example = "monnify")]
+    pub gateway: String,
+    #[schema(example = "Wema bank")]
+    pub bank_name: String,
+    /// NUBAN, 10 digits.
+    #[schema(example = "5000000001")]
+    pub account_number: String,
+    #[schema(example = "Test Co")]
+    pub account_name: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct FundingAccountsOut {
+    /// Empty until the operator reserves accounts (`billpay funding reserve`).
+    pub accounts: Vec<FundingAccountOut>,
+}
+
+/// The bank accounts that fund the caller's wallet by transfer.
+#[utoipa::path(get, path = "/wallet/funding-accounts", tag = "wallet",
+    responses((status = 200, body = Envelope<FundingAccountsOut>)))]
+pub async fn funding_accounts(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Reply<FundingAccountsOut> {
+    let held = state
+        .store
+        .reserved_accounts(Some(caller.account_id))
+        .await?;
+    let accounts = held.into_iter().map(|a| FundingAccountOut {
+        gateway: a.gateway,
+        bank_name: a.bank_name,
+        account_number: a.account_number,
+        account_name: a.account_name,
+    });
+    ok(FundingAccountsOut {
+        accounts: accounts.collect(),
     })
 }

@@ -4,7 +4,9 @@
 //! [`Settings::validate`] (naming every problem, not just the first).
 //!
 //! General settings are top-level keys; each outside system has a section
-//! whose struct its adapter owns (`[sandbox]`, `[vtpass]`, `[clubkonnect]`). Secrets are
+//! whose struct its adapter owns (`[sandbox]`, `[vtpass]`, `[clubkonnect]`;
+//! the funding gateways' `[monnify]` and `[paystack]`, and `[funding]` for the
+//! fee and the reconciler). Secrets are
 //! `SecretString`s and connection URLs print without their password, so the
 //! settings' `Debug` is safe to log.
 
@@ -13,6 +15,9 @@ mod layers;
 use super::http_server::ConnectionLimits;
 use anyhow::Context;
 use billpay_domain::sealed::SecretBox;
+use billpay_funding::FundingSettings;
+use billpay_funding::monnify::MonnifySettings;
+use billpay_funding::paystack::PaystackSettings;
 use billpay_store::SharedStore;
 use billpay_store::sealing::SealedStore;
 use billpay_supplier::clubkonnect::ClubkonnectSettings;
@@ -68,6 +73,11 @@ pub struct Settings {
     pub sandbox: SandboxSettings,
     pub vtpass: VtpassSettings,
     pub clubkonnect: ClubkonnectSettings,
+    /// Funding by bank transfer: on when its credentials are set.
+    pub monnify: MonnifySettings,
+    pub paystack: PaystackSettings,
+    /// The funding fee and the reconciler's interval.
+    pub funding: FundingSettings,
 }
 
 /// The built-in defaults, all here. Those a library also uses (connection
@@ -102,6 +112,9 @@ impl Default for Settings {
             sandbox: SandboxSettings::default(),
             vtpass: VtpassSettings::default(),
             clubkonnect: ClubkonnectSettings::default(),
+            monnify: MonnifySettings::default(),
+            paystack: PaystackSettings::default(),
+            funding: FundingSettings::default(),
         }
     }
 }
@@ -176,6 +189,7 @@ impl Settings {
         problems.extend(self.master_key_problem());
         problems.extend(self.sandbox.commission().err());
         problems.extend(super::supplier::problems(self));
+        problems.extend(super::funding::problems(self));
         match problems.as_slice() {
             [] => Ok(()),
             [one] => anyhow::bail!("{one}"),
@@ -331,6 +345,14 @@ mod tests {
                 api_key: Some("clubkonnect-api-key".into()),
                 ..ClubkonnectSettings::default()
             },
+            monnify: MonnifySettings {
+                secret_key: Some("monnify-secret-key".into()),
+                ..MonnifySettings::default()
+            },
+            paystack: PaystackSettings {
+                secret_key: Some("sk_live_paystack".into()),
+                ..PaystackSettings::default()
+            },
             ..Settings::default()
         };
         let printed = format!("{settings:?}");
@@ -340,6 +362,8 @@ mod tests {
             "master-key-hex",
             "vtpass-api-key",
             "clubkonnect-api-key",
+            "monnify-secret-key",
+            "sk_live_paystack",
         ] {
             assert!(!printed.contains(secret), "{printed}");
         }
@@ -355,6 +379,33 @@ mod tests {
         assert!(error.contains("expected a string"), "{error}");
         assert!(error.contains("vtpass.api_key"), "{error}");
         assert!(!error.contains("9876543210"), "{error}");
+    }
+
+    #[test]
+    fn funding_sections_are_read_and_a_half_configured_gateway_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("billpay.toml");
+        let whole = "paystack_secret_key = \"sk_test_x\"\n\
+                     [monnify]\napi_key = \"MK_1\"\nsecret_key = \"S\"\ncontract_code = \"C\"\n\
+                     [funding]\nfee_percent = 1.5\nfee_cap = 200\n";
+        std::fs::write(&file, whole).unwrap();
+        let settings = Settings::load(Some(&file), vec![]).unwrap();
+        assert!(settings.monnify.enabled() && settings.monnify.missing().is_empty());
+        assert!(settings.paystack.enabled() && settings.paystack.missing().is_empty());
+        assert_eq!(settings.funding.fee_rule().unwrap().basis_points, 150);
+        assert!(super::super::funding::problems(&settings).is_empty());
+        std::fs::write(&file, "[monnify]\napi_key = \"MK_1\"\n").unwrap();
+        let half = Settings::load(Some(&file), vec![]).unwrap();
+        let problems = super::super::funding::problems(&half).join("; ");
+        assert!(
+            problems.contains("BILLPAY_MONNIFY_SECRET_KEY"),
+            "{problems}"
+        );
+        assert!(
+            problems.contains("BILLPAY_MONNIFY_CONTRACT_CODE"),
+            "{problems}"
+        );
+        assert!(!problems.contains("MK_1"), "{problems}");
     }
 
     #[test]

@@ -152,6 +152,30 @@ fn describe() {
         "billpay_rate_limited_total",
         "Requests refused with 429 by the per-key rate limit"
     );
+    describe_counter!(
+        "billpay_funding_credited_total",
+        "Bank-transfer payments credited to a wallet, by gateway"
+    );
+    describe_counter!(
+        "billpay_funding_credited_kobo_total",
+        "Kobo paid by the bank-transfer payments credited (before the fee), by gateway"
+    );
+    describe_counter!(
+        "billpay_funding_unmatched_total",
+        "Payments into no account billpay holds (kept for the operator), by gateway"
+    );
+    describe_counter!(
+        "billpay_funding_rejected_total",
+        "Payments the gateway's verify reports not paid or not in NGN, by gateway"
+    );
+    describe_counter!(
+        "billpay_funding_verify_failures_total",
+        "Payments the gateway could not verify (left pending, verified again later), by gateway"
+    );
+    describe_counter!(
+        "billpay_funding_reconciler_found_total",
+        "Payments credited by reconciliation (their webhook was lost or failed), by gateway"
+    );
     describe_histogram!(
         "billpay_db_batch_size",
         "Operations per group commit, by backend and queue"

@@ -8,6 +8,7 @@ mod audit;
 mod backup;
 mod catalogue;
 mod config;
+mod funding;
 mod http_server;
 mod key;
 mod metrics;
@@ -99,6 +100,10 @@ pub enum Command {
     /// Inspect and resend webhook events.
     #[command(subcommand)]
     Webhook(webhook::WebhookCommand),
+    /// Wallet funding by bank transfer (Monnify, Paystack): reserve accounts,
+    /// list, show and assign payments, reconcile with the gateways.
+    #[command(after_help = SETTINGS_HELP)]
+    Funding(funding::FundingArgs),
     /// Prove the money invariants (balances = ledger, refunds, events,
     /// references); exit 1 naming the offending rows on any violation.
     Audit,
@@ -158,6 +163,7 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
         Command::Report(cmd) => report::run(cmd, &store, out).await?,
         Command::Supplier(cmd) => supplier::run(cmd, &settings, out).await?,
         Command::Webhook(cmd) => webhook::run(cmd, &store, out).await?,
+        Command::Funding(args) => funding::run(args, &store, &settings, out).await?,
         Command::Audit => return audit::run(&store, out).await,
     }
     Ok(ExitCode::SUCCESS)
@@ -175,6 +181,7 @@ impl Cli {
                 catalogue::CatalogueCommand::Sync { supplier: args, .. }
                 | catalogue::CatalogueCommand::SyncVtpass { supplier: args, .. },
             ) => Value::serialize(args),
+            Command::Funding(args) => Value::serialize(&args.flags),
             _ => Value::serialize(()),
         };
         Ok(vec![Value::serialize(&self.global)?, command?])

@@ -94,6 +94,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     #[serde(flatten)]
     supplier: super::supplier::SupplierArgs,
+    #[command(flatten)]
+    #[serde(flatten)]
+    funding: super::funding::FundingFlags,
 }
 
 const DEMO_EMAIL: &str = "demo@billpay.local";
@@ -140,11 +143,22 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     let float_watch =
         super::supplier::float_watch(&settings, &routes).map(|float| tokio::spawn(float.watch()));
     let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
+    let funding = super::funding::service(&settings, store.clone())?;
     let callbacks = billpay_callbacks::router(
         billpay_supplier::callback::all(),
         fulfilment.clone(),
+        funding.clone(),
         Default::default(),
     );
+    if !args.no_worker && !funding.gateways().is_empty() {
+        let every = Duration::from_secs(settings.funding.reconcile_secs.max(1));
+        let node = format!(
+            "{}-{}",
+            std::process::id(),
+            billpay_domain::keys::random_hex(4)
+        );
+        workers.push(tokio::spawn(funding.run(every, node, shutdown.clone())));
+    }
     if !args.no_worker {
         workers.push(tokio::spawn(
             fulfilment.run(state.purchases_waiting.clone(), shutdown.clone()),

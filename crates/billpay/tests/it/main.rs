@@ -11,6 +11,7 @@ mod cli;
 mod clubkonnect;
 mod crash_loop;
 mod dashboard;
+mod funding;
 mod metrics;
 mod pricing;
 mod purchases;

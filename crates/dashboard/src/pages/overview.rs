@@ -23,6 +23,7 @@ struct OverviewPage {
     chart_svg: String,
     legend: Vec<(&'static str, &'static str)>,
     latest: Vec<TxRow>,
+    funding: super::funding::FundingSection,
 }
 
 pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
@@ -71,5 +72,6 @@ pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> P
             .map(|p| (p.service(), chart::colour(*p)))
             .collect(),
         latest: latest.iter().map(TxRow::from).collect(),
+        funding: super::funding::load(&state.store, account).await?,
     }))
 }

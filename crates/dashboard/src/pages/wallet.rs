@@ -30,6 +30,7 @@ struct WalletPage {
     chrome: Chrome,
     balance: String,
     entries: Vec<EntryRow>,
+    funding: super::funding::FundingSection,
 }
 
 pub async fn statement(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
@@ -55,6 +56,7 @@ pub async fn statement(State(state): State<DashboardState>, signed_in: SignedIn)
         chrome: Chrome::new(&signed_in, "wallet"),
         balance: naira(balance),
         entries,
+        funding: super::funding::load(&state.store, account).await?,
     }))
 }
 

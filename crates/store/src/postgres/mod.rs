@@ -29,6 +29,7 @@ mod connection;
 mod error;
 mod events;
 mod fulfilment;
+mod funding;
 mod keys;
 mod migrate;
 mod pricing;

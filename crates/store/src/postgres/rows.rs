@@ -167,3 +167,43 @@ pub fn daily_spend_row(row: &Row) -> Result<DailySpend, PgError> {
         amount: kobo(row, "spent")?,
     })
 }
+
+pub fn funding_event(row: &Row) -> Result<FundingEvent, PgError> {
+    let status = parsed(row, "status")?;
+    let account: Option<String> = get(row, "account_id")?;
+    let account_id = account
+        .map(|a| a.parse::<AccountId>())
+        .transpose()
+        .map_err(|e| PgError::Store(StoreError::Backend(format!("column account_id: {e}"))))?;
+    let (amount, fee) = (kobo(row, "amount")?, kobo(row, "fee")?);
+    Ok(FundingEvent {
+        id: get(row, "id")?,
+        gateway: get(row, "gateway")?,
+        gateway_reference: get(row, "gateway_reference")?,
+        status,
+        account_id,
+        amount,
+        fee,
+        credited: FundingEvent::credited_amount(status, amount, fee),
+        currency: get(row, "currency")?,
+        customer_ref: get(row, "customer_ref")?,
+        account_number: get(row, "account_number")?,
+        payer: get(row, "payer")?,
+        note: get(row, "note")?,
+        created_at: get(row, "created_at")?,
+        updated_at: get(row, "updated_at")?,
+        credited_at: get(row, "credited_at")?,
+    })
+}
+
+pub fn reserved_account(row: &Row) -> Result<ReservedAccount, PgError> {
+    Ok(ReservedAccount {
+        account_id: parsed::<AccountId>(row, "account_id")?,
+        gateway: get(row, "gateway")?,
+        customer_ref: get(row, "customer_ref")?,
+        bank_name: get(row, "bank_name")?,
+        account_number: get(row, "account_number")?,
+        account_name: get(row, "account_name")?,
+        created_at: get(row, "created_at")?,
+    })
+}

@@ -27,6 +27,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("005_ledger_by_transaction.sql"),
     include_str!("006_credit_source.sql"),
     include_str!("007_pricing.sql"),
+    include_str!("008_funding.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;

@@ -14,6 +14,7 @@ mod claims;
 mod engine;
 mod events;
 mod fulfilment;
+mod funding;
 mod keys;
 mod pricing;
 mod purchases;

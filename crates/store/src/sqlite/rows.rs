@@ -154,3 +154,49 @@ pub fn daily_spend_row(row: &Row) -> rusqlite::Result<DailySpend> {
         amount: kobo(row, "spent")?,
     })
 }
+
+pub fn funding_event(row: &Row) -> rusqlite::Result<FundingEvent> {
+    let status = parsed(row, "status")?;
+    let account: Option<String> = row.get("account_id")?;
+    let account_id = account
+        .map(|a| a.parse::<AccountId>())
+        .transpose()
+        .map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(
+                0,
+                rusqlite::types::Type::Text,
+                e.to_string().into(),
+            )
+        })?;
+    let (amount, fee) = (kobo(row, "amount")?, kobo(row, "fee")?);
+    Ok(FundingEvent {
+        id: row.get("id")?,
+        gateway: row.get("gateway")?,
+        gateway_reference: row.get("gateway_reference")?,
+        status,
+        account_id,
+        amount,
+        fee,
+        credited: FundingEvent::credited_amount(status, amount, fee),
+        currency: row.get("currency")?,
+        customer_ref: row.get("customer_ref")?,
+        account_number: row.get("account_number")?,
+        payer: row.get("payer")?,
+        note: row.get("note")?,
+        created_at: row.get("created_at")?,
+        updated_at: row.get("updated_at")?,
+        credited_at: row.get("credited_at")?,
+    })
+}
+
+pub fn reserved_account(row: &Row) -> rusqlite::Result<ReservedAccount> {
+    Ok(ReservedAccount {
+        account_id: parsed::<AccountId>(row, "account_id")?,
+        gateway: row.get("gateway")?,
+        customer_ref: row.get("customer_ref")?,
+        bank_name: row.get("bank_name")?,
+        account_number: row.get("account_number")?,
+        account_name: row.get("account_name")?,
+        created_at: row.get("created_at")?,
+    })
+}

@@ -107,6 +107,14 @@ pub(super) enum Entry<'a> {
     Debit(&'a str),
     /// A failed purchase's refund, by the transaction's code.
     Refund(&'a str),
+    /// A bank transfer's payment, by its gateway reference and funding event.
+    Funding {
+        source: CreditSource,
+        reference: &'a str,
+        funding_id: &'a str,
+    },
+    /// The operator's fee on a funding (a negative amount), by its event.
+    Fee(&'a str),
 }
 
 /// Moves a wallet by `amount` (signed) and appends the matching ledger
@@ -125,15 +133,28 @@ pub(super) fn post_ledger(
     )
     .optional()?;
     let balance_after = balance_after.ok_or(Refusal::InsufficientBalance)?;
-    let (kind, transaction_code, credit) = match entry {
-        Entry::Credit(source, reference) => (LedgerKind::Credit, None, Some((source, reference))),
-        Entry::Debit(code) => (LedgerKind::Debit, Some(code), None),
-        Entry::Refund(code) => (LedgerKind::Refund, Some(code), None),
+    let (kind, transaction_code, credit, funding_id) = match entry {
+        Entry::Credit(source, reference) => {
+            (LedgerKind::Credit, None, Some((source, reference)), None)
+        }
+        Entry::Debit(code) => (LedgerKind::Debit, Some(code), None, None),
+        Entry::Refund(code) => (LedgerKind::Refund, Some(code), None, None),
+        Entry::Funding {
+            source,
+            reference,
+            funding_id,
+        } => (
+            LedgerKind::Credit,
+            None,
+            Some((source, reference)),
+            Some(funding_id),
+        ),
+        Entry::Fee(funding_id) => (LedgerKind::Fee, None, None, Some(funding_id)),
     };
     execute(
         conn,
         &format!(
-            "INSERT INTO ledger ({LEDGER_COLUMNS}) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+            "INSERT INTO ledger ({LEDGER_COLUMNS}, funding_id) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
         ),
         params![
             account.to_string(),
@@ -144,6 +165,7 @@ pub(super) fn post_ledger(
             credit.map(|(_, reference)| reference),
             now_rfc3339(),
             credit.map(|(source, _)| source.as_str()),
+            funding_id,
         ],
     )?;
     Ok(Kobo(balance_after))

@@ -12,6 +12,7 @@ mod audit;
 mod catalogue;
 mod events;
 mod fulfilment;
+mod funding;
 mod keys;
 mod pricing;
 mod purchases;

@@ -15,8 +15,15 @@ use std::path::Path;
 
 /// The outside systems with a section of their own: each is a field of
 /// `Settings` holding the adapter's own settings struct. A new one (e.g.
-/// `monnify`, `paystack`) is a name here and that field.
-pub const SECTIONS: [&str; 3] = ["sandbox", "vtpass", "clubkonnect"];
+/// `clubkonnect`, `monnify`, `paystack`) is a name here and that field.
+pub const SECTIONS: [&str; 6] = [
+    "sandbox",
+    "vtpass",
+    "clubkonnect",
+    "monnify",
+    "paystack",
+    "funding",
+];
 
 const ENV_PREFIX: &str = "BILLPAY_";
 

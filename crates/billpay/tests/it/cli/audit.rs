@@ -46,7 +46,7 @@ async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
     let (passed, report) = server.audit();
     assert!(passed, "{report}");
     assert_eq!(report["ok"], true);
-    assert_eq!(report["checks"].as_array().unwrap().len(), 8, "{report}");
+    assert_eq!(report["checks"].as_array().unwrap().len(), 11, "{report}");
 
     // Corrupt it behind the store's back: lose the refund of the failed
     // purchase (the append-only trigger disabled) and the successful one's event.
@@ -106,7 +106,7 @@ async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
     assert!(text.contains("FAIL refunded_once_if_failed"), "{text}");
     assert!(text.contains(&format!("reference_code={failed}")), "{text}");
     assert!(
-        text.contains("Audit FAILED: 3 of 8 checks violated."),
+        text.contains("Audit FAILED: 3 of 11 checks violated."),
         "{text}"
     );
 }

@@ -8,6 +8,8 @@
 #![allow(dead_code)]
 
 pub mod clubkonnect;
+pub mod monnify;
+pub mod paystack;
 pub mod receiver;
 pub mod vtpass;
 

@@ -1,0 +1,312 @@
+//! `billpay funding …` (reserve, list, show, assign, reconcile) and the
+//! funding gateways' registry: their flags (also `BILLPAY_MONNIFY_*`,
+//! `BILLPAY_PAYSTACK_*`, `BILLPAY_FUNDING_*` and the config file's
+//! `[monnify]`, `[paystack]`, `[funding]`), what stops `serve` when one is
+//! half-configured, and the worker's `Funding` built from the settings. A new
+//! gateway is its folder in `crates/funding`, its section in `Settings` and
+//! its lines in [`GATEWAYS`].
+
+use super::Output;
+use super::config::Settings;
+use super::output::action_error;
+use billpay_domain::AccountId;
+use billpay_funding::monnify::MonnifyGateway;
+use billpay_funding::paystack::PaystackGateway;
+use billpay_funding::{FeeRule, GatewayError, SharedGateway};
+use billpay_operations::{Actor, funding};
+use billpay_store::{FundingEvent, FundingStatus, SharedStore};
+use billpay_worker::Funding;
+use clap::Subcommand;
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A funding gateway billpay can take payments through.
+struct Registration {
+    name: &'static str,
+    /// Whether the operator set any of its settings.
+    enabled: fn(&Settings) -> bool,
+    /// Its settings still missing (environment variable names).
+    missing: fn(&Settings) -> Vec<String>,
+    build: fn(&Settings) -> Result<SharedGateway, GatewayError>,
+}
+
+const GATEWAYS: &[Registration] = &[
+    Registration {
+        name: "Monnify",
+        enabled: |s| s.monnify.enabled(),
+        missing: |s| s.monnify.missing(),
+        build: |s| Ok(Arc::new(MonnifyGateway::from_settings(&s.monnify)?)),
+    },
+    Registration {
+        name: "Paystack",
+        enabled: |s| s.paystack.enabled(),
+        missing: |s| s.paystack.missing(),
+        build: |s| Ok(Arc::new(PaystackGateway::from_settings(&s.paystack)?)),
+    },
+];
+
+/// What keeps `serve` from starting: a half-configured gateway (naming
+/// what is missing) or a fee setting out of range.
+pub fn problems(settings: &Settings) -> Vec<String> {
+    let mut problems = Vec::new();
+    for gateway in GATEWAYS.iter().filter(|g| (g.enabled)(settings)) {
+        let missing = (gateway.missing)(settings);
+        if !missing.is_empty() {
+            problems.push(format!(
+                "{} is half-configured: set {} (or leave all its settings unset)",
+                gateway.name,
+                missing.join(", ")
+            ));
+        }
+    }
+    if let Err(fee) = settings.funding.fee_rule() {
+        problems.extend(fee);
+    }
+    problems
+}
+
+/// The configured gateways and the fee, as the worker's `Funding`.
+pub fn service(settings: &Settings, store: SharedStore) -> anyhow::Result<Funding> {
+    let fee: FeeRule = settings
+        .funding
+        .fee_rule()
+        .map_err(|problems| anyhow::anyhow!(problems.join("; ")))?;
+    let mut gateways = Vec::new();
+    for gateway in GATEWAYS.iter().filter(|g| (g.enabled)(settings)) {
+        gateways.push((gateway.build)(settings)?);
+        tracing::info!(
+            gateway = gateway.name,
+            "wallets are funded by bank transfer through it"
+        );
+    }
+    Ok(Funding::new(store, gateways, fee))
+}
+
+/// The funding settings as flags; `None` when not given.
+#[derive(clap::Args, Default, serde::Serialize)]
+pub struct FundingFlags {
+    /// Monnify API base URL: scheme and host (default https://api.monnify.com;
+    /// sandbox https://sandbox.monnify.com).
+    #[arg(long, global = true)]
+    monnify_base_url: Option<String>,
+    /// Monnify API key (Developer → API keys).
+    #[arg(long, global = true)]
+    monnify_api_key: Option<String>,
+    /// Monnify secret key (also signs its webhooks).
+    #[arg(long, global = true)]
+    monnify_secret_key: Option<String>,
+    /// Monnify contract code for reserved accounts.
+    #[arg(long, global = true)]
+    monnify_contract_code: Option<String>,
+    /// Paystack API base URL (default https://api.paystack.co).
+    #[arg(long, global = true)]
+    paystack_base_url: Option<String>,
+    /// Paystack secret key, sk_test_… or sk_live_… (also signs its webhooks).
+    #[arg(long, global = true)]
+    paystack_secret_key: Option<String>,
+    /// Bank of new Paystack dedicated accounts (default wema-bank).
+    #[arg(long, global = true)]
+    paystack_preferred_bank: Option<String>,
+    /// The operator's fee on each funding, percent (default 0).
+    #[arg(long, global = true)]
+    funding_fee_percent: Option<f64>,
+    /// The operator's flat fee on each funding, Naira (default 0).
+    #[arg(long, global = true)]
+    funding_fee_flat: Option<f64>,
+    /// The most a funding's fee may be, Naira (default none).
+    #[arg(long, global = true)]
+    funding_fee_cap: Option<f64>,
+    /// Seconds between two funding reconciliations (default 600).
+    #[arg(long, global = true)]
+    funding_reconcile_secs: Option<u64>,
+}
+
+/// Never prints the keys (clap's parsed commands are `Debug`).
+impl std::fmt::Debug for FundingFlags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FundingFlags")
+            .field("monnify_base_url", &self.monnify_base_url)
+            .field("paystack_base_url", &self.paystack_base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct FundingArgs {
+    #[command(subcommand)]
+    command: FundingCommand,
+    #[command(flatten)]
+    pub flags: FundingFlags,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum FundingCommand {
+    /// Reserve bank accounts for an account at a gateway (again: shows those held).
+    Reserve {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long, value_parser = ["monnify", "paystack"])]
+        gateway: String,
+        /// The customer's BVN (Monnify needs a BVN or a NIN).
+        #[arg(long, conflicts_with = "nin")]
+        bvn: Option<String>,
+        /// The customer's NIN.
+        #[arg(long)]
+        nin: Option<String>,
+    },
+    /// Payments received, newest first.
+    List {
+        #[arg(long)]
+        account: Option<AccountId>,
+        #[arg(long, value_parser = ["credited", "unmatched", "rejected", "pending_verification"])]
+        status: Option<String>,
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// One payment, by its funding id or gateway reference.
+    Show { funding_id: String },
+    /// Credit an unmatched payment to an account (once).
+    Assign {
+        funding_id: String,
+        #[arg(long)]
+        account: AccountId,
+    },
+    /// Ask the gateways for their payments and credit those never credited here.
+    Reconcile {
+        #[arg(long, default_value_t = 48)]
+        since_hours: u64,
+    },
+}
+
+pub async fn run(
+    args: FundingArgs,
+    store: &SharedStore,
+    settings: &Settings,
+    out: &Output,
+) -> anyhow::Result<()> {
+    let service = || service(settings, store.clone());
+    match args.command {
+        FundingCommand::Reserve {
+            account,
+            gateway,
+            bvn,
+            nin,
+        } => {
+            let (bvn, nin) = (bvn.as_deref(), nin.as_deref());
+            let gateways = service()?;
+            let reserve = funding::reserve(
+                store.as_ref(),
+                &gateways,
+                Actor::Cli,
+                account,
+                &gateway,
+                bvn,
+                nin,
+            );
+            let held = reserve.await.map_err(action_error)?;
+            let accounts: Vec<_> = held
+                .iter()
+                .map(|a| json!({"gateway": a.gateway, "bank_name": a.bank_name, "account_number": a.account_number, "account_name": a.account_name}))
+                .collect();
+            let mut text = format!("{} account(s) at {gateway} for {account}:", held.len());
+            if held.is_empty() {
+                text.push_str("\n  (being assigned by the gateway: run this again shortly)");
+            }
+            for a in &held {
+                text.push_str(&format!(
+                    "\n  {}  {}  {}",
+                    a.bank_name, a.account_number, a.account_name
+                ));
+            }
+            out.emit(json!({ "accounts": accounts }), text);
+        }
+        FundingCommand::List {
+            account,
+            status,
+            limit,
+        } => {
+            let status = status
+                .map(|s| s.parse::<FundingStatus>())
+                .transpose()
+                .map_err(anyhow::Error::msg)?;
+            let events = funding::list(store.as_ref(), account, status, limit)
+                .await
+                .map_err(action_error)?;
+            let text = events.iter().map(line).collect::<Vec<_>>().join("\n");
+            let text = if text.is_empty() {
+                "No payments.".into()
+            } else {
+                text
+            };
+            out.emit(json!({ "fundings": events }), text);
+        }
+        FundingCommand::Show { funding_id } => {
+            let event = funding::show(store.as_ref(), &funding_id)
+                .await
+                .map_err(action_error)?;
+            let text = serde_json::to_string_pretty(&event)?;
+            out.emit(serde_json::to_value(&event)?, text);
+        }
+        FundingCommand::Assign {
+            funding_id,
+            account,
+        } => {
+            let gateways = service()?;
+            let assign =
+                funding::assign(store.as_ref(), &gateways, Actor::Cli, &funding_id, account);
+            let event = assign.await.map_err(action_error)?;
+            let text = format!(
+                "Credited {} Naira to {account} ({})",
+                event.credited, event.id
+            );
+            out.emit(serde_json::to_value(&event)?, text);
+        }
+        FundingCommand::Reconcile { since_hours } => {
+            let since = Duration::from_secs(since_hours.max(1) * 3600);
+            let report = funding::reconcile(&service()?, Actor::Cli, since)
+                .await
+                .map_err(action_error)?;
+            let mut text = String::new();
+            for run in &report {
+                text.push_str(&format!(
+                    "{}: {} paid listed, {} credited now{}\n",
+                    run.gateway,
+                    run.listed,
+                    run.credited.len(),
+                    run.error
+                        .as_ref()
+                        .map(|e| format!(" (listing failed: {e})"))
+                        .unwrap_or_default()
+                ));
+                for event in run.credited.iter().chain(&run.not_credited) {
+                    text.push_str(&format!("  {}\n", line(event)));
+                }
+            }
+            let credited: usize = report.iter().map(|r| r.credited.len()).sum();
+            out.emit(
+                json!({ "gateways": report, "credited": credited }),
+                text.trim_end(),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn line(e: &FundingEvent) -> String {
+    let account = e
+        .account_id
+        .map(|a| a.to_string())
+        .unwrap_or_else(|| "-".into());
+    format!(
+        "{}  {}  {:<8} {:<21} {:>12}  fee {:>8}  {}  {}",
+        e.created_at,
+        e.id,
+        e.gateway,
+        e.status.as_str(),
+        e.amount.to_string(),
+        e.fee.to_string(),
+        account,
+        e.gateway_reference
+    )
+}

@@ -1,0 +1,64 @@
+//! "Fund your wallet" on the overview and wallet pages: the bank accounts
+//! reserved for the signed-in account (a transfer to one credits the
+//! wallet) and the payments received through them.
+
+use crate::format::{naira, short_time};
+use billpay_domain::AccountId;
+use billpay_store::{FundingFilter, SharedStore, StoreResult};
+
+/// Payments shown on a page.
+const SHOWN: u32 = 20;
+
+pub struct FundAccount {
+    pub bank_name: String,
+    pub account_number: String,
+    pub account_name: String,
+}
+
+pub struct FundingRow {
+    pub at: String,
+    pub gateway: String,
+    pub amount: String,
+    pub fee: String,
+    pub credited: String,
+    pub status: &'static str,
+    pub reference: String,
+}
+
+/// What the "Fund your wallet" section shows.
+pub struct FundingSection {
+    pub fund_accounts: Vec<FundAccount>,
+    pub fundings: Vec<FundingRow>,
+}
+
+pub async fn load(store: &SharedStore, account: AccountId) -> StoreResult<FundingSection> {
+    let held = store.reserved_accounts(Some(account)).await?;
+    let filter = FundingFilter {
+        account_id: Some(account),
+        limit: SHOWN,
+        ..FundingFilter::default()
+    };
+    let events = store.funding_events(filter).await?;
+    Ok(FundingSection {
+        fund_accounts: held
+            .into_iter()
+            .map(|a| FundAccount {
+                bank_name: a.bank_name,
+                account_number: a.account_number,
+                account_name: a.account_name,
+            })
+            .collect(),
+        fundings: events
+            .into_iter()
+            .map(|e| FundingRow {
+                at: short_time(&e.created_at),
+                gateway: e.gateway,
+                amount: naira(e.amount),
+                fee: naira(e.fee),
+                credited: naira(e.credited),
+                status: e.status.as_str(),
+                reference: e.gateway_reference,
+            })
+            .collect(),
+    })
+}

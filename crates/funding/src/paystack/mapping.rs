@@ -1,0 +1,112 @@
+//! Reading Paystack's answers and webhooks (amounts in kobo).
+
+use crate::*;
+use serde_json::Value;
+
+/// A dedicated account as `POST /dedicated_account` or the assignment
+/// webhook describe it; `None` while it has no number yet.
+pub fn dedicated_account(data: &Value) -> Option<BankAccount> {
+    Some(BankAccount {
+        bank_name: text(&data["bank"]["name"])?,
+        account_number: text(&data["account_number"])?,
+        account_name: text(&data["account_name"])?,
+    })
+}
+
+/// A transaction (verify's `data`, a listed one, a webhook's `data`).
+pub fn payment(data: &Value) -> Option<Payment> {
+    let status = text(&data["status"]).unwrap_or_else(|| "unknown".into());
+    let status = match status.as_str() {
+        "success" => PaidStatus::Paid,
+        _ => PaidStatus::NotPaid(status),
+    };
+    let authorization = &data["authorization"];
+    let payer = [
+        text(&authorization["sender_name"]),
+        text(&authorization["sender_bank"]),
+    ];
+    let payer = payer.into_iter().flatten().collect::<Vec<_>>().join(", ");
+    Some(Payment {
+        reference: text(&data["reference"])?,
+        status,
+        amount: kobo(&data["amount"])?,
+        currency: text(&data["currency"]).unwrap_or_else(|| "NGN".into()),
+        customer_ref: text(&data["customer"]["customer_code"]),
+        account_number: text(&authorization["receiver_bank_account_number"]),
+        payer: (!payer.is_empty()).then_some(payer),
+    })
+}
+
+/// A transfer into a dedicated account (not a card payment for something else).
+pub(super) fn is_transfer(data: &Value) -> bool {
+    data["channel"]
+        .as_str()
+        .is_none_or(|c| c == "dedicated_nuban")
+}
+
+/// A webhook body (signature already checked).
+pub(super) fn read_event(body: &[u8]) -> Webhook {
+    let Ok(event) = serde_json::from_slice::<Value>(body) else {
+        return Webhook::Ignore("not JSON".into());
+    };
+    let data = &event["data"];
+    match event["event"].as_str().unwrap_or("none") {
+        "charge.success" if !is_transfer(data) => {
+            Webhook::Ignore("a charge that is not a transfer to a dedicated account".into())
+        }
+        "charge.success" => match text(&data["reference"]) {
+            Some(reference) => Webhook::Payment(PaymentNotice {
+                reference,
+                claimed_amount: kobo(&data["amount"]),
+                customer_ref: text(&data["customer"]["customer_code"]),
+                account_number: text(&data["authorization"]["receiver_bank_account_number"]),
+            }),
+            None => Webhook::Ignore("a charge without reference".into()),
+        },
+        "dedicatedaccount.assign.success" => {
+            let customer = text(&data["customer"]["customer_code"]);
+            let account = dedicated_account(&data["dedicated_account"]);
+            match customer {
+                Some(customer_ref) => Webhook::Assigned(Reservation {
+                    customer_ref,
+                    accounts: account.into_iter().collect(),
+                }),
+                None => Webhook::Ignore("an assignment without customer_code".into()),
+            }
+        }
+        other => Webhook::Ignore(format!("event {other} is not a payment")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_a_transfer_and_an_assignment() {
+        let charge = json!({"event": "charge.success", "data": {
+            "id": 1, "reference": "ref_1", "status": "success", "amount": 150000, "currency": "NGN",
+            "channel": "dedicated_nuban", "customer": {"customer_code": "CUS_x"},
+            "authorization": {"receiver_bank_account_number": "9930000001", "sender_name": "ADA"}}});
+        let Webhook::Payment(notice) = read_event(charge.to_string().as_bytes()) else {
+            panic!("a payment")
+        };
+        assert_eq!(notice.claimed_amount, Some(Kobo(150_000)));
+        assert_eq!(notice.customer_ref.as_deref(), Some("CUS_x"));
+        let card =
+            json!({"event": "charge.success", "data": {"reference": "r", "channel": "card"}});
+        assert!(matches!(
+            read_event(card.to_string().as_bytes()),
+            Webhook::Ignore(_)
+        ));
+        let assigned = json!({"event": "dedicatedaccount.assign.success", "data": {
+            "customer": {"customer_code": "CUS_x"},
+            "dedicated_account": {"bank": {"name": "Wema Bank", "slug": "wema-bank"},
+                "account_name": "KORAPAY/ADA", "account_number": "9930000001", "active": true}}});
+        let Webhook::Assigned(reservation) = read_event(assigned.to_string().as_bytes()) else {
+            panic!("an assignment")
+        };
+        assert_eq!(reservation.accounts[0].bank_name, "Wema Bank");
+    }
+}

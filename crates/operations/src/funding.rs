@@ -1,0 +1,159 @@
+//! Money in: the operator's actions on bank-transfer funding — reserving a
+//! customer's accounts at a gateway, assigning an unmatched payment,
+//! reconciling with the gateways, and reading what was received.
+
+use crate::{Actor, OpsError, OpsResult, invalid};
+use billpay_domain::AccountId;
+use billpay_funding::Customer;
+use billpay_store::{
+    FundingEvent, FundingFilter, FundingStatus, NewReservation, ReservedAccount, Store,
+};
+use billpay_worker::funding::{Funding, Reconciled};
+use std::time::Duration;
+
+/// The account's reserved accounts at `gateway`: those already held (the
+/// gateway is not called again), else new ones from the gateway. `bvn` or
+/// `nin` (11 digits) is what Monnify requires.
+pub async fn reserve(
+    store: &dyn Store,
+    funding: &Funding,
+    actor: Actor,
+    account: AccountId,
+    gateway: &str,
+    bvn: Option<&str>,
+    nin: Option<&str>,
+) -> OpsResult<Vec<ReservedAccount>> {
+    let client = funding.gateway(gateway).ok_or_else(|| {
+        OpsError::Refused(format!(
+            "{gateway} is not configured: set its BILLPAY_{}_* settings",
+            gateway.to_uppercase()
+        ))
+    })?;
+    for (field, value) in [("bvn", bvn), ("nin", nin)] {
+        if value.is_some_and(|v| v.len() != 11 || !v.bytes().all(|b| b.is_ascii_digit())) {
+            let fields: &'static [&'static str] = if field == "bvn" { &["bvn"] } else { &["nin"] };
+            return Err(invalid(fields, "must be 11 digits"));
+        }
+    }
+    let held = held_at(store, account, gateway).await?;
+    if store.funding_customer(account, gateway).await?.is_some() && !held.is_empty() {
+        return Ok(held);
+    }
+    let owner = store
+        .account(account)
+        .await?
+        .ok_or_else(|| OpsError::NotFound(format!("no account {account}")))?;
+    let customer = Customer {
+        reference: account.to_string(),
+        name: owner.name,
+        email: owner.email,
+        bvn: bvn.map(str::to_owned),
+        nin: nin.map(str::to_owned),
+    };
+    let reservation = client
+        .reserve(&customer)
+        .await
+        .map_err(|e| OpsError::Refused(format!("{gateway}: {e}")))?;
+    let accounts = reservation.accounts.iter();
+    let accounts = accounts.map(|a| {
+        (
+            a.bank_name.clone(),
+            a.account_number.clone(),
+            a.account_name.clone(),
+        )
+    });
+    store
+        .save_reservation(NewReservation {
+            account_id: account,
+            gateway: gateway.to_owned(),
+            customer_ref: reservation.customer_ref.clone(),
+            accounts: accounts.collect(),
+        })
+        .await?;
+    tracing::info!(%actor, %account, gateway, customer = reservation.customer_ref, "accounts reserved");
+    held_at(store, account, gateway).await
+}
+
+async fn held_at(
+    store: &dyn Store,
+    account: AccountId,
+    gateway: &str,
+) -> OpsResult<Vec<ReservedAccount>> {
+    let all = store.reserved_accounts(Some(account)).await?;
+    Ok(all.into_iter().filter(|a| a.gateway == gateway).collect())
+}
+
+/// Payments received, newest first.
+pub async fn list(
+    store: &dyn Store,
+    account: Option<AccountId>,
+    status: Option<FundingStatus>,
+    limit: u32,
+) -> OpsResult<Vec<FundingEvent>> {
+    let filter = FundingFilter {
+        account_id: account,
+        status,
+        gateway: None,
+        limit: limit.clamp(1, 10_000),
+    };
+    Ok(store.funding_events(filter).await?)
+}
+
+/// One payment, by its funding id or its gateway reference.
+pub async fn show(store: &dyn Store, id_or_reference: &str) -> OpsResult<FundingEvent> {
+    store
+        .funding_event(id_or_reference)
+        .await?
+        .ok_or_else(|| OpsError::NotFound(format!("no funding {id_or_reference}")))
+}
+
+/// Credits an unmatched payment to `account`, less the fee, once: a
+/// payment that is not unmatched (already credited, say) is refused.
+pub async fn assign(
+    store: &dyn Store,
+    funding: &Funding,
+    actor: Actor,
+    id_or_reference: &str,
+    account: AccountId,
+) -> OpsResult<FundingEvent> {
+    let event = show(store, id_or_reference).await?;
+    if event.status != FundingStatus::Unmatched {
+        return Err(OpsError::Refused(format!(
+            "{} is {}: only an unmatched payment can be assigned",
+            event.id,
+            event.status.as_str()
+        )));
+    }
+    if store.account(account).await?.is_none() {
+        return Err(OpsError::NotFound(format!("no account {account}")));
+    }
+    let fee = funding.fee().fee(event.amount);
+    let note = format!("assigned by the operator ({actor})");
+    let event = store
+        .assign_funding(&event.id, account, fee, &note)
+        .await
+        .map_err(|e| match e {
+            billpay_store::StoreError::Invalid(why) => OpsError::Refused(why),
+            other => other.into(),
+        })?;
+    tracing::info!(%actor, funding = event.id, %account, amount = %event.amount, "unmatched payment assigned");
+    Ok(event)
+}
+
+/// Lists each gateway's payments of the last `since` and credits, once,
+/// those whose webhook never arrived; verifies the pending ones again.
+pub async fn reconcile(
+    funding: &Funding,
+    actor: Actor,
+    since: Duration,
+) -> OpsResult<Vec<Reconciled>> {
+    if funding.gateways().is_empty() {
+        return Err(OpsError::Refused(
+            "no funding gateway is configured (BILLPAY_MONNIFY_*, BILLPAY_PAYSTACK_*)".into(),
+        ));
+    }
+    let report = funding.reconcile(since).await;
+    let credited: usize = report.iter().map(|r| r.credited.len()).sum();
+    tracing::info!(%actor, credited, "funding reconciled by the operator");
+    Ok(report)
+}
