@@ -65,6 +65,18 @@ async fn a_transfer_credits_the_wallet_once_and_reserving_again_calls_nothing() 
         2,
         "Monnify's token is cached until it expires"
     );
+    let contents = setup.server.database_contents().await;
+    let stored = String::from_utf8_lossy(&contents);
+    for secret in [
+        crate::support::monnify::SECRET_KEY,
+        crate::support::monnify::API_KEY,
+        crate::support::paystack::SECRET_KEY,
+    ] {
+        assert!(
+            !stored.contains(secret),
+            "a gateway key is stored in the database"
+        );
+    }
     let metrics = setup
         .server
         .http
