@@ -35,9 +35,10 @@ pub async fn reserve(
             return Err(invalid(fields, "must be 11 digits"));
         }
     }
-    let held = held_at(store, account, gateway).await?;
-    if store.funding_customer(account, gateway).await?.is_some() && !held.is_empty() {
-        return Ok(held);
+    // Reserved before: what is held (none yet while Paystack is still
+    // assigning them; its webhook brings them), without calling the gateway.
+    if store.funding_customer(account, gateway).await?.is_some() {
+        return held_at(store, account, gateway).await;
     }
     let owner = store
         .account(account)

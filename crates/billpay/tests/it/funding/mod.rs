@@ -65,6 +65,18 @@ async fn a_transfer_credits_the_wallet_once_and_reserving_again_calls_nothing() 
         2,
         "Monnify's token is cached until it expires"
     );
+    let contents = setup.server.database_contents().await;
+    let stored = String::from_utf8_lossy(&contents);
+    for secret in [
+        crate::support::monnify::SECRET_KEY,
+        crate::support::monnify::API_KEY,
+        crate::support::paystack::SECRET_KEY,
+    ] {
+        assert!(
+            !stored.contains(secret),
+            "a gateway key is stored in the database"
+        );
+    }
     let metrics = setup
         .server
         .http
@@ -144,7 +156,7 @@ async fn a_bad_or_missing_signature_is_refused_and_records_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_verified_amount_is_credited_never_the_bodys_and_unpaid_credits_nothing() {
-    let setup = Setup::start(&[]).await;
+    let setup = Setup::start(&[("BILLPAY_LOG", "warn")]).await;
     for fake in &setup.fakes {
         let (customer, number) = setup.customer_with_account(fake).await;
         let inflated = fake.transfer(Some(&customer.account_id), Some(&number), 1_000.0);
@@ -156,6 +168,15 @@ async fn the_verified_amount_is_credited_never_the_bodys_and_unpaid_credits_noth
             setup.server.balance(&customer.api_key).await,
             1_000.0,
             "{}",
+            fake.name()
+        );
+        let logs = String::from_utf8_lossy(&setup.server.logs()).into_owned();
+        let warned = logs
+            .lines()
+            .any(|l| l.contains("disagrees") && l.contains(&inflated));
+        assert!(
+            warned,
+            "{}: the disagreement is not logged:\n{logs}",
             fake.name()
         );
 
