@@ -4,7 +4,7 @@
 
 use crate::key_cache::KeyCache;
 use crate::rate_limit::RateLimiter;
-use billpay_store::{CatalogueCache, RateLimit, SharedStore};
+use billpay_store::{CatalogueCache, PriceBookCache, RateLimit, SharedStore};
 use billpay_supplier::routing::Routes;
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -15,6 +15,8 @@ pub struct AppState {
     /// Which supplier verifies, and whether any sells, a product and provider.
     pub suppliers: Arc<Routes>,
     pub catalogue: Arc<CatalogueCache>,
+    /// Price tiers and accounts' tiers, re-checked like the catalogue.
+    pub prices: Arc<PriceBookCache>,
     /// Authenticated keys, trusted for at most `KEY_CACHE_TTL`.
     pub keys: Arc<KeyCache>,
     pub limiter: Arc<RateLimiter>,
@@ -27,6 +29,7 @@ impl AppState {
     pub fn new(store: SharedStore, suppliers: Arc<Routes>, default_rate_limit: RateLimit) -> Self {
         Self {
             catalogue: Arc::new(CatalogueCache::new(store.clone())),
+            prices: Arc::new(PriceBookCache::new(store.clone())),
             store,
             suppliers,
             keys: Arc::default(),

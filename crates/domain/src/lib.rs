@@ -14,6 +14,7 @@ pub mod keys;
 pub mod money;
 pub mod password;
 pub mod phone;
+pub mod pricing;
 pub mod product;
 pub mod recipient;
 pub mod reference;

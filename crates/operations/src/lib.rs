@@ -11,6 +11,8 @@
 pub mod accounts;
 pub mod catalogue;
 pub mod keys;
+pub mod pricing;
+pub mod reports;
 pub mod transactions;
 pub mod wallets;
 pub mod webhooks;

@@ -48,6 +48,8 @@ async fn processing(store: &dyn Store, account: &Account, key: &ApiKey, referenc
         label: "MTN Airtime".into(),
         recipient: "08031234567".into(),
         amount: Kobo::from_naira(1000),
+        face_value: Kobo::from_naira(1000),
+        tier: None,
         details: PurchaseDetails {
             phone: Some("08031234567".into()),
             ..PurchaseDetails::default()

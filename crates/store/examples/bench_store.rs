@@ -131,6 +131,8 @@ async fn measure(store: &SharedStore, purchases: usize, concurrency: usize) -> f
                             label: "MTN Airtime".into(),
                             recipient: "08031234567".into(),
                             amount: Kobo::from_naira(100),
+                            face_value: Kobo::from_naira(100),
+                            tier: None,
                             details: Default::default(),
                         })
                         .await

@@ -8,6 +8,7 @@
 use crate::*;
 use async_trait::async_trait;
 use billpay_domain::catalogue::Catalogue;
+use billpay_domain::pricing::{PriceBook, Rule, Scope};
 use billpay_domain::{AccountId, KeyId, Kobo};
 use std::time::Duration;
 
@@ -22,6 +23,7 @@ pub trait Store:
     + FulfilmentStore
     + EventStore
     + AuditStore
+    + PricingStore
 {
 }
 
@@ -35,6 +37,7 @@ impl<T> Store for T where
         + FulfilmentStore
         + EventStore
         + AuditStore
+        + PricingStore
 {
 }
 
@@ -192,4 +195,24 @@ pub trait EventStore: Send + Sync + 'static {
 pub trait AuditStore: Send + Sync + 'static {
     /// Runs every [`audit::CHECKS`] query on one consistent snapshot.
     async fn audit(&self) -> StoreResult<Vec<audit::CheckOutcome>>;
+}
+
+/// Price tiers, their rules, which account is on which, and the sales they
+/// made. Every change moves the version, which `PriceBookCache` watches.
+#[async_trait]
+pub trait PricingStore: Send + Sync + 'static {
+    /// Every tier with its rules and the accounts on one, and the version.
+    async fn price_book(&self) -> StoreResult<(i64, PriceBook)>;
+    async fn pricing_version(&self) -> StoreResult<i64>;
+    /// Refused with [`StoreError::Invalid`] when the name is taken.
+    async fn create_tier(&self, name: &str) -> StoreResult<()>;
+    /// Sets the rule at `scope` (`Some`) or removes it (`None`); `false`
+    /// when there was none to remove. The tier must exist.
+    async fn set_price_rule(&self, tier: &str, scope: Scope, rule: Option<Rule>)
+    -> StoreResult<bool>;
+    /// Puts the account on `tier`; `None` returns it to list prices.
+    async fn set_account_tier(&self, account: AccountId, tier: Option<&str>) -> StoreResult<()>;
+    /// Final purchases created in `[from, until)` (RFC 3339 bounds), summed
+    /// per UTC hour and every dimension the sales report groups by.
+    async fn sales(&self, from: String, until: String) -> StoreResult<Vec<SalesGroup>>;
 }

@@ -60,13 +60,22 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         name: "debited_once",
-        rule: "every purchase is debited exactly once, by its amount",
+        rule: "every purchase is debited exactly once, by its stored charged amount (its tier's price)",
         sql: "SELECT t.code AS reference_code, CAST(t.amount AS TEXT) AS amount,
                      CAST(COUNT(l.id) AS TEXT) AS debits, CAST(COALESCE(SUM(l.amount), 0) AS TEXT) AS debited
               FROM transactions t
               LEFT JOIN ledger l ON l.transaction_code = t.code AND l.kind = 'debit'
               GROUP BY t.code, t.amount
               HAVING COUNT(l.id) <> 1 OR SUM(l.amount) <> -t.amount",
+    },
+    Check {
+        name: "priced_purchase",
+        rule: "every purchase's charged amount and face value are positive; a supplier cost is recorded only for a successful one, and is not negative",
+        sql: "SELECT code AS reference_code, status, CAST(amount AS TEXT) AS charged,
+                     CAST(face_value AS TEXT) AS face_value, CAST(cost AS TEXT) AS cost
+              FROM transactions
+              WHERE amount <= 0 OR face_value <= 0
+                 OR (cost IS NOT NULL AND (cost < 0 OR status <> 'successful'))",
     },
     Check {
         name: "refunded_once_if_failed",

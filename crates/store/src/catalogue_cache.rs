@@ -1,10 +1,14 @@
-//! The catalogue in memory, for the request path and the fulfilment worker
-//! alike: re-checked against the database's version at most once a second,
-//! so an operator's change applies within a second on every node, and reread
-//! only when that version moved.
+//! What the request path and the fulfilment worker read on every call and an
+//! operator changes rarely, in memory: the catalogue ([`CatalogueCache`]) and
+//! the price tiers ([`PriceBookCache`]). Each is re-checked against its
+//! version in the database at most once a second, so an operator's change
+//! applies within a second on every node, and reread only when that version
+//! moved.
 
 use crate::{SharedStore, StoreResult};
+use async_trait::async_trait;
 use billpay_domain::catalogue::Catalogue;
+use billpay_domain::pricing::PriceBook;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
@@ -12,18 +16,57 @@ use tokio::sync::Mutex;
 /// How often the version is checked.
 const RECHECK: Duration = Duration::from_secs(1);
 
-pub struct CatalogueCache {
-    store: SharedStore,
-    cached: Mutex<Option<Cached>>,
+/// A versioned document of the store.
+#[async_trait]
+pub trait Versioned: Send + Sync + 'static {
+    type Value: Send + Sync + 'static;
+    async fn version(store: &SharedStore) -> StoreResult<i64>;
+    async fn load(store: &SharedStore) -> StoreResult<(i64, Self::Value)>;
 }
 
-struct Cached {
+/// The catalogue (`CatalogueStore`).
+pub struct CatalogueDocument;
+
+#[async_trait]
+impl Versioned for CatalogueDocument {
+    type Value = Catalogue;
+    async fn version(store: &SharedStore) -> StoreResult<i64> {
+        store.catalogue_version().await
+    }
+    async fn load(store: &SharedStore) -> StoreResult<(i64, Catalogue)> {
+        store.catalogue().await
+    }
+}
+
+/// The price tiers and accounts' tiers (`PricingStore`).
+pub struct PriceBookDocument;
+
+#[async_trait]
+impl Versioned for PriceBookDocument {
+    type Value = PriceBook;
+    async fn version(store: &SharedStore) -> StoreResult<i64> {
+        store.pricing_version().await
+    }
+    async fn load(store: &SharedStore) -> StoreResult<(i64, PriceBook)> {
+        store.price_book().await
+    }
+}
+
+pub type CatalogueCache = VersionedCache<CatalogueDocument>;
+pub type PriceBookCache = VersionedCache<PriceBookDocument>;
+
+pub struct VersionedCache<D: Versioned> {
+    store: SharedStore,
+    cached: Mutex<Option<Cached<D::Value>>>,
+}
+
+struct Cached<T> {
     version: i64,
     checked: Instant,
-    catalogue: Arc<Catalogue>,
+    value: Arc<T>,
 }
 
-impl CatalogueCache {
+impl<D: Versioned> VersionedCache<D> {
     pub fn new(store: SharedStore) -> Self {
         Self {
             store,
@@ -31,24 +74,24 @@ impl CatalogueCache {
         }
     }
 
-    pub async fn get(&self) -> StoreResult<Arc<Catalogue>> {
+    pub async fn get(&self) -> StoreResult<Arc<D::Value>> {
         let mut cached = self.cached.lock().await;
         if let Some(c) = cached.as_mut() {
             if c.checked.elapsed() < RECHECK {
-                return Ok(c.catalogue.clone());
+                return Ok(c.value.clone());
             }
-            if self.store.catalogue_version().await? == c.version {
+            if D::version(&self.store).await? == c.version {
                 c.checked = Instant::now();
-                return Ok(c.catalogue.clone());
+                return Ok(c.value.clone());
             }
         }
-        let (version, catalogue) = self.store.catalogue().await?;
-        let catalogue = Arc::new(catalogue);
+        let (version, value) = D::load(&self.store).await?;
+        let value = Arc::new(value);
         *cached = Some(Cached {
             version,
             checked: Instant::now(),
-            catalogue: catalogue.clone(),
+            value: value.clone(),
         });
-        Ok(catalogue)
+        Ok(value)
     }
 }

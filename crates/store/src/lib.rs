@@ -21,7 +21,7 @@ pub mod sealing;
 pub mod sqlite;
 
 pub use areas::*;
-pub use catalogue_cache::CatalogueCache;
+pub use catalogue_cache::{CatalogueCache, PriceBookCache};
 pub use model::*;
 pub use rules::redact_url;
 

@@ -170,7 +170,12 @@ pub struct NewPurchase {
     /// The plan name (data, cable) or item name (the others).
     pub label: String,
     pub recipient: String,
+    /// What the wallet is debited: the account's price (its tier's).
     pub amount: Kobo,
+    /// What the recipient gets: the list price or the amount asked for.
+    pub face_value: Kobo,
+    /// The price tier `amount` was computed with; `None`: list prices.
+    pub tier: Option<String>,
     /// The product's own request fields (meter_type, quantity, denomination…).
     pub details: PurchaseDetails,
 }
@@ -186,7 +191,15 @@ pub struct Transaction {
     pub plan_id: Option<String>,
     pub label: String,
     pub recipient: String,
+    /// What was charged (the debit), fixed when the purchase was placed.
     pub amount: Kobo,
+    /// What the recipient gets (the supplier is asked for this); equal to
+    /// `amount` for purchases from before price tiers.
+    pub face_value: Kobo,
+    /// What the supplier charged us, when its answer said; `None`: unknown.
+    pub cost: Option<Kobo>,
+    /// The price tier it was charged at; `None`: list prices.
+    pub tier: Option<String>,
     pub details: PurchaseDetails,
     pub status: TxStatus,
     pub message: String,
@@ -256,6 +269,9 @@ pub struct Finalization {
     /// `failed` (refunded once, a new webhook) — the one move out of a final
     /// status. Otherwise only a `processing` transaction changes.
     pub reversal: bool,
+    /// What the supplier charged for a successful one, when it said so
+    /// (stored as the transaction's `cost`; a failure stores none).
+    pub cost: Option<Kobo>,
 }
 
 impl Transaction {
@@ -335,4 +351,28 @@ pub enum EventNext {
     Failed,
     Skipped,
     RetryAtMs(i64),
+}
+
+/// Final purchases of one UTC hour that share product, provider, supplier,
+/// account, tier and status, summed (`PricingStore::sales`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SalesGroup {
+    /// `YYYY-MM-DDTHH` (UTC) of `created_at`.
+    pub hour: String,
+    pub product: Product,
+    pub provider: String,
+    pub supplier: Option<String>,
+    pub account_id: AccountId,
+    pub tier: Option<String>,
+    /// `successful` or `failed`.
+    pub status: TxStatus,
+    pub purchases: u64,
+    pub face_value: Kobo,
+    pub charged: Kobo,
+    /// The sum of the known costs.
+    pub cost: Kobo,
+    /// What was charged for the purchases whose cost is known.
+    pub charged_with_cost: Kobo,
+    /// How many have no known cost.
+    pub cost_unknown: u64,
 }

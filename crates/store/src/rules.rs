@@ -4,6 +4,7 @@
 use crate::*;
 use billpay_domain::Kobo;
 use billpay_domain::catalogue::Catalogue;
+use billpay_domain::pricing::{PriceBook, Rule, Scope, Tier};
 use std::time::Duration;
 
 impl EventNext {
@@ -185,4 +186,76 @@ mod tests {
             Err(StoreError::DeliveryInProgress)
         ));
     }
+}
+
+/// The sales query both backends run ([`crate::PricingStore::sales`]), with
+/// `{from}` / `{until}` the placeholders of the bounds. Sums are cast so
+/// PostgreSQL answers BIGINT (not NUMERIC), as SQLite does.
+pub const SALES_SQL: &str = "SELECT SUBSTR(created_at, 1, 13) AS hour, product, provider, supplier,
+        account_id, tier, status, COUNT(*) AS purchases,
+        CAST(SUM(COALESCE(face_value, amount)) AS BIGINT) AS face_value,
+        CAST(SUM(amount) AS BIGINT) AS charged,
+        CAST(COALESCE(SUM(cost), 0) AS BIGINT) AS cost,
+        CAST(SUM(CASE WHEN cost IS NULL THEN 0 ELSE amount END) AS BIGINT) AS charged_with_cost,
+        SUM(CASE WHEN cost IS NULL THEN 1 ELSE 0 END) AS cost_unknown
+    FROM transactions
+    WHERE status IN ('successful', 'failed') AND created_at >= {from} AND created_at < {until}
+    GROUP BY SUBSTR(created_at, 1, 13), product, provider, supplier, account_id, tier, status";
+
+/// One stored rule row: (tier, product, provider or '', plan or '', kind, value).
+pub type RuleRow = (String, String, String, String, String, i64);
+
+/// The price book from its stored rows: tier names, rules, accounts' tiers.
+pub fn price_book(
+    tiers: Vec<String>,
+    rules: Vec<RuleRow>,
+    accounts: Vec<(String, String)>,
+) -> StoreResult<PriceBook> {
+    let mut book = PriceBook::default();
+    for name in tiers {
+        let tier = Tier {
+            name: name.clone(),
+            rules: Default::default(),
+        };
+        book.tiers.insert(name, tier);
+    }
+    for (tier, product, provider, plan, kind, value) in rules {
+        let bad = |what: &str| StoreError::Backend(format!("price rule of {tier}: {what}"));
+        let scope = Scope {
+            product: product.parse().map_err(|_| bad("product"))?,
+            provider: (!provider.is_empty()).then_some(provider),
+            plan: (!plan.is_empty()).then_some(plan),
+        };
+        let rule = Rule::from_parts(&kind, value).ok_or_else(|| bad("kind"))?;
+        let Some(entry) = book.tiers.get_mut(&tier) else {
+            return Err(bad("no such tier"));
+        };
+        entry.rules.insert(scope, rule);
+    }
+    for (account, tier) in accounts {
+        let id = account
+            .parse()
+            .map_err(|_| StoreError::Backend(format!("account tier of {account}")))?;
+        book.accounts.insert(id, tier);
+    }
+    Ok(book)
+}
+
+/// A scope's stored provider and plan ('' when not narrowed).
+pub fn scope_columns(scope: &Scope) -> (&'static str, String, String) {
+    (
+        scope.product.service(),
+        scope.provider.clone().unwrap_or_default(),
+        scope.plan.clone().unwrap_or_default(),
+    )
+}
+
+/// What `create_tier` says when the name is taken.
+pub fn tier_taken(name: &str) -> StoreError {
+    StoreError::Invalid(format!("tier {name} already exists"))
+}
+
+/// What a pricing change says about a tier that does not exist.
+pub fn no_such_tier(name: &str) -> StoreError {
+    StoreError::Invalid(format!("no tier named {name}"))
 }

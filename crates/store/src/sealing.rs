@@ -10,6 +10,7 @@
 //! a sealed value is recognisable (`{"sealed": "sealed:…"}`, `sealed:…`).
 
 use crate::*;
+use billpay_domain::pricing::{PriceBook, Rule, Scope};
 use billpay_domain::sealed::SecretBox;
 use serde_json::{Value, json};
 
@@ -134,6 +135,15 @@ pass_through!(SessionStore {
 
 pass_through!(AuditStore {
     fn audit(&self) -> StoreResult<Vec<audit::CheckOutcome>>;
+});
+
+pass_through!(PricingStore {
+    fn price_book(&self) -> StoreResult<(i64, PriceBook)>;
+    fn pricing_version(&self) -> StoreResult<i64>;
+    fn create_tier(&self, name: &str) -> StoreResult<()>;
+    fn set_price_rule(&self, tier: &str, scope: Scope, rule: Option<Rule>) -> StoreResult<bool>;
+    fn set_account_tier(&self, account: AccountId, tier: Option<&str>) -> StoreResult<()>;
+    fn sales(&self, from: String, until: String) -> StoreResult<Vec<SalesGroup>>;
 });
 
 /// A transaction's `result` is opened on every read.

@@ -200,6 +200,7 @@ async fn nodes_claim_disjoint_work_and_take_over_expired_leases() {
             completed_at_ms: clock::now_ms(),
             event_payload: format!("{{\"code\":\"{}\"}}", tx.code),
             reversal: false,
+            cost: None,
         };
         let (a, b) = tokio::join!(
             nodes[0].finalize(&tx.code, fin.clone()),
@@ -334,6 +335,7 @@ async fn answers_match_the_sqlite_backend() {
             completed_at_ms: clock::now_ms(),
             event_payload: "{}".into(),
             reversal: false,
+            cost: None,
         };
         assert!(store.finalize(&tx.code, fin).await.unwrap());
         let events = |key_id| EventFilter {

@@ -28,6 +28,8 @@ pub struct Order {
     pub product: Product,
     pub provider: String,
     pub recipient: String,
+    /// The face value: what the recipient gets (never the customer's tier
+    /// price, which is ours alone).
     pub amount: Kobo,
     /// Product fields: meter_type, quantity, denomination…
     pub details: PurchaseDetails,
@@ -39,8 +41,14 @@ pub struct Order {
 /// The supplier's answer about an order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SupplierStatus {
-    /// Delivered; `result` carries what was delivered (token, pins…).
-    Delivered { result: Delivery },
+    /// Delivered; `result` carries what was delivered (token, pins…) and
+    /// `cost` what the supplier charged us for it, when its answer says
+    /// (`None`: unknown, never guessed). Build it with [`SupplierStatus::delivered`]
+    /// and, when the answer states a price, [`SupplierStatus::at_cost`].
+    Delivered {
+        result: Delivery,
+        cost: Option<Kobo>,
+    },
     /// Definitely not delivered and never will be: safe to refund.
     Failed { reason: String },
     /// Accepted but not final yet: ask again later.
@@ -50,6 +58,22 @@ pub enum SupplierStatus {
 }
 
 impl SupplierStatus {
+    /// Delivered, at a cost the answer does not state.
+    pub fn delivered(result: Delivery) -> SupplierStatus {
+        SupplierStatus::Delivered { result, cost: None }
+    }
+
+    /// The same answer with the supplier's stated cost (a delivery only).
+    pub fn at_cost(self, stated: Option<Kobo>) -> SupplierStatus {
+        match self {
+            SupplierStatus::Delivered { result, .. } => SupplierStatus::Delivered {
+                result,
+                cost: stated,
+            },
+            other => other,
+        }
+    }
+
     /// The outcome by name, for logs and metrics.
     pub fn name(&self) -> &'static str {
         match self {

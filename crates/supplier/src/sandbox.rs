@@ -11,6 +11,7 @@
 
 use crate::*;
 use billpay_domain::EpinCard;
+use billpay_domain::pricing::{BasisPoints, Rule};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
@@ -22,13 +23,20 @@ pub struct SandboxSettings {
     pub latency_ms: u64,
     /// Rehearse an outage: every call fails as unreachable.
     pub unreachable: bool,
+    /// What the sandbox charges is the face value less this commission
+    /// (percent, at most 2 decimals), recorded as each purchase's cost.
+    pub commission_percent: f64,
 }
+
+/// The commission the sandbox gives when none is set.
+pub const DEFAULT_COMMISSION_PERCENT: f64 = 3.0;
 
 impl Default for SandboxSettings {
     fn default() -> Self {
         Self {
             latency_ms: 500,
             unreachable: false,
+            commission_percent: DEFAULT_COMMISSION_PERCENT,
         }
     }
 }
@@ -36,6 +44,28 @@ impl Default for SandboxSettings {
 pub struct SandboxSupplier {
     latency: Duration,
     unreachable: bool,
+    commission: Rule,
+}
+
+impl SandboxSettings {
+    /// The commission as a discount rule, or what is wrong with it.
+    pub fn commission(&self) -> Result<Rule, String> {
+        BasisPoints::parse_percent(&self.commission_percent.to_string())
+            .ok()
+            .filter(|p| p.0 >= 0)
+            .map(Rule::DiscountPercent)
+            .ok_or_else(|| {
+                format!(
+                    "sandbox.commission_percent: {} must be at least 0 and less than 100, with at most 2 decimals",
+                    self.commission_percent
+                )
+            })
+    }
+}
+
+/// The default commission as a rule.
+fn default_commission() -> Rule {
+    Rule::DiscountPercent(BasisPoints((DEFAULT_COMMISSION_PERCENT * 100.0) as i64))
 }
 
 impl SandboxSupplier {
@@ -43,6 +73,8 @@ impl SandboxSupplier {
         Self {
             latency: Duration::from_millis(settings.latency_ms),
             unreachable: settings.unreachable,
+            // validate() refuses a bad one before serve starts
+            commission: settings.commission().unwrap_or_else(|_| default_commission()),
         }
     }
 
@@ -50,6 +82,7 @@ impl SandboxSupplier {
         Self {
             latency,
             unreachable: false,
+            commission: default_commission(),
         }
     }
 
@@ -61,6 +94,7 @@ impl SandboxSupplier {
         Self {
             latency,
             unreachable: true,
+            commission: default_commission(),
         }
     }
 
@@ -112,23 +146,25 @@ impl Supplier for SandboxSupplier {
         if order.recipient.ends_with("1111") {
             return Ok(SupplierStatus::Pending);
         }
-        Ok(outcome(order))
+        Ok(self.outcome(order))
     }
 
     async fn requery(&self, order: &Order) -> Result<SupplierStatus, SupplierError> {
         self.pause().await?;
-        Ok(outcome(order))
+        Ok(self.outcome(order))
     }
 }
 
-fn outcome(order: &Order) -> SupplierStatus {
-    if order.recipient.ends_with("0000") {
-        return SupplierStatus::Failed {
-            reason: "the recipient could not be credited".into(),
-        };
-    }
-    SupplierStatus::Delivered {
-        result: delivery(order),
+impl SandboxSupplier {
+    /// Delivered at the face value less the commission, unless the
+    /// recipient says it fails.
+    fn outcome(&self, order: &Order) -> SupplierStatus {
+        if order.recipient.ends_with("0000") {
+            return SupplierStatus::Failed {
+                reason: "the recipient could not be credited".into(),
+            };
+        }
+        SupplierStatus::delivered(delivery(order)).at_cost(self.commission.apply(order.amount, 1))
     }
 }
 
@@ -226,9 +262,11 @@ mod tests {
             .purchase(&order("12345678", Product::Electricity))
             .await
             .unwrap();
-        let SupplierStatus::Delivered { result } = ok else {
+        let SupplierStatus::Delivered { result, cost } = ok else {
             panic!("{ok:?}")
         };
+        // ₦5,000 less the default 3% commission.
+        assert_eq!(cost, Some(Kobo(485_000)));
         let token = result.pin.as_deref().unwrap();
         assert_eq!(token.len(), 24);
         assert!(
@@ -263,6 +301,27 @@ mod tests {
                 .await
                 .unwrap()
         );
+    }
+
+    #[tokio::test]
+    async fn charges_the_face_value_less_its_commission() {
+        let settings = SandboxSettings {
+            latency_ms: 0,
+            commission_percent: 2.5,
+            ..SandboxSettings::default()
+        };
+        let s = SandboxSupplier::from_settings(&settings);
+        let mut cheap = order("12345678", Product::Airtime);
+        cheap.amount = Kobo(10_050); // ₦100.50 less 2.5% = 97.98750 → 97.99
+        let answer = s.purchase(&cheap).await.unwrap();
+        assert!(matches!(answer, SupplierStatus::Delivered { cost: Some(Kobo(9_799)), .. }), "{answer:?}");
+        for bad in [-1.0, 100.0, 2.555] {
+            let settings = SandboxSettings {
+                commission_percent: bad,
+                ..SandboxSettings::default()
+            };
+            assert!(settings.commission().is_err(), "{bad}");
+        }
     }
 
     #[test]

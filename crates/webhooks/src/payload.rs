@@ -18,6 +18,10 @@ pub struct WebhookPayload {
     pub completed_at: String,
     /// `<product>.purchase`, or `test.webhook`.
     pub event: &'static str,
+    /// What the recipient got (Naira), when it differs from `amount` (what
+    /// was charged: the account's price tier).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub face_value: Option<Kobo>,
     /// What was bought, for products without a plan.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub item: Option<String>,
@@ -41,7 +45,10 @@ pub struct Purchase<'a> {
     pub reference: &'a str,
     pub reference_code: &'a str,
     pub recipient: &'a str,
+    /// Charged.
     pub amount: Kobo,
+    /// What the recipient gets.
+    pub face_value: Kobo,
     pub batch_id: Option<&'a str>,
 }
 
@@ -62,6 +69,7 @@ impl WebhookPayload {
             batch_id: purchase.batch_id.map(str::to_owned),
             completed_at,
             event: purchase.product.event(),
+            face_value: (purchase.face_value != purchase.amount).then_some(purchase.face_value),
             item: if has_plan { None } else { label.clone() },
             message: message.to_owned(),
             pin: pin
@@ -82,6 +90,7 @@ impl WebhookPayload {
             batch_id: None,
             completed_at,
             event: "test.webhook",
+            face_value: None,
             item: Some("Test event".into()),
             message: "This is a test event sent from the billpay dashboard".into(),
             pin: None,
@@ -111,6 +120,7 @@ mod tests {
             reference_code: "BP1780308902478F05853",
             recipient: "12345678901",
             amount: Kobo::from_naira(1500),
+            face_value: Kobo::from_naira(1500),
             batch_id: None,
         };
         let at = "2026-06-01T10:15:02.481+00:00".to_owned();
@@ -133,7 +143,8 @@ mod tests {
                 reference: "order-0002",
                 reference_code: "BP2",
                 recipient: "08031234567",
-                amount: Kobo::from_naira(300),
+                amount: Kobo::from_naira(294),
+                face_value: Kobo::from_naira(300),
                 batch_id: None,
             },
             TxStatus::Successful,
@@ -142,6 +153,9 @@ mod tests {
             "t".into(),
         );
         assert_eq!(data.plan.as_deref(), Some("MTN 1GB"));
+        // Charged at a tier's price: what the recipient got is said too.
+        assert!(data.to_json().contains(r#""amount":294.0,"#));
+        assert!(data.to_json().contains(r#""face_value":300.0,"#));
         assert_eq!((data.item, data.pin), (None, None));
     }
 }

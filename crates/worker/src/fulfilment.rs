@@ -16,7 +16,7 @@
 
 use crate::claim_loop::{LoopSettings, claim_loop, run_all};
 use billpay_domain::catalogue::Catalogue;
-use billpay_domain::{Delivery, TxStatus};
+use billpay_domain::{Delivery, Kobo, TxStatus};
 use billpay_store::clock::now_ms;
 use billpay_store::{CatalogueCache, Finalization, SharedStore, StoreResult, Transaction};
 use billpay_supplier::routing::Routes;
@@ -222,7 +222,7 @@ impl Fulfilment {
             (current, next) = (other, next + 1);
         }
         match answer {
-            Ok(SupplierStatus::Delivered { result }) => self.succeed(tx, result).await,
+            Ok(SupplierStatus::Delivered { result, cost }) => self.succeed(tx, result, cost).await,
             Ok(SupplierStatus::Failed { reason }) => self.fail(tx, &reason, false).await,
             Ok(SupplierStatus::Pending | SupplierStatus::Unknown) => {
                 self.requery_later(tx, "supplier pending").await
@@ -256,8 +256,8 @@ impl Fulfilment {
             .await;
         tracing::info!(status = %tx.status, answer = answer.as_ref().map_or("no answer", SupplierStatus::name), "rechecked after a supplier callback");
         match (tx.status, answer) {
-            (TxStatus::Processing, Ok(SupplierStatus::Delivered { result })) => {
-                self.succeed(&tx, result).await
+            (TxStatus::Processing, Ok(SupplierStatus::Delivered { result, cost })) => {
+                self.succeed(&tx, result, cost).await
             }
             (TxStatus::Processing, Ok(SupplierStatus::Failed { reason })) => {
                 self.fail(&tx, &reason, false).await
@@ -284,9 +284,16 @@ impl Fulfilment {
             .await
     }
 
-    async fn succeed(&self, tx: &Transaction, result: Delivery) -> StoreResult<()> {
-        self.finish(tx, settle(tx, Outcome::Successful(result)))
-            .await
+    /// Recorded with what the supplier charged, when it said.
+    async fn succeed(
+        &self,
+        tx: &Transaction,
+        result: Delivery,
+        cost: Option<Kobo>,
+    ) -> StoreResult<()> {
+        let (code, mut fin) = settle(tx, Outcome::Successful(result));
+        fin.cost = cost;
+        self.finish(tx, (code, fin)).await
     }
 
     async fn fail(&self, tx: &Transaction, reason: &str, reversal: bool) -> StoreResult<()> {
@@ -393,6 +400,8 @@ pub fn settle(tx: &Transaction, outcome: Outcome) -> (String, Finalization) {
         result: serde_json::to_value(&result).expect("a delivery is plain JSON"),
         completed_at_ms,
         reversal,
+        // the worker adds the supplier's, when it says; a resolve knows none
+        cost: None,
     };
     (tx.code.clone(), fin)
 }
@@ -405,7 +414,8 @@ fn order_of(tx: &Transaction, catalogue: &Catalogue, supplier: &str) -> Order {
         product: tx.product,
         provider: tx.provider.clone(),
         recipient: tx.recipient.clone(),
-        amount: tx.amount,
+        // what the recipient gets; the customer's price is ours alone
+        amount: tx.face_value,
         details: tx.details.clone(),
         codes: catalogue.supplier_codes(supplier, &tx.provider, tx.plan_id.as_deref()),
     }
@@ -472,6 +482,7 @@ pub fn webhook_payload(
         reference_code: &tx.code,
         recipient: &tx.recipient,
         amount: tx.amount,
+        face_value: tx.face_value,
         batch_id: tx.details.batch_id.as_deref(),
     };
     let pin = result.pin.as_deref();

@@ -1,13 +1,15 @@
 //! Catalogue listings: providers, data categories and plans, cable plans,
-//! e-pin denominations. Filters take a provider's UUID or slug.
+//! e-pin denominations. Filters take a provider's UUID or slug. Prices are
+//! the caller's: its account's price tier applied to the list price.
 
 use crate::envelope::{Envelope, Reply, ok};
 use crate::error::ApiError;
-use crate::extract::ApiQuery;
+use crate::extract::{ApiQuery, Caller};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use billpay_domain::catalogue::{Catalogue, Provider};
-use billpay_domain::{Kobo, Product};
+use billpay_domain::pricing::{PriceBook, Priced, denomination_key};
+use billpay_domain::{AccountId, Kobo, Product};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -63,8 +65,12 @@ pub struct CategoryOut {
 pub struct PlanOut {
     pub plan_id: String,
     pub name: String,
+    /// What this key's account pays for it (Naira): its price tier's price.
     #[schema(value_type = f64)]
     pub price: Kobo,
+    /// The plan's list price (Naira).
+    #[schema(value_type = f64)]
+    pub face_value: Kobo,
     /// Validity in days.
     pub duration: u32,
     /// Data plans only.
@@ -76,8 +82,38 @@ pub struct PlanOut {
 #[derive(Serialize, ToSchema)]
 pub struct DenominationOut {
     pub provider: String,
+    /// The pin's value (Naira).
     #[schema(value_type = f64)]
     pub denomination: Kobo,
+    /// What this key's account pays for one pin (Naira).
+    #[schema(value_type = f64)]
+    pub price: Kobo,
+}
+
+/// One unit's price for the caller.
+struct CallerPrices {
+    book: std::sync::Arc<PriceBook>,
+    account: AccountId,
+}
+
+impl CallerPrices {
+    async fn of(state: &AppState, caller: &Caller) -> Result<CallerPrices, ApiError> {
+        Ok(CallerPrices {
+            book: state.prices.get().await?,
+            account: caller.account_id,
+        })
+    }
+
+    fn unit(&self, product: Product, provider: &str, plan: Option<&str>, unit: Kobo) -> Kobo {
+        let item = Priced {
+            product,
+            provider,
+            plan,
+            unit,
+            quantity: 1,
+        };
+        self.book.unit_price(self.account, item)
+    }
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -164,9 +200,11 @@ pub async fn data_categories(
     responses((status = 200, body = Envelope<Vec<PlanOut>>)))]
 pub async fn data_plans(
     State(state): State<AppState>,
+    caller: Caller,
     ApiQuery(filter): ApiQuery<ProviderFilter>,
 ) -> Reply<Vec<PlanOut>> {
     let catalogue = state.catalogue.get().await?;
+    let prices = CallerPrices::of(&state, &caller).await?;
     let provider = provider_slug(&catalogue, &filter.provider);
     let list: Vec<PlanOut> = catalogue
         .data_plans
@@ -176,7 +214,8 @@ pub async fn data_plans(
         .map(|p| PlanOut {
             plan_id: p.plan_id.clone(),
             name: p.name.clone(),
-            price: p.price,
+            price: prices.unit(Product::Data, &p.provider, Some(&p.plan_id), p.price),
+            face_value: p.price,
             duration: p.duration,
             category: Some(p.category.clone()),
             provider: p.provider.clone(),
@@ -190,9 +229,11 @@ pub async fn data_plans(
     responses((status = 200, body = Envelope<Vec<PlanOut>>)))]
 pub async fn cable_plans(
     State(state): State<AppState>,
+    caller: Caller,
     ApiQuery(filter): ApiQuery<ProviderFilter>,
 ) -> Reply<Vec<PlanOut>> {
     let catalogue = state.catalogue.get().await?;
+    let prices = CallerPrices::of(&state, &caller).await?;
     let provider = provider_slug(&catalogue, &filter.provider);
     let list: Vec<PlanOut> = catalogue
         .cable_plans
@@ -201,7 +242,8 @@ pub async fn cable_plans(
         .map(|p| PlanOut {
             plan_id: p.plan_id.clone(),
             name: p.name.clone(),
-            price: p.price,
+            price: prices.unit(Product::Cable, &p.provider, Some(&p.plan_id), p.price),
+            face_value: p.price,
             duration: p.duration,
             category: None,
             provider: p.provider.clone(),
@@ -215,9 +257,11 @@ pub async fn cable_plans(
     responses((status = 200, body = Envelope<Vec<DenominationOut>>)))]
 pub async fn epin_denominations(
     State(state): State<AppState>,
+    caller: Caller,
     ApiQuery(filter): ApiQuery<ProviderFilter>,
 ) -> Reply<Vec<DenominationOut>> {
     let catalogue = state.catalogue.get().await?;
+    let prices = CallerPrices::of(&state, &caller).await?;
     let provider = provider_slug(&catalogue, &filter.provider);
     let list: Vec<DenominationOut> = catalogue
         .epin_denominations
@@ -226,6 +270,12 @@ pub async fn epin_denominations(
         .map(|d| DenominationOut {
             provider: d.provider.clone(),
             denomination: d.denomination,
+            price: prices.unit(
+                Product::Epin,
+                &d.provider,
+                Some(&denomination_key(d.denomination)),
+                d.denomination,
+            ),
         })
         .collect();
     ok(list)

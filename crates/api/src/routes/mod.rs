@@ -3,6 +3,7 @@
 //! and its OpenAPI operation, so a path is written once.
 
 pub mod catalogue;
+pub mod pricing;
 pub mod purchases;
 pub mod transactions;
 pub mod verify;
@@ -19,6 +20,7 @@ pub fn v1() -> OpenApiRouter<AppState> {
     OpenApiRouter::default()
         .merge(wallet::router())
         .merge(catalogue::router())
+        .merge(pricing::router())
         .merge(purchases::router(Mode::Live))
         .merge(verify::router(Mode::Live))
         .merge(transactions::router())

@@ -73,8 +73,14 @@ pub struct TransactionStatusOut {
     #[schema(value_type = String, example = "successful")]
     pub status: TxStatus,
     pub message: String,
+    /// What was charged (Naira): `balance_before − balance_after`.
     #[schema(value_type = f64)]
     pub amount: Kobo,
+    /// What the recipient gets (Naira): the airtime, token, pin or wallet
+    /// value, or the plan's list price. Differs from `amount` when the
+    /// account's price tier discounts it or adds a fee.
+    #[schema(value_type = f64)]
+    pub face_value: Kobo,
     pub recipient: String,
     #[serde(flatten)]
     pub label: ProductLabel,
@@ -146,6 +152,7 @@ pub fn status_view(tx: Transaction) -> ApiResult<TransactionStatusOut> {
         status: tx.status,
         message: tx.message,
         amount: tx.amount,
+        face_value: tx.face_value,
         recipient: tx.recipient,
         pin,
         units,

@@ -3,7 +3,7 @@
 use super::Output;
 use super::output::action_error;
 use billpay_domain::AccountId;
-use billpay_operations::{Actor, accounts};
+use billpay_operations::{Actor, accounts, pricing};
 use billpay_store::{AccountStatus, SharedStore};
 use clap::Subcommand;
 use serde_json::json;
@@ -20,6 +20,11 @@ pub enum AccountCommand {
         #[arg(long)]
         password: Option<String>,
     },
+    /// An account: name, email, status, balance and price tier.
+    Show { account_id: AccountId },
+    /// Put an account on a price tier (`default`: back to list prices);
+    /// its next purchase is charged at the new prices, on every node within a second.
+    SetTier { account_id: AccountId, tier: String },
     /// Suspend an account: its keys stop working within a request.
     Suspend { account_id: AccountId },
     /// Reactivate a suspended account.
@@ -51,6 +56,44 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
             out.emit(
                 json!({ "account_id": account.id, "name": account.name, "email": account.email, "status": account.status }),
                 format!("Created account {} ({})", account.id, account.email),
+            );
+        }
+        AccountCommand::Show { account_id } => {
+            let account = store
+                .account(account_id)
+                .await?
+                .ok_or_else(|| anyhow::anyhow!("account {account_id} not found"))?;
+            let tier = pricing::account_tier(store.as_ref(), account_id)
+                .await
+                .map_err(action_error)?;
+            out.emit(
+                json!({ "account_id": account.id, "name": account.name, "email": account.email,
+                        "status": account.status, "balance": account.balance, "tier": tier,
+                        "created_at": account.created_at }),
+                format!(
+                    "{}
+  name     {}
+  email    {}
+  status   {}
+  balance  {}
+  tier     {tier}
+  created  {}",
+                    account.id,
+                    account.name,
+                    account.email,
+                    account.status.as_str(),
+                    account.balance,
+                    account.created_at
+                ),
+            );
+        }
+        AccountCommand::SetTier { account_id, tier } => {
+            pricing::set_account_tier(store.as_ref(), Actor::Cli, account_id, &tier)
+                .await
+                .map_err(action_error)?;
+            out.emit(
+                json!({ "account_id": account_id, "tier": tier }),
+                format!("Account {account_id} is now on tier {tier}"),
             );
         }
         AccountCommand::Suspend { account_id } => {

@@ -174,6 +174,7 @@ impl Settings {
             problems.push("--max-connections must be at least 1".into());
         }
         problems.extend(self.master_key_problem());
+        problems.extend(self.sandbox.commission().err());
         problems.extend(super::supplier::problems(self));
         match problems.as_slice() {
             [] => Ok(()),

@@ -12,9 +12,11 @@ mod http_server;
 mod key;
 mod metrics;
 mod output;
+mod report;
 mod serve;
 mod supplier;
 mod sync;
+mod tier;
 mod transaction;
 mod wallet;
 mod webhook;
@@ -64,7 +66,7 @@ pub enum Command {
     Serve(Box<serve::ServeArgs>),
     /// Create or upgrade the database schema.
     Migrate,
-    /// Accounts: create, suspend, reactivate, set-password.
+    /// Accounts: create, show, suspend, reactivate, set-password, set-tier.
     #[command(subcommand)]
     Account(account::AccountCommand),
     /// API keys: create, suspend, revoke, rate limits, webhooks.
@@ -85,6 +87,12 @@ pub enum Command {
     /// Inspect transactions.
     #[command(subcommand)]
     Transaction(transaction::TransactionCommand),
+    /// Price tiers: create, list, show, rule.
+    #[command(subcommand)]
+    Tier(tier::TierCommand),
+    /// Reports: sales (face value, charged, cost, profit).
+    #[command(subcommand)]
+    Report(report::ReportCommand),
     /// The supplier account: its balance (float).
     #[command(subcommand)]
     Supplier(supplier::SupplierCommand),
@@ -146,6 +154,8 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
         Command::Transaction(cmd) => {
             transaction::run(cmd, &store, settings.needs_review_after(), out).await?
         }
+        Command::Tier(cmd) => tier::run(cmd, &store, out).await?,
+        Command::Report(cmd) => report::run(cmd, &store, out).await?,
         Command::Supplier(cmd) => supplier::run(cmd, &settings, out).await?,
         Command::Webhook(cmd) => webhook::run(cmd, &store, out).await?,
         Command::Audit => return audit::run(&store, out).await,

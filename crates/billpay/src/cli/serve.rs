@@ -34,6 +34,10 @@ pub struct ServeArgs {
     /// Rehearse a supplier outage: every sandbox call fails as unreachable.
     #[arg(long)]
     sandbox_unreachable: Option<bool>,
+    /// The sandbox supplier's commission in percent (default 3): it charges
+    /// the face value less this, recorded as each purchase's cost.
+    #[arg(long)]
+    sandbox_commission_percent: Option<f64>,
     /// Default requests per second per API key (default 50).
     #[arg(long)]
     rate_limit_per_second: Option<u32>,

@@ -57,8 +57,9 @@ pub async fn run(
                 .await
                 .map_err(action_error)?;
             let needs_review = tx.status == TxStatus::Processing && tx.created_at < review_before;
+            let profit = transactions::profit(&tx);
             let text = format!(
-                "{}\n  reference  {}\n  account    {}\n  product    {} ({})\n  item/plan  {}\n  recipient  {}\n  amount     {}\n  status     {}: {}\n  result     {}\n  supplier   {} {}\n  created    {}\n  completed  {}",
+                "{}\n  reference  {}\n  account    {}\n  product    {} ({})\n  item/plan  {}\n  recipient  {}\n  face value {}\n  charged    {} ({})\n  cost       {}\n  profit     {}\n  status     {}: {}\n  result     {}\n  supplier   {} {}\n  created    {}\n  completed  {}",
                 tx.code,
                 tx.reference,
                 tx.account_id,
@@ -66,7 +67,11 @@ pub async fn run(
                 tx.provider,
                 tx.label,
                 tx.recipient,
+                tx.face_value,
                 tx.amount,
+                tx.tier.as_deref().unwrap_or("list price"),
+                tx.cost.map_or_else(|| "unknown".into(), |c| c.to_string()),
+                profit.map_or_else(|| "unknown".into(), |p| p.to_string()),
                 tx.status,
                 tx.message,
                 tx.result,
@@ -84,7 +89,7 @@ pub async fn run(
                 text
             };
             out.emit(
-                json!({ "transaction": tx, "needs_review": needs_review }),
+                json!({ "transaction": tx, "needs_review": needs_review, "profit": profit }),
                 text,
             );
         }

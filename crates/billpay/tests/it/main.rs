@@ -12,6 +12,7 @@ mod clubkonnect;
 mod crash_loop;
 mod dashboard;
 mod metrics;
+mod pricing;
 mod purchases;
 mod two_nodes;
 mod vtpass;

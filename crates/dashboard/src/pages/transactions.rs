@@ -245,7 +245,12 @@ pub async fn detail(
             value: tx.recipient.clone(),
         },
         Field {
-            name: "Amount",
+            name: "Face value",
+            value: naira(tx.face_value),
+        },
+        Field {
+            // what the wallet was debited: the account's price
+            name: "Charged",
             value: naira(tx.amount),
         },
         Field {

@@ -164,5 +164,6 @@ fn finalize_params(code: &str, fin: &Finalization) -> super::connection::OwnedPa
         fin.completed_at_ms,
         from,
         LedgerKind::Refund.as_str(),
+        fin.cost.map(|c| c.0),
     ]
 }

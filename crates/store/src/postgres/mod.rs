@@ -31,6 +31,7 @@ mod events;
 mod fulfilment;
 mod keys;
 mod migrate;
+mod pricing;
 mod purchases;
 mod rows;
 pub mod scratch;

@@ -183,7 +183,7 @@ impl PurchaseArgs {
         }
     }
 
-    fn params(&self) -> [&(dyn ToSql + Sync); 14] {
+    fn params(&self) -> [&(dyn ToSql + Sync); 16] {
         [
             &self.code,
             &self.account,
@@ -199,6 +199,8 @@ impl PurchaseArgs {
             &self.batch_id,
             &self.now_ms,
             &self.now,
+            &self.new.face_value.0,
+            &self.new.tier,
         ]
     }
 
@@ -229,6 +231,9 @@ impl PurchaseArgs {
             label: new.label.clone(),
             recipient: new.recipient.clone(),
             amount: new.amount,
+            face_value: new.face_value,
+            cost: None,
+            tier: new.tier.clone(),
             // exactly what reading the stored text back gives
             details: serde_json::from_str(&self.details)
                 .map_err(|e| StoreError::Backend(e.to_string()))?,

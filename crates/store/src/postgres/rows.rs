@@ -39,6 +39,10 @@ fn kobo(row: &Row, column: &str) -> Result<Kobo, PgError> {
     get(row, column).map(Kobo)
 }
 
+fn optional_kobo(row: &Row, column: &str) -> Result<Option<Kobo>, PgError> {
+    Ok(get::<Option<i64>>(row, column)?.map(Kobo))
+}
+
 fn count(row: &Row, column: &str) -> Result<u32, PgError> {
     let n: i32 = get(row, column)?;
     Ok(n.max(0) as u32)
@@ -89,6 +93,9 @@ pub fn transaction(row: &Row) -> Result<Transaction, PgError> {
         label: get(row, "label")?,
         recipient: get(row, "recipient")?,
         amount: kobo(row, "amount")?,
+        face_value: optional_kobo(row, "face_value")?.unwrap_or(kobo(row, "amount")?),
+        cost: optional_kobo(row, "cost")?,
+        tier: get(row, "tier")?,
         details: json(row, "details")?,
         status: parsed(row, "status")?,
         message: get(row, "message")?,

@@ -110,7 +110,8 @@ impl FulfilmentStore for SqliteStore {
                         fin.message,
                         fin.result.to_string(),
                         rfc3339(fin.completed_at_ms),
-                        code
+                        code,
+                        fin.cost.map(|c| c.0),
                     ],
                 )?;
                 if fin.status == TxStatus::Failed {

@@ -140,6 +140,8 @@ fn insert(
             after.0,
             now,
             rfc3339(now),
+            new.face_value.0,
+            new.tier,
         ],
     )?;
     Ok(())

@@ -34,6 +34,10 @@ fn kobo(row: &Row, column: &str) -> rusqlite::Result<Kobo> {
     row.get(column).map(Kobo)
 }
 
+fn optional_kobo(row: &Row, column: &str) -> rusqlite::Result<Option<Kobo>> {
+    Ok(row.get::<_, Option<i64>>(column)?.map(Kobo))
+}
+
 pub fn account(row: &Row) -> rusqlite::Result<Account> {
     Ok(Account {
         id: parsed::<AccountId>(row, "id")?,
@@ -78,6 +82,9 @@ pub fn transaction(row: &Row) -> rusqlite::Result<Transaction> {
         label: row.get("label")?,
         recipient: row.get("recipient")?,
         amount: kobo(row, "amount")?,
+        face_value: optional_kobo(row, "face_value")?.unwrap_or(kobo(row, "amount")?),
+        cost: optional_kobo(row, "cost")?,
+        tier: row.get("tier")?,
         details: json(row, "details")?,
         status: parsed(row, "status")?,
         message: row.get("message")?,

@@ -99,6 +99,8 @@ pub fn purchase(account: AccountId, key: KeyId, reference: &str, naira: i64) -> 
         label: "MTN Airtime".into(),
         recipient: "08031234567".into(),
         amount: Kobo::from_naira(naira),
+        face_value: Kobo::from_naira(naira),
+        tier: None,
         details: PurchaseDetails {
             phone: Some("08031234567".into()),
             ..PurchaseDetails::default()
@@ -115,6 +117,7 @@ pub fn finalization(status: TxStatus, reversal: bool) -> Finalization {
         completed_at_ms: clock::now_ms(),
         event_payload: status.to_string(),
         reversal,
+        cost: None,
     }
 }
 

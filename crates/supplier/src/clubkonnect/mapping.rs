@@ -380,7 +380,8 @@ pub fn outcome(order: &Order, reading: Reading, body: &Value, query: bool) -> Su
         .unwrap_or("");
     match reading {
         Reading::Completed => match delivery(order, body) {
-            Some(result) => SupplierStatus::Delivered { result },
+            // ClubKonnect's answers do not state what it charged us: cost unknown.
+            Some(result) => SupplierStatus::delivered(result),
             // Completed but the pins are not in this answer: ask again.
             None => SupplierStatus::Pending,
         },

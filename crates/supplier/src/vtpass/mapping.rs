@@ -186,15 +186,29 @@ pub(super) fn code(http_status: u16, body: &Value) -> Option<&str> {
 /// A `000` answer: the state is in `content.transactions.status`.
 pub(super) fn transaction_outcome(order: &Order, body: &Value) -> SupplierStatus {
     match body["content"]["transactions"]["status"].as_str() {
-        Some("delivered") => SupplierStatus::Delivered {
-            result: delivery(order.product, body),
-        },
+        Some("delivered") => SupplierStatus::delivered(delivery(order.product, body))
+            .at_cost(total_amount(&body["content"]["transactions"])),
         Some("failed" | "reversed") => SupplierStatus::Failed {
             reason: "the supplier could not deliver it".into(),
         },
         // initiated, pending, resolved or anything new.
         _ => SupplierStatus::Pending,
     }
+}
+
+/// What VTpass charged us: the transaction's `total_amount` (its `amount`
+/// less our `commission`), a number or a numeric string in Naira; `None` when
+/// absent or not an amount of Naira (never guessed from the commission).
+pub(super) fn total_amount(transaction: &Value) -> Option<Kobo> {
+    let value = &transaction["total_amount"];
+    let text = match value {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.trim().to_owned(),
+        _ => return None,
+    };
+    // A float such as 19.3 or 96.99999999 (computed there): to the kobo.
+    let naira: f64 = text.parse().ok().filter(|n: &f64| n.is_finite() && *n >= 0.0)?;
+    Some(naira_to_kobo(naira))
 }
 
 /// What a delivered purchase gives the customer, shaped as the sandbox's:
@@ -388,6 +402,26 @@ mod tests {
         assert_eq!(service_for(Product::Epin, "mtn", &mtn), None);
         assert!(service_id(Product::Epin, "mtn").is_none());
         assert!(service_id(Product::Education, "jamb").is_none());
+    }
+
+    #[test]
+    fn the_cost_is_total_amount_as_number_or_text() {
+        let o = order(Product::Airtime, "mtn");
+        let delivered = |total: Value| {
+            json!({"code": "000", "content": {"transactions": {"status": "delivered",
+                "amount": 100, "commission": 3, "total_amount": total}}})
+        };
+        let cost = |body: &Value| match pay_outcome(&o, 200, body) {
+            SupplierStatus::Delivered { cost, .. } => cost,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(cost(&delivered(json!(97))), Some(Kobo(9_700)));
+        assert_eq!(cost(&delivered(json!(19.3))), Some(Kobo(1_930)));
+        assert_eq!(cost(&delivered(json!("96.5"))), Some(Kobo(9_650)));
+        // Absent or not an amount: unknown, never worked out from `commission`.
+        assert_eq!(cost(&delivered(Value::Null)), None);
+        assert_eq!(cost(&delivered(json!("n/a"))), None);
+        assert_eq!(cost(&delivered(json!(-1))), None);
     }
 
     #[test]

@@ -56,7 +56,8 @@ where
     let request = PurchaseRequest::try_from(value)?;
     let reference = request.reference.clone();
     let catalogue = state.catalogue.get().await?;
-    let order = order::price(&catalogue, request)?;
+    let prices = state.prices.get().await?;
+    let order = order::price(&catalogue, &prices, caller.account_id, request)?;
     place(&state, caller, mode, reference, order, raw).await
 }
 
@@ -78,6 +79,7 @@ async fn place(
             message: "Test mode: nothing was deducted, recorded or sent",
             request,
             would_deduct: order.amount,
+            face_value: order.face_value,
             balance,
         }));
     }
@@ -98,6 +100,8 @@ async fn place(
             label: order.label,
             recipient: order.recipient,
             amount: order.amount,
+            face_value: order.face_value,
+            tier: order.tier,
             details: order.details,
         })
         .await?;

@@ -1,51 +1,92 @@
-//! Pricing a checked request from the catalogue: provider, plan, label,
-//! recipient and amount are the catalogue's, never the client's.
+//! Pricing a checked request from the catalogue and the caller's price
+//! tier: provider, plan, label, recipient and face value are the
+//! catalogue's, never the client's; the amount charged is the tier's price
+//! of that face value (docs/pricing.md).
 
 use crate::error::{ApiError, ApiResult};
 use billpay_domain::catalogue::{Catalogue, Provider};
-use billpay_domain::{Item, Kobo, Phone, Product, ProfileId, PurchaseDetails, PurchaseRequest};
+use billpay_domain::pricing::{PriceBook, Priced, denomination_key};
+use billpay_domain::{
+    AccountId, Item, Kobo, Phone, Product, ProfileId, PurchaseDetails, PurchaseRequest,
+};
 
-/// A checked request, priced from the catalogue.
+/// A checked request, priced from the catalogue and the caller's tier.
 pub struct Order<'a> {
     pub product: Product,
     pub provider: &'a Provider,
     pub plan_id: Option<String>,
     pub label: String,
     pub recipient: String,
+    /// What the caller is charged.
     pub amount: Kobo,
+    /// What the recipient gets (the amount limits apply to it).
+    pub face_value: Kobo,
+    /// The caller's tier; `None`: list prices.
+    pub tier: Option<String>,
     /// The type's own fields, echoed in responses and kept on the transaction.
     pub details: PurchaseDetails,
 }
 
-/// Prices `request` with `catalogue`, refusing an unknown or inactive
-/// provider, plan or denomination, then an amount outside the product's limits
-/// (the order of checks in docs/decisions.md).
-pub fn price<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> ApiResult<Order<'a>> {
-    let order = price_unchecked(catalogue, request)?;
+/// Prices `request` for `account`, refusing an unknown or inactive provider,
+/// plan or denomination, then a face value outside the product's limits (the
+/// order of checks in docs/decisions.md); then charges the account's price.
+pub fn price<'a>(
+    catalogue: &'a Catalogue,
+    prices: &PriceBook,
+    account: AccountId,
+    request: PurchaseRequest,
+) -> ApiResult<Order<'a>> {
+    let (mut order, unit, quantity) = price_unchecked(catalogue, request)?;
     if let Some(limits) = order.product.amount_limits() {
-        limits.check(order.amount)?;
+        limits.check(order.face_value)?;
     }
+    let plan = match order.product {
+        Product::Epin => Some(denomination_key(unit)),
+        _ => order.plan_id.clone(),
+    };
+    let item = Priced {
+        product: order.product,
+        provider: &order.provider.slug,
+        plan: plan.as_deref(),
+        unit,
+        quantity,
+    };
+    let charge = prices
+        .charge(account, item)
+        .map_err(|e| ApiError::Validation(format!("amount: {e}")))?;
+    order.amount = charge.charged;
+    order.tier = charge.tier;
     Ok(order)
 }
 
-fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> ApiResult<Order<'a>> {
+/// The order at list price, its unit face value and quantity.
+fn price_unchecked<'a>(
+    catalogue: &'a Catalogue,
+    request: PurchaseRequest,
+) -> ApiResult<(Order<'a>, Kobo, u32)> {
     let product = request.product();
     let provider = catalogue.provider_for(&request.provider_id, product)?;
-    let order = |label: String, recipient: String, amount: Kobo, details: PurchaseDetails| Order {
-        product,
-        provider,
-        plan_id: details.plan_id.clone(),
-        label,
-        recipient,
-        amount,
-        details,
+    let order = |label: String, recipient: String, (unit, quantity): (Kobo, u32), details: PurchaseDetails| {
+        let face_value = times(unit, quantity)?;
+        let order = Order {
+            product,
+            provider,
+            plan_id: details.plan_id.clone(),
+            label,
+            recipient,
+            amount: face_value,
+            face_value,
+            tier: None,
+            details,
+        };
+        Ok::<_, ApiError>((order, unit, quantity))
     };
     let phone = |phone: Option<&Phone>| phone.map(Phone::to_string);
-    Ok(match request.item {
+    match request.item {
         Item::Airtime { phone, amount } => order(
             format!("{} Airtime", provider.name),
             phone.to_string(),
-            amount,
+            (amount, 1),
             PurchaseDetails {
                 phone: Some(phone.to_string()),
                 ..Default::default()
@@ -56,7 +97,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
             order(
                 plan.name.clone(),
                 phone.to_string(),
-                plan.price,
+                (plan.price, 1),
                 PurchaseDetails {
                     phone: Some(phone.to_string()),
                     plan_id: Some(plan.plan_id.clone()),
@@ -82,7 +123,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
             order(
                 format!("{} {denomination} e-PIN", provider.name),
                 batch_id.clone(),
-                times(denomination, quantity)?,
+                (denomination, quantity),
                 PurchaseDetails {
                     batch_id: Some(batch_id),
                     denomination: Some(denomination),
@@ -100,7 +141,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
             order(
                 plan.name.clone(),
                 smartcard.to_string(),
-                plan.price,
+                (plan.price, 1),
                 PurchaseDetails {
                     smartcard_number: Some(smartcard.into()),
                     phone: phone(subscriber.as_ref()),
@@ -117,7 +158,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
         } => order(
             provider.name.clone(),
             meter.to_string(),
-            amount,
+            (amount, 1),
             PurchaseDetails {
                 meter_number: Some(meter.into()),
                 meter_type: Some(meter_type.code()),
@@ -135,7 +176,7 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
             order(
                 format!("{} PIN", provider.name),
                 phone(candidate.as_ref()).unwrap_or_default(),
-                times(price, quantity)?,
+                (price, quantity),
                 PurchaseDetails {
                     quantity: Some(i64::from(quantity)),
                     phone: phone(candidate.as_ref()),
@@ -147,13 +188,13 @@ fn price_unchecked<'a>(catalogue: &'a Catalogue, request: PurchaseRequest) -> Ap
         Item::Betting { customer, amount } => order(
             format!("{} wallet funding", provider.name),
             customer.to_string(),
-            amount,
+            (amount, 1),
             PurchaseDetails {
                 customer_id: Some(customer.into()),
                 ..Default::default()
             },
         ),
-    })
+    }
 }
 
 /// JAMB sells one pin per candidate, who is named by the profile ID; no

@@ -26,6 +26,7 @@ pub fn accepted(tx: Transaction) -> PurchaseAcceptedOut {
         balance_before: tx.balance_before,
         balance_after: tx.balance_after,
         amount: tx.amount,
+        face_value: tx.face_value,
         recipient: tx.recipient,
         details: tx.details,
     }
@@ -69,8 +70,15 @@ pub struct PurchaseAcceptedOut {
     pub balance_before: Kobo,
     #[schema(value_type = f64)]
     pub balance_after: Kobo,
+    /// What was charged (Naira): `balance_before − balance_after`, the
+    /// account's price.
     #[schema(value_type = f64)]
     pub amount: Kobo,
+    /// What the recipient gets (Naira): the airtime, token, pin or wallet
+    /// value, or the plan's list price. Differs from `amount` when the
+    /// account's price tier discounts it or adds a fee.
+    #[schema(value_type = f64)]
+    pub face_value: Kobo,
     #[serde(flatten)]
     pub label: ProductLabel,
     pub recipient: String,
@@ -85,8 +93,12 @@ pub struct TestPurchaseOut {
     pub message: &'static str,
     /// The request body, echoed.
     pub request: Value,
+    /// What a live call would charge: the account's price.
     #[schema(value_type = f64)]
     pub would_deduct: Kobo,
+    /// What the recipient would get.
+    #[schema(value_type = f64)]
+    pub face_value: Kobo,
     #[schema(value_type = f64)]
     pub balance: Kobo,
 }

@@ -233,7 +233,8 @@ async fn pay(
             status,
             settles_to,
         };
-        books.balance_naira -= body["amount"].as_f64().unwrap_or(0.0);
+        // VTpass takes the amount less our commission from the wallet.
+        books.balance_naira -= total_amount(&body).1;
         books.sales.insert(request_id.clone(), sale.clone());
         (sale, books.slow)
     };
@@ -273,9 +274,22 @@ async fn requery(
     Json(transaction(request_id, sale)).into_response()
 }
 
+/// The commission VTpass's requery documentation shows (`"rate": "3.50"`,
+/// `"rate_type": "percent"`).
+pub const COMMISSION_PERCENT: f64 = 3.5;
+
+/// (commission, total_amount) in Naira for a pay body: the amount less the
+/// commission, rounded to the kobo as a real wallet would be.
+pub fn total_amount(body: &Value) -> (f64, f64) {
+    let amount = body["amount"].as_f64().unwrap_or(0.0);
+    let commission = (amount * COMMISSION_PERCENT).round() / 100.0;
+    (commission, ((amount - commission) * 100.0).round() / 100.0)
+}
+
 /// A `000` answer carrying the sale's state and, once delivered, what it delivered.
 fn transaction(request_id: &str, sale: &Sale) -> Value {
     let body = &sale.body;
+    let (commission, total) = total_amount(body);
     let mut out = json!({
         "code": "000",
         "response_description": "TRANSACTION SUCCESSFUL",
@@ -285,6 +299,9 @@ fn transaction(request_id: &str, sale: &Sale) -> Value {
             "status": sale.status,
             "unique_element": number_of(body),
             "amount": body["amount"],
+            "commission": commission,
+            "total_amount": total,
+            "commission_details": { "amount": commission, "rate": format!("{COMMISSION_PERCENT:.2}"), "rate_type": "percent", "computation_type": "default" },
             "transactionId": format!("17{}", &request_id[12..].chars().filter(char::is_ascii_digit).collect::<String>()),
         }},
         "purchased_code": "",

@@ -1,2 +1,2 @@
-SELECT outcome, before_kobo, after_kobo FROM billpay_place_purchase(
-    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+SELECT outcome, before_kobo, after_kobo FROM billpay_place_priced_purchase(
+    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)

@@ -1,0 +1,149 @@
+//! `billpay tier …`: price tiers and their rules (docs/pricing.md).
+
+use super::Output;
+use super::output::action_error;
+use billpay_domain::pricing::{Rule, Scope, Tier};
+use billpay_operations::Actor;
+use billpay_operations::pricing::{self, RuleInput, ScopeInput};
+use billpay_store::SharedStore;
+use clap::{ArgGroup, Subcommand};
+use serde_json::{Value, json};
+
+#[derive(Subcommand, Debug)]
+pub enum TierCommand {
+    /// Create a price tier (it starts with no rules: list prices).
+    Create { name: String },
+    /// Every tier, with how many rules it has and accounts are on it.
+    List,
+    /// One tier's rules.
+    Show { name: String },
+    /// Set (or with --remove delete) the tier's rule for a product, narrowed
+    /// to a provider and further to a plan; the most specific rule wins.
+    #[command(group(ArgGroup::new("rule").required(true).args(["discount_percent", "price", "fee", "remove"])))]
+    Rule {
+        name: String,
+        /// airtime, data, cable, electricity, education, epin or betting.
+        #[arg(long)]
+        product: String,
+        /// A provider slug (mtn, dstv, ikeja-electric…).
+        #[arg(long)]
+        provider: Option<String>,
+        /// A data or cable plan id, or an e-pin denomination in Naira.
+        #[arg(long, requires = "provider")]
+        plan: Option<String>,
+        /// Charged = face value × (1 − P/100), half-up to the kobo; negative is a markup.
+        #[arg(long, allow_hyphen_values = true)]
+        discount_percent: Option<String>,
+        /// A fixed price in Naira per plan, exam pin or e-pin.
+        #[arg(long)]
+        price: Option<String>,
+        /// A flat fee in Naira added to the face value.
+        #[arg(long)]
+        fee: Option<String>,
+        /// Delete the rule at this level.
+        #[arg(long)]
+        remove: bool,
+    },
+}
+
+pub async fn run(cmd: TierCommand, store: &SharedStore, out: &Output) -> anyhow::Result<()> {
+    let store = store.as_ref();
+    match cmd {
+        TierCommand::Create { name } => {
+            pricing::create_tier(store, Actor::Cli, &name)
+                .await
+                .map_err(action_error)?;
+            out.emit(json!({ "tier": name, "created": true }), format!("Created tier {name}"));
+        }
+        TierCommand::List => {
+            let tiers = pricing::tiers(store).await.map_err(action_error)?;
+            let rows: Vec<Value> = tiers
+                .iter()
+                .map(|t| json!({ "name": t.name, "rules": t.rules, "accounts": t.accounts }))
+                .collect();
+            let text = tiers
+                .iter()
+                .map(|t| {
+                    let accounts = t.accounts.map_or_else(|| "every other".into(), |n| n.to_string());
+                    format!("{:<24} {:>4} rules  {accounts} accounts", t.name, t.rules)
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            out.emit(json!({ "tiers": rows }), text);
+        }
+        TierCommand::Show { name } => {
+            let (tier, accounts) = pricing::tier(store, &name).await.map_err(action_error)?;
+            out.emit(tier_json(&tier, accounts), tier_text(&tier, accounts));
+        }
+        TierCommand::Rule {
+            name,
+            product,
+            provider,
+            plan,
+            discount_percent,
+            price,
+            fee,
+            remove,
+        } => {
+            let rule = match (discount_percent, price, fee) {
+                _ if remove => None,
+                (Some(p), _, _) => Some(RuleInput::DiscountPercent(p)),
+                (_, Some(p), _) => Some(RuleInput::Price(p)),
+                (_, _, Some(f)) => Some(RuleInput::Fee(f)),
+                _ => None,
+            };
+            let scope = ScopeInput {
+                product: &product,
+                provider: provider.as_deref(),
+                plan: plan.as_deref(),
+            };
+            let changed = pricing::set_rule(store, Actor::Cli, &name, scope, rule)
+                .await
+                .map_err(action_error)?;
+            let (tier, accounts) = pricing::tier(store, &name).await.map_err(action_error)?;
+            let what = match (remove, changed) {
+                (true, true) => "Removed the rule",
+                (true, false) => "There was no rule to remove",
+                _ => "Set the rule",
+            };
+            let mut value = tier_json(&tier, accounts);
+            value["changed"] = json!(changed);
+            out.emit(value, format!("{what}\n{}", tier_text(&tier, accounts)));
+        }
+    }
+    Ok(())
+}
+
+fn rule_json(scope: &Scope, rule: &Rule) -> Value {
+    let value = match rule {
+        Rule::DiscountPercent(p) => json!(p.0 as f64 / 100.0),
+        Rule::Price(k) | Rule::Fee(k) => json!(k),
+    };
+    json!({ "product": scope.product, "provider": scope.provider, "plan": scope.plan,
+            "kind": rule.kind(), "value": value })
+}
+
+fn tier_json(tier: &Tier, accounts: usize) -> Value {
+    let rules: Vec<Value> = tier
+        .sorted_rules()
+        .into_iter()
+        .map(|(scope, rule)| rule_json(scope, rule))
+        .collect();
+    json!({ "tier": tier.name, "accounts": accounts, "rules": rules })
+}
+
+fn tier_text(tier: &Tier, accounts: usize) -> String {
+    let mut lines = vec![format!("{} ({accounts} accounts)", tier.name)];
+    if tier.rules.is_empty() {
+        lines.push("  no rules: list prices".into());
+    }
+    for (scope, rule) in tier.sorted_rules() {
+        let at = [Some(scope.product.service()), scope.provider.as_deref(), scope.plan.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" / ");
+        lines.push(format!("  {at:<40} {rule}"));
+    }
+    lines.join("\n")
+}

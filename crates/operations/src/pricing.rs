@@ -1,0 +1,259 @@
+//! Price tiers: create one, set or remove its rules, put an account on one
+//! (docs/pricing.md). Every product, provider and plan a rule names must be
+//! in the catalogue, so a typo is refused instead of silently never matching.
+
+use crate::{Actor, OpsError, OpsResult, invalid};
+use billpay_domain::catalogue::Catalogue;
+use billpay_domain::pricing::{
+    BasisPoints, DEFAULT_TIER, Rule, Scope, Tier, denomination_key, valid_tier_name,
+};
+use billpay_domain::{AccountId, Kobo, Product};
+use billpay_store::{Store, StoreError};
+
+/// A rule as typed: one of the three, each value still text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleInput {
+    /// Percent, at most 2 decimals; negative is a markup.
+    DiscountPercent(String),
+    /// Naira, a fixed price per unit.
+    Price(String),
+    /// Naira, added once per purchase.
+    Fee(String),
+}
+
+/// Where a rule applies, as typed.
+#[derive(Debug, Clone, Default)]
+pub struct ScopeInput<'a> {
+    pub product: &'a str,
+    pub provider: Option<&'a str>,
+    pub plan: Option<&'a str>,
+}
+
+/// A tier as listed: its name, how many rules it has and accounts are on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TierSummary {
+    pub name: String,
+    pub rules: usize,
+    /// `None` for `default`: every account on no other tier.
+    pub accounts: Option<usize>,
+}
+
+pub async fn create_tier(store: &dyn Store, actor: Actor, name: &str) -> OpsResult<()> {
+    if name == DEFAULT_TIER {
+        return Err(invalid(&["name"], "default is the list prices and always exists"));
+    }
+    if !valid_tier_name(name) {
+        return Err(invalid(
+            &["name"],
+            format!("{name:?} must be 1 to 40 of a-z, 0-9, - and _, starting with a letter or digit"),
+        ));
+    }
+    store.create_tier(name).await.map_err(refused)?;
+    tracing::info!(%actor, tier = name, "price tier created");
+    Ok(())
+}
+
+/// Sets the rule of `tier` at `scope` (`Some`), or removes it (`None`;
+/// `false` when there was none).
+pub async fn set_rule(
+    store: &dyn Store,
+    actor: Actor,
+    tier: &str,
+    scope: ScopeInput<'_>,
+    rule: Option<RuleInput>,
+) -> OpsResult<bool> {
+    if tier == DEFAULT_TIER {
+        return Err(invalid(&["tier"], "default is the list prices: create a tier and give it rules"));
+    }
+    let (_, catalogue) = store.catalogue().await?;
+    let scope = checked_scope(&catalogue, &scope)?;
+    let rule = rule.map(|r| checked_rule(&scope, r)).transpose()?;
+    let changed = store
+        .set_price_rule(tier, scope.clone(), rule)
+        .await
+        .map_err(not_found)?;
+    let what = rule.map_or_else(|| "removed".to_owned(), |r| r.to_string());
+    tracing::info!(%actor, tier, ?scope, rule = what, "price rule set");
+    Ok(changed)
+}
+
+/// Puts `account` on `tier`; `default` returns it to list prices.
+pub async fn set_account_tier(
+    store: &dyn Store,
+    actor: Actor,
+    account: AccountId,
+    tier: &str,
+) -> OpsResult<()> {
+    let named = (tier != DEFAULT_TIER).then_some(tier);
+    store
+        .set_account_tier(account, named)
+        .await
+        .map_err(not_found)?;
+    tracing::info!(%actor, %account, tier, "account tier set");
+    Ok(())
+}
+
+/// The tier an account is on (`default`: list prices).
+pub async fn account_tier(store: &dyn Store, account: AccountId) -> OpsResult<String> {
+    let (_, book) = store.price_book().await?;
+    Ok(book
+        .accounts
+        .get(&account)
+        .cloned()
+        .unwrap_or_else(|| DEFAULT_TIER.to_owned()))
+}
+
+/// Every tier, `default` first.
+pub async fn tiers(store: &dyn Store) -> OpsResult<Vec<TierSummary>> {
+    let (_, book) = store.price_book().await?;
+    let on = |name: &str| book.accounts.values().filter(|t| *t == name).count();
+    let mut named: Vec<TierSummary> = book
+        .tiers
+        .values()
+        .map(|t| TierSummary {
+            name: t.name.clone(),
+            rules: t.rules.len(),
+            accounts: Some(on(&t.name)),
+        })
+        .collect();
+    named.sort_by(|a, b| a.name.cmp(&b.name));
+    let list = TierSummary {
+        name: DEFAULT_TIER.to_owned(),
+        rules: 0,
+        accounts: None,
+    };
+    let mut all = vec![list];
+    all.extend(named);
+    Ok(all)
+}
+
+/// One tier with its rules and how many accounts are on it.
+pub async fn tier(store: &dyn Store, name: &str) -> OpsResult<(Tier, usize)> {
+    let (_, book) = store.price_book().await?;
+    if name == DEFAULT_TIER {
+        let list = Tier {
+            name: DEFAULT_TIER.to_owned(),
+            ..Tier::default()
+        };
+        return Ok((list, 0));
+    }
+    let tier = book
+        .tiers
+        .get(name)
+        .cloned()
+        .ok_or_else(|| OpsError::NotFound(format!("no tier named {name}")))?;
+    let accounts = book.accounts.values().filter(|t| *t == name).count();
+    Ok((tier, accounts))
+}
+
+/// The scope, each part checked against the catalogue; an e-pin
+/// denomination is stored in one spelling (`100`, never `100.00`).
+fn checked_scope(catalogue: &Catalogue, input: &ScopeInput) -> OpsResult<Scope> {
+    let product: Product = input.product.parse().map_err(|_| {
+        let known: Vec<&str> = Product::ALL.iter().map(|p| p.service()).collect();
+        invalid(
+            &["product"],
+            format!("unknown product {:?}; one of {}", input.product, known.join(", ")),
+        )
+    })?;
+    let Some(slug) = input.provider else {
+        if input.plan.is_some() {
+            return Err(invalid(&["plan"], "needs a provider"));
+        }
+        return Ok(Scope {
+            product,
+            provider: None,
+            plan: None,
+        });
+    };
+    let provider = catalogue
+        .provider(slug)
+        .filter(|p| p.services.contains(&product))
+        .ok_or_else(|| invalid(&["provider"], format!("no provider {slug:?} sells {product}")))?;
+    let plan = input
+        .plan
+        .map(|plan| checked_plan(catalogue, product, &provider.slug, plan))
+        .transpose()?;
+    Ok(Scope {
+        product,
+        provider: Some(provider.slug.clone()),
+        plan,
+    })
+}
+
+fn checked_plan(catalogue: &Catalogue, product: Product, provider: &str, plan: &str) -> OpsResult<String> {
+    let unknown = || invalid(&["plan"], format!("{provider} has no {product} plan {plan:?}"));
+    match product {
+        Product::Data => catalogue
+            .data_plans
+            .iter()
+            .find(|p| p.provider == provider && p.plan_id == plan)
+            .map(|p| p.plan_id.clone())
+            .ok_or_else(unknown),
+        Product::Cable => catalogue
+            .cable_plans
+            .iter()
+            .find(|p| p.provider == provider && p.plan_id == plan)
+            .map(|p| p.plan_id.clone())
+            .ok_or_else(unknown),
+        Product::Epin => {
+            let value = Kobo::parse_naira(plan).map_err(|_| unknown())?;
+            catalogue
+                .epin_denominations
+                .iter()
+                .find(|d| d.provider == provider && d.denomination == value)
+                .map(|d| denomination_key(d.denomination))
+                .ok_or_else(unknown)
+        }
+        _ => Err(invalid(
+            &["plan"],
+            "only data and cable plans and e-pin denominations can be priced on their own",
+        )),
+    }
+}
+
+/// The rule's value parsed; a fixed price only where there is a unit with
+/// a list price: a plan, an e-pin denomination, an exam pin's provider.
+fn checked_rule(scope: &Scope, input: RuleInput) -> OpsResult<Rule> {
+    let naira = |field: &'static [&'static str], text: &str| {
+        Kobo::parse_naira(text).map_err(|e| invalid(field, format!("{text:?} {e}")))
+    };
+    match input {
+        RuleInput::DiscountPercent(text) => BasisPoints::parse_percent(&text)
+            .map(Rule::DiscountPercent)
+            .map_err(|e| invalid(&["discount_percent"], format!("{text:?} {e}"))),
+        RuleInput::Fee(text) => naira(&["fee"], &text).map(Rule::Fee),
+        RuleInput::Price(text) => {
+            let fixed_unit = scope.plan.is_some()
+                || (scope.product == Product::Education && scope.provider.is_some());
+            if !fixed_unit {
+                return Err(invalid(
+                    &["price"],
+                    "is for one plan (data, cable), one e-pin denomination or an exam pin's provider; use a discount or a fee here",
+                ));
+            }
+            let price = naira(&["price"], &text)?;
+            if price <= Kobo::ZERO {
+                return Err(invalid(&["price"], "must be more than 0"));
+            }
+            Ok(Rule::Price(price))
+        }
+    }
+}
+
+/// A store refusal about the name (taken) as the operator's error.
+fn refused(e: StoreError) -> OpsError {
+    match e {
+        StoreError::Invalid(message) => OpsError::Refused(message),
+        other => other.into(),
+    }
+}
+
+/// A store refusal about a missing tier or account as "not found".
+fn not_found(e: StoreError) -> OpsError {
+    match e {
+        StoreError::Invalid(message) => OpsError::NotFound(message),
+        StoreError::NotFound(what) => OpsError::NotFound(format!("{what} not found")),
+        other => other.into(),
+    }
+}
