@@ -9,7 +9,7 @@ async fn both(
     vtpass: &FakeVtpass,
     clubkonnect: &FakeClubkonnect,
     routes: &str,
-) -> (TestServer, tempfile::TempDir) {
+) -> (tempfile::TempDir, TestServer) {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("billpay.toml");
     std::fs::write(&config, format!("[routes]\n{routes}")).unwrap();
@@ -19,10 +19,9 @@ async fn both(
     env.push(("BILLPAY_VTPASS_TIMEOUT_MS", "1000".into()));
     env.push(("BILLPAY_CLUBKONNECT_TIMEOUT_MS", "1000".into()));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    (
-        TestServer::spawn_with_env(Options::default(), &env).await,
-        dir,
-    )
+    // The directory first: it must outlive the server, whose last audit reads the file.
+    let server = TestServer::spawn_with_env(Options::default(), &env).await;
+    (dir, server)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -30,7 +29,7 @@ async fn vtpass_definite_failures_fail_over_to_clubkonnect_and_unknowns_never_do
     let vtpass = FakeVtpass::start().await;
     let clubkonnect = FakeClubkonnect::start().await;
     let routes = "airtime = [\"vtpass\", \"clubkonnect\"]\nelectricity = [\"vtpass\", \"clubkonnect\"]\nbetting = [\"clubkonnect\"]\nepin = [\"clubkonnect\"]\n";
-    let (server, _dir) = both(&vtpass, &clubkonnect, routes).await;
+    let (_dir, server) = both(&vtpass, &clubkonnect, routes).await;
     let who = server.customer("20000");
 
     // VTpass did not charge (091): ClubKonnect delivers; the transaction says so.
@@ -110,7 +109,7 @@ async fn vtpass_definite_failures_fail_over_to_clubkonnect_and_unknowns_never_do
 async fn data_fails_over_by_plan_code_and_both_refusing_refunds_once() {
     let vtpass = FakeVtpass::start().await;
     let clubkonnect = FakeClubkonnect::start().await;
-    let (server, _dir) = both(
+    let (_dir, server) = both(
         &vtpass,
         &clubkonnect,
         "data = [\"vtpass\", \"clubkonnect\"]\n",

@@ -129,7 +129,7 @@ async fn prices_come_from_the_catalogue_and_the_clients_amount_is_ignored() {
         .assert_ok()
         .clone();
     let cable_plan = cable[0].clone();
-    let jamb_price = kobo(
+    let waec_price = kobo(
         &server
             .get(key, "/v1/providers/education")
             .await
@@ -137,7 +137,7 @@ async fn prices_come_from_the_catalogue_and_the_clients_amount_is_ignored() {
             .as_array()
             .unwrap()
             .iter()
-            .find(|p| p["slug"] == "jamb")
+            .find(|p| p["slug"] == "waec")
             .unwrap()["price"],
     );
     let cases = [
@@ -154,9 +154,9 @@ async fn prices_come_from_the_catalogue_and_the_clients_amount_is_ignored() {
             cable_plan["name"].clone(),
         ),
         (
-            json!({ "provider_id": "jamb", "quantity": 3, "amount": 1 }),
+            json!({ "provider_id": "waec", "quantity": 3, "amount": 1 }),
             "education",
-            3 * jamb_price,
+            3 * waec_price,
             Value::Null,
         ),
         (

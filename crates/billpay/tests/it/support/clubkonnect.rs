@@ -84,9 +84,7 @@ impl FakeClubkonnect {
         let app = Router::new()
             .route("/{endpoint}", get(endpoint))
             .with_state(books.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let base = super::serve_apart(app);
         FakeClubkonnect { base, books }
     }
 

@@ -75,9 +75,7 @@ impl FakeVtpass {
             .route("/api/balance", get(balance))
             .route("/api/service-variations", get(variations))
             .with_state(books.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let base = super::serve_apart(app);
         FakeVtpass { base, books }
     }
 
