@@ -2,6 +2,7 @@
 //! through the real binary: rules set with the CLI, purchases over HTTP,
 //! `billpay audit` when each test ends (the kit's `Drop`).
 
+mod audit;
 mod changes;
 mod cost;
 mod precedence;
