@@ -17,13 +17,20 @@ fn violations(report: &Value, check: &str) -> Vec<Value> {
 async fn the_audit_catches_a_charged_amount_that_is_not_the_debit_and_a_cost_on_a_failure() {
     let mut server = TestServer::spawn().await;
     let who = server.customer("5000");
-    tier(&server, "t", &[&["--product", "airtime", "--discount-percent", "2"]]);
+    tier(
+        &server,
+        "t",
+        &[&["--product", "airtime", "--discount-percent", "2"]],
+    );
     set_tier(&server, &who, "t").await;
     let ok = buy(&server, &who, "airtime", airtime(1000.0)).await;
     let mut failing = airtime(500.0);
     failing["phone"] = json!("08030000000");
     let failed = buy(&server, &who, "airtime", failing).await;
-    let (ok, failed) = (ok["reference_code"].as_str().unwrap(), failed["reference_code"].as_str().unwrap());
+    let (ok, failed) = (
+        ok["reference_code"].as_str().unwrap(),
+        failed["reference_code"].as_str().unwrap(),
+    );
     server.wait_final(&who.api_key, ok).await;
     server.wait_final(&who.api_key, failed).await;
     assert!(server.audit().0, "clean before the corruption");
