@@ -87,3 +87,53 @@ async fn a_burst_racing_a_tier_change_is_charged_one_of_the_two_prices() {
     );
     server.assert_ledger_consistent(&who.account_id);
 }
+
+#[tokio::test]
+async fn the_dashboard_shows_face_value_and_charged_and_the_statement_stays_exact() {
+    use crate::dashboard::{account_with_password, no_redirects, sign_in};
+    let server = TestServer::spawn().await;
+    let email = format!("tiered{}@example.com", crate::support::rand_suffix());
+    let account_id = account_with_password(&server, &email, "5000");
+    let key = server.cli(&["key", "create", "--account", &account_id]);
+    let who = crate::support::Customer {
+        account_id: account_id.clone(),
+        key_id: key["key_id"].as_str().unwrap().to_owned(),
+        api_key: key["api_key"].as_str().unwrap().to_owned(),
+    };
+    tier(
+        &server,
+        "t",
+        &[&["--product", "airtime", "--discount-percent", "2"]],
+    );
+    set_tier(&server, &who, "t").await;
+    let d = buy(&server, &who, "airtime", airtime(1000.0)).await;
+    let code = d["reference_code"].as_str().unwrap();
+    server.wait_final(&who.api_key, code).await;
+    let cookie = sign_in(&server, &email, "correct horse battery")
+        .await
+        .unwrap();
+    let page = no_redirects()
+        .get(server.url(&format!("/dashboard/transactions/{code}")))
+        .header("Cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    for shown in [
+        "<dt>Face value</dt><dd>₦1,000.00</dd>",
+        "<dt>Charged</dt><dd>₦980.00</dd>",
+    ] {
+        assert!(html.contains(shown), "{shown} not on the page: {html}");
+    }
+    // The statement: the debit is the charged price.
+    let statement = server.assert_ledger_consistent(&account_id);
+    let debit = statement["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "debit")
+        .unwrap()
+        .clone();
+    assert_eq!(kobo(&debit["amount"]), -98_000);
+}
