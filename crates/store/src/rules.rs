@@ -142,52 +142,6 @@ pub fn redact_url(url: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn redacts_passwords() {
-        assert_eq!(redact_url("postgres://u:secret@db/x"), "postgres://…@db/x");
-        assert_eq!(redact_url("sqlite://billpay.db"), "sqlite://billpay.db");
-    }
-
-    #[test]
-    fn an_attempt_decides_the_next_state() {
-        assert_eq!(EventNext::Delivered.state(), (EventStatus::Delivered, 0));
-        assert_eq!(EventNext::Failed.state(), (EventStatus::Failed, 0));
-        assert_eq!(EventNext::Skipped.state(), (EventStatus::Skipped, 0));
-        assert_eq!(EventNext::RetryAtMs(42).state(), (EventStatus::Pending, 42));
-    }
-
-    #[test]
-    fn a_purchase_is_refused_for_a_used_reference_before_the_balance() {
-        let check = check_purchase;
-        assert!(matches!(
-            check(Kobo(0), true, Kobo(1)),
-            Err(StoreError::Refused(Refusal::DuplicateReference))
-        ));
-        assert!(matches!(
-            check(Kobo(99), false, Kobo(100)),
-            Err(StoreError::Refused(Refusal::InsufficientBalance))
-        ));
-        assert_eq!(check(Kobo(100), false, Kobo(100)).unwrap(), Kobo(100));
-    }
-
-    #[test]
-    fn requeue_says_why_not() {
-        assert!(requeue_outcome(true, true).is_ok());
-        assert!(matches!(
-            requeue_outcome(false, false),
-            Err(StoreError::NotFound("event"))
-        ));
-        assert!(matches!(
-            requeue_outcome(false, true),
-            Err(StoreError::DeliveryInProgress)
-        ));
-    }
-}
-
 /// The sales query both backends run ([`crate::PricingStore::sales`]), with
 /// `{from}` / `{until}` the placeholders of the bounds. Sums are cast so
 /// PostgreSQL answers BIGINT (not NUMERIC), as SQLite does.
@@ -310,5 +264,51 @@ mod funding_tests {
         ));
         assert!(funding_writes(Some(PendingVerification), Credited));
         assert!(funding_writes(Some(Rejected), Credited));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_passwords() {
+        assert_eq!(redact_url("postgres://u:secret@db/x"), "postgres://…@db/x");
+        assert_eq!(redact_url("sqlite://billpay.db"), "sqlite://billpay.db");
+    }
+
+    #[test]
+    fn an_attempt_decides_the_next_state() {
+        assert_eq!(EventNext::Delivered.state(), (EventStatus::Delivered, 0));
+        assert_eq!(EventNext::Failed.state(), (EventStatus::Failed, 0));
+        assert_eq!(EventNext::Skipped.state(), (EventStatus::Skipped, 0));
+        assert_eq!(EventNext::RetryAtMs(42).state(), (EventStatus::Pending, 42));
+    }
+
+    #[test]
+    fn a_purchase_is_refused_for_a_used_reference_before_the_balance() {
+        let check = check_purchase;
+        assert!(matches!(
+            check(Kobo(0), true, Kobo(1)),
+            Err(StoreError::Refused(Refusal::DuplicateReference))
+        ));
+        assert!(matches!(
+            check(Kobo(99), false, Kobo(100)),
+            Err(StoreError::Refused(Refusal::InsufficientBalance))
+        ));
+        assert_eq!(check(Kobo(100), false, Kobo(100)).unwrap(), Kobo(100));
+    }
+
+    #[test]
+    fn requeue_says_why_not() {
+        assert!(requeue_outcome(true, true).is_ok());
+        assert!(matches!(
+            requeue_outcome(false, false),
+            Err(StoreError::NotFound("event"))
+        ));
+        assert!(matches!(
+            requeue_outcome(false, true),
+            Err(StoreError::DeliveryInProgress)
+        ));
     }
 }

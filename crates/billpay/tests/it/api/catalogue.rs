@@ -136,7 +136,7 @@ async fn plans_categories_and_denominations_filter_by_provider_slug_or_uuid() {
     assert!(
         pins.as_array()
             .unwrap()
-            .contains(&json!({"provider": "glo", "denomination": 100.0}))
+            .contains(&json!({"provider": "glo", "denomination": 100.0, "price": 100.0}))
     );
 }
 

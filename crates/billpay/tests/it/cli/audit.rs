@@ -46,7 +46,7 @@ async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
     let (passed, report) = server.audit();
     assert!(passed, "{report}");
     assert_eq!(report["ok"], true);
-    assert_eq!(report["checks"].as_array().unwrap().len(), 11, "{report}");
+    assert_eq!(report["checks"].as_array().unwrap().len(), 12, "{report}");
 
     // Corrupt it behind the store's back: lose the refund of the failed
     // purchase (the append-only trigger disabled) and the successful one's event.
@@ -93,6 +93,7 @@ async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
     assert_eq!(events[0]["events"], "0");
     for clean in [
         "debited_once",
+        "priced_purchase",
         "reference_used_once",
         "credit_reference_once",
         "no_negative_balance",
@@ -106,7 +107,7 @@ async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
     assert!(text.contains("FAIL refunded_once_if_failed"), "{text}");
     assert!(text.contains(&format!("reference_code={failed}")), "{text}");
     assert!(
-        text.contains("Audit FAILED: 3 of 11 checks violated."),
+        text.contains("Audit FAILED: 3 of 12 checks violated."),
         "{text}"
     );
 }
@@ -185,6 +186,7 @@ async fn audit_catches_refunds_of_successes_double_debits_broken_running_sums_an
     assert_eq!(balance[0]["account_id"], other_id.as_str());
     for clean in [
         "final_has_one_event",
+        "priced_purchase",
         "reference_used_once",
         "credit_reference_once",
     ] {

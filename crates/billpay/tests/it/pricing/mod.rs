@@ -2,6 +2,7 @@
 //! through the real binary: rules set with the CLI, purchases over HTTP,
 //! `billpay audit` when each test ends (the kit's `Drop`).
 
+mod audit;
 mod changes;
 mod cost;
 mod precedence;
@@ -36,7 +37,10 @@ pub async fn until_tier(server: &TestServer, who: &Customer, tier: &str) {
         if pricing.assert_ok()["tier"] == tier {
             return;
         }
-        assert!(Instant::now() < deadline, "the server never priced with {tier}");
+        assert!(
+            Instant::now() < deadline,
+            "the server never priced with {tier}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
