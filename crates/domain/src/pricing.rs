@@ -33,7 +33,9 @@ impl BasisPoints {
             Some(rest) => (true, rest),
             None => (false, text),
         };
-        let points = Kobo::parse_naira(digits).map_err(|_| PricingError::Percent)?.0;
+        let points = Kobo::parse_naira(digits)
+            .map_err(|_| PricingError::Percent)?
+            .0;
         if points >= MAX_BASIS_POINTS {
             return Err(PricingError::Percent);
         }
@@ -243,7 +245,10 @@ impl PriceBook {
 
     /// One unit's price for `account` (listings: a plan, a denomination).
     pub fn unit_price(&self, account: AccountId, item: Priced) -> Kobo {
-        let one = Priced { quantity: 1, ..item };
+        let one = Priced {
+            quantity: 1,
+            ..item
+        };
         self.charge(account, one)
             .map_or(item.unit, |charge| charge.charged)
     }
@@ -270,7 +275,10 @@ pub fn denomination_key(denomination: Kobo) -> String {
 /// letter or digit (it is typed on command lines and shown in reports).
 pub fn valid_tier_name(name: &str) -> bool {
     (1..=40).contains(&name.len())
-        && name.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
         && name
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
@@ -301,7 +309,12 @@ mod tests {
         (book, account)
     }
 
-    fn item<'a>(product: Product, provider: &'a str, plan: Option<&'a str>, naira: i64) -> Priced<'a> {
+    fn item<'a>(
+        product: Product,
+        provider: &'a str,
+        plan: Option<&'a str>,
+        naira: i64,
+    ) -> Priced<'a> {
         Priced {
             product,
             provider,
@@ -366,9 +379,18 @@ mod tests {
 
     #[test]
     fn fixed_prices_count_per_unit_and_fees_once() {
-        assert_eq!(Rule::Price(Kobo(9_900)).apply(Kobo(10_000), 3), Some(Kobo(29_700)));
-        assert_eq!(Rule::Fee(Kobo(10_000)).apply(Kobo(100_000), 1), Some(Kobo(110_000)));
-        assert_eq!(Rule::Fee(Kobo(5_000)).apply(Kobo(10_000), 2), Some(Kobo(25_000)));
+        assert_eq!(
+            Rule::Price(Kobo(9_900)).apply(Kobo(10_000), 3),
+            Some(Kobo(29_700))
+        );
+        assert_eq!(
+            Rule::Fee(Kobo(10_000)).apply(Kobo(100_000), 1),
+            Some(Kobo(110_000))
+        );
+        assert_eq!(
+            Rule::Fee(Kobo(5_000)).apply(Kobo(10_000), 2),
+            Some(Kobo(25_000))
+        );
     }
 
     #[test]
@@ -377,7 +399,11 @@ mod tests {
         assert_eq!(BasisPoints::parse_percent("-1"), Ok(BasisPoints(-100)));
         assert_eq!(BasisPoints::parse_percent("99.99"), Ok(BasisPoints(9_999)));
         for bad in ["100", "-100", "2.505", "abc", "", "1e2"] {
-            assert_eq!(BasisPoints::parse_percent(bad), Err(PricingError::Percent), "{bad}");
+            assert_eq!(
+                BasisPoints::parse_percent(bad),
+                Err(PricingError::Percent),
+                "{bad}"
+            );
         }
     }
 

@@ -40,12 +40,17 @@ pub struct TierSummary {
 
 pub async fn create_tier(store: &dyn Store, actor: Actor, name: &str) -> OpsResult<()> {
     if name == DEFAULT_TIER {
-        return Err(invalid(&["name"], "default is the list prices and always exists"));
+        return Err(invalid(
+            &["name"],
+            "default is the list prices and always exists",
+        ));
     }
     if !valid_tier_name(name) {
         return Err(invalid(
             &["name"],
-            format!("{name:?} must be 1 to 40 of a-z, 0-9, - and _, starting with a letter or digit"),
+            format!(
+                "{name:?} must be 1 to 40 of a-z, 0-9, - and _, starting with a letter or digit"
+            ),
         ));
     }
     store.create_tier(name).await.map_err(refused)?;
@@ -63,7 +68,10 @@ pub async fn set_rule(
     rule: Option<RuleInput>,
 ) -> OpsResult<bool> {
     if tier == DEFAULT_TIER {
-        return Err(invalid(&["tier"], "default is the list prices: create a tier and give it rules"));
+        return Err(invalid(
+            &["tier"],
+            "default is the list prices: create a tier and give it rules",
+        ));
     }
     let (_, catalogue) = store.catalogue().await?;
     let scope = checked_scope(&catalogue, &scope)?;
@@ -153,7 +161,11 @@ fn checked_scope(catalogue: &Catalogue, input: &ScopeInput) -> OpsResult<Scope> 
         let known: Vec<&str> = Product::ALL.iter().map(|p| p.service()).collect();
         invalid(
             &["product"],
-            format!("unknown product {:?}; one of {}", input.product, known.join(", ")),
+            format!(
+                "unknown product {:?}; one of {}",
+                input.product,
+                known.join(", ")
+            ),
         )
     })?;
     let Some(slug) = input.provider else {
@@ -169,7 +181,12 @@ fn checked_scope(catalogue: &Catalogue, input: &ScopeInput) -> OpsResult<Scope> 
     let provider = catalogue
         .provider(slug)
         .filter(|p| p.services.contains(&product))
-        .ok_or_else(|| invalid(&["provider"], format!("no provider {slug:?} sells {product}")))?;
+        .ok_or_else(|| {
+            invalid(
+                &["provider"],
+                format!("no provider {slug:?} sells {product}"),
+            )
+        })?;
     let plan = input
         .plan
         .map(|plan| checked_plan(catalogue, product, &provider.slug, plan))
@@ -181,8 +198,18 @@ fn checked_scope(catalogue: &Catalogue, input: &ScopeInput) -> OpsResult<Scope> 
     })
 }
 
-fn checked_plan(catalogue: &Catalogue, product: Product, provider: &str, plan: &str) -> OpsResult<String> {
-    let unknown = || invalid(&["plan"], format!("{provider} has no {product} plan {plan:?}"));
+fn checked_plan(
+    catalogue: &Catalogue,
+    product: Product,
+    provider: &str,
+    plan: &str,
+) -> OpsResult<String> {
+    let unknown = || {
+        invalid(
+            &["plan"],
+            format!("{provider} has no {product} plan {plan:?}"),
+        )
+    };
     match product {
         Product::Data => catalogue
             .data_plans

@@ -29,7 +29,8 @@ pub enum GroupBy {
 }
 
 impl GroupBy {
-    pub const NAMES: [&'static str; 6] = ["day", "product", "provider", "supplier", "account", "tier"];
+    pub const NAMES: [&'static str; 6] =
+        ["day", "product", "provider", "supplier", "account", "tier"];
 
     pub fn parse(text: &str) -> OpsResult<GroupBy> {
         Ok(match text {
@@ -222,7 +223,10 @@ mod tests {
         assert_eq!(keys, ["2026-11-21", "2026-11-22"]);
         let t = &report.totals;
         assert_eq!((t.purchases, t.cost_unknown, t.failed_refunded), (2, 1, 1));
-        assert_eq!((t.charged, t.cost, t.profit), (Kobo(19_700), Kobo(9_700), Kobo(200)));
+        assert_eq!(
+            (t.charged, t.cost, t.profit),
+            (Kobo(19_700), Kobo(9_700), Kobo(200))
+        );
         assert_eq!(report.funding_fees, None);
     }
 }

@@ -64,6 +64,8 @@ pub async fn resolve(
 /// What a successful purchase earned: charged − the supplier's cost; `None`
 /// while that cost is unknown, or for a purchase that did not succeed.
 pub fn profit(tx: &Transaction) -> Option<billpay_domain::Kobo> {
-    let cost = tx.cost.filter(|_| tx.status == billpay_domain::TxStatus::Successful)?;
+    let cost = tx
+        .cost
+        .filter(|_| tx.status == billpay_domain::TxStatus::Successful)?;
     tx.amount.checked_sub(cost)
 }

@@ -208,8 +208,12 @@ pub trait PricingStore: Send + Sync + 'static {
     async fn create_tier(&self, name: &str) -> StoreResult<()>;
     /// Sets the rule at `scope` (`Some`) or removes it (`None`); `false`
     /// when there was none to remove. The tier must exist.
-    async fn set_price_rule(&self, tier: &str, scope: Scope, rule: Option<Rule>)
-    -> StoreResult<bool>;
+    async fn set_price_rule(
+        &self,
+        tier: &str,
+        scope: Scope,
+        rule: Option<Rule>,
+    ) -> StoreResult<bool>;
     /// Puts the account on `tier`; `None` returns it to list prices.
     async fn set_account_tier(&self, account: AccountId, tier: Option<&str>) -> StoreResult<()>;
     /// Final purchases created in `[from, until)` (RFC 3339 bounds), summed

@@ -74,7 +74,9 @@ impl SandboxSupplier {
             latency: Duration::from_millis(settings.latency_ms),
             unreachable: settings.unreachable,
             // validate() refuses a bad one before serve starts
-            commission: settings.commission().unwrap_or_else(|_| default_commission()),
+            commission: settings
+                .commission()
+                .unwrap_or_else(|_| default_commission()),
         }
     }
 
@@ -314,7 +316,16 @@ mod tests {
         let mut cheap = order("12345678", Product::Airtime);
         cheap.amount = Kobo(10_050); // ₦100.50 less 2.5% = 97.98750 → 97.99
         let answer = s.purchase(&cheap).await.unwrap();
-        assert!(matches!(answer, SupplierStatus::Delivered { cost: Some(Kobo(9_799)), .. }), "{answer:?}");
+        assert!(
+            matches!(
+                answer,
+                SupplierStatus::Delivered {
+                    cost: Some(Kobo(9_799)),
+                    ..
+                }
+            ),
+            "{answer:?}"
+        );
         for bad in [-1.0, 100.0, 2.555] {
             let settings = SandboxSettings {
                 commission_percent: bad,

@@ -46,7 +46,12 @@ pub struct PriceOut {
     pub value: Option<f64>,
 }
 
-fn price_out(product: billpay_domain::Product, provider: &str, plan: Option<String>, rule: Option<&Rule>) -> PriceOut {
+fn price_out(
+    product: billpay_domain::Product,
+    provider: &str,
+    plan: Option<String>,
+    rule: Option<&Rule>,
+) -> PriceOut {
     let (kind, value) = match rule {
         None => ("list_price", None),
         Some(rule @ Rule::DiscountPercent(p)) => (rule.kind(), Some(p.0 as f64 / 100.0)),
@@ -80,11 +85,20 @@ pub async fn pricing(State(state): State<AppState>, caller: Caller) -> Reply<Pri
                     && scope.provider.as_deref() == Some(&provider.slug)
             });
             for (scope, rule) in plans {
-                prices.push(price_out(product, &provider.slug, scope.plan.clone(), Some(rule)));
+                prices.push(price_out(
+                    product,
+                    &provider.slug,
+                    scope.plan.clone(),
+                    Some(rule),
+                ));
             }
         }
     }
-    let name = if tier.name.is_empty() { DEFAULT_TIER } else { &tier.name };
+    let name = if tier.name.is_empty() {
+        DEFAULT_TIER
+    } else {
+        &tier.name
+    };
     ok(PricingOut {
         tier: name.to_owned(),
         prices,

@@ -67,7 +67,14 @@ fn report_text(report: &SalesReport) -> String {
     let line = |l: &SalesLine| {
         format!(
             "{:<38} {:>8} {:>16} {:>16} {:>16} {:>14} {:>8} {:>8}",
-            l.key, l.purchases, l.face_value, l.charged, l.cost, l.profit, l.cost_unknown, l.failed_refunded
+            l.key,
+            l.purchases,
+            l.face_value,
+            l.charged,
+            l.cost,
+            l.profit,
+            l.cost_unknown,
+            l.failed_refunded
         )
     };
     let mut lines = vec![header];
@@ -77,6 +84,8 @@ fn report_text(report: &SalesReport) -> String {
         Some(fees) => format!("funding fees (income) {fees}"),
         None => "funding fees (income): not recorded by this version".into(),
     });
-    lines.push("profit = charged − cost over purchases whose cost is known; days are Lagos days".into());
+    lines.push(
+        "profit = charged − cost over purchases whose cost is known; days are Lagos days".into(),
+    );
     lines.join("\n")
 }

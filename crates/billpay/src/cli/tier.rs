@@ -53,7 +53,10 @@ pub async fn run(cmd: TierCommand, store: &SharedStore, out: &Output) -> anyhow:
             pricing::create_tier(store, Actor::Cli, &name)
                 .await
                 .map_err(action_error)?;
-            out.emit(json!({ "tier": name, "created": true }), format!("Created tier {name}"));
+            out.emit(
+                json!({ "tier": name, "created": true }),
+                format!("Created tier {name}"),
+            );
         }
         TierCommand::List => {
             let tiers = pricing::tiers(store).await.map_err(action_error)?;
@@ -64,7 +67,9 @@ pub async fn run(cmd: TierCommand, store: &SharedStore, out: &Output) -> anyhow:
             let text = tiers
                 .iter()
                 .map(|t| {
-                    let accounts = t.accounts.map_or_else(|| "every other".into(), |n| n.to_string());
+                    let accounts = t
+                        .accounts
+                        .map_or_else(|| "every other".into(), |n| n.to_string());
                     format!("{:<24} {:>4} rules  {accounts} accounts", t.name, t.rules)
                 })
                 .collect::<Vec<_>>()
@@ -138,11 +143,15 @@ fn tier_text(tier: &Tier, accounts: usize) -> String {
         lines.push("  no rules: list prices".into());
     }
     for (scope, rule) in tier.sorted_rules() {
-        let at = [Some(scope.product.service()), scope.provider.as_deref(), scope.plan.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" / ");
+        let at = [
+            Some(scope.product.service()),
+            scope.provider.as_deref(),
+            scope.plan.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" / ");
         lines.push(format!("  {at:<40} {rule}"));
     }
     lines.join("\n")

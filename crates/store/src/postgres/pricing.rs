@@ -55,12 +55,19 @@ impl PricingStore for PostgresStore {
                 let (product, provider, plan) = scope_columns(&scope);
                 let changed = match rule {
                     Some(rule) => {
-                        let sql = "INSERT INTO price_rules (tier, product, provider, plan, kind, value)
+                        let sql =
+                            "INSERT INTO price_rules (tier, product, provider, plan, kind, value)
                              VALUES ($1, $2, $3, $4, $5, $6)
                              ON CONFLICT (tier, product, provider, plan)
                              DO UPDATE SET kind = excluded.kind, value = excluded.value";
-                        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] =
-                            [&tier, &product, &provider, &plan, &rule.kind(), &rule.value()];
+                        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
+                            &tier,
+                            &product,
+                            &provider,
+                            &plan,
+                            &rule.kind(),
+                            &rule.value(),
+                        ];
                         execute(tx, sql, &params).await?
                     }
                     None => {
@@ -144,7 +151,10 @@ async fn load(c: &Client) -> PgResult<(i64, PriceBook)> {
     let tiers = tiers.iter().map(|r| get(r, 0)).collect::<PgResult<_>>()?;
     let sql = "SELECT tier, product, provider, plan, kind, value FROM price_rules";
     let rules = query(c, sql, &[]).await?;
-    let rules = rules.iter().map(rule_row).collect::<PgResult<Vec<RuleRow>>>()?;
+    let rules = rules
+        .iter()
+        .map(rule_row)
+        .collect::<PgResult<Vec<RuleRow>>>()?;
     let accounts = query(c, "SELECT account_id, tier FROM account_tiers", &[]).await?;
     let accounts = accounts
         .iter()
@@ -154,24 +164,39 @@ async fn load(c: &Client) -> PgResult<(i64, PriceBook)> {
 }
 
 fn rule_row(r: &Row) -> PgResult<RuleRow> {
-    Ok((get(r, 0)?, get(r, 1)?, get(r, 2)?, get(r, 3)?, get(r, 4)?, get(r, 5)?))
+    Ok((
+        get(r, 0)?,
+        get(r, 1)?,
+        get(r, 2)?,
+        get(r, 3)?,
+        get(r, 4)?,
+        get(r, 5)?,
+    ))
 }
 
 fn sales_group(row: &Row) -> PgResult<SalesGroup> {
     let parse = |column: &str, text: String| {
-        PgError::Store(StoreError::Backend(format!("column {column}: cannot read {text:?}")))
+        PgError::Store(StoreError::Backend(format!(
+            "column {column}: cannot read {text:?}"
+        )))
     };
     let product: String = get(row, "product")?;
     let status: String = get(row, "status")?;
     let account: String = get(row, "account_id")?;
     Ok(SalesGroup {
         hour: get(row, "hour")?,
-        product: product.parse().map_err(|_| parse("product", product.clone()))?,
+        product: product
+            .parse()
+            .map_err(|_| parse("product", product.clone()))?,
         provider: get(row, "provider")?,
         supplier: get(row, "supplier")?,
-        account_id: account.parse().map_err(|_| parse("account_id", account.clone()))?,
+        account_id: account
+            .parse()
+            .map_err(|_| parse("account_id", account.clone()))?,
         tier: get(row, "tier")?,
-        status: status.parse().map_err(|_| parse("status", status.clone()))?,
+        status: status
+            .parse()
+            .map_err(|_| parse("status", status.clone()))?,
         purchases: get::<i64>(row, "purchases")? as u64,
         face_value: Kobo(get(row, "face_value")?),
         charged: Kobo(get(row, "charged")?),

@@ -90,7 +90,11 @@ impl PricingStore for SqliteStore {
                         )?;
                     }
                     None => {
-                        execute(conn, "DELETE FROM account_tiers WHERE account_id = ?1", [&id])?;
+                        execute(
+                            conn,
+                            "DELETE FROM account_tiers WHERE account_id = ?1",
+                            [&id],
+                        )?;
                     }
                 }
                 bump(conn)
@@ -113,7 +117,11 @@ fn version(conn: &Connection) -> StoreResult<i64> {
 }
 
 fn bump(conn: &Connection) -> StoreResult<()> {
-    execute(conn, "UPDATE pricing_version SET version = version + 1 WHERE id = 1", [])?;
+    execute(
+        conn,
+        "UPDATE pricing_version SET version = version + 1 WHERE id = 1",
+        [],
+    )?;
     Ok(())
 }
 
@@ -135,11 +143,23 @@ fn load(conn: &Connection) -> StoreResult<(i64, PriceBook)> {
             conn,
             "SELECT tier, product, provider, plan, kind, value FROM price_rules",
             [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            },
         )?;
-        let accounts = collect(conn, "SELECT account_id, tier FROM account_tiers", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?;
+        let accounts = collect(
+            conn,
+            "SELECT account_id, tier FROM account_tiers",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
         Ok((version, price_book(tiers, rules, accounts)?))
     })();
     conn.execute_batch("COMMIT")?;

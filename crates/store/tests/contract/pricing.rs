@@ -24,13 +24,29 @@ async fn tiers_rules_and_accounts_are_read_back_and_move_the_version() {
     let airtime = scope(Product::Airtime, None, None);
     let mtn_plan = scope(Product::Data, Some("mtn"), Some("mtn-1gb"));
     let discount = Rule::DiscountPercent(BasisPoints(250));
-    assert!(store.set_price_rule("reseller", airtime.clone(), Some(discount)).await.unwrap());
+    assert!(
+        store
+            .set_price_rule("reseller", airtime.clone(), Some(discount))
+            .await
+            .unwrap()
+    );
     let price = Rule::Price(Kobo(25_000));
-    assert!(store.set_price_rule("reseller", mtn_plan.clone(), Some(price)).await.unwrap());
+    assert!(
+        store
+            .set_price_rule("reseller", mtn_plan.clone(), Some(price))
+            .await
+            .unwrap()
+    );
     // Setting again replaces.
     let fee = Rule::Fee(Kobo(1_000));
-    store.set_price_rule("reseller", airtime.clone(), Some(fee)).await.unwrap();
-    store.set_account_tier(account, Some("reseller")).await.unwrap();
+    store
+        .set_price_rule("reseller", airtime.clone(), Some(fee))
+        .await
+        .unwrap();
+    store
+        .set_account_tier(account, Some("reseller"))
+        .await
+        .unwrap();
 
     let (v1, book) = store.price_book().await.unwrap();
     assert!(v1 > v0);
@@ -42,8 +58,18 @@ async fn tiers_rules_and_accounts_are_read_back_and_move_the_version() {
     assert_eq!(book.accounts[&account], "reseller");
 
     // Removing: true once, then false; back to list prices.
-    assert!(store.set_price_rule("reseller", airtime.clone(), None).await.unwrap());
-    assert!(!store.set_price_rule("reseller", airtime, None).await.unwrap());
+    assert!(
+        store
+            .set_price_rule("reseller", airtime.clone(), None)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .set_price_rule("reseller", airtime, None)
+            .await
+            .unwrap()
+    );
     store.set_account_tier(account, None).await.unwrap();
     let (v2, book) = store.price_book().await.unwrap();
     assert!(v2 > v1);
@@ -80,7 +106,10 @@ async fn a_purchase_keeps_its_face_value_tier_and_cost() {
     new.amount = Kobo(9_800);
     new.tier = Some("reseller".into());
     let placed = store.place_purchase(new).await.unwrap();
-    assert_eq!((placed.amount, placed.face_value), (Kobo(9_800), Kobo(10_000)));
+    assert_eq!(
+        (placed.amount, placed.face_value),
+        (Kobo(9_800), Kobo(10_000))
+    );
     assert_eq!(placed.balance_before.0 - placed.balance_after.0, 9_800);
     assert_eq!(placed.cost, None);
     let mut fin = finalization(TxStatus::Successful, false);
@@ -91,7 +120,10 @@ async fn a_purchase_keeps_its_face_value_tier_and_cost() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!((read.amount, read.face_value, read.cost), (Kobo(9_800), Kobo(10_000), Some(Kobo(9_700))));
+    assert_eq!(
+        (read.amount, read.face_value, read.cost),
+        (Kobo(9_800), Kobo(10_000), Some(Kobo(9_700)))
+    );
     assert_eq!(read.tier.as_deref(), Some("reseller"));
     // A reversal keeps no cost: the supplier gave the money back.
     let reversed = finalization(TxStatus::Failed, true);
@@ -110,7 +142,10 @@ async fn sales_sum_final_purchases_by_hour_and_dimension() {
     let (_db, store) = store().await;
     let (account, key) = funded_account(&store, 1_000).await;
     let mut codes = Vec::new();
-    for (i, (charged, cost)) in [(9_800, Some(9_700)), (9_900, None), (9_900, None)].into_iter().enumerate() {
+    for (i, (charged, cost)) in [(9_800, Some(9_700)), (9_900, None), (9_900, None)]
+        .into_iter()
+        .enumerate()
+    {
         let mut new = purchase(account, key, &format!("s-{i}"), 100);
         new.amount = Kobo(charged);
         let tx = store.place_purchase(new).await.unwrap();
@@ -120,14 +155,29 @@ async fn sales_sum_final_purchases_by_hour_and_dimension() {
     let mut fin = finalization(TxStatus::Successful, false);
     fin.cost = cost1.map(Kobo);
     store.finalize(&ok1, fin).await.unwrap();
-    store.finalize(&codes[1].0, finalization(TxStatus::Successful, false)).await.unwrap();
-    store.finalize(&codes[2].0, finalization(TxStatus::Failed, false)).await.unwrap();
+    store
+        .finalize(&codes[1].0, finalization(TxStatus::Successful, false))
+        .await
+        .unwrap();
+    store
+        .finalize(&codes[2].0, finalization(TxStatus::Failed, false))
+        .await
+        .unwrap();
     // a processing one is not in the sales
-    store.place_purchase(purchase(account, key, "s-open", 100)).await.unwrap();
+    store
+        .place_purchase(purchase(account, key, "s-open", 100))
+        .await
+        .unwrap();
 
     let groups = store.sales(String::new(), "~".into()).await.unwrap();
-    let ok: Vec<&SalesGroup> = groups.iter().filter(|g| g.status == TxStatus::Successful).collect();
-    let failed: Vec<&SalesGroup> = groups.iter().filter(|g| g.status == TxStatus::Failed).collect();
+    let ok: Vec<&SalesGroup> = groups
+        .iter()
+        .filter(|g| g.status == TxStatus::Successful)
+        .collect();
+    let failed: Vec<&SalesGroup> = groups
+        .iter()
+        .filter(|g| g.status == TxStatus::Failed)
+        .collect();
     let sum = |f: fn(&SalesGroup) -> i64| ok.iter().map(|g| f(g)).sum::<i64>();
     assert_eq!(sum(|g| g.purchases as i64), 2);
     assert_eq!(sum(|g| g.face_value.0), 20_000);
@@ -136,7 +186,17 @@ async fn sales_sum_final_purchases_by_hour_and_dimension() {
     assert_eq!(sum(|g| g.charged_with_cost.0), 9_800);
     assert_eq!(sum(|g| g.cost_unknown as i64), 1);
     assert_eq!(failed.iter().map(|g| g.purchases).sum::<u64>(), 1);
-    assert!(groups.iter().all(|g| g.hour.len() == 13 && g.account_id == account));
+    assert!(
+        groups
+            .iter()
+            .all(|g| g.hour.len() == 13 && g.account_id == account)
+    );
     // Bounds: nothing before 2000.
-    assert!(store.sales(String::new(), "2000".into()).await.unwrap().is_empty());
+    assert!(
+        store
+            .sales(String::new(), "2000".into())
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }

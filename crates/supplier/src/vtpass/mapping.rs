@@ -207,7 +207,10 @@ pub(super) fn total_amount(transaction: &Value) -> Option<Kobo> {
         _ => return None,
     };
     // A float such as 19.3 or 96.99999999 (computed there): to the kobo.
-    let naira: f64 = text.parse().ok().filter(|n: &f64| n.is_finite() && *n >= 0.0)?;
+    let naira: f64 = text
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n >= 0.0)?;
     Some(naira_to_kobo(naira))
 }
 

@@ -66,7 +66,10 @@ fn price_unchecked<'a>(
 ) -> ApiResult<(Order<'a>, Kobo, u32)> {
     let product = request.product();
     let provider = catalogue.provider_for(&request.provider_id, product)?;
-    let order = |label: String, recipient: String, (unit, quantity): (Kobo, u32), details: PurchaseDetails| {
+    let order = |label: String,
+                 recipient: String,
+                 (unit, quantity): (Kobo, u32),
+                 details: PurchaseDetails| {
         let face_value = times(unit, quantity)?;
         let order = Order {
             product,

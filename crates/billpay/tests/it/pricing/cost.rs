@@ -13,14 +13,21 @@ async fn the_sandbox_charges_the_face_value_less_its_commission() {
     let env = [("BILLPAY_SANDBOX_COMMISSION_PERCENT", "2.5")];
     let server = TestServer::spawn_with_env(Options::default(), &env).await;
     let who = server.customer("5000");
-    tier(&server, "t", &[&["--product", "airtime", "--discount-percent", "1"]]);
+    tier(
+        &server,
+        "t",
+        &[&["--product", "airtime", "--discount-percent", "1"]],
+    );
     set_tier(&server, &who, "t").await;
     let d = buy(&server, &who, "airtime", airtime(1000.0)).await;
     let code = d["reference_code"].as_str().unwrap();
     server.wait_final(&who.api_key, code).await;
     let shown = server.cli(&["transaction", "show", code]);
     let tx = &shown["transaction"];
-    assert_eq!((kobo(&tx["face_value"]), kobo(&tx["amount"])), (100_000, 99_000));
+    assert_eq!(
+        (kobo(&tx["face_value"]), kobo(&tx["amount"])),
+        (100_000, 99_000)
+    );
     assert_eq!(kobo(&tx["cost"]), 97_500, "{shown}");
     assert_eq!(kobo(&shown["profit"]), 1_500);
     assert_eq!(tx["tier"], "t");
@@ -29,9 +36,15 @@ async fn the_sandbox_charges_the_face_value_less_its_commission() {
     failing["phone"] = json!("08030000000");
     let d = buy(&server, &who, "airtime", failing).await;
     let code = d["reference_code"].as_str().unwrap();
-    assert_eq!(server.wait_final(&who.api_key, code).await["status"], "failed");
+    assert_eq!(
+        server.wait_final(&who.api_key, code).await["status"],
+        "failed"
+    );
     let shown = server.cli(&["transaction", "show", code]);
-    assert!(shown["transaction"]["cost"].is_null() && shown["profit"].is_null(), "{shown}");
+    assert!(
+        shown["transaction"]["cost"].is_null() && shown["profit"].is_null(),
+        "{shown}"
+    );
 }
 
 #[tokio::test]
@@ -44,12 +57,23 @@ async fn the_default_sandbox_commission_is_three_percent_and_text_output_shows_i
     let tx = &server.cli(&["transaction", "show", code])["transaction"];
     assert_eq!((kobo(&tx["amount"]), kobo(&tx["cost"])), (20_000, 19_400));
     let text = std::process::Command::new(crate::support::BIN)
-        .args(["transaction", "show", code, "--database-url", &server.database_url])
+        .args([
+            "transaction",
+            "show",
+            code,
+            "--database-url",
+            &server.database_url,
+        ])
         .env("BILLPAY_MASTER_KEY", crate::support::MASTER_KEY)
         .output()
         .unwrap();
     let text = String::from_utf8(text.stdout).unwrap();
-    for line in ["face value 200.00", "charged    200.00 (list price)", "cost       194.00", "profit     6.00"] {
+    for line in [
+        "face value 200.00",
+        "charged    200.00 (list price)",
+        "cost       194.00",
+        "profit     6.00",
+    ] {
         assert!(text.contains(line), "{line:?} not in {text}");
     }
 }
@@ -59,13 +83,20 @@ async fn vtpass_total_amount_is_the_cost() {
     let fake = FakeVtpass::start().await;
     let server = crate::vtpass::server_with(&fake, &[]).await;
     let who = server.customer("5000");
-    tier(&server, "t", &[&["--product", "airtime", "--discount-percent", "1"]]);
+    tier(
+        &server,
+        "t",
+        &[&["--product", "airtime", "--discount-percent", "1"]],
+    );
     set_tier(&server, &who, "t").await;
     let phone = "08011111111";
     let body = json!({ "provider_id": "mtn", "amount": 100, "phone": phone });
     let d = buy(&server, &who, "airtime", body).await;
     let code = d["reference_code"].as_str().unwrap();
-    assert_eq!(server.wait_final(&who.api_key, code).await["status"], "successful");
+    assert_eq!(
+        server.wait_final(&who.api_key, code).await["status"],
+        "successful"
+    );
     // VTpass was asked for the face value, not our customer's price.
     let paid = fake.pay_calls_for(phone);
     assert_eq!(paid.len(), 1);

@@ -36,7 +36,10 @@ pub async fn until_tier(server: &TestServer, who: &Customer, tier: &str) {
         if pricing.assert_ok()["tier"] == tier {
             return;
         }
-        assert!(Instant::now() < deadline, "the server never priced with {tier}");
+        assert!(
+            Instant::now() < deadline,
+            "the server never priced with {tier}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

@@ -21,7 +21,11 @@ async fn the_sales_report_sums_equal_the_ledger() {
     let server = TestServer::spawn().await;
     let reseller = server.customer("20000");
     let retail = server.customer("20000");
-    tier(&server, "reseller", &[&["--product", "airtime", "--discount-percent", "2"]]);
+    tier(
+        &server,
+        "reseller",
+        &[&["--product", "airtime", "--discount-percent", "2"]],
+    );
     set_tier(&server, &reseller, "reseller").await;
     let mut codes = Vec::new();
     for (who, body) in [
@@ -30,7 +34,10 @@ async fn the_sales_report_sums_equal_the_ledger() {
         (&retail, airtime(500.0)),
         (&retail, electricity(1500.5)),
         // fails at the sandbox (recipient ending 0000): refunded
-        (&reseller, json!({ "provider_id": "mtn", "phone": "08030000000", "amount": 300 })),
+        (
+            &reseller,
+            json!({ "provider_id": "mtn", "phone": "08030000000", "amount": 300 }),
+        ),
     ] {
         let product = if body.get("plan_id").is_some() {
             "data"
@@ -40,25 +47,35 @@ async fn the_sales_report_sums_equal_the_ledger() {
             "airtime"
         };
         let d = buy(&server, who, product, body).await;
-        codes.push((who.api_key.clone(), d["reference_code"].as_str().unwrap().to_owned()));
+        codes.push((
+            who.api_key.clone(),
+            d["reference_code"].as_str().unwrap().to_owned(),
+        ));
     }
     for (key, code) in &codes {
         server.wait_final(key, code).await;
     }
-    let spent = spent_per_ledger(&server, &reseller.account_id) + spent_per_ledger(&server, &retail.account_id);
+    let spent = spent_per_ledger(&server, &reseller.account_id)
+        + spent_per_ledger(&server, &retail.account_id);
 
     for by in ["day", "product", "provider", "supplier", "account", "tier"] {
         let report = server.cli(&["report", "sales", "--by", by]);
         let totals = &report["totals"];
         assert_eq!(kobo(&totals["charged"]), spent, "{by}: {report}");
         assert_eq!(kobo(&totals["charged"]), 98_000 + 60_000 + 50_000 + 150_050);
-        assert_eq!(kobo(&totals["face_value"]), 100_000 + 60_000 + 50_000 + 150_050);
+        assert_eq!(
+            kobo(&totals["face_value"]),
+            100_000 + 60_000 + 50_000 + 150_050
+        );
         assert_eq!(totals["purchases"], 4);
         assert_eq!(totals["failed_refunded"], 1);
         assert_eq!(totals["cost_unknown"], 0);
         // The sandbox charged the face value less 3%.
         assert_eq!(kobo(&totals["cost"]), 97_000 + 58_200 + 48_500 + 145_549);
-        assert_eq!(kobo(&totals["profit"]), kobo(&totals["charged"]) - kobo(&totals["cost"]));
+        assert_eq!(
+            kobo(&totals["profit"]),
+            kobo(&totals["charged"]) - kobo(&totals["cost"])
+        );
         let rows = report["rows"].as_array().unwrap();
         for field in ["purchases", "failed_refunded"] {
             let sum: u64 = rows.iter().map(|r| r[field].as_u64().unwrap()).sum();
@@ -71,11 +88,19 @@ async fn the_sales_report_sums_equal_the_ledger() {
         // Money as Naira numbers of at most 2 decimals.
         for field in ["face_value", "charged", "cost", "profit"] {
             let text = totals[field].to_string();
-            assert!(text.split('.').nth(1).is_none_or(|d| d.len() <= 2), "{field}: {text}");
+            assert!(
+                text.split('.').nth(1).is_none_or(|d| d.len() <= 2),
+                "{field}: {text}"
+            );
         }
     }
     let by_tier = server.cli(&["report", "sales", "--by", "tier"]);
-    let keys: Vec<&str> = by_tier["rows"].as_array().unwrap().iter().map(|r| r["key"].as_str().unwrap()).collect();
+    let keys: Vec<&str> = by_tier["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["key"].as_str().unwrap())
+        .collect();
     assert_eq!(keys, ["default", "reseller"]);
     let reseller_row = &by_tier["rows"][1];
     assert_eq!(kobo(&reseller_row["charged"]), 98_000 + 60_000);
@@ -94,7 +119,13 @@ async fn the_sales_report_sums_equal_the_ledger() {
     assert_eq!(later["rows"], json!([]));
     assert_eq!(later["totals"]["purchases"], 0);
     let (ok, out) = server.cli_result(&["report", "sales", "--by", "colour"]);
-    assert!(!ok && out["error"].as_str().unwrap().contains("--by"), "{out}");
+    assert!(
+        !ok && out["error"].as_str().unwrap().contains("--by"),
+        "{out}"
+    );
     let (ok, out) = server.cli_result(&["report", "sales", "--from", "24-11-2026"]);
-    assert!(!ok && out["error"].as_str().unwrap().contains("--from"), "{out}");
+    assert!(
+        !ok && out["error"].as_str().unwrap().contains("--from"),
+        "{out}"
+    );
 }

@@ -155,11 +155,12 @@ async fn unknown_too_long_needs_review_and_the_operator_resolves_it_once() {
     assert_eq!(flagged["transactions"], json!([]), "{flagged}");
     server.assert_ledger_consistent(&who.account_id);
 
-    // The float at VTpass: ₦250,000 less what it sold us.
+    // The float at VTpass: ₦250,000 less what it sold us (₦2,000) net of
+    // its 3.5% commission.
     let float = &server.cli(&["supplier", "balance"])["suppliers"][0];
     assert_eq!(
         (float["balance"].as_f64(), float["low"].as_bool()),
-        (Some(248_000.0), Some(false)),
+        (Some(248_070.0), Some(false)),
         "{float}"
     );
     let float = server.cli(&["supplier", "balance", "--supplier-low-balance", "300000"]);
