@@ -5,14 +5,54 @@
 use crate::*;
 use billpay_domain::{AccountId, KeyId, Kobo};
 use rusqlite::Row;
+use rusqlite::types::FromSql;
+use std::cell::Cell;
 use std::str::FromStr;
 
-fn parsed<T: FromStr>(row: &Row, column: &str) -> rusqlite::Result<T>
+/// A row whose columns are read by name. rusqlite's `get("name")` scans the
+/// columns from the first, asking SQLite for each one's name, on every read:
+/// for a transaction's two dozen columns that was a fifth of a status
+/// lookup's instructions. Mappers read columns in about the order they are
+/// selected, so each lookup here starts just after the last one found: one
+/// name compared per column, whatever the query's column order.
+struct Named<'r, 's> {
+    row: &'r Row<'s>,
+    next: Cell<usize>,
+}
+
+impl<'r, 's> Named<'r, 's> {
+    fn new(row: &'r Row<'s>) -> Self {
+        Named {
+            row,
+            next: Cell::new(0),
+        }
+    }
+
+    fn index(&self, name: &str) -> rusqlite::Result<usize> {
+        let statement = self.row.as_ref();
+        let count = statement.column_count();
+        let start = self.next.get();
+        for offset in 0..count {
+            let index = (start + offset) % count;
+            if statement.column_name(index)?.eq_ignore_ascii_case(name) {
+                self.next.set(index + 1);
+                return Ok(index);
+            }
+        }
+        Err(rusqlite::Error::InvalidColumnName(name.to_owned()))
+    }
+
+    fn get<T: FromSql>(&self, name: &str) -> rusqlite::Result<T> {
+        self.row.get(self.index(name)?)
+    }
+}
+
+fn parsed<T: FromStr>(row: &Named, column: &str) -> rusqlite::Result<T>
 where
     T::Err: std::fmt::Display,
 {
-    let index = row.as_ref().column_index(column)?;
-    let text: String = row.get(index)?;
+    let index = row.index(column)?;
+    let text: String = row.row.get(index)?;
     T::from_str(&text).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(
             index,
@@ -22,23 +62,24 @@ where
     })
 }
 
-fn json<T: serde::de::DeserializeOwned>(row: &Row, column: &str) -> rusqlite::Result<T> {
-    let index = row.as_ref().column_index(column)?;
-    let text: String = row.get(index)?;
+fn json<T: serde::de::DeserializeOwned>(row: &Named, column: &str) -> rusqlite::Result<T> {
+    let index = row.index(column)?;
+    let text: String = row.row.get(index)?;
     serde_json::from_str(&text).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, e.into())
     })
 }
 
-fn kobo(row: &Row, column: &str) -> rusqlite::Result<Kobo> {
+fn kobo(row: &Named, column: &str) -> rusqlite::Result<Kobo> {
     row.get(column).map(Kobo)
 }
 
-fn optional_kobo(row: &Row, column: &str) -> rusqlite::Result<Option<Kobo>> {
-    Ok(row.get::<_, Option<i64>>(column)?.map(Kobo))
+fn optional_kobo(row: &Named, column: &str) -> rusqlite::Result<Option<Kobo>> {
+    Ok(row.get::<Option<i64>>(column)?.map(Kobo))
 }
 
 pub fn account(row: &Row) -> rusqlite::Result<Account> {
+    let row = &Named::new(row);
     Ok(Account {
         id: parsed::<AccountId>(row, "id")?,
         name: row.get("name")?,
@@ -51,6 +92,7 @@ pub fn account(row: &Row) -> rusqlite::Result<Account> {
 }
 
 pub fn api_key(row: &Row) -> rusqlite::Result<ApiKey> {
+    let row = &Named::new(row);
     let per_second: Option<u32> = row.get("rate_per_second")?;
     let burst: Option<u32> = row.get("rate_burst")?;
     Ok(ApiKey {
@@ -71,6 +113,7 @@ pub fn api_key(row: &Row) -> rusqlite::Result<ApiKey> {
 }
 
 pub fn transaction(row: &Row) -> rusqlite::Result<Transaction> {
+    let row = &Named::new(row);
     Ok(Transaction {
         code: row.get("code")?,
         account_id: parsed::<AccountId>(row, "account_id")?,
@@ -101,6 +144,7 @@ pub fn transaction(row: &Row) -> rusqlite::Result<Transaction> {
 }
 
 pub fn event(row: &Row) -> rusqlite::Result<Event> {
+    let row = &Named::new(row);
     Ok(Event {
         id: row.get("id")?,
         transaction_code: row.get("transaction_code")?,
@@ -115,6 +159,7 @@ pub fn event(row: &Row) -> rusqlite::Result<Event> {
 }
 
 pub fn ledger_entry(row: &Row) -> rusqlite::Result<LedgerEntry> {
+    let row = &Named::new(row);
     let kind = parsed(row, "kind")?;
     let stored: Option<String> = row.get("credit_source")?;
     let credit_source = rules::credit_source(kind, stored.as_deref()).map_err(|e| {
@@ -134,6 +179,7 @@ pub fn ledger_entry(row: &Row) -> rusqlite::Result<LedgerEntry> {
 }
 
 pub fn attempt(row: &Row) -> rusqlite::Result<Attempt> {
+    let row = &Named::new(row);
     Ok(Attempt {
         id: row.get("id")?,
         event_id: row.get("event_id")?,
@@ -147,6 +193,7 @@ pub fn attempt(row: &Row) -> rusqlite::Result<Attempt> {
 }
 
 pub fn daily_spend_row(row: &Row) -> rusqlite::Result<DailySpend> {
+    let row = &Named::new(row);
     Ok(DailySpend {
         day: row.get("day")?,
         product: parsed(row, "product")?,
@@ -156,6 +203,7 @@ pub fn daily_spend_row(row: &Row) -> rusqlite::Result<DailySpend> {
 }
 
 pub fn funding_event(row: &Row) -> rusqlite::Result<FundingEvent> {
+    let row = &Named::new(row);
     let status = parsed(row, "status")?;
     let account: Option<String> = row.get("account_id")?;
     let account_id = account
@@ -190,6 +238,7 @@ pub fn funding_event(row: &Row) -> rusqlite::Result<FundingEvent> {
 }
 
 pub fn reserved_account(row: &Row) -> rusqlite::Result<ReservedAccount> {
+    let row = &Named::new(row);
     Ok(ReservedAccount {
         account_id: parsed::<AccountId>(row, "account_id")?,
         gateway: row.get("gateway")?,
