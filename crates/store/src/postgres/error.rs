@@ -92,6 +92,23 @@ pub(super) fn connection_lost(e: &PgError) -> bool {
     matches!(e, PgError::Db(e) if e.is_closed())
 }
 
+/// How long a purchase keeps trying while its connections are being ended
+/// under it (a failover, an operator terminating backends): past a fixed
+/// count of tries, a burst of terminations could fail a purchase the next
+/// connection would have placed.
+pub(super) const RECONNECT_WINDOW: Duration = Duration::from_secs(5);
+
+/// The connection ended under the statement: closed with no answer, or the
+/// server ending it (admin or crash shutdown, not accepting connections yet).
+pub(super) fn connection_ended(e: &PgError) -> bool {
+    connection_lost(e)
+        || matches!(e, PgError::Db(e) if e.code().is_some_and(|c| {
+            *c == SqlState::ADMIN_SHUTDOWN
+                || *c == SqlState::CRASH_SHUTDOWN
+                || *c == SqlState::CANNOT_CONNECT_NOW
+        }))
+}
+
 /// Whether `e` is a unique violation of `constraint`.
 pub(super) fn violates(e: &PgError, constraint: &str) -> bool {
     matches!(e, PgError::Db(e) if e.as_db_error().is_some_and(|db| {

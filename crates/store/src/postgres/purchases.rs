@@ -5,7 +5,8 @@ use super::PostgresStore;
 use super::batch::Job;
 use super::connection::{map_opt, map_rows, query, query_one, query_opt, with_columns};
 use super::error::{
-    PgResult, TRIES, backoff, connection_lost, retry_after, stopped_queue, violates,
+    PgResult, RECONNECT_WINDOW, TRIES, backoff, connection_ended, retry_after, stopped_queue,
+    violates,
 };
 use super::rows::{daily_spend_row, get, transaction};
 use crate::clock::{new_code, now_ms, rfc3339};
@@ -253,8 +254,12 @@ impl PurchaseArgs {
 }
 
 /// One purchase in its own (single-statement) transaction, retried on
-/// serialisation failures and deadlocks.
+/// serialisation failures and deadlocks, and on a fresh connection for up to
+/// [`RECONNECT_WINDOW`] while connections end under it (safe: its reference
+/// is unique, so a first run that did commit makes the next a
+/// `duplicate_reference`, never a second debit).
 async fn place_one(pool: &Pool, args: &mut PurchaseArgs) -> StoreResult<Transaction> {
+    let started = std::time::Instant::now();
     let mut attempt = 0;
     loop {
         let result = async {
@@ -264,7 +269,11 @@ async fn place_one(pool: &Pool, args: &mut PurchaseArgs) -> StoreResult<Transact
         .await;
         match result {
             Ok(row) => return args.answer(&row),
-            Err(e) if retry_after(&e, attempt) || (connection_lost(&e) && attempt + 1 < TRIES) => {
+            Err(e) if connection_ended(&e) && started.elapsed() < RECONNECT_WINDOW => {
+                attempt += 1;
+                backoff(attempt.min(4)).await;
+            }
+            Err(e) if retry_after(&e, attempt) => {
                 attempt += 1;
                 backoff(attempt).await;
             }
