@@ -11,6 +11,7 @@ mod config;
 mod http_server;
 mod key;
 mod metrics;
+mod operator;
 mod output;
 mod serve;
 mod supplier;
@@ -91,6 +92,9 @@ pub enum Command {
     /// Inspect and resend webhook events.
     #[command(subcommand)]
     Webhook(webhook::WebhookCommand),
+    /// Console operators (create, list, disable, set-password, totp) and the operator log.
+    #[command(subcommand)]
+    Operator(operator::OperatorCommand),
     /// Prove the money invariants (balances = ledger, refunds, events,
     /// references); exit 1 naming the offending rows on any violation.
     Audit,
@@ -148,6 +152,7 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
         }
         Command::Supplier(cmd) => supplier::run(cmd, &settings, out).await?,
         Command::Webhook(cmd) => webhook::run(cmd, &store, out).await?,
+        Command::Operator(cmd) => operator::run(cmd, &store, &settings, out).await?,
         Command::Audit => return audit::run(&store, out).await,
     }
     Ok(ExitCode::SUCCESS)

@@ -12,6 +12,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/003_events_due_by_key.sql"),
     include_str!("migrations/004_ledger_by_transaction.sql"),
     include_str!("migrations/005_credit_source.sql"),
+    include_str!("migrations/006_operators.sql"),
 ];
 /// `pg_advisory_xact_lock` key: two processes migrating at once take turns.
 const MIGRATION_LOCK: i64 = 0x0062_696c_6c70_6179;

@@ -31,6 +31,7 @@ mod events;
 mod fulfilment;
 mod keys;
 mod migrate;
+mod operators;
 mod purchases;
 mod rows;
 pub mod scratch;

@@ -26,6 +26,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("004_events_due_by_key.sql"),
     include_str!("005_ledger_by_transaction.sql"),
     include_str!("006_credit_source.sql"),
+    include_str!("007_operators.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;

@@ -15,6 +15,7 @@ mod engine;
 mod events;
 mod fulfilment;
 mod keys;
+mod operators;
 mod purchases;
 mod rows;
 mod sessions;
