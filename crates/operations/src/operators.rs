@@ -37,7 +37,12 @@ pub async fn create(
         role,
         password_hash,
     };
-    let operator = store.create_operator(new, log).await?;
+    let operator = store.create_operator(new, log).await.map_err(|e| match e {
+        billpay_store::StoreError::EmailTaken(email) => {
+            OpsError::Refused(format!("an operator with email {email} exists"))
+        }
+        other => other.into(),
+    })?;
     tracing::info!(%actor, operator = operator.id, role = %role, "operator created");
     Ok(operator)
 }

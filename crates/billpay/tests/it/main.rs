@@ -8,6 +8,7 @@ mod support;
 
 mod api;
 mod cli;
+mod console;
 mod crash_loop;
 mod dashboard;
 mod metrics;

@@ -13,6 +13,7 @@ mod catalogue;
 mod events;
 mod fulfilment;
 mod keys;
+mod operators;
 mod purchases;
 mod sessions;
 mod wallet;
