@@ -4,7 +4,7 @@
 use crate::common::{
     Db, account, assert_invariant, finalization, funded_account, new_account, purchase, store,
 };
-use billpay_domain::{Kobo, TxStatus};
+use billpay_domain::{AccountId, Kobo, TxStatus};
 use billpay_store::clock::now_ms;
 use billpay_store::*;
 
