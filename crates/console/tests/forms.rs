@@ -119,12 +119,11 @@ async fn customer_with_purchase(c: &Console) -> (AccountId, String) {
     (account.id, tx.code)
 }
 
-/// Every signed-in form of the console: (path, fields, owner only).
-fn forms(
-    account: AccountId,
-    code: &str,
-    operator: i64,
-) -> Vec<(String, Vec<(&'static str, &'static str)>, bool)> {
+/// A form: its path, its fields, and whether only an owner may post it.
+type Form = (String, Vec<(&'static str, &'static str)>, bool);
+
+/// Every signed-in form of the console.
+fn forms(account: AccountId, code: &str, operator: i64) -> Vec<Form> {
     vec![
         (
             "/admin/customers".into(),

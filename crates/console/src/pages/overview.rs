@@ -58,8 +58,7 @@ pub async fn page(
     let now = time::OffsetDateTime::now_utc();
     let day = now.replace_time(time::Time::MIDNIGHT);
     let month = day.replace_day(1).expect("day 1 exists");
-    let since =
-        |t: time::OffsetDateTime| billpay_store::clock::rfc3339((t.unix_timestamp() * 1000) as i64);
+    let since = |t: time::OffsetDateTime| billpay_store::clock::rfc3339(t.unix_timestamp() * 1000);
     let today = state.store.sales_summary(&since(day)).await?;
     let this_month = state.store.sales_summary(&since(month)).await?;
     let backlog = state.store.fulfilment_backlog().await?;
