@@ -1,6 +1,6 @@
 //! Accounts: create one, suspend or reactivate it, set its dashboard password.
 
-use crate::{Actor, OpsResult, invalid};
+use crate::{Actor, OpsResult, Permission, invalid, optional_reason};
 use billpay_domain::AccountId;
 use billpay_store::{Account, AccountStatus, NewAccount, Store};
 
@@ -12,6 +12,7 @@ pub async fn create(
     email: &str,
     password: Option<&str>,
 ) -> OpsResult<Account> {
+    actor.require(Permission::ManageAccounts)?;
     let name = name.trim().to_owned();
     if name.is_empty() {
         return Err(invalid(&["name"], "must not be empty"));
@@ -30,6 +31,9 @@ pub async fn create(
             password_hash,
         })
         .await?;
+    let mut log = actor.log("account.create", account.id.to_string());
+    log.after = Some(format!("{} <{}>", account.name, account.email));
+    store.append_log(log).await?;
     tracing::info!(%actor, account = %account.id, "account created");
     Ok(account)
 }
@@ -42,7 +46,24 @@ pub async fn set_status(
     account: AccountId,
     status: AccountStatus,
 ) -> OpsResult<()> {
-    store.set_account_status(account, status).await?;
+    set_status_because(store, actor, account, status, None).await
+}
+
+/// [`set_status`] with the reason typed for it; logged in the same transaction.
+pub async fn set_status_because(
+    store: &dyn Store,
+    actor: Actor,
+    account: AccountId,
+    status: AccountStatus,
+    reason: Option<&str>,
+) -> OpsResult<()> {
+    actor.require(Permission::ManageAccounts)?;
+    let mut log = actor.log("account.status", account.to_string());
+    log.after = Some(status.as_str().to_owned());
+    log.reason = optional_reason(reason)?;
+    store
+        .set_account_status_logged(account, status, log)
+        .await?;
     tracing::info!(%actor, %account, status = status.as_str(), "account status set");
     Ok(())
 }
@@ -54,13 +75,17 @@ pub async fn set_password(
     account: AccountId,
     password: &str,
 ) -> OpsResult<()> {
+    actor.require(Permission::ManageAccounts)?;
     let hash = billpay_domain::password::hash(password)?;
     store.set_account_password(account, hash).await?;
+    store
+        .append_log(actor.log("account.password", account.to_string()))
+        .await?;
     tracing::info!(%actor, %account, "account password set");
     Ok(())
 }
 
-fn valid_email(email: &str) -> bool {
+pub(crate) fn valid_email(email: &str) -> bool {
     let Some((local, domain)) = email.split_once('@') else {
         return false;
     };

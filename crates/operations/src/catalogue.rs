@@ -1,6 +1,6 @@
 //! The catalogue: put a provider or a data/cable plan on or off sale.
 
-use crate::{Actor, OpsError, OpsResult};
+use crate::{Actor, OpsError, OpsResult, Permission};
 use billpay_store::Store;
 
 /// What an operator puts on or off sale.
@@ -29,6 +29,7 @@ pub async fn set_on_sale(
     target: &str,
     on_sale: bool,
 ) -> OpsResult<String> {
+    actor.require(Permission::ChangeCatalogue)?;
     let (_, catalogue) = store.catalogue().await?;
     let is_provider = catalogue.provider(target).is_some();
     if is_provider != (kind == Sellable::Provider) {
@@ -38,6 +39,9 @@ pub async fn set_on_sale(
         )));
     }
     let changed = store.set_catalogue_active(target, on_sale).await?;
+    let mut log = actor.log(&format!("catalogue.{}", kind.as_str()), target);
+    log.after = Some(if on_sale { "on sale" } else { "off sale" }.to_owned());
+    store.append_log(log).await?;
     tracing::info!(%actor, kind = kind.as_str(), target, on_sale, "catalogue changed");
     Ok(changed)
 }

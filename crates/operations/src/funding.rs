@@ -2,7 +2,7 @@
 //! customer's accounts at a gateway, assigning an unmatched payment,
 //! reconciling with the gateways, and reading what was received.
 
-use crate::{Actor, OpsError, OpsResult, invalid};
+use crate::{Actor, OpsError, OpsResult, Permission, invalid};
 use billpay_domain::AccountId;
 use billpay_funding::Customer;
 use billpay_store::{
@@ -23,6 +23,7 @@ pub async fn reserve(
     bvn: Option<&str>,
     nin: Option<&str>,
 ) -> OpsResult<Vec<ReservedAccount>> {
+    actor.require(Permission::ManageAccounts)?;
     let client = funding.gateway(gateway).ok_or_else(|| {
         OpsError::Refused(format!(
             "{gateway} is not configured: set its BILLPAY_{}_* settings",
@@ -71,6 +72,9 @@ pub async fn reserve(
             accounts: accounts.collect(),
         })
         .await?;
+    let mut log = actor.log("funding.reserve", account.to_string());
+    log.after = Some(format!("{gateway} customer {}", reservation.customer_ref));
+    store.append_log(log).await?;
     tracing::info!(%actor, %account, gateway, customer = reservation.customer_ref, "accounts reserved");
     held_at(store, account, gateway).await
 }
@@ -117,6 +121,7 @@ pub async fn assign(
     id_or_reference: &str,
     account: AccountId,
 ) -> OpsResult<FundingEvent> {
+    actor.require(Permission::MoveMoney)?;
     let event = show(store, id_or_reference).await?;
     if event.status != FundingStatus::Unmatched {
         return Err(OpsError::Refused(format!(
@@ -137,6 +142,13 @@ pub async fn assign(
             billpay_store::StoreError::Invalid(why) => OpsError::Refused(why),
             other => other.into(),
         })?;
+    let mut log = actor.log("funding.assign", event.id.clone());
+    log.before = Some(FundingStatus::Unmatched.as_str().to_owned());
+    log.after = Some(format!(
+        "{} to {account} (fee {fee})",
+        event.status.as_str()
+    ));
+    store.append_log(log).await?;
     tracing::info!(%actor, funding = event.id, %account, amount = %event.amount, "unmatched payment assigned");
     Ok(event)
 }
@@ -148,6 +160,7 @@ pub async fn reconcile(
     actor: Actor,
     since: Duration,
 ) -> OpsResult<Vec<Reconciled>> {
+    actor.require(Permission::MoveMoney)?;
     if funding.gateways().is_empty() {
         return Err(OpsError::Refused(
             "no funding gateway is configured (BILLPAY_MONNIFY_*, BILLPAY_PAYSTACK_*)".into(),

@@ -1,6 +1,6 @@
 //! API keys: issue one, change its status, rate limit and webhook settings.
 
-use crate::{Actor, OpsResult, invalid};
+use crate::{Actor, OpsResult, Permission, invalid};
 use billpay_domain::sealed::SecretBox;
 use billpay_domain::{AccountId, KeyId};
 use billpay_store::issue::{Issued, issue_api_key, issue_webhook_secret};
@@ -29,7 +29,14 @@ pub async fn create(
     account: AccountId,
     name: Option<String>,
 ) -> OpsResult<Issued<ApiKey>> {
+    actor.require(Permission::ManageAccounts)?;
     let issued = issue_api_key(store, account, name).await?;
+    let mut log = actor.log("key.create", account.to_string());
+    log.after = Some(format!(
+        "key {} ({})",
+        issued.record.id, issued.record.display_prefix
+    ));
+    store.append_log(log).await?;
     tracing::info!(%actor, %account, key = %issued.record.id, "API key created");
     Ok(issued)
 }
@@ -41,9 +48,13 @@ pub async fn update(
     key: KeyId,
     update: KeyUpdate,
 ) -> OpsResult<ApiKey> {
+    actor.require(Permission::ManageAccounts)?;
     let what = update.name();
     let change = change_of(update)?;
     let updated = store.update_api_key(key, change).await?;
+    let mut log = actor.log("key.update", key.to_string());
+    log.after = Some(what.to_owned());
+    store.append_log(log).await?;
     tracing::info!(%actor, %key, change = what, "API key changed");
     Ok(updated)
 }
@@ -55,7 +66,11 @@ pub async fn enable_signing(
     key: KeyId,
     secrets: &SecretBox,
 ) -> OpsResult<Issued<ApiKey>> {
+    actor.require(Permission::ManageAccounts)?;
     let issued = issue_webhook_secret(store, key, secrets).await?;
+    let mut log = actor.log("key.update", key.to_string());
+    log.after = Some("webhook signing on (new secret)".to_owned());
+    store.append_log(log).await?;
     tracing::info!(%actor, %key, "webhook signing enabled");
     Ok(issued)
 }

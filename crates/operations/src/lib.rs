@@ -5,40 +5,143 @@
 //! calls the same functions, so each rule (refund once, which checks, a
 //! reason where money moves) lives here once.
 //!
-//! Every action takes the [`Actor`] who did it and logs it with the actor:
-//! the operator audit log is one column away.
+//! Every action takes the [`Actor`] who did it, checks the actor's role once
+//! ([`Actor::require`]: the console's `support` operators read, requery and
+//! resolve purchases and resend webhooks; only an `owner` or the CLI moves
+//! money or changes anything else), and records a line in the operator log
+//! (`who, when, action, subject, before → after, reason`). A change the store
+//! can log in its own transaction (money moves, account status, a purchase's
+//! resolution, operators) is logged there: both are stored or neither.
 
 pub mod accounts;
 pub mod catalogue;
 pub mod funding;
 pub mod keys;
+pub mod operators;
 pub mod pricing;
 pub mod reports;
 pub mod transactions;
 pub mod wallets;
 pub mod webhooks;
 
-use billpay_store::StoreError;
+use billpay_store::{NewLogEntry, Operator, OperatorRole, StoreError};
 use std::fmt;
 
 /// Who did an action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Actor {
-    /// The operator CLI on a host with the database's credentials.
+    /// The operator CLI on a host with the database's credentials: may do anything.
     Cli,
+    /// An operator signed in to the console.
+    Operator {
+        id: i64,
+        email: String,
+        role: OperatorRole,
+    },
+}
+
+/// What an action needs the actor to be allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Permission {
+    /// Look anything up.
+    Read,
+    /// Requery a purchase now, or resolve one whose outcome is unknown.
+    ResolvePurchases,
+    /// Queue a webhook event again.
+    ResendWebhooks,
+    /// Credit or debit a wallet.
+    MoveMoney,
+    /// Create, suspend or change accounts and their keys.
+    ManageAccounts,
+    /// Put providers and plans on or off sale; prices.
+    ChangeCatalogue,
+    /// Create, disable or re-password operators.
+    ManageOperators,
 }
 
 impl Actor {
-    pub fn as_str(self) -> &'static str {
+    /// An operator of the console, as stored.
+    pub fn operator(operator: &Operator) -> Actor {
+        Actor::Operator {
+            id: operator.id,
+            email: operator.email.clone(),
+            role: operator.role,
+        }
+    }
+
+    pub fn as_str(&self) -> &'static str {
         match self {
             Actor::Cli => "cli",
+            Actor::Operator { .. } => "operator",
+        }
+    }
+
+    /// Whether the actor may do what `permission` covers: `support` reads,
+    /// requeries and resolves purchases, resends webhooks; an `owner` and
+    /// the CLI may do everything.
+    pub fn may(&self, permission: Permission) -> bool {
+        match self {
+            Actor::Cli => true,
+            Actor::Operator { role, .. } => match role {
+                OperatorRole::Owner => true,
+                OperatorRole::Support => matches!(
+                    permission,
+                    Permission::Read | Permission::ResolvePurchases | Permission::ResendWebhooks
+                ),
+            },
+        }
+    }
+
+    /// [`Self::may`], as a refusal that changes nothing.
+    pub fn require(&self, permission: Permission) -> OpsResult<()> {
+        if self.may(permission) {
+            return Ok(());
+        }
+        Err(OpsError::Forbidden(format!(
+            "{self} may not do this: it needs an owner ({permission:?})"
+        )))
+    }
+
+    /// A log line of this actor doing `action` to `subject`.
+    pub fn log(&self, action: &str, subject: impl Into<String>) -> NewLogEntry {
+        let (operator_id, operator_email) = match self {
+            Actor::Cli => (None, None),
+            Actor::Operator { id, email, .. } => (Some(*id), Some(email.clone())),
+        };
+        NewLogEntry {
+            actor: self.as_str().to_owned(),
+            operator_id,
+            operator_email,
+            action: action.to_owned(),
+            subject: subject.into(),
+            ..NewLogEntry::default()
         }
     }
 }
 
 impl fmt::Display for Actor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            Actor::Cli => f.write_str("cli"),
+            Actor::Operator { email, role, .. } => write!(f, "{email} ({role})"),
+        }
+    }
+}
+
+/// A reason typed for an action: trimmed, 1 to 500 characters.
+fn reason_of(reason: Option<&str>) -> OpsResult<String> {
+    let reason = reason.map(str::trim).unwrap_or_default();
+    if reason.is_empty() || reason.chars().count() > 500 {
+        return Err(invalid(&["reason"], "must be 1 to 500 characters"));
+    }
+    Ok(reason.to_owned())
+}
+
+/// An optional reason: `None` when blank, else as [`reason_of`].
+fn optional_reason(reason: Option<&str>) -> OpsResult<Option<String>> {
+    match reason.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(_) => reason_of(reason).map(Some),
     }
 }
 
@@ -54,6 +157,9 @@ pub enum OpsError {
     /// The action does not apply to it as it is now.
     #[error("{0}")]
     Refused(String),
+    /// The actor's role does not allow the action.
+    #[error("{0}")]
+    Forbidden(String),
     #[error(transparent)]
     WebhookUrl(#[from] billpay_webhooks::UrlError),
     #[error(transparent)]
@@ -61,6 +167,8 @@ pub enum OpsError {
     #[error(transparent)]
     Store(#[from] StoreError),
 }
+
+pub(crate) use accounts::valid_email;
 
 pub type OpsResult<T> = Result<T, OpsError>;
 

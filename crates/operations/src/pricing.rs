@@ -2,7 +2,7 @@
 //! (docs/pricing.md). Every product, provider and plan a rule names must be
 //! in the catalogue, so a typo is refused instead of silently never matching.
 
-use crate::{Actor, OpsError, OpsResult, invalid};
+use crate::{Actor, OpsError, OpsResult, Permission, invalid};
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::pricing::{
     BasisPoints, DEFAULT_TIER, Rule, Scope, Tier, denomination_key, valid_tier_name,
@@ -39,6 +39,7 @@ pub struct TierSummary {
 }
 
 pub async fn create_tier(store: &dyn Store, actor: Actor, name: &str) -> OpsResult<()> {
+    actor.require(Permission::ChangeCatalogue)?;
     if name == DEFAULT_TIER {
         return Err(invalid(
             &["name"],
@@ -54,6 +55,7 @@ pub async fn create_tier(store: &dyn Store, actor: Actor, name: &str) -> OpsResu
         ));
     }
     store.create_tier(name).await.map_err(refused)?;
+    store.append_log(actor.log("pricing.tier", name)).await?;
     tracing::info!(%actor, tier = name, "price tier created");
     Ok(())
 }
@@ -67,6 +69,7 @@ pub async fn set_rule(
     scope: ScopeInput<'_>,
     rule: Option<RuleInput>,
 ) -> OpsResult<bool> {
+    actor.require(Permission::ChangeCatalogue)?;
     if tier == DEFAULT_TIER {
         return Err(invalid(
             &["tier"],
@@ -81,6 +84,11 @@ pub async fn set_rule(
         .await
         .map_err(not_found)?;
     let what = rule.map_or_else(|| "removed".to_owned(), |r| r.to_string());
+    if changed || rule.is_some() {
+        let mut log = actor.log("pricing.rule", tier);
+        log.after = Some(format!("{scope:?}: {what}"));
+        store.append_log(log).await?;
+    }
     tracing::info!(%actor, tier, ?scope, rule = what, "price rule set");
     Ok(changed)
 }
@@ -92,11 +100,15 @@ pub async fn set_account_tier(
     account: AccountId,
     tier: &str,
 ) -> OpsResult<()> {
+    actor.require(Permission::ChangeCatalogue)?;
     let named = (tier != DEFAULT_TIER).then_some(tier);
     store
         .set_account_tier(account, named)
         .await
         .map_err(not_found)?;
+    let mut log = actor.log("pricing.account_tier", account.to_string());
+    log.after = Some(tier.to_owned());
+    store.append_log(log).await?;
     tracing::info!(%actor, %account, tier, "account tier set");
     Ok(())
 }

@@ -1,12 +1,14 @@
-//! Wallets: an operator's credit (a funding received outside billpay).
+//! Wallets: an operator's credit (a funding received outside billpay) or
+//! debit (a correction), each once per reference and logged with the
+//! balance before and after in the same transaction.
 
-use crate::{Actor, OpsResult, invalid};
+use crate::{Actor, OpsResult, Permission, invalid, optional_reason, reason_of};
 use billpay_domain::{AccountId, Kobo};
 use billpay_store::{Credit, Store};
 
 /// Credits `account` once per `reference` (a repeat changes nothing and
-/// answers `applied: false`). `reason`: why, for the record (the console
-/// will require one).
+/// answers `applied: false`). `reason`: why, for the log; required of a
+/// console operator (the CLI's `--reason` stays optional for scripts).
 pub async fn credit(
     store: &dyn Store,
     actor: Actor,
@@ -15,13 +17,53 @@ pub async fn credit(
     reference: &str,
     reason: Option<&str>,
 ) -> OpsResult<Credit> {
+    actor.require(Permission::MoveMoney)?;
+    check_move(amount, reference)?;
+    let reason = reason_for(&actor, reason)?;
+    let mut log = actor.log("wallet.credit", account.to_string());
+    log.after = Some(format!("+{amount}, reference {reference}"));
+    log.reason = reason.clone();
+    let credit = store.credit_logged(account, amount, reference, log).await?;
+    tracing::info!(%actor, %account, %amount, reference, reason = reason.as_deref(), applied = credit.applied, "wallet credited");
+    Ok(credit)
+}
+
+/// Debits `amount` from `account` once per `reference` (a reference is one
+/// operator move on the wallet, credit or debit); refused below zero. Always
+/// needs a reason.
+pub async fn debit(
+    store: &dyn Store,
+    actor: Actor,
+    account: AccountId,
+    amount: Kobo,
+    reference: &str,
+    reason: Option<&str>,
+) -> OpsResult<Credit> {
+    actor.require(Permission::MoveMoney)?;
+    check_move(amount, reference)?;
+    let reason = reason_of(reason)?;
+    let mut log = actor.log("wallet.debit", account.to_string());
+    log.after = Some(format!("-{amount}, reference {reference}"));
+    log.reason = Some(reason.clone());
+    let debit = store.debit_logged(account, amount, reference, log).await?;
+    tracing::info!(%actor, %account, %amount, reference, reason, applied = debit.applied, "wallet debited");
+    Ok(debit)
+}
+
+fn check_move(amount: Kobo, reference: &str) -> OpsResult<()> {
     if amount <= Kobo::ZERO {
         return Err(invalid(&["amount"], "must be more than 0"));
     }
     if reference.trim().is_empty() || reference.len() > 100 {
         return Err(invalid(&["reference"], "must be 1 to 100 characters"));
     }
-    let credit = store.credit(account, amount, reference).await?;
-    tracing::info!(%actor, %account, %amount, reference, reason, applied = credit.applied, "wallet credited");
-    Ok(credit)
+    Ok(())
+}
+
+/// A console operator must say why money moves; the CLI may.
+pub(crate) fn reason_for(actor: &Actor, reason: Option<&str>) -> OpsResult<Option<String>> {
+    match actor {
+        Actor::Cli => optional_reason(reason),
+        Actor::Operator { .. } => reason_of(reason).map(Some),
+    }
 }

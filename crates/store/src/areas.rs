@@ -25,6 +25,8 @@ pub trait Store:
     + AuditStore
     + PricingStore
     + FundingStore
+    + OperatorStore
+    + LoggedStore
 {
 }
 
@@ -40,6 +42,8 @@ impl<T> Store for T where
         + AuditStore
         + PricingStore
         + FundingStore
+        + OperatorStore
+        + LoggedStore
 {
 }
 
@@ -272,4 +276,86 @@ pub trait FundingStore: Send + Sync + 'static {
     /// A named job's lease for `holder` (one node at a time): taken when free
     /// or expired, renewed when `holder` has it; false when another holds it.
     async fn take_job_lease(&self, name: &str, holder: &str, lease: Duration) -> StoreResult<bool>;
+}
+
+/// Operators (not customers), their console sessions, the append-only
+/// operator log, and the reads only the console makes.
+#[async_trait]
+pub trait OperatorStore: Send + Sync + 'static {
+    /// With its log line, in one transaction; [`StoreError::EmailTaken`] when
+    /// another operator has the address (in any case).
+    async fn create_operator(&self, new: NewOperator, log: NewLogEntry) -> StoreResult<Operator>;
+    async fn operator(&self, id: i64) -> StoreResult<Option<Operator>>;
+    /// Case-insensitive.
+    async fn operator_by_email(&self, email: &str) -> StoreResult<Option<Operator>>;
+    async fn operators(&self) -> StoreResult<Vec<Operator>>;
+    /// With its log line, in one transaction; disabling or a new password
+    /// ends the operator's sessions.
+    async fn update_operator(
+        &self,
+        id: i64,
+        change: OperatorChange,
+        log: NewLogEntry,
+    ) -> StoreResult<Operator>;
+    /// Stores a session, dropping the expired ones first.
+    async fn create_operator_session(
+        &self,
+        token_hash: &str,
+        operator: i64,
+        expires_at_ms: i64,
+    ) -> StoreResult<()>;
+    /// The unexpired session with this token hash (idle or not: the caller decides).
+    async fn operator_session(&self, token_hash: &str) -> StoreResult<Option<OperatorSession>>;
+    /// Records a request on the session now (the idle timeout restarts).
+    async fn touch_operator_session(&self, token_hash: &str) -> StoreResult<()>;
+    async fn delete_operator_session(&self, token_hash: &str) -> StoreResult<()>;
+    /// A log line for an action whose change the store makes elsewhere.
+    async fn append_log(&self, log: NewLogEntry) -> StoreResult<()>;
+    /// Newest first.
+    async fn operator_log(&self, filter: LogFilter) -> StoreResult<Vec<LogEntry>>;
+    /// Accounts whose id or key prefix is `query`, or whose name or email
+    /// contains it (case-insensitive); newest first.
+    async fn search_accounts(&self, query: &str, limit: u32) -> StoreResult<Vec<Account>>;
+    /// Purchases placed since `since` (RFC 3339), by outcome.
+    async fn sales_summary(&self, since: &str) -> StoreResult<SalesSummary>;
+}
+
+/// The operator's changes that move money or a status, each with its log
+/// line in the same transaction: both are stored or neither. A money move's
+/// line gets the wallet's balance before and after, a status change's the
+/// status before, filled in by the store.
+#[async_trait]
+pub trait LoggedStore: Send + Sync + 'static {
+    /// An operator's credit once per reference (as [`WalletStore::credit`]).
+    async fn credit_logged(
+        &self,
+        account: AccountId,
+        amount: Kobo,
+        reference: &str,
+        log: NewLogEntry,
+    ) -> StoreResult<Credit>;
+    /// An operator's debit of `amount` (positive) once per reference: a
+    /// `debit` ledger entry with the operator's reference and no purchase;
+    /// refused below zero. A reference is one operator move on the wallet,
+    /// credit or debit.
+    async fn debit_logged(
+        &self,
+        account: AccountId,
+        amount: Kobo,
+        reference: &str,
+        log: NewLogEntry,
+    ) -> StoreResult<Credit>;
+    async fn set_account_status_logged(
+        &self,
+        account: AccountId,
+        status: AccountStatus,
+        log: NewLogEntry,
+    ) -> StoreResult<()>;
+    /// [`FulfilmentStore::finalize`] with its log line (written only if it changed something).
+    async fn finalize_logged(
+        &self,
+        code: &str,
+        fin: Finalization,
+        log: NewLogEntry,
+    ) -> StoreResult<bool>;
 }

@@ -15,6 +15,7 @@ mod columns;
 pub mod issue;
 pub mod metrics;
 mod model;
+pub mod operators;
 pub mod postgres;
 pub mod rules;
 pub mod sealing;
@@ -23,6 +24,7 @@ pub mod sqlite;
 pub use areas::*;
 pub use catalogue_cache::{CatalogueCache, PriceBookCache};
 pub use model::*;
+pub use operators::*;
 pub use rules::redact_url;
 
 use async_trait::async_trait;

@@ -44,7 +44,8 @@ text_enum!(KeyStatus { Active = "active", Suspended = "suspended", Revoked = "re
 pub enum LedgerKind {
     /// Money in, by its credit reference.
     Credit,
-    /// A purchase's price, by the transaction's code.
+    /// A purchase's price, by the transaction's code; or an operator's
+    /// debit, by its reference (source `operator`, no transaction code).
     Debit,
     /// A failed purchase's price back, by the transaction's code.
     Refund,

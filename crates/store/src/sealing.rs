@@ -159,6 +159,69 @@ pass_through!(PricingStore {
     fn sales(&self, from: String, until: String) -> StoreResult<Vec<SalesGroup>>;
 });
 
+pass_through!(OperatorStore {
+    fn create_operator(&self, new: NewOperator, log: NewLogEntry) -> StoreResult<Operator>;
+    fn operator(&self, id: i64) -> StoreResult<Option<Operator>>;
+    fn operator_by_email(&self, email: &str) -> StoreResult<Option<Operator>>;
+    fn operators(&self) -> StoreResult<Vec<Operator>>;
+    fn update_operator(&self, id: i64, change: OperatorChange, log: NewLogEntry) -> StoreResult<Operator>;
+    fn create_operator_session(&self, token_hash: &str, operator: i64, expires_at_ms: i64) -> StoreResult<()>;
+    fn operator_session(&self, token_hash: &str) -> StoreResult<Option<OperatorSession>>;
+    fn touch_operator_session(&self, token_hash: &str) -> StoreResult<()>;
+    fn delete_operator_session(&self, token_hash: &str) -> StoreResult<()>;
+    fn append_log(&self, log: NewLogEntry) -> StoreResult<()>;
+    fn operator_log(&self, filter: LogFilter) -> StoreResult<Vec<LogEntry>>;
+    fn search_accounts(&self, query: &str, limit: u32) -> StoreResult<Vec<Account>>;
+    fn sales_summary(&self, since: &str) -> StoreResult<SalesSummary>;
+});
+
+/// A resolution's result and webhook payload are sealed as `finalize`'s.
+#[async_trait]
+impl LoggedStore for SealedStore {
+    async fn finalize_logged(
+        &self,
+        code: &str,
+        mut fin: Finalization,
+        log: NewLogEntry,
+    ) -> StoreResult<bool> {
+        fin.result = self.seal_result(fin.result)?;
+        fin.event_payload = self.seal_text(&fin.event_payload)?;
+        self.inner.finalize_logged(code, fin, log).await
+    }
+    async fn credit_logged(
+        &self,
+        account: AccountId,
+        amount: Kobo,
+        reference: &str,
+        log: NewLogEntry,
+    ) -> StoreResult<Credit> {
+        self.inner
+            .credit_logged(account, amount, reference, log)
+            .await
+    }
+    async fn debit_logged(
+        &self,
+        account: AccountId,
+        amount: Kobo,
+        reference: &str,
+        log: NewLogEntry,
+    ) -> StoreResult<Credit> {
+        self.inner
+            .debit_logged(account, amount, reference, log)
+            .await
+    }
+    async fn set_account_status_logged(
+        &self,
+        account: AccountId,
+        status: AccountStatus,
+        log: NewLogEntry,
+    ) -> StoreResult<()> {
+        self.inner
+            .set_account_status_logged(account, status, log)
+            .await
+    }
+}
+
 /// A transaction's `result` is opened on every read.
 #[async_trait]
 impl PurchaseStore for SealedStore {

@@ -12,6 +12,7 @@
 //! - [`security_headers`], [`PageError`] and [`render`] for every page.
 
 mod csrf;
+pub mod format;
 mod headers;
 mod page;
 mod password;

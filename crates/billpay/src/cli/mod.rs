@@ -12,6 +12,7 @@ mod funding;
 mod http_server;
 mod key;
 mod metrics;
+mod operator;
 mod output;
 mod report;
 mod serve;
@@ -104,6 +105,9 @@ pub enum Command {
     /// list, show and assign payments, reconcile with the gateways.
     #[command(after_help = SETTINGS_HELP)]
     Funding(funding::FundingArgs),
+    /// Console operators (create, list, disable, set-password, totp) and the operator log.
+    #[command(subcommand)]
+    Operator(operator::OperatorCommand),
     /// Prove the money invariants (balances = ledger, refunds, events,
     /// references); exit 1 naming the offending rows on any violation.
     Audit,
@@ -164,6 +168,7 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
         Command::Supplier(cmd) => supplier::run(cmd, &settings, out).await?,
         Command::Webhook(cmd) => webhook::run(cmd, &store, out).await?,
         Command::Funding(args) => funding::run(args, &store, &settings, out).await?,
+        Command::Operator(cmd) => operator::run(cmd, &store, &settings, out).await?,
         Command::Audit => return audit::run(&store, out).await,
     }
     Ok(ExitCode::SUCCESS)

@@ -144,6 +144,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         super::supplier::float_watch(&settings, &routes).map(|float| tokio::spawn(float.watch()));
     let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
     let funding = super::funding::service(&settings, store.clone())?;
+    let console_fulfilment = fulfilment.clone();
     let callbacks = billpay_callbacks::router(
         billpay_supplier::callback::all(),
         fulfilment.clone(),
@@ -187,8 +188,15 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(%address, role, shared_rate_limits = state.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = settings.sandbox.latency_ms, "billpay started");
     let dashboard =
         billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config);
+    let console = billpay_console::ConsoleState::new(
+        store.clone(),
+        secrets.clone(),
+        console_fulfilment,
+        settings.needs_review_after(),
+    );
     let app = billpay_api::router(state)
         .merge(billpay_dashboard::router(dashboard))
+        .merge(billpay_console::router(console))
         .merge(callbacks);
     let app = if args.worker_only {
         health_only(role)

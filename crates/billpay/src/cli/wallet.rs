@@ -24,6 +24,20 @@ pub enum WalletCommand {
         #[arg(long)]
         reason: Option<String>,
     },
+    /// Debit a wallet once per reference (a correction); needs a reason.
+    Debit {
+        #[arg(long)]
+        account: AccountId,
+        /// Naira, at most 2 decimal places.
+        #[arg(long, allow_hyphen_values = true)]
+        amount: String,
+        /// Your unique reference for this correction.
+        #[arg(long)]
+        reference: String,
+        /// Why; recorded in the operator log with the balance before and after.
+        #[arg(long)]
+        reason: String,
+    },
     /// Balance, ledger sum and the latest ledger entries.
     Statement {
         #[arg(long)]
@@ -62,6 +76,36 @@ pub async fn run(cmd: WalletCommand, store: &SharedStore, out: &Output) -> anyho
             };
             out.emit(
                 json!({ "balance": credit.balance, "applied": credit.applied }),
+                text,
+            );
+        }
+        WalletCommand::Debit {
+            account,
+            amount,
+            reference,
+            reason,
+        } => {
+            let amount = Kobo::parse_naira(&amount).map_err(|e| anyhow::anyhow!("--amount {e}"))?;
+            let debit = wallets::debit(
+                store.as_ref(),
+                Actor::Cli,
+                account,
+                amount,
+                &reference,
+                Some(&reason),
+            )
+            .await
+            .map_err(action_error)?;
+            let text = if debit.applied {
+                format!("Debited {amount} Naira; balance {} Naira", debit.balance)
+            } else {
+                format!(
+                    "Reference {reference} was already used; balance {} Naira",
+                    debit.balance
+                )
+            };
+            out.emit(
+                json!({ "balance": debit.balance, "applied": debit.applied }),
                 text,
             );
         }

@@ -9,6 +9,7 @@ mod support;
 mod api;
 mod cli;
 mod clubkonnect;
+mod console;
 mod crash_loop;
 mod dashboard;
 mod funding;

@@ -45,17 +45,8 @@ impl AccountStore for PostgresStore {
     }
 
     async fn set_account_status(&self, id: AccountId, status: AccountStatus) -> StoreResult<()> {
-        self.write(move |tx| {
-            Box::pin(async move {
-                let sql = "UPDATE accounts SET status = $1 WHERE id = $2";
-                match execute(tx, sql, &[&status.as_str(), &id.to_string()]).await? {
-                    0 => Err(StoreError::NotFound("account").into()),
-                    _ if status == AccountStatus::Suspended => end_sessions(tx, id).await,
-                    _ => Ok(()),
-                }
-            })
-        })
-        .await
+        self.write(move |tx| Box::pin(set_status_in(tx, id, status)))
+            .await
     }
 
     async fn set_account_password(&self, id: AccountId, password_hash: String) -> StoreResult<()> {
@@ -82,6 +73,20 @@ async fn find(store: &PostgresStore, sql: String, key: String) -> StoreResult<Op
 }
 
 /// A password change or a suspension signs the account out everywhere.
+/// Sets an account's status inside the caller's transaction (suspending ends its sessions).
+pub(super) async fn set_status_in<C: GenericClient>(
+    c: &C,
+    id: AccountId,
+    status: AccountStatus,
+) -> PgResult<()> {
+    let sql = "UPDATE accounts SET status = $1 WHERE id = $2";
+    match execute(c, sql, &[&status.as_str(), &id.to_string()]).await? {
+        0 => Err(StoreError::NotFound("account").into()),
+        _ if status == AccountStatus::Suspended => end_sessions(c, id).await,
+        _ => Ok(()),
+    }
+}
+
 async fn end_sessions<C: GenericClient>(c: &C, id: AccountId) -> PgResult<()> {
     let id = id.to_string();
     execute(c, "DELETE FROM sessions WHERE account_id = $1", &[&id]).await?;

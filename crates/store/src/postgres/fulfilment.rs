@@ -134,7 +134,7 @@ impl FulfilmentStore for PostgresStore {
 /// A final status, its refund (if failed) and its outbox event, as one
 /// statement (`sql/finalize.sql`): the event name of each product, and what
 /// a reversal does to the transaction's existing event, filled in.
-static FINALIZE: LazyLock<String> = LazyLock::new(|| {
+pub(super) static FINALIZE: LazyLock<String> = LazyLock::new(|| {
     let events = Product::ALL
         .iter()
         .map(|p| format!("WHEN '{}' THEN '{}'", p.service(), p.event()))
@@ -145,7 +145,7 @@ static FINALIZE: LazyLock<String> = LazyLock::new(|| {
         .replace("{resend}", crate::RESEND_ON_REVERSAL)
 });
 
-fn finalize_params(code: &str, fin: &Finalization) -> super::connection::OwnedParams {
+pub(super) fn finalize_params(code: &str, fin: &Finalization) -> super::connection::OwnedParams {
     // the status it must be in now
     let from = if fin.reversal {
         "successful"

@@ -32,6 +32,7 @@ mod fulfilment;
 mod funding;
 mod keys;
 mod migrate;
+mod operators;
 mod pricing;
 mod purchases;
 mod rows;

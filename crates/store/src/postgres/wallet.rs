@@ -28,28 +28,7 @@ impl WalletStore for PostgresStore {
         let reference = reference.to_owned();
         self.write(move |tx| {
             let reference = reference.clone();
-            Box::pin(async move {
-                // The wallet's row lock orders credits of one account, so the
-                // check below sees every credit committed before ours.
-                let balance = balance_of(tx, account, true).await?;
-                let sql = format!(
-                    "SELECT 1 FROM ledger WHERE account_id = $1
-                     AND {CREDIT_SOURCE_OR_OPERATOR} = $2 AND credit_reference = $3"
-                );
-                let params: Params = &[&account.to_string(), &source.as_str(), &reference];
-                let seen = query_opt(tx, &sql, params).await?;
-                if seen.is_some() {
-                    return Ok(Credit {
-                        balance,
-                        applied: false,
-                    });
-                }
-                let balance = post_credit(tx, account, amount, source, &reference).await?;
-                Ok(Credit {
-                    balance,
-                    applied: true,
-                })
-            })
+            Box::pin(async move { credit_in(tx, account, amount, source, &reference).await })
         })
         .await
     }
@@ -96,6 +75,46 @@ impl WalletStore for PostgresStore {
     }
 }
 
+/// A credit once per (account, source, reference), inside the caller's transaction.
+pub(super) async fn credit_in(
+    tx: &PgTx<'_>,
+    account: AccountId,
+    amount: Kobo,
+    source: CreditSource,
+    reference: &str,
+) -> PgResult<Credit> {
+    // The wallet's row lock orders credits of one account, so the
+    // check below sees every credit committed before ours.
+    let balance = balance_of(tx, account, true).await?;
+    if reference_seen(tx, account, source, reference).await? {
+        return Ok(Credit {
+            balance,
+            applied: false,
+        });
+    }
+    let balance = post_entry(tx, account, amount, LedgerKind::Credit, source, reference).await?;
+    Ok(Credit {
+        balance,
+        applied: true,
+    })
+}
+
+/// Whether `account` has a ledger entry with this source's `reference`
+/// (callers hold the wallet's row lock).
+pub(super) async fn reference_seen(
+    tx: &PgTx<'_>,
+    account: AccountId,
+    source: CreditSource,
+    reference: &str,
+) -> PgResult<bool> {
+    let sql = format!(
+        "SELECT 1 FROM ledger WHERE account_id = $1
+         AND {CREDIT_SOURCE_OR_OPERATOR} = $2 AND credit_reference = $3"
+    );
+    let params: Params = &[&account.to_string(), &source.as_str(), &reference];
+    Ok(query_opt(tx, &sql, params).await?.is_some())
+}
+
 /// The wallet's balance; `lock` takes its row lock until the transaction ends.
 pub(super) async fn balance_of<C: GenericClient>(
     c: &C,
@@ -113,12 +132,14 @@ pub(super) async fn balance_of<C: GenericClient>(
     }
 }
 
-/// Moves a wallet up by `amount` and appends the credit's ledger entry, in
-/// one statement (`sql/post_ledger.sql`, refused below zero).
-async fn post_credit(
+/// Moves a wallet by `amount` (signed) and appends the entry of a move by
+/// reference (a credit, an operator's debit), in one statement
+/// (`sql/post_ledger.sql`, refused below zero).
+pub(super) async fn post_entry(
     tx: &PgTx<'_>,
     account: AccountId,
     amount: Kobo,
+    kind: LedgerKind,
     source: CreditSource,
     reference: &str,
 ) -> PgResult<Kobo> {
@@ -126,7 +147,7 @@ async fn post_credit(
     let params: Params = &[
         &amount.0,
         &account.to_string(),
-        &LedgerKind::Credit.as_str(),
+        &kind.as_str(),
         &transaction_code,
         &reference,
         &now_rfc3339(),

@@ -51,14 +51,7 @@ impl AccountStore for SqliteStore {
 
     async fn set_account_status(&self, id: AccountId, status: AccountStatus) -> StoreResult<()> {
         self.engine
-            .write(move |conn| {
-                let sql = "UPDATE accounts SET status = ?1 WHERE id = ?2";
-                match execute(conn, sql, params![status.as_str(), id.to_string()])? {
-                    0 => Err(StoreError::NotFound("account")),
-                    _ if status == AccountStatus::Suspended => end_sessions(conn, id),
-                    _ => Ok(()),
-                }
-            })
+            .write(move |conn| set_status_in(conn, id, status))
             .await
     }
 
@@ -82,6 +75,20 @@ async fn find(engine: &Engine, sql: String, key: String) -> StoreResult<Option<A
 }
 
 /// A password change or a suspension signs the account out everywhere.
+/// Sets an account's status inside the caller's transaction (suspending ends its sessions).
+pub(super) fn set_status_in(
+    conn: &Connection,
+    id: AccountId,
+    status: AccountStatus,
+) -> StoreResult<()> {
+    let sql = "UPDATE accounts SET status = ?1 WHERE id = ?2";
+    match execute(conn, sql, params![status.as_str(), id.to_string()])? {
+        0 => Err(StoreError::NotFound("account")),
+        _ if status == AccountStatus::Suspended => end_sessions(conn, id),
+        _ => Ok(()),
+    }
+}
+
 fn end_sessions(conn: &Connection, id: AccountId) -> StoreResult<()> {
     let sql = "DELETE FROM sessions WHERE account_id = ?1";
     execute(conn, sql, [id.to_string()])?;

@@ -28,6 +28,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("006_credit_source.sql"),
     include_str!("007_pricing.sql"),
     include_str!("008_funding.sql"),
+    include_str!("009_operators.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;

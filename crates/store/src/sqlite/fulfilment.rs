@@ -97,29 +97,7 @@ impl FulfilmentStore for SqliteStore {
     async fn finalize(&self, code: &str, fin: Finalization) -> StoreResult<bool> {
         let code = code.to_owned();
         self.engine
-            .write(move |conn| {
-                let tx = get(conn, &code)?;
-                if !fin.applies_to(tx.status) {
-                    return Ok(false);
-                }
-                execute(
-                    conn,
-                    include_str!("sql/finalize.sql"),
-                    params![
-                        fin.status.as_str(),
-                        fin.message,
-                        fin.result.to_string(),
-                        rfc3339(fin.completed_at_ms),
-                        code,
-                        fin.cost.map(|c| c.0),
-                    ],
-                )?;
-                if fin.status == TxStatus::Failed {
-                    post_ledger(conn, tx.account_id, tx.amount, Entry::Refund(&code))?;
-                }
-                queue_event(conn, &tx, &fin)?;
-                Ok(true)
-            })
+            .write(move |conn| finalize_in(conn, &code, &fin))
             .await
     }
 
@@ -160,4 +138,30 @@ fn queue_event(conn: &Connection, tx: &Transaction, fin: &Finalization) -> Store
         ],
     )?;
     Ok(())
+}
+
+/// A final status, its refund (if failed) and its outbox event, inside the
+/// caller's transaction; `false` when the transaction was already final.
+pub(super) fn finalize_in(conn: &Connection, code: &str, fin: &Finalization) -> StoreResult<bool> {
+    let tx = get(conn, code)?;
+    if !fin.applies_to(tx.status) {
+        return Ok(false);
+    }
+    execute(
+        conn,
+        include_str!("sql/finalize.sql"),
+        params![
+            fin.status.as_str(),
+            fin.message,
+            fin.result.to_string(),
+            rfc3339(fin.completed_at_ms),
+            code,
+            fin.cost.map(|c| c.0),
+        ],
+    )?;
+    if fin.status == TxStatus::Failed {
+        post_ledger(conn, tx.account_id, tx.amount, Entry::Refund(code))?;
+    }
+    queue_event(conn, &tx, fin)?;
+    Ok(true)
 }

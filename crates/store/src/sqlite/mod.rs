@@ -16,6 +16,7 @@ mod events;
 mod fulfilment;
 mod funding;
 mod keys;
+mod operators;
 mod pricing;
 mod purchases;
 mod rows;

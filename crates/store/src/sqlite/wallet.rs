@@ -26,31 +26,7 @@ impl WalletStore for SqliteStore {
     ) -> StoreResult<Credit> {
         let reference = reference.to_owned();
         self.engine
-            .write(move |conn| {
-                let balance = balance_of(conn, account)?;
-                let sql = format!(
-                    "SELECT EXISTS(SELECT 1 FROM ledger WHERE account_id = ?1
-                     AND {CREDIT_SOURCE_OR_OPERATOR} = ?2 AND credit_reference = ?3)"
-                );
-                let seen: bool = query_row(
-                    conn,
-                    &sql,
-                    params![account.to_string(), source.as_str(), reference],
-                    |r| r.get(0),
-                )?;
-                if seen {
-                    return Ok(Credit {
-                        balance,
-                        applied: false,
-                    });
-                }
-                let entry = Entry::Credit(source, &reference);
-                let balance = post_ledger(conn, account, amount, entry)?;
-                Ok(Credit {
-                    balance,
-                    applied: true,
-                })
-            })
+            .write(move |conn| credit_in(conn, account, amount, source, &reference))
             .await
     }
 
@@ -99,6 +75,43 @@ pub(super) fn balance_of(conn: &Connection, account: AccountId) -> StoreResult<K
         .ok_or(StoreError::NotFound("account"))
 }
 
+/// A credit once per (account, source, reference), inside the caller's transaction.
+pub(super) fn credit_in(
+    conn: &Connection,
+    account: AccountId,
+    amount: Kobo,
+    source: CreditSource,
+    reference: &str,
+) -> StoreResult<Credit> {
+    let balance = balance_of(conn, account)?;
+    if reference_seen(conn, account, source, reference)? {
+        return Ok(Credit {
+            balance,
+            applied: false,
+        });
+    }
+    let balance = post_ledger(conn, account, amount, Entry::Credit(source, reference))?;
+    Ok(Credit {
+        balance,
+        applied: true,
+    })
+}
+
+/// Whether `account` has a ledger entry with this source's `reference`.
+pub(super) fn reference_seen(
+    conn: &Connection,
+    account: AccountId,
+    source: CreditSource,
+    reference: &str,
+) -> StoreResult<bool> {
+    let sql = format!(
+        "SELECT EXISTS(SELECT 1 FROM ledger WHERE account_id = ?1
+         AND {CREDIT_SOURCE_OR_OPERATOR} = ?2 AND credit_reference = ?3)"
+    );
+    let params = params![account.to_string(), source.as_str(), reference];
+    Ok(query_row(conn, &sql, params, |r| r.get(0))?)
+}
+
 /// Why a wallet moves, and what the ledger entry refers to.
 pub(super) enum Entry<'a> {
     /// A credit, by its source and reference.
@@ -115,6 +128,8 @@ pub(super) enum Entry<'a> {
     },
     /// The operator's fee on a funding (a negative amount), by its event.
     Fee(&'a str),
+    /// An operator's debit, by the operator's reference (no purchase).
+    OperatorDebit(&'a str),
 }
 
 /// Moves a wallet by `amount` (signed) and appends the matching ledger
@@ -150,6 +165,12 @@ pub(super) fn post_ledger(
             Some(funding_id),
         ),
         Entry::Fee(funding_id) => (LedgerKind::Fee, None, None, Some(funding_id)),
+        Entry::OperatorDebit(reference) => (
+            LedgerKind::Debit,
+            None,
+            Some((CreditSource::Operator, reference)),
+            None,
+        ),
     };
     execute(
         conn,

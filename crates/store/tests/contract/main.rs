@@ -14,6 +14,7 @@ mod events;
 mod fulfilment;
 mod funding;
 mod keys;
+mod operators;
 mod pricing;
 mod purchases;
 mod sessions;

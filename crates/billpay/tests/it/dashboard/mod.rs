@@ -4,7 +4,7 @@
 //! under abuse (memory, body sizes, concurrent attempts).
 
 mod api_docs;
-mod browser;
+pub mod browser;
 mod security;
 mod sign_in_limits;
 

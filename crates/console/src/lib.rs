@@ -1,0 +1,102 @@
+//! The operator's console under `/admin`: operators (not customers) sign in
+//! (with a TOTP code when they enabled one) and run the business from the
+//! browser — the overview, customers and their wallets, transactions and the
+//! needs-review queue, operators and the operator log.
+//!
+//! Sessions, CSRF forms, sign-in throttling, security headers and page
+//! errors come from the web kit (`billpay_webkit`, shared with the
+//! dashboard); every change goes through `billpay_operations` with the
+//! signed-in operator as the `Actor`, so the role rules, "a reason where
+//! money moves" and the operator log are the same as the CLI's.
+
+mod pages;
+mod session;
+
+use axum::Router;
+use axum::routing::{get, post};
+use billpay_domain::sealed::SecretBox;
+use billpay_store::SharedStore;
+use billpay_webkit::{WebKit, asset, security_headers};
+use billpay_worker::Fulfilment;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub use session::{IDLE_TIMEOUT, SCOPE};
+
+#[derive(Clone)]
+pub struct ConsoleState {
+    pub store: SharedStore,
+    /// Opens operators' TOTP secrets.
+    pub secrets: SecretBox,
+    /// "Requery now" asks the supplier as the worker would.
+    pub fulfilment: Fulfilment,
+    /// A processing purchase older than this is in the needs-review queue.
+    pub needs_review_after: Duration,
+    pub kit: Arc<WebKit>,
+    /// The last TOTP time step each operator signed in with: a code is
+    /// accepted once (RFC 6238 §5.2).
+    totp_steps: Arc<Mutex<HashMap<i64, u64>>>,
+}
+
+impl ConsoleState {
+    pub fn new(
+        store: SharedStore,
+        secrets: SecretBox,
+        fulfilment: Fulfilment,
+        needs_review_after: Duration,
+    ) -> Self {
+        ConsoleState {
+            store,
+            secrets,
+            fulfilment,
+            needs_review_after,
+            kit: Arc::new(WebKit::new(session::SCOPE)),
+            totp_steps: Arc::default(),
+        }
+    }
+}
+
+/// All console routes, to be merged into the server's router.
+pub fn router(state: ConsoleState) -> Router {
+    use pages::*;
+    Router::new()
+        .route("/admin", get(overview::page))
+        .route("/admin/login", get(login::form).post(login::submit))
+        .route("/admin/logout", post(login::logout))
+        .route(
+            "/admin/customers",
+            get(customers::search).post(customers::create),
+        )
+        .route("/admin/customers/{id}", get(customers::account))
+        .route("/admin/customers/{id}/status", post(customers::set_status))
+        .route("/admin/customers/{id}/credit", post(customers::credit))
+        .route("/admin/customers/{id}/debit", post(customers::debit))
+        .route("/admin/transactions", get(transactions::list))
+        .route("/admin/review", get(transactions::review))
+        .route("/admin/transactions/{code}", get(transactions::detail))
+        .route(
+            "/admin/transactions/{code}/requery",
+            post(transactions::requery),
+        )
+        .route(
+            "/admin/transactions/{code}/resolve",
+            post(transactions::resolve),
+        )
+        .route(
+            "/admin/operators",
+            get(operators::list).post(operators::create),
+        )
+        .route("/admin/operators/{id}/status", post(operators::set_status))
+        .route("/admin/log", get(operators::log))
+        .route(
+            "/admin/assets/style.css",
+            get(|| asset("text/css", include_str!("../assets/style.css"))),
+        )
+        .route(
+            "/admin/assets/app.js",
+            get(|| asset("text/javascript", include_str!("../assets/app.js"))),
+        )
+        .with_state(state)
+        .layer(axum::middleware::map_response(security_headers))
+}

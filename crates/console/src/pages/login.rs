@@ -1,0 +1,141 @@
+//! Sign-in and sign-out. The checks (field lengths, the throttle, the bound
+//! on password hashing) are the web kit's; this page looks the operator up,
+//! and when it has TOTP on, a wrong or reused code makes the attempt fail
+//! like a wrong password (it counts in the throttle, and says nothing of
+//! which was wrong).
+
+use super::{PageResult, render};
+use crate::ConsoleState;
+use crate::session::{SCOPE, SignedIn};
+use askama::Template;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use billpay_domain::keys::random_hex;
+use billpay_operations::operators::check_totp;
+use billpay_store::issue::session_token_hash;
+use billpay_store::{Operator, OperatorStatus};
+use billpay_webkit::{Credentials, CsrfForm, Found, NoFields, Refusal, SignInForm};
+use serde::Deserialize;
+
+#[derive(Template)]
+#[template(path = "login.html")]
+struct LoginPage {
+    csrf: String,
+    email: String,
+    error: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub struct ConsoleSignIn {
+    #[serde(flatten)]
+    credentials: Credentials,
+    /// The authenticator app's code, for an operator with TOTP on.
+    #[serde(default)]
+    totp: String,
+}
+
+pub async fn form(headers: HeaderMap) -> Response {
+    login_page(&headers, "", None, StatusCode::OK)
+}
+
+fn login_page(
+    headers: &HeaderMap,
+    email: &str,
+    error: Option<&str>,
+    status: StatusCode,
+) -> Response {
+    let mut response = SCOPE.sign_in_page(headers, |csrf| {
+        render(&LoginPage {
+            csrf,
+            email: email.to_owned(),
+            error: error.map(str::to_owned),
+        })
+    });
+    *response.status_mut() = status;
+    response
+}
+
+pub async fn submit(
+    State(state): State<ConsoleState>,
+    headers: HeaderMap,
+    SignInForm(form): SignInForm<ConsoleSignIn>,
+) -> PageResult {
+    let credentials = &form.credentials;
+    let email = credentials.email();
+    let refused = |refusal: Refusal| {
+        let refusal = match refusal {
+            Refusal::WrongCredentials => None,
+            other => Some(other),
+        };
+        match refusal {
+            Some(other) => other.respond(|m| login_page(&headers, email, Some(m), StatusCode::OK)),
+            None => {
+                let message = "Wrong email, password or code.";
+                login_page(&headers, email, Some(message), StatusCode::UNAUTHORIZED)
+            }
+        }
+    };
+    let found = async {
+        let operator = state.store.operator_by_email(email).await?;
+        Ok(operator.map(|o| second_factor(&state, o, &form.totp)))
+    };
+    let operator = match state.kit.sign_in(credentials, found).await {
+        Ok(operator) => operator,
+        Err(refusal) => return Ok(refused(refusal)),
+    };
+    if operator.status != OperatorStatus::Active {
+        let message = "This operator is disabled. Ask an owner.";
+        return Ok(login_page(
+            &headers,
+            email,
+            Some(message),
+            StatusCode::FORBIDDEN,
+        ));
+    }
+    let token = random_hex(32);
+    let expires_at_ms = billpay_store::clock::now_ms() + SCOPE.lifetime.as_millis() as i64;
+    let hash = session_token_hash(&token);
+    state
+        .store
+        .create_operator_session(&hash, operator.id, expires_at_ms)
+        .await?;
+    Ok(SCOPE.signed_in(&headers, &token))
+}
+
+/// The operator as the password check sees it: with TOTP on and a wrong or
+/// already used code, no password hash (the check then fails, at the same cost).
+fn second_factor(state: &ConsoleState, operator: Operator, code: &str) -> Found<Operator> {
+    let mut password_hash = Some(operator.password_hash.clone());
+    if operator.totp_enabled() {
+        let step = check_totp(&operator, code, &state.secrets).unwrap_or_else(|e| {
+            tracing::error!(error = %e, operator = operator.id, "TOTP check failed");
+            None
+        });
+        let mut steps = state.totp_steps.lock().expect("TOTP steps lock");
+        let fresh = step.filter(|s| steps.get(&operator.id).is_none_or(|last| s > last));
+        match fresh {
+            Some(step) => {
+                steps.insert(operator.id, step);
+            }
+            None => password_hash = None,
+        }
+    }
+    Found {
+        user: operator,
+        password_hash,
+    }
+}
+
+pub async fn logout(
+    State(state): State<ConsoleState>,
+    headers: HeaderMap,
+    signed_in: SignedIn,
+    _: CsrfForm<NoFields>,
+) -> PageResult {
+    state
+        .store
+        .delete_operator_session(&signed_in.token_hash)
+        .await?;
+    Ok(SCOPE.signed_out(&headers))
+}

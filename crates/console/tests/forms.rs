@@ -1,0 +1,387 @@
+//! Every console form in process, over a real SQLite store: each refuses a
+//! missing or wrong CSRF proof (403, nothing changed), and the role rules
+//! hold — `support` is refused every owner-only action (403, nothing
+//! changed, nothing logged) and may requery and resolve purchases.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use billpay_console::{ConsoleState, router};
+use billpay_domain::sealed::SecretBox;
+use billpay_domain::{AccountId, Kobo, Product, PurchaseDetails, TxStatus};
+use billpay_operations::{Actor, operators};
+use billpay_store::issue::session_token_hash;
+use billpay_store::{LogFilter, NewApiKey, NewPurchase, OperatorRole, SharedStore, TxLookup};
+use billpay_supplier::routing::Routes;
+use billpay_supplier::sandbox::SandboxSupplier;
+use billpay_webkit::csrf_for;
+use billpay_worker::{Fulfilment, FulfilmentSettings};
+use std::sync::Arc;
+use std::time::Duration;
+use tower::ServiceExt;
+
+struct Console {
+    _dir: tempfile::TempDir,
+    store: SharedStore,
+    app: Router,
+}
+
+async fn console() -> Console {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let store = billpay_store::open(&url).await.unwrap();
+    let secrets = SecretBox::from_hex(&SecretBox::generate_master_key()).unwrap();
+    let supplier = Arc::new(SandboxSupplier::new(Duration::ZERO));
+    let routes = Arc::new(Routes::single(supplier));
+    let fulfilment = Fulfilment::new(store.clone(), routes, FulfilmentSettings::default());
+    let state = ConsoleState::new(store.clone(), secrets, fulfilment, Duration::ZERO);
+    Console {
+        _dir: dir,
+        app: router(state),
+        store,
+    }
+}
+
+/// An operator with a session; answers its session token.
+async fn signed_in(c: &Console, email: &str, role: OperatorRole) -> String {
+    let store = c.store.as_ref();
+    let op = operators::create(store, Actor::Cli, email, role, "correct horse battery")
+        .await
+        .unwrap();
+    let token = format!("token-{email}");
+    let expires = billpay_store::clock::now_ms() + 3_600_000;
+    c.store
+        .create_operator_session(&session_token_hash(&token), op.id, expires)
+        .await
+        .unwrap();
+    token
+}
+
+async fn post(c: &Console, path: &str, token: &str, fields: &[(&str, &str)]) -> StatusCode {
+    let body: Vec<String> = fields
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.replace(' ', "+")))
+        .collect();
+    let request = Request::post(path)
+        .header(header::COOKIE, format!("billpay_admin={token}"))
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(body.join("&")))
+        .unwrap();
+    c.app.clone().oneshot(request).await.unwrap().status()
+}
+
+async fn get(c: &Console, path: &str, token: &str) -> StatusCode {
+    let request = Request::get(path)
+        .header(header::COOKIE, format!("billpay_admin={token}"))
+        .body(Body::empty())
+        .unwrap();
+    c.app.clone().oneshot(request).await.unwrap().status()
+}
+
+/// A funded customer with a processing ₦100 purchase: (account, its code).
+async fn customer_with_purchase(c: &Console) -> (AccountId, String) {
+    let store = c.store.as_ref();
+    let account =
+        billpay_operations::accounts::create(store, Actor::Cli, "Ada", "ada@example.com", None)
+            .await
+            .unwrap();
+    let funds = Kobo::from_naira(1000);
+    billpay_operations::wallets::credit(store, Actor::Cli, account.id, funds, "f1", None)
+        .await
+        .unwrap();
+    let key = store
+        .create_api_key(NewApiKey {
+            account_id: account.id,
+            name: None,
+            key_hash: "h".into(),
+            display_prefix: "bp_live_x".into(),
+        })
+        .await
+        .unwrap();
+    let tx = store
+        .place_purchase(NewPurchase {
+            account_id: account.id,
+            key_id: key.id,
+            reference: "order-1".into(),
+            product: Product::Airtime,
+            provider: "mtn".into(),
+            plan_id: None,
+            label: "MTN Airtime".into(),
+            recipient: "08031234567".into(),
+            amount: Kobo::from_naira(100),
+            face_value: Kobo::from_naira(100),
+            tier: None,
+            details: PurchaseDetails {
+                phone: Some("08031234567".into()),
+                ..PurchaseDetails::default()
+            },
+        })
+        .await
+        .unwrap();
+    (account.id, tx.code)
+}
+
+/// A form: its path, its fields, and whether only an owner may post it.
+type Form = (String, Vec<(&'static str, &'static str)>, bool);
+
+/// Every signed-in form of the console.
+fn forms(account: AccountId, code: &str, operator: i64) -> Vec<Form> {
+    vec![
+        (
+            "/admin/customers".into(),
+            vec![("name", "Bo"), ("email", "bo@example.com")],
+            true,
+        ),
+        (
+            format!("/admin/customers/{account}/status"),
+            vec![("status", "suspended"), ("reason", "fraud check")],
+            true,
+        ),
+        (
+            format!("/admin/customers/{account}/credit"),
+            vec![
+                ("amount", "50"),
+                ("reference", "c1"),
+                ("reason", "bank transfer"),
+            ],
+            true,
+        ),
+        (
+            format!("/admin/customers/{account}/debit"),
+            vec![
+                ("amount", "5"),
+                ("reference", "d1"),
+                ("reason", "correction"),
+            ],
+            true,
+        ),
+        (
+            "/admin/operators".into(),
+            vec![
+                ("email", "new@example.com"),
+                ("role", "support"),
+                ("password", "longenough1"),
+            ],
+            true,
+        ),
+        (
+            format!("/admin/operators/{operator}/status"),
+            vec![("status", "disabled")],
+            true,
+        ),
+        (format!("/admin/transactions/{code}/requery"), vec![], false),
+        (
+            format!("/admin/transactions/{code}/resolve"),
+            vec![("outcome", "failed"), ("reason", "supplier confirmed")],
+            false,
+        ),
+        ("/admin/logout".into(), vec![], false),
+    ]
+}
+
+async fn log_len(c: &Console) -> usize {
+    let filter = LogFilter {
+        limit: 1000,
+        ..LogFilter::default()
+    };
+    c.store.operator_log(filter).await.unwrap().len()
+}
+
+#[tokio::test]
+async fn every_form_refuses_a_missing_or_foreign_csrf_proof() {
+    let c = console().await;
+    let owner = signed_in(&c, "boss@example.com", OperatorRole::Owner).await;
+    let other = signed_in(&c, "other@example.com", OperatorRole::Owner).await;
+    let (account, code) = customer_with_purchase(&c).await;
+    let before = log_len(&c).await;
+    let target = c
+        .store
+        .operator_by_email("other@example.com")
+        .await
+        .unwrap()
+        .unwrap();
+    for (path, fields, _) in forms(account, &code, target.id) {
+        let status = post(&c, &path, &owner, &fields).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{path} without a proof");
+        let mut foreign = fields.clone();
+        let proof = csrf_for(&other);
+        foreign.push(("csrf", &proof));
+        let status = post(&c, &path, &owner, &foreign).await;
+        assert_eq!(
+            status,
+            StatusCode::FORBIDDEN,
+            "{path} with another session's proof"
+        );
+    }
+    assert_eq!(log_len(&c).await, before, "nothing was done");
+    assert_eq!(
+        c.store.balance(account).await.unwrap(),
+        Kobo::from_naira(900)
+    );
+    let login = Request::post("/admin/login")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(
+            "email=boss%40example.com&password=correct+horse+battery&csrf=x",
+        ))
+        .unwrap();
+    let status = c.app.clone().oneshot(login).await.unwrap().status();
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "sign-in without its double-submit cookie"
+    );
+}
+
+#[tokio::test]
+async fn support_is_refused_every_owner_action_and_may_resolve_purchases() {
+    let c = console().await;
+    let support = signed_in(&c, "help@example.com", OperatorRole::Support).await;
+    let owner = signed_in(&c, "boss@example.com", OperatorRole::Owner).await;
+    let (account, code) = customer_with_purchase(&c).await;
+    let target = c
+        .store
+        .operator_by_email("boss@example.com")
+        .await
+        .unwrap()
+        .unwrap();
+    let proof = csrf_for(&support);
+    let before = log_len(&c).await;
+    for (path, mut fields, owner_only) in forms(account, &code, target.id) {
+        if !owner_only {
+            continue;
+        }
+        fields.push(("csrf", &proof));
+        let status = post(&c, &path, &support, &fields).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "support may not POST {path}");
+    }
+    assert_eq!(log_len(&c).await, before, "nothing was done or logged");
+    assert_eq!(
+        c.store.balance(account).await.unwrap(),
+        Kobo::from_naira(900)
+    );
+    for page in ["/admin/operators", "/admin/log"] {
+        assert_eq!(
+            get(&c, page, &support).await,
+            StatusCode::FORBIDDEN,
+            "{page}"
+        );
+        assert_eq!(get(&c, page, &owner).await, StatusCode::OK, "{page}");
+    }
+    for page in [
+        "/admin",
+        "/admin/customers?q=ada",
+        "/admin/transactions",
+        "/admin/review",
+    ] {
+        assert_eq!(get(&c, page, &support).await, StatusCode::OK, "{page}");
+    }
+    let resolve = format!("/admin/transactions/{code}/resolve");
+    let no_reason = [("outcome", "failed"), ("reason", " "), ("csrf", &proof)];
+    assert_eq!(
+        post(&c, &resolve, &support, &no_reason).await,
+        StatusCode::BAD_REQUEST
+    );
+    let fields = [
+        ("outcome", "failed"),
+        ("reason", "supplier confirmed"),
+        ("csrf", &proof),
+    ];
+    assert_eq!(
+        post(&c, &resolve, &support, &fields).await,
+        StatusCode::SEE_OTHER
+    );
+    let tx = c
+        .store
+        .transaction(None, TxLookup::Code(code.clone()))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(tx.status, TxStatus::Failed);
+    assert_eq!(
+        c.store.balance(account).await.unwrap(),
+        Kobo::from_naira(1000),
+        "refunded once"
+    );
+    assert_eq!(
+        post(&c, &resolve, &support, &fields).await,
+        StatusCode::CONFLICT,
+        "only once"
+    );
+    let filter = LogFilter {
+        subject: Some(code),
+        limit: 10,
+        ..LogFilter::default()
+    };
+    let lines = c.store.operator_log(filter).await.unwrap();
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0].operator_email.as_deref(), Some("help@example.com"));
+    assert_eq!(lines[0].reason.as_deref(), Some("supplier confirmed"));
+}
+
+#[tokio::test]
+async fn an_owner_moves_money_only_with_a_reason_and_it_is_logged() {
+    let c = console().await;
+    let owner = signed_in(&c, "boss@example.com", OperatorRole::Owner).await;
+    let (account, _) = customer_with_purchase(&c).await;
+    let proof = csrf_for(&owner);
+    let credit = format!("/admin/customers/{account}/credit");
+    let no_reason = [
+        ("amount", "50"),
+        ("reference", "c1"),
+        ("reason", ""),
+        ("csrf", &proof),
+    ];
+    assert_eq!(
+        post(&c, &credit, &owner, &no_reason).await,
+        StatusCode::BAD_REQUEST
+    );
+    let fields = [
+        ("amount", "50"),
+        ("reference", "c1"),
+        ("reason", "bank transfer"),
+        ("csrf", &proof),
+    ];
+    assert_eq!(
+        post(&c, &credit, &owner, &fields).await,
+        StatusCode::SEE_OTHER
+    );
+    assert_eq!(
+        post(&c, &credit, &owner, &fields).await,
+        StatusCode::SEE_OTHER,
+        "a repeat"
+    );
+    assert_eq!(
+        c.store.balance(account).await.unwrap(),
+        Kobo::from_naira(950),
+        "credited once"
+    );
+    let debit = format!("/admin/customers/{account}/debit");
+    let too_much = [
+        ("amount", "5000"),
+        ("reference", "d1"),
+        ("reason", "x"),
+        ("csrf", &proof),
+    ];
+    assert_eq!(
+        post(&c, &debit, &owner, &too_much).await,
+        StatusCode::CONFLICT
+    );
+    let filter = LogFilter {
+        subject: Some(account.to_string()),
+        limit: 10,
+        ..LogFilter::default()
+    };
+    let lines = c.store.operator_log(filter).await.unwrap();
+    assert_eq!(lines[0].action, "wallet.credit");
+    assert_eq!(lines[0].operator_email.as_deref(), Some("boss@example.com"));
+    assert_eq!(lines[0].before.as_deref(), Some("balance 900.00"));
+    assert_eq!(
+        lines[0].after.as_deref(),
+        Some("balance 950.00 (+50.00, reference c1)")
+    );
+    assert_eq!(lines[0].reason.as_deref(), Some("bank transfer"));
+    assert_eq!(
+        get(&c, "/admin", "no-such-session").await,
+        StatusCode::SEE_OTHER
+    );
+}

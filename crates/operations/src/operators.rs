@@ -1,0 +1,168 @@
+//! Operators: the people who run the business from the console. Only an
+//! owner (or the CLI) manages them; every change is logged in the same
+//! transaction. A TOTP second factor's secret is sealed under the master key
+//! like a webhook secret and shown once, when it is enabled.
+
+use crate::{Actor, OpsError, OpsResult, Permission, invalid, valid_email};
+use billpay_domain::sealed::SecretBox;
+use billpay_store::{
+    LogEntry, LogFilter, NewOperator, Operator, OperatorChange, OperatorRole, OperatorStatus, Store,
+};
+use totp_rs::{Builder, Secret, Totp};
+
+/// The name authenticator apps show beside the operator's email.
+const TOTP_ISSUER: &str = "billpay";
+
+/// A new active operator; `password` hashed with argon2id.
+pub async fn create(
+    store: &dyn Store,
+    actor: Actor,
+    email: &str,
+    role: OperatorRole,
+    password: &str,
+) -> OpsResult<Operator> {
+    actor.require(Permission::ManageOperators)?;
+    let email = email.trim();
+    if !valid_email(email) || email.chars().count() > 254 {
+        return Err(invalid(
+            &["email"],
+            format!("is not an email address: {email}"),
+        ));
+    }
+    let password_hash = billpay_domain::password::hash(password)?;
+    let mut log = actor.log("operator.create", email);
+    log.after = Some(format!("{role}, active"));
+    let new = NewOperator {
+        email: email.to_owned(),
+        role,
+        password_hash,
+    };
+    let operator = store.create_operator(new, log).await.map_err(|e| match e {
+        billpay_store::StoreError::EmailTaken(email) => {
+            OpsError::Refused(format!("an operator with email {email} exists"))
+        }
+        other => other.into(),
+    })?;
+    tracing::info!(%actor, operator = operator.id, role = %role, "operator created");
+    Ok(operator)
+}
+
+/// An operator by email (any case).
+pub async fn find(store: &dyn Store, email: &str) -> OpsResult<Operator> {
+    store
+        .operator_by_email(email.trim())
+        .await?
+        .ok_or_else(|| OpsError::NotFound(format!("no operator with email {email}")))
+}
+
+pub async fn list(store: &dyn Store, actor: &Actor) -> OpsResult<Vec<Operator>> {
+    actor.require(Permission::ManageOperators)?;
+    Ok(store.operators().await?)
+}
+
+/// Disables (its sessions end at once) or re-enables an operator. An
+/// operator cannot disable themself (the last owner could lock everyone out).
+pub async fn set_status(
+    store: &dyn Store,
+    actor: Actor,
+    email: &str,
+    status: OperatorStatus,
+) -> OpsResult<Operator> {
+    actor.require(Permission::ManageOperators)?;
+    let operator = find(store, email).await?;
+    if matches!(&actor, Actor::Operator { id, .. } if *id == operator.id) {
+        return Err(OpsError::Refused(
+            "you cannot change your own status".into(),
+        ));
+    }
+    let mut log = actor.log("operator.status", operator.email.clone());
+    log.before = Some(operator.status.to_string());
+    log.after = Some(status.to_string());
+    let change = OperatorChange::Status(status);
+    let updated = store.update_operator(operator.id, change, log).await?;
+    tracing::info!(%actor, operator = operator.id, status = %status, "operator status set");
+    Ok(updated)
+}
+
+/// A new password (argon2id); the operator's sessions end.
+pub async fn set_password(
+    store: &dyn Store,
+    actor: Actor,
+    email: &str,
+    password: &str,
+) -> OpsResult<Operator> {
+    actor.require(Permission::ManageOperators)?;
+    let operator = find(store, email).await?;
+    let hash = billpay_domain::password::hash(password)?;
+    let log = actor.log("operator.password", operator.email.clone());
+    let change = OperatorChange::PasswordHash(hash);
+    let updated = store.update_operator(operator.id, change, log).await?;
+    tracing::info!(%actor, operator = operator.id, "operator password set");
+    Ok(updated)
+}
+
+/// A second factor that was just enabled: shown once.
+pub struct TotpEnabled {
+    pub operator: Operator,
+    /// Base32, for typing into an authenticator app.
+    pub secret: String,
+    /// `otpauth://totp/…`, for a QR code.
+    pub uri: String,
+}
+
+/// Enables TOTP for an operator with a new secret (replacing any), sealed
+/// under the master key; the secret and its otpauth URI are answered once.
+pub async fn enable_totp(
+    store: &dyn Store,
+    actor: Actor,
+    email: &str,
+    secrets: &SecretBox,
+) -> OpsResult<TotpEnabled> {
+    actor.require(Permission::ManageOperators)?;
+    let operator = find(store, email).await?;
+    let secret = Secret::generate().to_base32();
+    let uri = totp(&secret, &operator.email)?
+        .to_url()
+        .map_err(|e| OpsError::Refused(format!("cannot make the otpauth URI: {e}")))?;
+    let mut log = actor.log("operator.totp", operator.email.clone());
+    log.before = Some(if operator.totp_enabled() { "on" } else { "off" }.to_owned());
+    log.after = Some("on (new secret)".to_owned());
+    let change = OperatorChange::TotpSecretSealed(Some(secrets.seal(&secret)));
+    let operator = store.update_operator(operator.id, change, log).await?;
+    tracing::info!(%actor, operator = operator.id, "operator TOTP enabled");
+    Ok(TotpEnabled {
+        operator,
+        secret,
+        uri,
+    })
+}
+
+/// Whether `code` is the operator's current TOTP code (or the one before or
+/// after, for clock drift); answers the time step it matched, so a caller
+/// can refuse the same step twice. `None` also when TOTP is off.
+pub fn check_totp(operator: &Operator, code: &str, secrets: &SecretBox) -> OpsResult<Option<u64>> {
+    let Some(sealed) = operator.totp_secret_sealed.as_deref() else {
+        return Ok(None);
+    };
+    let secret = secrets
+        .open(sealed)
+        .map_err(|e| OpsError::Refused(format!("cannot open the TOTP secret: {e}")))?;
+    Ok(totp(&secret, &operator.email)?.check_current(code.trim()))
+}
+
+fn totp(secret_base32: &str, email: &str) -> OpsResult<Totp> {
+    let secret = Secret::try_from_base32(secret_base32)
+        .map_err(|e| OpsError::Refused(format!("bad TOTP secret: {e}")))?;
+    Builder::new()
+        .with_secret(secret)
+        .with_issuer(Some(TOTP_ISSUER))
+        .with_account_name(email)
+        .build()
+        .map_err(|e| OpsError::Refused(format!("bad TOTP settings: {e}")))
+}
+
+/// The operator log, newest first (owners only: it names everyone's actions).
+pub async fn log(store: &dyn Store, actor: &Actor, filter: LogFilter) -> OpsResult<Vec<LogEntry>> {
+    actor.require(Permission::ManageOperators)?;
+    Ok(store.operator_log(filter).await?)
+}

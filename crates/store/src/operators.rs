@@ -1,0 +1,193 @@
+//! Operators (the people who run the business from the console or the CLI),
+//! their sessions, and the append-only log of what they did. Operators are
+//! not customers: their own table, sessions and cookies.
+
+use crate::StoreError;
+use serde::Serialize;
+use std::str::FromStr;
+
+/// What an operator may do: `owner` everything; `support` reads everything
+/// and may requery/resolve purchases and resend webhooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OperatorRole {
+    Owner,
+    Support,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OperatorStatus {
+    Active,
+    Disabled,
+}
+
+macro_rules! text_enum {
+    ($ty:ident { $($variant:ident = $text:literal),+ }) => {
+        impl $ty {
+            pub fn as_str(self) -> &'static str {
+                match self { $($ty::$variant => $text),+ }
+            }
+        }
+        impl FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s { $($text => Ok($ty::$variant),)+ other => Err(format!("unknown {} {other}", stringify!($ty))) }
+            }
+        }
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.pad(self.as_str())
+            }
+        }
+    };
+}
+
+text_enum!(OperatorRole { Owner = "owner", Support = "support" });
+text_enum!(OperatorStatus { Active = "active", Disabled = "disabled" });
+
+#[derive(Debug, Clone)]
+pub struct NewOperator {
+    pub email: String,
+    pub role: OperatorRole,
+    /// argon2id (PHC string).
+    pub password_hash: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Operator {
+    pub id: i64,
+    pub email: String,
+    pub role: OperatorRole,
+    pub status: OperatorStatus,
+    #[serde(skip)]
+    pub password_hash: String,
+    /// The TOTP secret (base32), sealed under the master key; `None`: no second factor.
+    #[serde(skip)]
+    pub totp_secret_sealed: Option<String>,
+    pub created_at: String,
+}
+
+impl Operator {
+    pub fn totp_enabled(&self) -> bool {
+        self.totp_secret_sealed.is_some()
+    }
+}
+
+/// A change to an operator. Disabling or a new password ends its sessions.
+#[derive(Debug, Clone)]
+pub enum OperatorChange {
+    Status(OperatorStatus),
+    PasswordHash(String),
+    TotpSecretSealed(Option<String>),
+}
+
+/// An operator's console session (the token's SHA-256 is the key).
+#[derive(Debug, Clone)]
+pub struct OperatorSession {
+    pub operator_id: i64,
+    pub expires_at_ms: i64,
+    /// The last request seen with it (the idle timeout counts from here).
+    pub last_seen_ms: i64,
+}
+
+/// One line of the operator log, as written: who (`actor`: `cli` or
+/// `operator`, with the operator's id and email), what (`action`, its
+/// `subject`), the state `before` and `after`, and the `reason` typed.
+#[derive(Debug, Clone, Default)]
+pub struct NewLogEntry {
+    pub actor: String,
+    pub operator_id: Option<i64>,
+    pub operator_email: Option<String>,
+    pub action: String,
+    pub subject: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
+    pub reason: Option<String>,
+}
+
+/// A line of the operator log, as stored (append-only: never updated or deleted).
+#[derive(Debug, Clone, Serialize)]
+pub struct LogEntry {
+    pub id: i64,
+    pub at: String,
+    pub actor: String,
+    pub operator_id: Option<i64>,
+    pub operator_email: Option<String>,
+    pub action: String,
+    pub subject: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
+    pub reason: Option<String>,
+}
+
+/// Which log lines: newest first.
+#[derive(Debug, Clone, Default)]
+pub struct LogFilter {
+    /// Exact subject (an account id, a transaction code, an operator's email).
+    pub subject: Option<String>,
+    pub operator_id: Option<i64>,
+    pub limit: u32,
+    pub offset: u32,
+}
+
+/// Sales since a moment: what the console's overview counts.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SalesSummary {
+    pub successful_count: u64,
+    pub successful_value: i64,
+    pub failed_count: u64,
+    pub refunded_value: i64,
+    pub processing_count: u64,
+}
+
+pub const OPERATOR_COLUMNS: &str =
+    "id, email, role, status, password_hash, totp_secret_sealed, created_at";
+pub const LOG_COLUMNS: &str = "id, at, actor, operator_id, operator_email, action, subject, before_state, after_state, reason";
+
+/// The stored text of a role or status that no longer parses.
+pub(crate) fn bad_column(column: &str, e: String) -> StoreError {
+    StoreError::Backend(format!("column {column}: {e}"))
+}
+
+impl NewLogEntry {
+    /// A money move's line: the wallet's balance before and after (what the
+    /// caller put in `after`, e.g. the amount and reference, follows it).
+    pub(crate) fn with_balances(
+        mut self,
+        before: billpay_domain::Kobo,
+        after: billpay_domain::Kobo,
+    ) -> Self {
+        self.before
+            .get_or_insert_with(|| format!("balance {before}"));
+        self.after = Some(match self.after.take() {
+            Some(detail) => format!("balance {after} ({detail})"),
+            None => format!("balance {after}"),
+        });
+        self
+    }
+
+    /// A status change's line: the status before, unless the caller said it.
+    pub(crate) fn with_before(mut self, before: &str) -> Self {
+        self.before.get_or_insert_with(|| before.to_owned());
+        self
+    }
+}
+
+/// What a logged change answers when the change was not made (a credit
+/// reference seen before): no line is written.
+pub(crate) fn applied_balance_before(
+    credit: &crate::Credit,
+    amount: billpay_domain::Kobo,
+) -> billpay_domain::Kobo {
+    billpay_domain::Kobo(credit.balance.0 - amount.0)
+}
+
+/// Both backends' [`crate::OperatorStore::sales_summary`]: purchases since $1 by outcome.
+pub(crate) const SALES_SUMMARY: &str = "SELECT
+    CAST(COALESCE(SUM(CASE WHEN status = 'successful' THEN 1 ELSE 0 END), 0) AS BIGINT),
+    CAST(COALESCE(SUM(CASE WHEN status = 'successful' THEN amount ELSE 0 END), 0) AS BIGINT),
+    CAST(COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0) AS BIGINT),
+    CAST(COALESCE(SUM(CASE WHEN status = 'failed' THEN amount ELSE 0 END), 0) AS BIGINT),
+    CAST(COALESCE(SUM(CASE WHEN status = 'processing' THEN 1 ELSE 0 END), 0) AS BIGINT)
+    FROM transactions WHERE created_at >= $1";

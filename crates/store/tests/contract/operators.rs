@@ -1,0 +1,269 @@
+//! Operators, their sessions, the append-only operator log, and the changes
+//! logged in their own transaction: both stored, or neither.
+
+use crate::common::{
+    Db, account, assert_invariant, finalization, funded_account, new_account, purchase, store,
+};
+use billpay_domain::{AccountId, Kobo, TxStatus};
+use billpay_store::clock::now_ms;
+use billpay_store::*;
+
+fn line(action: &str, subject: &str) -> NewLogEntry {
+    NewLogEntry {
+        actor: "operator".into(),
+        operator_id: Some(1),
+        operator_email: Some("boss@example.com".into()),
+        action: action.into(),
+        subject: subject.into(),
+        reason: Some("because".into()),
+        ..NewLogEntry::default()
+    }
+}
+
+async fn log_of(store: &SharedStore, subject: &str) -> Vec<LogEntry> {
+    let filter = LogFilter {
+        subject: Some(subject.into()),
+        limit: 100,
+        ..LogFilter::default()
+    };
+    store.operator_log(filter).await.unwrap()
+}
+
+fn owner(email: &str) -> NewOperator {
+    NewOperator {
+        email: email.into(),
+        role: OperatorRole::Owner,
+        password_hash: "hash".into(),
+    }
+}
+
+#[tokio::test]
+async fn an_operator_email_is_unique_in_any_case_and_found_in_any_case() {
+    let (_db, store) = store().await;
+    let created = store
+        .create_operator(owner("Boss@Example.com"), line("operator.create", "boss"))
+        .await
+        .unwrap();
+    assert_eq!(created.status, OperatorStatus::Active);
+    let again = store
+        .create_operator(owner("boss@example.COM"), line("operator.create", "boss"))
+        .await;
+    assert!(matches!(again, Err(StoreError::EmailTaken(_))));
+    let found = store.operator_by_email("BOSS@example.com").await.unwrap();
+    assert_eq!(found.unwrap().id, created.id);
+    assert_eq!(
+        log_of(&store, "boss").await.len(),
+        1,
+        "the refused one logged nothing"
+    );
+    assert_eq!(store.operators().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn disabling_or_a_new_password_ends_the_sessions_and_logs_it() {
+    let (_db, store) = store().await;
+    let op = store
+        .create_operator(owner("a@example.com"), line("operator.create", "a"))
+        .await
+        .unwrap();
+    let later = now_ms() + 60_000;
+    store
+        .create_operator_session("s1", op.id, later)
+        .await
+        .unwrap();
+    let session = store.operator_session("s1").await.unwrap().unwrap();
+    assert_eq!(session.operator_id, op.id);
+    let change = OperatorChange::PasswordHash("new".into());
+    let changed = store
+        .update_operator(op.id, change, line("operator.password", "a"))
+        .await
+        .unwrap();
+    assert_eq!(changed.password_hash, "new");
+    assert!(store.operator_session("s1").await.unwrap().is_none());
+    store
+        .create_operator_session("s2", op.id, later)
+        .await
+        .unwrap();
+    let change = OperatorChange::Status(OperatorStatus::Disabled);
+    store
+        .update_operator(op.id, change, line("operator.status", "a"))
+        .await
+        .unwrap();
+    assert!(store.operator_session("s2").await.unwrap().is_none());
+    store
+        .create_operator_session("old", op.id, now_ms() - 1)
+        .await
+        .unwrap();
+    assert!(
+        store.operator_session("old").await.unwrap().is_none(),
+        "expired"
+    );
+    assert_eq!(log_of(&store, "a").await.len(), 3);
+}
+
+#[tokio::test]
+async fn a_logged_credit_and_debit_carry_the_balances_and_count_once() {
+    let (_db, store) = store().await;
+    let account = new_account(&store).await.id;
+    let subject = account.to_string();
+    let five = Kobo::from_naira(500);
+    let credit = store
+        .credit_logged(account, five, "r1", line("wallet.credit", &subject))
+        .await
+        .unwrap();
+    assert!(credit.applied);
+    let repeat = store
+        .credit_logged(account, five, "r1", line("wallet.credit", &subject))
+        .await
+        .unwrap();
+    assert!(!repeat.applied);
+    let debit = store
+        .debit_logged(
+            account,
+            Kobo::from_naira(200),
+            "r2",
+            line("wallet.debit", &subject),
+        )
+        .await
+        .unwrap();
+    assert_eq!(debit.balance, Kobo::from_naira(300));
+    let too_much = store
+        .debit_logged(
+            account,
+            Kobo::from_naira(301),
+            "r3",
+            line("wallet.debit", &subject),
+        )
+        .await;
+    assert!(matches!(
+        too_much,
+        Err(StoreError::Refused(Refusal::InsufficientBalance))
+    ));
+    let same_reference = store
+        .debit_logged(
+            account,
+            Kobo::from_naira(1),
+            "r1",
+            line("wallet.debit", &subject),
+        )
+        .await
+        .unwrap();
+    assert!(!same_reference.applied, "a reference is one operator move");
+    let lines = log_of(&store, &subject).await;
+    assert_eq!(lines.len(), 2, "only the moves that happened are logged");
+    assert_eq!(lines[0].before.as_deref(), Some("balance 500.00"));
+    assert_eq!(lines[0].after.as_deref(), Some("balance 300.00"));
+    assert_eq!(lines[1].before.as_deref(), Some("balance 0.00"));
+    let entries = store.ledger(account, 10).await.unwrap();
+    assert_eq!(entries[0].kind, LedgerKind::Debit);
+    assert_eq!(entries[0].transaction_code, None);
+    assert_invariant(&store, account).await;
+    let clean = store.audit().await.unwrap();
+    assert!(clean.iter().all(|c| c.passed()), "{clean:?}");
+}
+
+#[tokio::test]
+async fn a_logged_status_change_and_resolution_log_once_with_the_state_before() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1000).await;
+    let subject = account.to_string();
+    store
+        .set_account_status_logged(
+            account,
+            AccountStatus::Suspended,
+            line("account.status", &subject),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        log_of(&store, &subject).await[0].before.as_deref(),
+        Some("active")
+    );
+    let tx = store
+        .place_purchase(purchase(account, key, "p1", 100))
+        .await
+        .unwrap();
+    let fin = finalization(TxStatus::Failed, false);
+    let resolve = line("transaction.resolve", &tx.code);
+    assert!(
+        store
+            .finalize_logged(&tx.code, fin.clone(), resolve.clone())
+            .await
+            .unwrap()
+    );
+    assert!(!store.finalize_logged(&tx.code, fin, resolve).await.unwrap());
+    assert_eq!(
+        log_of(&store, &tx.code).await.len(),
+        1,
+        "the no-op is not logged"
+    );
+    assert_eq!(
+        store.balance(account).await.unwrap(),
+        Kobo::from_naira(1000)
+    );
+    let missing = store
+        .set_account_status_logged(AccountId::new(), AccountStatus::Active, line("x", "y"))
+        .await;
+    assert!(matches!(missing, Err(StoreError::NotFound(_))));
+    assert!(log_of(&store, "y").await.is_empty());
+}
+
+#[tokio::test]
+async fn accounts_are_found_by_name_email_id_or_key_prefix_and_sales_are_summed() {
+    let (_db, store) = store().await;
+    let (account, key) = account(&store).await;
+    let found = store.account(account).await.unwrap().unwrap();
+    let by = |q: &str| {
+        let store = store.clone();
+        let q = q.to_owned();
+        async move { store.search_accounts(&q, 10).await.unwrap() }
+    };
+    assert_eq!(by(&account.to_string()).await.len(), 1);
+    let local = found.email.split('@').next().unwrap().to_uppercase();
+    assert_eq!(by(&local).await[0].id, account);
+    assert!(by("bp").await.iter().any(|a| a.id == account), "key prefix");
+    assert!(by("no-such-customer-anywhere").await.is_empty());
+    store
+        .credit(account, Kobo::from_naira(100), "f")
+        .await
+        .unwrap();
+    store
+        .place_purchase(purchase(account, key, "s1", 30))
+        .await
+        .unwrap();
+    let summary = store.sales_summary("2000-01-01T00:00:00Z").await.unwrap();
+    assert_eq!(summary.processing_count, 1);
+    assert_eq!(summary.successful_count, 0);
+}
+
+#[tokio::test]
+async fn the_operator_log_is_append_only() {
+    let (db, store) = store().await;
+    store.append_log(line("note", "s")).await.unwrap();
+    let update = try_sql(&db, "UPDATE operator_log SET reason = 'x'").await;
+    assert!(update.unwrap_err().contains("append-only"));
+    let delete = try_sql(&db, "DELETE FROM operator_log").await;
+    assert!(delete.unwrap_err().contains("append-only"));
+    assert_eq!(
+        log_of(&store, "s").await[0].reason.as_deref(),
+        Some("because")
+    );
+}
+
+/// Runs a statement behind the store's back; the database's refusal as text.
+async fn try_sql(db: &Db, sql: &str) -> Result<(), String> {
+    match db {
+        Db::Sqlite(dir) => {
+            let conn = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
+            conn.execute_batch(sql).map_err(|e| e.to_string())
+        }
+        Db::Postgres(db) => {
+            let (client, connection) = tokio_postgres::connect(&db.url, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            tokio::spawn(connection);
+            let result = client.batch_execute(sql).await;
+            result.map_err(|e| format!("{e:?}"))
+        }
+    }
+}
