@@ -27,7 +27,14 @@ STATE_REFUSALS = {
 }
 # The e-pin denomination must be one the provider sells (GET
 # /v1/recharge-pins/denominations); the catalogue decides, not the schema.
-STATE_VALIDATION_PREFIXES = ("denomination:",)
+# JAMB, and only JAMB, takes the candidate's profile ID, one pin at a time:
+# the provider decides (a catalogue entry), which the schema cannot express.
+STATE_VALIDATION_PREFIXES = (
+    "denomination:",
+    "profile_id: required for JAMB",
+    "profile_id: only JAMB",
+    "quantity: must be 1 for JAMB",
+)
 
 
 @schemathesis.check
@@ -103,4 +110,12 @@ def map_case(context, case):
         body["plan_id"] = extra
     if extra is not None and "denomination" in body:
         body["denomination"] = extra
+    if SERVICE_OF_PATH.get(segment, segment) == "education":
+        # Made valid for the provider chosen: JAMB needs a profile ID and one
+        # pin; the other exam bodies take none.
+        if provider == "jamb":
+            body["profile_id"] = "0123456789"
+            body["quantity"] = 1
+        else:
+            body.pop("profile_id", None)
     return case
