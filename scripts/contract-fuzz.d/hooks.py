@@ -74,6 +74,26 @@ def _get(path):
 _catalogue = None
 _sequence = itertools.count()
 
+# Format characters (category Cf) outside the Basic Multilingual Plane: the
+# parser refuses them in a reference like the others, but a pattern cannot
+# name them portably (ECMA-262 needs the `u` flag), so the schema's pattern
+# lists only the BMP's and its description says the rest (crates/api/src/schema.rs).
+_ASTRAL_FORMAT = (
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x1343F),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+)
+
+
+def _without_astral_format(text):
+    return "".join(
+        c for c in text if not any(first <= ord(c) <= last for first, last in _ASTRAL_FORMAT)
+    )
+
 
 def _real_choices():
     """{service: [(provider_id, plan_id or denomination or None), ...]}"""
@@ -98,7 +118,8 @@ def map_case(context, case):
         return case
     if isinstance(body.get("reference"), str):
         # Generated references repeat; a unique suffix keeps them valid and new.
-        body["reference"] = body["reference"][:88] + "-" + str(next(_sequence))
+        reference = _without_astral_format(body["reference"])
+        body["reference"] = reference[:88] + "-" + str(next(_sequence))
     segment = case.path.rstrip("/").split("/")[-2]
     choices = _real_choices().get(SERVICE_OF_PATH.get(segment, segment))
     if not choices:
