@@ -18,8 +18,7 @@ use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
 use billpay_webkit::{WebKit, asset, security_headers};
 use billpay_worker::Fulfilment;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use session::{IDLE_TIMEOUT, SCOPE};
@@ -34,9 +33,6 @@ pub struct ConsoleState {
     /// A processing purchase older than this is in the needs-review queue.
     pub needs_review_after: Duration,
     pub kit: Arc<WebKit>,
-    /// The last TOTP time step each operator signed in with: a code is
-    /// accepted once (RFC 6238 §5.2).
-    totp_steps: Arc<Mutex<HashMap<i64, u64>>>,
 }
 
 impl ConsoleState {
@@ -52,7 +48,6 @@ impl ConsoleState {
             fulfilment,
             needs_review_after,
             kit: Arc::new(WebKit::new(session::SCOPE)),
-            totp_steps: Arc::default(),
         }
     }
 }

@@ -135,20 +135,19 @@ pub async fn assign(
     }
     let fee = funding.fee().fee(event.amount);
     let note = format!("assigned by the operator ({actor})");
+    let mut log = actor.log("funding.assign", event.id.clone());
+    log.before = Some(FundingStatus::Unmatched.as_str().to_owned());
+    log.after = Some(format!(
+        "{} to {account} (fee {fee})",
+        FundingStatus::Credited.as_str()
+    ));
     let event = store
-        .assign_funding(&event.id, account, fee, &note)
+        .assign_funding(&event.id, account, fee, &note, log)
         .await
         .map_err(|e| match e {
             billpay_store::StoreError::Invalid(why) => OpsError::Refused(why),
             other => other.into(),
         })?;
-    let mut log = actor.log("funding.assign", event.id.clone());
-    log.before = Some(FundingStatus::Unmatched.as_str().to_owned());
-    log.after = Some(format!(
-        "{} to {account} (fee {fee})",
-        event.status.as_str()
-    ));
-    store.append_log(log).await?;
     tracing::info!(%actor, funding = event.id, %account, amount = %event.amount, "unmatched payment assigned");
     Ok(event)
 }

@@ -260,14 +260,16 @@ pub trait FundingStore: Send + Sync + 'static {
     /// Records a payment, and credits it if `new.status` is credited — all
     /// in one transaction, once: a payment already credited changes nothing.
     async fn record_funding(&self, new: NewFunding) -> StoreResult<FundingRecorded>;
-    /// Credits an unmatched payment to `account`, less `fee`; refused
-    /// unless it is unmatched (so it is credited once).
+    /// Credits an unmatched payment to `account`, less `fee`, with the
+    /// operator's log line, in one transaction; refused unless it is
+    /// unmatched (so it is credited once).
     async fn assign_funding(
         &self,
         id: &str,
         account: AccountId,
         fee: Kobo,
         note: &str,
+        log: NewLogEntry,
     ) -> StoreResult<FundingEvent>;
     /// By its id or its gateway reference.
     async fn funding_event(&self, id_or_reference: &str) -> StoreResult<Option<FundingEvent>>;
@@ -309,6 +311,9 @@ pub trait OperatorStore: Send + Sync + 'static {
     /// Records a request on the session now (the idle timeout restarts).
     async fn touch_operator_session(&self, token_hash: &str) -> StoreResult<()>;
     async fn delete_operator_session(&self, token_hash: &str) -> StoreResult<()>;
+    /// Takes TOTP time step `step` for `operator` if it is later than the
+    /// last one taken: true once per step, whichever node asks.
+    async fn claim_totp_step(&self, operator: i64, step: u64) -> StoreResult<bool>;
     /// A log line for an action whose change the store makes elsewhere.
     async fn append_log(&self, log: NewLogEntry) -> StoreResult<()>;
     /// Newest first.

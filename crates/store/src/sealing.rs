@@ -140,7 +140,7 @@ pass_through!(FundingStore {
     fn reserved_accounts(&self, account: Option<AccountId>) -> StoreResult<Vec<ReservedAccount>>;
     fn funding_owner(&self, gateway: &str, customer_ref: Option<&str>, account_number: Option<&str>) -> StoreResult<Option<AccountId>>;
     fn record_funding(&self, new: NewFunding) -> StoreResult<FundingRecorded>;
-    fn assign_funding(&self, id: &str, account: AccountId, fee: Kobo, note: &str) -> StoreResult<FundingEvent>;
+    fn assign_funding(&self, id: &str, account: AccountId, fee: Kobo, note: &str, log: NewLogEntry) -> StoreResult<FundingEvent>;
     fn funding_event(&self, id_or_reference: &str) -> StoreResult<Option<FundingEvent>>;
     fn funding_events(&self, filter: FundingFilter) -> StoreResult<Vec<FundingEvent>>;
     fn take_job_lease(&self, name: &str, holder: &str, lease: Duration) -> StoreResult<bool>;
@@ -168,6 +168,7 @@ pass_through!(OperatorStore {
     fn create_operator_session(&self, token_hash: &str, operator: i64, expires_at_ms: i64) -> StoreResult<()>;
     fn operator_session(&self, token_hash: &str) -> StoreResult<Option<OperatorSession>>;
     fn touch_operator_session(&self, token_hash: &str) -> StoreResult<()>;
+    fn claim_totp_step(&self, operator: i64, step: u64) -> StoreResult<bool>;
     fn delete_operator_session(&self, token_hash: &str) -> StoreResult<()>;
     fn append_log(&self, log: NewLogEntry) -> StoreResult<()>;
     fn operator_log(&self, filter: LogFilter) -> StoreResult<Vec<LogEntry>>;

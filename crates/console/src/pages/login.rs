@@ -15,7 +15,7 @@ use billpay_domain::keys::random_hex;
 use billpay_operations::operators::check_totp;
 use billpay_store::issue::session_token_hash;
 use billpay_store::{Operator, OperatorStatus};
-use billpay_webkit::{Credentials, CsrfForm, Found, NoFields, Refusal, SignInForm};
+use billpay_webkit::{Credentials, CsrfForm, Found, NoFields, PageError, Refusal, SignInForm};
 use serde::Deserialize;
 
 #[derive(Template)]
@@ -78,7 +78,10 @@ pub async fn submit(
     };
     let found = async {
         let operator = state.store.operator_by_email(email).await?;
-        Ok(operator.map(|o| second_factor(&state, o, &form.totp)))
+        match operator {
+            Some(operator) => Ok(Some(second_factor(&state, operator, &form.totp).await?)),
+            None => Ok(None),
+        }
     };
     let operator = match state.kit.sign_in(credentials, found).await {
         Ok(operator) => operator,
@@ -104,27 +107,32 @@ pub async fn submit(
 }
 
 /// The operator as the password check sees it: with TOTP on and a wrong or
-/// already used code, no password hash (the check then fails, at the same cost).
-fn second_factor(state: &ConsoleState, operator: Operator, code: &str) -> Found<Operator> {
+/// already used code, no password hash (the check then fails, at the same
+/// cost). A code's time step is taken in the store, so it is accepted once
+/// whichever node it is sent to (RFC 6238 §5.2).
+async fn second_factor(
+    state: &ConsoleState,
+    operator: Operator,
+    code: &str,
+) -> Result<Found<Operator>, PageError> {
     let mut password_hash = Some(operator.password_hash.clone());
     if operator.totp_enabled() {
         let step = check_totp(&operator, code, &state.secrets).unwrap_or_else(|e| {
             tracing::error!(error = %e, operator = operator.id, "TOTP check failed");
             None
         });
-        let mut steps = state.totp_steps.lock().expect("TOTP steps lock");
-        let fresh = step.filter(|s| steps.get(&operator.id).is_none_or(|last| s > last));
-        match fresh {
-            Some(step) => {
-                steps.insert(operator.id, step);
-            }
-            None => password_hash = None,
+        let fresh = match step {
+            Some(step) => state.store.claim_totp_step(operator.id, step).await?,
+            None => false,
+        };
+        if !fresh {
+            password_hash = None;
         }
     }
-    Found {
+    Ok(Found {
         user: operator,
         password_hash,
-    }
+    })
 }
 
 pub async fn logout(

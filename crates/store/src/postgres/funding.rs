@@ -4,6 +4,7 @@
 use super::PostgresStore;
 use super::connection::{Params, PgTx, execute, map_opt, map_rows, query, query_opt};
 use super::error::PgResult;
+use super::operators::append_in;
 use super::rows::{funding_event, get, reserved_account};
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{FUNDING_COLUMNS, RESERVED_COLUMNS};
@@ -133,10 +134,11 @@ impl FundingStore for PostgresStore {
         account: AccountId,
         fee: Kobo,
         note: &str,
+        log: NewLogEntry,
     ) -> StoreResult<FundingEvent> {
         let (id, note) = (id.to_owned(), note.to_owned());
         self.write(move |tx| {
-            let (id, note) = (id.clone(), note.clone());
+            let (id, note, log) = (id.clone(), note.clone(), log.clone());
             Box::pin(async move {
                 let sql = format!(
                     "SELECT {FUNDING_COLUMNS} FROM funding_events WHERE id = $1 FOR UPDATE"
@@ -164,7 +166,9 @@ impl FundingStore for PostgresStore {
                     note,
                 };
                 let source = check_new_funding(&new)?;
-                Ok(record(tx, &new, source).await?.event)
+                let event = record(tx, &new, source).await?.event;
+                append_in(tx, &log).await?;
+                Ok(event)
             })
         })
         .await

@@ -53,7 +53,7 @@ fn log_row(row: &Row) -> PgResult<LogEntry> {
 }
 
 /// Appends a log line inside the caller's transaction.
-async fn append_in<C: GenericClient>(c: &C, log: &NewLogEntry) -> PgResult<()> {
+pub(super) async fn append_in<C: GenericClient>(c: &C, log: &NewLogEntry) -> PgResult<()> {
     let sql = "INSERT INTO operator_log (at, actor, operator_id, operator_email, action, subject,
                    before_state, after_state, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
     let params: Params = &[
@@ -223,6 +223,18 @@ impl OperatorStore for PostgresStore {
                 let sql = "UPDATE operator_sessions SET last_seen_at = $1 WHERE token_hash = $2";
                 execute(c, sql, &[&now_ms(), &token_hash]).await?;
                 Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn claim_totp_step(&self, operator: i64, step: u64) -> StoreResult<bool> {
+        let step = i64::try_from(step).map_err(|_| StoreError::Invalid("TOTP step".into()))?;
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let sql = "UPDATE operators SET totp_step = $1
+                           WHERE id = $2 AND (totp_step IS NULL OR totp_step < $1)";
+                Ok(execute(c, sql, &[&step, &operator]).await? == 1)
             })
         })
         .await

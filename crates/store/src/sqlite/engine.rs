@@ -29,6 +29,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("007_pricing.sql"),
     include_str!("008_funding.sql"),
     include_str!("009_operators.sql"),
+    include_str!("010_totp_step.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;

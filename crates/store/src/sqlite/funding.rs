@@ -2,6 +2,7 @@
 //! once-only credit (event row + payment + fee in one write), job leases.
 
 use super::SqliteStore;
+use super::operators::append_in;
 use super::rows::{funding_event, reserved_account};
 use super::statements::{collect, execute, query_row};
 use super::wallet::{Entry, post_ledger};
@@ -127,6 +128,7 @@ impl FundingStore for SqliteStore {
         account: AccountId,
         fee: Kobo,
         note: &str,
+        log: NewLogEntry,
     ) -> StoreResult<FundingEvent> {
         let (id, note) = (id.to_owned(), note.to_owned());
         self.engine
@@ -152,7 +154,9 @@ impl FundingStore for SqliteStore {
                     note,
                 };
                 let source = check_new_funding(&new)?;
-                Ok(record(conn, &new, source)?.event)
+                let event = record(conn, &new, source)?.event;
+                append_in(conn, &log)?;
+                Ok(event)
             })
             .await
     }

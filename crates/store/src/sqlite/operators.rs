@@ -53,7 +53,7 @@ fn log_row(row: &Row) -> rusqlite::Result<LogEntry> {
 }
 
 /// Appends a log line inside the caller's transaction.
-fn append_in(conn: &Connection, log: &NewLogEntry) -> StoreResult<()> {
+pub(super) fn append_in(conn: &Connection, log: &NewLogEntry) -> StoreResult<()> {
     execute(
         conn,
         "INSERT INTO operator_log (at, actor, operator_id, operator_email, action, subject,
@@ -216,6 +216,17 @@ impl OperatorStore for SqliteStore {
                 let sql = "UPDATE operator_sessions SET last_seen_at = ?1 WHERE token_hash = ?2";
                 execute(conn, sql, params![now_ms(), token_hash])?;
                 Ok(())
+            })
+            .await
+    }
+
+    async fn claim_totp_step(&self, operator: i64, step: u64) -> StoreResult<bool> {
+        let step = i64::try_from(step).map_err(|_| StoreError::Invalid("TOTP step".into()))?;
+        self.engine
+            .write(move |conn| {
+                let sql = "UPDATE operators SET totp_step = ?1
+                           WHERE id = ?2 AND (totp_step IS NULL OR totp_step < ?1)";
+                Ok(execute(conn, sql, params![step, operator])? == 1)
             })
             .await
     }

@@ -3,6 +3,16 @@ use billpay_domain::{AccountId, Kobo};
 use billpay_store::*;
 use std::time::Duration;
 
+fn assign_line(subject: &str) -> NewLogEntry {
+    NewLogEntry {
+        actor: "cli".into(),
+        action: "funding.assign".into(),
+        subject: subject.into(),
+        reason: Some("payer named the account".into()),
+        ..NewLogEntry::default()
+    }
+}
+
 fn payment(reference: &str, status: FundingStatus, account: Option<AccountId>) -> NewFunding {
     NewFunding {
         gateway: "monnify".into(),
@@ -105,7 +115,13 @@ async fn an_unmatched_payment_is_assigned_once() {
         .unwrap();
     assert_eq!(listed, std::slice::from_ref(&event));
     let assigned = store
-        .assign_funding(&event.id, account, Kobo(0), "by cli")
+        .assign_funding(
+            &event.id,
+            account,
+            Kobo(0),
+            "by cli",
+            assign_line(&event.id),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -113,10 +129,25 @@ async fn an_unmatched_payment_is_assigned_once() {
         (FundingStatus::Credited, Kobo(500_000))
     );
     let again = store
-        .assign_funding(&event.id, account, Kobo(0), "by cli")
+        .assign_funding(
+            &event.id,
+            account,
+            Kobo(0),
+            "by cli",
+            assign_line(&event.id),
+        )
         .await;
     assert!(matches!(again, Err(StoreError::Invalid(_))), "{again:?}");
     assert_eq!(store.balance(account).await.unwrap(), Kobo(500_000));
+    // The log line went in with the credit, and not with the refused second try.
+    let filter = LogFilter {
+        subject: Some(event.id.clone()),
+        limit: 10,
+        ..LogFilter::default()
+    };
+    let log = store.operator_log(filter).await.unwrap();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert_eq!(log[0].action, "funding.assign");
     let by_reference = store.funding_event("MNFY|u").await.unwrap().unwrap();
     assert_eq!(by_reference.id, event.id);
     assert_audit_clean(&store).await;

@@ -60,6 +60,32 @@ async fn an_operator_email_is_unique_in_any_case_and_found_in_any_case() {
 }
 
 #[tokio::test]
+async fn a_totp_step_is_taken_once_and_only_forward() {
+    let (_db, store) = store().await;
+    let op = store
+        .create_operator(owner("t@example.com"), line("operator.create", "t"))
+        .await
+        .unwrap();
+    assert!(store.claim_totp_step(op.id, 100).await.unwrap());
+    assert!(!store.claim_totp_step(op.id, 100).await.unwrap(), "reused");
+    assert!(!store.claim_totp_step(op.id, 99).await.unwrap(), "older");
+    assert!(store.claim_totp_step(op.id, 101).await.unwrap());
+    // Many sign-ins with one code at once (as from several nodes): one wins.
+    let tasks = (0..8)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move { store.claim_totp_step(op.id, 200).await.unwrap() })
+        })
+        .collect();
+    let taken = crate::common::join_all(tasks).await;
+    assert_eq!(taken.iter().filter(|t| **t).count(), 1, "{taken:?}");
+    assert!(
+        !store.claim_totp_step(op.id + 1, 300).await.unwrap(),
+        "no such operator"
+    );
+}
+
+#[tokio::test]
 async fn disabling_or_a_new_password_ends_the_sessions_and_logs_it() {
     let (_db, store) = store().await;
     let op = store

@@ -4,6 +4,7 @@
 //! are checked in process (`crates/console/tests/forms.rs`).
 
 mod journey;
+mod sign_in;
 
 use crate::support::*;
 

@@ -46,12 +46,20 @@ pub fn no_redirects() -> reqwest::Client {
 
 /// Signs in over HTTP; returns the session cookie.
 pub async fn sign_in(server: &TestServer, email: &str, password: &str) -> Result<String, u16> {
+    let fields = [("email", email), ("password", password)];
+    form_sign_in(server, "/dashboard/login", "billpay_session", &fields).await
+}
+
+/// Posts a sign-in form (with its CSRF token and sign-in cookie) at
+/// `login`; the `session_cookie` set on success, else the status.
+pub async fn form_sign_in(
+    server: &TestServer,
+    login: &str,
+    session_cookie: &str,
+    fields: &[(&str, &str)],
+) -> Result<String, u16> {
     let http = no_redirects();
-    let page = http
-        .get(server.url("/dashboard/login"))
-        .send()
-        .await
-        .unwrap();
+    let page = http.get(server.url(login)).send().await.unwrap();
     let login_cookie = page.headers()["set-cookie"]
         .to_str()
         .unwrap()
@@ -61,10 +69,12 @@ pub async fn sign_in(server: &TestServer, email: &str, password: &str) -> Result
         .to_owned();
     let html = page.text().await.unwrap();
     let csrf = csrf_in(&html);
+    let mut form = fields.to_vec();
+    form.push(("csrf", &csrf));
     let response = http
-        .post(server.url("/dashboard/login"))
+        .post(server.url(login))
         .header("Cookie", login_cookie)
-        .form(&[("email", email), ("password", password), ("csrf", &csrf)])
+        .form(&form)
         .send()
         .await
         .unwrap();
@@ -76,7 +86,7 @@ pub async fn sign_in(server: &TestServer, email: &str, password: &str) -> Result
         .get_all("set-cookie")
         .iter()
         .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
-        .find(|c| c.starts_with("billpay_session="))
+        .find(|c| c.starts_with(&format!("{session_cookie}=")))
         .unwrap();
     Ok(cookie)
 }
