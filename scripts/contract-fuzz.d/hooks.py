@@ -100,7 +100,10 @@ def _real_choices():
     global _catalogue
     if _catalogue is None:
         services = ["airtime", "electricity", "education", "betting"]
-        _catalogue = {s: [(p["slug"], None) for p in _get("/v1/providers/" + s)] for s in services}
+        _catalogue = {
+            s: [(p["slug"], None) for p in _get("/v1/providers/" + s) if p["active"]]
+            for s in services
+        }
         _catalogue["data"] = [(p["provider"], p["plan_id"]) for p in _get("/v1/data-plans")]
         _catalogue["cable"] = [(p["provider"], p["plan_id"]) for p in _get("/v1/cable-plans")]
         _catalogue["epin"] = [
