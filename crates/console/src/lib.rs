@@ -16,7 +16,7 @@ use axum::Router;
 use axum::routing::{get, post};
 use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
-use billpay_webkit::{WebKit, asset, security_headers};
+use billpay_webkit::{WebKit, asset, kit_stylesheet, security_headers};
 use billpay_worker::Fulfilment;
 use std::sync::Arc;
 use std::time::Duration;
@@ -84,6 +84,7 @@ pub fn router(state: ConsoleState) -> Router {
         )
         .route("/admin/operators/{id}/status", post(operators::set_status))
         .route("/admin/log", get(operators::log))
+        .route("/admin/assets/kit.css", get(kit_stylesheet))
         .route(
             "/admin/assets/style.css",
             get(|| asset("text/css", include_str!("../assets/style.css"))),

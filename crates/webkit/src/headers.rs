@@ -26,6 +26,15 @@ pub async fn security_headers(mut response: Response) -> Response {
     response
 }
 
+/// Both UIs' stylesheet: layout, forms, tables, badges. A UI links it
+/// first and adds its own rules in a second sheet.
+pub const KIT_CSS: &str = include_str!("../assets/kit.css");
+
+/// [`KIT_CSS`], served under a UI's own path (`/dashboard/assets/…`).
+pub async fn kit_stylesheet() -> Response {
+    asset("text/css", KIT_CSS).await
+}
+
 /// A stylesheet or script compiled into the binary, cached for an hour.
 pub async fn asset(content_type: &'static str, body: &'static str) -> Response {
     (

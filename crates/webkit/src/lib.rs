@@ -1,6 +1,6 @@
 //! The web kit: what every server-rendered UI of billpay needs, written once —
-//! the account dashboard under `/dashboard` today, the operator console under
-//! `/admin` next, each with its own users.
+//! the account dashboard under `/dashboard` and the operator console under
+//! `/admin`, each with its own users.
 //!
 //! - [`SignedIn`]: sessions generic over who signed in ([`WebUi::User`]), their
 //!   cookies scoped by a [`Scope`] (cookie names, path, sign-in page, lifetime).
@@ -10,6 +10,7 @@
 //!   ([`LoginThrottle`]), and password hashing bounded by a semaphore
 //!   ([`PasswordCheck`]), so a flood of sign-ins costs a fixed amount of memory.
 //! - [`security_headers`], [`PageError`] and [`render`] for every page.
+//! - [`KIT_CSS`]: the stylesheet both UIs share (a UI adds its own rules after it).
 
 mod csrf;
 pub mod format;
@@ -21,7 +22,7 @@ mod sign_in;
 mod throttle;
 
 pub use csrf::{CsrfForm, FORM_LIMIT, NoFields, SignInForm, csrf_for};
-pub use headers::{CONTENT_SECURITY_POLICY, asset, security_headers};
+pub use headers::{CONTENT_SECURITY_POLICY, KIT_CSS, asset, kit_stylesheet, security_headers};
 pub use page::{PageError, PageResult, render};
 pub use password::{Busy, HashPermit, PasswordCheck};
 pub use session::{Scope, SignedIn, cookie, is_https};

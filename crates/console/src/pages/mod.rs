@@ -86,6 +86,7 @@ pub fn refused(error: OpsError) -> PageError {
     };
     let page = format!(
         "<!doctype html><title>Refused · billpay console</title>\
+         <link rel=\"stylesheet\" href=\"/admin/assets/kit.css\">\
          <link rel=\"stylesheet\" href=\"/admin/assets/style.css\">\
          <main><div class=\"card\"><h1>Not done</h1><p class=\"error\" role=\"alert\" id=\"refusal\">{}</p>\
          <p><a href=\"/admin\">Back to the console</a></p></div></main>",
