@@ -25,7 +25,7 @@ pub use csrf::{CsrfForm, FORM_LIMIT, NoFields, SignInForm, csrf_for};
 pub use headers::{CONTENT_SECURITY_POLICY, KIT_CSS, asset, kit_stylesheet, security_headers};
 pub use page::{PageError, PageResult, render};
 pub use password::{Busy, HashPermit, PasswordCheck};
-pub use session::{Scope, SignedIn, cookie, is_https};
+pub use session::{Scope, SignInView, SignedIn, cookie, is_https};
 pub use sign_in::{Credentials, Found, MAX_EMAIL_CHARS, MAX_PASSWORD_BYTES, Refusal};
 pub use throttle::{Attempt, LoginThrottle};
 

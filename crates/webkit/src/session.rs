@@ -11,7 +11,7 @@ use crate::csrf::csrf_for;
 use crate::{PageError, WebUi};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use billpay_store::issue::session_token_hash;
 use std::time::Duration;
@@ -33,6 +33,15 @@ pub struct Scope {
 /// How long a sign-in page's CSRF cookie is good for.
 const SIGN_IN_FORM_LIFETIME: Duration = Duration::from_secs(3600);
 
+/// What every UI's sign-in page shows.
+pub struct SignInView {
+    /// The form's CSRF proof (also set as the sign-in cookie).
+    pub csrf: String,
+    /// What was typed, kept after a refusal.
+    pub email: String,
+    pub error: Option<String>,
+}
+
 impl Scope {
     /// `Set-Cookie` for `name=value` on this UI's path; `max_age` 0 deletes it.
     pub fn set_cookie(
@@ -49,6 +58,27 @@ impl Scope {
             max_age.as_secs()
         ))
         .expect("cookie is ASCII")
+    }
+
+    /// The sign-in form (again after a refusal: `email` kept, `error` shown,
+    /// answered with `status`), each UI's own template made by `page`.
+    pub fn sign_in_form(
+        &self,
+        request: &HeaderMap,
+        email: &str,
+        error: Option<&str>,
+        status: StatusCode,
+        page: impl FnOnce(SignInView) -> Response,
+    ) -> Response {
+        let mut response = self.sign_in_page(request, |csrf| {
+            page(SignInView {
+                csrf,
+                email: email.to_owned(),
+                error: error.map(str::to_owned),
+            })
+        });
+        *response.status_mut() = status;
+        response
     }
 
     /// The sign-in page made by `page` from a fresh CSRF proof, with that

@@ -15,15 +15,15 @@ use billpay_domain::keys::random_hex;
 use billpay_operations::operators::check_totp;
 use billpay_store::issue::session_token_hash;
 use billpay_store::{Operator, OperatorStatus};
-use billpay_webkit::{Credentials, CsrfForm, Found, NoFields, PageError, Refusal, SignInForm};
+use billpay_webkit::{
+    Credentials, CsrfForm, Found, NoFields, PageError, Refusal, SignInForm, SignInView,
+};
 use serde::Deserialize;
 
 #[derive(Template)]
 #[template(path = "login.html")]
 struct LoginPage {
-    csrf: String,
-    email: String,
-    error: Option<String>,
+    view: SignInView,
 }
 
 #[derive(Deserialize)]
@@ -45,15 +45,9 @@ fn login_page(
     error: Option<&str>,
     status: StatusCode,
 ) -> Response {
-    let mut response = SCOPE.sign_in_page(headers, |csrf| {
-        render(&LoginPage {
-            csrf,
-            email: email.to_owned(),
-            error: error.map(str::to_owned),
-        })
-    });
-    *response.status_mut() = status;
-    response
+    SCOPE.sign_in_form(headers, email, error, status, |view| {
+        render(&LoginPage { view })
+    })
 }
 
 pub async fn submit(

@@ -11,14 +11,12 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use billpay_store::AccountStatus;
 use billpay_store::issue::issue_session;
-use billpay_webkit::{Credentials, CsrfForm, Found, NoFields, Refusal, SignInForm};
+use billpay_webkit::{Credentials, CsrfForm, Found, NoFields, Refusal, SignInForm, SignInView};
 
 #[derive(Template)]
 #[template(path = "login.html")]
 struct LoginPage {
-    csrf: String,
-    email: String,
-    error: Option<String>,
+    view: SignInView,
 }
 
 /// The sign-in page sets a fresh double-submit CSRF cookie.
@@ -32,15 +30,9 @@ fn login_page(
     error: Option<&str>,
     status: StatusCode,
 ) -> Response {
-    let mut response = SCOPE.sign_in_page(headers, |csrf| {
-        render(&LoginPage {
-            csrf,
-            email: email.to_owned(),
-            error: error.map(str::to_owned),
-        })
-    });
-    *response.status_mut() = status;
-    response
+    SCOPE.sign_in_form(headers, email, error, status, |view| {
+        render(&LoginPage { view })
+    })
 }
 
 pub async fn submit(
