@@ -4,6 +4,8 @@
 //! are checked in process (`crates/console/tests/forms.rs`).
 
 mod journey;
+mod journey_money;
+mod money;
 
 use crate::support::*;
 
@@ -19,6 +21,12 @@ pub async fn server_with_operators() -> TestServer {
         ("BILLPAY_NEEDS_REVIEW_AFTER_SECS", "0"),
     ];
     let server = TestServer::spawn_with_env(Options::default(), &env).await;
+    add_operators(&server);
+    server
+}
+
+/// An owner and a support operator, by the CLI.
+pub fn add_operators(server: &TestServer) {
     for (email, role) in [(OWNER, "owner"), (SUPPORT, "support")] {
         let created = server.cli(&[
             "operator",
@@ -32,7 +40,6 @@ pub async fn server_with_operators() -> TestServer {
         ]);
         assert_eq!(created["operator"]["role"], role);
     }
-    server
 }
 
 #[tokio::test]

@@ -46,12 +46,27 @@ pub fn no_redirects() -> reqwest::Client {
 
 /// Signs in over HTTP; returns the session cookie.
 pub async fn sign_in(server: &TestServer, email: &str, password: &str) -> Result<String, u16> {
+    sign_in_at(
+        server,
+        "/dashboard/login",
+        "billpay_session",
+        email,
+        password,
+    )
+    .await
+}
+
+/// Signs in at a web UI's sign-in page (`login`); returns its session
+/// cookie (`session`), as `name=value`.
+pub async fn sign_in_at(
+    server: &TestServer,
+    login: &str,
+    session: &str,
+    email: &str,
+    password: &str,
+) -> Result<String, u16> {
     let http = no_redirects();
-    let page = http
-        .get(server.url("/dashboard/login"))
-        .send()
-        .await
-        .unwrap();
+    let page = http.get(server.url(login)).send().await.unwrap();
     let login_cookie = page.headers()["set-cookie"]
         .to_str()
         .unwrap()
@@ -62,7 +77,7 @@ pub async fn sign_in(server: &TestServer, email: &str, password: &str) -> Result
     let html = page.text().await.unwrap();
     let csrf = csrf_in(&html);
     let response = http
-        .post(server.url("/dashboard/login"))
+        .post(server.url(login))
         .header("Cookie", login_cookie)
         .form(&[("email", email), ("password", password), ("csrf", &csrf)])
         .send()
@@ -76,7 +91,7 @@ pub async fn sign_in(server: &TestServer, email: &str, password: &str) -> Result
         .get_all("set-cookie")
         .iter()
         .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
-        .find(|c| c.starts_with("billpay_session="))
+        .find(|c| c.starts_with(&format!("{session}=")))
         .unwrap();
     Ok(cookie)
 }
