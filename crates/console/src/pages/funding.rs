@@ -27,6 +27,8 @@ pub struct FundingRow {
     pub amount: String,
     pub fee: String,
     pub account: String,
+    /// Its first 8 characters: the table stays narrow (the link has it all).
+    pub account_short: String,
     pub payer: String,
     pub note: String,
     pub unmatched: bool,
@@ -43,6 +45,10 @@ impl From<&FundingEvent> for FundingRow {
             amount: naira(e.amount),
             fee: naira(e.fee),
             account: e.account_id.map(|a| a.to_string()).unwrap_or_default(),
+            account_short: e
+                .account_id
+                .map(|a| a.to_string()[..8].to_owned())
+                .unwrap_or_default(),
             payer: e.payer.clone().unwrap_or_default(),
             note: e.note.clone(),
             unmatched: e.status == FundingStatus::Unmatched,

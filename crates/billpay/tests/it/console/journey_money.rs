@@ -31,6 +31,10 @@ async fn an_owner_assigns_a_payment_and_reads_the_money_pages_in_a_browser() {
     let transfer = fake.transfer(None, None, 20_000.0);
     let (status, _) = setup.post_webhook(fake, fake.webhook(&transfer)).await;
     assert_eq!(status, 200);
+    // another, left unmatched: the screenshot shows its assign form
+    let other = fake.transfer(None, None, 7_500.0);
+    let (status, _) = setup.post_webhook(fake, fake.webhook(&other)).await;
+    assert_eq!(status, 200);
     let browser = Browser::start().await;
     let b = &browser;
     sign_in(b, server, OWNER).await;
@@ -41,16 +45,17 @@ async fn an_owner_assigns_a_payment_and_reads_the_money_pages_in_a_browser() {
         .await
         .unwrap();
     let row = format!("#funding tr[data-reference='{transfer}']");
+    let form = format!("#funding form[data-for='{transfer}']");
     assert!(b.text(&row).await.contains("unmatched"));
     accept_confirms(b).await;
-    b.fill(&format!("{row} input[name=account]"), &customer.account_id)
+    b.fill(&format!("{form} input[name=account]"), &customer.account_id)
         .await;
     b.fill(
-        &format!("{row} input[name=reason]"),
+        &format!("{form} input[name=reason]"),
         "Payer Ada Obi, her bank's receipt",
     )
     .await;
-    b.click(&format!("{row} button")).await;
+    b.click(&format!("{form} button")).await;
     let done = b.text("#done").await;
     assert!(done.contains("credited 19700.00"), "{done}");
     assert_eq!(
@@ -65,6 +70,15 @@ async fn an_owner_assigns_a_payment_and_reads_the_money_pages_in_a_browser() {
     assert!(
         credited.contains("credited") && credited.contains("₦300.00"),
         "{credited}"
+    );
+    b.client.goto(&server.url("/admin/funding")).await.unwrap();
+    let still = format!("#funding tr[data-reference='{other}']");
+    assert!(b.text(&still).await.contains("unmatched"));
+    b.css(&format!("#funding form[data-for='{other}']")).await;
+    let assigned_form = b.client.find(fantoccini::Locator::Css(&form)).await;
+    assert!(
+        assigned_form.is_err(),
+        "no assign form on a credited payment"
     );
     b.screenshot("console-funding").await;
     b.client.goto(&server.url("/admin/log")).await.unwrap();

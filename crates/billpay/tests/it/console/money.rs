@@ -180,3 +180,41 @@ async fn an_unmatched_payment_is_assigned_once_from_the_funding_page_and_reporte
     let (status, _, _) = page(server, "", "/admin/reports.csv").await;
     assert_eq!(status, 303, "signed out: to the sign-in page");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_suppliers_page_shows_a_low_float_the_routes_and_the_start_up_check() {
+    let fake = crate::support::vtpass::FakeVtpass::start().await;
+    let low = [("BILLPAY_SUPPLIER_LOW_BALANCE", "300000")];
+    let server = crate::vtpass::server_with(&fake, &low).await;
+    add_operators(&server);
+    let support = admin(&server, SUPPORT).await;
+    let (status, _, html) = page(&server, &support, "/admin/suppliers").await;
+    assert_eq!(status, 200);
+    let floats = &html[html.find("id=\"floats\"").unwrap()..html.find("id=\"routes\"").unwrap()];
+    assert!(
+        floats.contains("vtpass") && floats.contains("₦250,000.00"),
+        "{floats}"
+    );
+    assert!(floats.contains("badge low"), "under ₦300,000: low");
+    assert!(
+        floats.contains("sandbox") && floats.contains("keeps no float"),
+        "{floats}"
+    );
+    assert!(html.contains("₦300,000.00"), "the level is shown");
+    let routes = &html[html.find("id=\"routes\"").unwrap()..];
+    assert!(
+        routes.contains("<td>default</td><td>vtpass</td>"),
+        "{routes}"
+    );
+    let checks = &html[html.find("id=\"checks\"").unwrap()..];
+    assert!(
+        checks.contains("badge ok") && checks.contains("answered, float ₦250,000.00"),
+        "{checks}"
+    );
+    let (_, _, overview) = page(&server, &support, "/admin").await;
+    let floats = &overview[overview.find("id=\"overview-floats\"").unwrap()..];
+    assert!(
+        floats.contains("₦250,000.00") && floats.contains("badge low"),
+        "{floats}"
+    );
+}
