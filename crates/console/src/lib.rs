@@ -1,7 +1,8 @@
 //! The operator's console under `/admin`: operators (not customers) sign in
 //! (with a TOTP code when they enabled one) and run the business from the
 //! browser — the overview, customers and their wallets, transactions and the
-//! needs-review queue, operators and the operator log.
+//! needs-review queue, funding, suppliers, the sales report, operators and
+//! the operator log.
 //!
 //! Sessions, CSRF forms, sign-in throttling, security headers and page
 //! errors come from the web kit (`billpay_webkit`, shared with the
@@ -9,15 +10,18 @@
 //! signed-in operator as the `Actor`, so the role rules, "a reason where
 //! money moves" and the operator log are the same as the CLI's.
 
+mod chart;
 mod pages;
 mod session;
 
 use axum::Router;
 use axum::routing::{get, post};
+use billpay_domain::Kobo;
 use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
+use billpay_supplier::health::StartCheck;
 use billpay_webkit::{WebKit, asset, kit_stylesheet, security_headers};
-use billpay_worker::Fulfilment;
+use billpay_worker::{Fulfilment, Funding};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -33,6 +37,13 @@ pub struct ConsoleState {
     /// A processing purchase older than this is in the needs-review queue.
     pub needs_review_after: Duration,
     pub kit: Arc<WebKit>,
+    /// Assigns an unmatched payment (its fee rule); no gateways until
+    /// [`Self::with_funding`].
+    pub funding: Funding,
+    /// The floats' low-balance level (`--supplier-low-balance`).
+    pub low_balance: Option<Kobo>,
+    /// What `serve`'s start-up supplier check found.
+    pub start_checks: Arc<Vec<StartCheck>>,
 }
 
 impl ConsoleState {
@@ -43,12 +54,28 @@ impl ConsoleState {
         needs_review_after: Duration,
     ) -> Self {
         ConsoleState {
+            funding: Funding::new(store.clone(), Vec::new(), Default::default()),
             store,
             secrets,
             fulfilment,
             needs_review_after,
             kit: Arc::new(WebKit::new(session::SCOPE)),
+            low_balance: None,
+            start_checks: Arc::default(),
         }
+    }
+
+    /// The server's funding service: its gateways and fee rule.
+    pub fn with_funding(mut self, funding: Funding) -> Self {
+        self.funding = funding;
+        self
+    }
+
+    /// The floats' low-balance level and the start-up check's result.
+    pub fn with_suppliers(mut self, low_balance: Option<Kobo>, checks: Vec<StartCheck>) -> Self {
+        self.low_balance = low_balance;
+        self.start_checks = Arc::new(checks);
+        self
     }
 }
 
@@ -85,6 +112,12 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/admin/operators/{id}/status", post(operators::set_status))
         .route("/admin/log", get(operators::log))
         .route("/admin/assets/kit.css", get(kit_stylesheet))
+        // money pages: funding, suppliers, reports
+        .route("/admin/funding", get(funding::list))
+        .route("/admin/funding/{id}/assign", post(funding::assign))
+        .route("/admin/suppliers", get(suppliers::page))
+        .route("/admin/reports", get(reports::page))
+        .route("/admin/reports.csv", get(reports::csv))
         .route(
             "/admin/assets/style.css",
             get(|| asset("text/css", include_str!("../assets/style.css"))),

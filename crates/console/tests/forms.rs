@@ -11,7 +11,10 @@ use billpay_domain::sealed::SecretBox;
 use billpay_domain::{AccountId, Kobo, Product, PurchaseDetails, TxStatus};
 use billpay_operations::{Actor, operators};
 use billpay_store::issue::session_token_hash;
-use billpay_store::{LogFilter, NewApiKey, NewPurchase, OperatorRole, SharedStore, TxLookup};
+use billpay_store::{
+    FundingStatus, LogFilter, NewApiKey, NewFunding, NewPurchase, OperatorRole, SharedStore,
+    TxLookup,
+};
 use billpay_supplier::routing::Routes;
 use billpay_supplier::sandbox::SandboxSupplier;
 use billpay_webkit::csrf_for;
@@ -71,12 +74,23 @@ async fn post(c: &Console, path: &str, token: &str, fields: &[(&str, &str)]) -> 
 }
 
 async fn get(c: &Console, path: &str, token: &str) -> StatusCode {
+    get_page(c, path, token).await.0
+}
+
+async fn get_page(c: &Console, path: &str, token: &str) -> (StatusCode, String) {
+    use http_body_util::BodyExt;
     let request = Request::get(path)
         .header(header::COOKIE, format!("billpay_admin={token}"))
         .body(Body::empty())
         .unwrap();
-    c.app.clone().oneshot(request).await.unwrap().status()
+    let response = c.app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&body).into_owned())
 }
+
+/// The gateway reference of the unmatched ₦1,200 payment `customer_with_purchase` records.
+const UNMATCHED: &str = "MNFY-UNMATCHED-1";
 
 /// A funded customer with a processing ₦100 purchase: (account, its code).
 async fn customer_with_purchase(c: &Console) -> (AccountId, String) {
@@ -118,6 +132,22 @@ async fn customer_with_purchase(c: &Console) -> (AccountId, String) {
         })
         .await
         .unwrap();
+    store
+        .record_funding(NewFunding {
+            gateway: "monnify".into(),
+            gateway_reference: UNMATCHED.into(),
+            status: FundingStatus::Unmatched,
+            account_id: None,
+            amount: Kobo::from_naira(1200),
+            fee: Kobo::ZERO,
+            currency: Some("NGN".into()),
+            customer_ref: None,
+            account_number: Some("9900000009".into()),
+            payer: Some("ADA LOVELACE".into()),
+            note: "no reserved account".into(),
+        })
+        .await
+        .unwrap();
     (account.id, tx.code)
 }
 
@@ -126,6 +156,7 @@ type Form = (String, Vec<(&'static str, &'static str)>, bool);
 
 /// Every signed-in form of the console.
 fn forms(account: AccountId, code: &str, operator: i64) -> Vec<Form> {
+    let account_id: &'static str = Box::leak(account.to_string().into_boxed_str());
     vec![
         (
             "/admin/customers".into(),
@@ -174,6 +205,14 @@ fn forms(account: AccountId, code: &str, operator: i64) -> Vec<Form> {
             format!("/admin/transactions/{code}/resolve"),
             vec![("outcome", "failed"), ("reason", "supplier confirmed")],
             false,
+        ),
+        (
+            format!("/admin/funding/{UNMATCHED}/assign"),
+            vec![
+                ("account", account_id),
+                ("reason", "payer named on the transfer"),
+            ],
+            true,
         ),
         ("/admin/logout".into(), vec![], false),
     ]
@@ -272,9 +311,16 @@ async fn support_is_refused_every_owner_action_and_may_resolve_purchases() {
         "/admin/customers?q=ada",
         "/admin/transactions",
         "/admin/review",
+        "/admin/suppliers",
+        "/admin/reports?by=provider",
+        "/admin/reports.csv",
     ] {
         assert_eq!(get(&c, page, &support).await, StatusCode::OK, "{page}");
     }
+    let (status, funding) = get_page(&c, "/admin/funding?status=unmatched", &support).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(funding.contains(UNMATCHED), "support sees the payment");
+    assert!(!funding.contains("/assign"), "but not the assign form");
     let resolve = format!("/admin/transactions/{code}/resolve");
     let no_reason = [("outcome", "failed"), ("reason", " "), ("csrf", &proof)];
     assert_eq!(
@@ -384,4 +430,85 @@ async fn an_owner_moves_money_only_with_a_reason_and_it_is_logged() {
         get(&c, "/admin", "no-such-session").await,
         StatusCode::SEE_OTHER
     );
+}
+
+#[tokio::test]
+async fn an_owner_assigns_an_unmatched_payment_once_with_a_reason() {
+    let c = console().await;
+    let owner = signed_in(&c, "boss@example.com", OperatorRole::Owner).await;
+    let (account, _) = customer_with_purchase(&c).await;
+    let proof = csrf_for(&owner);
+    let (_, page) = get_page(&c, "/admin/funding", &owner).await;
+    assert!(page.contains("/admin/funding/") && page.contains("/assign"));
+    let assign = format!("/admin/funding/{UNMATCHED}/assign");
+    let account_id = account.to_string();
+    for (fields, why) in [
+        (
+            vec![("account", account_id.as_str()), ("reason", " ")],
+            "no reason",
+        ),
+        (
+            vec![("account", "not-an-id"), ("reason", "x")],
+            "no account id",
+        ),
+    ] {
+        let mut fields = fields;
+        fields.push(("csrf", &proof));
+        assert_eq!(
+            post(&c, &assign, &owner, &fields).await,
+            StatusCode::BAD_REQUEST,
+            "{why}"
+        );
+    }
+    let stranger = AccountId::new().to_string();
+    let fields = [
+        ("account", stranger.as_str()),
+        ("reason", "x"),
+        ("csrf", &proof),
+    ];
+    assert_eq!(
+        post(&c, &assign, &owner, &fields).await,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        c.store.balance(account).await.unwrap(),
+        Kobo::from_naira(900)
+    );
+
+    let fields = [
+        ("account", account_id.as_str()),
+        ("reason", "payer named on the transfer"),
+        ("csrf", &proof),
+    ];
+    assert_eq!(
+        post(&c, &assign, &owner, &fields).await,
+        StatusCode::SEE_OTHER
+    );
+    assert_eq!(
+        post(&c, &assign, &owner, &fields).await,
+        StatusCode::CONFLICT,
+        "only an unmatched payment is assigned"
+    );
+    assert_eq!(
+        c.store.balance(account).await.unwrap(),
+        Kobo::from_naira(2100),
+        "credited once"
+    );
+    let event = c.store.funding_event(UNMATCHED).await.unwrap().unwrap();
+    assert_eq!(event.status, FundingStatus::Credited);
+    let filter = LogFilter {
+        subject: Some(event.id),
+        limit: 10,
+        ..LogFilter::default()
+    };
+    let lines = c.store.operator_log(filter).await.unwrap();
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0].action, "funding.assign");
+    assert_eq!(lines[0].operator_email.as_deref(), Some("boss@example.com"));
+    assert_eq!(
+        lines[0].reason.as_deref(),
+        Some("payer named on the transfer")
+    );
+    let (_, page) = get_page(&c, "/admin/funding?status=credited", &owner).await;
+    assert!(page.contains(UNMATCHED) && !page.contains("/assign"));
 }

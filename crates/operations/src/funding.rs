@@ -2,6 +2,7 @@
 //! customer's accounts at a gateway, assigning an unmatched payment,
 //! reconciling with the gateways, and reading what was received.
 
+use crate::wallets::reason_for;
 use crate::{Actor, OpsError, OpsResult, Permission, invalid};
 use billpay_domain::AccountId;
 use billpay_funding::Customer;
@@ -98,8 +99,8 @@ pub async fn list(
     let filter = FundingFilter {
         account_id: account,
         status,
-        gateway: None,
         limit: limit.clamp(1, 10_000),
+        ..FundingFilter::default()
     };
     Ok(store.funding_events(filter).await?)
 }
@@ -114,14 +115,18 @@ pub async fn show(store: &dyn Store, id_or_reference: &str) -> OpsResult<Funding
 
 /// Credits an unmatched payment to `account`, less the fee, once: a
 /// payment that is not unmatched (already credited, say) is refused.
+/// `reason`: why it is this customer's, for the log; required of a console
+/// operator (money moves), optional for the CLI (as a wallet credit's).
 pub async fn assign(
     store: &dyn Store,
     funding: &Funding,
     actor: Actor,
     id_or_reference: &str,
     account: AccountId,
+    reason: Option<&str>,
 ) -> OpsResult<FundingEvent> {
     actor.require(Permission::MoveMoney)?;
+    let reason = reason_for(&actor, reason)?;
     let event = show(store, id_or_reference).await?;
     if event.status != FundingStatus::Unmatched {
         return Err(OpsError::Refused(format!(
@@ -141,6 +146,7 @@ pub async fn assign(
         "{} to {account} (fee {fee})",
         FundingStatus::Credited.as_str()
     ));
+    log.reason = reason;
     let event = store
         .assign_funding(&event.id, account, fee, &note, log)
         .await

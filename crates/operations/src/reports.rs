@@ -72,10 +72,13 @@ pub struct SalesLine {
 pub struct SalesReport {
     pub rows: Vec<SalesLine>,
     pub totals: SalesLine,
-    /// Fees earned on wallet funding (issue 19, built on another branch): a
-    /// separate income line, never mixed into the sales. `None` until the
-    /// funding store can be asked for them.
+    /// Fees earned on wallet funding in the range (the funding fee ledger
+    /// entries): a separate income line, never mixed into the sales. `None`
+    /// from [`report`], which reads no ledger; [`sales`] fills it.
     pub funding_fees: Option<Kobo>,
+    /// Payments credited to wallets by bank transfer in the range (before
+    /// their fee); zero from [`report`].
+    pub funding_received: Kobo,
 }
 
 /// The report for Lagos days `from..=to` (either open), grouped `by`.
@@ -95,8 +98,12 @@ pub async fn sales(
     let lower = from_day.map_or_else(String::new, start_of);
     // `~` sorts after every digit: no upper bound.
     let upper = to_day.map_or_else(|| "~".to_owned(), |d| start_of(d + Duration::days(1)));
+    let funding = store.funding_totals(&lower, &upper).await?;
     let groups = store.sales(lower, upper).await?;
-    Ok(report(&groups, by))
+    let mut report = report(&groups, by);
+    report.funding_fees = Some(funding.fees);
+    report.funding_received = funding.received;
+    Ok(report)
 }
 
 /// Sums the store's groups into rows by `by` and the totals.
@@ -118,14 +125,9 @@ pub fn report(groups: &[SalesGroup], by: GroupBy) -> SalesReport {
     SalesReport {
         rows: rows.into_values().collect(),
         totals,
-        funding_fees: funding_fees(),
+        funding_fees: None,
+        funding_received: Kobo::ZERO,
     }
-}
-
-/// The place for the funding fees' income line: none recorded on this
-/// branch (funding lands with issue 19); never made up.
-fn funding_fees() -> Option<Kobo> {
-    None
 }
 
 fn add(line: &mut SalesLine, group: &SalesGroup) {
@@ -161,8 +163,13 @@ fn lagos_date(field: &'static str, text: &str) -> OpsResult<Date> {
         .map_err(|_| invalid(fields, format!("{text:?} must be a date, YYYY-MM-DD")))
 }
 
+/// Today's date in Lagos.
+pub fn lagos_today() -> Date {
+    time::OffsetDateTime::now_utc().to_offset(LAGOS).date()
+}
+
 /// Midnight of a Lagos day as the store writes times (UTC, fixed width).
-fn start_of(day: Date) -> String {
+pub fn start_of(day: Date) -> String {
     let utc = PrimitiveDateTime::new(day, Time::MIDNIGHT)
         .assume_offset(LAGOS)
         .to_offset(UtcOffset::UTC);

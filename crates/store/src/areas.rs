@@ -275,6 +275,9 @@ pub trait FundingStore: Send + Sync + 'static {
     async fn funding_event(&self, id_or_reference: &str) -> StoreResult<Option<FundingEvent>>;
     /// Newest first.
     async fn funding_events(&self, filter: FundingFilter) -> StoreResult<Vec<FundingEvent>>;
+    /// The funding ledger entries written in `[from, until)` (RFC 3339
+    /// bounds, as `sales`): payments credited and fees.
+    async fn funding_totals(&self, from: &str, until: &str) -> StoreResult<FundingTotals>;
     /// A named job's lease for `holder` (one node at a time): taken when free
     /// or expired, renewed when `holder` has it; false when another holds it.
     async fn take_job_lease(&self, name: &str, holder: &str, lease: Duration) -> StoreResult<bool>;
@@ -323,6 +326,8 @@ pub trait OperatorStore: Send + Sync + 'static {
     async fn search_accounts(&self, query: &str, limit: u32) -> StoreResult<Vec<Account>>;
     /// Purchases placed since `since` (RFC 3339), by outcome.
     async fn sales_summary(&self, since: &str) -> StoreResult<SalesSummary>;
+    /// Purchases placed since `since` (RFC 3339), by supplier and outcome.
+    async fn supplier_outcomes(&self, since: &str) -> StoreResult<Vec<SupplierOutcome>>;
 }
 
 /// The operator's changes that move money or a status, each with its log

@@ -492,6 +492,19 @@ pub struct FundingFilter {
     pub status: Option<FundingStatus>,
     pub gateway: Option<String>,
     pub limit: u32,
+    /// Rows skipped (the console's pages).
+    pub offset: u32,
+}
+
+/// Money in by bank transfer over a range of ledger times, from the ledger's
+/// funding entries: the payments credited and the operator's fees on them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct FundingTotals {
+    /// Payments credited (before the fee).
+    pub received: Kobo,
+    pub payments: u64,
+    /// The fee entries: the operator's income on funding.
+    pub fees: Kobo,
 }
 
 impl FundingEvent {

@@ -141,6 +141,19 @@ pub struct SalesSummary {
     pub processing_count: u64,
 }
 
+/// One supplier's purchases of one outcome since a moment (the console's
+/// suppliers page). The store keeps no supplier round-trip time: the mean is
+/// of placed → final (`completed_at − created_at`), queueing and retries included.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SupplierOutcome {
+    /// `None`: not yet sent to any supplier.
+    pub supplier: Option<String>,
+    pub status: billpay_domain::TxStatus,
+    pub count: u64,
+    /// Mean milliseconds from placed to final; `None` while processing.
+    pub mean_final_ms: Option<i64>,
+}
+
 pub const OPERATOR_COLUMNS: &str =
     "id, email, role, status, password_hash, totp_secret_sealed, created_at";
 pub const LOG_COLUMNS: &str = "id, at, actor, operator_id, operator_email, action, subject, before_state, after_state, reason";
@@ -184,6 +197,20 @@ pub(crate) fn applied_balance_before(
 }
 
 /// Both backends' [`crate::OperatorStore::sales_summary`]: purchases since $1 by outcome.
+/// Per supplier and status since `$1`; SQLite and PostgreSQL spell the
+/// time difference differently (`{final_ms}`).
+pub(crate) const SUPPLIER_OUTCOMES: &str = "SELECT supplier, status, CAST(COUNT(*) AS BIGINT),
+    CAST(AVG(CASE WHEN completed_at IS NOT NULL THEN {final_ms} END) AS BIGINT)
+    FROM transactions WHERE created_at >= $1
+    GROUP BY supplier, status ORDER BY supplier, status";
+
+/// The funding entries of the ledger in `[$1, $2)`.
+pub(crate) const FUNDING_TOTALS: &str = "SELECT
+    CAST(COALESCE(SUM(CASE WHEN kind = 'credit' THEN amount ELSE 0 END), 0) AS BIGINT),
+    CAST(COALESCE(SUM(CASE WHEN kind = 'credit' THEN 1 ELSE 0 END), 0) AS BIGINT),
+    CAST(COALESCE(SUM(CASE WHEN kind = 'fee' THEN -amount ELSE 0 END), 0) AS BIGINT)
+    FROM ledger WHERE funding_id IS NOT NULL AND created_at >= $1 AND created_at < $2";
+
 pub(crate) const SALES_SUMMARY: &str = "SELECT
     CAST(COALESCE(SUM(CASE WHEN status = 'successful' THEN 1 ELSE 0 END), 0) AS BIGINT),
     CAST(COALESCE(SUM(CASE WHEN status = 'successful' THEN amount ELSE 0 END), 0) AS BIGINT),

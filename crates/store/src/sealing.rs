@@ -144,6 +144,7 @@ pass_through!(FundingStore {
     fn funding_event(&self, id_or_reference: &str) -> StoreResult<Option<FundingEvent>>;
     fn funding_events(&self, filter: FundingFilter) -> StoreResult<Vec<FundingEvent>>;
     fn take_job_lease(&self, name: &str, holder: &str, lease: Duration) -> StoreResult<bool>;
+    fn funding_totals(&self, from: &str, until: &str) -> StoreResult<FundingTotals>;
 });
 
 pass_through!(AuditStore {
@@ -174,6 +175,7 @@ pass_through!(OperatorStore {
     fn operator_log(&self, filter: LogFilter) -> StoreResult<Vec<LogEntry>>;
     fn search_accounts(&self, query: &str, limit: u32) -> StoreResult<Vec<Account>>;
     fn sales_summary(&self, since: &str) -> StoreResult<SalesSummary>;
+    fn supplier_outcomes(&self, since: &str) -> StoreResult<Vec<SupplierOutcome>>;
 });
 
 /// A resolution's result and webhook payload are sealed as `finalize`'s.

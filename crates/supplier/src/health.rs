@@ -5,7 +5,7 @@
 use crate::{Kobo, Supplier, SupplierError};
 
 /// What the check found.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Health {
     /// It answered like itself: our float there (`None`: it keeps none).
     Ready(Option<Kobo>),
@@ -33,4 +33,34 @@ pub async fn check(supplier: &dyn Supplier, base_url: &str, settings: &str) -> H
              start with --skip-supplier-check if {name} is down right now"
         )),
     }
+}
+
+/// What `billpay serve`'s start-up check found for one real supplier, kept
+/// for the console's suppliers page.
+#[derive(Debug, Clone)]
+pub struct StartCheck {
+    pub supplier: String,
+    /// RFC 3339.
+    pub at: String,
+    /// `None`: not checked (`--skip-supplier-check`).
+    pub health: Option<Health>,
+}
+
+/// A supplier's float now, against the low-balance level: what `billpay
+/// supplier balance`, the float watcher and the console show.
+#[derive(Debug, Clone)]
+pub struct Float {
+    pub balance: Result<Kobo, String>,
+    /// Under the level (`false` without a level or a balance).
+    pub low: bool,
+}
+
+/// The float of `supplier`; `None`: it keeps none (the sandbox).
+pub async fn float(supplier: &dyn Supplier, threshold: Option<Kobo>) -> Option<Float> {
+    let balance = supplier.balance().await?.map_err(|e| e.to_string());
+    let low = match (&balance, threshold) {
+        (Ok(balance), Some(threshold)) => *balance < threshold,
+        _ => false,
+    };
+    Some(Float { balance, low })
 }

@@ -69,6 +69,16 @@ impl Routes {
         &self.suppliers
     }
 
+    /// The route table as configured: `default` first, then each product
+    /// (or `product.provider`) key in order, with its suppliers in order.
+    pub fn table(&self) -> Vec<(String, Vec<String>)> {
+        let mut keyed: Vec<_> = self.routes.clone().into_iter().collect();
+        keyed.sort();
+        let mut table = vec![("default".to_owned(), self.default.clone())];
+        table.extend(keyed);
+        table
+    }
+
     pub fn by_name(&self, name: &str) -> Option<&Arc<dyn Supplier>> {
         self.suppliers.iter().find(|s| s.name() == name)
     }

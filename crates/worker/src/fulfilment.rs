@@ -87,6 +87,11 @@ impl Fulfilment {
         }
     }
 
+    /// The suppliers and routes purchases go to (the console shows them).
+    pub fn routes(&self) -> &Routes {
+        &self.routes
+    }
+
     /// Claims what is due and processes it to the end; returns how many were claimed.
     pub async fn run_once(&self) -> StoreResult<usize> {
         let claimed = self

@@ -171,6 +171,9 @@ pub enum FundingCommand {
         funding_id: String,
         #[arg(long)]
         account: AccountId,
+        /// Why it is this customer's payment (kept in the operator log).
+        #[arg(long)]
+        reason: Option<String>,
     },
     /// Ask the gateways for their payments and credit those never credited here.
     Reconcile {
@@ -251,10 +254,17 @@ pub async fn run(
         FundingCommand::Assign {
             funding_id,
             account,
+            reason,
         } => {
             let gateways = service()?;
-            let assign =
-                funding::assign(store.as_ref(), &gateways, Actor::Cli, &funding_id, account);
+            let assign = funding::assign(
+                store.as_ref(),
+                &gateways,
+                Actor::Cli,
+                &funding_id,
+                account,
+                reason.as_deref(),
+            );
             let event = assign.await.map_err(action_error)?;
             let text = format!(
                 "Credited {} Naira to {account} ({})",

@@ -56,6 +56,7 @@ fn report_json(report: &SalesReport) -> Value {
     if let Some(fees) = report.funding_fees {
         value["funding_fees"] = json!(fees);
     }
+    value["funding_received"] = json!(report.funding_received);
     value
 }
 
@@ -80,6 +81,7 @@ fn report_text(report: &SalesReport) -> String {
     let mut lines = vec![header];
     lines.extend(report.rows.iter().map(line));
     lines.push(line(&report.totals));
+    lines.push(format!("funding received {}", report.funding_received));
     lines.push(match report.funding_fees {
         Some(fees) => format!("funding fees (income) {fees}"),
         None => "funding fees (income): not recorded by this version".into(),

@@ -119,7 +119,8 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     }
     let sandbox = SandboxSupplier::from_settings(&settings.sandbox);
     let routes = Arc::new(super::supplier::build(&settings, sandbox)?);
-    super::supplier::check_at_start(&settings, &routes, args.skip_supplier_check).await?;
+    let start_checks =
+        super::supplier::check_at_start(&settings, &routes, args.skip_supplier_check).await?;
     let mut state = AppState::new(store.clone(), routes.clone(), rate_limit);
     if let Some(url) = settings.redis_url.as_deref().filter(|u| !u.is_empty()) {
         let limiter = billpay_api::rate_limit::RateLimiter::with_redis(url)
@@ -144,6 +145,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         super::supplier::float_watch(&settings, &routes).map(|float| tokio::spawn(float.watch()));
     let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
     let funding = super::funding::service(&settings, store.clone())?;
+    let console_funding = funding.clone();
     let console_fulfilment = fulfilment.clone();
     let callbacks = billpay_callbacks::router(
         billpay_supplier::callback::all(),
@@ -193,7 +195,9 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         secrets.clone(),
         console_fulfilment,
         settings.needs_review_after(),
-    );
+    )
+    .with_funding(console_funding)
+    .with_suppliers(super::supplier::low_balance(&settings), start_checks);
     let app = billpay_api::router(state)
         .merge(billpay_dashboard::router(dashboard))
         .merge(billpay_console::router(console))

@@ -9,6 +9,7 @@ use super::config::Settings;
 use super::output::Output;
 use billpay_domain::Kobo;
 use billpay_supplier::Supplier;
+use billpay_supplier::health::{Health, StartCheck, check, float};
 use billpay_supplier::routing::Routes;
 use billpay_supplier::sandbox::SandboxSupplier;
 use serde_json::json;
@@ -62,12 +63,12 @@ pub async fn run(cmd: SupplierCommand, settings: &Settings, out: &Output) -> any
     let mut lines = Vec::new();
     for supplier in suppliers {
         let name = supplier.name();
-        let Some(answer) = supplier.balance().await else {
+        let Some(found) = float(supplier.as_ref(), threshold).await else {
             continue;
         };
-        match answer {
+        match found.balance {
             Ok(balance) => {
-                let low = is_low(balance, threshold);
+                let low = found.low;
                 listed.push(json!({ "supplier": name, "balance": balance, "low_balance_threshold": threshold, "low": low }));
                 let warning = match (low, threshold) {
                     (true, Some(t)) => format!(" — LOW (under {t})"),
@@ -76,7 +77,7 @@ pub async fn run(cmd: SupplierCommand, settings: &Settings, out: &Output) -> any
                 lines.push(format!("{name} balance: {balance} Naira{warning}"));
             }
             Err(e) => {
-                listed.push(json!({ "supplier": name, "error": e.to_string() }));
+                listed.push(json!({ "supplier": name, "error": e }));
                 lines.push(format!("{name}: cannot read the balance: {e}"));
             }
         }
@@ -97,43 +98,52 @@ pub fn configured(settings: &Settings) -> anyhow::Result<Vec<Arc<dyn Supplier>>>
 
 /// `billpay serve`'s start-up check: each real supplier answers a harmless
 /// call (its balance) like itself, else the start stops with what to fix.
+/// What it found is kept for the console.
 pub async fn check_at_start(
     settings: &Settings,
     routes: &Routes,
     skip: bool,
-) -> anyhow::Result<()> {
-    use billpay_supplier::health::{Health, check};
+) -> anyhow::Result<Vec<StartCheck>> {
     let mut problems = Vec::new();
+    let mut found = Vec::new();
     for supplier in routes.suppliers() {
         let Some(registration) = adapters::registration(supplier.name()) else {
             continue; // the sandbox
         };
+        let at = billpay_store::clock::now_rfc3339();
         if skip {
             tracing::warn!(
                 supplier = registration.name,
                 "--skip-supplier-check: not checked at start; a wrong key or URL shows only as purchases that stay processing"
             );
+            found.push(StartCheck {
+                supplier: registration.name.to_owned(),
+                at,
+                health: None,
+            });
             continue;
         }
         let base_url = (registration.base_url)(settings);
-        match check(supplier.as_ref(), &base_url, registration.env_prefix).await {
+        let health = check(supplier.as_ref(), &base_url, registration.env_prefix).await;
+        match &health {
             Health::Ready(balance) => {
                 tracing::info!(supplier = registration.name, base_url, balance = ?balance.map(|b| b.to_string()), "supplier answered the start-up check")
             }
-            Health::Broken(problem) => problems.push(problem),
+            Health::Broken(problem) => problems.push(problem.clone()),
         }
+        found.push(StartCheck {
+            supplier: registration.name.to_owned(),
+            at,
+            health: Some(health),
+        });
     }
     match problems.as_slice() {
-        [] => Ok(()),
+        [] => Ok(found),
         _ => anyhow::bail!(
             "the start-up supplier check failed (fix it, or start with --skip-supplier-check):\n- {}",
             problems.join("\n- ")
         ),
     }
-}
-
-fn is_low(balance: Kobo, threshold: Option<Kobo>) -> bool {
-    threshold.is_some_and(|t| balance < t)
 }
 
 /// `billpay serve`'s watch over the floats of the suppliers that keep one.
@@ -157,25 +167,28 @@ impl Float {
 
     async fn check(&self, supplier: &dyn Supplier) {
         let name = supplier.name();
-        match supplier.balance().await {
-            None => {}
-            Some(Ok(balance)) if is_low(balance, Some(self.threshold)) => tracing::warn!(
+        let Some(found) = float(supplier, Some(self.threshold)).await else {
+            return;
+        };
+        match found.balance {
+            Ok(balance) if found.low => tracing::warn!(
                 supplier = name,
                 balance = %balance,
                 threshold = %self.threshold,
                 "supplier balance is low: fund your account at {name}"
             ),
-            Some(Ok(balance)) => {
+            Ok(balance) => {
                 tracing::info!(supplier = name, balance = %balance, "supplier balance")
             }
-            Some(Err(e)) => {
+            Err(e) => {
                 tracing::warn!(supplier = name, error = %e, "cannot read the supplier balance")
             }
         }
     }
 }
 
-fn low_balance(settings: &Settings) -> Option<Kobo> {
+/// The low-balance level of the floats (`--supplier-low-balance`), if set.
+pub fn low_balance(settings: &Settings) -> Option<Kobo> {
     settings
         .supplier_low_balance
         .map(|naira| Kobo((naira * 100.0).round() as i64))

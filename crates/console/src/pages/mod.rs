@@ -2,9 +2,12 @@
 //! signed-in operator as the actor; a refusal of its role is a 403 page.
 
 pub mod customers;
+pub mod funding;
 pub mod login;
 pub mod operators;
 pub mod overview;
+pub mod reports;
+pub mod suppliers;
 pub mod transactions;
 
 use crate::session::{SCOPE, SignedIn};

@@ -2,7 +2,7 @@
 //! once-only credit (event row + payment + fee in one transaction), job leases.
 
 use super::PostgresStore;
-use super::connection::{Params, PgTx, execute, map_opt, map_rows, query, query_opt};
+use super::connection::{Params, PgTx, execute, map_opt, map_rows, query, query_one, query_opt};
 use super::error::PgResult;
 use super::operators::append_in;
 use super::rows::{funding_event, get, reserved_account};
@@ -195,13 +195,30 @@ impl FundingStore for PostgresStore {
                     "SELECT {FUNDING_COLUMNS} FROM funding_events
                      WHERE ($1::TEXT IS NULL OR account_id = $1) AND ($2::TEXT IS NULL OR status = $2)
                        AND ($3::TEXT IS NULL OR gateway = $3)
-                     ORDER BY created_at DESC, id DESC LIMIT $4"
+                     ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5"
                 );
                 let account = filter.account_id.map(|a| a.to_string());
                 let status = filter.status.map(FundingStatus::as_str);
                 let limit = i64::from(filter.limit.max(1));
-                let params: Params = &[&account, &status, &filter.gateway, &limit];
+                let offset = i64::from(filter.offset);
+                let params: Params = &[&account, &status, &filter.gateway, &limit, &offset];
                 map_rows(query(c, &sql, params).await?, funding_event)
+            })
+        })
+        .await
+    }
+
+    async fn funding_totals(&self, from: &str, until: &str) -> StoreResult<FundingTotals> {
+        let (from, until) = (from.to_owned(), until.to_owned());
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let sql = crate::operators::FUNDING_TOTALS;
+                let row = query_one(c, sql, &[&from, &until]).await?;
+                Ok(FundingTotals {
+                    received: Kobo(get(&row, 0)?),
+                    payments: get::<i64>(&row, 1)? as u64,
+                    fees: Kobo(get(&row, 2)?),
+                })
             })
         })
         .await

@@ -309,6 +309,34 @@ impl OperatorStore for PostgresStore {
         })
         .await
     }
+
+    async fn supplier_outcomes(&self, since: &str) -> StoreResult<Vec<SupplierOutcome>> {
+        static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+            let final_ms =
+                "EXTRACT(EPOCH FROM (completed_at::timestamptz - created_at::timestamptz)) * 1000";
+            crate::operators::SUPPLIER_OUTCOMES.replace("{final_ms}", final_ms)
+        });
+        let since = since.to_owned();
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let rows = query(c, &SQL, &[&since]).await?;
+                map_rows(rows, supplier_outcome)
+            })
+        })
+        .await
+    }
+}
+
+fn supplier_outcome(row: &Row) -> PgResult<SupplierOutcome> {
+    let status: String = get(row, 1)?;
+    Ok(SupplierOutcome {
+        supplier: get(row, 0)?,
+        status: status
+            .parse()
+            .map_err(|_| PgError::Store(bad_column("status", status.clone())))?,
+        count: get::<i64>(row, 2)? as u64,
+        mean_final_ms: get(row, 3)?,
+    })
 }
 
 #[async_trait]

@@ -178,15 +178,32 @@ impl FundingStore for SqliteStore {
                     "SELECT {FUNDING_COLUMNS} FROM funding_events
                      WHERE (?1 IS NULL OR account_id = ?1) AND (?2 IS NULL OR status = ?2)
                        AND (?3 IS NULL OR gateway = ?3)
-                     ORDER BY created_at DESC, id DESC LIMIT ?4"
+                     ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5"
                 );
                 let params = params![
                     filter.account_id.map(|a| a.to_string()),
                     filter.status.map(FundingStatus::as_str),
                     filter.gateway,
                     filter.limit.max(1),
+                    filter.offset,
                 ];
                 collect(conn, &sql, params, funding_event)
+            })
+            .await
+    }
+
+    async fn funding_totals(&self, from: &str, until: &str) -> StoreResult<FundingTotals> {
+        let (from, until) = (from.to_owned(), until.to_owned());
+        self.engine
+            .read(move |conn| {
+                let sql = crate::operators::FUNDING_TOTALS;
+                Ok(query_row(conn, sql, [from, until], |r| {
+                    Ok(FundingTotals {
+                        received: Kobo(r.get(0)?),
+                        payments: r.get::<_, i64>(1)? as u64,
+                        fees: Kobo(r.get(2)?),
+                    })
+                })?)
             })
             .await
     }

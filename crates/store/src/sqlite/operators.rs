@@ -307,6 +307,30 @@ impl OperatorStore for SqliteStore {
             })
             .await
     }
+
+    async fn supplier_outcomes(&self, since: &str) -> StoreResult<Vec<SupplierOutcome>> {
+        static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+            let final_ms = "(julianday(completed_at) - julianday(created_at)) * 86400000.0";
+            crate::operators::SUPPLIER_OUTCOMES.replace("{final_ms}", final_ms)
+        });
+        let since = since.to_owned();
+        self.engine
+            .read(move |conn| collect(conn, &SQL, [since], supplier_outcome))
+            .await
+    }
+}
+
+fn supplier_outcome(r: &Row) -> rusqlite::Result<SupplierOutcome> {
+    let status: String = r.get(1)?;
+    Ok(SupplierOutcome {
+        supplier: r.get(0)?,
+        status: status.parse().map_err(|_| {
+            let e = bad_column("status", status.clone());
+            rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, e.into())
+        })?,
+        count: r.get::<_, i64>(2)? as u64,
+        mean_final_ms: r.get(3)?,
+    })
 }
 
 #[async_trait]

@@ -273,3 +273,62 @@ async fn the_audit_names_a_funding_whose_entries_do_not_match() {
         ["funding_credited_exactly", "funding_entries_have_a_payment"]
     );
 }
+
+#[tokio::test]
+async fn funding_totals_sum_the_payments_and_fees_credited_in_the_range() {
+    let (_db, store) = store().await;
+    let (account, _) = account(&store).await;
+    let before = billpay_store::clock::now_rfc3339();
+    for reference in ["MNFY|T1", "MNFY|T2"] {
+        let new = payment(reference, FundingStatus::Credited, Some(account));
+        store.record_funding(new).await.unwrap();
+    }
+    let unmatched = payment("MNFY|T3", FundingStatus::Unmatched, None);
+    store.record_funding(unmatched).await.unwrap();
+    store
+        .credit(account, Kobo(99), "not-funding")
+        .await
+        .unwrap();
+    let everything = store.funding_totals("", "~").await.unwrap();
+    assert_eq!(
+        everything,
+        FundingTotals {
+            received: Kobo(1_000_000),
+            payments: 2,
+            fees: Kobo(15_000),
+        },
+        "credited payments and their fees only: not the unmatched one, not an operator credit"
+    );
+    let earlier = store.funding_totals("2000-01-01", &before).await.unwrap();
+    assert_eq!(earlier, FundingTotals::default(), "until is exclusive");
+    let later = store.funding_totals(&before, "~").await.unwrap();
+    assert_eq!(later, everything);
+}
+
+#[tokio::test]
+async fn funding_events_page_newest_first() {
+    let (_db, store) = store().await;
+    for n in 1..=3 {
+        let reference = format!("MNFY|P{n}");
+        let new = payment(&reference, FundingStatus::Unmatched, None);
+        store.record_funding(new).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(3)).await;
+    }
+    let page = |offset| {
+        let store = store.clone();
+        async move {
+            let filter = FundingFilter {
+                limit: 2,
+                offset,
+                ..FundingFilter::default()
+            };
+            let events = store.funding_events(filter).await.unwrap();
+            events
+                .into_iter()
+                .map(|e| e.gateway_reference)
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(page(0).await, ["MNFY|P3", "MNFY|P2"]);
+    assert_eq!(page(2).await, ["MNFY|P1"]);
+}

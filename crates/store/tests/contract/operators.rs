@@ -293,3 +293,45 @@ async fn try_sql(db: &Db, sql: &str) -> Result<(), String> {
         }
     }
 }
+
+#[tokio::test]
+async fn supplier_outcomes_count_each_suppliers_purchases_by_status() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1000).await;
+    let since = billpay_store::clock::now_rfc3339();
+    let mut codes = Vec::new();
+    for reference in ["o1", "o2", "o3", "o4"] {
+        let placed = store
+            .place_purchase(purchase(account, key, reference, 10))
+            .await
+            .unwrap();
+        codes.push(placed.code);
+    }
+    for code in &codes[..3] {
+        store.mark_submitted(code, "vtpass", None).await.unwrap();
+    }
+    let success = finalization(TxStatus::Successful, false);
+    store.finalize(&codes[0], success.clone()).await.unwrap();
+    store.finalize(&codes[1], success).await.unwrap();
+    let mut outcomes = store.supplier_outcomes(&since).await.unwrap();
+    outcomes.sort_by_key(|o| (o.supplier.clone(), o.status.as_str()));
+    let counted: Vec<_> = outcomes
+        .iter()
+        .map(|o| (o.supplier.as_deref(), o.status, o.count))
+        .collect();
+    assert_eq!(
+        counted,
+        [
+            (None, TxStatus::Processing, 1),
+            (Some("vtpass"), TxStatus::Processing, 1),
+            (Some("vtpass"), TxStatus::Successful, 2),
+        ]
+    );
+    let successful = &outcomes[2];
+    assert!(
+        successful.mean_final_ms.is_some_and(|ms| ms >= 0),
+        "{successful:?}"
+    );
+    assert_eq!(outcomes[1].mean_final_ms, None, "still processing");
+    assert!(store.supplier_outcomes("~").await.unwrap().is_empty());
+}

@@ -5,6 +5,8 @@
 
 mod journey;
 mod sign_in;
+mod journey_money;
+mod money;
 
 use crate::support::*;
 
@@ -20,6 +22,12 @@ pub async fn server_with_operators() -> TestServer {
         ("BILLPAY_NEEDS_REVIEW_AFTER_SECS", "0"),
     ];
     let server = TestServer::spawn_with_env(Options::default(), &env).await;
+    add_operators(&server);
+    server
+}
+
+/// An owner and a support operator, by the CLI.
+pub fn add_operators(server: &TestServer) {
     for (email, role) in [(OWNER, "owner"), (SUPPORT, "support")] {
         let created = server.cli(&[
             "operator",
@@ -33,7 +41,6 @@ pub async fn server_with_operators() -> TestServer {
         ]);
         assert_eq!(created["operator"]["role"], role);
     }
-    server
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 //! operator's tools. Every case runs for both gateways; every test ends with
 //! `billpay audit` (the kit's `Drop`).
 
-mod gateways;
+pub mod gateways;
 
 use crate::support::monnify::Verify;
 use gateways::Setup;

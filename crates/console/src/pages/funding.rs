@@ -1,0 +1,139 @@
+//! Funding: payments received by bank transfer — credited, unmatched,
+//! rejected and pending verification — newest first, paged; an owner assigns
+//! an unmatched one to a customer with a reason (`funding::assign`: once,
+//! less the fee, logged).
+
+use super::{Chrome, Done, PageError, PageResult, actor, done, refused, render};
+use crate::ConsoleState;
+use crate::session::SignedIn;
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use billpay_domain::AccountId;
+use billpay_operations::funding;
+use billpay_store::{FundingEvent, FundingFilter, FundingStatus};
+use billpay_webkit::CsrfForm;
+use billpay_webkit::format::{naira, short_time};
+use serde::Deserialize;
+
+const PAGE_SIZE: u32 = 50;
+const STATUSES: [&str; 4] = ["credited", "unmatched", "rejected", "pending_verification"];
+
+pub struct FundingRow {
+    pub id: String,
+    pub at: String,
+    pub gateway: String,
+    pub reference: String,
+    pub status: &'static str,
+    pub amount: String,
+    pub fee: String,
+    pub account: String,
+    /// Its first 8 characters: the table stays narrow (the link has it all).
+    pub account_short: String,
+    pub payer: String,
+    pub note: String,
+    pub unmatched: bool,
+}
+
+impl From<&FundingEvent> for FundingRow {
+    fn from(e: &FundingEvent) -> Self {
+        FundingRow {
+            id: e.id.clone(),
+            at: short_time(&e.created_at),
+            gateway: e.gateway.clone(),
+            reference: e.gateway_reference.clone(),
+            status: e.status.as_str(),
+            amount: naira(e.amount),
+            fee: naira(e.fee),
+            account: e.account_id.map(|a| a.to_string()).unwrap_or_default(),
+            account_short: e
+                .account_id
+                .map(|a| a.to_string()[..8].to_owned())
+                .unwrap_or_default(),
+            payer: e.payer.clone().unwrap_or_default(),
+            note: e.note.clone(),
+            unmatched: e.status == FundingStatus::Unmatched,
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+pub struct Filters {
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    page: u32,
+    #[serde(default)]
+    done: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "funding.html")]
+struct FundingPage {
+    chrome: Chrome,
+    statuses: [&'static str; 4],
+    status: String,
+    rows: Vec<FundingRow>,
+    may_assign: bool,
+    newer_link: Option<String>,
+    older_link: Option<String>,
+}
+
+pub async fn list(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Query(f): Query<Filters>,
+) -> PageResult {
+    let status = f.status.parse::<FundingStatus>().ok();
+    let page = f.page.max(1);
+    let filter = FundingFilter {
+        status,
+        limit: PAGE_SIZE + 1,
+        offset: (page - 1) * PAGE_SIZE,
+        ..FundingFilter::default()
+    };
+    let mut events = state.store.funding_events(filter).await?;
+    let has_older = events.len() > PAGE_SIZE as usize;
+    events.truncate(PAGE_SIZE as usize);
+    // Only a known status goes back into a link.
+    let status = status.map(|s| s.as_str().to_owned()).unwrap_or_default();
+    let link = |page: u32| format!("/admin/funding?status={status}&page={page}");
+    let done = Done { done: f.done };
+    Ok(render(&FundingPage {
+        chrome: Chrome::new(&signed_in, "funding", &done),
+        statuses: STATUSES,
+        may_assign: super::actor(&signed_in).may(billpay_operations::Permission::MoveMoney),
+        rows: events.iter().map(FundingRow::from).collect(),
+        newer_link: (page > 1).then(|| link(page - 1)),
+        older_link: has_older.then(|| link(page + 1)),
+        status,
+    }))
+}
+
+#[derive(Deserialize)]
+pub struct AssignForm {
+    account: String,
+    reason: String,
+}
+
+pub async fn assign(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    CsrfForm(form): CsrfForm<AssignForm>,
+) -> PageResult {
+    let account: AccountId = form
+        .account
+        .trim()
+        .parse()
+        .map_err(|_| PageError::bad_request("account must be an account id"))?;
+    let (store, actor) = (state.store.as_ref(), actor(&signed_in));
+    let reason = Some(form.reason.as_str());
+    let event = funding::assign(store, &state.funding, actor, &id, account, reason)
+        .await
+        .map_err(refused)?;
+    let notice = format!(
+        "{} credited {} to {account} (fee {})",
+        event.id, event.credited, event.fee
+    );
+    Ok(done("/admin/funding", &notice))
+}
