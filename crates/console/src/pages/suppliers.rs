@@ -12,6 +12,7 @@ use billpay_domain::TxStatus;
 use billpay_store::SupplierOutcome;
 use billpay_supplier::health::{Float, Health, float};
 use billpay_webkit::format::{naira, short_time};
+use std::time::Duration;
 
 pub struct FloatRow {
     pub supplier: String,
@@ -23,11 +24,23 @@ pub struct FloatRow {
     pub error: String,
 }
 
+/// How long a page waits for one supplier's float: a supplier that is down
+/// must not hold the overview for its whole request timeout.
+const FLOAT_WAIT: Duration = Duration::from_secs(5);
+
 /// Every configured supplier's float, asked now (the sandbox keeps none).
 pub async fn floats(state: &ConsoleState) -> Vec<FloatRow> {
     let mut rows = Vec::new();
     for supplier in state.fulfilment.routes().suppliers() {
-        let found = float(supplier.as_ref(), state.low_balance).await;
+        let asked = float(supplier.as_ref(), state.low_balance);
+        let found = tokio::time::timeout(FLOAT_WAIT, asked)
+            .await
+            .unwrap_or_else(|_| {
+                Some(Float {
+                    balance: Err(format!("no answer within {} s", FLOAT_WAIT.as_secs())),
+                    low: false,
+                })
+            });
         let (balance, state, error) = match found {
             None => ("—".into(), "none", String::new()),
             Some(Float {
