@@ -1,7 +1,8 @@
 //! The operator's console under `/admin`: operators (not customers) sign in
 //! (with a TOTP code when they enabled one) and run the business from the
-//! browser — the overview, customers and their wallets, transactions and the
-//! needs-review queue, operators and the operator log.
+//! browser — the overview, customers (their wallets, tier, keys and funding
+//! accounts), transactions and the needs-review queue, prices and the
+//! catalogue, operators and the operator log.
 //!
 //! Sessions, CSRF forms, sign-in throttling, security headers and page
 //! errors come from the web kit (`billpay_webkit`, shared with the
@@ -16,6 +17,7 @@ use axum::Router;
 use axum::routing::{get, post};
 use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
+use billpay_supplier::Supplier;
 use billpay_webkit::{WebKit, asset, security_headers};
 use billpay_worker::Fulfilment;
 use std::collections::HashMap;
@@ -34,6 +36,8 @@ pub struct ConsoleState {
     /// A processing purchase older than this is in the needs-review queue.
     pub needs_review_after: Duration,
     pub kit: Arc<WebKit>,
+    /// The real suppliers configured, for the Prices page's plan-list sync.
+    pub suppliers: Vec<Arc<dyn Supplier>>,
     /// The last TOTP time step each operator signed in with: a code is
     /// accepted once (RFC 6238 §5.2).
     totp_steps: Arc<Mutex<HashMap<i64, u64>>>,
@@ -52,8 +56,15 @@ impl ConsoleState {
             fulfilment,
             needs_review_after,
             kit: Arc::new(WebKit::new(session::SCOPE)),
+            suppliers: Vec::new(),
             totp_steps: Arc::default(),
         }
+    }
+
+    /// The suppliers whose plan lists the Prices page compares with.
+    pub fn with_suppliers(mut self, suppliers: Vec<Arc<dyn Supplier>>) -> Self {
+        self.suppliers = suppliers;
+        self
     }
 }
 
@@ -89,6 +100,25 @@ pub fn router(state: ConsoleState) -> Router {
         )
         .route("/admin/operators/{id}/status", post(operators::set_status))
         .route("/admin/log", get(operators::log))
+        // catalogue, prices and customer tools
+        .route("/admin/prices", get(prices::page))
+        .route("/admin/prices/tiers", post(prices::create_tier))
+        .route("/admin/prices/rules", post(prices::set_rule))
+        .route("/admin/prices/on-sale", post(prices::set_sale))
+        .route(
+            "/admin/prices/sync",
+            get(prices::differences).post(prices::apply),
+        )
+        .route("/admin/customers/{id}/tier", post(customers::set_tier))
+        .route("/admin/customers/{id}/keys", post(customers::create_key))
+        .route(
+            "/admin/customers/{id}/keys/{key}/status",
+            post(customers::set_key_status),
+        )
+        .route(
+            "/admin/transactions/{code}/resend",
+            post(transactions::resend),
+        )
         .route(
             "/admin/assets/style.css",
             get(|| asset("text/css", include_str!("../assets/style.css"))),

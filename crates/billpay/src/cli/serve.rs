@@ -193,7 +193,8 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         secrets.clone(),
         console_fulfilment,
         settings.needs_review_after(),
-    );
+    )
+    .with_suppliers(super::supplier::configured(&settings)?);
     let app = billpay_api::router(state)
         .merge(billpay_dashboard::router(dashboard))
         .merge(billpay_console::router(console))

@@ -5,6 +5,7 @@ pub mod customers;
 pub mod login;
 pub mod operators;
 pub mod overview;
+pub mod prices;
 pub mod transactions;
 
 use crate::session::{SCOPE, SignedIn};

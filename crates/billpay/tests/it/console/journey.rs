@@ -8,7 +8,7 @@ use super::*;
 use crate::dashboard::browser::Browser;
 use serde_json::json;
 
-async fn sign_in(b: &Browser, server: &TestServer, email: &str) {
+pub async fn sign_in(b: &Browser, server: &TestServer, email: &str) {
     b.client.goto(&server.url("/admin")).await.unwrap();
     assert_eq!(b.path().await, "/admin/login");
     b.fill("#email", email).await;
@@ -18,7 +18,7 @@ async fn sign_in(b: &Browser, server: &TestServer, email: &str) {
 }
 
 /// Confirm dialogs (`data-confirm`) answer yes.
-async fn accept_confirms(b: &Browser) {
+pub async fn accept_confirms(b: &Browser) {
     b.client
         .execute("window.confirm = () => true", vec![])
         .await

@@ -3,7 +3,9 @@
 //! and the operator log they share. The role rules and CSRF of every form
 //! are checked in process (`crates/console/tests/forms.rs`).
 
+mod catalogue;
 mod journey;
+mod journey_catalogue;
 
 use crate::support::*;
 
@@ -19,6 +21,12 @@ pub async fn server_with_operators() -> TestServer {
         ("BILLPAY_NEEDS_REVIEW_AFTER_SECS", "0"),
     ];
     let server = TestServer::spawn_with_env(Options::default(), &env).await;
+    add_operators(&server);
+    server
+}
+
+/// An owner ([`OWNER`]) and a support operator ([`SUPPORT`]), both with [`PASSWORD`].
+pub fn add_operators(server: &TestServer) {
     for (email, role) in [(OWNER, "owner"), (SUPPORT, "support")] {
         let created = server.cli(&[
             "operator",
@@ -32,7 +40,6 @@ pub async fn server_with_operators() -> TestServer {
         ]);
         assert_eq!(created["operator"]["role"], role);
     }
-    server
 }
 
 #[tokio::test]
