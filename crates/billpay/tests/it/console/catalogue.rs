@@ -23,7 +23,7 @@ impl Console {
     pub async fn sign_in(server: &TestServer, email: &str) -> Console {
         let http = no_redirects();
         let page = http.get(server.url("/admin/login")).send().await.unwrap();
-        let login_cookie = first_cookie(&page);
+        let login_cookie = cookie_named(&page, "billpay_admin_login=");
         let csrf = csrf_in(&page.text().await.unwrap());
         let signed_in = http
             .post(server.url("/admin/login"))
@@ -34,7 +34,7 @@ impl Console {
             .unwrap();
         assert_eq!(signed_in.status(), 303, "{email} signs in");
         Console {
-            cookie: first_cookie(&signed_in),
+            cookie: cookie_named(&signed_in, "billpay_admin="),
             http,
             base: server.url(""),
         }
@@ -64,11 +64,17 @@ impl Console {
     }
 }
 
-/// The `name=value` of the last cookie a response sets.
-fn first_cookie(response: &reqwest::Response) -> String {
-    let set = response.headers().get_all("set-cookie").iter().last();
-    let set = set.expect("a cookie is set").to_str().unwrap();
-    set.split(';').next().unwrap().to_owned()
+/// The `name=value` of the cookie a response sets whose text starts with `name`.
+fn cookie_named(response: &reqwest::Response, name: &str) -> String {
+    let all = response.headers().get_all("set-cookie");
+    let pairs = all
+        .iter()
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap());
+    let mut named = pairs.filter(|pair| pair.starts_with(name));
+    named
+        .next()
+        .unwrap_or_else(|| panic!("no {name} cookie"))
+        .to_owned()
 }
 
 fn airtime(naira: u32) -> serde_json::Value {
@@ -179,7 +185,8 @@ async fn support_resends_a_webhook_and_the_receiver_gets_it_again() {
     assert_eq!(log["entries"][0]["operator_email"], SUPPORT);
 }
 
-#[tokio::test]
+/// Multi-threaded: the fake gateway answers while the CLI blocks this thread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn search_finds_an_account_by_key_prefix_and_virtual_account_number() {
     let monnify = FakeMonnify::start().await;
     let env = monnify.env();
