@@ -2,12 +2,15 @@
 //! against the real binary: a tier changed on an account's page is the
 //! price the customer then pays; a provider taken off sale refuses the
 //! purchase; "resend webhook" delivers again to a real receiver; search
-//! finds an account by a key prefix and by its virtual account number.
+//! finds an account by a key prefix and by its virtual account number; a
+//! supplier's plan-list differences are shown to support and applied by an
+//! owner only.
 
 use super::*;
 use crate::dashboard::{csrf_in, no_redirects};
 use crate::support::monnify::FakeMonnify;
 use crate::support::receiver::Receiver;
+use crate::support::vtpass::FakeVtpass;
 use billpay_api_testkit::kind::kobo;
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -223,4 +226,53 @@ async fn search_finds_an_account_by_key_prefix_and_virtual_account_number() {
         .page(&format!("/admin/customers/{}", customer.account_id))
         .await;
     assert!(account.contains(&number), "the funding account is shown");
+}
+
+/// Multi-threaded: the fake VTpass answers while the CLI blocks this thread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn support_compares_with_a_suppliers_plans_and_only_an_owner_applies() {
+    let fake = FakeVtpass::start().await;
+    let server = crate::vtpass::server_with(&fake, &[]).await;
+    add_operators(&server);
+    let file = server.path().join("small.toml");
+    std::fs::write(&file, crate::vtpass::operations::SMALL_CATALOGUE).unwrap();
+    server.cli(&["catalogue", "import", file.to_str().unwrap()]);
+    let mtn = [
+        ("mtn-1gb-vt", "MTN 1GB", "650.00"),
+        ("mtn-2gb", "MTN 2GB", "1200.00"),
+        ("mtn-5gb", "MTN 5GB", "2500.00"),
+    ];
+    fake.set_variations("mtn-data", &mtn);
+    fake.set_variations("dstv", &[("dstv-padi-vt", "DStv Padi", "4400.00")]);
+    let compare = "/admin/prices/sync?supplier=vtpass";
+    let support = Console::sign_in(&server, SUPPORT).await;
+    let shown = support.page(compare).await;
+    for difference in [
+        "ours 600.00, theirs 650.00",
+        "mtn-old",
+        "MTN 5GB at 2500.00",
+    ] {
+        assert!(shown.contains(difference), "{difference} in {shown}");
+    }
+    assert!(
+        !shown.contains("id=\"apply-sync\""),
+        "support only compares"
+    );
+    let apply = [("supplier", "vtpass")];
+    assert_eq!(support.post("/admin/prices/sync", &apply).await.0, 403);
+    let unknown = support.get("/admin/prices/sync?supplier=acme").await;
+    assert_eq!(unknown.status(), 400);
+    let owner = Console::sign_in(&server, OWNER).await;
+    assert!(owner.page(compare).await.contains("id=\"apply-sync\""));
+    let (status, applied) = owner.post("/admin/prices/sync", &apply).await;
+    assert_eq!(status, 200);
+    assert!(applied.contains("id=\"applied\""), "{applied}");
+    let exported = server.cli(&["catalogue", "export"])["catalogue"].clone();
+    let plans = exported["data_plans"].as_array().unwrap();
+    let plan = |id: &str| plans.iter().find(|p| p["plan_id"] == id).unwrap().clone();
+    assert_eq!(plan("mtn-1gb")["price"], 650.0);
+    assert_eq!(plan("mtn-old")["active"], false);
+    let log = server.cli(&["operator", "log", "--subject", "vtpass"]);
+    assert_eq!(log["entries"][0]["action"], "catalogue.sync", "{log}");
+    assert_eq!(log["entries"][0]["operator_email"], OWNER);
 }
