@@ -1,7 +1,8 @@
 //! The console's prices, catalogue and customer tools over plain HTTP
 //! against the real binary: a tier changed on an account's page is the
 //! price the customer then pays; a provider taken off sale refuses the
-//! purchase; "resend webhook" delivers again to a real receiver; search
+//! purchase; the transaction filters; "resend webhook" delivers again to a
+//! real receiver; search
 //! finds an account by a key prefix and by its virtual account number; a
 //! supplier's plan-list differences are shown to support and applied by an
 //! owner only.
@@ -175,6 +176,12 @@ async fn support_resends_a_webhook_and_the_receiver_gets_it_again() {
         .to_owned();
     receiver.wait_for(&code, 1).await;
     let support = Console::sign_in(&server, SUPPORT).await;
+    let filtered = "/admin/transactions?provider=mtn&supplier=sandbox&recipient=0803123";
+    assert!(support.page(filtered).await.contains(&code));
+    for other in ["provider=glo", "supplier=vtpass", "recipient=0905"] {
+        let page = support.page(&format!("/admin/transactions?{other}")).await;
+        assert!(!page.contains(&code), "{other} leaves it out");
+    }
     let page = support.page(&format!("/admin/transactions/{code}")).await;
     assert!(page.contains("id=\"resend-webhook\""), "{page}");
     let resend = format!("/admin/transactions/{code}/resend");
