@@ -68,17 +68,23 @@ pub async fn page(
     Query(done): Query<Done>,
 ) -> PageResult {
     let store = state.store.as_ref();
-    let mut tiers = Vec::new();
-    for summary in pricing::tiers(store).await.map_err(refused)? {
-        let (tier, _) = pricing::tier(store, &summary.name).await.map_err(refused)?;
-        tiers.push(TierRow {
+    let (_, book) = store.price_book().await?;
+    let tiers: Vec<TierRow> = pricing::tiers(store)
+        .await
+        .map_err(refused)?
+        .into_iter()
+        .map(|summary| TierRow {
             accounts: summary
                 .accounts
                 .map_or_else(|| "every other".into(), |n| n.to_string()),
+            rules: book
+                .tiers
+                .get(&summary.name)
+                .map(rule_rows)
+                .unwrap_or_default(),
             name: summary.name,
-            rules: rule_rows(&tier),
-        });
-    }
+        })
+        .collect();
     let (_, catalogue) = store.catalogue().await?;
     Ok(render(&PricesPage {
         chrome: Chrome::new(&signed_in, "prices", &done),
