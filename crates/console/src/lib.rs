@@ -1,8 +1,8 @@
 //! The operator's console under `/admin`: operators (not customers) sign in
 //! (with a TOTP code when they enabled one) and run the business from the
-//! browser — the overview, customers and their wallets, transactions and the
-//! needs-review queue, funding, suppliers, the sales report, operators and
-//! the operator log.
+//! browser — the overview, customers (their wallets, tier, keys and funding
+//! accounts), transactions and the needs-review queue, funding, prices and
+//! the catalogue, suppliers, the sales report, operators and the operator log.
 //!
 //! Sessions, CSRF forms, sign-in throttling, security headers and page
 //! errors come from the web kit (`billpay_webkit`, shared with the
@@ -19,6 +19,7 @@ use axum::routing::{get, post};
 use billpay_domain::Kobo;
 use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
+use billpay_supplier::Supplier;
 use billpay_supplier::health::StartCheck;
 use billpay_webkit::{WebKit, asset, kit_stylesheet, security_headers};
 use billpay_worker::{Fulfilment, Funding};
@@ -40,6 +41,9 @@ pub struct ConsoleState {
     /// Assigns an unmatched payment (its fee rule); no gateways until
     /// [`Self::with_funding`].
     pub funding: Funding,
+    /// The real suppliers configured: their floats, and the Prices page's
+    /// plan-list sync.
+    pub suppliers: Vec<Arc<dyn Supplier>>,
     /// The floats' low-balance level (`--supplier-low-balance`).
     pub low_balance: Option<Kobo>,
     /// What `serve`'s start-up supplier check found.
@@ -60,6 +64,7 @@ impl ConsoleState {
             fulfilment,
             needs_review_after,
             kit: Arc::new(WebKit::new(session::SCOPE)),
+            suppliers: Vec::new(),
             low_balance: None,
             start_checks: Arc::default(),
         }
@@ -71,8 +76,15 @@ impl ConsoleState {
         self
     }
 
-    /// The floats' low-balance level and the start-up check's result.
-    pub fn with_suppliers(mut self, low_balance: Option<Kobo>, checks: Vec<StartCheck>) -> Self {
+    /// The real suppliers configured, the floats' low-balance level and the
+    /// start-up check's result.
+    pub fn with_suppliers(
+        mut self,
+        suppliers: Vec<Arc<dyn Supplier>>,
+        low_balance: Option<Kobo>,
+        checks: Vec<StartCheck>,
+    ) -> Self {
+        self.suppliers = suppliers;
         self.low_balance = low_balance;
         self.start_checks = Arc::new(checks);
         self
@@ -118,6 +130,25 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/admin/suppliers", get(suppliers::page))
         .route("/admin/reports", get(reports::page))
         .route("/admin/reports.csv", get(reports::csv))
+        // catalogue, prices and customer tools
+        .route("/admin/prices", get(prices::page))
+        .route("/admin/prices/tiers", post(prices::create_tier))
+        .route("/admin/prices/rules", post(prices::set_rule))
+        .route("/admin/prices/on-sale", post(prices::set_sale))
+        .route(
+            "/admin/prices/sync",
+            get(prices::differences).post(prices::apply),
+        )
+        .route("/admin/customers/{id}/tier", post(customers::set_tier))
+        .route("/admin/customers/{id}/keys", post(customers::create_key))
+        .route(
+            "/admin/customers/{id}/keys/{key}/status",
+            post(customers::set_key_status),
+        )
+        .route(
+            "/admin/transactions/{code}/resend",
+            post(transactions::resend),
+        )
         .route(
             "/admin/assets/style.css",
             get(|| asset("text/css", include_str!("../assets/style.css"))),

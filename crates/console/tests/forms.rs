@@ -37,7 +37,11 @@ async fn console() -> Console {
     let supplier = Arc::new(SandboxSupplier::new(Duration::ZERO));
     let routes = Arc::new(Routes::single(supplier));
     let fulfilment = Fulfilment::new(store.clone(), routes, FulfilmentSettings::default());
-    let state = ConsoleState::new(store.clone(), secrets, fulfilment, Duration::ZERO);
+    // The sandbox publishes no plan list: a sync with it is refused after the role check.
+    let sandbox: Arc<dyn billpay_supplier::Supplier> =
+        Arc::new(SandboxSupplier::new(Duration::ZERO));
+    let state = ConsoleState::new(store.clone(), secrets, fulfilment, Duration::ZERO)
+        .with_suppliers(vec![sandbox], None, Vec::new());
     Console {
         _dir: dir,
         app: router(state),
@@ -154,10 +158,52 @@ async fn customer_with_purchase(c: &Console) -> (AccountId, String) {
 /// A form: its path, its fields, and whether only an owner may post it.
 type Form = (String, Vec<(&'static str, &'static str)>, bool);
 
+/// The id of the account's first API key.
+async fn first_key(c: &Console, account: AccountId) -> String {
+    c.store.api_keys(account).await.unwrap()[0].id.to_string()
+}
+
 /// Every signed-in form of the console.
-fn forms(account: AccountId, code: &str, operator: i64) -> Vec<Form> {
+fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> {
     let account_id: &'static str = Box::leak(account.to_string().into_boxed_str());
     vec![
+        ("/admin/prices/tiers".into(), vec![("name", "gold")], true),
+        (
+            "/admin/prices/rules".into(),
+            vec![
+                ("tier", "gold"),
+                ("product", "airtime"),
+                ("kind", "discount_percent"),
+                ("value", "2"),
+            ],
+            true,
+        ),
+        (
+            "/admin/prices/on-sale".into(),
+            vec![("kind", "provider"), ("target", "mtn"), ("sale", "off")],
+            true,
+        ),
+        (
+            "/admin/prices/sync".into(),
+            vec![("supplier", "sandbox")],
+            true,
+        ),
+        (
+            format!("/admin/customers/{account}/tier"),
+            vec![("tier", "default"), ("reason", "loyal")],
+            true,
+        ),
+        (
+            format!("/admin/customers/{account}/keys"),
+            vec![("name", "second")],
+            true,
+        ),
+        (
+            format!("/admin/customers/{account}/keys/{key}/status"),
+            vec![("status", "suspended")],
+            true,
+        ),
+        (format!("/admin/transactions/{code}/resend"), vec![], false),
         (
             "/admin/customers".into(),
             vec![("name", "Bo"), ("email", "bo@example.com")],
@@ -239,7 +285,8 @@ async fn every_form_refuses_a_missing_or_foreign_csrf_proof() {
         .await
         .unwrap()
         .unwrap();
-    for (path, fields, _) in forms(account, &code, target.id) {
+    let key = first_key(&c, account).await;
+    for (path, fields, _) in forms(account, &code, target.id, &key) {
         let status = post(&c, &path, &owner, &fields).await;
         assert_eq!(status, StatusCode::FORBIDDEN, "{path} without a proof");
         let mut foreign = fields.clone();
@@ -285,7 +332,8 @@ async fn support_is_refused_every_owner_action_and_may_resolve_purchases() {
         .unwrap();
     let proof = csrf_for(&support);
     let before = log_len(&c).await;
-    for (path, mut fields, owner_only) in forms(account, &code, target.id) {
+    let key = first_key(&c, account).await;
+    for (path, mut fields, owner_only) in forms(account, &code, target.id, &key) {
         if !owner_only {
             continue;
         }
@@ -314,6 +362,8 @@ async fn support_is_refused_every_owner_action_and_may_resolve_purchases() {
         "/admin/suppliers",
         "/admin/reports?by=provider",
         "/admin/reports.csv",
+        "/admin/prices",
+        &format!("/admin/customers/{account}"),
     ] {
         assert_eq!(get(&c, page, &support).await, StatusCode::OK, "{page}");
     }
@@ -511,4 +561,100 @@ async fn an_owner_assigns_an_unmatched_payment_once_with_a_reason() {
     );
     let (_, page) = get_page(&c, "/admin/funding?status=credited", &owner).await;
     assert!(page.contains(UNMATCHED) && !page.contains("/assign"));
+}
+
+/// The newest log line about `subject`.
+async fn last_log(c: &Console, subject: &str) -> billpay_store::LogEntry {
+    let filter = LogFilter {
+        subject: Some(subject.to_owned()),
+        limit: 1,
+        ..LogFilter::default()
+    };
+    c.store.operator_log(filter).await.unwrap().remove(0)
+}
+
+#[tokio::test]
+async fn an_owners_tier_catalogue_and_key_changes_are_logged_with_before_and_after() {
+    let c = console().await;
+    let owner = signed_in(&c, "boss@example.com", OperatorRole::Owner).await;
+    let (account, _) = customer_with_purchase(&c).await;
+    let store = c.store.as_ref();
+    billpay_operations::pricing::create_tier(store, Actor::Cli, "gold")
+        .await
+        .unwrap();
+    let proof = csrf_for(&owner);
+    let tier = format!("/admin/customers/{account}/tier");
+    let unknown = [("tier", "platinum"), ("reason", "x"), ("csrf", &proof)];
+    assert_eq!(
+        post(&c, &tier, &owner, &unknown).await,
+        StatusCode::NOT_FOUND
+    );
+    let gold = [("tier", "gold"), ("reason", "reseller"), ("csrf", &proof)];
+    assert_eq!(post(&c, &tier, &owner, &gold).await, StatusCode::SEE_OTHER);
+    let on = billpay_operations::pricing::account_tier(store, account)
+        .await
+        .unwrap();
+    assert_eq!(on, "gold");
+    let line = last_log(&c, &account.to_string()).await;
+    assert_eq!(line.action, "pricing.account_tier");
+    assert_eq!(line.before.as_deref(), Some("default"));
+    assert_eq!(line.after.as_deref(), Some("gold"));
+    assert_eq!(line.reason.as_deref(), Some("reseller"));
+
+    let (_, catalogue) = c.store.catalogue().await.unwrap();
+    let plan = catalogue.data_plans[0].plan_id.clone();
+    let off = [
+        ("kind", "plan"),
+        ("target", plan.as_str()),
+        ("sale", "off"),
+        ("csrf", &proof),
+    ];
+    assert_eq!(
+        post(&c, "/admin/prices/on-sale", &owner, &off).await,
+        StatusCode::SEE_OTHER
+    );
+    let (_, catalogue) = c.store.catalogue().await.unwrap();
+    assert!(!catalogue.data_plans[0].active);
+    let line = last_log(&c, &plan).await;
+    assert_eq!(line.action, "catalogue.plan");
+    assert_eq!(line.before.as_deref(), Some("on sale"));
+    assert_eq!(line.after.as_deref(), Some("off sale"));
+    let wrong_kind = [
+        ("kind", "provider"),
+        ("target", plan.as_str()),
+        ("sale", "on"),
+        ("csrf", &proof),
+    ];
+    assert_eq!(
+        post(&c, "/admin/prices/on-sale", &owner, &wrong_kind).await,
+        StatusCode::NOT_FOUND,
+        "a plan is not a provider"
+    );
+
+    let keys = format!("/admin/customers/{account}/keys");
+    let named = [("name", "till"), ("csrf", &proof)];
+    assert_eq!(post(&c, &keys, &owner, &named).await, StatusCode::OK);
+    let all = c.store.api_keys(account).await.unwrap();
+    assert_eq!(all.len(), 2);
+    let line = last_log(&c, &account.to_string()).await;
+    assert_eq!(line.action, "key.create");
+    assert_eq!(line.after, Some(format!("key {}", all[1].display_prefix)));
+    let status = format!("/admin/customers/{account}/keys/{}/status", all[1].id);
+    let disable = [("status", "suspended"), ("csrf", &proof)];
+    assert_eq!(
+        post(&c, &status, &owner, &disable).await,
+        StatusCode::SEE_OTHER
+    );
+    let key = c.store.api_key(all[1].id).await.unwrap().unwrap();
+    assert_eq!(key.status.as_str(), "suspended");
+    let line = last_log(&c, &all[1].id.to_string()).await;
+    assert_eq!(line.action, "key.update");
+    assert_eq!(line.after.as_deref(), Some("suspended"));
+    let other = AccountId::new();
+    let foreign = format!("/admin/customers/{other}/keys/{}/status", all[1].id);
+    assert_eq!(
+        post(&c, &foreign, &owner, &disable).await,
+        StatusCode::NOT_FOUND,
+        "a key is changed only under its own account"
+    );
 }

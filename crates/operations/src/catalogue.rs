@@ -21,7 +21,8 @@ impl Sellable {
 
 /// Puts `target` (a provider's slug or id, or a plan's id) on sale or takes
 /// it off (its purchases answer invalid_provider / invalid_plan); running
-/// servers see it within a second. Answers what changed, as the store names it.
+/// servers see it within a second; logged in the same transaction. Answers
+/// what changed, as the store names it.
 pub async fn set_on_sale(
     store: &dyn Store,
     actor: Actor,
@@ -38,10 +39,11 @@ pub async fn set_on_sale(
             kind.as_str()
         )));
     }
-    let changed = store.set_catalogue_active(target, on_sale).await?;
     let mut log = actor.log(&format!("catalogue.{}", kind.as_str()), target);
     log.after = Some(if on_sale { "on sale" } else { "off sale" }.to_owned());
-    store.append_log(log).await?;
+    let changed = store
+        .set_catalogue_active_logged(target, on_sale, log)
+        .await?;
     tracing::info!(%actor, kind = kind.as_str(), target, on_sale, "catalogue changed");
     Ok(changed)
 }

@@ -3,7 +3,7 @@
 use crate::{Actor, OpsResult, Permission, invalid};
 use billpay_domain::sealed::SecretBox;
 use billpay_domain::{AccountId, KeyId};
-use billpay_store::issue::{Issued, issue_api_key, issue_webhook_secret};
+use billpay_store::issue::{Issued, issue_api_key_logged, issue_webhook_secret};
 use billpay_store::{ApiKey, KeyChange, KeyStatus, RateLimit, Store};
 
 /// What an operator changes on a key.
@@ -22,7 +22,8 @@ pub enum KeyUpdate {
     WebhookRetries(bool),
 }
 
-/// A new API key of `account`; its secret is to be shown once.
+/// A new API key of `account`, logged in the same transaction; its secret
+/// is to be shown once.
 pub async fn create(
     store: &dyn Store,
     actor: Actor,
@@ -30,18 +31,14 @@ pub async fn create(
     name: Option<String>,
 ) -> OpsResult<Issued<ApiKey>> {
     actor.require(Permission::ManageAccounts)?;
-    let issued = issue_api_key(store, account, name).await?;
-    let mut log = actor.log("key.create", account.to_string());
-    log.after = Some(format!(
-        "key {} ({})",
-        issued.record.id, issued.record.display_prefix
-    ));
-    store.append_log(log).await?;
+    let log = actor.log("key.create", account.to_string());
+    let issued = issue_api_key_logged(store, account, name, log).await?;
     tracing::info!(%actor, %account, key = %issued.record.id, "API key created");
     Ok(issued)
 }
 
-/// Applies `update` to `key`; answers the key as it now is.
+/// Applies `update` to `key`, logged in the same transaction; answers the
+/// key as it now is.
 pub async fn update(
     store: &dyn Store,
     actor: Actor,
@@ -51,10 +48,9 @@ pub async fn update(
     actor.require(Permission::ManageAccounts)?;
     let what = update.name();
     let change = change_of(update)?;
-    let updated = store.update_api_key(key, change).await?;
     let mut log = actor.log("key.update", key.to_string());
     log.after = Some(what.to_owned());
-    store.append_log(log).await?;
+    let updated = store.update_api_key_logged(key, change, log).await?;
     tracing::info!(%actor, %key, change = what, "API key changed");
     Ok(updated)
 }

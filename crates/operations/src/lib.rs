@@ -20,6 +20,7 @@ pub mod keys;
 pub mod operators;
 pub mod pricing;
 pub mod reports;
+pub mod sync;
 pub mod transactions;
 pub mod wallets;
 pub mod webhooks;

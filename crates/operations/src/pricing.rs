@@ -2,7 +2,7 @@
 //! (docs/pricing.md). Every product, provider and plan a rule names must be
 //! in the catalogue, so a typo is refused instead of silently never matching.
 
-use crate::{Actor, OpsError, OpsResult, Permission, invalid};
+use crate::{Actor, OpsError, OpsResult, Permission, invalid, optional_reason};
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::pricing::{
     BasisPoints, DEFAULT_TIER, Rule, Scope, Tier, denomination_key, valid_tier_name,
@@ -100,15 +100,27 @@ pub async fn set_account_tier(
     account: AccountId,
     tier: &str,
 ) -> OpsResult<()> {
+    set_account_tier_because(store, actor, account, tier, None).await
+}
+
+/// [`set_account_tier`] with the reason typed for it; logged in the same
+/// transaction (the tier before → after).
+pub async fn set_account_tier_because(
+    store: &dyn Store,
+    actor: Actor,
+    account: AccountId,
+    tier: &str,
+    reason: Option<&str>,
+) -> OpsResult<()> {
     actor.require(Permission::ChangeCatalogue)?;
     let named = (tier != DEFAULT_TIER).then_some(tier);
-    store
-        .set_account_tier(account, named)
-        .await
-        .map_err(not_found)?;
     let mut log = actor.log("pricing.account_tier", account.to_string());
     log.after = Some(tier.to_owned());
-    store.append_log(log).await?;
+    log.reason = optional_reason(reason)?;
+    store
+        .set_account_tier_logged(account, named, log)
+        .await
+        .map_err(not_found)?;
     tracing::info!(%actor, %account, tier, "account tier set");
     Ok(())
 }

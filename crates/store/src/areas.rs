@@ -321,8 +321,8 @@ pub trait OperatorStore: Send + Sync + 'static {
     async fn append_log(&self, log: NewLogEntry) -> StoreResult<()>;
     /// Newest first.
     async fn operator_log(&self, filter: LogFilter) -> StoreResult<Vec<LogEntry>>;
-    /// Accounts whose id or key prefix is `query`, or whose name or email
-    /// contains it (case-insensitive); newest first.
+    /// Accounts whose id, key prefix or virtual (funding) account number is
+    /// `query`, or whose name or email contains it (case-insensitive); newest first.
     async fn search_accounts(&self, query: &str, limit: u32) -> StoreResult<Vec<Account>>;
     /// Purchases placed since `since` (RFC 3339), by outcome.
     async fn sales_summary(&self, since: &str) -> StoreResult<SalesSummary>;
@@ -368,4 +368,26 @@ pub trait LoggedStore: Send + Sync + 'static {
         fin: Finalization,
         log: NewLogEntry,
     ) -> StoreResult<bool>;
+    /// [`PricingStore::set_account_tier`]; the line's `before` is the tier before.
+    async fn set_account_tier_logged(
+        &self,
+        account: AccountId,
+        tier: Option<&str>,
+        log: NewLogEntry,
+    ) -> StoreResult<()>;
+    /// [`CatalogueStore::set_catalogue_active`]; the line's `before` is
+    /// `on sale` or `off sale`.
+    async fn set_catalogue_active_logged(
+        &self,
+        target: &str,
+        active: bool,
+        log: NewLogEntry,
+    ) -> StoreResult<String>;
+    async fn create_api_key_logged(&self, new: NewApiKey, log: NewLogEntry) -> StoreResult<ApiKey>;
+    async fn update_api_key_logged(
+        &self,
+        id: KeyId,
+        change: KeyChange,
+        log: NewLogEntry,
+    ) -> StoreResult<ApiKey>;
 }

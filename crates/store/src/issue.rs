@@ -3,7 +3,7 @@
 //! 256 random bits, shown to its owner once and stored only as its SHA-256
 //! (keys, session tokens) or sealed under the master key (webhook secrets).
 
-use crate::{ApiKey, KeyChange, NewApiKey, Store, StoreResult};
+use crate::{ApiKey, KeyChange, NewApiKey, NewLogEntry, Store, StoreResult};
 use billpay_domain::keys::{generate_api_key, hash_api_key, random_hex};
 use billpay_domain::sealed::SecretBox;
 use billpay_domain::{AccountId, KeyId};
@@ -21,19 +21,38 @@ pub async fn issue_api_key(
     account: AccountId,
     name: Option<String>,
 ) -> StoreResult<Issued<ApiKey>> {
+    let (new, secret) = new_api_key(account, name);
+    let record = store.create_api_key(new).await?;
+    Ok(Issued { record, secret })
+}
+
+/// [`issue_api_key`] with an operator-log line written in the same
+/// transaction; its `after` names the key by its display prefix.
+pub async fn issue_api_key_logged(
+    store: &dyn Store,
+    account: AccountId,
+    name: Option<String>,
+    log: NewLogEntry,
+) -> StoreResult<Issued<ApiKey>> {
+    let (new, secret) = new_api_key(account, name);
+    let log = NewLogEntry {
+        after: Some(format!("key {}", new.display_prefix)),
+        ..log
+    };
+    let record = store.create_api_key_logged(new, log).await?;
+    Ok(Issued { record, secret })
+}
+
+/// A key to store and its secret (shown once, never stored).
+fn new_api_key(account: AccountId, name: Option<String>) -> (NewApiKey, String) {
     let new = generate_api_key();
-    let key = store
-        .create_api_key(NewApiKey {
-            account_id: account,
-            name,
-            key_hash: new.hash,
-            display_prefix: new.display_prefix,
-        })
-        .await?;
-    Ok(Issued {
-        record: key,
-        secret: new.secret,
-    })
+    let key = NewApiKey {
+        account_id: account,
+        name,
+        key_hash: new.hash,
+        display_prefix: new.display_prefix,
+    };
+    (key, new.secret)
 }
 
 /// A new webhook signing secret for `key`, replacing any it had.

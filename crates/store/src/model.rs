@@ -250,6 +250,12 @@ pub struct TxFilter {
     pub created_until: Option<String>,
     /// Matches the client reference or the reference_code (substring).
     pub search: Option<String>,
+    /// A provider's slug (`mtn`), exactly.
+    pub provider: Option<String>,
+    /// The supplier it was sent to (`vtpass`), exactly.
+    pub supplier: Option<String>,
+    /// Matches the recipient (phone, meter, smartcard number; substring).
+    pub recipient: Option<String>,
     pub limit: u32,
     pub offset: u32,
 }

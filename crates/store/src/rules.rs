@@ -132,6 +132,24 @@ pub(crate) fn set_active(
         .ok_or(StoreError::NotFound("provider or plan"))
 }
 
+/// `on sale` or `off sale`: `target` before a change (found as `set_active` finds it).
+pub(crate) fn on_sale_state(catalogue: &Catalogue, target: &str) -> &'static str {
+    let provider = |p: &billpay_domain::catalogue::Provider| {
+        (p.slug == target || p.id.to_string() == target).then_some(p.active)
+    };
+    let data = |p: &billpay_domain::catalogue::DataPlan| (p.plan_id == target).then_some(p.active);
+    let cable =
+        |p: &billpay_domain::catalogue::CablePlan| (p.plan_id == target).then_some(p.active);
+    let active = (catalogue.providers.iter().find_map(provider))
+        .or_else(|| catalogue.data_plans.iter().find_map(data))
+        .or_else(|| catalogue.cable_plans.iter().find_map(cable));
+    if active == Some(true) {
+        "on sale"
+    } else {
+        "off sale"
+    }
+}
+
 /// A database URL without its password, for messages and logs.
 pub fn redact_url(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {

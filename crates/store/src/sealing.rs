@@ -223,6 +223,35 @@ impl LoggedStore for SealedStore {
             .set_account_status_logged(account, status, log)
             .await
     }
+    async fn set_account_tier_logged(
+        &self,
+        account: AccountId,
+        tier: Option<&str>,
+        log: NewLogEntry,
+    ) -> StoreResult<()> {
+        self.inner.set_account_tier_logged(account, tier, log).await
+    }
+    async fn set_catalogue_active_logged(
+        &self,
+        target: &str,
+        active: bool,
+        log: NewLogEntry,
+    ) -> StoreResult<String> {
+        self.inner
+            .set_catalogue_active_logged(target, active, log)
+            .await
+    }
+    async fn create_api_key_logged(&self, new: NewApiKey, log: NewLogEntry) -> StoreResult<ApiKey> {
+        self.inner.create_api_key_logged(new, log).await
+    }
+    async fn update_api_key_logged(
+        &self,
+        id: KeyId,
+        change: KeyChange,
+        log: NewLogEntry,
+    ) -> StoreResult<ApiKey> {
+        self.inner.update_api_key_logged(id, change, log).await
+    }
 }
 
 /// A transaction's `result` is opened on every read.

@@ -197,7 +197,11 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         settings.needs_review_after(),
     )
     .with_funding(console_funding)
-    .with_suppliers(super::supplier::low_balance(&settings), start_checks);
+    .with_suppliers(
+        super::supplier::configured(&settings)?,
+        super::supplier::low_balance(&settings),
+        start_checks,
+    );
     let app = billpay_api::router(state)
         .merge(billpay_dashboard::router(dashboard))
         .merge(billpay_console::router(console))

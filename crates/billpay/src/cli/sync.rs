@@ -1,187 +1,20 @@
 //! `billpay catalogue sync --supplier NAME [--apply]` (and the aliases that
-//! name a supplier, `catalogue.rs`): compares the data and cable plans of the catalogue with
-//! the plans a supplier lists (`Supplier::plans`) and prints the
-//! differences; `--apply` takes the supplier's prices and takes off sale the
-//! plans it no longer sells. Plans new at the supplier are listed for the
-//! operator to add (their category and duration are ours to decide).
-//! A plan is matched by its code there (`Supplier::plan_code`).
+//! name a supplier, `catalogue.rs`): the differences of
+//! `billpay_operations::sync` printed; `--apply` applies them.
 
 use super::Output;
-use billpay_domain::catalogue::Catalogue;
-use billpay_domain::{Kobo, Product};
+use billpay_operations::Actor;
+use billpay_operations::sync::{Difference, sync};
 use billpay_store::SharedStore;
-use billpay_supplier::{Supplier, SupplierPlan};
-use serde::Serialize;
 use serde_json::{Value, json};
 
 /// `theirs` is written under the supplier's name (`"acme": 650.0`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Difference {
-    /// The supplier sells it at another price.
-    Price {
-        provider: String,
-        plan_id: String,
-        ours: Kobo,
-        theirs: Kobo,
-    },
-    /// On sale here, not sold by the supplier.
-    Missing { provider: String, plan_id: String },
-    /// Sold by the supplier, not in the catalogue.
-    New {
-        provider: String,
-        variation_code: String,
-        name: String,
-        price: Kobo,
-    },
-}
-
-impl Difference {
-    fn to_json(&self, supplier: &str) -> Value {
-        let mut value = json!(self);
-        if let Some(theirs) = value.as_object_mut().and_then(|o| o.remove("theirs")) {
-            value[supplier] = theirs;
-        }
-        value
+fn to_json(difference: &Difference, supplier: &str) -> Value {
+    let mut value = json!(difference);
+    if let Some(theirs) = value.as_object_mut().and_then(|o| o.remove("theirs")) {
+        value[supplier] = theirs;
     }
-}
-
-/// One of our plans as the sync sees it.
-struct Plan<'a> {
-    plan_id: &'a str,
-    code: String,
-    price: Kobo,
-    active: bool,
-}
-
-fn plans<'a>(catalogue: &'a Catalogue, supplier: &dyn Supplier, provider: &str) -> Vec<Plan<'a>> {
-    let data = catalogue
-        .data_plans
-        .iter()
-        .map(|p| (&p.provider, &p.plan_id, p.price, p.active));
-    let cable = catalogue
-        .cable_plans
-        .iter()
-        .map(|p| (&p.provider, &p.plan_id, p.price, p.active));
-    data.chain(cable)
-        .filter(|plan| plan.0 == provider)
-        .map(|(_, plan_id, price, active)| {
-            let codes = catalogue.supplier_codes(supplier.name(), provider, Some(plan_id));
-            Plan {
-                plan_id,
-                code: supplier.plan_code(plan_id, &codes),
-                price,
-                active,
-            }
-        })
-        .collect()
-}
-
-/// The differences for one provider.
-pub fn compare(
-    catalogue: &Catalogue,
-    supplier: &dyn Supplier,
-    provider: &str,
-    sold: &[SupplierPlan],
-) -> Vec<Difference> {
-    let ours = plans(catalogue, supplier, provider);
-    let mut out = Vec::new();
-    for offer in sold {
-        match ours.iter().find(|p| p.code == offer.code) {
-            Some(plan) if plan.price != offer.price => out.push(Difference::Price {
-                provider: provider.into(),
-                plan_id: plan.plan_id.into(),
-                ours: plan.price,
-                theirs: offer.price,
-            }),
-            Some(_) => {}
-            None => out.push(Difference::New {
-                provider: provider.into(),
-                variation_code: offer.code.clone(),
-                name: offer.name.clone(),
-                price: offer.price,
-            }),
-        }
-    }
-    for plan in ours.iter().filter(|p| p.active) {
-        if !sold.iter().any(|offer| offer.code == plan.code) {
-            out.push(Difference::Missing {
-                provider: provider.into(),
-                plan_id: plan.plan_id.into(),
-            });
-        }
-    }
-    out
-}
-
-/// The catalogue with the supplier's prices and without what it stopped selling.
-pub fn apply(catalogue: &mut Catalogue, differences: &[Difference]) {
-    for difference in differences {
-        match difference {
-            Difference::Price {
-                provider,
-                plan_id,
-                theirs,
-                ..
-            } => edit_plan(catalogue, provider, plan_id, |price, _| *price = *theirs),
-            Difference::Missing { provider, plan_id } => {
-                edit_plan(catalogue, provider, plan_id, |_, active| *active = false)
-            }
-            Difference::New { .. } => {}
-        }
-    }
-}
-
-/// Edits the price and on-sale flag of a data or cable plan.
-fn edit_plan(
-    catalogue: &mut Catalogue,
-    provider: &str,
-    plan_id: &str,
-    edit: impl Fn(&mut Kobo, &mut bool),
-) {
-    let data = catalogue
-        .data_plans
-        .iter_mut()
-        .map(|p| (&p.provider, &p.plan_id, &mut p.price, &mut p.active));
-    let cable = catalogue
-        .cable_plans
-        .iter_mut()
-        .map(|p| (&p.provider, &p.plan_id, &mut p.price, &mut p.active));
-    for (_, _, price, active) in data
-        .chain(cable)
-        .filter(|p| p.0 == provider && p.1 == plan_id)
-    {
-        edit(price, active);
-    }
-}
-
-/// The differences with every plan list `supplier` publishes for the
-/// catalogue's data and cable providers; an error if it publishes none.
-async fn differences(
-    catalogue: &Catalogue,
-    supplier: &dyn Supplier,
-) -> anyhow::Result<Vec<Difference>> {
-    let mut differences = Vec::new();
-    let mut listed = false;
-    for provider in &catalogue.providers {
-        for product in [Product::Data, Product::Cable] {
-            if !provider.services.contains(&product) {
-                continue;
-            }
-            let codes = catalogue.supplier_codes(supplier.name(), &provider.slug, None);
-            let Some(sold) = supplier.plans(product, &provider.slug, &codes).await else {
-                continue;
-            };
-            listed = true;
-            differences.extend(compare(catalogue, supplier, &provider.slug, &sold?));
-        }
-    }
-    anyhow::ensure!(
-        listed,
-        "{} publishes no plan list for the catalogue's data and cable providers",
-        supplier.name()
-    );
-    Ok(differences)
+    value
 }
 
 /// `name`: the supplier to compare with (an alias names it; `sync` takes
@@ -196,12 +29,10 @@ pub async fn run(
     let name = name.unwrap_or(&settings.supplier);
     let supplier = super::supplier::real(settings, name)?
         .ok_or_else(|| anyhow::anyhow!("the {name} supplier publishes no plan list"))?;
-    let (_, mut catalogue) = store.catalogue().await?;
-    let differences = differences(&catalogue, supplier.as_ref()).await?;
-    if apply_changes && !differences.is_empty() {
-        apply(&mut catalogue, &differences);
-        store.replace_catalogue(&catalogue).await?;
-    }
+    let synced = sync(store.as_ref(), Actor::Cli, supplier.as_ref(), apply_changes)
+        .await
+        .map_err(super::output::action_error)?;
+    let differences = synced.differences;
     let text = differences
         .iter()
         .map(|d| describe(d, name))
@@ -212,9 +43,9 @@ pub async fn run(
         (false, true) => "Applied: prices taken, missing plans disabled; add new plans to the catalogue TOML yourself".to_owned(),
         (false, false) => format!("Nothing changed: run again with --apply to take {name}'s prices and disable missing plans"),
     };
-    let listed: Vec<Value> = differences.iter().map(|d| d.to_json(name)).collect();
+    let listed: Vec<Value> = differences.iter().map(|d| to_json(d, name)).collect();
     out.emit(
-        json!({ "differences": listed, "applied": apply_changes && !differences.is_empty() }),
+        json!({ "differences": listed, "applied": synced.applied }),
         format!("{text}\n{footer}").trim_start().to_owned(),
     );
     Ok(())

@@ -1,7 +1,9 @@
-//! Customers: search (name, email, account id, key prefix), an account's
-//! page (balance, keys, latest transactions, statement, the operator log
-//! about it), and the owner's actions on it: create, suspend/reactivate,
-//! credit or debit the wallet with a reason.
+//! Customers: search (name, email, account id, key prefix, virtual account
+//! number), an account's page (balance, tier, keys, webhook health, funding
+//! accounts, latest transactions, statement, the operator log about it), and
+//! the owner's actions on it: create, suspend/reactivate, credit or debit
+//! the wallet with a reason, change its tier, create or disable a key (a new
+//! key's secret is shown once).
 
 use super::{Chrome, Done, PageResult, actor, done, not_found, refused, render};
 use crate::ConsoleState;
@@ -9,9 +11,10 @@ use crate::pages::transactions::TxRow;
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
-use billpay_domain::{AccountId, Kobo};
-use billpay_operations::{accounts, wallets};
-use billpay_store::{Account, AccountStatus, LogFilter, TxFilter};
+use billpay_domain::{AccountId, KeyId, Kobo};
+use billpay_operations::keys::{self, KeyUpdate};
+use billpay_operations::{accounts, pricing, wallets};
+use billpay_store::{Account, AccountStatus, EventFilter, KeyStatus, LogFilter, TxFilter};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::format::{naira, short_time};
 use serde::Deserialize;
@@ -72,6 +75,7 @@ pub async fn search(
 }
 
 pub struct KeyRow {
+    pub id: String,
     pub prefix: String,
     pub name: String,
     pub status: &'static str,
@@ -118,9 +122,29 @@ struct AccountPage {
     account: AccountRow,
     suspended: bool,
     keys: Vec<KeyRow>,
+    /// A key just created: its secret, shown this once.
+    new_secret: Option<String>,
+    tier: String,
+    tiers: Vec<String>,
+    failed_webhooks: Vec<FailedEventRow>,
+    funding: Vec<FundingAccountRow>,
     transactions: Vec<TxRow>,
     entries: Vec<EntryRow>,
     log: Vec<LogRow>,
+}
+
+pub struct FailedEventRow {
+    pub at: String,
+    pub code: String,
+    pub event: String,
+    pub attempts: u32,
+}
+
+pub struct FundingAccountRow {
+    pub gateway: String,
+    pub bank: String,
+    pub number: String,
+    pub name: String,
 }
 
 pub async fn account(
@@ -130,8 +154,32 @@ pub async fn account(
     Query(done): Query<Done>,
 ) -> PageResult {
     let id: AccountId = id.parse().map_err(|_| not_found())?;
+    account_page(&state, &signed_in, id, &done, None).await
+}
+
+async fn account_page(
+    state: &ConsoleState,
+    signed_in: &SignedIn,
+    id: AccountId,
+    done: &Done,
+    new_secret: Option<String>,
+) -> PageResult {
     let store = &state.store;
     let account = store.account(id).await?.ok_or_else(not_found)?;
+    let ops_store = store.as_ref();
+    let tier = pricing::account_tier(ops_store, id)
+        .await
+        .map_err(refused)?;
+    let tiers = pricing::tiers(ops_store).await.map_err(refused)?;
+    let failed = store
+        .events(EventFilter {
+            account_id: Some(id),
+            failed_only: true,
+            limit: 10,
+            ..EventFilter::default()
+        })
+        .await?;
+    let funding = store.reserved_accounts(Some(id)).await?;
     let keys = store.api_keys(id).await?;
     let filter = TxFilter {
         account_id: Some(id),
@@ -147,12 +195,34 @@ pub async fn account(
     };
     let log = store.operator_log(log_filter).await?;
     Ok(render(&AccountPage {
-        chrome: Chrome::new(&signed_in, "customers", &done),
+        chrome: Chrome::new(signed_in, "customers", done),
+        new_secret,
+        tier,
+        tiers: tiers.into_iter().map(|t| t.name).collect(),
+        failed_webhooks: failed
+            .iter()
+            .map(|e| FailedEventRow {
+                at: short_time(&e.created_at),
+                code: e.transaction_code.clone(),
+                event: e.event.clone(),
+                attempts: e.attempts,
+            })
+            .collect(),
+        funding: funding
+            .into_iter()
+            .map(|f| FundingAccountRow {
+                gateway: f.gateway,
+                bank: f.bank_name,
+                number: f.account_number,
+                name: f.account_name,
+            })
+            .collect(),
         suspended: account.status == AccountStatus::Suspended,
         account: AccountRow::from(&account),
         keys: keys
             .iter()
             .map(|k| KeyRow {
+                id: k.id.to_string(),
                 prefix: k.display_prefix.clone(),
                 name: k.name.clone().unwrap_or_default(),
                 status: k.status.as_str(),
@@ -290,4 +360,86 @@ async fn move_money(
         format!("reference {reference} was used before, nothing changed")
     };
     Ok(done(&format!("/admin/customers/{id}"), &notice))
+}
+
+#[derive(Deserialize)]
+pub struct TierForm {
+    tier: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// Puts the account on a tier (`default`: list prices), with the reason typed.
+pub async fn set_tier(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    CsrfForm(form): CsrfForm<TierForm>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let (actor, tier) = (actor(&signed_in), form.tier.trim());
+    let reason = Some(form.reason.as_str());
+    pricing::set_account_tier_because(state.store.as_ref(), actor, id, tier, reason)
+        .await
+        .map_err(refused)?;
+    Ok(done(
+        &format!("/admin/customers/{id}"),
+        &format!("tier now {tier}"),
+    ))
+}
+
+#[derive(Deserialize)]
+pub struct NewKey {
+    #[serde(default)]
+    name: String,
+}
+
+/// A new API key; the page shows its secret this once (no redirect: the
+/// secret is never in a URL).
+pub async fn create_key(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    CsrfForm(form): CsrfForm<NewKey>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let name =
+        Some(form.name.trim().chars().take(100).collect::<String>()).filter(|n| !n.is_empty());
+    let issued = keys::create(state.store.as_ref(), actor(&signed_in), id, name)
+        .await
+        .map_err(refused)?;
+    let done = Done {
+        done: Some(format!("key {} created", issued.record.display_prefix)),
+    };
+    account_page(&state, &signed_in, id, &done, Some(issued.secret)).await
+}
+
+#[derive(Deserialize)]
+pub struct KeyStatusForm {
+    /// `active`, `suspended` or `revoked`.
+    status: String,
+}
+
+pub async fn set_key_status(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path((id, key)): Path<(String, String)>,
+    CsrfForm(form): CsrfForm<KeyStatusForm>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let key_id: KeyId = key.parse().map_err(|_| not_found())?;
+    let status: KeyStatus = form.status.parse().map_err(|_| {
+        super::PageError::bad_request("status must be active, suspended or revoked")
+    })?;
+    let store = state.store.as_ref();
+    let owned = store.api_key(key_id).await?.filter(|k| k.account_id == id);
+    owned.ok_or_else(not_found)?;
+    let update = KeyUpdate::Status(status);
+    let key = keys::update(store, actor(&signed_in), key_id, update)
+        .await
+        .map_err(refused)?;
+    Ok(done(
+        &format!("/admin/customers/{id}"),
+        &format!("key {} {}", key.display_prefix, key.status.as_str()),
+    ))
 }

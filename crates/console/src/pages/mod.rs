@@ -6,6 +6,7 @@ pub mod funding;
 pub mod login;
 pub mod operators;
 pub mod overview;
+pub mod prices;
 pub mod reports;
 pub mod suppliers;
 pub mod transactions;

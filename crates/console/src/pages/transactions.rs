@@ -1,7 +1,8 @@
 //! Transactions: search and filter across every account; a transaction's
-//! page with every field, its ledger entries, webhook event and attempts, and
-//! the operator log about it; the needs-review queue with "requery now",
-//! "mark successful" and "mark failed (refund once)".
+//! page with every field, its ledger entries, webhook event and attempts
+//! ("resend webhook", which support may do too), and the operator log about
+//! it; the needs-review queue with "requery now", "mark successful" and
+//! "mark failed (refund once)".
 
 use super::customers::LogRow;
 use super::{Chrome, Done, PageResult, actor, done, not_found, refused, render};
@@ -11,6 +12,7 @@ use askama::Template;
 use axum::extract::{Path, Query, State};
 use billpay_domain::{AccountId, Product, TxStatus};
 use billpay_operations::transactions::{self as ops, Resolution};
+use billpay_operations::webhooks;
 use billpay_store::{LogFilter, Transaction, TxFilter, TxLookup};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::format::{naira, short_time};
@@ -65,6 +67,13 @@ pub struct Filters {
     #[serde(default)]
     q: String,
     #[serde(default)]
+    provider: String,
+    #[serde(default)]
+    supplier: String,
+    /// Part of a recipient (phone, meter, smartcard number).
+    #[serde(default)]
+    recipient: String,
+    #[serde(default)]
     page: u32,
     #[serde(default)]
     done: Option<String>,
@@ -104,7 +113,10 @@ pub async fn list(
         product: f.product.parse::<Product>().ok(),
         created_from: day_start(&f.from, false),
         created_until: day_start(&f.to, true),
-        search: Some(f.q.trim().to_owned()).filter(|q| !q.is_empty()),
+        search: typed(&f.q),
+        provider: typed(&f.provider),
+        supplier: typed(&f.supplier),
+        recipient: typed(&f.recipient),
         limit: PAGE_SIZE + 1,
         offset: (page - 1) * PAGE_SIZE,
     };
@@ -119,6 +131,9 @@ pub async fn list(
             ("from", &f.from),
             ("to", &f.to),
             ("q", &f.q),
+            ("provider", &f.provider),
+            ("supplier", &f.supplier),
+            ("recipient", &f.recipient),
         ]
         .iter()
         .filter(|(_, v)| !v.is_empty())
@@ -166,6 +181,11 @@ pub async fn review(
         f: Filters::default(),
         next_link: None,
     }))
+}
+
+/// A filter as typed: `None` when left blank.
+fn typed(text: &str) -> Option<String> {
+    Some(text.trim().to_owned()).filter(|t| !t.is_empty())
 }
 
 fn url_encode(s: &str) -> String {
@@ -344,5 +364,21 @@ pub async fn resolve(
     Ok(done(
         &format!("/admin/transactions/{code}"),
         &format!("marked {status}"),
+    ))
+}
+
+/// Queues the transaction's webhook event for one more delivery now.
+pub async fn resend(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(code): Path<String>,
+    _: CsrfForm<billpay_webkit::NoFields>,
+) -> PageResult {
+    let event = webhooks::resend(state.store.as_ref(), actor(&signed_in), &code)
+        .await
+        .map_err(refused)?;
+    Ok(done(
+        &format!("/admin/transactions/{}", event.transaction_code),
+        &format!("webhook event {} queued again", event.id),
     ))
 }

@@ -103,6 +103,7 @@ pub async fn list(
         search: Some(f.q.trim().to_owned()).filter(|q| !q.is_empty()),
         limit: PAGE_SIZE + 1,
         offset: (page - 1) * PAGE_SIZE,
+        ..TxFilter::default()
     };
     let mut txs = state.store.transactions(filter).await?;
     let has_next = txs.len() > PAGE_SIZE as usize;

@@ -54,13 +54,30 @@ impl CatalogueStore for PostgresStore {
 
     /// Enables/disables a provider or plan; says what changed.
     async fn set_catalogue_active(&self, target: &str, active: bool) -> StoreResult<String> {
+        self.set_catalogue_active_with(target, active, None).await
+    }
+}
+
+impl PostgresStore {
+    /// [`CatalogueStore::set_catalogue_active`], with `log` in the same
+    /// transaction when given (its `before` the on-sale state before).
+    pub(super) async fn set_catalogue_active_with(
+        &self,
+        target: &str,
+        active: bool,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<String> {
         let target = target.to_owned();
         self.write(move |tx| {
-            let target = target.clone();
+            let (target, log) = (target.clone(), log.clone());
             Box::pin(async move {
                 let (_, mut catalogue) = load(tx, true).await?;
+                let before = rules::on_sale_state(&catalogue, &target);
                 let what = rules::set_active(&mut catalogue, &target, active)?;
                 save(tx, &catalogue_document(&catalogue)?).await?;
+                if let Some(log) = log {
+                    super::operators::append_in(tx, &log.with_before(before)).await?;
+                }
                 Ok(what)
             })
         })

@@ -16,23 +16,7 @@ use std::sync::LazyLock;
 #[async_trait]
 impl KeyStore for PostgresStore {
     async fn create_api_key(&self, new: NewApiKey) -> StoreResult<ApiKey> {
-        let id = KeyId::new();
-        let created_at = now_rfc3339();
-        self
-            .write(move |tx| {
-                let (new, created_at) = (new.clone(), created_at.clone());
-                Box::pin(async move {
-                    balance_of(tx, new.account_id, false).await?; // the account must exist
-                    let sql = "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, status, created_at)
-                               VALUES ($1, $2, $3, $4, $5, 'active', $6)";
-                    let (key, account) = (id.to_string(), new.account_id.to_string());
-                    let params: super::connection::Params =
-                        &[&key, &account, &new.name, &new.key_hash, &new.display_prefix, &created_at];
-                    execute(tx, sql, params).await?;
-                    by_id_in(tx, id).await?.ok_or(StoreError::NotFound("API key").into())
-                })
-            })
-            .await
+        self.create_api_key_with(new, None).await
     }
 
     async fn api_key(&self, id: KeyId) -> StoreResult<Option<ApiKey>> {
@@ -69,14 +53,7 @@ impl KeyStore for PostgresStore {
     }
 
     async fn update_api_key(&self, id: KeyId, change: KeyChange) -> StoreResult<ApiKey> {
-        self.write(move |tx| {
-            let change = change.clone();
-            Box::pin(async move {
-                let changed = apply(tx, &id.to_string(), change).await? > 0;
-                Ok(rules::key_change_outcome(changed, by_id_in(tx, id).await?)?)
-            })
-        })
-        .await
+        self.update_api_key_with(id, change, None).await
     }
 
     /// Stamps `last_used_at`.
@@ -86,6 +63,57 @@ impl KeyStore for PostgresStore {
                 let sql = "UPDATE api_keys SET last_used_at = $1 WHERE id = $2";
                 execute(c, sql, &[&now_rfc3339(), &id.to_string()]).await?;
                 Ok(())
+            })
+        })
+        .await
+    }
+}
+
+impl PostgresStore {
+    /// A new key, with `log` in the same transaction when given.
+    pub(super) async fn create_api_key_with(
+        &self,
+        new: NewApiKey,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<ApiKey> {
+        let id = KeyId::new();
+        let created_at = now_rfc3339();
+        self
+            .write(move |tx| {
+                let (new, created_at, log) = (new.clone(), created_at.clone(), log.clone());
+                Box::pin(async move {
+                    balance_of(tx, new.account_id, false).await?; // the account must exist
+                    let sql = "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, status, created_at)
+                               VALUES ($1, $2, $3, $4, $5, 'active', $6)";
+                    let (key, account) = (id.to_string(), new.account_id.to_string());
+                    let params: super::connection::Params =
+                        &[&key, &account, &new.name, &new.key_hash, &new.display_prefix, &created_at];
+                    execute(tx, sql, params).await?;
+                    if let Some(log) = log {
+                        super::operators::append_in(tx, &log).await?;
+                    }
+                    by_id_in(tx, id).await?.ok_or(StoreError::NotFound("API key").into())
+                })
+            })
+            .await
+    }
+
+    /// Applies `change`, with `log` in the same transaction when given.
+    pub(super) async fn update_api_key_with(
+        &self,
+        id: KeyId,
+        change: KeyChange,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<ApiKey> {
+        self.write(move |tx| {
+            let (change, log) = (change.clone(), log.clone());
+            Box::pin(async move {
+                let changed = apply(tx, &id.to_string(), change).await? > 0;
+                let key = rules::key_change_outcome(changed, by_id_in(tx, id).await?)?;
+                if let Some(log) = log {
+                    super::operators::append_in(tx, &log).await?;
+                }
+                Ok(key)
             })
         })
         .await

@@ -283,6 +283,8 @@ impl OperatorStore for PostgresStore {
                        OR strpos(lower(a.email), lower($1)) > 0
                        OR EXISTS (SELECT 1 FROM api_keys k WHERE k.account_id = a.id
                                   AND $1 <> '' AND left(k.display_prefix, length($1)) = $1)
+                       OR EXISTS (SELECT 1 FROM funding_accounts f WHERE f.account_id = a.id
+                                  AND f.account_number = $1)
                      ORDER BY a.created_at DESC, a.id LIMIT $2",
                     qualified(ACCOUNT_COLUMNS, "a")
                 );
@@ -424,6 +426,38 @@ impl LoggedStore for PostgresStore {
             })
         })
         .await
+    }
+
+    async fn set_account_tier_logged(
+        &self,
+        account: AccountId,
+        tier: Option<&str>,
+        log: NewLogEntry,
+    ) -> StoreResult<()> {
+        self.set_account_tier_with(account, tier, Some(log)).await
+    }
+
+    async fn set_catalogue_active_logged(
+        &self,
+        target: &str,
+        active: bool,
+        log: NewLogEntry,
+    ) -> StoreResult<String> {
+        self.set_catalogue_active_with(target, active, Some(log))
+            .await
+    }
+
+    async fn create_api_key_logged(&self, new: NewApiKey, log: NewLogEntry) -> StoreResult<ApiKey> {
+        self.create_api_key_with(new, Some(log)).await
+    }
+
+    async fn update_api_key_logged(
+        &self,
+        id: KeyId,
+        change: KeyChange,
+        log: NewLogEntry,
+    ) -> StoreResult<ApiKey> {
+        self.update_api_key_with(id, change, Some(log)).await
     }
 }
 

@@ -2,14 +2,14 @@
 //! every change; and the sales report's sums.
 
 use super::PostgresStore;
-use super::connection::{Client, PgTx, execute, query, query_one};
+use super::connection::{Client, PgTx, execute, query, query_one, query_opt};
 use super::error::{PgError, PgResult};
 use super::rows::get;
 use crate::clock::now_rfc3339;
 use crate::rules::{RuleRow, SALES_SQL, no_such_tier, price_book, scope_columns, tier_taken};
 use crate::*;
 use async_trait::async_trait;
-use billpay_domain::pricing::{PriceBook, Rule, Scope};
+use billpay_domain::pricing::{DEFAULT_TIER, PriceBook, Rule, Scope};
 use billpay_domain::{AccountId, Kobo};
 use std::sync::LazyLock;
 use tokio_postgres::Row;
@@ -83,32 +83,7 @@ impl PricingStore for PostgresStore {
     }
 
     async fn set_account_tier(&self, account: AccountId, tier: Option<&str>) -> StoreResult<()> {
-        let tier = tier.map(str::to_owned);
-        let id = account.to_string();
-        self.write(move |tx| {
-            let (tier, id) = (tier.clone(), id.clone());
-            Box::pin(async move {
-                bump(tx).await?;
-                let sql = "SELECT EXISTS(SELECT 1 FROM accounts WHERE id = $1)";
-                if !get::<bool>(&query_one(tx, sql, &[&id]).await?, 0)? {
-                    return Err(StoreError::NotFound("account").into());
-                }
-                match &tier {
-                    Some(tier) => {
-                        require_tier(tx, tier).await?;
-                        let sql = "INSERT INTO account_tiers (account_id, tier) VALUES ($1, $2)
-                             ON CONFLICT (account_id) DO UPDATE SET tier = excluded.tier";
-                        execute(tx, sql, &[&id, tier]).await?;
-                    }
-                    None => {
-                        let sql = "DELETE FROM account_tiers WHERE account_id = $1";
-                        execute(tx, sql, &[&id]).await?;
-                    }
-                }
-                Ok(())
-            })
-        })
-        .await
+        self.set_account_tier_with(account, tier, None).await
     }
 
     async fn sales(&self, from: String, until: String) -> StoreResult<Vec<SalesGroup>> {
@@ -204,4 +179,51 @@ fn sales_group(row: &Row) -> PgResult<SalesGroup> {
         charged_with_cost: Kobo(get(row, "charged_with_cost")?),
         cost_unknown: get::<i64>(row, "cost_unknown")? as u64,
     })
+}
+
+impl PostgresStore {
+    /// [`PricingStore::set_account_tier`], with `log` in the same
+    /// transaction when given (its `before` the tier before).
+    pub(super) async fn set_account_tier_with(
+        &self,
+        account: AccountId,
+        tier: Option<&str>,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<()> {
+        let tier = tier.map(str::to_owned);
+        let id = account.to_string();
+        self.write(move |tx| {
+            let (tier, id, log) = (tier.clone(), id.clone(), log.clone());
+            Box::pin(async move {
+                bump(tx).await?;
+                let sql = "SELECT EXISTS(SELECT 1 FROM accounts WHERE id = $1)";
+                if !get::<bool>(&query_one(tx, sql, &[&id]).await?, 0)? {
+                    return Err(StoreError::NotFound("account").into());
+                }
+                let sql = "SELECT tier FROM account_tiers WHERE account_id = $1";
+                let before: Option<String> = match query_opt(tx, sql, &[&id]).await? {
+                    Some(row) => Some(get(&row, 0)?),
+                    None => None,
+                };
+                match &tier {
+                    Some(tier) => {
+                        require_tier(tx, tier).await?;
+                        let sql = "INSERT INTO account_tiers (account_id, tier) VALUES ($1, $2)
+                             ON CONFLICT (account_id) DO UPDATE SET tier = excluded.tier";
+                        execute(tx, sql, &[&id, tier]).await?;
+                    }
+                    None => {
+                        let sql = "DELETE FROM account_tiers WHERE account_id = $1";
+                        execute(tx, sql, &[&id]).await?;
+                    }
+                }
+                if let Some(log) = log {
+                    let before = before.as_deref().unwrap_or(DEFAULT_TIER);
+                    super::operators::append_in(tx, &log.with_before(before)).await?;
+                }
+                Ok(())
+            })
+        })
+        .await
+    }
 }

@@ -85,7 +85,7 @@ impl PurchaseStore for PostgresStore {
             LazyLock::new(|| with_columns(include_str!("sql/transactions.sql"), TX_COLUMNS));
         self.autocommit(|c| {
             Box::pin(async move {
-                let params: [&(dyn ToSql + Sync); 8] = [
+                let params: [&(dyn ToSql + Sync); 11] = [
                     &filter.account_id.map(|a| a.to_string()),
                     &filter.status.map(TxStatus::as_str),
                     &filter.product.map(Product::service),
@@ -94,6 +94,9 @@ impl PurchaseStore for PostgresStore {
                     &filter.search,
                     &i64::from(filter.limit.max(1)),
                     &i64::from(filter.offset),
+                    &filter.provider,
+                    &filter.supplier,
+                    &filter.recipient,
                 ];
                 map_rows(query(c, &SQL, &params).await?, transaction)
             })

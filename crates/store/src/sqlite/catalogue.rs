@@ -45,12 +45,29 @@ impl CatalogueStore for SqliteStore {
 
     /// Enables/disables a provider or plan; says what changed.
     async fn set_catalogue_active(&self, target: &str, active: bool) -> StoreResult<String> {
+        self.set_catalogue_active_with(target, active, None).await
+    }
+}
+
+impl SqliteStore {
+    /// [`CatalogueStore::set_catalogue_active`], with `log` in the same
+    /// transaction when given (its `before` the on-sale state before).
+    pub(super) async fn set_catalogue_active_with(
+        &self,
+        target: &str,
+        active: bool,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<String> {
         let target = target.to_owned();
         self.engine
             .write(move |conn| {
                 let (_, mut catalogue) = load(conn)?;
+                let before = rules::on_sale_state(&catalogue, &target);
                 let what = rules::set_active(&mut catalogue, &target, active)?;
                 save(conn, &catalogue)?;
+                if let Some(log) = &log {
+                    super::operators::append_in(conn, &log.clone().with_before(before))?;
+                }
                 Ok(what)
             })
             .await

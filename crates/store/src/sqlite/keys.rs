@@ -15,26 +15,7 @@ use std::sync::LazyLock;
 #[async_trait]
 impl KeyStore for SqliteStore {
     async fn create_api_key(&self, new: NewApiKey) -> StoreResult<ApiKey> {
-        self.engine
-            .write(move |conn| {
-                balance_of(conn, new.account_id)?; // the account must exist
-                let id = KeyId::new();
-                execute(
-                    conn,
-                    "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, status, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, 'active', ?6)",
-                    params![
-                        id.to_string(),
-                        new.account_id.to_string(),
-                        new.name,
-                        new.key_hash,
-                        new.display_prefix,
-                        now_rfc3339()
-                    ],
-                )?;
-                by_id_in(conn, id)?.ok_or(StoreError::NotFound("API key"))
-            })
-            .await
+        self.create_api_key_with(new, None).await
     }
 
     async fn api_key(&self, id: KeyId) -> StoreResult<Option<ApiKey>> {
@@ -71,12 +52,7 @@ impl KeyStore for SqliteStore {
     }
 
     async fn update_api_key(&self, id: KeyId, change: KeyChange) -> StoreResult<ApiKey> {
-        self.engine
-            .write(move |conn| {
-                let changed = apply(conn, id.to_string(), change)? > 0;
-                rules::key_change_outcome(changed, by_id_in(conn, id)?)
-            })
-            .await
+        self.update_api_key_with(id, change, None).await
     }
 
     /// Stamps `last_used_at`.
@@ -86,6 +62,58 @@ impl KeyStore for SqliteStore {
                 let sql = "UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2";
                 execute(conn, sql, params![now_rfc3339(), id.to_string()])?;
                 Ok(())
+            })
+            .await
+    }
+}
+
+impl SqliteStore {
+    /// A new key, with `log` in the same transaction when given.
+    pub(super) async fn create_api_key_with(
+        &self,
+        new: NewApiKey,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<ApiKey> {
+        self.engine
+            .write(move |conn| {
+                balance_of(conn, new.account_id)?; // the account must exist
+                let id = KeyId::new();
+                execute(
+                    conn,
+                    "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, status, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, 'active', ?6)",
+                    params![
+                        id.to_string(),
+                        new.account_id.to_string(),
+                        new.name,
+                        new.key_hash,
+                        new.display_prefix,
+                        now_rfc3339()
+                    ],
+                )?;
+                if let Some(log) = &log {
+                    super::operators::append_in(conn, log)?;
+                }
+                by_id_in(conn, id)?.ok_or(StoreError::NotFound("API key"))
+            })
+            .await
+    }
+
+    /// Applies `change`, with `log` in the same transaction when given.
+    pub(super) async fn update_api_key_with(
+        &self,
+        id: KeyId,
+        change: KeyChange,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<ApiKey> {
+        self.engine
+            .write(move |conn| {
+                let changed = apply(conn, id.to_string(), change)? > 0;
+                let key = rules::key_change_outcome(changed, by_id_in(conn, id)?)?;
+                if let Some(log) = &log {
+                    super::operators::append_in(conn, log)?;
+                }
+                Ok(key)
             })
             .await
     }

@@ -7,9 +7,10 @@ use crate::clock::now_rfc3339;
 use crate::rules::{RuleRow, SALES_SQL, no_such_tier, price_book, scope_columns, tier_taken};
 use crate::*;
 use async_trait::async_trait;
+use billpay_domain::pricing::DEFAULT_TIER;
 use billpay_domain::pricing::{PriceBook, Rule, Scope};
 use billpay_domain::{AccountId, Kobo};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use std::sync::LazyLock;
 
 #[async_trait]
@@ -71,35 +72,7 @@ impl PricingStore for SqliteStore {
     }
 
     async fn set_account_tier(&self, account: AccountId, tier: Option<&str>) -> StoreResult<()> {
-        let tier = tier.map(str::to_owned);
-        self.engine
-            .write(move |conn| {
-                let id = account.to_string();
-                let sql = "SELECT EXISTS(SELECT 1 FROM accounts WHERE id = ?1)";
-                if !query_row(conn, sql, [&id], |r| r.get::<_, bool>(0))? {
-                    return Err(StoreError::NotFound("account"));
-                }
-                match &tier {
-                    Some(tier) => {
-                        require_tier(conn, tier)?;
-                        execute(
-                            conn,
-                            "INSERT INTO account_tiers (account_id, tier) VALUES (?1, ?2)
-                             ON CONFLICT (account_id) DO UPDATE SET tier = excluded.tier",
-                            params![id, tier],
-                        )?;
-                    }
-                    None => {
-                        execute(
-                            conn,
-                            "DELETE FROM account_tiers WHERE account_id = ?1",
-                            [&id],
-                        )?;
-                    }
-                }
-                bump(conn)
-            })
-            .await
+        self.set_account_tier_with(account, tier, None).await
     }
 
     async fn sales(&self, from: String, until: String) -> StoreResult<Vec<SalesGroup>> {
@@ -188,4 +161,56 @@ fn sales_group(row: &rusqlite::Row) -> rusqlite::Result<SalesGroup> {
         charged_with_cost: Kobo(row.get("charged_with_cost")?),
         cost_unknown: row.get::<_, i64>("cost_unknown")? as u64,
     })
+}
+
+impl SqliteStore {
+    /// [`PricingStore::set_account_tier`], with `log` in the same
+    /// transaction when given (its `before` the tier before).
+    pub(super) async fn set_account_tier_with(
+        &self,
+        account: AccountId,
+        tier: Option<&str>,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<()> {
+        let tier = tier.map(str::to_owned);
+        self.engine
+            .write(move |conn| {
+                let id = account.to_string();
+                let sql = "SELECT EXISTS(SELECT 1 FROM accounts WHERE id = ?1)";
+                if !query_row(conn, sql, [&id], |r| r.get::<_, bool>(0))? {
+                    return Err(StoreError::NotFound("account"));
+                }
+                let sql = "SELECT tier FROM account_tiers WHERE account_id = ?1";
+                let before: Option<String> =
+                    query_row(conn, sql, [&id], |r| r.get(0)).optional()?;
+                match &tier {
+                    Some(tier) => {
+                        require_tier(conn, tier)?;
+                        execute(
+                            conn,
+                            "INSERT INTO account_tiers (account_id, tier) VALUES (?1, ?2)
+                             ON CONFLICT (account_id) DO UPDATE SET tier = excluded.tier",
+                            params![id, tier],
+                        )?;
+                    }
+                    None => {
+                        execute(
+                            conn,
+                            "DELETE FROM account_tiers WHERE account_id = ?1",
+                            [&id],
+                        )?;
+                    }
+                }
+                bump(conn)?;
+                match &log {
+                    Some(log) => super::operators::append_in(
+                        conn,
+                        &log.clone()
+                            .with_before(before.as_deref().unwrap_or(DEFAULT_TIER)),
+                    ),
+                    None => Ok(()),
+                }
+            })
+            .await
+    }
 }

@@ -91,6 +91,9 @@ impl PurchaseStore for SqliteStore {
                     filter.search,
                     filter.limit.max(1),
                     filter.offset,
+                    filter.provider,
+                    filter.supplier,
+                    filter.recipient,
                 ];
                 collect(conn, &SQL, params, transaction)
             })

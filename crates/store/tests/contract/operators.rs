@@ -4,7 +4,7 @@
 use crate::common::{
     Db, account, assert_invariant, finalization, funded_account, new_account, purchase, store,
 };
-use billpay_domain::{AccountId, Kobo, TxStatus};
+use billpay_domain::{AccountId, KeyId, Kobo, TxStatus};
 use billpay_store::clock::now_ms;
 use billpay_store::*;
 
@@ -334,4 +334,126 @@ async fn supplier_outcomes_count_each_suppliers_purchases_by_status() {
     );
     assert_eq!(outcomes[1].mean_final_ms, None, "still processing");
     assert!(store.supplier_outcomes("~").await.unwrap().is_empty());
+}
+
+async fn a_logged_tier_catalogue_or_key_change_stores_its_line_or_neither() {
+    let (_db, store) = store().await;
+    let (account, _) = account(&store).await;
+    let subject = account.to_string();
+    store.create_tier("gold").await.unwrap();
+    let tier = line("pricing.account_tier", &subject);
+    store
+        .set_account_tier_logged(account, Some("gold"), tier.clone())
+        .await
+        .unwrap();
+    let refused = store
+        .set_account_tier_logged(account, Some("platinum"), tier.clone())
+        .await;
+    assert!(refused.is_err(), "no such tier");
+    store
+        .set_account_tier_logged(account, None, tier)
+        .await
+        .unwrap();
+    let lines = log_of(&store, &subject).await;
+    assert_eq!(lines.len(), 2, "the refused change is not logged");
+    assert_eq!(lines[1].before.as_deref(), Some("default"));
+    assert_eq!(lines[0].before.as_deref(), Some("gold"));
+
+    let off = line("catalogue.provider", "glo");
+    store
+        .set_catalogue_active_logged("glo", false, off.clone())
+        .await
+        .unwrap();
+    let (_, catalogue) = store.catalogue().await.unwrap();
+    assert!(!catalogue.provider("glo").unwrap().active);
+    let missing = store
+        .set_catalogue_active_logged("no-such-plan", false, line("catalogue.plan", "nope"))
+        .await;
+    assert!(matches!(missing, Err(StoreError::NotFound(_))));
+    assert!(log_of(&store, "nope").await.is_empty());
+    assert_eq!(
+        log_of(&store, "glo").await[0].before.as_deref(),
+        Some("on sale")
+    );
+
+    let new = NewApiKey {
+        account_id: account,
+        name: None,
+        key_hash: "logged-key".into(),
+        display_prefix: "bp_live_abc".into(),
+    };
+    let created = store
+        .create_api_key_logged(new.clone(), line("key.create", "k"))
+        .await
+        .unwrap();
+    let orphan = NewApiKey {
+        account_id: AccountId::new(),
+        key_hash: "orphan".into(),
+        ..new
+    };
+    let no_account = store
+        .create_api_key_logged(orphan, line("key.create", "orphan"))
+        .await;
+    assert!(no_account.is_err());
+    assert!(log_of(&store, "orphan").await.is_empty());
+    let suspended = store
+        .update_api_key_logged(
+            created.id,
+            KeyChange::Status(KeyStatus::Suspended),
+            line("key.update", "k"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(suspended.status, KeyStatus::Suspended);
+    let gone = store
+        .update_api_key_logged(
+            KeyId::new(),
+            KeyChange::Status(KeyStatus::Active),
+            line("key.update", "gone"),
+        )
+        .await;
+    assert!(gone.is_err());
+    assert!(log_of(&store, "gone").await.is_empty());
+    assert_eq!(log_of(&store, "k").await.len(), 2);
+}
+
+#[tokio::test]
+async fn purchases_are_filtered_by_provider_supplier_and_recipient() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1000).await;
+    let mut glo = purchase(account, key, "p2", 100);
+    glo.provider = "glo".into();
+    glo.recipient = "08051112222".into();
+    store
+        .place_purchase(purchase(account, key, "p1", 100))
+        .await
+        .unwrap();
+    store.place_purchase(glo).await.unwrap();
+    let found = |filter: TxFilter| {
+        let store = store.clone();
+        async move {
+            let filter = TxFilter {
+                account_id: Some(account),
+                limit: 10,
+                ..filter
+            };
+            let txs = store.transactions(filter).await.unwrap();
+            txs.into_iter().map(|t| t.reference).collect::<Vec<_>>()
+        }
+    };
+    let by_provider = TxFilter {
+        provider: Some("glo".into()),
+        ..TxFilter::default()
+    };
+    assert_eq!(found(by_provider).await, ["p2"]);
+    let by_recipient = TxFilter {
+        recipient: Some("3456".into()),
+        ..TxFilter::default()
+    };
+    assert_eq!(found(by_recipient).await, ["p1"]);
+    let by_supplier = TxFilter {
+        supplier: Some("vtpass".into()),
+        ..TxFilter::default()
+    };
+    assert!(found(by_supplier).await.is_empty(), "none sent to vtpass");
 }

@@ -3,10 +3,12 @@
 //! and the operator log they share. The role rules and CSRF of every form
 //! are checked in process (`crates/console/tests/forms.rs`).
 
+mod catalogue;
 mod journey;
-mod sign_in;
+mod journey_catalogue;
 mod journey_money;
 mod money;
+mod sign_in;
 
 use crate::support::*;
 
@@ -26,7 +28,7 @@ pub async fn server_with_operators() -> TestServer {
     server
 }
 
-/// An owner and a support operator, by the CLI.
+/// An owner ([`OWNER`]) and a support operator ([`SUPPORT`]), both with [`PASSWORD`].
 pub fn add_operators(server: &TestServer) {
     for (email, role) in [(OWNER, "owner"), (SUPPORT, "support")] {
         let created = server.cli(&[

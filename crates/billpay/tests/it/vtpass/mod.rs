@@ -3,7 +3,7 @@
 
 mod callbacks;
 mod fulfilment;
-mod operations;
+pub mod operations;
 mod reversals;
 
 use crate::support::receiver::Receiver;

@@ -109,7 +109,8 @@ betting = ["sandbox"]
     server.assert_ledger_consistent(&who.account_id);
 }
 
-const SMALL_CATALOGUE: &str = r#"
+/// Two providers with a few plans (one mapped to its VTpass code each way); also the console's sync test.
+pub const SMALL_CATALOGUE: &str = r#"
 [[providers]]
 id = "6cb0f555-921c-4533-96c4-8a84af46714b"
 slug = "mtn"

@@ -1,0 +1,214 @@
+//! The catalogue sync with a supplier: compares the data and cable plans of
+//! the catalogue with the plans a supplier lists (`Supplier::plans`);
+//! applying takes the supplier's prices and takes off sale the plans it no
+//! longer sells. Plans new at the supplier are listed for the operator to
+//! add (their category and duration are ours to decide). A plan is matched
+//! by its code there (`Supplier::plan_code`). `billpay catalogue sync` and
+//! the console's Prices page both call [`sync`].
+
+use crate::{Actor, OpsError, OpsResult, Permission};
+use billpay_domain::catalogue::Catalogue;
+use billpay_domain::{Kobo, Product};
+use billpay_store::Store;
+use billpay_supplier::{Supplier, SupplierPlan};
+use serde::Serialize;
+
+/// `theirs` is written under the supplier's name (`"acme": 650.0`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Difference {
+    /// The supplier sells it at another price.
+    Price {
+        provider: String,
+        plan_id: String,
+        ours: Kobo,
+        theirs: Kobo,
+    },
+    /// On sale here, not sold by the supplier.
+    Missing { provider: String, plan_id: String },
+    /// Sold by the supplier, not in the catalogue.
+    New {
+        provider: String,
+        variation_code: String,
+        name: String,
+        price: Kobo,
+    },
+}
+
+/// One of our plans as the sync sees it.
+struct Plan<'a> {
+    plan_id: &'a str,
+    code: String,
+    price: Kobo,
+    active: bool,
+}
+
+fn plans<'a>(catalogue: &'a Catalogue, supplier: &dyn Supplier, provider: &str) -> Vec<Plan<'a>> {
+    let data = catalogue
+        .data_plans
+        .iter()
+        .map(|p| (&p.provider, &p.plan_id, p.price, p.active));
+    let cable = catalogue
+        .cable_plans
+        .iter()
+        .map(|p| (&p.provider, &p.plan_id, p.price, p.active));
+    data.chain(cable)
+        .filter(|plan| plan.0 == provider)
+        .map(|(_, plan_id, price, active)| {
+            let codes = catalogue.supplier_codes(supplier.name(), provider, Some(plan_id));
+            Plan {
+                plan_id,
+                code: supplier.plan_code(plan_id, &codes),
+                price,
+                active,
+            }
+        })
+        .collect()
+}
+
+/// The differences for one provider.
+pub fn compare(
+    catalogue: &Catalogue,
+    supplier: &dyn Supplier,
+    provider: &str,
+    sold: &[SupplierPlan],
+) -> Vec<Difference> {
+    let ours = plans(catalogue, supplier, provider);
+    let mut out = Vec::new();
+    for offer in sold {
+        match ours.iter().find(|p| p.code == offer.code) {
+            Some(plan) if plan.price != offer.price => out.push(Difference::Price {
+                provider: provider.into(),
+                plan_id: plan.plan_id.into(),
+                ours: plan.price,
+                theirs: offer.price,
+            }),
+            Some(_) => {}
+            None => out.push(Difference::New {
+                provider: provider.into(),
+                variation_code: offer.code.clone(),
+                name: offer.name.clone(),
+                price: offer.price,
+            }),
+        }
+    }
+    for plan in ours.iter().filter(|p| p.active) {
+        if !sold.iter().any(|offer| offer.code == plan.code) {
+            out.push(Difference::Missing {
+                provider: provider.into(),
+                plan_id: plan.plan_id.into(),
+            });
+        }
+    }
+    out
+}
+
+/// The catalogue with the supplier's prices and without what it stopped selling.
+pub fn apply(catalogue: &mut Catalogue, differences: &[Difference]) {
+    for difference in differences {
+        match difference {
+            Difference::Price {
+                provider,
+                plan_id,
+                theirs,
+                ..
+            } => edit_plan(catalogue, provider, plan_id, |price, _| *price = *theirs),
+            Difference::Missing { provider, plan_id } => {
+                edit_plan(catalogue, provider, plan_id, |_, active| *active = false)
+            }
+            Difference::New { .. } => {}
+        }
+    }
+}
+
+/// Edits the price and on-sale flag of a data or cable plan.
+fn edit_plan(
+    catalogue: &mut Catalogue,
+    provider: &str,
+    plan_id: &str,
+    edit: impl Fn(&mut Kobo, &mut bool),
+) {
+    let data = catalogue
+        .data_plans
+        .iter_mut()
+        .map(|p| (&p.provider, &p.plan_id, &mut p.price, &mut p.active));
+    let cable = catalogue
+        .cable_plans
+        .iter_mut()
+        .map(|p| (&p.provider, &p.plan_id, &mut p.price, &mut p.active));
+    for (_, _, price, active) in data
+        .chain(cable)
+        .filter(|p| p.0 == provider && p.1 == plan_id)
+    {
+        edit(price, active);
+    }
+}
+
+/// What a sync found, and whether it changed the catalogue.
+#[derive(Debug, Clone)]
+pub struct Synced {
+    pub differences: Vec<Difference>,
+    pub applied: bool,
+}
+
+/// Compares the catalogue with `supplier`'s plan lists; with `apply_changes`
+/// (an owner or the CLI only) takes its prices and disables the plans it no
+/// longer sells, logged as `catalogue.sync`.
+pub async fn sync(
+    store: &dyn Store,
+    actor: Actor,
+    supplier: &dyn Supplier,
+    apply_changes: bool,
+) -> OpsResult<Synced> {
+    let needed = if apply_changes {
+        Permission::ChangeCatalogue
+    } else {
+        Permission::Read
+    };
+    actor.require(needed)?;
+    let (_, mut catalogue) = store.catalogue().await?;
+    let differences = differences(&catalogue, supplier).await?;
+    let applied = apply_changes && !differences.is_empty();
+    if applied {
+        apply(&mut catalogue, &differences);
+        store.replace_catalogue(&catalogue).await?;
+        let mut log = actor.log("catalogue.sync", supplier.name());
+        log.after = Some(format!("{} differences applied", differences.len()));
+        store.append_log(log).await?;
+        tracing::info!(%actor, supplier = supplier.name(), count = differences.len(), "catalogue synced");
+    }
+    Ok(Synced {
+        differences,
+        applied,
+    })
+}
+
+/// The differences with every plan list `supplier` publishes for the
+/// catalogue's data and cable providers; refused if it publishes none.
+async fn differences(catalogue: &Catalogue, supplier: &dyn Supplier) -> OpsResult<Vec<Difference>> {
+    let mut differences = Vec::new();
+    let mut listed = false;
+    for provider in &catalogue.providers {
+        for product in [Product::Data, Product::Cable] {
+            if !provider.services.contains(&product) {
+                continue;
+            }
+            let codes = catalogue.supplier_codes(supplier.name(), &provider.slug, None);
+            let Some(sold) = supplier.plans(product, &provider.slug, &codes).await else {
+                continue;
+            };
+            listed = true;
+            let sold = sold.map_err(|e| {
+                OpsError::Refused(format!("{} did not list its plans: {e}", supplier.name()))
+            })?;
+            differences.extend(compare(catalogue, supplier, &provider.slug, &sold));
+        }
+    }
+    if !listed {
+        return Err(OpsError::Refused(format!(
+            "{} publishes no plan list for the catalogue's data and cable providers",
+            supplier.name()
+        )));
+    }
+    Ok(differences)
+}
