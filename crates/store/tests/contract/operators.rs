@@ -336,6 +336,7 @@ async fn supplier_outcomes_count_each_suppliers_purchases_by_status() {
     assert!(store.supplier_outcomes("~").await.unwrap().is_empty());
 }
 
+#[tokio::test]
 async fn a_logged_tier_catalogue_or_key_change_stores_its_line_or_neither() {
     let (_db, store) = store().await;
     let (account, _) = account(&store).await;
