@@ -26,11 +26,11 @@ const fn position(columns: &str, name: &str) -> usize {
     let mut start = 0;
     let mut index = 0;
     while start < list.len() {
-        while start < list.len() && list[start] == b' ' {
+        while start < list.len() && list[start].is_ascii_whitespace() {
             start += 1;
         }
         let mut end = start;
-        while end < list.len() && list[end] != b',' && list[end] != b' ' {
+        while end < list.len() && list[end] != b',' && !list[end].is_ascii_whitespace() {
             end += 1;
         }
         if same(list, start, end, name.as_bytes()) {
@@ -293,4 +293,30 @@ pub fn reserved_account(row: &Row) -> rusqlite::Result<ReservedAccount> {
         account_name: get(row, col!("account_name"))?,
         created_at: get(row, col!("created_at"))?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_name_is_placed_at_its_position_in_its_list() {
+        let lists = [
+            ACCOUNT_COLUMNS,
+            KEY_COLUMNS,
+            TX_COLUMNS,
+            EVENT_COLUMNS,
+            LEDGER_COLUMNS,
+            ATTEMPT_COLUMNS,
+            DAILY_SPEND_COLUMNS,
+            FUNDING_COLUMNS,
+            RESERVED_COLUMNS,
+        ];
+        for list in lists {
+            for (index, name) in list.split(',').map(str::trim).enumerate() {
+                assert_eq!(position(list, name), index, "{name} in {list}");
+            }
+        }
+        assert_eq!(position("a, ab,\n  b", "b"), 2);
+    }
 }
