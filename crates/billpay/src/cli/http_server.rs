@@ -9,15 +9,16 @@
 //!   (HTTP/2 gets a GOAWAY first). Our own watchdog does this, because
 //!   hyper's auto builder reads the protocol version with no timer and
 //!   HTTP/2 has no idle timeout (its PINGs only prove the peer alive);
-//! - **a request body** must keep arriving, `body_timeout` between chunks
-//!   (tower-http's `RequestBodyTimeoutLayer`), and be complete within
-//!   `body_deadline` however it trickles; both answer 408 in the API;
+//! - **a request body** must keep arriving, `body_timeout` between chunks,
+//!   and be complete within `body_deadline` however it trickles; both answer
+//!   408 in the API ([`TimedBody`], wrapped around the body as hyper hands
+//!   it over, so it costs no router layer per request);
 //! - at most `max_connections` are open; further clients wait in the kernel's
 //!   accept queue until one closes.
 
+use axum::BoxError;
 use axum::Router;
-use axum::body::{Body, Bytes};
-use axum::extract::Request;
+use axum::body::Bytes;
 use http_body::Frame;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -31,7 +32,6 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, Semaphore, watch};
 use tokio::time::{Instant, Sleep};
-use tower_http::timeout::RequestBodyTimeoutLayer;
 
 #[derive(Debug, Clone, Copy)]
 pub struct ConnectionLimits {
@@ -66,14 +66,10 @@ pub async fn serve(
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let body_deadline = limits.body_deadline;
-    let app = app
-        .layer(RequestBodyTimeoutLayer::new(limits.body_timeout))
-        .layer(axum::middleware::map_request(move |request: Request| {
-            std::future::ready(
-                request.map(|body| Body::new(DeadlineBody::new(body, body_deadline))),
-            )
-        }));
+    let body_limits = BodyLimits {
+        between_chunks: limits.body_timeout,
+        in_all: limits.body_deadline,
+    };
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()
@@ -108,6 +104,7 @@ pub async fn serve(
         let service = Tracked {
             inner: TowerToHyperService::new(app.clone()),
             activity: activity.clone(),
+            body_limits,
         };
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(stream), service)
@@ -180,23 +177,27 @@ impl Activity {
     }
 
     /// Resolves once the connection has had no request in flight for `limit`.
+    /// Sleeps to the deadline of the moment it last saw, not woken by each
+    /// request: requests meanwhile only move that moment later, read again
+    /// when the sleep ends.
     async fn quiet_for(&self, limit: Duration) {
         loop {
-            let went_quiet = self.went_quiet.notified();
-            tokio::pin!(went_quiet);
-            went_quiet.as_mut().enable();
             match self.quiet_since() {
-                None => went_quiet.await,
+                None => self.until_quiet().await,
                 Some(since) if since.elapsed() >= limit => return,
-                Some(since) => {
-                    // Woken early by a request that began and ended meanwhile:
-                    // the loop reads the new moment it went quiet.
-                    tokio::select! {
-                        () = tokio::time::sleep_until(since + limit) => {}
-                        () = went_quiet => {}
-                    }
-                }
+                Some(since) => tokio::time::sleep_until(since + limit).await,
             }
+        }
+    }
+
+    /// Resolves once no request is in flight.
+    async fn until_quiet(&self) {
+        let went_quiet = self.went_quiet.notified();
+        tokio::pin!(went_quiet);
+        // Registered before the check, so a request ending in between wakes it.
+        went_quiet.as_mut().enable();
+        if self.quiet_since().is_none() {
+            went_quiet.await;
         }
     }
 }
@@ -217,69 +218,129 @@ impl Drop for Busy {
     }
 }
 
-/// The app as hyper calls it, counting the connection's requests in flight.
+/// The app as hyper calls it: counts the connection's requests in flight
+/// and bounds each request body in time.
 #[derive(Clone)]
 struct Tracked<S> {
     inner: S,
     activity: Arc<Activity>,
+    body_limits: BodyLimits,
 }
-
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 impl<S> hyper::service::Service<hyper::Request<Incoming>> for Tracked<S>
 where
-    S: hyper::service::Service<hyper::Request<Incoming>>,
-    S::Future: Send + 'static,
+    S: hyper::service::Service<hyper::Request<TimedBody<Incoming>>>,
 {
     type Response = S::Response;
     type Error = S::Error;
-    type Future = BoxFuture<Result<S::Response, S::Error>>;
+    type Future = InFlight<S::Future>;
 
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
         let busy = self.activity.begin();
-        let response = self.inner.call(request);
-        Box::pin(async move {
-            let response = response.await;
-            drop(busy);
-            response
+        let request = request.map(|body| TimedBody::new(body, self.body_limits));
+        InFlight {
+            response: self.inner.call(request),
+            busy: Some(busy),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A response being made: its request is in flight until it is ready
+    /// (or dropped). A named future, not a boxed one: no allocation.
+    struct InFlight<F> {
+        #[pin]
+        response: F,
+        busy: Option<Busy>,
+    }
+}
+
+impl<F: Future> Future for InFlight<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let response = std::task::ready!(this.response.poll(cx));
+        this.busy.take();
+        Poll::Ready(response)
+    }
+}
+
+/// How long a request body may take.
+#[derive(Debug, Clone, Copy)]
+struct BodyLimits {
+    between_chunks: Duration,
+    in_all: Duration,
+}
+
+/// A request body that must keep arriving, each chunk within
+/// `between_chunks` of the wait for it starting, and be complete within
+/// `in_all` of the request's start, however slowly it trickles: past either,
+/// reading fails with `TimedOut` (the API answers 408). The timer exists only
+/// while a chunk is awaited: most bodies arrive whole and never need one.
+struct TimedBody<B> {
+    inner: B,
+    between_chunks: Duration,
+    deadline: Instant,
+    waiting: Option<(Pin<Box<Sleep>>, &'static str)>,
+}
+
+impl<B> TimedBody<B> {
+    fn new(inner: B, limits: BodyLimits) -> TimedBody<B> {
+        TimedBody {
+            inner,
+            between_chunks: limits.between_chunks,
+            deadline: Instant::now() + limits.in_all,
+            waiting: None,
+        }
+    }
+
+    /// The timer for the chunk awaited: the nearer of its own limit and the
+    /// body's deadline, with what to say when it fires.
+    fn timer(&mut self) -> &mut (Pin<Box<Sleep>>, &'static str) {
+        let (deadline, between_chunks) = (self.deadline, self.between_chunks);
+        self.waiting.get_or_insert_with(|| {
+            let stalled = Instant::now() + between_chunks;
+            let (due, why) = if stalled < deadline {
+                (
+                    stalled,
+                    "the request body stalled longer than the body timeout",
+                )
+            } else {
+                (
+                    deadline,
+                    "the request body took longer than the body deadline",
+                )
+            };
+            (Box::pin(tokio::time::sleep_until(due)), why)
         })
     }
 }
 
-/// A request body that must be complete within a total deadline, however
-/// slowly it trickles: past it, reading fails with `TimedOut` (the API
-/// answers 408).
-struct DeadlineBody {
-    inner: Body,
-    deadline: Pin<Box<Sleep>>,
-}
-
-impl DeadlineBody {
-    fn new(inner: Body, limit: Duration) -> DeadlineBody {
-        DeadlineBody {
-            inner,
-            deadline: Box::pin(tokio::time::sleep(limit)),
-        }
-    }
-}
-
-impl http_body::Body for DeadlineBody {
+impl<B> http_body::Body for TimedBody<B>
+where
+    B: http_body::Body<Data = Bytes> + Unpin,
+    B::Error: Into<BoxError>,
+{
     type Data = Bytes;
-    type Error = axum::Error;
+    type Error = BoxError;
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         let this = &mut *self;
         if let Poll::Ready(frame) = Pin::new(&mut this.inner).poll_frame(cx) {
-            return Poll::Ready(frame);
+            this.waiting = None;
+            return Poll::Ready(frame.map(|frame| frame.map_err(Into::into)));
         }
-        match this.deadline.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Some(Err(axum::Error::new(std::io::Error::new(
+        let (timer, why) = this.timer();
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Some(Err(std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
-                "the request body took longer than the body deadline",
-            ))))),
+                *why,
+            )
+            .into()))),
             Poll::Pending => Poll::Pending,
         }
     }

@@ -60,17 +60,12 @@ impl PurchaseStore for SqliteStore {
                 let found = match account {
                     Some(account) => query_row(
                         conn,
-                        &format!("SELECT {TX_COLUMNS} FROM transactions WHERE account_id = ?2 AND {column} = ?1"),
+                        lookup_sql(column, Scope::Account),
                         params![value, account.to_string()],
                         transaction,
                     ),
                     // The operator's lookup across accounts (a scan for a reference).
-                    None => query_row(
-                        conn,
-                        &format!("SELECT {TX_COLUMNS} FROM transactions WHERE {column} = ?1 ORDER BY created_at LIMIT 1"),
-                        [value],
-                        transaction,
-                    ),
+                    None => query_row(conn, lookup_sql(column, Scope::All), [value], transaction),
                 };
                 Ok(found.optional()?)
             })
@@ -160,9 +155,49 @@ fn reference_used(conn: &Connection, account: AccountId, reference: &str) -> Sto
     )?)
 }
 
+/// Whose transactions a lookup searches.
+#[derive(Clone, Copy, PartialEq)]
+enum Scope {
+    Account,
+    All,
+}
+
+/// The statement looking a transaction up by `column` (one of
+/// `TxLookup::column_and_value`'s) in `scope`, formatted once, not per
+/// request.
+fn lookup_sql(column: &str, scope: Scope) -> &'static str {
+    static STATEMENTS: LazyLock<Vec<(&str, Scope, String)>> = LazyLock::new(|| {
+        let by = |column| {
+            [
+                (
+                    column,
+                    Scope::Account,
+                    format!(
+                        "SELECT {TX_COLUMNS} FROM transactions WHERE account_id = ?2 AND {column} = ?1"
+                    ),
+                ),
+                (
+                    column,
+                    Scope::All,
+                    format!(
+                        "SELECT {TX_COLUMNS} FROM transactions WHERE {column} = ?1 ORDER BY created_at LIMIT 1"
+                    ),
+                ),
+            ]
+        };
+        ["code", "reference", "batch_id"]
+            .into_iter()
+            .flat_map(by)
+            .collect()
+    });
+    let found = STATEMENTS
+        .iter()
+        .find(|(named, searched, _)| *named == column && *searched == scope);
+    &found.expect("a column TxLookup names").2
+}
+
 pub(super) fn get(conn: &Connection, code: &str) -> StoreResult<Transaction> {
-    let sql = format!("SELECT {TX_COLUMNS} FROM transactions WHERE code = ?1");
-    query_row(conn, &sql, [code], transaction)
+    query_row(conn, lookup_sql("code", Scope::All), [code], transaction)
         .optional()?
         .ok_or(StoreError::NotFound("transaction"))
 }

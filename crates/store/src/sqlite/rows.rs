@@ -1,58 +1,100 @@
-//! Row ⇄ record mapping for the SQLite backend, reading each column by its
-//! name (the lists in `columns.rs`), so a column added or moved cannot shift
-//! the others.
+//! Row ⇄ record mapping for the SQLite backend. Each column is read at its
+//! position in the list the query selects (`columns.rs`), that position found
+//! by the column's name at compile time: a column added or moved cannot shift
+//! the others, a name not in the list does not compile, and a row costs no
+//! name lookups (rusqlite's `get("name")` asks SQLite for the statement's
+//! column names on every read: a fifth of a status lookup's instructions).
 
+use crate::columns::*;
 use crate::*;
 use billpay_domain::{AccountId, KeyId, Kobo};
 use rusqlite::Row;
 use rusqlite::types::FromSql;
-use std::cell::Cell;
 use std::str::FromStr;
 
-/// A row whose columns are read by name. rusqlite's `get("name")` scans the
-/// columns from the first, asking SQLite for each one's name, on every read:
-/// for a transaction's two dozen columns that was a fifth of a status
-/// lookup's instructions. Mappers read columns in about the order they are
-/// selected, so each lookup here starts just after the last one found: one
-/// name compared per column, whatever the query's column order.
-struct Named<'r, 's> {
-    row: &'r Row<'s>,
-    next: Cell<usize>,
+/// A column of a mapper's list: its name and where the query selects it.
+#[derive(Clone, Copy)]
+struct Column {
+    index: usize,
+    name: &'static str,
 }
 
-impl<'r, 's> Named<'r, 's> {
-    fn new(row: &'r Row<'s>) -> Self {
-        Named {
-            row,
-            next: Cell::new(0),
+/// `name`'s position in a column list such as `"a, b, c"`; evaluated at
+/// compile time, where a missing name is an error.
+const fn position(columns: &str, name: &str) -> usize {
+    let list = columns.as_bytes();
+    let mut start = 0;
+    let mut index = 0;
+    while start < list.len() {
+        while start < list.len() && list[start].is_ascii_whitespace() {
+            start += 1;
         }
-    }
-
-    fn index(&self, name: &str) -> rusqlite::Result<usize> {
-        let statement = self.row.as_ref();
-        let count = statement.column_count();
-        let start = self.next.get();
-        for offset in 0..count {
-            let index = (start + offset) % count;
-            if statement.column_name(index)?.eq_ignore_ascii_case(name) {
-                self.next.set(index + 1);
-                return Ok(index);
-            }
+        let mut end = start;
+        while end < list.len() && list[end] != b',' && !list[end].is_ascii_whitespace() {
+            end += 1;
         }
-        Err(rusqlite::Error::InvalidColumnName(name.to_owned()))
+        if same(list, start, end, name.as_bytes()) {
+            return index;
+        }
+        while end < list.len() && list[end] != b',' {
+            end += 1;
+        }
+        start = end + 1;
+        index += 1;
     }
-
-    fn get<T: FromSql>(&self, name: &str) -> rusqlite::Result<T> {
-        self.row.get(self.index(name)?)
-    }
+    panic!("a mapper reads a column its list does not select");
 }
 
-fn parsed<T: FromStr>(row: &Named, column: &str) -> rusqlite::Result<T>
+/// Whether `list[start..end]` is `name`.
+const fn same(list: &[u8], start: usize, end: usize, name: &[u8]) -> bool {
+    if end - start != name.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < name.len() {
+        if list[start + i] != name[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `col!("name")`: the column `name` of the mapper's `COLUMNS` (a const in
+/// the calling function), placed at compile time.
+macro_rules! col {
+    ($name:literal) => {
+        Column {
+            index: const { position(COLUMNS, $name) },
+            name: $name,
+        }
+    };
+}
+
+/// The column's index, checked in debug builds (every test) against the
+/// name SQLite gives it: a query selecting another order fails its tests.
+fn at(row: &Row, column: Column) -> usize {
+    debug_assert!(
+        row.as_ref()
+            .column_name(column.index)
+            .is_ok_and(|name| name.eq_ignore_ascii_case(column.name)),
+        "column {} is not at index {} of the query",
+        column.name,
+        column.index
+    );
+    column.index
+}
+
+fn get<T: FromSql>(row: &Row, column: Column) -> rusqlite::Result<T> {
+    row.get(at(row, column))
+}
+
+fn parsed<T: FromStr>(row: &Row, column: Column) -> rusqlite::Result<T>
 where
     T::Err: std::fmt::Display,
 {
-    let index = row.index(column)?;
-    let text: String = row.row.get(index)?;
+    let index = at(row, column);
+    let text: String = row.get(index)?;
     T::from_str(&text).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(
             index,
@@ -62,150 +104,153 @@ where
     })
 }
 
-fn json<T: serde::de::DeserializeOwned>(row: &Named, column: &str) -> rusqlite::Result<T> {
-    let index = row.index(column)?;
-    let text: String = row.row.get(index)?;
+fn json<T: serde::de::DeserializeOwned>(row: &Row, column: Column) -> rusqlite::Result<T> {
+    let index = at(row, column);
+    let text: String = row.get(index)?;
     serde_json::from_str(&text).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, e.into())
     })
 }
 
-fn kobo(row: &Named, column: &str) -> rusqlite::Result<Kobo> {
-    row.get(column).map(Kobo)
+fn kobo(row: &Row, column: Column) -> rusqlite::Result<Kobo> {
+    get(row, column).map(Kobo)
 }
 
-fn optional_kobo(row: &Named, column: &str) -> rusqlite::Result<Option<Kobo>> {
-    Ok(row.get::<Option<i64>>(column)?.map(Kobo))
+fn optional_kobo(row: &Row, column: Column) -> rusqlite::Result<Option<Kobo>> {
+    Ok(get::<Option<i64>>(row, column)?.map(Kobo))
 }
 
 pub fn account(row: &Row) -> rusqlite::Result<Account> {
-    let row = &Named::new(row);
+    const COLUMNS: &str = ACCOUNT_COLUMNS;
     Ok(Account {
-        id: parsed::<AccountId>(row, "id")?,
-        name: row.get("name")?,
-        email: row.get("email")?,
-        status: parsed(row, "status")?,
-        balance: kobo(row, "balance")?,
-        password_hash: row.get("password_hash")?,
-        created_at: row.get("created_at")?,
+        id: parsed::<AccountId>(row, col!("id"))?,
+        name: get(row, col!("name"))?,
+        email: get(row, col!("email"))?,
+        status: parsed(row, col!("status"))?,
+        balance: kobo(row, col!("balance"))?,
+        password_hash: get(row, col!("password_hash"))?,
+        created_at: get(row, col!("created_at"))?,
     })
 }
 
 pub fn api_key(row: &Row) -> rusqlite::Result<ApiKey> {
-    let row = &Named::new(row);
-    let per_second: Option<u32> = row.get("rate_per_second")?;
-    let burst: Option<u32> = row.get("rate_burst")?;
+    const COLUMNS: &str = KEY_COLUMNS;
+    let per_second: Option<u32> = get(row, col!("rate_per_second"))?;
+    let burst: Option<u32> = get(row, col!("rate_burst"))?;
     Ok(ApiKey {
-        id: parsed::<KeyId>(row, "id")?,
-        account_id: parsed::<AccountId>(row, "account_id")?,
-        name: row.get("name")?,
-        display_prefix: row.get("display_prefix")?,
-        status: parsed(row, "status")?,
+        id: parsed::<KeyId>(row, col!("id"))?,
+        account_id: parsed::<AccountId>(row, col!("account_id"))?,
+        name: get(row, col!("name"))?,
+        display_prefix: get(row, col!("display_prefix"))?,
+        status: parsed(row, col!("status"))?,
         rate_limit: per_second
             .zip(burst)
             .map(|(per_second, burst)| RateLimit { per_second, burst }),
-        webhook_url: row.get("webhook_url")?,
-        webhook_secret_sealed: row.get("webhook_secret_sealed")?,
-        webhook_retries: row.get("webhook_retries")?,
-        created_at: row.get("created_at")?,
-        last_used_at: row.get("last_used_at")?,
+        webhook_url: get(row, col!("webhook_url"))?,
+        webhook_secret_sealed: get(row, col!("webhook_secret_sealed"))?,
+        webhook_retries: get(row, col!("webhook_retries"))?,
+        created_at: get(row, col!("created_at"))?,
+        last_used_at: get(row, col!("last_used_at"))?,
     })
 }
 
 pub fn transaction(row: &Row) -> rusqlite::Result<Transaction> {
-    let row = &Named::new(row);
+    const COLUMNS: &str = TX_COLUMNS;
     Ok(Transaction {
-        code: row.get("code")?,
-        account_id: parsed::<AccountId>(row, "account_id")?,
-        key_id: parsed::<KeyId>(row, "key_id")?,
-        reference: row.get("reference")?,
-        product: parsed(row, "product")?,
-        provider: row.get("provider")?,
-        plan_id: row.get("plan_id")?,
-        label: row.get("label")?,
-        recipient: row.get("recipient")?,
-        amount: kobo(row, "amount")?,
-        face_value: optional_kobo(row, "face_value")?.unwrap_or(kobo(row, "amount")?),
-        cost: optional_kobo(row, "cost")?,
-        tier: row.get("tier")?,
-        details: json(row, "details")?,
-        status: parsed(row, "status")?,
-        message: row.get("message")?,
-        balance_before: kobo(row, "balance_before")?,
-        balance_after: kobo(row, "balance_after")?,
-        result: json(row, "result")?,
-        attempts: row.get("attempts")?,
-        submitted: row.get("submitted")?,
-        created_at: row.get("created_at")?,
-        completed_at: row.get("completed_at")?,
-        supplier: row.get("supplier")?,
-        supplier_reference: row.get("supplier_reference")?,
+        code: get(row, col!("code"))?,
+        account_id: parsed::<AccountId>(row, col!("account_id"))?,
+        key_id: parsed::<KeyId>(row, col!("key_id"))?,
+        reference: get(row, col!("reference"))?,
+        product: parsed(row, col!("product"))?,
+        provider: get(row, col!("provider"))?,
+        plan_id: get(row, col!("plan_id"))?,
+        label: get(row, col!("label"))?,
+        recipient: get(row, col!("recipient"))?,
+        amount: kobo(row, col!("amount"))?,
+        face_value: optional_kobo(row, col!("face_value"))?.unwrap_or(kobo(row, col!("amount"))?),
+        cost: optional_kobo(row, col!("cost"))?,
+        tier: get(row, col!("tier"))?,
+        details: json(row, col!("details"))?,
+        status: parsed(row, col!("status"))?,
+        message: get(row, col!("message"))?,
+        balance_before: kobo(row, col!("balance_before"))?,
+        balance_after: kobo(row, col!("balance_after"))?,
+        result: json(row, col!("result"))?,
+        attempts: get(row, col!("attempts"))?,
+        submitted: get(row, col!("submitted"))?,
+        created_at: get(row, col!("created_at"))?,
+        completed_at: get(row, col!("completed_at"))?,
+        supplier: get(row, col!("supplier"))?,
+        supplier_reference: get(row, col!("supplier_reference"))?,
     })
 }
 
 pub fn event(row: &Row) -> rusqlite::Result<Event> {
-    let row = &Named::new(row);
+    const COLUMNS: &str = EVENT_COLUMNS;
     Ok(Event {
-        id: row.get("id")?,
-        transaction_code: row.get("transaction_code")?,
-        account_id: parsed::<AccountId>(row, "account_id")?,
-        key_id: parsed::<KeyId>(row, "key_id")?,
-        event: row.get("event")?,
-        payload: row.get("payload")?,
-        status: parsed(row, "status")?,
-        attempts: row.get("attempts")?,
-        created_at: row.get("created_at")?,
+        id: get(row, col!("id"))?,
+        transaction_code: get(row, col!("transaction_code"))?,
+        account_id: parsed::<AccountId>(row, col!("account_id"))?,
+        key_id: parsed::<KeyId>(row, col!("key_id"))?,
+        event: get(row, col!("event"))?,
+        payload: get(row, col!("payload"))?,
+        status: parsed(row, col!("status"))?,
+        attempts: get(row, col!("attempts"))?,
+        created_at: get(row, col!("created_at"))?,
     })
 }
 
 pub fn ledger_entry(row: &Row) -> rusqlite::Result<LedgerEntry> {
-    let row = &Named::new(row);
-    let kind = parsed(row, "kind")?;
-    let stored: Option<String> = row.get("credit_source")?;
+    const COLUMNS: &str = LEDGER_COLUMNS;
+    let kind = parsed(row, col!("kind"))?;
+    let stored: Option<String> = get(row, col!("credit_source"))?;
     let credit_source = rules::credit_source(kind, stored.as_deref()).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
     })?;
     Ok(LedgerEntry {
-        id: row.get("id")?,
-        account_id: parsed::<AccountId>(row, "account_id")?,
-        amount: kobo(row, "amount")?,
+        id: get(row, col!("id"))?,
+        account_id: parsed::<AccountId>(row, col!("account_id"))?,
+        amount: kobo(row, col!("amount"))?,
         kind,
-        balance_after: kobo(row, "balance_after")?,
-        transaction_code: row.get("transaction_code")?,
-        credit_reference: row.get("credit_reference")?,
-        created_at: row.get("created_at")?,
+        balance_after: kobo(row, col!("balance_after"))?,
+        transaction_code: get(row, col!("transaction_code"))?,
+        credit_reference: get(row, col!("credit_reference"))?,
+        created_at: get(row, col!("created_at"))?,
         credit_source,
     })
 }
 
 pub fn attempt(row: &Row) -> rusqlite::Result<Attempt> {
-    let row = &Named::new(row);
+    const COLUMNS: &str = ATTEMPT_COLUMNS;
     Ok(Attempt {
-        id: row.get("id")?,
-        event_id: row.get("event_id")?,
-        url: row.get("url")?,
-        http_status: row.get("http_status")?,
-        error: row.get("error")?,
-        latency_ms: row.get("latency_ms")?,
-        response_excerpt: row.get("response_excerpt")?,
-        created_at: row.get("created_at")?,
+        id: get(row, col!("id"))?,
+        event_id: get(row, col!("event_id"))?,
+        url: get(row, col!("url"))?,
+        http_status: get(row, col!("http_status"))?,
+        error: get(row, col!("error"))?,
+        latency_ms: get(row, col!("latency_ms"))?,
+        response_excerpt: get(row, col!("response_excerpt"))?,
+        created_at: get(row, col!("created_at"))?,
     })
 }
 
+/// What `sql/daily_spend.sql` selects.
+const DAILY_SPEND_COLUMNS: &str = "day, product, purchases, spent";
+
 pub fn daily_spend_row(row: &Row) -> rusqlite::Result<DailySpend> {
-    let row = &Named::new(row);
+    const COLUMNS: &str = DAILY_SPEND_COLUMNS;
     Ok(DailySpend {
-        day: row.get("day")?,
-        product: parsed(row, "product")?,
-        count: row.get("purchases")?,
-        amount: kobo(row, "spent")?,
+        day: get(row, col!("day"))?,
+        product: parsed(row, col!("product"))?,
+        count: get(row, col!("purchases"))?,
+        amount: kobo(row, col!("spent"))?,
     })
 }
 
 pub fn funding_event(row: &Row) -> rusqlite::Result<FundingEvent> {
-    let row = &Named::new(row);
-    let status = parsed(row, "status")?;
-    let account: Option<String> = row.get("account_id")?;
+    const COLUMNS: &str = FUNDING_COLUMNS;
+    let status = parsed(row, col!("status"))?;
+    let account: Option<String> = get(row, col!("account_id"))?;
     let account_id = account
         .map(|a| a.parse::<AccountId>())
         .transpose()
@@ -216,36 +261,62 @@ pub fn funding_event(row: &Row) -> rusqlite::Result<FundingEvent> {
                 e.to_string().into(),
             )
         })?;
-    let (amount, fee) = (kobo(row, "amount")?, kobo(row, "fee")?);
+    let (amount, fee) = (kobo(row, col!("amount"))?, kobo(row, col!("fee"))?);
     Ok(FundingEvent {
-        id: row.get("id")?,
-        gateway: row.get("gateway")?,
-        gateway_reference: row.get("gateway_reference")?,
+        id: get(row, col!("id"))?,
+        gateway: get(row, col!("gateway"))?,
+        gateway_reference: get(row, col!("gateway_reference"))?,
         status,
         account_id,
         amount,
         fee,
         credited: FundingEvent::credited_amount(status, amount, fee),
-        currency: row.get("currency")?,
-        customer_ref: row.get("customer_ref")?,
-        account_number: row.get("account_number")?,
-        payer: row.get("payer")?,
-        note: row.get("note")?,
-        created_at: row.get("created_at")?,
-        updated_at: row.get("updated_at")?,
-        credited_at: row.get("credited_at")?,
+        currency: get(row, col!("currency"))?,
+        customer_ref: get(row, col!("customer_ref"))?,
+        account_number: get(row, col!("account_number"))?,
+        payer: get(row, col!("payer"))?,
+        note: get(row, col!("note"))?,
+        created_at: get(row, col!("created_at"))?,
+        updated_at: get(row, col!("updated_at"))?,
+        credited_at: get(row, col!("credited_at"))?,
     })
 }
 
 pub fn reserved_account(row: &Row) -> rusqlite::Result<ReservedAccount> {
-    let row = &Named::new(row);
+    const COLUMNS: &str = RESERVED_COLUMNS;
     Ok(ReservedAccount {
-        account_id: parsed::<AccountId>(row, "account_id")?,
-        gateway: row.get("gateway")?,
-        customer_ref: row.get("customer_ref")?,
-        bank_name: row.get("bank_name")?,
-        account_number: row.get("account_number")?,
-        account_name: row.get("account_name")?,
-        created_at: row.get("created_at")?,
+        account_id: parsed::<AccountId>(row, col!("account_id"))?,
+        gateway: get(row, col!("gateway"))?,
+        customer_ref: get(row, col!("customer_ref"))?,
+        bank_name: get(row, col!("bank_name"))?,
+        account_number: get(row, col!("account_number"))?,
+        account_name: get(row, col!("account_name"))?,
+        created_at: get(row, col!("created_at"))?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_name_is_placed_at_its_position_in_its_list() {
+        let lists = [
+            ACCOUNT_COLUMNS,
+            KEY_COLUMNS,
+            TX_COLUMNS,
+            EVENT_COLUMNS,
+            LEDGER_COLUMNS,
+            ATTEMPT_COLUMNS,
+            DAILY_SPEND_COLUMNS,
+            FUNDING_COLUMNS,
+            RESERVED_COLUMNS,
+        ];
+        for list in lists {
+            for (index, name) in list.split(',').map(str::trim).enumerate() {
+                assert_eq!(position(list, name), index, "{name} in {list}");
+            }
+        }
+        assert_eq!(position("a, ab,\n  b", "b"), 2);
+    }
 }

@@ -9,6 +9,7 @@ use crate::*;
 use async_trait::async_trait;
 use billpay_domain::{AccountId, Kobo};
 use rusqlite::{Connection, OptionalExtension, params};
+use std::sync::LazyLock;
 
 #[async_trait]
 impl WalletStore for SqliteStore {
@@ -172,11 +173,15 @@ pub(super) fn post_ledger(
             None,
         ),
     };
+    // Formatted once: every debit and credit posts here.
+    static INSERT: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "INSERT INTO ledger ({LEDGER_COLUMNS}, funding_id) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+        )
+    });
     execute(
         conn,
-        &format!(
-            "INSERT INTO ledger ({LEDGER_COLUMNS}, funding_id) VALUES (NULL, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
-        ),
+        &INSERT,
         params![
             account.to_string(),
             amount.0,
