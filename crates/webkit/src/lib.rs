@@ -10,8 +10,10 @@
 //!   ([`LoginThrottle`]), and password hashing bounded by a semaphore
 //!   ([`PasswordCheck`]), so a flood of sign-ins costs a fixed amount of memory.
 //! - [`security_headers`], [`PageError`] and [`render`] for every page.
+//! - [`chart`]: the day chart (stacked segments, line series) as inline SVG.
 //! - [`KIT_CSS`]: the stylesheet both UIs share (a UI adds its own rules after it).
 
+pub mod chart;
 mod csrf;
 pub mod format;
 mod headers;
