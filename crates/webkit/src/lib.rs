@@ -11,14 +11,18 @@
 //!   ([`PasswordCheck`]), so a flood of sign-ins costs a fixed amount of memory.
 //! - [`security_headers`], [`PageError`] and [`render`] for every page.
 //! - [`chart`]: the day chart (stacked segments, line series) as inline SVG.
+//! - [`filters`] and [`rows`]: what the transaction pages read and show alike
+//!   (filters, paging links; list, field and ledger rows).
 //! - [`KIT_CSS`]: the stylesheet both UIs share (a UI adds its own rules after it).
 
 pub mod chart;
 mod csrf;
+pub mod filters;
 pub mod format;
 mod headers;
 mod page;
 mod password;
+pub mod rows;
 mod session;
 mod sign_in;
 mod throttle;

@@ -7,55 +7,13 @@ use crate::format::{naira, short_time};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
-use billpay_domain::{Pin, Product, TxStatus};
-use billpay_store::{Transaction, TxFilter, TxLookup};
-use serde::Deserialize;
+use billpay_domain::{Pin, Product};
+use billpay_store::{TxFilter, TxLookup};
+use billpay_webkit::filters::{TxFilters, more_pages, page_link};
+pub use billpay_webkit::rows::TxRow;
+use billpay_webkit::rows::{Field, LedgerRow};
 
 const PAGE_SIZE: u32 = 25;
-
-pub struct TxRow {
-    pub code: String,
-    pub reference: String,
-    pub created: String,
-    pub product: &'static str,
-    pub label: String,
-    pub recipient: String,
-    pub amount: String,
-    pub status: &'static str,
-}
-
-impl From<&Transaction> for TxRow {
-    fn from(tx: &Transaction) -> Self {
-        TxRow {
-            code: tx.code.clone(),
-            reference: tx.reference.clone(),
-            created: short_time(&tx.created_at),
-            product: tx.product.service(),
-            label: tx.label.clone(),
-            recipient: tx.recipient.clone(),
-            amount: naira(tx.amount),
-            status: tx.status.as_str(),
-        }
-    }
-}
-
-#[derive(Deserialize, Default)]
-pub struct Filters {
-    #[serde(default)]
-    product: String,
-    #[serde(default)]
-    status: String,
-    /// `YYYY-MM-DD`, inclusive.
-    #[serde(default)]
-    from: String,
-    /// `YYYY-MM-DD`, inclusive.
-    #[serde(default)]
-    to: String,
-    #[serde(default)]
-    q: String,
-    #[serde(default)]
-    page: u32,
-}
 
 #[derive(Template)]
 #[template(path = "transactions.html")]
@@ -64,65 +22,33 @@ struct ListPage {
     rows: Vec<TxRow>,
     products: Vec<&'static str>,
     statuses: Vec<&'static str>,
-    f_product: String,
-    f_status: String,
-    f_from: String,
-    f_to: String,
-    f_q: String,
+    f: TxFilters,
     page: u32,
     prev_link: Option<String>,
     next_link: Option<String>,
 }
 
-fn valid_date(s: &str) -> Option<String> {
-    let ok = s.len() == 10
-        && time::Date::parse(s, time::macros::format_description!("[year]-[month]-[day]")).is_ok();
-    ok.then(|| s.to_owned())
-}
-
-fn next_day(s: &str) -> Option<String> {
-    let date =
-        time::Date::parse(s, time::macros::format_description!("[year]-[month]-[day]")).ok()?;
-    date.next_day().map(|d| d.to_string())
-}
-
 pub async fn list(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
-    Query(f): Query<Filters>,
+    Query(f): Query<TxFilters>,
 ) -> PageResult {
-    let page = f.page.max(1);
+    let page = f.page();
     let filter = TxFilter {
         account_id: Some(signed_in.user.id),
-        status: f.status.parse::<TxStatus>().ok(),
-        product: f.product.parse::<Product>().ok(),
-        created_from: valid_date(&f.from).map(|d| format!("{d}T00:00:00.000+00:00")),
-        created_until: valid_date(&f.to)
-            .and_then(|d| next_day(&d))
-            .map(|d| format!("{d}T00:00:00.000+00:00")),
-        search: Some(f.q.trim().to_owned()).filter(|q| !q.is_empty()),
-        limit: PAGE_SIZE + 1,
-        offset: (page - 1) * PAGE_SIZE,
-        ..TxFilter::default()
+        ..f.tx_filter(PAGE_SIZE)
     };
     let mut txs = state.store.transactions(filter).await?;
-    let has_next = txs.len() > PAGE_SIZE as usize;
-    txs.truncate(PAGE_SIZE as usize);
+    let has_next = more_pages(&mut txs, PAGE_SIZE);
     let link = |p: u32| {
-        let query = [
-            ("product", &f.product),
+        let kept = [
+            ("product", f.product.as_str()),
             ("status", &f.status),
             ("from", &f.from),
             ("to", &f.to),
             ("q", &f.q),
-        ]
-        .iter()
-        .filter(|(_, v)| !v.is_empty())
-        .map(|(k, v)| format!("{k}={}", url_encode(v)))
-        .chain(std::iter::once(format!("page={p}")))
-        .collect::<Vec<_>>()
-        .join("&");
-        format!("/dashboard/transactions?{query}")
+        ];
+        page_link("/dashboard/transactions", &kept, p)
     };
     Ok(render(&ListPage {
         chrome: Chrome::new(&signed_in, "transactions"),
@@ -131,36 +57,9 @@ pub async fn list(
         statuses: vec!["processing", "successful", "failed"],
         prev_link: (page > 1).then(|| link(page - 1)),
         next_link: has_next.then(|| link(page + 1)),
-        f_product: f.product,
-        f_status: f.status,
-        f_from: f.from,
-        f_to: f.to,
-        f_q: f.q,
+        f,
         page,
     }))
-}
-
-fn url_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-pub struct Field {
-    pub name: &'static str,
-    pub value: String,
-}
-
-pub struct LedgerRow {
-    pub at: String,
-    pub kind: String,
-    pub amount: String,
-    pub balance_after: String,
 }
 
 pub struct AttemptRow {
@@ -292,12 +191,7 @@ pub async fn detail(
         .ledger_for_transaction(&tx.code)
         .await?
         .iter()
-        .map(|e| LedgerRow {
-            at: short_time(&e.created_at),
-            kind: e.kind.to_string(),
-            amount: naira(e.amount),
-            balance_after: naira(e.balance_after),
-        })
+        .map(LedgerRow::from)
         .collect();
     let event = store.event(&tx.code).await?;
     let attempts = match &event {
