@@ -13,11 +13,11 @@ use axum::extract::{Path, Query, State};
 use billpay_domain::{AccountId, Product, TxStatus};
 use billpay_operations::transactions::{self as ops, Resolution};
 use billpay_operations::webhooks;
-use billpay_store::{LogFilter, Transaction, TxFilter, TxLookup};
+use billpay_store::{Attempt, LogFilter, Transaction, TxFilter, TxLookup};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::filters::{TxFilters, more_pages, page_link, typed};
-use billpay_webkit::format::{naira, short_time};
-use billpay_webkit::rows::{Field, LedgerRow};
+use billpay_webkit::format::naira;
+use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable};
 use billpay_worker::fulfilment::needs_review_before;
 use serde::Deserialize;
 
@@ -147,13 +147,6 @@ pub async fn review(
     }))
 }
 
-pub struct AttemptRow {
-    pub at: String,
-    pub url: String,
-    pub outcome: String,
-    pub latency_ms: u64,
-}
-
 #[derive(Template)]
 #[template(path = "transaction.html")]
 struct DetailPage {
@@ -161,9 +154,9 @@ struct DetailPage {
     row: TxRow,
     processing: bool,
     fields: Vec<Field>,
-    ledger: Vec<LedgerRow>,
+    ledger: LedgerTable,
     event: Option<(String, &'static str)>,
-    attempts: Vec<AttemptRow>,
+    attempts: AttemptsTable,
     log: Vec<LogRow>,
 }
 
@@ -195,23 +188,23 @@ pub async fn detail(
         processing: tx.status == TxStatus::Processing,
         fields: fields_of(&tx),
         row: TxRow::from(&tx),
-        ledger: ledger.iter().map(LedgerRow::from).collect(),
+        ledger: LedgerTable::of(&ledger),
         event: event.map(|e| (e.id, e.status.as_str())),
-        attempts: attempts
-            .iter()
-            .map(|a| AttemptRow {
-                at: short_time(&a.created_at),
-                url: a.url.clone().unwrap_or_else(|| "(no URL)".into()),
-                outcome: match (a.http_status, &a.error) {
-                    (Some(status), _) => format!("HTTP {status}"),
-                    (None, Some(error)) => error.clone(),
-                    (None, None) => "no answer".to_owned(),
-                },
-                latency_ms: a.latency_ms,
-            })
-            .collect(),
+        attempts: AttemptsTable {
+            rows: attempts.iter().map(attempt_row).collect(),
+        },
         log: log.iter().map(LogRow::from).collect(),
     }))
+}
+
+/// A delivery attempt: the HTTP status when there was an answer.
+fn attempt_row(a: &Attempt) -> AttemptRow {
+    let outcome = match (a.http_status, &a.error) {
+        (Some(status), _) => format!("HTTP {status}"),
+        (None, Some(error)) => error.clone(),
+        (None, None) => "no answer".to_owned(),
+    };
+    AttemptRow::new(a, outcome)
 }
 
 /// Every stored field of a transaction, as an operator reads them.

@@ -3,15 +3,15 @@
 
 use super::{Chrome, PageResult, not_found, render};
 use crate::DashboardState;
-use crate::format::{naira, short_time};
+use crate::format::naira;
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use billpay_domain::{Pin, Product};
-use billpay_store::{TxFilter, TxLookup};
+use billpay_store::{Attempt, Transaction, TxFilter, TxLookup};
 use billpay_webkit::filters::{TxFilters, more_pages, page_link};
 pub use billpay_webkit::rows::TxRow;
-use billpay_webkit::rows::{Field, LedgerRow};
+use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable};
 
 const PAGE_SIZE: u32 = 25;
 
@@ -62,13 +62,6 @@ pub async fn list(
     }))
 }
 
-pub struct AttemptRow {
-    pub at: String,
-    pub url: String,
-    pub outcome: String,
-    pub latency_ms: u64,
-}
-
 pub struct PinRow {
     pub serial: String,
     pub pin: String,
@@ -100,9 +93,9 @@ struct DetailPage {
     fields: Vec<Field>,
     token: Option<String>,
     pins: Vec<PinRow>,
-    ledger: Vec<LedgerRow>,
+    ledger: LedgerTable,
     event_status: Option<&'static str>,
-    attempts: Vec<AttemptRow>,
+    attempts: AttemptsTable,
 }
 
 pub async fn detail(
@@ -115,113 +108,68 @@ pub async fn detail(
         .transaction(Some(signed_in.user.id), TxLookup::Code(code))
         .await?
         .ok_or_else(not_found)?;
-    let mut fields = vec![
-        Field {
-            name: "Reference code",
-            value: tx.code.clone(),
-        },
-        Field {
-            name: "Your reference",
-            value: tx.reference.clone(),
-        },
-        Field {
-            name: "Event",
-            value: tx.product.event().to_owned(),
-        },
-        Field {
-            name: "Provider",
-            value: tx.provider.clone(),
-        },
-        Field {
-            name: if tx.product.has_plan() {
-                "Plan"
-            } else {
-                "Item"
-            },
-            value: tx.label.clone(),
-        },
-        Field {
-            name: "Recipient",
-            value: tx.recipient.clone(),
-        },
-        Field {
-            name: "Face value",
-            value: naira(tx.face_value),
-        },
-        Field {
-            // what the wallet was debited: the account's price
-            name: "Charged",
-            value: naira(tx.amount),
-        },
-        Field {
-            name: "Status",
-            value: tx.status.as_str().to_owned(),
-        },
-        Field {
-            name: "Message",
-            value: tx.message.clone(),
-        },
-        Field {
-            name: "Balance before",
-            value: naira(tx.balance_before),
-        },
-        Field {
-            name: "Balance after",
-            value: naira(tx.balance_after),
-        },
-        Field {
-            name: "Created",
-            value: tx.created_at.clone(),
-        },
-        Field {
-            name: "Completed",
-            value: tx.completed_at.clone().unwrap_or_else(|| "—".into()),
-        },
-    ];
-    for (name, value) in tx.details.fields() {
-        fields.push(Field {
-            name: detail_name(name),
-            value,
-        });
-    }
     let delivery = tx.delivery()?;
-    let pins = delivery.pins.iter().map(PinRow::from).collect();
-    let token = delivery.pin;
-    let ledger = store
-        .ledger_for_transaction(&tx.code)
-        .await?
-        .iter()
-        .map(LedgerRow::from)
-        .collect();
+    let ledger = store.ledger_for_transaction(&tx.code).await?;
     let event = store.event(&tx.code).await?;
     let attempts = match &event {
-        Some(event) => store
-            .attempts(&event.id)
-            .await?
-            .into_iter()
-            .map(|a| AttemptRow {
-                at: short_time(&a.created_at),
-                url: a.url.unwrap_or_else(|| "(no URL)".into()),
-                outcome: a.error.unwrap_or_else(|| {
-                    a.http_status
-                        .map(|s| format!("HTTP {s}"))
-                        .unwrap_or_default()
-                }),
-                latency_ms: a.latency_ms,
-            })
-            .collect(),
+        Some(event) => store.attempts(&event.id).await?,
         None => Vec::new(),
     };
     Ok(render(&DetailPage {
         chrome: Chrome::new(&signed_in, "transactions"),
         row: TxRow::from(&tx),
-        fields,
-        token,
-        pins,
-        ledger,
+        fields: fields_of(&tx),
+        token: delivery.pin,
+        pins: delivery.pins.iter().map(PinRow::from).collect(),
+        ledger: LedgerTable::of(&ledger),
         event_status: event.map(|e| e.status.as_str()),
-        attempts,
+        attempts: AttemptsTable {
+            rows: attempts.iter().map(attempt_row).collect(),
+        },
     }))
+}
+
+/// A delivery attempt: its error first, else the HTTP status.
+fn attempt_row(a: &Attempt) -> AttemptRow {
+    let status = || {
+        a.http_status
+            .map(|s| format!("HTTP {s}"))
+            .unwrap_or_default()
+    };
+    AttemptRow::new(a, a.error.clone().unwrap_or_else(status))
+}
+
+/// The fields a customer reads, then the purchase's own details.
+fn fields_of(tx: &Transaction) -> Vec<Field> {
+    let field = |name, value: String| Field { name, value };
+    let item = if tx.product.has_plan() {
+        "Plan"
+    } else {
+        "Item"
+    };
+    let mut fields = vec![
+        field("Reference code", tx.code.clone()),
+        field("Your reference", tx.reference.clone()),
+        field("Event", tx.product.event().to_owned()),
+        field("Provider", tx.provider.clone()),
+        field(item, tx.label.clone()),
+        field("Recipient", tx.recipient.clone()),
+        field("Face value", naira(tx.face_value)),
+        // what the wallet was debited: the account's price
+        field("Charged", naira(tx.amount)),
+        field("Status", tx.status.as_str().to_owned()),
+        field("Message", tx.message.clone()),
+        field("Balance before", naira(tx.balance_before)),
+        field("Balance after", naira(tx.balance_after)),
+        field("Created", tx.created_at.clone()),
+        field(
+            "Completed",
+            tx.completed_at.clone().unwrap_or_else(|| "—".into()),
+        ),
+    ];
+    let details = tx.details.fields().into_iter();
+    fields.extend(details.map(|(name, value)| field(detail_name(name), value)));
+    fields
 }
 
 fn detail_name(key: &str) -> &'static str {
