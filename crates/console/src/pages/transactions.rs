@@ -303,3 +303,28 @@ pub async fn resend(
         &format!("webhook event {} queued again", event.id),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::Uri;
+
+    #[test]
+    fn one_query_string_fills_both_filters_and_the_next_page_keeps_them() {
+        let uri: Uri =
+            "/admin/transactions?product=data&account=%20a1&recipient=0803&page=2&done=x"
+                .parse()
+                .unwrap();
+        let Query(f) = Query::<TxFilters>::try_from_uri(&uri).unwrap();
+        let Query(more) = Query::<MoreFilters>::try_from_uri(&uri).unwrap();
+        assert_eq!((f.product.as_str(), f.page), ("data", 2));
+        assert_eq!(
+            (more.account.as_str(), more.recipient.as_str()),
+            (" a1", "0803")
+        );
+        assert_eq!(
+            next_link(&f, &more),
+            "/admin/transactions?product=data&account=%20a1&recipient=0803&page=3"
+        );
+    }
+}
