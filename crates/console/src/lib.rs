@@ -21,7 +21,7 @@ use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
 use billpay_supplier::Supplier;
 use billpay_supplier::health::StartCheck;
-use billpay_webkit::{WebKit, asset, kit_stylesheet, security_headers};
+use billpay_webkit::{WebKit, asset, kit_script, kit_stylesheet, security_headers};
 use billpay_worker::{Fulfilment, Funding};
 use std::sync::Arc;
 use std::time::Duration;
@@ -153,10 +153,7 @@ pub fn router(state: ConsoleState) -> Router {
             "/admin/assets/style.css",
             get(|| asset("text/css", include_str!("../assets/style.css"))),
         )
-        .route(
-            "/admin/assets/app.js",
-            get(|| asset("text/javascript", include_str!("../assets/app.js"))),
-        )
+        .route("/admin/assets/app.js", get(kit_script))
         .with_state(state)
         .layer(axum::middleware::map_response(security_headers))
 }

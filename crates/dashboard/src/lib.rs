@@ -16,7 +16,7 @@ use axum::routing::{get, post};
 use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
 use billpay_webhooks::{DeliveryClient, DeliveryConfig};
-use billpay_webkit::{WebKit, asset, kit_stylesheet, security_headers};
+use billpay_webkit::{WebKit, kit_script, kit_stylesheet, security_headers};
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -74,10 +74,7 @@ pub fn router(state: DashboardState) -> Router {
         .route("/dashboard/wallet", get(wallet::statement))
         .route("/dashboard/wallet.csv", get(wallet::csv))
         .route("/dashboard/assets/style.css", get(kit_stylesheet))
-        .route(
-            "/dashboard/assets/app.js",
-            get(|| asset("text/javascript", include_str!("../assets/app.js"))),
-        )
+        .route("/dashboard/assets/app.js", get(kit_script))
         .with_state(state)
         .layer(axum::middleware::map_response(security_headers))
 }

@@ -35,6 +35,15 @@ pub async fn kit_stylesheet() -> Response {
     asset("text/css", KIT_CSS).await
 }
 
+/// Both UIs' script: copy buttons and confirmations (`data-copy`,
+/// `data-confirm`); every page works without it.
+pub const KIT_JS: &str = include_str!("../assets/kit.js");
+
+/// [`KIT_JS`], served under a UI's own path (`/admin/assets/…`).
+pub async fn kit_script() -> Response {
+    asset("text/javascript", KIT_JS).await
+}
+
 /// A stylesheet or script compiled into the binary, cached for an hour.
 pub async fn asset(content_type: &'static str, body: &'static str) -> Response {
     (

@@ -10,19 +10,28 @@
 //!   ([`LoginThrottle`]), and password hashing bounded by a semaphore
 //!   ([`PasswordCheck`]), so a flood of sign-ins costs a fixed amount of memory.
 //! - [`security_headers`], [`PageError`] and [`render`] for every page.
-//! - [`KIT_CSS`]: the stylesheet both UIs share (a UI adds its own rules after it).
+//! - [`chart`]: the day chart (stacked segments, line series) as inline SVG.
+//! - [`filters`] and [`rows`]: what the transaction pages read and show alike
+//!   (filters, paging links; list, field and ledger rows).
+//! - [`KIT_CSS`]: the stylesheet both UIs share (a UI adds its own rules after it),
+//!   and [`KIT_JS`], their script.
 
+pub mod chart;
 mod csrf;
+pub mod filters;
 pub mod format;
 mod headers;
 mod page;
 mod password;
+pub mod rows;
 mod session;
 mod sign_in;
 mod throttle;
 
 pub use csrf::{CsrfForm, FORM_LIMIT, NoFields, SignInForm, csrf_for};
-pub use headers::{CONTENT_SECURITY_POLICY, KIT_CSS, asset, kit_stylesheet, security_headers};
+pub use headers::{
+    CONTENT_SECURITY_POLICY, KIT_CSS, KIT_JS, asset, kit_script, kit_stylesheet, security_headers,
+};
 pub use page::{PageError, PageResult, render};
 pub use password::{Busy, HashPermit, PasswordCheck};
 pub use session::{Scope, SignInView, SignedIn, cookie, is_https};

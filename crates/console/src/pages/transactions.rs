@@ -13,70 +13,52 @@ use axum::extract::{Path, Query, State};
 use billpay_domain::{AccountId, Product, TxStatus};
 use billpay_operations::transactions::{self as ops, Resolution};
 use billpay_operations::webhooks;
-use billpay_store::{LogFilter, Transaction, TxFilter, TxLookup};
+use billpay_store::{Attempt, LogFilter, Transaction, TxFilter, TxLookup};
 use billpay_webkit::CsrfForm;
-use billpay_webkit::format::{naira, short_time};
+use billpay_webkit::filters::{TxFilters, more_pages, page_link, typed};
+use billpay_webkit::format::naira;
+use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable};
 use billpay_worker::fulfilment::needs_review_before;
 use serde::Deserialize;
 
 const PAGE_SIZE: u32 = 50;
 
+/// A list row: the kit's, with what only operators see. It derefs to the
+/// kit's row so that templates read `tx.code` as they would on it.
 pub struct TxRow {
-    pub code: String,
+    kit: billpay_webkit::rows::TxRow,
     pub account: String,
-    pub reference: String,
-    pub created: String,
-    pub label: String,
-    pub recipient: String,
-    pub amount: String,
-    pub status: &'static str,
     pub supplier: String,
+}
+
+impl std::ops::Deref for TxRow {
+    type Target = billpay_webkit::rows::TxRow;
+
+    fn deref(&self) -> &Self::Target {
+        &self.kit
+    }
 }
 
 impl From<&Transaction> for TxRow {
     fn from(tx: &Transaction) -> Self {
         TxRow {
-            code: tx.code.clone(),
+            kit: tx.into(),
             account: tx.account_id.to_string(),
-            reference: tx.reference.clone(),
-            created: short_time(&tx.created_at),
-            label: tx.label.clone(),
-            recipient: tx.recipient.clone(),
-            amount: naira(tx.amount),
-            status: tx.status.as_str(),
             supplier: tx.supplier.clone().unwrap_or_default(),
         }
     }
 }
 
+/// The console's filters beyond the kit's [`TxFilters`], read from the same
+/// query string.
 #[derive(Deserialize, Default)]
-pub struct Filters {
-    #[serde(default)]
-    product: String,
-    #[serde(default)]
-    status: String,
-    #[serde(default)]
+#[serde(default)]
+pub struct MoreFilters {
     account: String,
-    /// `YYYY-MM-DD`, inclusive.
-    #[serde(default)]
-    from: String,
-    /// `YYYY-MM-DD`, inclusive.
-    #[serde(default)]
-    to: String,
-    /// A reference or reference_code.
-    #[serde(default)]
-    q: String,
-    #[serde(default)]
     provider: String,
-    #[serde(default)]
     supplier: String,
     /// Part of a recipient (phone, meter, smartcard number).
-    #[serde(default)]
     recipient: String,
-    #[serde(default)]
-    page: u32,
-    #[serde(default)]
-    done: Option<String>,
 }
 
 #[derive(Template)]
@@ -88,63 +70,27 @@ struct ListPage {
     rows: Vec<TxRow>,
     products: Vec<&'static str>,
     statuses: Vec<&'static str>,
-    f: Filters,
+    f: TxFilters,
+    more: MoreFilters,
     next_link: Option<String>,
-}
-
-fn day_start(date: &str, days_later: bool) -> Option<String> {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
-    let mut day = time::Date::parse(date, format).ok()?;
-    if days_later {
-        day = day.next_day()?;
-    }
-    Some(format!("{day}T00:00:00.000+00:00"))
 }
 
 pub async fn list(
     State(state): State<ConsoleState>,
     signed_in: SignedIn,
-    Query(f): Query<Filters>,
+    Query(f): Query<TxFilters>,
+    Query(more): Query<MoreFilters>,
+    Query(done): Query<Done>,
 ) -> PageResult {
-    let page = f.page.max(1);
     let filter = TxFilter {
-        account_id: f.account.trim().parse::<AccountId>().ok(),
-        status: f.status.parse::<TxStatus>().ok(),
-        product: f.product.parse::<Product>().ok(),
-        created_from: day_start(&f.from, false),
-        created_until: day_start(&f.to, true),
-        search: typed(&f.q),
-        provider: typed(&f.provider),
-        supplier: typed(&f.supplier),
-        recipient: typed(&f.recipient),
-        limit: PAGE_SIZE + 1,
-        offset: (page - 1) * PAGE_SIZE,
+        account_id: more.account.trim().parse::<AccountId>().ok(),
+        provider: typed(&more.provider),
+        supplier: typed(&more.supplier),
+        recipient: typed(&more.recipient),
+        ..f.tx_filter(PAGE_SIZE)
     };
     let mut txs = state.store.transactions(filter).await?;
-    let has_next = txs.len() > PAGE_SIZE as usize;
-    txs.truncate(PAGE_SIZE as usize);
-    let next_link = has_next.then(|| {
-        let query = [
-            ("product", &f.product),
-            ("status", &f.status),
-            ("account", &f.account),
-            ("from", &f.from),
-            ("to", &f.to),
-            ("q", &f.q),
-            ("provider", &f.provider),
-            ("supplier", &f.supplier),
-            ("recipient", &f.recipient),
-        ]
-        .iter()
-        .filter(|(_, v)| !v.is_empty())
-        .map(|(k, v)| format!("{k}={}", url_encode(v)))
-        .collect::<Vec<_>>()
-        .join("&");
-        format!("/admin/transactions?{query}&page={}", page + 1)
-    });
-    let done = Done {
-        done: f.done.clone(),
-    };
+    let next_link = more_pages(&mut txs, PAGE_SIZE).then(|| next_link(&f, &more));
     Ok(render(&ListPage {
         chrome: Chrome::new(&signed_in, "transactions", &done),
         title: "Transactions",
@@ -153,8 +99,25 @@ pub async fn list(
         products: Product::ALL.iter().map(|p| p.service()).collect(),
         statuses: vec!["processing", "successful", "failed"],
         f,
+        more,
         next_link,
     }))
+}
+
+/// The next page's link, every filter kept.
+fn next_link(f: &TxFilters, more: &MoreFilters) -> String {
+    let kept = [
+        ("product", f.product.as_str()),
+        ("status", &f.status),
+        ("account", &more.account),
+        ("from", &f.from),
+        ("to", &f.to),
+        ("q", &f.q),
+        ("provider", &more.provider),
+        ("supplier", &more.supplier),
+        ("recipient", &more.recipient),
+    ];
+    page_link("/admin/transactions", &kept, f.page() + 1)
 }
 
 /// Processing purchases older than the needs-review bound, oldest first.
@@ -178,44 +141,10 @@ pub async fn review(
         rows: txs.iter().map(TxRow::from).collect(),
         products: Vec::new(),
         statuses: Vec::new(),
-        f: Filters::default(),
+        f: TxFilters::default(),
+        more: MoreFilters::default(),
         next_link: None,
     }))
-}
-
-/// A filter as typed: `None` when left blank.
-fn typed(text: &str) -> Option<String> {
-    Some(text.trim().to_owned()).filter(|t| !t.is_empty())
-}
-
-fn url_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-pub struct Field {
-    pub name: &'static str,
-    pub value: String,
-}
-
-pub struct LedgerRow {
-    pub at: String,
-    pub kind: &'static str,
-    pub amount: String,
-    pub balance_after: String,
-}
-
-pub struct AttemptRow {
-    pub at: String,
-    pub url: String,
-    pub outcome: String,
-    pub latency_ms: u64,
 }
 
 #[derive(Template)]
@@ -225,9 +154,9 @@ struct DetailPage {
     row: TxRow,
     processing: bool,
     fields: Vec<Field>,
-    ledger: Vec<LedgerRow>,
+    ledger: LedgerTable,
     event: Option<(String, &'static str)>,
-    attempts: Vec<AttemptRow>,
+    attempts: AttemptsTable,
     log: Vec<LogRow>,
 }
 
@@ -259,31 +188,23 @@ pub async fn detail(
         processing: tx.status == TxStatus::Processing,
         fields: fields_of(&tx),
         row: TxRow::from(&tx),
-        ledger: ledger
-            .iter()
-            .map(|e| LedgerRow {
-                at: short_time(&e.created_at),
-                kind: e.kind.as_str(),
-                amount: naira(e.amount),
-                balance_after: naira(e.balance_after),
-            })
-            .collect(),
+        ledger: LedgerTable::of(&ledger),
         event: event.map(|e| (e.id, e.status.as_str())),
-        attempts: attempts
-            .iter()
-            .map(|a| AttemptRow {
-                at: short_time(&a.created_at),
-                url: a.url.clone().unwrap_or_else(|| "(no URL)".into()),
-                outcome: match (a.http_status, &a.error) {
-                    (Some(status), _) => format!("HTTP {status}"),
-                    (None, Some(error)) => error.clone(),
-                    (None, None) => "no answer".to_owned(),
-                },
-                latency_ms: a.latency_ms,
-            })
-            .collect(),
+        attempts: AttemptsTable {
+            rows: attempts.iter().map(attempt_row).collect(),
+        },
         log: log.iter().map(LogRow::from).collect(),
     }))
+}
+
+/// A delivery attempt: the HTTP status when there was an answer.
+fn attempt_row(a: &Attempt) -> AttemptRow {
+    let outcome = match (a.http_status, &a.error) {
+        (Some(status), _) => format!("HTTP {status}"),
+        (None, Some(error)) => error.clone(),
+        (None, None) => "no answer".to_owned(),
+    };
+    AttemptRow::new(a, outcome)
 }
 
 /// Every stored field of a transaction, as an operator reads them.
@@ -381,4 +302,29 @@ pub async fn resend(
         &format!("/admin/transactions/{}", event.transaction_code),
         &format!("webhook event {} queued again", event.id),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::Uri;
+
+    #[test]
+    fn one_query_string_fills_both_filters_and_the_next_page_keeps_them() {
+        let uri: Uri =
+            "/admin/transactions?product=data&account=%20a1&recipient=0803&page=2&done=x"
+                .parse()
+                .unwrap();
+        let Query(f) = Query::<TxFilters>::try_from_uri(&uri).unwrap();
+        let Query(more) = Query::<MoreFilters>::try_from_uri(&uri).unwrap();
+        assert_eq!((f.product.as_str(), f.page), ("data", 2));
+        assert_eq!(
+            (more.account.as_str(), more.recipient.as_str()),
+            (" a1", "0803")
+        );
+        assert_eq!(
+            next_link(&f, &more),
+            "/admin/transactions?product=data&account=%20a1&recipient=0803&page=3"
+        );
+    }
 }
