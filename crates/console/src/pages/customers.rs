@@ -128,6 +128,8 @@ struct AccountPage {
     tiers: Vec<String>,
     failed_webhooks: Vec<FailedEventRow>,
     funding: Vec<FundingAccountRow>,
+    /// The configured funding gateways, where an owner reserves accounts.
+    gateways: Vec<String>,
     transactions: Vec<TxRow>,
     entries: Vec<EntryRow>,
     log: Vec<LogRow>,
@@ -217,6 +219,7 @@ async fn account_page(
                 name: f.account_name,
             })
             .collect(),
+        gateways: state.funding.gateways().iter().map(|g| g.name().to_owned()).collect(),
         suspended: account.status == AccountStatus::Suspended,
         account: AccountRow::from(&account),
         keys: keys
