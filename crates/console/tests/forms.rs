@@ -299,6 +299,16 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
             ],
             true,
         ),
+        (
+            format!("/admin/customers/{account}/reserve"),
+            vec![("gateway", "monnify"), ("bvn", "12345678901")],
+            true,
+        ),
+        (
+            "/admin/funding/reconcile".into(),
+            vec![("since_hours", "24")],
+            true,
+        ),
         ("/admin/logout".into(), vec![], false),
     ]
 }
@@ -402,6 +412,8 @@ async fn support_is_refused_every_owner_action_and_may_resolve_purchases() {
         "/admin/reports?by=provider",
         "/admin/reports.csv",
         "/admin/prices",
+        "/admin/audit",
+        "/admin/account",
         &format!("/admin/customers/{account}"),
     ] {
         assert_eq!(get(&c, page, &support).await, StatusCode::OK, "{page}");

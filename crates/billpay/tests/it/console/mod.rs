@@ -3,7 +3,9 @@
 //! and the operator log they share. The role rules and CSRF of every form
 //! are checked in process (`crates/console/tests/forms.rs`).
 
+mod account;
 mod catalogue;
+mod daily;
 mod journey;
 mod journey_catalogue;
 mod journey_money;
