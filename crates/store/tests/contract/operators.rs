@@ -336,6 +336,7 @@ async fn supplier_outcomes_count_each_suppliers_purchases_by_status() {
     assert!(store.supplier_outcomes("~").await.unwrap().is_empty());
 }
 
+#[tokio::test]
 async fn a_logged_tier_catalogue_or_key_change_stores_its_line_or_neither() {
     let (_db, store) = store().await;
     let (account, _) = account(&store).await;
@@ -456,4 +457,75 @@ async fn purchases_are_filtered_by_provider_supplier_and_recipient() {
         ..TxFilter::default()
     };
     assert!(found(by_supplier).await.is_empty(), "none sent to vtpass");
+}
+
+#[tokio::test]
+async fn a_created_account_tier_or_price_rule_stores_its_line_or_neither() {
+    use billpay_domain::Product;
+    use billpay_domain::pricing::{BasisPoints, Rule, Scope};
+    let (_db, store) = store().await;
+    let new = NewAccount {
+        name: "Ada".into(),
+        email: "ada@example.com".into(),
+        password_hash: None,
+    };
+    let created = store
+        .create_account_logged(new.clone(), line("account.create", ""))
+        .await
+        .unwrap();
+    let lines = log_of(&store, &created.id.to_string()).await;
+    assert_eq!(lines.len(), 1, "logged under the new account's id");
+    assert_eq!(lines[0].action, "account.create");
+    let taken = NewAccount {
+        email: "ADA@example.com".into(),
+        ..new
+    };
+    let refused = store
+        .create_account_logged(taken, line("account.create", "taken"))
+        .await;
+    assert!(matches!(refused, Err(StoreError::EmailTaken(_))), "{refused:?}");
+    let all = LogFilter {
+        limit: 100,
+        ..LogFilter::default()
+    };
+    assert_eq!(store.operator_log(all.clone()).await.unwrap().len(), 1);
+
+    store
+        .create_tier_logged("gold", line("pricing.tier", "gold"))
+        .await
+        .unwrap();
+    let again = store
+        .create_tier_logged("gold", line("pricing.tier", "gold"))
+        .await;
+    assert!(again.is_err(), "a tier is created once");
+    assert_eq!(log_of(&store, "gold").await.len(), 1, "the refusal is not logged");
+
+    let scope = Scope {
+        product: Product::Airtime,
+        provider: None,
+        plan: None,
+    };
+    let rule = Some(Rule::DiscountPercent(BasisPoints(200)));
+    let set = store
+        .set_price_rule_logged("gold", scope.clone(), rule, line("pricing.rule", "gold"))
+        .await
+        .unwrap();
+    assert!(set);
+    let none = store
+        .set_price_rule_logged("silver", scope.clone(), rule, line("pricing.rule", "silver"))
+        .await;
+    assert!(none.is_err(), "no such tier");
+    assert!(log_of(&store, "silver").await.is_empty());
+    let removed = store
+        .set_price_rule_logged("gold", scope.clone(), None, line("pricing.rule", "gold"))
+        .await
+        .unwrap();
+    let nothing = store
+        .set_price_rule_logged("gold", scope, None, line("pricing.rule", "gold"))
+        .await
+        .unwrap();
+    assert!(removed && !nothing);
+    let actions: Vec<String> = log_of(&store, "gold").await.into_iter().map(|l| l.action).collect();
+    assert_eq!(actions, ["pricing.rule", "pricing.rule", "pricing.tier"], "a removal of nothing is not logged");
+    assert_eq!(store.operator_log(all).await.unwrap().len(), 4);
 }
