@@ -387,6 +387,12 @@ pub trait LoggedStore: Send + Sync + 'static {
     /// [`AccountStore::create_account`]; the line's subject becomes the new account's id.
     async fn create_account_logged(&self, new: NewAccount, log: NewLogEntry)
     -> StoreResult<Account>;
+    /// [`CatalogueStore::replace_catalogue`] (a supplier sync applied).
+    async fn replace_catalogue_logged(
+        &self,
+        catalogue: &Catalogue,
+        log: NewLogEntry,
+    ) -> StoreResult<()>;
     /// [`PricingStore::create_tier`].
     async fn create_tier_logged(&self, name: &str, log: NewLogEntry) -> StoreResult<()>;
     /// [`PricingStore::set_price_rule`]; the line is written only when the

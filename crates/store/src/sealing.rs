@@ -251,6 +251,13 @@ impl LoggedStore for SealedStore {
     ) -> StoreResult<Account> {
         self.inner.create_account_logged(new, log).await
     }
+    async fn replace_catalogue_logged(
+        &self,
+        catalogue: &Catalogue,
+        log: NewLogEntry,
+    ) -> StoreResult<()> {
+        self.inner.replace_catalogue_logged(catalogue, log).await
+    }
     async fn create_tier_logged(&self, name: &str, log: NewLogEntry) -> StoreResult<()> {
         self.inner.create_tier_logged(name, log).await
     }

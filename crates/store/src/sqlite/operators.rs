@@ -12,6 +12,7 @@ use crate::columns::{ACCOUNT_COLUMNS, qualified};
 use crate::operators::{LOG_COLUMNS, OPERATOR_COLUMNS, applied_balance_before, bad_column};
 use crate::*;
 use async_trait::async_trait;
+use billpay_domain::catalogue::Catalogue;
 use billpay_domain::pricing::{Rule, Scope};
 use billpay_domain::{AccountId, Kobo};
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -461,6 +462,14 @@ impl LoggedStore for SqliteStore {
         log: NewLogEntry,
     ) -> StoreResult<Account> {
         self.create_account_with(new, Some(log)).await
+    }
+
+    async fn replace_catalogue_logged(
+        &self,
+        catalogue: &Catalogue,
+        log: NewLogEntry,
+    ) -> StoreResult<()> {
+        self.replace_catalogue_with(catalogue, Some(log)).await
     }
 
     async fn create_tier_logged(&self, name: &str, log: NewLogEntry) -> StoreResult<()> {

@@ -529,3 +529,37 @@ async fn a_created_account_tier_or_price_rule_stores_its_line_or_neither() {
     assert_eq!(actions, ["pricing.rule", "pricing.rule", "pricing.tier"], "a removal of nothing is not logged");
     assert_eq!(store.operator_log(all).await.unwrap().len(), 4);
 }
+
+#[tokio::test]
+async fn a_sync_applied_or_a_new_webhook_secret_stores_its_line_or_neither() {
+    use billpay_domain::sealed::SecretBox;
+    let (_db, store) = store().await;
+    let (_, mut catalogue) = store.catalogue().await.unwrap();
+    catalogue.providers[0].active = !catalogue.providers[0].active;
+    store
+        .replace_catalogue_logged(&catalogue, line("catalogue.sync", "vtpass"))
+        .await
+        .unwrap();
+    assert_eq!(store.catalogue().await.unwrap().1.providers[0].active, catalogue.providers[0].active);
+    assert_eq!(log_of(&store, "vtpass").await.len(), 1);
+    let mut broken = catalogue.clone();
+    broken.providers.push(broken.providers[0].clone());
+    let refused = store
+        .replace_catalogue_logged(&broken, line("catalogue.sync", "broken"))
+        .await;
+    assert!(matches!(refused, Err(StoreError::Invalid(_))), "{refused:?}");
+    assert!(log_of(&store, "broken").await.is_empty());
+
+    let (_, key) = account(&store).await;
+    let secrets = SecretBox::from_hex(&SecretBox::generate_master_key()).unwrap();
+    let store_ref = store.as_ref();
+    let issued = issue::issue_webhook_secret_logged(store_ref, key, &secrets, line("key.update", "signing"))
+        .await
+        .unwrap();
+    assert!(issued.record.webhook_secret_sealed.is_some());
+    assert_eq!(log_of(&store, "signing").await.len(), 1);
+    let gone = issue::issue_webhook_secret_logged(store_ref, KeyId::new(), &secrets, line("key.update", "gone"))
+        .await;
+    assert!(gone.is_err());
+    assert!(log_of(&store, "gone").await.is_empty());
+}
