@@ -712,7 +712,10 @@ async fn an_owners_tier_catalogue_and_key_changes_are_logged_with_before_and_aft
 
 /// The value after `marker` up to the next `end` in a page.
 fn between<'a>(page: &'a str, marker: &str, end: &str) -> &'a str {
-    let start = page.find(marker).unwrap_or_else(|| panic!("{marker} in {page}")) + marker.len();
+    let start = page
+        .find(marker)
+        .unwrap_or_else(|| panic!("{marker} in {page}"))
+        + marker.len();
     let len = page[start..].find(end).unwrap();
     &page[start..start + len]
 }
@@ -731,14 +734,20 @@ async fn any_operator_changes_their_own_password_and_totp() {
         ("csrf", &proof),
     ];
     let path = "/admin/account/password";
-    assert_eq!(post(&c, path, &support, &wrong).await, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        post(&c, path, &support, &wrong).await,
+        StatusCode::BAD_REQUEST
+    );
     let differ = [
         ("current_password", "correct horse battery"),
         ("new_password", "another horse"),
         ("confirm_password", "another hose"),
         ("csrf", &proof),
     ];
-    assert_eq!(post(&c, path, &support, &differ).await, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        post(&c, path, &support, &differ).await,
+        StatusCode::BAD_REQUEST
+    );
     assert_eq!(log_len(&c).await, before, "a refusal changes nothing");
 
     let (status, offer) = post_page(&c, "/admin/account/totp", &support, &[("csrf", &proof)]).await;
@@ -749,22 +758,48 @@ async fn any_operator_changes_their_own_password_and_totp() {
     let totp = totp_rs::Totp::from_url(&uri).unwrap();
     let code = totp.generate_current().to_string();
     let confirm = "/admin/account/totp/confirm";
-    let bad = [("sealed", sealed.as_str()), ("code", "000000"), ("csrf", &proof)];
+    let bad = [
+        ("sealed", sealed.as_str()),
+        ("code", "000000"),
+        ("csrf", &proof),
+    ];
     let bad_status = post(&c, confirm, &support, &bad).await;
-    let right = [("sealed", sealed.as_str()), ("code", &code), ("csrf", &proof)];
+    let right = [
+        ("sealed", sealed.as_str()),
+        ("code", &code),
+        ("csrf", &proof),
+    ];
     if code != "000000" {
         assert_eq!(bad_status, StatusCode::BAD_REQUEST, "a wrong code");
     }
-    assert_eq!(post(&c, confirm, &support, &right).await, StatusCode::SEE_OTHER);
-    let me = c.store.operator_by_email("help@example.com").await.unwrap().unwrap();
+    assert_eq!(
+        post(&c, confirm, &support, &right).await,
+        StatusCode::SEE_OTHER
+    );
+    let me = c
+        .store
+        .operator_by_email("help@example.com")
+        .await
+        .unwrap()
+        .unwrap();
     assert!(me.totp_enabled());
     let line = last_log(&c, "help@example.com").await;
-    assert_eq!((line.action.as_str(), line.after.as_deref()), ("operator.totp", Some("on (new secret)")));
+    assert_eq!(
+        (line.action.as_str(), line.after.as_deref()),
+        ("operator.totp", Some("on (new secret)"))
+    );
     let disable = [("code", code.as_str()), ("csrf", &proof)];
     assert_eq!(
         post(&c, "/admin/account/totp/disable", &support, &disable).await,
         StatusCode::BAD_REQUEST,
         "the code that turned it on is used"
     );
-    assert!(c.store.operator(me.id).await.unwrap().unwrap().totp_enabled());
+    assert!(
+        c.store
+            .operator(me.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .totp_enabled()
+    );
 }

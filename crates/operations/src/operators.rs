@@ -239,7 +239,10 @@ pub async fn disable_own_totp(
     let step = check_totp(&operator, code, secrets)?
         .ok_or_else(|| invalid(&["code"], "is not your current code"))?;
     if !store.claim_totp_step(operator.id, step).await? {
-        return Err(invalid(&["code"], "was already used: wait for the next one"));
+        return Err(invalid(
+            &["code"],
+            "was already used: wait for the next one",
+        ));
     }
     let mut log = actor.log("operator.totp", operator.email.clone());
     log.before = Some("on".to_owned());

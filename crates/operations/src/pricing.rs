@@ -55,10 +55,7 @@ pub async fn create_tier(store: &dyn Store, actor: Actor, name: &str) -> OpsResu
         ));
     }
     let log = actor.log("pricing.tier", name);
-    store
-        .create_tier_logged(name, log)
-        .await
-        .map_err(refused)?;
+    store.create_tier_logged(name, log).await.map_err(refused)?;
     tracing::info!(%actor, tier = name, "price tier created");
     Ok(())
 }

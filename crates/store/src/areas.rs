@@ -385,8 +385,11 @@ pub trait LoggedStore: Send + Sync + 'static {
     ) -> StoreResult<String>;
     async fn create_api_key_logged(&self, new: NewApiKey, log: NewLogEntry) -> StoreResult<ApiKey>;
     /// [`AccountStore::create_account`]; the line's subject becomes the new account's id.
-    async fn create_account_logged(&self, new: NewAccount, log: NewLogEntry)
-    -> StoreResult<Account>;
+    async fn create_account_logged(
+        &self,
+        new: NewAccount,
+        log: NewLogEntry,
+    ) -> StoreResult<Account>;
     /// [`CatalogueStore::replace_catalogue`] (a supplier sync applied).
     async fn replace_catalogue_logged(
         &self,

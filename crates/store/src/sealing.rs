@@ -268,7 +268,9 @@ impl LoggedStore for SealedStore {
         rule: Option<Rule>,
         log: NewLogEntry,
     ) -> StoreResult<bool> {
-        self.inner.set_price_rule_logged(tier, scope, rule, log).await
+        self.inner
+            .set_price_rule_logged(tier, scope, rule, log)
+            .await
     }
     async fn update_api_key_logged(
         &self,

@@ -81,7 +81,11 @@ pub async fn set_password(
     let token = random_hex(32);
     let expires_at_ms = billpay_store::clock::now_ms() + SCOPE.lifetime.as_millis() as i64;
     store
-        .create_operator_session(&session_token_hash(&token), signed_in.user.id, expires_at_ms)
+        .create_operator_session(
+            &session_token_hash(&token),
+            signed_in.user.id,
+            expires_at_ms,
+        )
         .await?;
     let mut response = done(
         "/admin/account",

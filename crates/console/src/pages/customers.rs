@@ -219,7 +219,12 @@ async fn account_page(
                 name: f.account_name,
             })
             .collect(),
-        gateways: state.funding.gateways().iter().map(|g| g.name().to_owned()).collect(),
+        gateways: state
+            .funding
+            .gateways()
+            .iter()
+            .map(|g| g.name().to_owned())
+            .collect(),
         suspended: account.status == AccountStatus::Suspended,
         account: AccountRow::from(&account),
         keys: keys

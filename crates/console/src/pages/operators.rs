@@ -131,9 +131,10 @@ pub async fn set_password(
             "change your own password on My account (it asks for the current one)",
         ));
     }
-    let changed = operators::set_password(store, actor(&signed_in), &operator.email, &form.password)
-        .await
-        .map_err(refused)?;
+    let changed =
+        operators::set_password(store, actor(&signed_in), &operator.email, &form.password)
+            .await
+            .map_err(refused)?;
     Ok(done(
         "/admin/operators",
         &format!("password set for {}; their sessions ended", changed.email),

@@ -483,7 +483,10 @@ async fn a_created_account_tier_or_price_rule_stores_its_line_or_neither() {
     let refused = store
         .create_account_logged(taken, line("account.create", "taken"))
         .await;
-    assert!(matches!(refused, Err(StoreError::EmailTaken(_))), "{refused:?}");
+    assert!(
+        matches!(refused, Err(StoreError::EmailTaken(_))),
+        "{refused:?}"
+    );
     let all = LogFilter {
         limit: 100,
         ..LogFilter::default()
@@ -498,7 +501,11 @@ async fn a_created_account_tier_or_price_rule_stores_its_line_or_neither() {
         .create_tier_logged("gold", line("pricing.tier", "gold"))
         .await;
     assert!(again.is_err(), "a tier is created once");
-    assert_eq!(log_of(&store, "gold").await.len(), 1, "the refusal is not logged");
+    assert_eq!(
+        log_of(&store, "gold").await.len(),
+        1,
+        "the refusal is not logged"
+    );
 
     let scope = Scope {
         product: Product::Airtime,
@@ -512,7 +519,12 @@ async fn a_created_account_tier_or_price_rule_stores_its_line_or_neither() {
         .unwrap();
     assert!(set);
     let none = store
-        .set_price_rule_logged("silver", scope.clone(), rule, line("pricing.rule", "silver"))
+        .set_price_rule_logged(
+            "silver",
+            scope.clone(),
+            rule,
+            line("pricing.rule", "silver"),
+        )
         .await;
     assert!(none.is_err(), "no such tier");
     assert!(log_of(&store, "silver").await.is_empty());
@@ -525,8 +537,16 @@ async fn a_created_account_tier_or_price_rule_stores_its_line_or_neither() {
         .await
         .unwrap();
     assert!(removed && !nothing);
-    let actions: Vec<String> = log_of(&store, "gold").await.into_iter().map(|l| l.action).collect();
-    assert_eq!(actions, ["pricing.rule", "pricing.rule", "pricing.tier"], "a removal of nothing is not logged");
+    let actions: Vec<String> = log_of(&store, "gold")
+        .await
+        .into_iter()
+        .map(|l| l.action)
+        .collect();
+    assert_eq!(
+        actions,
+        ["pricing.rule", "pricing.rule", "pricing.tier"],
+        "a removal of nothing is not logged"
+    );
     assert_eq!(store.operator_log(all).await.unwrap().len(), 4);
 }
 
@@ -540,26 +560,38 @@ async fn a_sync_applied_or_a_new_webhook_secret_stores_its_line_or_neither() {
         .replace_catalogue_logged(&catalogue, line("catalogue.sync", "vtpass"))
         .await
         .unwrap();
-    assert_eq!(store.catalogue().await.unwrap().1.providers[0].active, catalogue.providers[0].active);
+    assert_eq!(
+        store.catalogue().await.unwrap().1.providers[0].active,
+        catalogue.providers[0].active
+    );
     assert_eq!(log_of(&store, "vtpass").await.len(), 1);
     let mut broken = catalogue.clone();
     broken.providers.push(broken.providers[0].clone());
     let refused = store
         .replace_catalogue_logged(&broken, line("catalogue.sync", "broken"))
         .await;
-    assert!(matches!(refused, Err(StoreError::Invalid(_))), "{refused:?}");
+    assert!(
+        matches!(refused, Err(StoreError::Invalid(_))),
+        "{refused:?}"
+    );
     assert!(log_of(&store, "broken").await.is_empty());
 
     let (_, key) = account(&store).await;
     let secrets = SecretBox::from_hex(&SecretBox::generate_master_key()).unwrap();
     let store_ref = store.as_ref();
-    let issued = issue::issue_webhook_secret_logged(store_ref, key, &secrets, line("key.update", "signing"))
-        .await
-        .unwrap();
+    let issued =
+        issue::issue_webhook_secret_logged(store_ref, key, &secrets, line("key.update", "signing"))
+            .await
+            .unwrap();
     assert!(issued.record.webhook_secret_sealed.is_some());
     assert_eq!(log_of(&store, "signing").await.len(), 1);
-    let gone = issue::issue_webhook_secret_logged(store_ref, KeyId::new(), &secrets, line("key.update", "gone"))
-        .await;
+    let gone = issue::issue_webhook_secret_logged(
+        store_ref,
+        KeyId::new(),
+        &secrets,
+        line("key.update", "gone"),
+    )
+    .await;
     assert!(gone.is_err());
     assert!(log_of(&store, "gone").await.is_empty());
 }
