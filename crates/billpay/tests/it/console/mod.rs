@@ -8,6 +8,7 @@ mod catalogue;
 mod daily;
 mod journey;
 mod journey_catalogue;
+mod journey_daily;
 mod journey_money;
 mod money;
 mod sign_in;
