@@ -123,12 +123,25 @@ pub fn router(state: ConsoleState) -> Router {
         )
         .route("/admin/operators/{id}/status", post(operators::set_status))
         .route("/admin/log", get(operators::log))
+        .route(
+            "/admin/operators/{id}/password",
+            post(operators::set_password),
+        )
+        // the signed-in operator's own account
+        .route("/admin/account", get(account::page))
+        .route("/admin/account/password", post(account::set_password))
+        .route("/admin/account/totp", post(account::offer_totp))
+        .route("/admin/account/totp/confirm", post(account::confirm_totp))
+        .route("/admin/account/totp/disable", post(account::disable_totp))
         .route("/admin/assets/kit.css", get(kit_stylesheet))
         // money pages: funding, suppliers, reports
         .route("/admin/funding", get(funding::list))
         .route("/admin/funding/{id}/assign", post(funding::assign))
+        .route("/admin/funding/reconcile", post(funding::reconcile))
+        .route("/admin/customers/{id}/reserve", post(funding::reserve))
         .route("/admin/suppliers", get(suppliers::page))
         .route("/admin/reports", get(reports::page))
+        .route("/admin/audit", get(audit::page))
         .route("/admin/reports.csv", get(reports::csv))
         // catalogue, prices and customer tools
         .route("/admin/prices", get(prices::page))

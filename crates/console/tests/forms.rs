@@ -65,6 +65,17 @@ async fn signed_in(c: &Console, email: &str, role: OperatorRole) -> String {
 }
 
 async fn post(c: &Console, path: &str, token: &str, fields: &[(&str, &str)]) -> StatusCode {
+    post_page(c, path, token, fields).await.0
+}
+
+/// A form's answer: its status and page.
+async fn post_page(
+    c: &Console,
+    path: &str,
+    token: &str,
+    fields: &[(&str, &str)],
+) -> (StatusCode, String) {
+    use http_body_util::BodyExt;
     let body: Vec<String> = fields
         .iter()
         .map(|(k, v)| format!("{k}={}", v.replace(' ', "+")))
@@ -74,7 +85,10 @@ async fn post(c: &Console, path: &str, token: &str, fields: &[(&str, &str)]) -> 
         .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
         .body(Body::from(body.join("&")))
         .unwrap();
-    c.app.clone().oneshot(request).await.unwrap().status()
+    let response = c.app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&body).into_owned())
 }
 
 async fn get(c: &Console, path: &str, token: &str) -> StatusCode {
@@ -246,6 +260,31 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
             vec![("status", "disabled")],
             true,
         ),
+        (
+            format!("/admin/operators/{operator}/password"),
+            vec![("password", "another horse")],
+            true,
+        ),
+        (
+            "/admin/account/password".into(),
+            vec![
+                ("current_password", "correct horse battery"),
+                ("new_password", "another horse"),
+                ("confirm_password", "another horse"),
+            ],
+            false,
+        ),
+        ("/admin/account/totp".into(), vec![], false),
+        (
+            "/admin/account/totp/confirm".into(),
+            vec![("sealed", "00"), ("code", "123456")],
+            false,
+        ),
+        (
+            "/admin/account/totp/disable".into(),
+            vec![("code", "123456")],
+            false,
+        ),
         (format!("/admin/transactions/{code}/requery"), vec![], false),
         (
             format!("/admin/transactions/{code}/resolve"),
@@ -258,6 +297,16 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
                 ("account", account_id),
                 ("reason", "payer named on the transfer"),
             ],
+            true,
+        ),
+        (
+            format!("/admin/customers/{account}/reserve"),
+            vec![("gateway", "monnify"), ("bvn", "12345678901")],
+            true,
+        ),
+        (
+            "/admin/funding/reconcile".into(),
+            vec![("since_hours", "24")],
             true,
         ),
         ("/admin/logout".into(), vec![], false),
@@ -363,6 +412,8 @@ async fn support_is_refused_every_owner_action_and_may_resolve_purchases() {
         "/admin/reports?by=provider",
         "/admin/reports.csv",
         "/admin/prices",
+        "/admin/audit",
+        "/admin/account",
         &format!("/admin/customers/{account}"),
     ] {
         assert_eq!(get(&c, page, &support).await, StatusCode::OK, "{page}");
@@ -656,5 +707,99 @@ async fn an_owners_tier_catalogue_and_key_changes_are_logged_with_before_and_aft
         post(&c, &foreign, &owner, &disable).await,
         StatusCode::NOT_FOUND,
         "a key is changed only under its own account"
+    );
+}
+
+/// The value after `marker` up to the next `end` in a page.
+fn between<'a>(page: &'a str, marker: &str, end: &str) -> &'a str {
+    let start = page
+        .find(marker)
+        .unwrap_or_else(|| panic!("{marker} in {page}"))
+        + marker.len();
+    let len = page[start..].find(end).unwrap();
+    &page[start..start + len]
+}
+
+#[tokio::test]
+async fn any_operator_changes_their_own_password_and_totp() {
+    let c = console().await;
+    let support = signed_in(&c, "help@example.com", OperatorRole::Support).await;
+    let proof = csrf_for(&support);
+    assert_eq!(get(&c, "/admin/account", &support).await, StatusCode::OK);
+    let before = log_len(&c).await;
+    let wrong = [
+        ("current_password", "not my password"),
+        ("new_password", "another horse"),
+        ("confirm_password", "another horse"),
+        ("csrf", &proof),
+    ];
+    let path = "/admin/account/password";
+    assert_eq!(
+        post(&c, path, &support, &wrong).await,
+        StatusCode::BAD_REQUEST
+    );
+    let differ = [
+        ("current_password", "correct horse battery"),
+        ("new_password", "another horse"),
+        ("confirm_password", "another hose"),
+        ("csrf", &proof),
+    ];
+    assert_eq!(
+        post(&c, path, &support, &differ).await,
+        StatusCode::BAD_REQUEST
+    );
+    assert_eq!(log_len(&c).await, before, "a refusal changes nothing");
+
+    let (status, offer) = post_page(&c, "/admin/account/totp", &support, &[("csrf", &proof)]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(log_len(&c).await, before, "an offer is not TOTP on");
+    let uri = between(&offer, "id=\"totp-uri\">", "<").replace("&amp;", "&");
+    let sealed = between(&offer, "name=\"sealed\" value=\"", "\"").to_owned();
+    let totp = totp_rs::Totp::from_url(&uri).unwrap();
+    let code = totp.generate_current().to_string();
+    let confirm = "/admin/account/totp/confirm";
+    let bad = [
+        ("sealed", sealed.as_str()),
+        ("code", "000000"),
+        ("csrf", &proof),
+    ];
+    let bad_status = post(&c, confirm, &support, &bad).await;
+    let right = [
+        ("sealed", sealed.as_str()),
+        ("code", &code),
+        ("csrf", &proof),
+    ];
+    if code != "000000" {
+        assert_eq!(bad_status, StatusCode::BAD_REQUEST, "a wrong code");
+    }
+    assert_eq!(
+        post(&c, confirm, &support, &right).await,
+        StatusCode::SEE_OTHER
+    );
+    let me = c
+        .store
+        .operator_by_email("help@example.com")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(me.totp_enabled());
+    let line = last_log(&c, "help@example.com").await;
+    assert_eq!(
+        (line.action.as_str(), line.after.as_deref()),
+        ("operator.totp", Some("on (new secret)"))
+    );
+    let disable = [("code", code.as_str()), ("csrf", &proof)];
+    assert_eq!(
+        post(&c, "/admin/account/totp/disable", &support, &disable).await,
+        StatusCode::BAD_REQUEST,
+        "the code that turned it on is used"
+    );
+    assert!(
+        c.store
+            .operator(me.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .totp_enabled()
     );
 }

@@ -24,16 +24,15 @@ pub async fn create(
         ));
     }
     let password_hash = password.map(billpay_domain::password::hash).transpose()?;
-    let account = store
-        .create_account(NewAccount {
-            name,
-            email: email.to_owned(),
-            password_hash,
-        })
-        .await?;
-    let mut log = actor.log("account.create", account.id.to_string());
-    log.after = Some(format!("{} <{}>", account.name, account.email));
-    store.append_log(log).await?;
+    // The subject, the new account's id, is set by the store.
+    let mut log = actor.log("account.create", "");
+    log.after = Some(format!("{name} <{email}>"));
+    let new = NewAccount {
+        name,
+        email: email.to_owned(),
+        password_hash,
+    };
+    let account = store.create_account_logged(new, log).await?;
     tracing::info!(%actor, account = %account.id, "account created");
     Ok(account)
 }

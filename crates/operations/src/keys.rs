@@ -3,7 +3,7 @@
 use crate::{Actor, OpsResult, Permission, invalid};
 use billpay_domain::sealed::SecretBox;
 use billpay_domain::{AccountId, KeyId};
-use billpay_store::issue::{Issued, issue_api_key_logged, issue_webhook_secret};
+use billpay_store::issue::{Issued, issue_api_key_logged, issue_webhook_secret_logged};
 use billpay_store::{ApiKey, KeyChange, KeyStatus, RateLimit, Store};
 
 /// What an operator changes on a key.
@@ -63,10 +63,9 @@ pub async fn enable_signing(
     secrets: &SecretBox,
 ) -> OpsResult<Issued<ApiKey>> {
     actor.require(Permission::ManageAccounts)?;
-    let issued = issue_webhook_secret(store, key, secrets).await?;
     let mut log = actor.log("key.update", key.to_string());
     log.after = Some("webhook signing on (new secret)".to_owned());
-    store.append_log(log).await?;
+    let issued = issue_webhook_secret_logged(store, key, secrets, log).await?;
     tracing::info!(%actor, %key, "webhook signing enabled");
     Ok(issued)
 }

@@ -14,6 +14,7 @@
 //! resolution, operators) is logged there: both are stored or neither.
 
 pub mod accounts;
+pub mod audit;
 pub mod catalogue;
 pub mod funding;
 pub mod keys;

@@ -125,7 +125,7 @@ pub async fn enable_totp(
         .to_url()
         .map_err(|e| OpsError::Refused(format!("cannot make the otpauth URI: {e}")))?;
     let mut log = actor.log("operator.totp", operator.email.clone());
-    log.before = Some(if operator.totp_enabled() { "on" } else { "off" }.to_owned());
+    log.before = Some(on_off(&operator).to_owned());
     log.after = Some("on (new secret)".to_owned());
     let change = OperatorChange::TotpSecretSealed(Some(secrets.seal(&secret)));
     let operator = store.update_operator(operator.id, change, log).await?;
@@ -135,6 +135,126 @@ pub async fn enable_totp(
         secret,
         uri,
     })
+}
+
+/// The signed-in operator themself (the CLI has no account of its own).
+async fn own(store: &dyn Store, actor: &Actor) -> OpsResult<Operator> {
+    let Actor::Operator { id, .. } = actor else {
+        return Err(OpsError::Refused(
+            "the CLI has no operator account: use `operator set-password` or `operator totp`"
+                .into(),
+        ));
+    };
+    store
+        .operator(*id)
+        .await?
+        .ok_or_else(|| OpsError::NotFound("your operator account is gone".into()))
+}
+
+/// An operator's own new password, any role: the current one must be right
+/// (else nothing changes); every session of theirs ends, as with
+/// [`set_password`].
+pub async fn change_own_password(
+    store: &dyn Store,
+    actor: &Actor,
+    current: &str,
+    new: &str,
+) -> OpsResult<Operator> {
+    let operator = own(store, actor).await?;
+    if !billpay_domain::password::verify(Some(&operator.password_hash), current) {
+        return Err(invalid(&["current_password"], "is not your password"));
+    }
+    let hash = billpay_domain::password::hash(new)?;
+    let log = actor.log("operator.password", operator.email.clone());
+    let change = OperatorChange::PasswordHash(hash);
+    let updated = store.update_operator(operator.id, change, log).await?;
+    tracing::info!(%actor, operator = operator.id, "operator changed own password");
+    Ok(updated)
+}
+
+/// A second factor offered to an operator, not yet on: the secret is shown
+/// once and comes back sealed with a code from it ([`confirm_totp`]).
+pub struct TotpOffer {
+    pub secret: String,
+    pub uri: String,
+    /// The secret sealed under the master key, for the confirming form.
+    pub sealed: String,
+}
+
+/// A new TOTP secret for the signed-in operator; nothing is stored yet.
+pub async fn offer_totp(
+    store: &dyn Store,
+    actor: &Actor,
+    secrets: &SecretBox,
+) -> OpsResult<TotpOffer> {
+    let operator = own(store, actor).await?;
+    let secret = Secret::generate().to_base32();
+    let uri = totp(&secret, &operator.email)?
+        .to_url()
+        .map_err(|e| OpsError::Refused(format!("cannot make the otpauth URI: {e}")))?;
+    Ok(TotpOffer {
+        sealed: secrets.seal(&secret),
+        secret,
+        uri,
+    })
+}
+
+/// Turns on the offered secret once `code` shows the operator's app has it;
+/// that code's step is taken, so it cannot sign in afterwards.
+pub async fn confirm_totp(
+    store: &dyn Store,
+    actor: &Actor,
+    sealed: &str,
+    code: &str,
+    secrets: &SecretBox,
+) -> OpsResult<Operator> {
+    let operator = own(store, actor).await?;
+    let secret = secrets
+        .open(sealed)
+        .map_err(|_| invalid(&["secret"], "is not a secret this server offered"))?;
+    let step = totp(&secret, &operator.email)?
+        .check_current(code.trim())
+        .ok_or_else(|| invalid(&["code"], "is not the current code of the new secret"))?;
+    let mut log = actor.log("operator.totp", operator.email.clone());
+    log.before = Some(on_off(&operator).to_owned());
+    log.after = Some("on (new secret)".to_owned());
+    let change = OperatorChange::TotpSecretSealed(Some(sealed.to_owned()));
+    let updated = store.update_operator(operator.id, change, log).await?;
+    store.claim_totp_step(operator.id, step).await?;
+    tracing::info!(%actor, operator = operator.id, "operator turned TOTP on");
+    Ok(updated)
+}
+
+/// Turns the signed-in operator's TOTP off, with a current (unused) code.
+pub async fn disable_own_totp(
+    store: &dyn Store,
+    actor: &Actor,
+    code: &str,
+    secrets: &SecretBox,
+) -> OpsResult<Operator> {
+    let operator = own(store, actor).await?;
+    if !operator.totp_enabled() {
+        return Err(OpsError::Refused("TOTP is already off".into()));
+    }
+    let step = check_totp(&operator, code, secrets)?
+        .ok_or_else(|| invalid(&["code"], "is not your current code"))?;
+    if !store.claim_totp_step(operator.id, step).await? {
+        return Err(invalid(
+            &["code"],
+            "was already used: wait for the next one",
+        ));
+    }
+    let mut log = actor.log("operator.totp", operator.email.clone());
+    log.before = Some("on".to_owned());
+    log.after = Some("off".to_owned());
+    let change = OperatorChange::TotpSecretSealed(None);
+    let updated = store.update_operator(operator.id, change, log).await?;
+    tracing::info!(%actor, operator = operator.id, "operator turned TOTP off");
+    Ok(updated)
+}
+
+fn on_off(operator: &Operator) -> &'static str {
+    if operator.totp_enabled() { "on" } else { "off" }
 }
 
 /// Whether `code` is the operator's current TOTP code (or the one before or

@@ -54,8 +54,8 @@ pub async fn create_tier(store: &dyn Store, actor: Actor, name: &str) -> OpsResu
             ),
         ));
     }
-    store.create_tier(name).await.map_err(refused)?;
-    store.append_log(actor.log("pricing.tier", name)).await?;
+    let log = actor.log("pricing.tier", name);
+    store.create_tier_logged(name, log).await.map_err(refused)?;
     tracing::info!(%actor, tier = name, "price tier created");
     Ok(())
 }
@@ -79,16 +79,14 @@ pub async fn set_rule(
     let (_, catalogue) = store.catalogue().await?;
     let scope = checked_scope(&catalogue, &scope)?;
     let rule = rule.map(|r| checked_rule(&scope, r)).transpose()?;
+    let what = rule.map_or_else(|| "removed".to_owned(), |r| r.to_string());
+    let mut log = actor.log("pricing.rule", tier);
+    log.after = Some(format!("{scope:?}: {what}"));
+    // Logged with the change, when it changed something (a set always does).
     let changed = store
-        .set_price_rule(tier, scope.clone(), rule)
+        .set_price_rule_logged(tier, scope.clone(), rule, log)
         .await
         .map_err(not_found)?;
-    let what = rule.map_or_else(|| "removed".to_owned(), |r| r.to_string());
-    if changed || rule.is_some() {
-        let mut log = actor.log("pricing.rule", tier);
-        log.after = Some(format!("{scope:?}: {what}"));
-        store.append_log(log).await?;
-    }
     tracing::info!(%actor, tier, ?scope, rule = what, "price rule set");
     Ok(changed)
 }

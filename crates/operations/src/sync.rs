@@ -171,10 +171,9 @@ pub async fn sync(
     let applied = apply_changes && !differences.is_empty();
     if applied {
         apply(&mut catalogue, &differences);
-        store.replace_catalogue(&catalogue).await?;
         let mut log = actor.log("catalogue.sync", supplier.name());
         log.after = Some(format!("{} differences applied", differences.len()));
-        store.append_log(log).await?;
+        store.replace_catalogue_logged(&catalogue, log).await?;
         tracing::info!(%actor, supplier = supplier.name(), count = differences.len(), "catalogue synced");
     }
     Ok(Synced {

@@ -384,6 +384,29 @@ pub trait LoggedStore: Send + Sync + 'static {
         log: NewLogEntry,
     ) -> StoreResult<String>;
     async fn create_api_key_logged(&self, new: NewApiKey, log: NewLogEntry) -> StoreResult<ApiKey>;
+    /// [`AccountStore::create_account`]; the line's subject becomes the new account's id.
+    async fn create_account_logged(
+        &self,
+        new: NewAccount,
+        log: NewLogEntry,
+    ) -> StoreResult<Account>;
+    /// [`CatalogueStore::replace_catalogue`] (a supplier sync applied).
+    async fn replace_catalogue_logged(
+        &self,
+        catalogue: &Catalogue,
+        log: NewLogEntry,
+    ) -> StoreResult<()>;
+    /// [`PricingStore::create_tier`].
+    async fn create_tier_logged(&self, name: &str, log: NewLogEntry) -> StoreResult<()>;
+    /// [`PricingStore::set_price_rule`]; the line is written only when the
+    /// rule changed (a removal that removed nothing is not logged).
+    async fn set_price_rule_logged(
+        &self,
+        tier: &str,
+        scope: Scope,
+        rule: Option<Rule>,
+        log: NewLogEntry,
+    ) -> StoreResult<bool>;
     async fn update_api_key_logged(
         &self,
         id: KeyId,

@@ -61,11 +61,31 @@ pub async fn issue_webhook_secret(
     key: KeyId,
     secrets: &SecretBox,
 ) -> StoreResult<Issued<ApiKey>> {
+    issue_webhook_secret_with(store, key, secrets, None).await
+}
+
+/// [`issue_webhook_secret`] with an operator log line in the same transaction.
+pub async fn issue_webhook_secret_logged(
+    store: &dyn Store,
+    key: KeyId,
+    secrets: &SecretBox,
+    log: NewLogEntry,
+) -> StoreResult<Issued<ApiKey>> {
+    issue_webhook_secret_with(store, key, secrets, Some(log)).await
+}
+
+async fn issue_webhook_secret_with(
+    store: &dyn Store,
+    key: KeyId,
+    secrets: &SecretBox,
+    log: Option<NewLogEntry>,
+) -> StoreResult<Issued<ApiKey>> {
     let secret = format!("whsec_{}", random_hex(32));
-    let sealed = secrets.seal(&secret);
-    let key = store
-        .update_api_key(key, KeyChange::WebhookSecretSealed(Some(sealed)))
-        .await?;
+    let change = KeyChange::WebhookSecretSealed(Some(secrets.seal(&secret)));
+    let key = match log {
+        Some(log) => store.update_api_key_logged(key, change, log).await?,
+        None => store.update_api_key(key, change).await?,
+    };
     Ok(Issued {
         record: key,
         secret,

@@ -244,6 +244,34 @@ impl LoggedStore for SealedStore {
     async fn create_api_key_logged(&self, new: NewApiKey, log: NewLogEntry) -> StoreResult<ApiKey> {
         self.inner.create_api_key_logged(new, log).await
     }
+    async fn create_account_logged(
+        &self,
+        new: NewAccount,
+        log: NewLogEntry,
+    ) -> StoreResult<Account> {
+        self.inner.create_account_logged(new, log).await
+    }
+    async fn replace_catalogue_logged(
+        &self,
+        catalogue: &Catalogue,
+        log: NewLogEntry,
+    ) -> StoreResult<()> {
+        self.inner.replace_catalogue_logged(catalogue, log).await
+    }
+    async fn create_tier_logged(&self, name: &str, log: NewLogEntry) -> StoreResult<()> {
+        self.inner.create_tier_logged(name, log).await
+    }
+    async fn set_price_rule_logged(
+        &self,
+        tier: &str,
+        scope: Scope,
+        rule: Option<Rule>,
+        log: NewLogEntry,
+    ) -> StoreResult<bool> {
+        self.inner
+            .set_price_rule_logged(tier, scope, rule, log)
+            .await
+    }
     async fn update_api_key_logged(
         &self,
         id: KeyId,

@@ -2,13 +2,17 @@
 //! `billpay_store::audit`); exit 1 with the offending rows on any violation.
 
 use super::Output;
+use super::output::action_error;
+use billpay_operations::{Actor, audit};
 use billpay_store::SharedStore;
 use billpay_store::audit::CheckOutcome;
 use serde_json::json;
 use std::process::ExitCode;
 
 pub async fn run(store: &SharedStore, out: &Output) -> anyhow::Result<ExitCode> {
-    let outcomes = store.audit().await?;
+    let outcomes = audit::run(store.as_ref(), &Actor::Cli)
+        .await
+        .map_err(action_error)?;
     let failed = outcomes.iter().filter(|o| !o.passed()).count();
     out.emit(
         json!({ "ok": failed == 0, "checks": outcomes }),

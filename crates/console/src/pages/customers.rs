@@ -128,6 +128,8 @@ struct AccountPage {
     tiers: Vec<String>,
     failed_webhooks: Vec<FailedEventRow>,
     funding: Vec<FundingAccountRow>,
+    /// The configured funding gateways, where an owner reserves accounts.
+    gateways: Vec<String>,
     transactions: Vec<TxRow>,
     entries: Vec<EntryRow>,
     log: Vec<LogRow>,
@@ -216,6 +218,12 @@ async fn account_page(
                 number: f.account_number,
                 name: f.account_name,
             })
+            .collect(),
+        gateways: state
+            .funding
+            .gateways()
+            .iter()
+            .map(|g| g.name().to_owned())
             .collect(),
         suspended: account.status == AccountStatus::Suspended,
         account: AccountRow::from(&account),

@@ -137,3 +137,106 @@ pub async fn assign(
     );
     Ok(done("/admin/funding", &notice))
 }
+
+#[derive(Deserialize)]
+pub struct ReserveForm {
+    gateway: String,
+    #[serde(default)]
+    bvn: String,
+    #[serde(default)]
+    nin: String,
+}
+
+/// Reserves a customer's virtual accounts at a configured gateway (owner),
+/// as `billpay funding reserve`: already held ones are not asked again.
+pub async fn reserve(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    CsrfForm(form): CsrfForm<ReserveForm>,
+) -> PageResult {
+    let account: AccountId = id.parse().map_err(|_| super::not_found())?;
+    let filled = |v: &str| Some(v.trim().to_owned()).filter(|v| !v.is_empty());
+    let (bvn, nin) = (filled(&form.bvn), filled(&form.nin));
+    let gateway = form.gateway.trim();
+    let held = funding::reserve(
+        state.store.as_ref(),
+        &state.funding,
+        actor(&signed_in),
+        account,
+        gateway,
+        bvn.as_deref(),
+        nin.as_deref(),
+    )
+    .await
+    .map_err(refused)?;
+    let notice = match held.len() {
+        0 => format!("{gateway} is assigning the accounts: they appear here when it has"),
+        n => format!("{n} account(s) held at {gateway}"),
+    };
+    Ok(done(&format!("/admin/customers/{account}"), &notice))
+}
+
+/// What one gateway's reconciliation found.
+pub struct ReconciledRow {
+    pub gateway: String,
+    pub listed: usize,
+    pub error: Option<String>,
+    pub credited: Vec<FundingRow>,
+    pub not_credited: Vec<FundingRow>,
+}
+
+#[derive(Template)]
+#[template(path = "reconciled.html")]
+struct ReconciledPage {
+    chrome: Chrome,
+    hours: u64,
+    runs: Vec<ReconciledRow>,
+}
+
+#[derive(Deserialize)]
+pub struct ReconcileForm {
+    #[serde(default = "a_day")]
+    since_hours: u64,
+}
+
+fn a_day() -> u64 {
+    24
+}
+
+/// The longest window a reconciliation lists (a week, in hours).
+const MAX_HOURS: u64 = 24 * 7;
+
+/// Asks every gateway for its payments of the last hours and credits, once,
+/// those whose webhook never arrived (owner; `billpay funding reconcile`).
+pub async fn reconcile(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<ReconcileForm>,
+) -> PageResult {
+    let hours = form.since_hours;
+    if !(1..=MAX_HOURS).contains(&hours) {
+        return Err(PageError::bad_request(format!(
+            "since_hours must be 1 to {MAX_HOURS}"
+        )));
+    }
+    let since = std::time::Duration::from_secs(hours * 3600);
+    let report = funding::reconcile(&state.funding, actor(&signed_in), since)
+        .await
+        .map_err(refused)?;
+    let runs = report
+        .iter()
+        .map(|r| ReconciledRow {
+            gateway: r.gateway.clone(),
+            listed: r.listed,
+            error: r.error.clone(),
+            credited: r.credited.iter().map(FundingRow::from).collect(),
+            not_credited: r.not_credited.iter().map(FundingRow::from).collect(),
+        })
+        .collect();
+    Ok(render(&ReconciledPage {
+        chrome: Chrome::new(&signed_in, "funding", &Done::default()),
+        hours,
+        runs,
+    }))
+}

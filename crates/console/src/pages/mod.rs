@@ -1,6 +1,8 @@
 //! One module per page group. Every change is an operations call with the
 //! signed-in operator as the actor; a refusal of its role is a 403 page.
 
+pub mod account;
+pub mod audit;
 pub mod customers;
 pub mod funding;
 pub mod login;

@@ -110,6 +110,37 @@ pub async fn set_status(
     ))
 }
 
+#[derive(Deserialize)]
+pub struct PasswordForm {
+    password: String,
+}
+
+/// An owner sets another operator's password (their sessions end), as
+/// `billpay operator set-password`; one's own is changed on "My account".
+pub async fn set_password(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<i64>,
+    CsrfForm(form): CsrfForm<PasswordForm>,
+) -> PageResult {
+    require(&signed_in, Permission::ManageOperators)?;
+    let store = state.store.as_ref();
+    let operator = store.operator(id).await?.ok_or_else(not_found)?;
+    if operator.id == signed_in.user.id {
+        return Err(super::PageError::bad_request(
+            "change your own password on My account (it asks for the current one)",
+        ));
+    }
+    let changed =
+        operators::set_password(store, actor(&signed_in), &operator.email, &form.password)
+            .await
+            .map_err(refused)?;
+    Ok(done(
+        "/admin/operators",
+        &format!("password set for {}; their sessions ended", changed.email),
+    ))
+}
+
 #[derive(Deserialize, Default)]
 pub struct LogQuery {
     #[serde(default)]

@@ -14,24 +14,7 @@ use deadpool_postgres::GenericClient;
 #[async_trait]
 impl AccountStore for PostgresStore {
     async fn create_account(&self, new: NewAccount) -> StoreResult<Account> {
-        let id = AccountId::new().to_string();
-        let created_at = now_rfc3339();
-        self.write(move |tx| {
-            let (id, new, created_at) = (id.clone(), new.clone(), created_at.clone());
-            Box::pin(async move {
-                let sql = format!(
-                    "INSERT INTO accounts (id, name, email, password_hash, status, created_at)
-                         VALUES ($1, $2, $3, $4, 'active', $5) ON CONFLICT DO NOTHING
-                         RETURNING {ACCOUNT_COLUMNS}"
-                );
-                let params: Params = &[&id, &new.name, &new.email, &new.password_hash, &created_at];
-                match query_opt(tx, &sql, params).await? {
-                    Some(row) => account(&row),
-                    None => Err(rules::email_taken(&new.email).into()),
-                }
-            })
-        })
-        .await
+        self.create_account_with(new, None).await
     }
 
     async fn account(&self, id: AccountId) -> StoreResult<Option<Account>> {
@@ -91,4 +74,41 @@ async fn end_sessions<C: GenericClient>(c: &C, id: AccountId) -> PgResult<()> {
     let id = id.to_string();
     execute(c, "DELETE FROM sessions WHERE account_id = $1", &[&id]).await?;
     Ok(())
+}
+
+impl PostgresStore {
+    /// [`AccountStore::create_account`], with `log` in the same transaction
+    /// when given (its subject the new account's id).
+    pub(super) async fn create_account_with(
+        &self,
+        new: NewAccount,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<Account> {
+        let id = AccountId::new().to_string();
+        let created_at = now_rfc3339();
+        self.write(move |tx| {
+            let (id, new, created_at) = (id.clone(), new.clone(), created_at.clone());
+            let log = log.clone();
+            Box::pin(async move {
+                let sql = format!(
+                    "INSERT INTO accounts (id, name, email, password_hash, status, created_at)
+                         VALUES ($1, $2, $3, $4, 'active', $5) ON CONFLICT DO NOTHING
+                         RETURNING {ACCOUNT_COLUMNS}"
+                );
+                let params: Params = &[&id, &new.name, &new.email, &new.password_hash, &created_at];
+                let Some(row) = query_opt(tx, &sql, params).await? else {
+                    return Err(rules::email_taken(&new.email).into());
+                };
+                if let Some(log) = log {
+                    let log = NewLogEntry {
+                        subject: id.clone(),
+                        ..log
+                    };
+                    super::operators::append_in(tx, &log).await?;
+                }
+                account(&row)
+            })
+        })
+        .await
+    }
 }

@@ -43,13 +43,7 @@ impl CatalogueStore for PostgresStore {
     }
 
     async fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()> {
-        catalogue.validate().map_err(StoreError::Invalid)?;
-        let document = catalogue_document(catalogue)?;
-        self.write(move |tx| {
-            let document = document.clone();
-            Box::pin(async move { save(tx, &document).await })
-        })
-        .await
+        self.replace_catalogue_with(catalogue, None).await
     }
 
     /// Enables/disables a provider or plan; says what changed.
@@ -59,6 +53,27 @@ impl CatalogueStore for PostgresStore {
 }
 
 impl PostgresStore {
+    /// [`CatalogueStore::replace_catalogue`], with `log` in the same transaction when given.
+    pub(super) async fn replace_catalogue_with(
+        &self,
+        catalogue: &Catalogue,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<()> {
+        catalogue.validate().map_err(StoreError::Invalid)?;
+        let document = catalogue_document(catalogue)?;
+        self.write(move |tx| {
+            let (document, log) = (document.clone(), log.clone());
+            Box::pin(async move {
+                save(tx, &document).await?;
+                if let Some(log) = log {
+                    super::operators::append_in(tx, &log).await?;
+                }
+                Ok(())
+            })
+        })
+        .await
+    }
+
     /// [`CatalogueStore::set_catalogue_active`], with `log` in the same
     /// transaction when given (its `before` the on-sale state before).
     pub(super) async fn set_catalogue_active_with(

@@ -15,6 +15,8 @@ use crate::columns::{ACCOUNT_COLUMNS, qualified};
 use crate::operators::{LOG_COLUMNS, OPERATOR_COLUMNS, applied_balance_before, bad_column};
 use crate::*;
 use async_trait::async_trait;
+use billpay_domain::catalogue::Catalogue;
+use billpay_domain::pricing::{Rule, Scope};
 use billpay_domain::{AccountId, Kobo};
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
@@ -458,6 +460,36 @@ impl LoggedStore for PostgresStore {
         log: NewLogEntry,
     ) -> StoreResult<ApiKey> {
         self.update_api_key_with(id, change, Some(log)).await
+    }
+
+    async fn create_account_logged(
+        &self,
+        new: NewAccount,
+        log: NewLogEntry,
+    ) -> StoreResult<Account> {
+        self.create_account_with(new, Some(log)).await
+    }
+
+    async fn replace_catalogue_logged(
+        &self,
+        catalogue: &Catalogue,
+        log: NewLogEntry,
+    ) -> StoreResult<()> {
+        self.replace_catalogue_with(catalogue, Some(log)).await
+    }
+
+    async fn create_tier_logged(&self, name: &str, log: NewLogEntry) -> StoreResult<()> {
+        self.create_tier_with(name, Some(log)).await
+    }
+
+    async fn set_price_rule_logged(
+        &self,
+        tier: &str,
+        scope: Scope,
+        rule: Option<Rule>,
+        log: NewLogEntry,
+    ) -> StoreResult<bool> {
+        self.set_price_rule_with(tier, scope, rule, Some(log)).await
     }
 }
 

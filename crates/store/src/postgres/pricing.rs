@@ -25,19 +25,7 @@ impl PricingStore for PostgresStore {
     }
 
     async fn create_tier(&self, name: &str) -> StoreResult<()> {
-        let name = name.to_owned();
-        self.write(move |tx| {
-            let name = name.clone();
-            Box::pin(async move {
-                let sql = "INSERT INTO price_tiers (name, created_at) VALUES ($1, $2)
-                           ON CONFLICT DO NOTHING";
-                if execute(tx, sql, &[&name, &now_rfc3339()]).await? == 0 {
-                    return Err(tier_taken(&name).into());
-                }
-                bump(tx).await
-            })
-        })
-        .await
+        self.create_tier_with(name, None).await
     }
 
     async fn set_price_rule(
@@ -46,40 +34,7 @@ impl PricingStore for PostgresStore {
         scope: Scope,
         rule: Option<Rule>,
     ) -> StoreResult<bool> {
-        let tier = tier.to_owned();
-        self.write(move |tx| {
-            let (tier, scope) = (tier.clone(), scope.clone());
-            Box::pin(async move {
-                bump(tx).await?; // first: pricing changes take turns on its row
-                require_tier(tx, &tier).await?;
-                let (product, provider, plan) = scope_columns(&scope);
-                let changed = match rule {
-                    Some(rule) => {
-                        let sql =
-                            "INSERT INTO price_rules (tier, product, provider, plan, kind, value)
-                             VALUES ($1, $2, $3, $4, $5, $6)
-                             ON CONFLICT (tier, product, provider, plan)
-                             DO UPDATE SET kind = excluded.kind, value = excluded.value";
-                        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
-                            &tier,
-                            &product,
-                            &provider,
-                            &plan,
-                            &rule.kind(),
-                            &rule.value(),
-                        ];
-                        execute(tx, sql, &params).await?
-                    }
-                    None => {
-                        let sql = "DELETE FROM price_rules
-                             WHERE tier = $1 AND product = $2 AND provider = $3 AND plan = $4";
-                        execute(tx, sql, &[&tier, &product, &provider, &plan]).await?
-                    }
-                };
-                Ok(changed > 0)
-            })
-        })
-        .await
+        self.set_price_rule_with(tier, scope, rule, None).await
     }
 
     async fn set_account_tier(&self, account: AccountId, tier: Option<&str>) -> StoreResult<()> {
@@ -182,6 +137,79 @@ fn sales_group(row: &Row) -> PgResult<SalesGroup> {
 }
 
 impl PostgresStore {
+    /// [`PricingStore::create_tier`], with `log` in the same transaction when given.
+    pub(super) async fn create_tier_with(
+        &self,
+        name: &str,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<()> {
+        let name = name.to_owned();
+        self.write(move |tx| {
+            let (name, log) = (name.clone(), log.clone());
+            Box::pin(async move {
+                let sql = "INSERT INTO price_tiers (name, created_at) VALUES ($1, $2)
+                           ON CONFLICT DO NOTHING";
+                if execute(tx, sql, &[&name, &now_rfc3339()]).await? == 0 {
+                    return Err(tier_taken(&name).into());
+                }
+                bump(tx).await?;
+                if let Some(log) = log {
+                    super::operators::append_in(tx, &log).await?;
+                }
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    /// [`PricingStore::set_price_rule`], with `log` in the same transaction
+    /// when given and the rule changed (a removal that removed nothing is not logged).
+    pub(super) async fn set_price_rule_with(
+        &self,
+        tier: &str,
+        scope: Scope,
+        rule: Option<Rule>,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<bool> {
+        let tier = tier.to_owned();
+        self.write(move |tx| {
+            let (tier, scope, log) = (tier.clone(), scope.clone(), log.clone());
+            Box::pin(async move {
+                bump(tx).await?; // first: pricing changes take turns on its row
+                require_tier(tx, &tier).await?;
+                let (product, provider, plan) = scope_columns(&scope);
+                let changed = match rule {
+                    Some(rule) => {
+                        let sql =
+                            "INSERT INTO price_rules (tier, product, provider, plan, kind, value)
+                             VALUES ($1, $2, $3, $4, $5, $6)
+                             ON CONFLICT (tier, product, provider, plan)
+                             DO UPDATE SET kind = excluded.kind, value = excluded.value";
+                        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
+                            &tier,
+                            &product,
+                            &provider,
+                            &plan,
+                            &rule.kind(),
+                            &rule.value(),
+                        ];
+                        execute(tx, sql, &params).await?
+                    }
+                    None => {
+                        let sql = "DELETE FROM price_rules
+                             WHERE tier = $1 AND product = $2 AND provider = $3 AND plan = $4";
+                        execute(tx, sql, &[&tier, &product, &provider, &plan]).await?
+                    }
+                };
+                if let (true, Some(log)) = (changed > 0, log) {
+                    super::operators::append_in(tx, &log).await?;
+                }
+                Ok(changed > 0)
+            })
+        })
+        .await
+    }
+
     /// [`PricingStore::set_account_tier`], with `log` in the same
     /// transaction when given (its `before` the tier before).
     pub(super) async fn set_account_tier_with(

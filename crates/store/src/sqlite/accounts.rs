@@ -14,28 +14,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 #[async_trait]
 impl AccountStore for SqliteStore {
     async fn create_account(&self, new: NewAccount) -> StoreResult<Account> {
-        self.engine
-            .write(move |conn| {
-                let id = AccountId::new();
-                let inserted = execute(
-                    conn,
-                    "INSERT INTO accounts (id, name, email, password_hash, status, created_at)
-                     VALUES (?1, ?2, ?3, ?4, 'active', ?5) ON CONFLICT (email) DO NOTHING",
-                    params![
-                        id.to_string(),
-                        new.name,
-                        new.email,
-                        new.password_hash,
-                        now_rfc3339()
-                    ],
-                )?;
-                if inserted == 0 {
-                    return Err(rules::email_taken(&new.email));
-                }
-                let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = ?1");
-                Ok(query_row(conn, &sql, [id.to_string()], account)?)
-            })
-            .await
+        self.create_account_with(new, None).await
     }
 
     async fn account(&self, id: AccountId) -> StoreResult<Option<Account>> {
@@ -93,4 +72,44 @@ fn end_sessions(conn: &Connection, id: AccountId) -> StoreResult<()> {
     let sql = "DELETE FROM sessions WHERE account_id = ?1";
     execute(conn, sql, [id.to_string()])?;
     Ok(())
+}
+
+impl SqliteStore {
+    /// [`AccountStore::create_account`], with `log` in the same transaction
+    /// when given (its subject the new account's id).
+    pub(super) async fn create_account_with(
+        &self,
+        new: NewAccount,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<Account> {
+        self.engine
+            .write(move |conn| {
+                let id = AccountId::new();
+                let inserted = execute(
+                    conn,
+                    "INSERT INTO accounts (id, name, email, password_hash, status, created_at)
+                     VALUES (?1, ?2, ?3, ?4, 'active', ?5) ON CONFLICT (email) DO NOTHING",
+                    params![
+                        id.to_string(),
+                        new.name,
+                        new.email,
+                        new.password_hash,
+                        now_rfc3339()
+                    ],
+                )?;
+                if inserted == 0 {
+                    return Err(rules::email_taken(&new.email));
+                }
+                if let Some(log) = &log {
+                    let log = NewLogEntry {
+                        subject: id.to_string(),
+                        ..log.clone()
+                    };
+                    super::operators::append_in(conn, &log)?;
+                }
+                let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = ?1");
+                Ok(query_row(conn, &sql, [id.to_string()], account)?)
+            })
+            .await
+    }
 }

@@ -38,9 +38,7 @@ impl CatalogueStore for SqliteStore {
     }
 
     async fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()> {
-        catalogue.validate().map_err(StoreError::Invalid)?;
-        let catalogue = catalogue.clone();
-        self.engine.write(move |conn| save(conn, &catalogue)).await
+        self.replace_catalogue_with(catalogue, None).await
     }
 
     /// Enables/disables a provider or plan; says what changed.
@@ -50,6 +48,23 @@ impl CatalogueStore for SqliteStore {
 }
 
 impl SqliteStore {
+    /// [`CatalogueStore::replace_catalogue`], with `log` in the same transaction when given.
+    pub(super) async fn replace_catalogue_with(
+        &self,
+        catalogue: &Catalogue,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<()> {
+        catalogue.validate().map_err(StoreError::Invalid)?;
+        let catalogue = catalogue.clone();
+        self.engine
+            .write(move |conn| {
+                save(conn, &catalogue)?;
+                log.as_ref()
+                    .map_or(Ok(()), |log| super::operators::append_in(conn, log))
+            })
+            .await
+    }
+
     /// [`CatalogueStore::set_catalogue_active`], with `log` in the same
     /// transaction when given (its `before` the on-sale state before).
     pub(super) async fn set_catalogue_active_with(

@@ -12,6 +12,8 @@ use crate::columns::{ACCOUNT_COLUMNS, qualified};
 use crate::operators::{LOG_COLUMNS, OPERATOR_COLUMNS, applied_balance_before, bad_column};
 use crate::*;
 use async_trait::async_trait;
+use billpay_domain::catalogue::Catalogue;
+use billpay_domain::pricing::{Rule, Scope};
 use billpay_domain::{AccountId, Kobo};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
@@ -452,5 +454,35 @@ impl LoggedStore for SqliteStore {
         log: NewLogEntry,
     ) -> StoreResult<ApiKey> {
         self.update_api_key_with(id, change, Some(log)).await
+    }
+
+    async fn create_account_logged(
+        &self,
+        new: NewAccount,
+        log: NewLogEntry,
+    ) -> StoreResult<Account> {
+        self.create_account_with(new, Some(log)).await
+    }
+
+    async fn replace_catalogue_logged(
+        &self,
+        catalogue: &Catalogue,
+        log: NewLogEntry,
+    ) -> StoreResult<()> {
+        self.replace_catalogue_with(catalogue, Some(log)).await
+    }
+
+    async fn create_tier_logged(&self, name: &str, log: NewLogEntry) -> StoreResult<()> {
+        self.create_tier_with(name, Some(log)).await
+    }
+
+    async fn set_price_rule_logged(
+        &self,
+        tier: &str,
+        scope: Scope,
+        rule: Option<Rule>,
+        log: NewLogEntry,
+    ) -> StoreResult<bool> {
+        self.set_price_rule_with(tier, scope, rule, Some(log)).await
     }
 }

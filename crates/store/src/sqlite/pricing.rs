@@ -25,17 +25,7 @@ impl PricingStore for SqliteStore {
     }
 
     async fn create_tier(&self, name: &str) -> StoreResult<()> {
-        let name = name.to_owned();
-        self.engine
-            .write(move |conn| {
-                let sql = "INSERT INTO price_tiers (name, created_at) VALUES (?1, ?2)
-                           ON CONFLICT DO NOTHING";
-                if execute(conn, sql, params![name, now_rfc3339()])? == 0 {
-                    return Err(tier_taken(&name));
-                }
-                bump(conn)
-            })
-            .await
+        self.create_tier_with(name, None).await
     }
 
     async fn set_price_rule(
@@ -44,31 +34,7 @@ impl PricingStore for SqliteStore {
         scope: Scope,
         rule: Option<Rule>,
     ) -> StoreResult<bool> {
-        let tier = tier.to_owned();
-        self.engine
-            .write(move |conn| {
-                require_tier(conn, &tier)?;
-                let (product, provider, plan) = scope_columns(&scope);
-                let changed = match rule {
-                    Some(rule) => execute(
-                        conn,
-                        "INSERT INTO price_rules (tier, product, provider, plan, kind, value)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                         ON CONFLICT (tier, product, provider, plan)
-                         DO UPDATE SET kind = excluded.kind, value = excluded.value",
-                        params![tier, product, provider, plan, rule.kind(), rule.value()],
-                    )?,
-                    None => execute(
-                        conn,
-                        "DELETE FROM price_rules
-                         WHERE tier = ?1 AND product = ?2 AND provider = ?3 AND plan = ?4",
-                        params![tier, product, provider, plan],
-                    )?,
-                };
-                bump(conn)?;
-                Ok(changed > 0)
-            })
-            .await
+        self.set_price_rule_with(tier, scope, rule, None).await
     }
 
     async fn set_account_tier(&self, account: AccountId, tier: Option<&str>) -> StoreResult<()> {
@@ -164,6 +130,66 @@ fn sales_group(row: &rusqlite::Row) -> rusqlite::Result<SalesGroup> {
 }
 
 impl SqliteStore {
+    /// [`PricingStore::create_tier`], with `log` in the same transaction when given.
+    pub(super) async fn create_tier_with(
+        &self,
+        name: &str,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<()> {
+        let name = name.to_owned();
+        self.engine
+            .write(move |conn| {
+                let sql = "INSERT INTO price_tiers (name, created_at) VALUES (?1, ?2)
+                           ON CONFLICT DO NOTHING";
+                if execute(conn, sql, params![name, now_rfc3339()])? == 0 {
+                    return Err(tier_taken(&name));
+                }
+                bump(conn)?;
+                log.as_ref()
+                    .map_or(Ok(()), |log| super::operators::append_in(conn, log))
+            })
+            .await
+    }
+
+    /// [`PricingStore::set_price_rule`], with `log` in the same transaction
+    /// when given and the rule changed (a removal that removed nothing is not logged).
+    pub(super) async fn set_price_rule_with(
+        &self,
+        tier: &str,
+        scope: Scope,
+        rule: Option<Rule>,
+        log: Option<NewLogEntry>,
+    ) -> StoreResult<bool> {
+        let tier = tier.to_owned();
+        self.engine
+            .write(move |conn| {
+                require_tier(conn, &tier)?;
+                let (product, provider, plan) = scope_columns(&scope);
+                let changed = match rule {
+                    Some(rule) => execute(
+                        conn,
+                        "INSERT INTO price_rules (tier, product, provider, plan, kind, value)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                         ON CONFLICT (tier, product, provider, plan)
+                         DO UPDATE SET kind = excluded.kind, value = excluded.value",
+                        params![tier, product, provider, plan, rule.kind(), rule.value()],
+                    )?,
+                    None => execute(
+                        conn,
+                        "DELETE FROM price_rules
+                         WHERE tier = ?1 AND product = ?2 AND provider = ?3 AND plan = ?4",
+                        params![tier, product, provider, plan],
+                    )?,
+                };
+                bump(conn)?;
+                if let (true, Some(log)) = (changed > 0, &log) {
+                    super::operators::append_in(conn, log)?;
+                }
+                Ok(changed > 0)
+            })
+            .await
+    }
+
     /// [`PricingStore::set_account_tier`], with `log` in the same
     /// transaction when given (its `before` the tier before).
     pub(super) async fn set_account_tier_with(

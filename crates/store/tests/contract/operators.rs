@@ -458,3 +458,140 @@ async fn purchases_are_filtered_by_provider_supplier_and_recipient() {
     };
     assert!(found(by_supplier).await.is_empty(), "none sent to vtpass");
 }
+
+#[tokio::test]
+async fn a_created_account_tier_or_price_rule_stores_its_line_or_neither() {
+    use billpay_domain::Product;
+    use billpay_domain::pricing::{BasisPoints, Rule, Scope};
+    let (_db, store) = store().await;
+    let new = NewAccount {
+        name: "Ada".into(),
+        email: "ada@example.com".into(),
+        password_hash: None,
+    };
+    let created = store
+        .create_account_logged(new.clone(), line("account.create", ""))
+        .await
+        .unwrap();
+    let lines = log_of(&store, &created.id.to_string()).await;
+    assert_eq!(lines.len(), 1, "logged under the new account's id");
+    assert_eq!(lines[0].action, "account.create");
+    let taken = NewAccount {
+        email: "ADA@example.com".into(),
+        ..new
+    };
+    let refused = store
+        .create_account_logged(taken, line("account.create", "taken"))
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::EmailTaken(_))),
+        "{refused:?}"
+    );
+    let all = LogFilter {
+        limit: 100,
+        ..LogFilter::default()
+    };
+    assert_eq!(store.operator_log(all.clone()).await.unwrap().len(), 1);
+
+    store
+        .create_tier_logged("gold", line("pricing.tier", "gold"))
+        .await
+        .unwrap();
+    let again = store
+        .create_tier_logged("gold", line("pricing.tier", "gold"))
+        .await;
+    assert!(again.is_err(), "a tier is created once");
+    assert_eq!(
+        log_of(&store, "gold").await.len(),
+        1,
+        "the refusal is not logged"
+    );
+
+    let scope = Scope {
+        product: Product::Airtime,
+        provider: None,
+        plan: None,
+    };
+    let rule = Some(Rule::DiscountPercent(BasisPoints(200)));
+    let set = store
+        .set_price_rule_logged("gold", scope.clone(), rule, line("pricing.rule", "gold"))
+        .await
+        .unwrap();
+    assert!(set);
+    let none = store
+        .set_price_rule_logged(
+            "silver",
+            scope.clone(),
+            rule,
+            line("pricing.rule", "silver"),
+        )
+        .await;
+    assert!(none.is_err(), "no such tier");
+    assert!(log_of(&store, "silver").await.is_empty());
+    let removed = store
+        .set_price_rule_logged("gold", scope.clone(), None, line("pricing.rule", "gold"))
+        .await
+        .unwrap();
+    let nothing = store
+        .set_price_rule_logged("gold", scope, None, line("pricing.rule", "gold"))
+        .await
+        .unwrap();
+    assert!(removed && !nothing);
+    let actions: Vec<String> = log_of(&store, "gold")
+        .await
+        .into_iter()
+        .map(|l| l.action)
+        .collect();
+    assert_eq!(
+        actions,
+        ["pricing.rule", "pricing.rule", "pricing.tier"],
+        "a removal of nothing is not logged"
+    );
+    assert_eq!(store.operator_log(all).await.unwrap().len(), 4);
+}
+
+#[tokio::test]
+async fn a_sync_applied_or_a_new_webhook_secret_stores_its_line_or_neither() {
+    use billpay_domain::sealed::SecretBox;
+    let (_db, store) = store().await;
+    let (_, mut catalogue) = store.catalogue().await.unwrap();
+    catalogue.providers[0].active = !catalogue.providers[0].active;
+    store
+        .replace_catalogue_logged(&catalogue, line("catalogue.sync", "vtpass"))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.catalogue().await.unwrap().1.providers[0].active,
+        catalogue.providers[0].active
+    );
+    assert_eq!(log_of(&store, "vtpass").await.len(), 1);
+    let mut broken = catalogue.clone();
+    broken.providers.push(broken.providers[0].clone());
+    let refused = store
+        .replace_catalogue_logged(&broken, line("catalogue.sync", "broken"))
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::Invalid(_))),
+        "{refused:?}"
+    );
+    assert!(log_of(&store, "broken").await.is_empty());
+
+    let (_, key) = account(&store).await;
+    let secrets = SecretBox::from_hex(&SecretBox::generate_master_key()).unwrap();
+    let store_ref = store.as_ref();
+    let issued =
+        issue::issue_webhook_secret_logged(store_ref, key, &secrets, line("key.update", "signing"))
+            .await
+            .unwrap();
+    assert!(issued.record.webhook_secret_sealed.is_some());
+    assert_eq!(log_of(&store, "signing").await.len(), 1);
+    let gone = issue::issue_webhook_secret_logged(
+        store_ref,
+        KeyId::new(),
+        &secrets,
+        line("key.update", "gone"),
+    )
+    .await;
+    assert!(gone.is_err());
+    assert!(log_of(&store, "gone").await.is_empty());
+}

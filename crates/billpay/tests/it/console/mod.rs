@@ -3,9 +3,12 @@
 //! and the operator log they share. The role rules and CSRF of every form
 //! are checked in process (`crates/console/tests/forms.rs`).
 
+mod account;
 mod catalogue;
+mod daily;
 mod journey;
 mod journey_catalogue;
+mod journey_daily;
 mod journey_money;
 mod money;
 mod sign_in;

@@ -9,14 +9,14 @@ use crate::dashboard::{csrf_in, form_sign_in, no_redirects};
 use crate::funding::gateways::Setup;
 use serde_json::{Value, json};
 
-async fn admin(server: &TestServer, email: &str) -> String {
+pub(super) async fn admin(server: &TestServer, email: &str) -> String {
     let fields = [("email", email), ("password", PASSWORD)];
     form_sign_in(server, "/admin/login", "billpay_admin", &fields)
         .await
         .expect("signed in")
 }
 
-async fn page(
+pub(super) async fn page(
     server: &TestServer,
     cookie: &str,
     path: &str,
@@ -32,7 +32,7 @@ async fn page(
     (status, headers, response.text().await.unwrap())
 }
 
-async fn post_form(
+pub(super) async fn post_form(
     server: &TestServer,
     cookie: &str,
     path: &str,

@@ -1,0 +1,153 @@
+//! "My account": any signed-in operator changes their own password (the
+//! current one required; their other sessions end, this browser gets a new
+//! one) and turns TOTP on (the secret shown once, enabled only after a code
+//! from it) or off (with a code). The rules are `billpay_operations::operators`'.
+
+use super::{Chrome, Done, PageError, PageResult, actor, done, refused, render};
+use crate::ConsoleState;
+use crate::session::{SCOPE, SignedIn};
+use askama::Template;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, header};
+use billpay_domain::keys::random_hex;
+use billpay_operations::operators::{self, TotpOffer};
+use billpay_store::issue::session_token_hash;
+use billpay_webkit::{CsrfForm, NoFields, is_https};
+use serde::Deserialize;
+
+#[derive(Template)]
+#[template(path = "account.html")]
+struct AccountPage {
+    chrome: Chrome,
+    totp: bool,
+    /// A TOTP secret just offered: shown on this answer only.
+    offer: Option<TotpOffer>,
+}
+
+pub async fn page(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Query(done): Query<Done>,
+) -> PageResult {
+    account_page(&state, &signed_in, &done, None).await
+}
+
+async fn account_page(
+    state: &ConsoleState,
+    signed_in: &SignedIn,
+    done: &Done,
+    offer: Option<TotpOffer>,
+) -> PageResult {
+    let me = state.store.operator(signed_in.user.id).await?;
+    Ok(render(&AccountPage {
+        chrome: Chrome::new(signed_in, "account", done),
+        totp: me.is_some_and(|o| o.totp_enabled()),
+        offer,
+    }))
+}
+
+#[derive(Deserialize)]
+pub struct PasswordForm {
+    current_password: String,
+    new_password: String,
+    confirm_password: String,
+}
+
+/// Every session of the operator ends with the change; this browser is
+/// signed in again with a fresh session, the others are out.
+pub async fn set_password(
+    State(state): State<ConsoleState>,
+    headers: HeaderMap,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<PasswordForm>,
+) -> PageResult {
+    if form.new_password != form.confirm_password {
+        return Err(PageError::bad_request(
+            "the new password and its confirmation differ",
+        ));
+    }
+    // argon2 twice: bounded like a sign-in's check.
+    let _permit = state.kit.passwords.permit().await.map_err(|_| {
+        PageError::status(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "too many password checks at once: try again",
+        )
+    })?;
+    let me = actor(&signed_in);
+    let store = state.store.as_ref();
+    operators::change_own_password(store, &me, &form.current_password, &form.new_password)
+        .await
+        .map_err(refused)?;
+    let token = random_hex(32);
+    let expires_at_ms = billpay_store::clock::now_ms() + SCOPE.lifetime.as_millis() as i64;
+    store
+        .create_operator_session(
+            &session_token_hash(&token),
+            signed_in.user.id,
+            expires_at_ms,
+        )
+        .await?;
+    let mut response = done(
+        "/admin/account",
+        "password changed; your other sessions ended",
+    );
+    let cookie = SCOPE.set_cookie(
+        SCOPE.session_cookie,
+        &token,
+        SCOPE.lifetime,
+        is_https(&headers),
+    );
+    response.headers_mut().append(header::SET_COOKIE, cookie);
+    Ok(response)
+}
+
+/// A new secret, shown on this answer (never in a URL) with the form that
+/// confirms it; nothing changes until then.
+pub async fn offer_totp(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    _: CsrfForm<NoFields>,
+) -> PageResult {
+    let store = state.store.as_ref();
+    let offer = operators::offer_totp(store, &actor(&signed_in), &state.secrets)
+        .await
+        .map_err(refused)?;
+    account_page(&state, &signed_in, &Done::default(), Some(offer)).await
+}
+
+#[derive(Deserialize)]
+pub struct ConfirmTotpForm {
+    sealed: String,
+    code: String,
+}
+
+pub async fn confirm_totp(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<ConfirmTotpForm>,
+) -> PageResult {
+    let store = state.store.as_ref();
+    let me = actor(&signed_in);
+    operators::confirm_totp(store, &me, &form.sealed, &form.code, &state.secrets)
+        .await
+        .map_err(refused)?;
+    Ok(done("/admin/account", "TOTP is on"))
+}
+
+#[derive(Deserialize)]
+pub struct CodeForm {
+    code: String,
+}
+
+pub async fn disable_totp(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<CodeForm>,
+) -> PageResult {
+    let store = state.store.as_ref();
+    let me = actor(&signed_in);
+    operators::disable_own_totp(store, &me, &form.code, &state.secrets)
+        .await
+        .map_err(refused)?;
+    Ok(done("/admin/account", "TOTP is off"))
+}
