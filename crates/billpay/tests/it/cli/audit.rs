@@ -23,13 +23,9 @@ async fn successful_and_failed(server: &TestServer, customer: &Customer) -> (Str
     let mut codes = Vec::new();
     for meter in ["45012345678", "45012340000"] {
         let body = electricity(&reference(), meter, 1500.0);
-        let placed = server
-            .post(&customer.api_key, "/v1/electricity/purchase", body)
+        let code = server
+            .place(&customer.api_key, "/v1/electricity/purchase", body)
             .await;
-        let code = placed.assert_ok()["reference_code"]
-            .as_str()
-            .unwrap()
-            .to_owned();
         server.wait_final(&customer.api_key, &code).await;
         codes.push(code);
     }

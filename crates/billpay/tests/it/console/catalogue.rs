@@ -167,13 +167,9 @@ async fn support_resends_a_webhook_and_the_receiver_gets_it_again() {
     let customer = server.customer("5000");
     let url = receiver.url("/ok");
     server.cli(&["key", "webhook", &customer.key_id, "--url", &url]);
-    let placed = server
-        .post(&customer.api_key, "/v1/airtime/purchase", airtime(100))
+    let code = server
+        .place(&customer.api_key, "/v1/airtime/purchase", airtime(100))
         .await;
-    let code = placed.assert_ok()["reference_code"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     receiver.wait_for(&code, 1).await;
     let support = Console::sign_in(&server, SUPPORT).await;
     let filtered = "/admin/transactions?provider=mtn&supplier=sandbox&recipient=0803123";

@@ -32,13 +32,9 @@ async fn an_owner_and_a_support_operator_run_the_day_in_a_browser() {
     let customer = server.customer("5000");
     let reference = reference();
     let body = json!({"provider_id": "mtn", "phone": "08031234567", "amount": 1000, "reference": reference});
-    let placed = server
-        .post(&customer.api_key, "/v1/airtime/purchase", body)
+    let code = server
+        .place(&customer.api_key, "/v1/airtime/purchase", body)
         .await;
-    let code = placed.assert_ok()["reference_code"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     let browser = Browser::start().await;
     let b = &browser;
 

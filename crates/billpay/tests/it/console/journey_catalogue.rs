@@ -36,13 +36,9 @@ async fn an_owner_runs_prices_and_customer_tools_and_support_is_refused() {
     add_operators(&server);
     let customer = server.customer("5000");
     let body = json!({"provider_id": "mtn", "phone": "08031234567", "amount": 500, "reference": reference()});
-    let placed = server
-        .post(&customer.api_key, "/v1/airtime/purchase", body)
+    let code = server
+        .place(&customer.api_key, "/v1/airtime/purchase", body)
         .await;
-    let code = placed.assert_ok()["reference_code"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     server.wait_final(&customer.api_key, &code).await;
     let browser = Browser::start().await;
     let b = &browser;

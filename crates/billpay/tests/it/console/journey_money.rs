@@ -18,13 +18,9 @@ async fn an_owner_assigns_a_payment_and_reads_the_money_pages_in_a_browser() {
     let customer = server.customer("5000");
     for amount in [1000, 2500] {
         let body = json!({"provider_id": "mtn", "phone": "08031234567", "amount": amount, "reference": reference()});
-        let placed = server
-            .post(&customer.api_key, "/v1/airtime/purchase", body)
+        let code = server
+            .place(&customer.api_key, "/v1/airtime/purchase", body)
             .await;
-        let code = placed.assert_ok()["reference_code"]
-            .as_str()
-            .unwrap()
-            .to_owned();
         server.wait_final(&customer.api_key, &code).await;
     }
     let fake = &setup.fakes[0];

@@ -56,13 +56,9 @@ async fn an_unmatched_payment_is_assigned_once_from_the_funding_page_and_reporte
     let fake = &setup.fakes[0];
     let customer = server.customer("1000");
     let body = json!({"provider_id": "mtn", "phone": "08031234567", "amount": 500, "reference": reference()});
-    let placed = server
-        .post(&customer.api_key, "/v1/airtime/purchase", body)
+    let code = server
+        .place(&customer.api_key, "/v1/airtime/purchase", body)
         .await;
-    let code = placed.assert_ok()["reference_code"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     server.wait_final(&customer.api_key, &code).await;
     let transfer = fake.transfer(None, None, 1_200.0);
     let (status, answer) = setup.post_webhook(fake, fake.webhook(&transfer)).await;

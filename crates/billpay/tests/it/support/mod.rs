@@ -395,6 +395,15 @@ impl TestServer {
         .await
     }
 
+    /// POSTs a purchase that must be accepted; its `reference_code`.
+    pub async fn place(&self, key: &str, path: &str, body: Value) -> String {
+        let placed = self.post(key, path, body).await;
+        placed.assert_ok()["reference_code"]
+            .as_str()
+            .expect("an accepted purchase has a reference_code")
+            .to_owned()
+    }
+
     pub async fn post(&self, key: &str, path: &str, body: Value) -> Reply {
         reply(
             self.http
