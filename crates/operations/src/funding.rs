@@ -161,6 +161,7 @@ pub async fn assign(
 /// Lists each gateway's payments of the last `since` and credits, once,
 /// those whose webhook never arrived; verifies the pending ones again.
 pub async fn reconcile(
+    store: &dyn Store,
     funding: &Funding,
     actor: Actor,
     since: Duration,
@@ -173,6 +174,15 @@ pub async fn reconcile(
     }
     let report = funding.reconcile(since).await;
     let credited: usize = report.iter().map(|r| r.credited.len()).sum();
+    // Logged after the run: each credit is its own once-only write (the
+    // worker's path), this line says who asked and what it credited.
+    let gateways: Vec<&str> = report.iter().map(|r| r.gateway.as_str()).collect();
+    let mut log = actor.log("funding.reconcile", gateways.join(","));
+    log.after = Some(format!(
+        "{credited} credited (last {} h)",
+        since.as_secs() / 3600
+    ));
+    store.append_log(log).await?;
     tracing::info!(%actor, credited, "funding reconciled by the operator");
     Ok(report)
 }

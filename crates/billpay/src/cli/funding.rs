@@ -274,7 +274,7 @@ pub async fn run(
         }
         FundingCommand::Reconcile { since_hours } => {
             let since = Duration::from_secs(since_hours.max(1) * 3600);
-            let report = funding::reconcile(&service()?, Actor::Cli, since)
+            let report = funding::reconcile(store.as_ref(), &service()?, Actor::Cli, since)
                 .await
                 .map_err(action_error)?;
             let mut text = String::new();

@@ -221,9 +221,14 @@ pub async fn reconcile(
         )));
     }
     let since = std::time::Duration::from_secs(hours * 3600);
-    let report = funding::reconcile(&state.funding, actor(&signed_in), since)
-        .await
-        .map_err(refused)?;
+    let report = funding::reconcile(
+        state.store.as_ref(),
+        &state.funding,
+        actor(&signed_in),
+        since,
+    )
+    .await
+    .map_err(refused)?;
     let runs = report
         .iter()
         .map(|r| ReconciledRow {

@@ -144,6 +144,17 @@ async fn reconcile_now_credits_a_lost_webhook_once_and_shows_it() {
         750.25,
         "credited once"
     );
+    let log = server.cli(&["operator", "log"]);
+    let runs: Vec<&serde_json::Value> = log["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "funding.reconcile")
+        .collect();
+    assert_eq!(runs.len(), 2, "each run is logged: {log}");
+    assert_eq!(runs[1]["after"], "1 credited (last 48 h)", "{log}");
+    assert_eq!(runs[0]["after"], "0 credited (last 48 h)", "{log}");
+    assert_eq!(runs[0]["operator_email"], OWNER);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
