@@ -153,6 +153,10 @@ pub fn router(state: ConsoleState) -> Router {
             get(prices::differences).post(prices::apply),
         )
         .route("/admin/customers/{id}/tier", post(customers::set_tier))
+        .route(
+            "/admin/customers/{id}/password",
+            post(customers::set_password),
+        )
         .route("/admin/customers/{id}/keys", post(customers::create_key))
         .route(
             "/admin/customers/{id}/keys/{key}/status",

@@ -208,6 +208,11 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
             true,
         ),
         (
+            format!("/admin/customers/{account}/password"),
+            vec![("password", "longenough1"), ("reason", "forgot it")],
+            true,
+        ),
+        (
             format!("/admin/customers/{account}/keys"),
             vec![("name", "second")],
             true,

@@ -67,19 +67,21 @@ pub async fn set_status_because(
     Ok(())
 }
 
-/// Sets the dashboard password (hashed with argon2id).
+/// Sets the dashboard password (hashed with argon2id); the account's
+/// dashboard sessions end. `reason`: why, for the log (optional).
 pub async fn set_password(
     store: &dyn Store,
     actor: Actor,
     account: AccountId,
     password: &str,
+    reason: Option<&str>,
 ) -> OpsResult<()> {
     actor.require(Permission::ManageAccounts)?;
     let hash = billpay_domain::password::hash(password)?;
     store.set_account_password(account, hash).await?;
-    store
-        .append_log(actor.log("account.password", account.to_string()))
-        .await?;
+    let mut log = actor.log("account.password", account.to_string());
+    log.reason = optional_reason(reason)?;
+    store.append_log(log).await?;
     tracing::info!(%actor, %account, "account password set");
     Ok(())
 }

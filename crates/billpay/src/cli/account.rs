@@ -106,7 +106,7 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
             account_id,
             password,
         } => {
-            accounts::set_password(store.as_ref(), Actor::Cli, account_id, &password)
+            accounts::set_password(store.as_ref(), Actor::Cli, account_id, &password, None)
                 .await
                 .map_err(action_error)?;
             out.emit(

@@ -397,6 +397,38 @@ pub async fn set_tier(
 }
 
 #[derive(Deserialize)]
+pub struct PasswordForm {
+    password: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// Sets the customer's dashboard password (they forgot it); their dashboard
+/// sessions end. The password is typed here and told to them out of band.
+pub async fn set_password(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    CsrfForm(form): CsrfForm<PasswordForm>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let reason = Some(form.reason.as_str());
+    accounts::set_password(
+        state.store.as_ref(),
+        actor(&signed_in),
+        id,
+        &form.password,
+        reason,
+    )
+    .await
+    .map_err(refused)?;
+    Ok(done(
+        &format!("/admin/customers/{id}"),
+        "dashboard password set; their dashboard sessions ended",
+    ))
+}
+
+#[derive(Deserialize)]
 pub struct NewKey {
     #[serde(default)]
     name: String,

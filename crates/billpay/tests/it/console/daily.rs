@@ -206,3 +206,58 @@ async fn any_operator_runs_the_money_audit_and_sees_each_check() {
         "{html}"
     );
 }
+
+#[tokio::test]
+async fn an_owner_sets_a_customers_dashboard_password_and_their_sessions_end() {
+    let server = &server_with_operators().await;
+    let email = "shop@example.com";
+    let account = crate::dashboard::account_with_password(server, email, "10");
+    let old = crate::dashboard::sign_in(server, email, PASSWORD)
+        .await
+        .unwrap();
+    let path = format!("/admin/customers/{account}");
+    let set = format!("{path}/password");
+
+    let support = admin(server, SUPPORT).await;
+    let (_, _, html) = page(server, &support, &path).await;
+    assert!(!html.contains(&set), "support sees no password form");
+    let fields = [("password", "a new long one"), ("csrf", &csrf_in(&html))];
+    assert_eq!(post_form(server, &support, &set, &fields).await.0, 403);
+
+    let owner = admin(server, OWNER).await;
+    let (_, _, html) = page(server, &owner, &path).await;
+    let proof = csrf_in(&html);
+    let short = [("password", "short"), ("csrf", &proof)];
+    assert_eq!(post_form(server, &owner, &set, &short).await.0, 400);
+    assert!(
+        crate::dashboard::sign_in(server, email, PASSWORD)
+            .await
+            .is_ok(),
+        "unchanged"
+    );
+
+    let fields = [
+        ("password", "a new long one"),
+        ("reason", "forgot it, called support"),
+        ("csrf", &proof),
+    ];
+    assert_eq!(post_form(server, &owner, &set, &fields).await.0, 303);
+    let (status, _, _) = page(server, &old, "/dashboard").await;
+    assert_eq!(status, 303, "the customer's earlier session ended");
+    assert_eq!(
+        crate::dashboard::sign_in(server, email, PASSWORD).await,
+        Err(401)
+    );
+    assert!(
+        crate::dashboard::sign_in(server, email, "a new long one")
+            .await
+            .is_ok()
+    );
+    let log = server.cli(&["operator", "log", "--subject", &account]);
+    let line = &log["entries"][0];
+    assert_eq!(line["action"], "account.password", "{log}");
+    assert_eq!(line["reason"], "forgot it, called support");
+    assert_eq!(line["operator_email"], OWNER);
+    let logged = log.to_string();
+    assert!(!logged.contains("a new long one"), "no password in the log");
+}
