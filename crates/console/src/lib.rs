@@ -163,6 +163,10 @@ pub fn router(state: ConsoleState) -> Router {
             post(customers::set_key_status),
         )
         .route(
+            "/admin/customers/{id}/keys/{key}/rate-limit",
+            post(customers::set_key_rate_limit),
+        )
+        .route(
             "/admin/transactions/{code}/resend",
             post(transactions::resend),
         )

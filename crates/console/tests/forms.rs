@@ -218,6 +218,11 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
             true,
         ),
         (
+            format!("/admin/customers/{account}/keys/{key}/rate-limit"),
+            vec![("per_second", "5"), ("burst", "10")],
+            true,
+        ),
+        (
             format!("/admin/customers/{account}/keys/{key}/status"),
             vec![("status", "suspended")],
             true,

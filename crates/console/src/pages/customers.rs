@@ -80,6 +80,8 @@ pub struct KeyRow {
     pub name: String,
     pub status: &'static str,
     pub webhook: String,
+    /// "10/s, burst 20", or "default".
+    pub rate_limit: String,
     pub last_used: String,
 }
 
@@ -235,6 +237,10 @@ async fn account_page(
                 name: k.name.clone().unwrap_or_default(),
                 status: k.status.as_str(),
                 webhook: k.webhook_url.clone().unwrap_or_else(|| "—".into()),
+                rate_limit: k.rate_limit.as_ref().map_or_else(
+                    || "default".into(),
+                    |r| format!("{}/s, burst {}", r.per_second, r.burst),
+                ),
                 last_used: k
                     .last_used_at
                     .as_deref()
@@ -460,22 +466,62 @@ pub struct KeyStatusForm {
     status: String,
 }
 
+#[derive(Deserialize)]
+pub struct RateLimitForm {
+    per_second: u32,
+    burst: u32,
+}
+
+/// Overrides a key's rate limit (as `billpay key rate-limit`).
+pub async fn set_key_rate_limit(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path((id, key)): Path<(String, String)>,
+    CsrfForm(form): CsrfForm<RateLimitForm>,
+) -> PageResult {
+    let (id, key_id) = owned_key(&state, &id, &key).await?;
+    let update = KeyUpdate::RateLimit {
+        per_second: form.per_second,
+        burst: form.burst,
+    };
+    let key = keys::update(state.store.as_ref(), actor(&signed_in), key_id, update)
+        .await
+        .map_err(refused)?;
+    Ok(done(
+        &format!("/admin/customers/{id}"),
+        &format!("key {} rate limit set", key.display_prefix),
+    ))
+}
+
+/// The account and key a form names, when the key is the account's.
+async fn owned_key(
+    state: &ConsoleState,
+    id: &str,
+    key: &str,
+) -> Result<(AccountId, KeyId), super::PageError> {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let key_id: KeyId = key.parse().map_err(|_| not_found())?;
+    let owned = state
+        .store
+        .api_key(key_id)
+        .await?
+        .filter(|k| k.account_id == id);
+    owned.ok_or_else(not_found)?;
+    Ok((id, key_id))
+}
+
 pub async fn set_key_status(
     State(state): State<ConsoleState>,
     signed_in: SignedIn,
     Path((id, key)): Path<(String, String)>,
     CsrfForm(form): CsrfForm<KeyStatusForm>,
 ) -> PageResult {
-    let id: AccountId = id.parse().map_err(|_| not_found())?;
-    let key_id: KeyId = key.parse().map_err(|_| not_found())?;
     let status: KeyStatus = form.status.parse().map_err(|_| {
         super::PageError::bad_request("status must be active, suspended or revoked")
     })?;
-    let store = state.store.as_ref();
-    let owned = store.api_key(key_id).await?.filter(|k| k.account_id == id);
-    owned.ok_or_else(not_found)?;
+    let (id, key_id) = owned_key(&state, &id, &key).await?;
     let update = KeyUpdate::Status(status);
-    let key = keys::update(store, actor(&signed_in), key_id, update)
+    let key = keys::update(state.store.as_ref(), actor(&signed_in), key_id, update)
         .await
         .map_err(refused)?;
     Ok(done(

@@ -261,3 +261,41 @@ async fn an_owner_sets_a_customers_dashboard_password_and_their_sessions_end() {
     let logged = log.to_string();
     assert!(!logged.contains("a new long one"), "no password in the log");
 }
+
+#[tokio::test]
+async fn an_owner_sets_a_keys_rate_limit_and_the_api_applies_it() {
+    let server = &server_with_operators().await;
+    let customer = server.customer("10");
+    let path = format!("/admin/customers/{}", customer.account_id);
+    let owner = admin(server, OWNER).await;
+    let (_, _, html) = page(server, &owner, &path).await;
+    let at = html.find("/rate-limit\"").expect("a rate-limit form");
+    let action = &html[html[..at].rfind("action=\"").unwrap() + 8..at + 11];
+    let proof = csrf_in(&html);
+    let zero = [("per_second", "0"), ("burst", "1"), ("csrf", &proof)];
+    assert_eq!(post_form(server, &owner, action, &zero).await.0, 400);
+    let one = [("per_second", "1"), ("burst", "1"), ("csrf", &proof)];
+    assert_eq!(post_form(server, &owner, action, &one).await.0, 303);
+    let (_, _, html) = page(server, &owner, &path).await;
+    assert!(html.contains("1/s, burst 1"), "{html}");
+
+    // The API now allows one request at once for this key.
+    let statuses: Vec<u16> = balance_statuses(server, &customer.api_key).await;
+    assert!(statuses.contains(&429), "{statuses:?}");
+    let log = server.cli(&[
+        "operator",
+        "log",
+        "--subject",
+        action.split('/').nth(5).unwrap(),
+    ]);
+    assert_eq!(log["entries"][0]["action"], "key.update", "{log}");
+}
+
+/// Five balance reads in a row, as fast as they go.
+async fn balance_statuses(server: &TestServer, key: &str) -> Vec<u16> {
+    let mut statuses = Vec::new();
+    for _ in 0..5 {
+        statuses.push(server.get(key, "/v1/wallet/balance").await.status);
+    }
+    statuses
+}
