@@ -83,14 +83,17 @@ impl SealedStore {
     }
 }
 
-/// An area with nothing sealed in it: each method passes through.
+/// An area with nothing sealed in it: each method passes through. The
+/// methods that do seal something follow in `sealed { … }`, written out.
 macro_rules! pass_through {
-    ($area:ident { $(fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;)* }) => {
+    ($area:ident { $(fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;)* }
+     $(sealed { $($sealed:tt)* })?) => {
         #[async_trait]
         impl $area for SealedStore {
             $(async fn $name(&self $(, $arg: $ty)*) -> $ret {
                 self.inner.$name($($arg),*).await
             })*
+            $($($sealed)*)?
         }
     };
 }
@@ -178,9 +181,20 @@ pass_through!(OperatorStore {
     fn supplier_outcomes(&self, since: &str) -> StoreResult<Vec<SupplierOutcome>>;
 });
 
-/// A resolution's result and webhook payload are sealed as `finalize`'s.
-#[async_trait]
-impl LoggedStore for SealedStore {
+pass_through!(LoggedStore {
+    fn credit_logged(&self, account: AccountId, amount: Kobo, reference: &str, log: NewLogEntry) -> StoreResult<Credit>;
+    fn debit_logged(&self, account: AccountId, amount: Kobo, reference: &str, log: NewLogEntry) -> StoreResult<Credit>;
+    fn set_account_status_logged(&self, account: AccountId, status: AccountStatus, log: NewLogEntry) -> StoreResult<()>;
+    fn set_account_tier_logged(&self, account: AccountId, tier: Option<&str>, log: NewLogEntry) -> StoreResult<()>;
+    fn set_catalogue_active_logged(&self, target: &str, active: bool, log: NewLogEntry) -> StoreResult<String>;
+    fn create_api_key_logged(&self, new: NewApiKey, log: NewLogEntry) -> StoreResult<ApiKey>;
+    fn create_account_logged(&self, new: NewAccount, log: NewLogEntry) -> StoreResult<Account>;
+    fn replace_catalogue_logged(&self, catalogue: &Catalogue, log: NewLogEntry) -> StoreResult<()>;
+    fn create_tier_logged(&self, name: &str, log: NewLogEntry) -> StoreResult<()>;
+    fn set_price_rule_logged(&self, tier: &str, scope: Scope, rule: Option<Rule>, log: NewLogEntry) -> StoreResult<bool>;
+    fn update_api_key_logged(&self, id: KeyId, change: KeyChange, log: NewLogEntry) -> StoreResult<ApiKey>;
+} sealed {
+    /// A resolution's result and webhook payload are sealed as `finalize`'s.
     async fn finalize_logged(
         &self,
         code: &str,
@@ -191,96 +205,7 @@ impl LoggedStore for SealedStore {
         fin.event_payload = self.seal_text(&fin.event_payload)?;
         self.inner.finalize_logged(code, fin, log).await
     }
-    async fn credit_logged(
-        &self,
-        account: AccountId,
-        amount: Kobo,
-        reference: &str,
-        log: NewLogEntry,
-    ) -> StoreResult<Credit> {
-        self.inner
-            .credit_logged(account, amount, reference, log)
-            .await
-    }
-    async fn debit_logged(
-        &self,
-        account: AccountId,
-        amount: Kobo,
-        reference: &str,
-        log: NewLogEntry,
-    ) -> StoreResult<Credit> {
-        self.inner
-            .debit_logged(account, amount, reference, log)
-            .await
-    }
-    async fn set_account_status_logged(
-        &self,
-        account: AccountId,
-        status: AccountStatus,
-        log: NewLogEntry,
-    ) -> StoreResult<()> {
-        self.inner
-            .set_account_status_logged(account, status, log)
-            .await
-    }
-    async fn set_account_tier_logged(
-        &self,
-        account: AccountId,
-        tier: Option<&str>,
-        log: NewLogEntry,
-    ) -> StoreResult<()> {
-        self.inner.set_account_tier_logged(account, tier, log).await
-    }
-    async fn set_catalogue_active_logged(
-        &self,
-        target: &str,
-        active: bool,
-        log: NewLogEntry,
-    ) -> StoreResult<String> {
-        self.inner
-            .set_catalogue_active_logged(target, active, log)
-            .await
-    }
-    async fn create_api_key_logged(&self, new: NewApiKey, log: NewLogEntry) -> StoreResult<ApiKey> {
-        self.inner.create_api_key_logged(new, log).await
-    }
-    async fn create_account_logged(
-        &self,
-        new: NewAccount,
-        log: NewLogEntry,
-    ) -> StoreResult<Account> {
-        self.inner.create_account_logged(new, log).await
-    }
-    async fn replace_catalogue_logged(
-        &self,
-        catalogue: &Catalogue,
-        log: NewLogEntry,
-    ) -> StoreResult<()> {
-        self.inner.replace_catalogue_logged(catalogue, log).await
-    }
-    async fn create_tier_logged(&self, name: &str, log: NewLogEntry) -> StoreResult<()> {
-        self.inner.create_tier_logged(name, log).await
-    }
-    async fn set_price_rule_logged(
-        &self,
-        tier: &str,
-        scope: Scope,
-        rule: Option<Rule>,
-        log: NewLogEntry,
-    ) -> StoreResult<bool> {
-        self.inner
-            .set_price_rule_logged(tier, scope, rule, log)
-            .await
-    }
-    async fn update_api_key_logged(
-        &self,
-        id: KeyId,
-        change: KeyChange,
-        log: NewLogEntry,
-    ) -> StoreResult<ApiKey> {
-        self.inner.update_api_key_logged(id, change, log).await
-    }
-}
+});
 
 /// A transaction's `result` is opened on every read.
 #[async_trait]
