@@ -2,7 +2,7 @@
 //! them from page to page: what both UIs' transaction lists read alike.
 
 use billpay_domain::{Product, TxStatus};
-use billpay_store::{Transaction, TxFilter};
+use billpay_store::TxFilter;
 use serde::Deserialize;
 
 /// The filters every transaction list offers. A UI with more reads them from
@@ -44,9 +44,9 @@ impl TxFilters {
     }
 }
 
-/// Whether a page asked for with [`TxFilters::tx_filter`] has a next page,
-/// the extra row dropped.
-pub fn more_pages(rows: &mut Vec<Transaction>, size: u32) -> bool {
+/// Whether a page asked for with one row more than `size` (as
+/// [`TxFilters::tx_filter`] does) has a next page, the extra row dropped.
+pub fn more_pages<T>(rows: &mut Vec<T>, size: u32) -> bool {
     let more = rows.len() > size as usize;
     rows.truncate(size as usize);
     more

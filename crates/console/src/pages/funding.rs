@@ -12,6 +12,7 @@ use billpay_domain::AccountId;
 use billpay_operations::funding;
 use billpay_store::{FundingEvent, FundingFilter, FundingStatus};
 use billpay_webkit::CsrfForm;
+use billpay_webkit::filters::{more_pages, page_link};
 use billpay_webkit::format::{naira, short_time};
 use serde::Deserialize;
 
@@ -92,11 +93,10 @@ pub async fn list(
         ..FundingFilter::default()
     };
     let mut events = state.store.funding_events(filter).await?;
-    let has_older = events.len() > PAGE_SIZE as usize;
-    events.truncate(PAGE_SIZE as usize);
+    let has_older = more_pages(&mut events, PAGE_SIZE);
     // Only a known status goes back into a link.
     let status = status.map(|s| s.as_str().to_owned()).unwrap_or_default();
-    let link = |page: u32| format!("/admin/funding?status={status}&page={page}");
+    let link = |page: u32| page_link("/admin/funding", &[("status", &status)], page);
     let done = Done { done: f.done };
     Ok(render(&FundingPage {
         chrome: Chrome::new(&signed_in, "funding", &done),

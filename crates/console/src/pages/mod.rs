@@ -62,13 +62,7 @@ pub fn actor(signed_in: &SignedIn) -> Actor {
 
 /// Back to `to` with a notice of what was done (303: the browser GETs it).
 pub fn done(to: &str, notice: &str) -> Response {
-    let notice: String = notice
-        .bytes()
-        .map(|b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'.' | b'-' | b'_' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect();
+    let notice = billpay_webkit::filters::url_encode(notice);
     let separator = if to.contains('?') { '&' } else { '?' };
     Redirect::to(&format!("{to}{separator}done={notice}")).into_response()
 }
