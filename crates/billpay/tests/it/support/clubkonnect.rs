@@ -158,6 +158,19 @@ impl FakeClubkonnect {
         }
     }
 
+    /// ClubKonnect cancels a number's orders after the fact and credits us
+    /// back: queries answer `602` from now on.
+    pub fn credit_back(&self, number: &str) {
+        let mut books = self.books.lock().unwrap();
+        for order in books
+            .orders
+            .values_mut()
+            .filter(|o| number_of(&o.params) == number)
+        {
+            (order.code, order.settles_to) = (602, 602);
+        }
+    }
+
     pub fn queries(&self) -> usize {
         self.books.lock().unwrap().queries
     }
