@@ -252,6 +252,12 @@ impl FulfilmentStore for SealedStore {
     ) -> StoreResult<Vec<Transaction>> {
         self.open_txs(self.inner.claim_fulfilments(limit, lease).await?)
     }
+    async fn claim_watches(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Transaction>> {
+        self.open_txs(self.inner.claim_watches(limit, lease).await?)
+    }
+    async fn rewatch(&self, code: &str, at_ms: Option<i64>) -> StoreResult<()> {
+        self.inner.rewatch(code, at_ms).await
+    }
     async fn renew_fulfilment_leases(
         &self,
         codes: Vec<String>,

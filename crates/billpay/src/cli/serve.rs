@@ -138,6 +138,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
 
     let fulfilment_settings = FulfilmentSettings {
         needs_review_after: settings.needs_review_after(),
+        reversal_watch: settings.reversal_watch().map_err(anyhow::Error::msg)?,
         ..FulfilmentSettings::default()
     };
     // Not a worker: it has nothing to finish at shutdown (aborted there).
@@ -151,7 +152,10 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         billpay_supplier::callback::all(),
         fulfilment.clone(),
         funding.clone(),
-        Default::default(),
+        billpay_callbacks::guard::Limits {
+            min_interval: Duration::from_millis(settings.callback_interval_ms),
+            ..Default::default()
+        },
     );
     if !args.no_worker && !funding.gateways().is_empty() {
         let every = Duration::from_secs(settings.funding.reconcile_secs.max(1));
