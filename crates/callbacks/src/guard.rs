@@ -136,7 +136,9 @@ impl RecheckGuard {
                 // In a task of its own: a panic in it still ends this recheck.
                 let _ = tokio::spawn(recheck()).await;
                 drop(slot.take());
-                let Some(until) = guard.done(&code) else { break };
+                let Some(until) = guard.done(&code) else {
+                    break;
+                };
                 tokio::time::sleep_until(until).await;
                 if !guard.take_pending(&code, Instant::now()) {
                     break;
@@ -258,7 +260,10 @@ mod tests {
     fn one_recheck_at_a_time_and_per_interval_and_one_pending_after_it() {
         let (guard, start) = (guard(16, 100), Instant::now());
         let first = now(guard.admit_at("BP1", start));
-        assert!(pending(guard.admit_at("BP1", start)), "the last word is kept");
+        assert!(
+            pending(guard.admit_at("BP1", start)),
+            "the last word is kept"
+        );
         assert_eq!(
             guard.admit_at("BP1", start).err(),
             Some(Refused::Coalesced),
@@ -280,7 +285,10 @@ mod tests {
         assert!(pending(guard.admit_at("BP1", later)));
         assert_eq!(guard.done("BP1"), Some(start + INTERVAL), "already over");
         drop(running);
-        assert!(guard.take_pending("BP1", later), "its pending one runs at once");
+        assert!(
+            guard.take_pending("BP1", later),
+            "its pending one runs at once"
+        );
         assert!(!guard.take_pending("BP1", later), "once");
     }
 

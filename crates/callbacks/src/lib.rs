@@ -36,9 +36,9 @@ use billpay_domain::json::{MAX_NESTING, check_nesting};
 use billpay_supplier::callback::{CallbackRequest, Callbacks, Notice};
 use billpay_worker::{Fulfilment, Funding};
 use guard::{Admitted, Limits, RecheckGuard, Refused};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
-use std::sync::Arc;
 
 /// Callbacks whose purchase is being looked up at once (each one indexed
 /// read); more wait up to [`LOOKUP_WAIT`], then are dropped.
@@ -150,13 +150,21 @@ impl Inbound {
     async fn names_purchase(&self, sender: &'static str, code: &str) -> bool {
         let wait = tokio::time::timeout(LOOKUP_WAIT, self.lookups.acquire()).await;
         let Ok(Ok(_slot)) = wait else {
-            tracing::warn!(sender, code, "callback dropped: too many callbacks being looked up");
+            tracing::warn!(
+                sender,
+                code,
+                "callback dropped: too many callbacks being looked up"
+            );
             return false;
         };
         match self.fulfilment.sent_to(code, sender).await {
             Ok(true) => true,
             Ok(false) => {
-                tracing::warn!(sender, code, "callback ignored: no purchase of ours sent there");
+                tracing::warn!(
+                    sender,
+                    code,
+                    "callback ignored: no purchase of ours sent there"
+                );
                 false
             }
             Err(e) => {

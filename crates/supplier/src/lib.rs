@@ -17,9 +17,9 @@ pub mod shared;
 pub mod vtpass;
 
 use async_trait::async_trait;
-use std::time::Duration;
 pub use billpay_domain::catalogue::SupplierCodes;
 use billpay_domain::{Delivery, Kobo, Product, PurchaseDetails};
+use std::time::Duration;
 
 /// One purchase as the supplier sees it. `reference_code` is the idempotency
 /// key at the supplier: asking twice for one code never delivers twice.

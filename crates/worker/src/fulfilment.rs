@@ -98,8 +98,12 @@ impl Fulfilment {
 
     /// Claims what is due and processes it to the end; returns how many were claimed.
     pub async fn run_once(&self) -> StoreResult<usize> {
-        let claimed = claim(&self.store, self.settings.concurrency as u32, self.settings.lease)
-            .await?;
+        let claimed = claim(
+            &self.store,
+            self.settings.concurrency as u32,
+            self.settings.lease,
+        )
+        .await?;
         Ok(run_all(claimed, |tx| {
             let this = self.clone();
             async move { this.process(tx).await }
@@ -316,7 +320,11 @@ impl Fulfilment {
         let completed = tx.completed_at.as_deref().and_then(parse_rfc3339_ms);
         let schedule = supplier.map_or(&[][..], |s| self.watch_schedule(s));
         let next = completed.and_then(|at| next_watch(at, schedule, now_ms()));
-        tracing::info!(answer = answer.as_ref().map_or("no answer", SupplierStatus::name), watched_again = next.is_some(), "rechecked for a reversal");
+        tracing::info!(
+            answer = answer.as_ref().map_or("no answer", SupplierStatus::name),
+            watched_again = next.is_some(),
+            "rechecked for a reversal"
+        );
         self.store.rewatch(&tx.code, next).await
     }
 

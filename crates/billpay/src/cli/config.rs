@@ -222,7 +222,11 @@ impl Settings {
 
     /// The reversal watch for every supplier, if set: ascending times in ms.
     pub fn reversal_watch(&self) -> Result<Option<Vec<Duration>>, String> {
-        let Some(text) = self.reversal_watch_ms.as_deref().filter(|t| !t.trim().is_empty()) else {
+        let Some(text) = self
+            .reversal_watch_ms
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+        else {
             return Ok(None);
         };
         let problem = || {

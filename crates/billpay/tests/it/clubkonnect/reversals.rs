@@ -46,7 +46,12 @@ async fn a_cancellation_called_back_seconds_after_completion_refunds_once() {
     assert_eq!(callback(&server, &fake.callback_query(&code)).await, 200);
 
     let webhooks = receiver.wait_for(&code, 2).await;
-    assert_eq!(webhooks[1].json()["status"], "failed", "{}", webhooks[1].json());
+    assert_eq!(
+        webhooks[1].json()["status"],
+        "failed",
+        "{}",
+        webhooks[1].json()
+    );
     let status = server.wait_final(&who.api_key, &code).await;
     assert_eq!(status["status"], "failed", "{status}");
     assert_eq!(server.balance(&who.api_key).await, 5000.0, "refunded");
@@ -62,7 +67,11 @@ async fn a_cancellation_called_back_seconds_after_completion_refunds_once() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(fake.queries(), queries + 2);
     assert_eq!(server.balance(&who.api_key).await, 5000.0, "refunded once");
-    assert_eq!(receiver.for_code(&code).len(), 2, "the webhook sent again once");
+    assert_eq!(
+        receiver.for_code(&code).len(),
+        2,
+        "the webhook sent again once"
+    );
     server.assert_ledger_consistent(&who.account_id);
 }
 
@@ -82,11 +91,22 @@ async fn a_cancellation_nobody_calls_back_is_found_by_the_watch() {
     })
     .await;
     fake.credit_back(cancelled);
-    assert_eq!(receiver.wait_for(&code, 1).await[0].json()["status"], "successful");
-    assert_eq!(receiver.wait_for(&kept, 1).await[0].json()["status"], "successful");
+    assert_eq!(
+        receiver.wait_for(&code, 1).await[0].json()["status"],
+        "successful"
+    );
+    assert_eq!(
+        receiver.wait_for(&kept, 1).await[0].json()["status"],
+        "successful"
+    );
 
     let webhooks = receiver.wait_for(&code, 2).await;
-    assert_eq!(webhooks[1].json()["status"], "failed", "{}", webhooks[1].json());
+    assert_eq!(
+        webhooks[1].json()["status"],
+        "failed",
+        "{}",
+        webhooks[1].json()
+    );
     assert_eq!(
         server.wait_final(&who.api_key, &code).await["status"],
         "failed"
@@ -110,7 +130,10 @@ async fn callbacks_about_nothing_of_ours_cannot_crowd_out_a_real_one() {
     let (server, receiver, who) = setup(&fake, &[]).await;
     let number = "08012345678";
     let code = buy(&server, &who, "airtime", airtime(number)).await;
-    assert_eq!(receiver.wait_for(&code, 1).await[0].json()["status"], "successful");
+    assert_eq!(
+        receiver.wait_for(&code, 1).await[0].json()["status"],
+        "successful"
+    );
     let queries = fake.queries();
 
     // More well-formed request ids of no purchase than the guard remembers
@@ -137,7 +160,12 @@ async fn callbacks_about_nothing_of_ours_cannot_crowd_out_a_real_one() {
     fake.credit_back(number);
     assert_eq!(callback(&server, &fake.callback_query(&code)).await, 200);
     let webhooks = receiver.wait_for(&code, 2).await;
-    assert_eq!(webhooks[1].json()["status"], "failed", "{}", webhooks[1].json());
+    assert_eq!(
+        webhooks[1].json()["status"],
+        "failed",
+        "{}",
+        webhooks[1].json()
+    );
     assert_eq!(server.balance(&who.api_key).await, 5000.0);
     server.assert_ledger_consistent(&who.account_id);
 }

@@ -137,10 +137,19 @@ async fn a_reversal_called_back_seconds_after_another_callback_refunds_once() {
         callback(&server, &fake, number).await;
     }
     let webhooks = receiver.wait_for(&code, 2).await;
-    assert_eq!(webhooks[1].json()["status"], "failed", "{}", webhooks[1].json());
+    assert_eq!(
+        webhooks[1].json()["status"],
+        "failed",
+        "{}",
+        webhooks[1].json()
+    );
     let status = server.wait_final(&who.api_key, &code).await;
     assert_eq!(status["status"], "failed", "{status}");
-    assert_eq!(fake.requery_calls(), requeries + 2, "one, and one after the interval");
+    assert_eq!(
+        fake.requery_calls(),
+        requeries + 2,
+        "one, and one after the interval"
+    );
     assert_eq!(server.balance(&who.api_key).await, 5000.0, "refunded once");
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(receiver.for_code(&code).len(), 2);
@@ -157,7 +166,12 @@ async fn a_reversal_without_a_callback_is_found_by_the_watch() {
     let (server, receiver, who, code) = sold(&fake, &watch, number).await;
     fake.reverse(number);
     let webhooks = receiver.wait_for(&code, 2).await;
-    assert_eq!(webhooks[1].json()["status"], "failed", "{}", webhooks[1].json());
+    assert_eq!(
+        webhooks[1].json()["status"],
+        "failed",
+        "{}",
+        webhooks[1].json()
+    );
     let requeries = fake.requery_calls();
     tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(fake.requery_calls(), requeries, "final: watched no more");
