@@ -7,6 +7,7 @@
 //!   (`X-Forwarded-Proto: https`).
 //! - Anything without a valid session is sent to the UI's sign-in page.
 
+use billpay_domain::throttle::Kind;
 use crate::csrf::csrf_for;
 use crate::{PageError, WebUi};
 use axum::extract::FromRequestParts;
@@ -17,6 +18,7 @@ use billpay_store::issue::session_token_hash;
 use std::time::Duration;
 
 /// Where a UI lives and what its cookies are called.
+#[derive(Clone, Copy)]
 pub struct Scope {
     /// Its name on pages ("dashboard": "Back to the dashboard").
     pub name: &'static str,
@@ -28,6 +30,8 @@ pub struct Scope {
     /// The sign-in form's double-submit CSRF cookie.
     pub sign_in_cookie: &'static str,
     pub lifetime: Duration,
+    /// Who signs in, as the secret throttle keys them.
+    pub users: Kind,
 }
 
 /// How long a sign-in page's CSRF cookie is good for.
@@ -185,6 +189,7 @@ mod tests {
         assert_eq!(cookie(&h, "billpay_session").as_deref(), Some("abc"));
         assert_eq!(cookie(&h, "billpay_other"), None);
         let scope = Scope {
+            users: billpay_domain::throttle::Kind::Account,
             name: "console",
             home: "/admin",
             sign_in: "/admin/login",
