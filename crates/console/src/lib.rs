@@ -21,9 +21,7 @@ use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
 use billpay_supplier::Supplier;
 use billpay_supplier::health::StartCheck;
-use billpay_webkit::{
-    WebKit, asset, catch_panics, kit_script, kit_stylesheet, security_headers,
-};
+use billpay_webkit::{WebKit, asset, catch_panics, kit_script, kit_stylesheet, security_headers};
 use billpay_worker::{Fulfilment, Funding};
 use std::sync::Arc;
 use std::time::Duration;

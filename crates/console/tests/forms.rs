@@ -823,7 +823,10 @@ async fn only_notices_the_console_issued_are_shown() {
     let forged = "/admin?done=Your+account+is+locked.+Call+0803+000+0000";
     let (status, page) = get_page(&c, forged, &owner).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(!page.contains("locked"), "a link's text is never shown: {page}");
+    assert!(
+        !page.contains("locked"),
+        "a link's text is never shown: {page}"
+    );
     assert!(!page.contains("id=\"done\""), "no notice at all");
 
     let proof = csrf_for(&owner);

@@ -275,7 +275,10 @@ mod tests {
     use super::*;
 
     fn fail(throttle: &SecretThrottle, email: &str) {
-        throttle.reserve(Who::operator(email)).expect("not locked").spend();
+        throttle
+            .reserve(Who::operator(email))
+            .expect("not locked")
+            .spend();
     }
 
     fn op(email: &str) -> Who<'_> {
@@ -298,9 +301,15 @@ mod tests {
     fn reserved_slots_count_before_any_failure_is_known() {
         let t = SecretThrottle::default();
         let held: Vec<_> = (0..5).map(|_| t.reserve(op("a@x.com")).unwrap()).collect();
-        assert!(t.reserve(op("a@x.com")).is_err(), "a sixth waits for the five");
+        assert!(
+            t.reserve(op("a@x.com")).is_err(),
+            "a sixth waits for the five"
+        );
         drop(held);
-        assert!(t.reserve(op("a@x.com")).is_ok(), "unspent slots are given back");
+        assert!(
+            t.reserve(op("a@x.com")).is_ok(),
+            "unspent slots are given back"
+        );
     }
 
     #[test]

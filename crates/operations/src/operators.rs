@@ -234,7 +234,14 @@ pub async fn confirm_totp(
         .ok_or_else(|| invalid(&["code"], "is not the current code of the new secret"))?;
     if operator.totp_enabled() {
         let current = codes.current.unwrap_or_default();
-        current_code(store, throttle, &operator, ("current_code", current), secrets).await?;
+        current_code(
+            store,
+            throttle,
+            &operator,
+            ("current_code", current),
+            secrets,
+        )
+        .await?;
     }
     let mut log = actor.log("operator.totp", operator.email.clone());
     log.before = Some(on_off(&operator).to_owned());
@@ -289,10 +296,7 @@ async fn current_code(
     let step = check_totp(operator, code, secrets)?
         .ok_or_else(|| invalid(fields, "is not your current code"))?;
     if !store.claim_totp_step(operator.id, step).await? {
-        return Err(invalid(
-            fields,
-            "was already used: wait for the next one",
-        ));
+        return Err(invalid(fields, "was already used: wait for the next one"));
     }
     attempt.succeeded();
     Ok(())

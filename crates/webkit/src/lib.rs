@@ -31,16 +31,16 @@ pub mod rows;
 mod session;
 mod sign_in;
 
+pub use billpay_domain::throttle::{Attempt, LockedOut, SecretThrottle, Who};
+pub use chart::escape;
 pub use csrf::{CsrfForm, FORM_LIMIT, NoFields, SignInForm, csrf_for};
 pub use headers::{
     CONTENT_SECURITY_POLICY, KIT_CSS, KIT_JS, asset, kit_script, kit_stylesheet, security_headers,
 };
-pub use chart::escape;
 pub use page::{PageError, PageResult, PanicPage, catch_panics, error_page, render};
 pub use password::{Busy, HashPermit, PasswordCheck};
 pub use session::{Scope, SignInView, SignedIn, cookie, is_https};
 pub use sign_in::{Credentials, Found, MAX_EMAIL_CHARS, MAX_PASSWORD_BYTES, Refusal};
-pub use billpay_domain::throttle::{Attempt, LockedOut, SecretThrottle, Who};
 
 use std::future::Future;
 

@@ -111,7 +111,12 @@ impl ResponseForPanic for PanicPage {
             .unwrap_or_default();
         tracing::error!(ui = self.0.name, panic = %detail, "web page handler panicked");
         let message = "Something went wrong on our side. Please try again, or go back.";
-        error_page(&self.0, StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong", message)
+        error_page(
+            &self.0,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Something went wrong",
+            message,
+        )
     }
 }
 
@@ -146,7 +151,10 @@ mod tests {
             .unwrap();
         let response = app.oneshot(request).await.unwrap();
         assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
-        let kind = response.headers()["content-type"].to_str().unwrap().to_owned();
+        let kind = response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .to_owned();
         assert!(kind.starts_with("text/html"), "{kind}");
         let body = response.into_body().collect().await.unwrap().to_bytes();
         let html = String::from_utf8(body.to_vec()).unwrap();

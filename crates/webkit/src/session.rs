@@ -7,13 +7,13 @@
 //!   (`X-Forwarded-Proto: https`).
 //! - Anything without a valid session is sent to the UI's sign-in page.
 
-use billpay_domain::throttle::Kind;
 use crate::csrf::csrf_for;
 use crate::{PageError, WebUi};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
+use billpay_domain::throttle::Kind;
 use billpay_store::issue::session_token_hash;
 use std::time::Duration;
 

@@ -136,7 +136,10 @@ impl WebKit {
             return Err(Refusal::TooLong(message));
         }
         let who = Who::new(self.scope.users, email);
-        let mut attempt = self.throttle.reserve(who).map_err(|l| Refusal::LockedOut(l.0))?;
+        let mut attempt = self
+            .throttle
+            .reserve(who)
+            .map_err(|l| Refusal::LockedOut(l.0))?;
         let (user, hash) = match find.await? {
             Some(found) => (Some(found.user), found.password_hash),
             None => (None, None),
@@ -228,7 +231,11 @@ mod tests {
         };
         let wrong = try_with("wrong password", true).await;
         assert!(matches!(wrong, Err(Refusal::WrongCredentials)));
-        assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 0, "no code used");
+        assert_eq!(
+            asked.load(std::sync::atomic::Ordering::SeqCst),
+            0,
+            "no code used"
+        );
         let bad_code = try_with("right password", false).await;
         assert!(matches!(bad_code, Err(Refusal::WrongCredentials)));
         assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 1);

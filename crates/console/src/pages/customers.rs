@@ -481,10 +481,13 @@ pub async fn set_key_rate_limit(
         per_second: form.per_second,
         burst: form.burst,
     };
-    let key = keys::update(state.store.as_ref(), actor(&signed_in), key_id, update)
+    keys::update(state.store.as_ref(), actor(&signed_in), key_id, update)
         .await
         .map_err(refused)?;
-    Ok(done(&format!("/admin/customers/{id}"), Notice::KeyRateLimitSet))
+    Ok(done(
+        &format!("/admin/customers/{id}"),
+        Notice::KeyRateLimitSet,
+    ))
 }
 
 /// The account and key a form names, when the key is the account's.

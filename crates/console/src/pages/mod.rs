@@ -62,38 +62,94 @@ pub enum Notice {
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
     const TABLE: [(Notice, &'static str, &'static str); 32] = [
-        (Notice::PasswordChanged, "password-changed", "password changed; your other sessions ended"),
+        (
+            Notice::PasswordChanged,
+            "password-changed",
+            "password changed; your other sessions ended",
+        ),
         (Notice::TotpOn, "totp-on", "TOTP is on"),
         (Notice::TotpOff, "totp-off", "TOTP is off"),
         (Notice::AccountCreated, "account-created", "account created"),
         (Notice::AccountActive, "account-active", "account active"),
-        (Notice::AccountSuspended, "account-suspended", "account suspended"),
+        (
+            Notice::AccountSuspended,
+            "account-suspended",
+            "account suspended",
+        ),
         (Notice::Credited, "credited", "wallet credited"),
         (Notice::Debited, "debited", "wallet debited"),
-        (Notice::ReferenceUsed, "reference-used", "that reference was used before, nothing changed"),
+        (
+            Notice::ReferenceUsed,
+            "reference-used",
+            "that reference was used before, nothing changed",
+        ),
         (Notice::TierChanged, "tier-changed", "tier changed"),
-        (Notice::DashboardPasswordSet, "dashboard-password-set", "dashboard password set; their dashboard sessions ended"),
-        (Notice::KeyRateLimitSet, "key-rate-limit-set", "key rate limit set"),
+        (
+            Notice::DashboardPasswordSet,
+            "dashboard-password-set",
+            "dashboard password set; their dashboard sessions ended",
+        ),
+        (
+            Notice::KeyRateLimitSet,
+            "key-rate-limit-set",
+            "key rate limit set",
+        ),
         (Notice::KeyActive, "key-active", "key active"),
         (Notice::KeySuspended, "key-suspended", "key suspended"),
         (Notice::KeyRevoked, "key-revoked", "key revoked"),
-        (Notice::PaymentAssigned, "payment-assigned", "payment credited to the account, less the funding fee"),
-        (Notice::AccountsHeld, "accounts-held", "virtual accounts held at the gateway"),
-        (Notice::AccountsPending, "accounts-pending", "the gateway is assigning the accounts: they appear here when it has"),
-        (Notice::OperatorCreated, "operator-created", "operator created"),
+        (
+            Notice::PaymentAssigned,
+            "payment-assigned",
+            "payment credited to the account, less the funding fee",
+        ),
+        (
+            Notice::AccountsHeld,
+            "accounts-held",
+            "virtual accounts held at the gateway",
+        ),
+        (
+            Notice::AccountsPending,
+            "accounts-pending",
+            "the gateway is assigning the accounts: they appear here when it has",
+        ),
+        (
+            Notice::OperatorCreated,
+            "operator-created",
+            "operator created",
+        ),
         (Notice::OperatorActive, "operator-active", "operator active"),
-        (Notice::OperatorDisabled, "operator-disabled", "operator disabled"),
-        (Notice::OperatorPasswordSet, "operator-password-set", "password set; their sessions ended"),
+        (
+            Notice::OperatorDisabled,
+            "operator-disabled",
+            "operator disabled",
+        ),
+        (
+            Notice::OperatorPasswordSet,
+            "operator-password-set",
+            "password set; their sessions ended",
+        ),
         (Notice::TierCreated, "tier-created", "tier created"),
         (Notice::RuleSet, "rule-set", "rule set"),
         (Notice::RuleRemoved, "rule-removed", "rule removed"),
-        (Notice::NoSuchRule, "no-such-rule", "the tier had no such rule, nothing changed"),
+        (
+            Notice::NoSuchRule,
+            "no-such-rule",
+            "the tier had no such rule, nothing changed",
+        ),
         (Notice::OnSale, "on-sale", "put on sale"),
         (Notice::OffSale, "off-sale", "taken off sale"),
         (Notice::Requeried, "requeried", "requeried"),
-        (Notice::MarkedSuccessful, "marked-successful", "marked successful"),
+        (
+            Notice::MarkedSuccessful,
+            "marked-successful",
+            "marked successful",
+        ),
         (Notice::MarkedFailed, "marked-failed", "marked failed"),
-        (Notice::WebhookQueued, "webhook-queued", "webhook event queued again"),
+        (
+            Notice::WebhookQueued,
+            "webhook-queued",
+            "webhook event queued again",
+        ),
     ];
 
     fn entry(self) -> (Notice, &'static str, &'static str) {

@@ -134,7 +134,10 @@ pub async fn set_password(
         operators::set_password(store, actor(&signed_in), &operator.email, &form.password)
             .await
             .map_err(refused)?;
-    tracing::debug!(operator = changed.id, "operator password set from the console");
+    tracing::debug!(
+        operator = changed.id,
+        "operator password set from the console"
+    );
     Ok(done("/admin/operators", Notice::OperatorPasswordSet))
 }
 

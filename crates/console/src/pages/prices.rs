@@ -253,7 +253,11 @@ pub async fn set_sale(
         .await
         .map_err(refused)?;
     tracing::debug!(%what, on_sale, "sale changed from the console");
-    let notice = if on_sale { Notice::OnSale } else { Notice::OffSale };
+    let notice = if on_sale {
+        Notice::OnSale
+    } else {
+        Notice::OffSale
+    };
     Ok(done(HOME, notice))
 }
 

@@ -109,7 +109,9 @@ pub async fn page(
     let store = state.store.as_ref();
     let (error, report) = match reports::sales(store, asked.from(), asked.to(), asked.by).await {
         Ok(report) => (None, report),
-        Err(OpsError::Invalid(invalid)) => (Some(invalid.to_string()), reports::report(&[], asked.by)),
+        Err(OpsError::Invalid(invalid)) => {
+            (Some(invalid.to_string()), reports::report(&[], asked.by))
+        }
         Err(other) => return Err(refused(other)),
     };
     let (from, to) = (

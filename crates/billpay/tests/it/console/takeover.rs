@@ -19,13 +19,18 @@ fn unix_now() -> u64 {
 
 /// Turns TOTP on for the session's operator; answers its generator.
 async fn turn_totp_on(server: &TestServer, cookie: &str, proof: &str) -> totp_rs::Totp {
-    let (status, offer) = post_form(server, cookie, "/admin/account/totp", &[("csrf", proof)]).await;
+    let (status, offer) =
+        post_form(server, cookie, "/admin/account/totp", &[("csrf", proof)]).await;
     assert_eq!(status, 200, "{offer}");
     let uri = between(&offer, "id=\"totp-uri\">", "<").replace("&amp;", "&");
     let sealed = between(&offer, "name=\"sealed\" value=\"", "\"").to_owned();
     let totp = totp_rs::Totp::from_url(&uri).expect("the otpauth URI parses");
     let code = totp.generate_current().to_string();
-    let fields = [("sealed", sealed.as_str()), ("code", &code), ("csrf", proof)];
+    let fields = [
+        ("sealed", sealed.as_str()),
+        ("code", &code),
+        ("csrf", proof),
+    ];
     let (status, answer) = post_form(server, cookie, "/admin/account/totp/confirm", &fields).await;
     assert_eq!(status, 303, "{answer}");
     totp
@@ -62,10 +67,17 @@ async fn a_session_cannot_replace_totp_that_is_on_without_a_code_of_the_old_secr
     let new = totp_rs::Totp::from_url(&uri).unwrap();
     let new_code = new.generate_current().to_string();
     let confirm = "/admin/account/totp/confirm";
-    let without = [("sealed", sealed.as_str()), ("code", &new_code), ("csrf", &proof)];
+    let without = [
+        ("sealed", sealed.as_str()),
+        ("code", &new_code),
+        ("csrf", &proof),
+    ];
     let (status, refusal) = post_form(&server, &me, confirm, &without).await;
     assert_eq!(status, 400, "replaced without the old factor: {refusal}");
-    assert!(refusal.contains("current_code is not your current code"), "{refusal}");
+    assert!(
+        refusal.contains("current_code is not your current code"),
+        "{refusal}"
+    );
     let wrong_old = other_than(&next_code(&old));
     let guessed = [
         ("sealed", sealed.as_str()),
@@ -117,7 +129,10 @@ async fn the_current_password_cannot_be_guessed_from_a_session() {
     let mut fields = guess(PASSWORD).to_vec();
     fields.push(("csrf", &proof));
     let (status, refusal) = post_form(&server, &me, path, &fields).await;
-    assert_eq!(status, 429, "the right password after five guesses: {refusal}");
+    assert_eq!(
+        status, 429,
+        "the right password after five guesses: {refusal}"
+    );
     assert!(refusal.contains("too many failed attempts"), "{refusal}");
     assert_eq!(
         sign_in(&server, SUPPORT, PASSWORD, "").await,
