@@ -21,7 +21,7 @@ use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
 use billpay_supplier::Supplier;
 use billpay_supplier::health::StartCheck;
-use billpay_webkit::{WebKit, asset, kit_script, kit_stylesheet, security_headers};
+use billpay_webkit::{WebKit, asset, catch_panics, kit_script, kit_stylesheet, security_headers};
 use billpay_worker::{Fulfilment, Funding};
 use std::sync::Arc;
 use std::time::Duration;
@@ -176,5 +176,6 @@ pub fn router(state: ConsoleState) -> Router {
         )
         .route("/admin/assets/app.js", get(kit_script))
         .with_state(state)
+        .layer(catch_panics(SCOPE))
         .layer(axum::middleware::map_response(security_headers))
 }

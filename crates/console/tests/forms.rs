@@ -1,7 +1,9 @@
 //! Every console form in process, over a real SQLite store: each refuses a
 //! missing or wrong CSRF proof (403, nothing changed), and the role rules
 //! hold — `support` is refused every owner-only action (403, nothing
-//! changed, nothing logged) and may requery and resolve purchases.
+//! changed, nothing logged) and may requery and resolve purchases. Also in
+//! process: the notice a redirect names (`?done=`) is one the console
+//! issued, and the sales report refuses days outside its range in its form.
 
 use axum::Router;
 use axum::body::Body;
@@ -812,4 +814,56 @@ async fn any_operator_changes_their_own_password_and_totp() {
             .unwrap()
             .totp_enabled()
     );
+}
+
+#[tokio::test]
+async fn only_notices_the_console_issued_are_shown() {
+    let c = console().await;
+    let owner = signed_in(&c, "boss@example.com", OperatorRole::Owner).await;
+    let forged = "/admin?done=Your+account+is+locked.+Call+0803+000+0000";
+    let (status, page) = get_page(&c, forged, &owner).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        !page.contains("locked"),
+        "a link's text is never shown: {page}"
+    );
+    assert!(!page.contains("id=\"done\""), "no notice at all");
+
+    let proof = csrf_for(&owner);
+    let request = Request::post("/admin/prices/tiers")
+        .header(header::COOKIE, format!("billpay_admin={owner}"))
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(format!("name=gold&csrf={proof}")))
+        .unwrap();
+    let response = c.app.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let location = response.headers()[header::LOCATION].to_str().unwrap();
+    assert_eq!(location, "/admin/prices?done=tier-created");
+    let (_, page) = get_page(&c, location, &owner).await;
+    assert!(page.contains("Done: tier created"), "{page}");
+    let (_, page) = get_page(&c, "/admin/account?done=totp-on", &owner).await;
+    assert!(page.contains("Done: TOTP is on"), "{page}");
+}
+
+#[tokio::test]
+async fn a_report_of_days_at_the_calendars_edges_is_refused_in_its_form() {
+    let c = console().await;
+    let support = signed_in(&c, "help@example.com", OperatorRole::Support).await;
+    let rule = "must be a day from 2000-01-01 to 2100-12-31";
+    for (query, field) in [
+        ("to=9999-12-31", "to"),
+        ("from=-9999-01-01", "from"),
+        ("from=1999-12-31&to=2026-01-01", "from"),
+    ] {
+        let (status, page) = get_page(&c, &format!("/admin/reports?{query}"), &support).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {page}");
+        assert!(page.contains(&format!("{field} {rule}")), "{query}: {page}");
+        assert!(page.contains("id=\"report-form\""), "in its form: {page}");
+        let (status, refusal) =
+            get_page(&c, &format!("/admin/reports.csv?{query}"), &support).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {refusal}");
+        assert!(refusal.contains(rule), "{query}: {refusal}");
+    }
+    let last = "/admin/reports?from=2100-12-31&to=2100-12-31";
+    assert_eq!(get(&c, last, &support).await, StatusCode::OK);
 }

@@ -2,6 +2,9 @@
 //! ids, products, checked purchase requests and the purchase state machine,
 //! API-key hashing and secret sealing.
 //!
+//! The throttle on checks of secrets ([`throttle`]) is here too, so the web
+//! kit and the operations share one.
+//!
 //! No I/O and no async here: everything is a pure function or a value type, so
 //! every other crate can rely on these rules without a database or a runtime.
 
@@ -20,6 +23,7 @@ pub mod recipient;
 pub mod reference;
 pub mod request;
 pub mod sealed;
+pub mod throttle;
 
 pub use delivery::{Delivery, EpinCard, Pin};
 pub use details::PurchaseDetails;

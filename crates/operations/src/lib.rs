@@ -168,6 +168,9 @@ pub enum OpsError {
     Password(#[from] billpay_domain::password::PasswordError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Too many wrong secrets of this person lately (the throttle's lockout).
+    #[error(transparent)]
+    LockedOut(#[from] billpay_domain::throttle::LockedOut),
 }
 
 pub(crate) use accounts::valid_email;

@@ -130,7 +130,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             out.error(&e);
-            ExitCode::FAILURE
+            output::exit_code(&e)
         }
     }
 }

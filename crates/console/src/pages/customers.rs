@@ -5,7 +5,7 @@
 //! the wallet with a reason, change its tier, create or disable a key (a new
 //! key's secret is shown once).
 
-use super::{Chrome, Done, PageResult, actor, done, not_found, refused, render};
+use super::{Chrome, Done, Notice, PageResult, actor, done, not_found, refused, render};
 use crate::ConsoleState;
 use crate::pages::transactions::TxRow;
 use crate::session::SignedIn;
@@ -290,7 +290,7 @@ pub async fn create(
     .map_err(refused)?;
     Ok(done(
         &format!("/admin/customers/{}", account.id),
-        "account created",
+        Notice::AccountCreated,
     ))
 }
 
@@ -317,10 +317,11 @@ pub async fn set_status(
     accounts::set_status_because(state.store.as_ref(), actor, id, status, reason)
         .await
         .map_err(refused)?;
-    Ok(done(
-        &format!("/admin/customers/{id}"),
-        &format!("account {}", status.as_str()),
-    ))
+    let notice = match status {
+        AccountStatus::Active => Notice::AccountActive,
+        AccountStatus::Suspended => Notice::AccountSuspended,
+    };
+    Ok(done(&format!("/admin/customers/{id}"), notice))
 }
 
 #[derive(Deserialize)]
@@ -367,13 +368,12 @@ async fn move_money(
         wallets::debit(store, actor, id, amount, reference, reason).await
     }
     .map_err(refused)?;
-    let verb = if is_credit { "credited" } else { "debited" };
-    let notice = if moved.applied {
-        format!("{verb} {amount}, balance {}", moved.balance)
-    } else {
-        format!("reference {reference} was used before, nothing changed")
+    let notice = match (moved.applied, is_credit) {
+        (true, true) => Notice::Credited,
+        (true, false) => Notice::Debited,
+        (false, _) => Notice::ReferenceUsed,
     };
-    Ok(done(&format!("/admin/customers/{id}"), &notice))
+    Ok(done(&format!("/admin/customers/{id}"), notice))
 }
 
 #[derive(Deserialize)]
@@ -396,10 +396,7 @@ pub async fn set_tier(
     pricing::set_account_tier_because(state.store.as_ref(), actor, id, tier, reason)
         .await
         .map_err(refused)?;
-    Ok(done(
-        &format!("/admin/customers/{id}"),
-        &format!("tier now {tier}"),
-    ))
+    Ok(done(&format!("/admin/customers/{id}"), Notice::TierChanged))
 }
 
 #[derive(Deserialize)]
@@ -430,7 +427,7 @@ pub async fn set_password(
     .map_err(refused)?;
     Ok(done(
         &format!("/admin/customers/{id}"),
-        "dashboard password set; their dashboard sessions ended",
+        Notice::DashboardPasswordSet,
     ))
 }
 
@@ -484,12 +481,12 @@ pub async fn set_key_rate_limit(
         per_second: form.per_second,
         burst: form.burst,
     };
-    let key = keys::update(state.store.as_ref(), actor(&signed_in), key_id, update)
+    keys::update(state.store.as_ref(), actor(&signed_in), key_id, update)
         .await
         .map_err(refused)?;
     Ok(done(
         &format!("/admin/customers/{id}"),
-        &format!("key {} rate limit set", key.display_prefix),
+        Notice::KeyRateLimitSet,
     ))
 }
 
@@ -524,8 +521,10 @@ pub async fn set_key_status(
     let key = keys::update(state.store.as_ref(), actor(&signed_in), key_id, update)
         .await
         .map_err(refused)?;
-    Ok(done(
-        &format!("/admin/customers/{id}"),
-        &format!("key {} {}", key.display_prefix, key.status.as_str()),
-    ))
+    let notice = match key.status {
+        KeyStatus::Active => Notice::KeyActive,
+        KeyStatus::Suspended => Notice::KeySuspended,
+        KeyStatus::Revoked => Notice::KeyRevoked,
+    };
+    Ok(done(&format!("/admin/customers/{id}"), notice))
 }

@@ -1,7 +1,7 @@
 //! Operators and the operator log: owners only (support is refused 403).
 
 use super::customers::LogRow;
-use super::{Chrome, Done, PageResult, actor, done, not_found, refused, render, require};
+use super::{Chrome, Done, Notice, PageResult, actor, done, not_found, refused, render, require};
 use crate::ConsoleState;
 use crate::session::SignedIn;
 use askama::Template;
@@ -77,10 +77,8 @@ pub async fn create(
     let created = operators::create(store, actor(&signed_in), &form.email, role, &form.password)
         .await
         .map_err(refused)?;
-    Ok(done(
-        "/admin/operators",
-        &format!("operator {} created", created.email),
-    ))
+    tracing::debug!(operator = created.id, "operator created from the console");
+    Ok(done("/admin/operators", Notice::OperatorCreated))
 }
 
 #[derive(Deserialize)]
@@ -104,10 +102,11 @@ pub async fn set_status(
     let changed = operators::set_status(store, actor(&signed_in), &operator.email, status)
         .await
         .map_err(refused)?;
-    Ok(done(
-        "/admin/operators",
-        &format!("{} is {}", changed.email, changed.status),
-    ))
+    let notice = match changed.status {
+        OperatorStatus::Active => Notice::OperatorActive,
+        OperatorStatus::Disabled => Notice::OperatorDisabled,
+    };
+    Ok(done("/admin/operators", notice))
 }
 
 #[derive(Deserialize)]
@@ -135,10 +134,11 @@ pub async fn set_password(
         operators::set_password(store, actor(&signed_in), &operator.email, &form.password)
             .await
             .map_err(refused)?;
-    Ok(done(
-        "/admin/operators",
-        &format!("password set for {}; their sessions ended", changed.email),
-    ))
+    tracing::debug!(
+        operator = changed.id,
+        "operator password set from the console"
+    );
+    Ok(done("/admin/operators", Notice::OperatorPasswordSet))
 }
 
 #[derive(Deserialize, Default)]

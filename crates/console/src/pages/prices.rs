@@ -4,7 +4,7 @@
 //! `billpay tier …`, `provider/plan enable|disable` and `catalogue sync`
 //! call, so only an owner may make it and each is in the operator log.
 
-use super::{Chrome, Done, PageError, PageResult, actor, done, refused, render};
+use super::{Chrome, Done, Notice, PageError, PageResult, actor, done, refused, render};
 use crate::ConsoleState;
 use crate::session::SignedIn;
 use askama::Template;
@@ -169,7 +169,7 @@ pub async fn create_tier(
     pricing::create_tier(state.store.as_ref(), actor(&signed_in), name)
         .await
         .map_err(refused)?;
-    Ok(done(HOME, &format!("tier {name} created")))
+    Ok(done(HOME, Notice::TierCreated))
 }
 
 #[derive(Deserialize)]
@@ -217,11 +217,11 @@ pub async fn set_rule(
         .await
         .map_err(refused)?;
     let notice = match (removing, changed) {
-        (false, _) => format!("rule of {tier} set"),
-        (true, true) => format!("rule of {tier} removed"),
-        (true, false) => format!("{tier} had no such rule, nothing changed"),
+        (false, _) => Notice::RuleSet,
+        (true, true) => Notice::RuleRemoved,
+        (true, false) => Notice::NoSuchRule,
     };
-    Ok(done(HOME, &notice))
+    Ok(done(HOME, notice))
 }
 
 #[derive(Deserialize)]
@@ -252,8 +252,13 @@ pub async fn set_sale(
     let what = set_on_sale(store, actor(&signed_in), kind, &form.target, on_sale)
         .await
         .map_err(refused)?;
-    let state = if on_sale { "on sale" } else { "off sale" };
-    Ok(done(HOME, &format!("{what} {state}")))
+    tracing::debug!(%what, on_sale, "sale changed from the console");
+    let notice = if on_sale {
+        Notice::OnSale
+    } else {
+        Notice::OffSale
+    };
+    Ok(done(HOME, notice))
 }
 
 #[derive(Deserialize, Default)]

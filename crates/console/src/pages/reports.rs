@@ -7,8 +7,9 @@ use crate::ConsoleState;
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Query, State};
-use axum::http::header;
+use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
+use billpay_operations::OpsError;
 use billpay_operations::reports::{self, GroupBy, SalesLine, SalesReport};
 use billpay_webkit::format::naira;
 use serde::Deserialize;
@@ -93,6 +94,10 @@ struct ReportsPage {
     funding_received: String,
     funding_fees: String,
     csv_link: String,
+    /// Why the range typed was refused (shown in the form; no rows).
+    error: Option<String>,
+    first_day: time::Date,
+    last_day: time::Date,
 }
 
 pub async fn page(
@@ -101,12 +106,20 @@ pub async fn page(
     Query(range): Query<Range>,
 ) -> PageResult {
     let asked = range.asked()?;
-    let report = run(&state, &asked).await?;
+    let store = state.store.as_ref();
+    let (error, report) = match reports::sales(store, asked.from(), asked.to(), asked.by).await {
+        Ok(report) => (None, report),
+        Err(OpsError::Invalid(invalid)) => {
+            (Some(invalid.to_string()), reports::report(&[], asked.by))
+        }
+        Err(other) => return Err(refused(other)),
+    };
     let (from, to) = (
         asked.from.clone().unwrap_or_default(),
         asked.to.clone().unwrap_or_default(),
     );
-    Ok(render(&ReportsPage {
+    let refused_range = error.is_some();
+    let mut page = render(&ReportsPage {
         chrome: Chrome::new(&signed_in, "reports", &Done::default()),
         groupings: GroupBy::NAMES,
         csv_link: format!(
@@ -120,7 +133,14 @@ pub async fn page(
         totals: Line::from(&report.totals),
         funding_received: naira(report.funding_received),
         funding_fees: report.funding_fees.map(naira).unwrap_or_default(),
-    }))
+        error,
+        first_day: reports::FIRST_DAY,
+        last_day: reports::LAST_DAY,
+    });
+    if refused_range && page.status() == StatusCode::OK {
+        *page.status_mut() = StatusCode::BAD_REQUEST;
+    }
+    Ok(page)
 }
 
 /// The same report as `text/csv`, money in Naira with 2 decimals.
@@ -149,10 +169,19 @@ pub async fn csv(
 
 async fn run(state: &ConsoleState, asked: &Asked) -> Result<SalesReport, super::PageError> {
     let store = state.store.as_ref();
-    let (from, to) = (asked.from.as_deref(), asked.to.as_deref());
-    reports::sales(store, from, to, asked.by)
+    reports::sales(store, asked.from(), asked.to(), asked.by)
         .await
         .map_err(refused)
+}
+
+impl Asked {
+    fn from(&self) -> Option<&str> {
+        self.from.as_deref()
+    }
+
+    fn to(&self) -> Option<&str> {
+        self.to.as_deref()
+    }
 }
 
 /// Rows, then the totals, then the funding lines (their amount in `charged`'s column).

@@ -5,7 +5,7 @@
 //! "mark failed (refund once)".
 
 use super::customers::LogRow;
-use super::{Chrome, Done, PageResult, actor, done, not_found, refused, render};
+use super::{Chrome, Done, Notice, PageResult, actor, done, not_found, refused, render};
 use crate::ConsoleState;
 use crate::session::SignedIn;
 use askama::Template;
@@ -251,8 +251,10 @@ pub async fn requery(
     let tx = ops::requery(state.store.as_ref(), actor, &state.fulfilment, &code)
         .await
         .map_err(refused)?;
-    let notice = format!("requeried, now {}", tx.status);
-    Ok(done(&format!("/admin/transactions/{}", tx.code), &notice))
+    Ok(done(
+        &format!("/admin/transactions/{}", tx.code),
+        Notice::Requeried,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -282,10 +284,12 @@ pub async fn resolve(
     let (code, status) = ops::resolve(state.store.as_ref(), actor, &code, resolution, reason)
         .await
         .map_err(refused)?;
-    Ok(done(
-        &format!("/admin/transactions/{code}"),
-        &format!("marked {status}"),
-    ))
+    let notice = match resolution {
+        Resolution::Successful => Notice::MarkedSuccessful,
+        Resolution::Failed => Notice::MarkedFailed,
+    };
+    tracing::debug!(%code, %status, "resolved from the console");
+    Ok(done(&format!("/admin/transactions/{code}"), notice))
 }
 
 /// Queues the transaction's webhook event for one more delivery now.
@@ -300,7 +304,7 @@ pub async fn resend(
         .map_err(refused)?;
     Ok(done(
         &format!("/admin/transactions/{}", event.transaction_code),
-        &format!("webhook event {} queued again", event.id),
+        Notice::WebhookQueued,
     ))
 }
 

@@ -49,7 +49,7 @@ async fn an_owner_runs_prices_and_customer_tools_and_support_is_refused() {
     b.client.goto(&server.url("/admin/prices")).await.unwrap();
     b.fill("#new-tier input[name=name]", "gold").await;
     b.click("#new-tier button").await;
-    assert!(b.text("#done").await.contains("tier gold created"));
+    assert!(b.text("#done").await.contains("tier created"));
     b.fill("#set-rule input[name=provider]", "mtn").await;
     b.fill("#set-rule input[name=value]", "3").await;
     b.click("#set-rule button").await;

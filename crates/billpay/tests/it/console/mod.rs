@@ -12,6 +12,7 @@ mod journey_daily;
 mod journey_money;
 mod money;
 mod sign_in;
+mod takeover;
 
 use crate::support::*;
 

@@ -332,6 +332,12 @@ impl TestServer {
 
     /// Runs the CLI; returns (success, the one JSON object it printed).
     pub fn cli_result(&self, args: &[&str]) -> (bool, Value) {
+        let (code, value) = self.cli_exit(args);
+        (code == Some(0), value)
+    }
+
+    /// Runs the CLI; returns (its exit code, the one JSON object it printed).
+    pub fn cli_exit(&self, args: &[&str]) -> (Option<i32>, Value) {
         let output = Command::new(BIN)
             .args(args)
             .args(["--json", "--database-url", &self.database_url])
@@ -344,7 +350,7 @@ impl TestServer {
         let value: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
             panic!("billpay {args:?} printed not one JSON object ({e}): {stdout:?}")
         });
-        (output.status.success(), value)
+        (output.status.code(), value)
     }
 
     /// A new account funded with `naira`, and an API key.
