@@ -177,4 +177,18 @@ impl From<billpay_domain::AmountError> for ApiError {
     }
 }
 
+impl From<billpay_domain::order::OrderError> for ApiError {
+    fn from(e: billpay_domain::order::OrderError) -> Self {
+        use billpay_domain::order::OrderError;
+        match e {
+            OrderError::Lookup(e) => e.into(),
+            OrderError::Amount(e) => e.into(),
+            OrderError::Invalid(why) => ApiError::Validation(why),
+            below @ OrderError::BelowMinimumCharge { .. } => {
+                ApiError::MinimumAmount(below.to_string())
+            }
+        }
+    }
+}
+
 pub type ApiResult<T> = Result<T, ApiError>;

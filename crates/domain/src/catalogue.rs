@@ -135,6 +135,9 @@ impl Catalogue {
                     p.slug
                 ));
             }
+            if p.price.is_some_and(|price| price <= Kobo::ZERO) {
+                return Err(format!("provider {}: price must be positive", p.slug));
+            }
         }
         let offers = |slug: &str, product: Product| {
             self.providers

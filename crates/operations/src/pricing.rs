@@ -4,6 +4,7 @@
 
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, optional_reason};
 use billpay_domain::catalogue::Catalogue;
+use billpay_domain::order::{MIN_CHARGE, below_floor};
 use billpay_domain::pricing::{
     BasisPoints, DEFAULT_TIER, Rule, Scope, Tier, denomination_key, valid_tier_name,
 };
@@ -79,6 +80,10 @@ pub async fn set_rule(
     let (_, catalogue) = store.catalogue().await?;
     let scope = checked_scope(&catalogue, &scope)?;
     let rule = rule.map(|r| checked_rule(&scope, r)).transpose()?;
+    if let Some(rule) = rule {
+        let (_, book) = store.price_book().await?;
+        refuse_below_floor(&catalogue, book.tiers.get(tier), &scope, rule)?;
+    }
     let what = rule.map_or_else(|| "removed".to_owned(), |r| r.to_string());
     let mut log = actor.log("pricing.rule", tier);
     log.after = Some(format!("{scope:?}: {what}"));
@@ -288,6 +293,65 @@ fn checked_rule(scope: &Scope, input: RuleInput) -> OpsResult<Rule> {
             Ok(Rule::Price(price))
         }
     }
+}
+
+/// Refuses `rule` at `scope` of `tier` (now `current`) when it would price
+/// something the catalogue sells under the least a purchase can charge,
+/// naming each; what was already under it is not held against this rule.
+fn refuse_below_floor(
+    catalogue: &Catalogue,
+    current: Option<&Tier>,
+    scope: &Scope,
+    rule: Rule,
+) -> OpsResult<()> {
+    let current = current.cloned().unwrap_or_default();
+    let before = below_floor(catalogue, &current);
+    let mut after = current;
+    after.rules.insert(scope.clone(), rule);
+    let new: Vec<String> = below_floor(catalogue, &after)
+        .into_iter()
+        .filter(|item| !before.contains(item))
+        .map(|item| item.to_string())
+        .collect();
+    if new.is_empty() {
+        return Ok(());
+    }
+    let field: &'static [&'static str] = match rule {
+        Rule::DiscountPercent(_) => &["discount_percent"],
+        Rule::Price(_) => &["price"],
+        Rule::Fee(_) => &["fee"],
+    };
+    Err(invalid(
+        field,
+        format!(
+            "{rule} would charge less than {MIN_CHARGE} Naira, the least a purchase can charge: {}",
+            new.join("; ")
+        ),
+    ))
+}
+
+/// Refuses a catalogue (an import, a supplier sync's prices) in which a tier
+/// would price something under the least a purchase can charge, naming the
+/// tier and each item.
+pub async fn check_catalogue_floor(store: &dyn Store, catalogue: &Catalogue) -> OpsResult<()> {
+    let (_, book) = store.price_book().await?;
+    let mut tiers: Vec<&Tier> = book.tiers.values().collect();
+    tiers.sort_by(|a, b| a.name.cmp(&b.name));
+    let problems: Vec<String> = tiers
+        .into_iter()
+        .flat_map(|tier| {
+            below_floor(catalogue, tier)
+                .into_iter()
+                .map(move |item| format!("tier {}: {item}", tier.name))
+        })
+        .collect();
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(OpsError::Refused(format!(
+        "the catalogue's prices would charge less than {MIN_CHARGE} Naira, the least a purchase can charge: {}; change those rules first",
+        problems.join("; ")
+    )))
 }
 
 /// A store refusal about the name (taken) as the operator's error.

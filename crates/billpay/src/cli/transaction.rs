@@ -4,7 +4,7 @@ use super::Output;
 use super::output::action_error;
 use billpay_domain::{AccountId, TxStatus};
 use billpay_operations::Actor;
-use billpay_operations::transactions::{self, Resolution};
+use billpay_operations::transactions::{self, Resolution, TxName};
 use billpay_store::{SharedStore, Transaction, TxFilter};
 use billpay_worker::fulfilment::needs_review_before;
 use clap::Subcommand;
@@ -13,8 +13,14 @@ use std::time::Duration;
 
 #[derive(Subcommand, Debug)]
 pub enum TransactionCommand {
-    /// One transaction by reference_code or client reference.
-    Show { reference_or_code: String },
+    /// One transaction by reference_code or client reference (a reference
+    /// more than one account used needs --account).
+    Show {
+        reference_or_code: String,
+        /// The account whose reference it is.
+        #[arg(long)]
+        account: Option<AccountId>,
+    },
     /// An account's transactions, newest first; or, with --needs-review,
     /// every account's purchases unknown for longer than
     /// BILLPAY_NEEDS_REVIEW_AFTER_SECS (default 24 h).
@@ -34,6 +40,10 @@ pub enum TransactionCommand {
     /// The client's webhook goes out as for any final status.
     Resolve {
         reference_or_code: String,
+        /// The account whose reference it is (a reference more than one
+        /// account used is refused without it).
+        #[arg(long)]
+        account: Option<AccountId>,
         #[arg(long, conflicts_with = "failed", required_unless_present = "failed")]
         successful: bool,
         #[arg(long)]
@@ -52,8 +62,15 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let review_before = needs_review_before(review_after);
     match cmd {
-        TransactionCommand::Show { reference_or_code } => {
-            let tx = transactions::find(store.as_ref(), &reference_or_code)
+        TransactionCommand::Show {
+            reference_or_code,
+            account,
+        } => {
+            let name = TxName {
+                reference_or_code: &reference_or_code,
+                account,
+            };
+            let tx = transactions::find(store.as_ref(), name)
                 .await
                 .map_err(action_error)?;
             let needs_review = tx.status == TxStatus::Processing && tx.created_at < review_before;
@@ -130,6 +147,7 @@ pub async fn run(
         }
         TransactionCommand::Resolve {
             reference_or_code,
+            account,
             successful,
             failed: _,
             reason,
@@ -142,7 +160,10 @@ pub async fn run(
             let (code, status) = transactions::resolve(
                 store.as_ref(),
                 Actor::Cli,
-                &reference_or_code,
+                TxName {
+                    reference_or_code: &reference_or_code,
+                    account,
+                },
                 resolution,
                 reason.as_deref(),
             )

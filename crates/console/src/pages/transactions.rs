@@ -11,7 +11,7 @@ use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use billpay_domain::{AccountId, Product, TxStatus};
-use billpay_operations::transactions::{self as ops, Resolution};
+use billpay_operations::transactions::{self as ops, Resolution, TxName};
 use billpay_operations::webhooks;
 use billpay_store::{Attempt, LogFilter, Transaction, TxFilter, TxLookup};
 use billpay_webkit::CsrfForm;
@@ -248,9 +248,14 @@ pub async fn requery(
     _: CsrfForm<billpay_webkit::NoFields>,
 ) -> PageResult {
     let actor = actor(&signed_in);
-    let tx = ops::requery(state.store.as_ref(), actor, &state.fulfilment, &code)
-        .await
-        .map_err(refused)?;
+    let tx = ops::requery(
+        state.store.as_ref(),
+        actor,
+        &state.fulfilment,
+        TxName::any(&code),
+    )
+    .await
+    .map_err(refused)?;
     Ok(done(
         &format!("/admin/transactions/{}", tx.code),
         Notice::Requeried,
@@ -281,9 +286,15 @@ pub async fn resolve(
     };
     let actor = actor(&signed_in);
     let reason = Some(form.reason.as_str());
-    let (code, status) = ops::resolve(state.store.as_ref(), actor, &code, resolution, reason)
-        .await
-        .map_err(refused)?;
+    let (code, status) = ops::resolve(
+        state.store.as_ref(),
+        actor,
+        TxName::any(&code),
+        resolution,
+        reason,
+    )
+    .await
+    .map_err(refused)?;
     let notice = match resolution {
         Resolution::Successful => Notice::MarkedSuccessful,
         Resolution::Failed => Notice::MarkedFailed,

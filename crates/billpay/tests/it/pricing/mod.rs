@@ -5,6 +5,7 @@
 mod audit;
 mod changes;
 mod cost;
+mod floor;
 mod precedence;
 mod report;
 
