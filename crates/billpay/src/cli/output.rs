@@ -36,6 +36,10 @@ pub fn action_error(error: billpay_operations::OpsError) -> anyhow::Error {
                 .collect();
             anyhow::anyhow!("{} {}", flags.join(" and "), invalid.rule)
         }
+        billpay_operations::OpsError::BelowCost(below) => anyhow::anyhow!(
+            "{}: nothing changed; give --allow-below-cost to set it anyway",
+            billpay_operations::below_cost_text(&below)
+        ),
         other => other.into(),
     }
 }

@@ -30,6 +30,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("008_funding.sql"),
     include_str!("009_operators.sql"),
     include_str!("010_totp_step.sql"),
+    include_str!("011_last_cost.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
