@@ -946,7 +946,7 @@ async fn a_rule_below_the_last_known_cost_needs_the_owners_confirmation() {
     assert_eq!(status, StatusCode::CONFLICT, "{page}");
     let warning = between(&page, "id=\"below-cost\">", "</ul>");
     assert!(
-        warning.contains("data · MTN · MTN 1GB (SME, 7 days) at ₦560.00 is below its last supplier cost ₦582.00 (a loss of ₦22.00 each)"),
+        warning.contains("data · MTN Nigeria · MTN 1GB (SME, 7 days) at ₦560.00 is below its last supplier cost ₦582.00 (a loss of ₦22.00 each)"),
         "{warning}"
     );
     let form = between(&page, "id=\"set-rule\"", "</form>");
@@ -971,7 +971,7 @@ async fn a_rule_below_the_last_known_cost_needs_the_owners_confirmation() {
     assert_eq!(line.action, "pricing.rule");
     assert_eq!(
         line.after.as_deref(),
-        Some("data · MTN · MTN 1GB (SME, 7 days): price 560.00")
+        Some("data · MTN Nigeria · MTN 1GB (SME, 7 days): price 560.00")
     );
 
     // The prices page: the cost and the margin beside the rule and the plan.

@@ -246,7 +246,7 @@ impl Catalogue {
     }
 
     /// Where a price rule applies, as a person reads it: "data", "data · MTN",
-    /// "data · MTN · MTN 1GB (SME, 7 days)", "epin · MTN · ₦200"; a slug or
+    /// "data · MTN Nigeria · MTN 1GB (SME, 7 days)", "epin · MTN · ₦200"; a slug or
     /// plan id the catalogue no longer has is shown as stored.
     pub fn scope_label(&self, scope: &crate::pricing::Scope) -> String {
         let mut label = scope.product.to_string();

@@ -191,7 +191,7 @@ pub async fn tier(store: &dyn Store, name: &str) -> OpsResult<(Tier, usize)> {
 /// cost: a warning when the price is below it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanMargin {
-    /// The plan, as a person reads it ("data · MTN · MTN 1GB (SME, 7 days)").
+    /// The plan, as a person reads it ("data · MTN Nigeria · MTN 1GB (SME, 7 days)").
     pub plan: String,
     /// Its price under the rule.
     pub price: Kobo,

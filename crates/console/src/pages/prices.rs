@@ -36,7 +36,7 @@ pub struct RuleRow {
     pub product: &'static str,
     pub provider: String,
     pub plan: String,
-    /// Where it applies, as a person reads it ("data · MTN · MTN 1GB (SME, 7 days)").
+    /// Where it applies, as a person reads it ("data · MTN Nigeria · MTN 1GB (SME, 7 days)").
     pub scope: String,
     pub rule: String,
     /// The last known supplier cost and the margin of the plans it prices.
