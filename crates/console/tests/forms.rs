@@ -1058,6 +1058,18 @@ async fn the_console_names_accounts_and_words_its_log_for_people() {
     for field in ["Face value", "Charged", "Tier", "Supplier cost", "Profit"] {
         assert!(tx.contains(&format!("<dt>{field}</dt>")), "{field}");
     }
+    // A slug typed in capitals is the catalogue's.
+    let proof = csrf_for(&owner);
+    let off = [
+        ("kind", "provider"),
+        ("target", "MTN"),
+        ("sale", "off"),
+        ("csrf", &proof),
+    ];
+    let (status, page) = post_page(&c, "/admin/prices/on-sale", &owner, &off).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{page}");
+    let (_, catalogue) = c.store.catalogue().await.unwrap();
+    assert!(!catalogue.provider("mtn").unwrap().active);
     let (status, refusal) = get_page(&c, "/admin/log", &support).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert!(

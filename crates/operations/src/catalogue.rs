@@ -33,6 +33,9 @@ pub async fn set_on_sale(
     on_sale: bool,
 ) -> OpsResult<String> {
     actor.require(Permission::ChangeCatalogue)?;
+    // Slugs and plan ids are lower case in the catalogue; a person may type "MTN".
+    let target = target.trim().to_lowercase();
+    let target = target.as_str();
     let (_, catalogue) = store.catalogue().await?;
     let is_provider = catalogue.provider(target).is_some();
     if is_provider != (kind == Sellable::Provider) {
