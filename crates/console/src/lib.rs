@@ -11,6 +11,7 @@
 //! money moves" and the operator log are the same as the CLI's.
 
 mod chart;
+mod form;
 mod pages;
 mod session;
 
@@ -148,6 +149,7 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/admin/prices/tiers", post(prices::create_tier))
         .route("/admin/prices/rules", post(prices::set_rule))
         .route("/admin/prices/on-sale", post(prices::set_sale))
+        .route("/admin/prices/list-price", post(prices::set_list_price))
         .route(
             "/admin/prices/sync",
             get(prices::differences).post(prices::apply),

@@ -330,6 +330,15 @@ pub trait OperatorStore: Send + Sync + 'static {
     /// Accounts whose id, key prefix or virtual (funding) account number is
     /// `query`, or whose name or email contains it (case-insensitive); newest first.
     async fn search_accounts(&self, query: &str, limit: u32) -> StoreResult<Vec<Account>>;
+    /// The names of the accounts among `ids` (one query, however many ids;
+    /// an id with no account is left out): the console shows names, not ids.
+    async fn account_names(
+        &self,
+        ids: &[AccountId],
+    ) -> StoreResult<std::collections::HashMap<AccountId, String>>;
+    /// Per data or cable plan, the supplier cost of its most recent successful
+    /// purchase whose cost is known (docs/pricing.md, "Supplier cost").
+    async fn last_plan_costs(&self) -> StoreResult<Vec<PlanCost>>;
     /// Purchases placed since `since` (RFC 3339), by outcome.
     async fn sales_summary(&self, since: &str) -> StoreResult<SalesSummary>;
     /// Purchases placed since `since` (RFC 3339), by supplier and outcome.

@@ -177,6 +177,8 @@ pass_through!(OperatorStore {
     fn append_log(&self, log: NewLogEntry) -> StoreResult<()>;
     fn operator_log(&self, filter: LogFilter) -> StoreResult<Vec<LogEntry>>;
     fn search_accounts(&self, query: &str, limit: u32) -> StoreResult<Vec<Account>>;
+    fn account_names(&self, ids: &[AccountId]) -> StoreResult<std::collections::HashMap<AccountId, String>>;
+    fn last_plan_costs(&self) -> StoreResult<Vec<PlanCost>>;
     fn sales_summary(&self, since: &str) -> StoreResult<SalesSummary>;
     fn supplier_outcomes(&self, since: &str) -> StoreResult<Vec<SupplierOutcome>>;
 });

@@ -58,6 +58,10 @@ pub fn action_error(error: billpay_operations::OpsError) -> anyhow::Error {
                 .collect();
             UsageError(format!("{} {}", flags.join(" and "), invalid.rule)).into()
         }
+        billpay_operations::OpsError::BelowCost(below) => anyhow::anyhow!(
+            "{}: nothing changed; give --allow-below-cost to set it anyway",
+            billpay_operations::below_cost_text(&below)
+        ),
         other => other.into(),
     }
 }

@@ -55,7 +55,8 @@ pub async fn run(cmd: WalletCommand, store: &SharedStore, out: &Output) -> anyho
             reference,
             reason,
         } => {
-            let amount = Kobo::parse_naira(&amount).map_err(|e| anyhow::anyhow!("--amount {e}"))?;
+            let amount =
+                Kobo::parse_typed_naira(&amount).map_err(|e| anyhow::anyhow!("--amount {e}"))?;
             let credit = wallets::credit(
                 store.as_ref(),
                 Actor::Cli,
@@ -85,7 +86,8 @@ pub async fn run(cmd: WalletCommand, store: &SharedStore, out: &Output) -> anyho
             reference,
             reason,
         } => {
-            let amount = Kobo::parse_naira(&amount).map_err(|e| anyhow::anyhow!("--amount {e}"))?;
+            let amount =
+                Kobo::parse_typed_naira(&amount).map_err(|e| anyhow::anyhow!("--amount {e}"))?;
             let debit = wallets::debit(
                 store.as_ref(),
                 Actor::Cli,

@@ -49,7 +49,9 @@ pub enum Notice {
     OperatorPasswordSet,
     TierCreated,
     RuleSet,
+    RuleSetBelowCost,
     RuleRemoved,
+    ListPriceSet,
     NoSuchRule,
     OnSale,
     OffSale,
@@ -61,7 +63,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 32] = [
+    const TABLE: [(Notice, &'static str, &'static str); 34] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -130,6 +132,12 @@ impl Notice {
         ),
         (Notice::TierCreated, "tier-created", "tier created"),
         (Notice::RuleSet, "rule-set", "rule set"),
+        (
+            Notice::RuleSetBelowCost,
+            "rule-set-below-cost",
+            "rule set, below cost as you confirmed",
+        ),
+        (Notice::ListPriceSet, "list-price-set", "list price changed"),
         (Notice::RuleRemoved, "rule-removed", "rule removed"),
         (
             Notice::NoSuchRule,

@@ -1,6 +1,6 @@
 //! Operators and the operator log: owners only (support is refused 403).
 
-use super::customers::LogRow;
+use super::customers::{LogRow, name_subjects};
 use super::{Chrome, Done, Notice, PageResult, actor, done, not_found, refused, render, require};
 use crate::ConsoleState;
 use crate::session::SignedIn;
@@ -157,7 +157,6 @@ struct LogPage {
     chrome: Chrome,
     subject: String,
     rows: Vec<LogRow>,
-    subjects: Vec<String>,
     next_link: Option<String>,
 }
 
@@ -182,10 +181,11 @@ pub async fn log(
     let has_next = lines.len() > LOG_PAGE as usize;
     lines.truncate(LOG_PAGE as usize);
     let done = Done { done: q.done };
+    let mut rows: Vec<LogRow> = lines.iter().map(LogRow::from).collect();
+    name_subjects(&state, &mut rows).await?;
     Ok(render(&LogPage {
         chrome: Chrome::new(&signed_in, "log", &done),
-        subjects: lines.iter().map(|l| l.subject.clone()).collect(),
-        rows: lines.iter().map(LogRow::from).collect(),
+        rows,
         next_link: has_next.then(|| format!("/admin/log?page={}", page + 1)),
         subject,
     }))

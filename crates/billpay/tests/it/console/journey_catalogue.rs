@@ -56,7 +56,10 @@ async fn an_owner_runs_prices_and_customer_tools_and_support_is_refused() {
     assert!(b.text("#tiers").await.contains("discount 3.00%"));
     accept_confirms(b).await;
     let plan = "#plans tr[data-target='mtn-sme-2gb']";
-    b.click(&format!("{plan} button")).await;
+    b.click(&format!(
+        "{plan} form[action='/admin/prices/on-sale'] button"
+    ))
+    .await;
     assert!(
         b.text(plan).await.contains("off sale"),
         "{}",

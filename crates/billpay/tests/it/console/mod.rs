@@ -10,6 +10,7 @@ mod journey;
 mod journey_catalogue;
 mod journey_daily;
 mod journey_money;
+mod journey_owner;
 mod money;
 mod sign_in;
 mod takeover;
