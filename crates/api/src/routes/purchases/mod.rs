@@ -122,7 +122,7 @@ pub async fn airtime(
 
 /// Buy a data bundle; the price is the plan's.
 #[utoipa::path(post, path = "/data/purchase", tag = "purchases", request_body = DataIn,
-    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, invalid_plan, minimum_amount (the account's price is under 0.01 Naira), insufficient_balance, duplicate_reference")))]
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, invalid_plan, insufficient_balance, duplicate_reference")))]
 pub async fn data(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
@@ -134,7 +134,7 @@ pub async fn data(
 
 /// Buy recharge e-pins; fetch them later with `GET /v1/epin/batch`.
 #[utoipa::path(post, path = "/epin/purchase", tag = "purchases", request_body = EpinIn,
-    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount (the account's price is under 0.01 Naira), insufficient_balance, duplicate_reference")))]
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, insufficient_balance, duplicate_reference")))]
 pub async fn epin(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
@@ -146,7 +146,7 @@ pub async fn epin(
 
 /// Pay a cable TV subscription; the price is the plan's.
 #[utoipa::path(post, path = "/cable/purchase", tag = "purchases", request_body = CableIn,
-    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, invalid_plan, minimum_amount (the account's price is under 0.01 Naira), insufficient_balance, duplicate_reference")))]
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, invalid_plan, insufficient_balance, duplicate_reference")))]
 pub async fn cable(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
@@ -170,7 +170,7 @@ pub async fn electricity(
 
 /// Buy exam result-checker pins; the price is the provider's pin price.
 #[utoipa::path(post, path = "/education/purchase", tag = "purchases", request_body = EducationIn,
-    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount (the account's price is under 0.01 Naira), insufficient_balance, duplicate_reference")))]
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, insufficient_balance, duplicate_reference")))]
 pub async fn education(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
