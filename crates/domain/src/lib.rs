@@ -1,5 +1,5 @@
 //! billpay's domain: money, phone numbers, references, account numbers, typed
-//! ids, products, checked purchase requests and the purchase state machine,
+//! ids, mobile networks by number prefix, products, checked purchase requests and the purchase state machine,
 //! API-key hashing and secret sealing.
 //!
 //! No I/O and no async here: everything is a pure function or a value type, so
@@ -12,6 +12,7 @@ pub mod ids;
 pub mod json;
 pub mod keys;
 pub mod money;
+pub mod network;
 pub mod password;
 pub mod phone;
 pub mod pricing;

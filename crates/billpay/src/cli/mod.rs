@@ -74,7 +74,7 @@ pub enum Command {
     /// API keys: create, suspend, revoke, rate limits, webhooks.
     #[command(subcommand)]
     Key(key::KeyCommand),
-    /// Wallets: credit, statement.
+    /// Wallets: credit, debit, statement.
     #[command(subcommand)]
     Wallet(wallet::WalletCommand),
     /// Enable or disable a provider.
@@ -200,5 +200,52 @@ mod tests {
     #[test]
     fn verify_cli() {
         super::Cli::command().debug_assert();
+    }
+
+    /// A group whose summary lists its commands ("Wallets: credit, debit,
+    /// statement.") lists every one of them.
+    #[test]
+    fn a_group_summary_names_each_of_its_commands() {
+        let cli = super::Cli::command();
+        let mut checked = 0;
+        for group in cli.get_subcommands() {
+            let about = group.get_about().map(|a| a.to_string()).unwrap_or_default();
+            let Some((_, listed)) = about.split_once(": ") else {
+                continue;
+            };
+            let listed: Vec<&str> = listed
+                .trim_end_matches('.')
+                .split([',', ' '])
+                .filter(|w| !w.is_empty())
+                .collect();
+            for command in group.get_subcommands() {
+                let name = command.get_name();
+                assert!(
+                    listed.contains(&name),
+                    "`billpay {}`'s summary \"{about}\" omits {name}",
+                    group.get_name()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 10, "only {checked} commands checked");
+    }
+
+    /// `--sandbox-unreachable` is a switch, as the README writes it.
+    #[test]
+    fn sandbox_unreachable_is_a_switch() {
+        use clap::Parser;
+        let parse = |args: &[&str]| {
+            let cli = super::Cli::try_parse_from(args).unwrap();
+            let super::Command::Serve(serve) = cli.command else {
+                panic!("not serve");
+            };
+            serde_json::to_value(&serve).unwrap()["sandbox_unreachable"].clone()
+        };
+        let on = parse(&["billpay", "serve", "--sandbox-unreachable"]);
+        assert_eq!(on, serde_json::json!(true));
+        let off = parse(&["billpay", "serve", "--sandbox-unreachable=false"]);
+        assert_eq!(off, serde_json::json!(false));
+        assert_eq!(parse(&["billpay", "serve"]), serde_json::Value::Null);
     }
 }

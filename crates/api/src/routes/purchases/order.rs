@@ -59,6 +59,14 @@ pub fn price<'a>(
     Ok(order)
 }
 
+/// A number whose prefix is known to be another network's than the telco
+/// bought for is refused (unless the client says it is ported): the airtime
+/// or data would be sent to a line that cannot use it.
+fn same_network(phone: &Phone, provider: &Provider, ported: bool) -> ApiResult<()> {
+    billpay_domain::network::check(phone, &provider.slug, ported)
+        .map_err(|e| ApiError::Validation(e.to_string()))
+}
+
 /// The order at list price, its unit face value and quantity.
 fn price_unchecked<'a>(
     catalogue: &'a Catalogue,
@@ -86,7 +94,13 @@ fn price_unchecked<'a>(
     };
     let phone = |phone: Option<&Phone>| phone.map(Phone::to_string);
     match request.item {
-        Item::Airtime { phone, amount } => order(
+        Item::Airtime {
+            phone,
+            amount,
+            ported,
+        } => {
+            same_network(&phone, provider, ported)?;
+            order(
             format!("{} Airtime", provider.name),
             phone.to_string(),
             (amount, 1),
@@ -94,8 +108,14 @@ fn price_unchecked<'a>(
                 phone: Some(phone.to_string()),
                 ..Default::default()
             },
-        ),
-        Item::Data { phone, plan_id } => {
+        )
+        }
+        Item::Data {
+            phone,
+            plan_id,
+            ported,
+        } => {
+            same_network(&phone, provider, ported)?;
             let plan = catalogue.data_plan(provider, &plan_id)?;
             order(
                 plan.name.clone(),
