@@ -103,10 +103,14 @@ impl ApiError {
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Validation(_) | InvalidProvider | MinimumAmount(_) | MaximumAmount(_) | InvalidPlan
-            | InsufficientBalance { .. } | DuplicateReference(_) | CustomerNotFound(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            Validation(_)
+            | InvalidProvider
+            | MinimumAmount(_)
+            | MaximumAmount(_)
+            | InvalidPlan
+            | InsufficientBalance { .. }
+            | DuplicateReference(_)
+            | CustomerNotFound(_) => StatusCode::UNPROCESSABLE_ENTITY,
             RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             SupplierUnavailable => StatusCode::SERVICE_UNAVAILABLE,

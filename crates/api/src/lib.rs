@@ -98,7 +98,11 @@ async fn index(headers: axum::http::HeaderMap) -> Response {
         ("docs", "/docs", "API documentation (Swagger UI)"),
         ("openapi", "/openapi.json", "OpenAPI document"),
         ("dashboard", "/dashboard", "Customer dashboard"),
-        ("api", "/v1", "The API (an API key as Authorization: Bearer)"),
+        (
+            "api",
+            "/v1",
+            "The API (an API key as Authorization: Bearer)",
+        ),
     ];
     let wants_html = headers
         .get(header::ACCEPT)

@@ -128,8 +128,10 @@ pub fn check(phone: &Phone, provider_slug: &str, ported: bool) -> Result<(), Net
     if ported {
         return Ok(());
     }
-    let (Some(provider), Some(number)) = (Network::of_provider(provider_slug), Network::of_number(phone))
-    else {
+    let (Some(provider), Some(number)) = (
+        Network::of_provider(provider_slug),
+        Network::of_number(phone),
+    ) else {
         return Ok(());
     };
     if provider == number {

@@ -74,7 +74,10 @@ async fn refused(
     match e {
         StoreError::Refused(Refusal::DuplicateReference) => {
             let lookup = TxLookup::Reference(reference.to_string());
-            let existing = state.store.transaction(Some(caller.account_id), lookup).await;
+            let existing = state
+                .store
+                .transaction(Some(caller.account_id), lookup)
+                .await;
             ApiError::DuplicateReference(existing.ok().flatten().map(|tx| tx.code))
         }
         StoreError::Refused(Refusal::InsufficientBalance) => ApiError::InsufficientBalance {

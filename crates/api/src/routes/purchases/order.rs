@@ -101,14 +101,14 @@ fn price_unchecked<'a>(
         } => {
             same_network(&phone, provider, ported)?;
             order(
-            format!("{} Airtime", provider.name),
-            phone.to_string(),
-            (amount, 1),
-            PurchaseDetails {
-                phone: Some(phone.to_string()),
-                ..Default::default()
-            },
-        )
+                format!("{} Airtime", provider.name),
+                phone.to_string(),
+                (amount, 1),
+                PurchaseDetails {
+                    phone: Some(phone.to_string()),
+                    ..Default::default()
+                },
+            )
         }
         Item::Data {
             phone,

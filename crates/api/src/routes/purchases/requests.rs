@@ -24,9 +24,11 @@ pub struct AirtimeIn {
     /// Naira, 50 to 50 000, at most 2 decimal places.
     #[schema(value_type = f64, minimum = 50, maximum = 50000, multiple_of = 0.01, example = 500)]
     pub amount: Kobo,
-    /// The number moved to this provider's network (number portability):
-    /// skips the check that a number whose prefix is another network's
-    /// (NCC allocations) is refused. Default false.
+    /// `true`: the number was moved to this provider's network (number
+    /// portability). Without it, a number whose prefix the NCC allocated to
+    /// another network (a Glo 0805… for MTN) is refused, 422
+    /// `validation_error` naming `phone`; a prefix billpay does not know
+    /// passes. Default false.
     #[serde(default)]
     pub ported: bool,
     #[schema(schema_with = schema::reference)]
@@ -43,9 +45,11 @@ pub struct DataIn {
     pub plan_id: String,
     #[schema(schema_with = schema::phone)]
     pub phone: Phone,
-    /// The number moved to this provider's network (number portability):
-    /// skips the check that a number whose prefix is another network's
-    /// (NCC allocations) is refused. Default false.
+    /// `true`: the number was moved to this provider's network (number
+    /// portability). Without it, a number whose prefix the NCC allocated to
+    /// another network (a Glo 0805… for MTN) is refused, 422
+    /// `validation_error` naming `phone`; a prefix billpay does not know
+    /// passes. Default false.
     #[serde(default)]
     pub ported: bool,
     #[schema(schema_with = schema::reference)]

@@ -229,12 +229,14 @@ async fn a_used_reference_names_its_transaction_and_a_short_balance_says_both_am
         .unwrap()
         .to_owned();
     for path in [Airtime.live(), Airtime.test()] {
-        let again = server.post(key, &path, Data.body(&used, "1234")).await;
+        let again = server.post(key, &path, Airtime.body(&used, "5678")).await;
         again.assert_error(422, "duplicate_reference");
         assert_eq!(again.body["reference_code"], json!(code), "{path}");
         assert_eq!(
             again.body["message"],
-            format!("Duplicate reference: this reference has already been used by transaction {code}")
+            format!(
+                "Duplicate reference: this reference has already been used by transaction {code}"
+            )
         );
     }
     // ₦100 left, ₦500 needed: both said.
@@ -261,9 +263,10 @@ async fn a_number_of_another_network_is_refused_unless_ported() {
     let server = TestServer::spawn().await;
     let c = server.customer("100000");
     let key = c.api_key.as_str();
-    let start = balance_kobo(&server, key).await;
     let mtn_uuid = server.provider_id(key, "mtn").await;
     for kind in [Airtime, Data] {
+        let before = balance_kobo(&server, key).await;
+        let sold_before = transactions(&server, &c.account_id, None).len();
         let mtn = kind.body(&reference(), "1234");
         let glo_number = with(&mtn, "phone", json!("+234 805 123 4567"));
         for body in [
@@ -281,12 +284,16 @@ async fn a_number_of_another_network_is_refused_unless_ported() {
                 );
             }
         }
-        assert_eq!(balance_kobo(&server, key).await, start);
-        assert!(transactions(&server, &c.account_id, None).is_empty());
+        assert_eq!(balance_kobo(&server, key).await, before);
+        let sold = transactions(&server, &c.account_id, None).len();
+        assert_eq!(sold, sold_before, "nothing recorded");
 
         // Said to be ported: sold, live and test.
         let ported = with(&glo_number, "ported", json!(true));
-        server.post(key, &kind.test(), ported.clone()).await.assert_ok();
+        server
+            .post(key, &kind.test(), ported.clone())
+            .await
+            .assert_ok();
         let sold = server.post(key, &kind.live(), ported).await;
         assert_eq!(sold.assert_ok()["status"], json!(true));
         // A prefix not in the table (no network known) passes.
@@ -296,7 +303,11 @@ async fn a_number_of_another_network_is_refused_unless_ported() {
     }
     // Glo's own number to Glo is sold.
     let glo = with(
-        &with(&Airtime.body(&reference(), "1234"), "provider_id", json!("glo")),
+        &with(
+            &Airtime.body(&reference(), "1234"),
+            "provider_id",
+            json!("glo"),
+        ),
         "phone",
         json!("08051234567"),
     );
