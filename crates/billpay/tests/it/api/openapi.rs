@@ -8,15 +8,7 @@ use serde_json::Value;
 #[tokio::test]
 async fn openapi_lists_every_endpoint() {
     let server = TestServer::spawn().await;
-    let doc: Value = server
-        .http
-        .get(server.url("/openapi.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc = server.get_public_json("/openapi.json").await;
     let committed = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");
     let committed: Value =
         serde_json::from_str(&std::fs::read_to_string(committed).unwrap()).unwrap();
@@ -74,15 +66,7 @@ async fn the_root_points_to_the_docs_and_the_dashboard() {
         assert!(html.contains(link), "{link} missing: {html}");
     }
 
-    let json: Value = server
-        .http
-        .get(server.url("/"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let json = server.get_public_json("/").await;
     assert_eq!(json["code"], 200);
     assert_eq!(json["status"], "success");
     assert_eq!(json["data"]["docs"], "/docs");
