@@ -112,7 +112,7 @@ impl fmt::Display for Network {
 /// A number known to be another network's than the provider bought for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "phone: another network's number: {phone} is a {number} number, not {provider}; \
+    "phone: another network's number: {phone} belongs to {number}, not {provider}; \
      if it was ported to {provider}, send \"ported\": true"
 )]
 pub struct NetworkMismatch {
@@ -168,7 +168,7 @@ mod tests {
         assert_eq!((err.number, err.provider), (Network::Glo, Network::Mtn));
         assert_eq!(
             err.to_string(),
-            "phone: another network's number: 08051234567 is a Glo number, not MTN; \
+            "phone: another network's number: 08051234567 belongs to Glo, not MTN; \
              if it was ported to MTN, send \"ported\": true"
         );
     }

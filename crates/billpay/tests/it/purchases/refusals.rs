@@ -279,7 +279,7 @@ async fn a_number_of_another_network_is_refused_unless_ported() {
                 r.assert_refusal("validation_error", "phone", &format!("{body} to {path}"));
                 assert_eq!(
                     r.body["message"],
-                    "phone: another network's number: 08051234567 is a Glo number, not MTN; \
+                    "phone: another network's number: 08051234567 belongs to Glo, not MTN; \
                      if it was ported to MTN, send \"ported\": true"
                 );
             }
