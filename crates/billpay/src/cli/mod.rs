@@ -71,7 +71,8 @@ pub enum Command {
     /// Accounts: create, show, suspend, reactivate, set-password, set-tier.
     #[command(subcommand)]
     Account(account::AccountCommand),
-    /// API keys: create, suspend, revoke, rate limits, webhooks.
+    /// API keys: create, suspend, reactivate, revoke, set-rate-limit, webhook,
+    /// webhook-security, webhook-retries.
     #[command(subcommand)]
     Key(key::KeyCommand),
     /// Wallets: credit, debit, statement.
@@ -105,7 +106,8 @@ pub enum Command {
     /// list, show and assign payments, reconcile with the gateways.
     #[command(after_help = SETTINGS_HELP)]
     Funding(funding::FundingArgs),
-    /// Console operators (create, list, disable, set-password, totp) and the operator log.
+    /// Console operators: create, list, disable, enable, set-password, totp,
+    /// and log (the operator log).
     #[command(subcommand)]
     Operator(operator::OperatorCommand),
     /// Prove the money invariants (balances = ledger, refunds, events,
@@ -214,8 +216,7 @@ mod tests {
                 continue;
             };
             let listed: Vec<&str> = listed
-                .trim_end_matches('.')
-                .split([',', ' '])
+                .split(|c: char| !(c.is_alphanumeric() || c == '-'))
                 .filter(|w| !w.is_empty())
                 .collect();
             for command in group.get_subcommands() {
