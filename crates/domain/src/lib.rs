@@ -1,6 +1,7 @@
 //! billpay's domain: money, phone numbers, references, account numbers, typed
-//! ids, products, checked purchase requests, their pricing into an order
-//! (`order`) and the purchase state machine,
+//! ids, mobile networks by number prefix (`network`), products, checked
+//! purchase requests, their pricing into an order (`order`) and the purchase
+//! state machine,
 //! API-key hashing and secret sealing.
 //!
 //! The throttle on checks of secrets ([`throttle`]) is here too, so the web
@@ -16,6 +17,7 @@ pub mod ids;
 pub mod json;
 pub mod keys;
 pub mod money;
+pub mod network;
 pub mod order;
 pub mod password;
 pub mod phone;

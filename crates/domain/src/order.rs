@@ -177,6 +177,13 @@ pub fn below_floor(catalogue: &Catalogue, tier: &Tier) -> Vec<BelowFloor> {
         .collect()
 }
 
+/// A number whose prefix is known to be another network's than the telco
+/// bought for is refused (unless the client says it is ported): the airtime
+/// or data would be sent to a line that cannot use it.
+fn same_network(phone: &Phone, provider: &Provider, ported: bool) -> OrderResult<()> {
+    crate::network::check(phone, &provider.slug, ported).map_err(|e| OrderError::Invalid(e.to_string()))
+}
+
 /// The order at list price, its unit face value and quantity.
 fn price_unchecked<'a>(
     catalogue: &'a Catalogue,
@@ -204,16 +211,28 @@ fn price_unchecked<'a>(
     };
     let phone = |phone: Option<&Phone>| phone.map(Phone::to_string);
     match request.item {
-        Item::Airtime { phone, amount } => order(
-            format!("{} Airtime", provider.name),
-            phone.to_string(),
-            (amount, 1),
-            PurchaseDetails {
-                phone: Some(phone.to_string()),
-                ..Default::default()
-            },
-        ),
-        Item::Data { phone, plan_id } => {
+        Item::Airtime {
+            phone,
+            amount,
+            ported,
+        } => {
+            same_network(&phone, provider, ported)?;
+            order(
+                format!("{} Airtime", provider.name),
+                phone.to_string(),
+                (amount, 1),
+                PurchaseDetails {
+                    phone: Some(phone.to_string()),
+                    ..Default::default()
+                },
+            )
+        }
+        Item::Data {
+            phone,
+            plan_id,
+            ported,
+        } => {
+            same_network(&phone, provider, ported)?;
             let plan = catalogue.data_plan(provider, &plan_id)?;
             order(
                 plan.name.clone(),
@@ -389,6 +408,7 @@ mod tests {
         let item = Item::Data {
             phone: Phone::parse("08031234567").unwrap(),
             plan_id: plan.into(),
+            ported: false,
         };
         PurchaseRequest::new(Reference::parse("order-0001").unwrap(), "mtn".into(), item).unwrap()
     }

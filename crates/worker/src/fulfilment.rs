@@ -577,9 +577,8 @@ pub fn webhook_payload(
         face_value: tx.face_value,
         batch_id: tx.details.batch_id.as_deref(),
     };
-    let pin = result.pin.as_deref();
     let completed_at = billpay_store::clock::rfc3339(completed_at_ms);
-    WebhookPayload::purchase(purchase, status, message, pin, completed_at).to_json()
+    WebhookPayload::purchase(purchase, status, message, result, completed_at).to_json()
 }
 
 #[cfg(test)]

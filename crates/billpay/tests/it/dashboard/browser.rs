@@ -235,7 +235,7 @@ async fn a_customer_uses_the_dashboard_in_a_browser() {
     )
     .expect("purchase webhook verifies");
     // more history for the overview chart
-    for (i, phone) in ["08031234567", "08051234567", "09061234567"]
+    for (i, phone) in ["08031234567", "08131234567", "09061234567"]
         .iter()
         .enumerate()
     {

@@ -389,6 +389,12 @@ impl TestServer {
         format!("http://{}{path}", self.base)
     }
 
+    /// GET without a key (the public routes: `/`, `/openapi.json`…), as JSON.
+    pub async fn get_public_json(&self, path: &str) -> Value {
+        let response = self.http.get(self.url(path)).send().await.unwrap();
+        response.json().await.unwrap()
+    }
+
     pub async fn get(&self, key: &str, path: &str) -> Reply {
         reply(
             self.http
