@@ -5,16 +5,12 @@
 
 use crate::{OpsResult, invalid};
 use billpay_domain::{Kobo, TxStatus};
+use billpay_store::clock::LAGOS;
+pub use billpay_store::clock::{lagos_day_start as start_of, lagos_today};
 use billpay_store::{SalesGroup, Store};
 use std::collections::BTreeMap;
 use time::macros::format_description;
-use time::{Date, Duration, PrimitiveDateTime, Time, UtcOffset};
-
-/// Lagos is UTC+1 all year (no daylight saving).
-const LAGOS: UtcOffset = match UtcOffset::from_hms(1, 0, 0) {
-    Ok(offset) => offset,
-    Err(_) => panic!("a valid offset"),
-};
+use time::{Date, Duration, PrimitiveDateTime};
 
 /// What the rows are grouped by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,19 +157,6 @@ fn lagos_date(field: &'static str, text: &str) -> OpsResult<Date> {
     let fields: &'static [&'static str] = if field == "from" { &["from"] } else { &["to"] };
     Date::parse(text, format_description!("[year]-[month]-[day]"))
         .map_err(|_| invalid(fields, format!("{text:?} must be a date, YYYY-MM-DD")))
-}
-
-/// Today's date in Lagos.
-pub fn lagos_today() -> Date {
-    time::OffsetDateTime::now_utc().to_offset(LAGOS).date()
-}
-
-/// Midnight of a Lagos day as the store writes times (UTC, fixed width).
-pub fn start_of(day: Date) -> String {
-    let utc = PrimitiveDateTime::new(day, Time::MIDNIGHT)
-        .assume_offset(LAGOS)
-        .to_offset(UtcOffset::UTC);
-    billpay_store::clock::rfc3339((utc.unix_timestamp_nanos() / 1_000_000) as i64)
 }
 
 /// `2026-11-21T23` (a UTC hour) → `2026-11-22` (its Lagos day).

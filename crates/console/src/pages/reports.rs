@@ -157,8 +157,11 @@ async fn run(state: &ConsoleState, asked: &Asked) -> Result<SalesReport, super::
 
 /// Rows, then the totals, then the funding lines (their amount in `charged`'s column).
 fn csv_text(report: &SalesReport, by: &str) -> String {
-    let mut text =
-        format!("{by},purchases,face_value,charged,cost,profit,cost_unknown,failed_refunded\r\n");
+    // a day is a Lagos day: the header says so
+    let first = if by == "day" { "day (Lagos, WAT)" } else { by };
+    let mut text = format!(
+        "{first},purchases,face_value,charged,cost,profit,cost_unknown,failed_refunded\r\n"
+    );
     for line in report.rows.iter().chain([&report.totals]) {
         text.push_str(&format!(
             "{},{},{},{},{},{},{},{}\r\n",

@@ -3,7 +3,7 @@
 
 use super::{Chrome, PageResult, not_found, render};
 use crate::DashboardState;
-use crate::format::naira;
+use crate::format::{lagos_time, naira};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -161,10 +161,12 @@ fn fields_of(tx: &Transaction) -> Vec<Field> {
         field("Message", tx.message.clone()),
         field("Balance before", naira(tx.balance_before)),
         field("Balance after", naira(tx.balance_after)),
-        field("Created", tx.created_at.clone()),
+        field("Created", lagos_time(&tx.created_at)),
         field(
             "Completed",
-            tx.completed_at.clone().unwrap_or_else(|| "—".into()),
+            tx.completed_at
+                .as_deref()
+                .map_or_else(|| "—".into(), lagos_time),
         ),
     ];
     let details = tx.details.fields().into_iter();
