@@ -116,7 +116,11 @@ impl Browser {
         let widths: Value = self
             .client
             .execute(
-                "const d = document.documentElement; return [d.scrollWidth, d.clientWidth];",
+                "const d = document.documentElement; \
+                 const wide = [...document.querySelectorAll('body *')] \
+                   .filter(e => e.getBoundingClientRect().right > d.clientWidth + 0.5) \
+                   .map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className).slice(-3); \
+                 return [d.scrollWidth, d.clientWidth, wide.join(', ')];",
                 vec![],
             )
             .await
@@ -124,7 +128,8 @@ impl Browser {
         let (scroll, client) = (widths[0].as_i64().unwrap(), widths[1].as_i64().unwrap());
         assert!(
             scroll <= client,
-            "{page} scrolls sideways: {scroll} px wide in a {client} px window"
+            "{page} scrolls sideways: {scroll} px wide in a {client} px window ({})",
+            widths[2]
         );
     }
 
@@ -388,6 +393,13 @@ async fn a_customer_uses_the_dashboard_in_a_browser() {
         chart[1].as_f64().unwrap() < 2.0,
         "the chart does not open at its newest end: {chart}"
     );
+    b.client
+        .execute(
+            "document.getElementById('spend-chart').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await
+        .unwrap();
     b.screenshot("overview-phone").await;
     let latest = b.css("#latest tbody tr").await;
     assert_eq!(
