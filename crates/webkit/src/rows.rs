@@ -4,7 +4,7 @@
 //! text escaped by their own templates); and, in words, what a purchase
 //! bought ([`describe`]) and what moved a wallet ([`entry_description`]).
 
-use crate::format::{naira, short_time};
+use crate::format::{lagos_time, naira, short_time};
 use askama::Template;
 use billpay_domain::{MeterType, Product};
 use billpay_store::{Attempt, CreditSource, LedgerEntry, LedgerKind, Transaction};
@@ -86,6 +86,21 @@ impl From<&Transaction> for TxRow {
 pub struct Field {
     pub name: &'static str,
     pub value: String,
+}
+
+/// A transaction's "Created" and "Completed" lines, in Lagos time.
+pub fn time_fields(tx: &Transaction) -> [Field; 2] {
+    let completed = tx.completed_at.as_deref();
+    [
+        Field {
+            name: "Created",
+            value: lagos_time(&tx.created_at),
+        },
+        Field {
+            name: "Completed",
+            value: completed.map_or_else(|| "—".into(), lagos_time),
+        },
+    ]
 }
 
 pub struct LedgerRow {

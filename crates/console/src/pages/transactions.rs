@@ -16,8 +16,8 @@ use billpay_operations::webhooks;
 use billpay_store::{Attempt, LogFilter, Transaction, TxFilter, TxLookup};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::filters::{TxFilters, more_pages, page_link, typed};
-use billpay_webkit::format::{lagos_time, naira};
-use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable};
+use billpay_webkit::format::naira;
+use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable, time_fields};
 use billpay_worker::fulfilment::needs_review_before;
 use serde::Deserialize;
 
@@ -232,14 +232,10 @@ fn fields_of(tx: &Transaction) -> Vec<Field> {
         field("Supplier attempts", tx.attempts.to_string()),
         field("Details", serde_json_text(&tx.details)),
         field("Result", tx.result.to_string()),
-        field("Created", lagos_time(&tx.created_at)),
-        field(
-            "Completed",
-            tx.completed_at
-                .as_deref()
-                .map_or_else(|| "—".into(), lagos_time),
-        ),
     ]
+    .into_iter()
+    .chain(time_fields(tx))
+    .collect()
 }
 
 fn serde_json_text(details: &billpay_domain::PurchaseDetails) -> String {
