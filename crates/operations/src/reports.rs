@@ -5,16 +5,12 @@
 
 use crate::{OpsResult, invalid};
 use billpay_domain::{Kobo, TxStatus};
+use billpay_store::clock::LAGOS;
+pub use billpay_store::clock::{lagos_day_start as start_of, lagos_today};
 use billpay_store::{SalesGroup, Store};
 use std::collections::BTreeMap;
 use time::macros::{date, format_description};
-use time::{Date, PrimitiveDateTime, Time, UtcOffset};
-
-/// Lagos is UTC+1 all year (no daylight saving).
-const LAGOS: UtcOffset = match UtcOffset::from_hms(1, 0, 0) {
-    Ok(offset) => offset,
-    Err(_) => panic!("a valid offset"),
-};
+use time::{Date, PrimitiveDateTime};
 
 /// The first and last Lagos days a report may name: far beyond any sale, and
 /// far inside what the date arithmetic handles (issue 27, finding 3).
@@ -178,22 +174,6 @@ fn lagos_date(field: &'static str, text: &str) -> OpsResult<Date> {
         return Err(invalid(fields, rule));
     }
     Ok(day)
-}
-
-/// Today's date in Lagos.
-pub fn lagos_today() -> Date {
-    time::OffsetDateTime::now_utc().to_offset(LAGOS).date()
-}
-
-/// Midnight of a Lagos day as the store writes times (UTC, fixed width). The
-/// day before [`Date::MIN`] has no midnight in UTC: that day's start is
-/// its own midnight (never reached: reports take days from [`FIRST_DAY`]).
-pub fn start_of(day: Date) -> String {
-    let lagos = PrimitiveDateTime::new(day, Time::MIDNIGHT).assume_offset(LAGOS);
-    let utc = lagos
-        .checked_to_offset(UtcOffset::UTC)
-        .unwrap_or_else(|| PrimitiveDateTime::new(day, Time::MIDNIGHT).assume_utc());
-    billpay_store::clock::rfc3339((utc.unix_timestamp_nanos() / 1_000_000) as i64)
 }
 
 /// `2026-11-21T23` (a UTC hour) → `2026-11-22` (its Lagos day).

@@ -260,7 +260,7 @@ pub struct TxFilter {
     pub offset: u32,
 }
 
-/// Spend of one product on one day (UTC), successful and processing purchases.
+/// Spend of one product on one Lagos day, successful and processing purchases.
 #[derive(Debug, Clone, Serialize)]
 pub struct DailySpend {
     /// `YYYY-MM-DD`.

@@ -15,6 +15,7 @@ use billpay_funding::paystack::PaystackGateway;
 use billpay_funding::{FeeRule, GatewayError, SharedGateway};
 use billpay_operations::{Actor, funding};
 use billpay_store::{FundingEvent, FundingStatus, SharedStore};
+use billpay_webkit::format::sortable_time;
 use billpay_worker::Funding;
 use clap::Subcommand;
 use serde_json::json;
@@ -309,8 +310,8 @@ fn line(e: &FundingEvent) -> String {
         .map(|a| a.to_string())
         .unwrap_or_else(|| "-".into());
     format!(
-        "{}  {}  {:<8} {:<21} {:>12}  fee {:>8}  {}  {}",
-        e.created_at,
+        "{} WAT  {}  {:<8} {:<21} {:>12}  fee {:>8}  {}  {}",
+        sortable_time(&e.created_at),
         e.id,
         e.gateway,
         e.status.as_str(),

@@ -6,6 +6,7 @@ use billpay_domain::{AccountId, TxStatus};
 use billpay_operations::Actor;
 use billpay_operations::transactions::{self, Resolution, TxName};
 use billpay_store::{SharedStore, Transaction, TxFilter};
+use billpay_webkit::format::lagos_time;
 use billpay_worker::fulfilment::needs_review_before;
 use clap::Subcommand;
 use serde_json::json;
@@ -94,8 +95,10 @@ pub async fn run(
                 tx.result,
                 tx.supplier.as_deref().unwrap_or("- (not sent yet)"),
                 tx.supplier_reference.as_deref().unwrap_or(""),
-                tx.created_at,
-                tx.completed_at.as_deref().unwrap_or("-")
+                lagos_time(&tx.created_at),
+                tx.completed_at
+                    .as_deref()
+                    .map_or_else(|| "-".into(), lagos_time)
             );
             let text = if needs_review {
                 format!(

@@ -230,8 +230,10 @@ impl Asked {
 fn csv_text(report: &SalesReport, by: &str, names: Option<&HashMap<String, String>>) -> String {
     let name_column = if names.is_some() { ",name" } else { "" };
     let blank = if names.is_some() { "," } else { "" };
+    // a day is a Lagos day: the header says so
+    let first = if by == "day" { "day (Lagos, WAT)" } else { by };
     let mut text = format!(
-        "{by}{name_column},purchases,face_value,charged,cost,profit,cost_unknown,failed_refunded\r\n"
+        "{first}{name_column},purchases,face_value,charged,cost,profit,cost_unknown,failed_refunded\r\n"
     );
     for line in report.rows.iter().chain([&report.totals]) {
         let name = names.map_or_else(String::new, |names| {

@@ -17,7 +17,7 @@ use billpay_store::{Attempt, LogFilter, Transaction, TxFilter, TxLookup};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::filters::{TxFilters, more_pages, page_link, typed};
 use billpay_webkit::format::naira;
-use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable};
+use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable, time_fields};
 use billpay_worker::fulfilment::needs_review_before;
 use serde::Deserialize;
 
@@ -298,9 +298,8 @@ fn fields_of(tx: &Transaction) -> Vec<Field> {
         field("Supplier attempts", tx.attempts.to_string()),
         field("Details", serde_json_text(&tx.details)),
         field("Result", tx.result.to_string()),
-        field("Created", tx.created_at.clone()),
-        field("Completed", optional(&tx.completed_at)),
     ];
+    fields.extend(time_fields(tx));
     // The money after the item and recipient: face value, charged, tier, cost, profit.
     let at = fields
         .iter()
