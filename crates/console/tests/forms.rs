@@ -905,6 +905,7 @@ async fn data_purchase_at_cost(c: &Console, account: AccountId, reference: &str,
         event_payload: "{}".into(),
         reversal: false,
         cost: Some(Kobo(cost)),
+        watch_at_ms: None,
     };
     assert!(store.finalize(&tx.code, fin).await.unwrap());
 }
