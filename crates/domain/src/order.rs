@@ -181,7 +181,8 @@ pub fn below_floor(catalogue: &Catalogue, tier: &Tier) -> Vec<BelowFloor> {
 /// bought for is refused (unless the client says it is ported): the airtime
 /// or data would be sent to a line that cannot use it.
 fn same_network(phone: &Phone, provider: &Provider, ported: bool) -> OrderResult<()> {
-    crate::network::check(phone, &provider.slug, ported).map_err(|e| OrderError::Invalid(e.to_string()))
+    crate::network::check(phone, &provider.slug, ported)
+        .map_err(|e| OrderError::Invalid(e.to_string()))
 }
 
 /// The order at list price, its unit face value and quantity.
