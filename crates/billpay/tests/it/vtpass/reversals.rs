@@ -123,7 +123,7 @@ async fn sold(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reversal_called_back_seconds_after_another_callback_refunds_once() {
     let fake = FakeVtpass::start().await;
-    let number = "08055555555";
+    let number = "08035555555";
     let interval = [("BILLPAY_CALLBACK_INTERVAL_MS", "1500")];
     let (server, receiver, who, code) = sold(&fake, &interval, number).await;
     let requeries = fake.requery_calls();
