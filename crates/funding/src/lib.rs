@@ -14,9 +14,10 @@
 pub mod fee;
 pub mod monnify;
 pub mod paystack;
+pub mod registry;
 pub mod signature;
 
-pub use fee::{FeeRule, FundingSettings};
+pub use fee::{FeeRule, FundingFlags, FundingSettings};
 
 use async_trait::async_trait;
 use billpay_domain::Kobo;

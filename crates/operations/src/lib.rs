@@ -16,7 +16,7 @@
 pub mod accounts;
 pub mod audit;
 pub mod catalogue;
-pub mod funding;
+pub mod bank_transfers;
 pub mod keys;
 pub mod operators;
 pub mod pricing;

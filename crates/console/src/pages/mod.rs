@@ -4,7 +4,7 @@
 pub mod account;
 pub mod audit;
 pub mod customers;
-pub mod funding;
+pub mod payments_received;
 pub mod login;
 pub mod operators;
 pub mod overview;

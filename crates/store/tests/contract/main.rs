@@ -12,7 +12,7 @@ mod audit;
 mod catalogue;
 mod events;
 mod fulfilment;
-mod funding;
+mod bank_transfers;
 mod keys;
 mod operators;
 mod pricing;

@@ -18,10 +18,12 @@
 
 mod callback;
 mod mapping;
+mod registration;
 mod settings;
 
 pub use callback::VtpassCallbacks;
 pub use mapping::*;
+pub use registration::REGISTRATION;
 pub use settings::VtpassSettings;
 
 use crate::*;
