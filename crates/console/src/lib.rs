@@ -136,9 +136,18 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/admin/assets/kit.css", get(kit_stylesheet))
         // money pages: funding, suppliers, reports
         .route("/admin/funding", get(payments_received::list))
-        .route("/admin/funding/{id}/assign", post(payments_received::assign))
-        .route("/admin/funding/reconcile", post(payments_received::reconcile))
-        .route("/admin/customers/{id}/reserve", post(payments_received::reserve))
+        .route(
+            "/admin/funding/{id}/assign",
+            post(payments_received::assign),
+        )
+        .route(
+            "/admin/funding/reconcile",
+            post(payments_received::reconcile),
+        )
+        .route(
+            "/admin/customers/{id}/reserve",
+            post(payments_received::reserve),
+        )
         .route("/admin/suppliers", get(suppliers::page))
         .route("/admin/reports", get(reports::page))
         .route("/admin/audit", get(audit::page))

@@ -12,10 +12,8 @@ use crate::{GatewayError, SharedGateway};
 use serde::Deserialize;
 
 /// The gateways, by name.
-pub const GATEWAYS: &[Registration] = &[
-    crate::monnify::REGISTRATION,
-    crate::paystack::REGISTRATION,
-];
+pub const GATEWAYS: &[Registration] =
+    &[crate::monnify::REGISTRATION, crate::paystack::REGISTRATION];
 
 /// Each gateway's settings section (`[monnify]`, `BILLPAY_MONNIFY_*`), a
 /// field named like the gateway, its struct owned by its folder.

@@ -15,8 +15,8 @@
 
 pub mod accounts;
 pub mod audit;
-pub mod catalogue;
 pub mod bank_transfers;
+pub mod catalogue;
 pub mod keys;
 pub mod operators;
 pub mod pricing;

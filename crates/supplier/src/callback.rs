@@ -39,5 +39,8 @@ pub trait Callbacks: Send + Sync + 'static {
 /// [`crate::registry::SUPPLIERS`], with a callback reader).
 pub fn all() -> Vec<Arc<dyn Callbacks>> {
     let registry = crate::registry::SUPPLIERS.iter();
-    registry.filter_map(|r| r.callbacks).map(|reader| reader()).collect()
+    registry
+        .filter_map(|r| r.callbacks)
+        .map(|reader| reader())
+        .collect()
 }

@@ -45,14 +45,14 @@ pub struct Registration {
     /// is named `<name>_<setting>`, so the settings layers put it in its
     /// section.
     pub flags: fn(clap::Command) -> clap::Command,
-    /// What would keep it from being built, for `Settings::validate`: asked
-    /// with `wanted` true when the settings name it (default or a route).
-    pub problem: fn(&SupplierSections, wanted: bool) -> Option<String>,
+    /// What its settings miss to build it (naming each setting), if anything:
+    /// a problem for `Settings::validate` when it is wanted or configured.
+    pub missing: fn(&SupplierSections) -> Option<String>,
     /// Whether its credentials are set: then it is built (and checked at
-    /// start) even when no route names it yet.
+    /// start) even when no route names it yet, and must be whole.
     pub configured: fn(&SupplierSections) -> bool,
-    /// Builds it from its settings.
-    pub build: fn(&SupplierSections) -> Result<Arc<dyn Supplier>, BuildError>,
+    /// Builds it from its settings (once nothing is `missing`).
+    pub build: fn(&SupplierSections) -> Result<Arc<dyn Supplier>, SupplierError>,
     /// The base URL it calls, as normalized (for messages).
     pub base_url: fn(&SupplierSections) -> String,
     /// Its callback reader, if it sends callbacks.
@@ -63,6 +63,23 @@ impl Registration {
     /// Its settings' environment prefix, for messages: `BILLPAY_VTPASS_`.
     pub fn env_prefix(&self) -> String {
         format!("BILLPAY_{}_", self.name.to_uppercase())
+    }
+
+    /// What would keep it from being built, for `Settings::validate`:
+    /// `wanted` when the settings name it (default or a route); its settings
+    /// are required then, or when any of its credentials is set.
+    pub fn problem(&self, sections: &SupplierSections, wanted: bool) -> Option<String> {
+        (wanted || (self.configured)(sections))
+            .then(|| (self.missing)(sections))
+            .flatten()
+    }
+
+    /// It, built from its settings; refused, naming them, while some are missing.
+    pub fn build(&self, sections: &SupplierSections) -> Result<Arc<dyn Supplier>, BuildError> {
+        if let Some(missing) = (self.missing)(sections) {
+            return Err(BuildError::Misconfigured(missing));
+        }
+        Ok((self.build)(sections)?)
     }
 }
 
@@ -142,7 +159,7 @@ impl Wanted<'_> {
         });
         let unconfigured = SUPPLIERS
             .iter()
-            .filter_map(|r| (r.problem)(sections, self.names(r.name)));
+            .filter_map(|r| r.problem(sections, self.names(r.name)));
         unknown_default
             .into_iter()
             .chain(unknown_on_routes)
@@ -156,7 +173,7 @@ impl Wanted<'_> {
         SUPPLIERS
             .iter()
             .filter(|r| (r.configured)(sections) || self.names(r.name))
-            .map(|r| (r.build)(sections))
+            .map(|r| r.build(sections))
             .collect()
     }
 }

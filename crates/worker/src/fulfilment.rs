@@ -203,7 +203,7 @@ impl Fulfilment {
             self.ask(supplier.name(), "purchase", supplier.purchase(&order))
                 .await
         };
-        if answer == Ok(SupplierStatus::Unknown) {
+        if matches!(answer, Ok(SupplierStatus::Unknown)) {
             // The supplier never received it (we crashed before it arrived): buy now.
             answer = self
                 .ask(supplier.name(), "purchase", supplier.purchase(&order))
@@ -232,7 +232,7 @@ impl Fulfilment {
             Ok(SupplierStatus::Pending | SupplierStatus::Unknown) => {
                 self.requery_later(tx, "supplier pending").await
             }
-            Err(reason) => self.requery_later(tx, &reason).await,
+            Err(reason) => self.requery_later(tx, &reason.to_string()).await,
         }
     }
 
@@ -317,13 +317,13 @@ impl Fulfilment {
         supplier: &'static str,
         operation: &'static str,
         call: impl Future<Output = Result<SupplierStatus, billpay_supplier::SupplierError>>,
-    ) -> Result<SupplierStatus, String> {
+    ) -> Result<SupplierStatus, NoAnswer> {
         let started = std::time::Instant::now();
         let (outcome, answer) =
             match tokio::time::timeout(self.settings.supplier_timeout, call).await {
                 Ok(Ok(status)) => (status.name(), Ok(status)),
-                Ok(Err(e)) => ("unavailable", Err(e.to_string())),
-                Err(_) => ("timeout", Err("supplier timed out".into())),
+                Ok(Err(e)) => ("unavailable", Err(NoAnswer::Supplier(e))),
+                Err(_) => ("timeout", Err(NoAnswer::TimedOut)),
             };
         let labels = [
             ("supplier", supplier),
@@ -493,4 +493,14 @@ pub fn webhook_payload(
     let pin = result.pin.as_deref();
     let completed_at = billpay_store::clock::rfc3339(completed_at_ms);
     WebhookPayload::purchase(purchase, status, message, pin, completed_at).to_json()
+}
+
+/// Why a supplier call gave no answer: the outcome is unknown (requeried,
+/// never refunded on it).
+#[derive(Debug, thiserror::Error)]
+enum NoAnswer {
+    #[error("{0}")]
+    Supplier(billpay_supplier::SupplierError),
+    #[error("supplier timed out")]
+    TimedOut,
 }

@@ -73,7 +73,11 @@ impl<R: Registry> FromArgMatches for Flags<R> {
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
         for id in Self::ids() {
             // Checked by its parser already (a number where one is wanted).
-            let given = matches.try_get_raw(&id).ok().flatten().and_then(|v| v.last());
+            let given = matches
+                .try_get_raw(&id)
+                .ok()
+                .flatten()
+                .and_then(|mut v| v.next_back());
             if let Some(value) = given {
                 self.given.retain(|(given, _)| *given != id);
                 self.given.push((id, value.to_string_lossy().into_owned()));

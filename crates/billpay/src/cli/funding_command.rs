@@ -7,9 +7,9 @@
 
 use super::Output;
 use super::config::Settings;
+use super::flags::GatewayFlags;
 use super::output::action_error;
 use billpay_domain::AccountId;
-use super::flags::GatewayFlags;
 use billpay_funding::FeeRule;
 use billpay_funding::registry;
 use billpay_operations::{Actor, bank_transfers};

@@ -213,7 +213,7 @@ pub fn real(settings: &Settings, name: &str) -> anyhow::Result<Option<Arc<dyn Su
             registry::names()
         )
     })?;
-    Ok(Some((registration.build)(&settings.suppliers)?))
+    Ok(Some(registration.build(&settings.suppliers)?))
 }
 
 /// The suppliers and the routes between them: `BILLPAY_SUPPLIER` by default,

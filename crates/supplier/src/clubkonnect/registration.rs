@@ -1,21 +1,24 @@
 //! ClubKonnect in the registry ([`crate::registry::SUPPLIERS`]): its flags
 //! (read, like its `BILLPAY_CLUBKONNECT_*` variables and `[clubkonnect]`
-//! keys, into its section, [`ClubkonnectSettings`]), its problems and its
+//! keys, into its section, [`super::ClubkonnectSettings`]), its problems and its
 //! constructor from those settings, and its callback reader. The API key is
 //! never logged or printed.
 
-use super::{ClubkonnectCallbacks, ClubkonnectSettings, ClubkonnectSupplier};
-use crate::registry::{BuildError, Registration, SupplierSections, missing_settings};
+use super::{ClubkonnectCallbacks, ClubkonnectSupplier};
+use crate::SupplierError;
+use crate::registry::{Registration, SupplierSections, missing_settings};
 use std::sync::Arc;
 
 pub const REGISTRATION: Registration = Registration {
     name: "clubkonnect",
     flags: <ClubkonnectFlags as clap::Args>::augment_args,
-    problem: |s, wanted| {
-        let clubkonnect = &s.clubkonnect;
-        (wanted || clubkonnect.any_set())
-            .then(|| missing(clubkonnect))
-            .flatten()
+    missing: |s| {
+        missing_settings(
+            "ClubKonnect",
+            "clubkonnect",
+            &s.clubkonnect.missing(),
+            "your UserID and API key are on your ClubKonnect account's API page",
+        )
     },
     configured: |s| s.clubkonnect.any_set(),
     build,
@@ -24,7 +27,7 @@ pub const REGISTRATION: Registration = Registration {
 };
 
 /// ClubKonnect's flags (only their definitions: the settings layers read
-/// what was given into [`ClubkonnectSettings`]).
+/// what was given into [`super::ClubkonnectSettings`]).
 #[derive(clap::Args)]
 #[allow(dead_code)]
 struct ClubkonnectFlags {
@@ -47,24 +50,11 @@ struct ClubkonnectFlags {
     clubkonnect_callback_url: Option<String>,
 }
 
-fn build(sections: &SupplierSections) -> Result<Arc<dyn crate::Supplier>, BuildError> {
-    let clubkonnect = &sections.clubkonnect;
-    if let Some(missing) = missing(clubkonnect) {
-        return Err(BuildError::Misconfigured(missing));
-    }
-    let supplier = ClubkonnectSupplier::from_settings(clubkonnect)?;
+fn build(sections: &SupplierSections) -> Result<Arc<dyn crate::Supplier>, SupplierError> {
+    let supplier = ClubkonnectSupplier::from_settings(&sections.clubkonnect)?;
     tracing::info!(
         base_url = supplier.base_url(),
         "ClubKonnect fulfils purchases"
     );
     Ok(Arc::new(supplier))
-}
-
-fn missing(clubkonnect: &ClubkonnectSettings) -> Option<String> {
-    missing_settings(
-        "ClubKonnect",
-        "clubkonnect",
-        &clubkonnect.missing(),
-        "your UserID and API key are on your ClubKonnect account's API page",
-    )
 }

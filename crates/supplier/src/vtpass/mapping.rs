@@ -246,7 +246,6 @@ pub(super) fn verification(http_status: u16, body: &Value) -> Result<Verificatio
     }
 }
 
-
 pub(super) fn unreachable_error(path: &str, error: &reqwest::Error) -> SupplierError {
     // reqwest's message names the URL, never the headers.
     SupplierError::Unavailable(format!("VTpass {path}: {error}"))

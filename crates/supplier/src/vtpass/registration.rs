@@ -1,20 +1,23 @@
 //! VTpass in the registry ([`crate::registry::SUPPLIERS`]): its flags (read,
 //! like its `BILLPAY_VTPASS_*` variables and `[vtpass]` keys, into its
-//! section, [`VtpassSettings`]), its problems and its constructor from those
+//! section, [`super::VtpassSettings`]), its problems and its constructor from those
 //! settings, and its callback reader. Keys are never logged or printed.
 
-use super::{VtpassCallbacks, VtpassSettings, VtpassSupplier};
-use crate::registry::{BuildError, Registration, SupplierSections, missing_settings};
+use super::{VtpassCallbacks, VtpassSupplier};
+use crate::SupplierError;
+use crate::registry::{Registration, SupplierSections, missing_settings};
 use std::sync::Arc;
 
 pub const REGISTRATION: Registration = Registration {
     name: "vtpass",
     flags: <VtpassFlags as clap::Args>::augment_args,
-    problem: |s, wanted| {
-        let vtpass = &s.vtpass;
-        (wanted || vtpass.any_key_set())
-            .then(|| missing_keys(vtpass))
-            .flatten()
+    missing: |s| {
+        missing_settings(
+            "VTpass",
+            "vtpass",
+            &s.vtpass.missing_keys(),
+            "your keys are under Profile → API keys at vtpass.com",
+        )
     },
     configured: |s| s.vtpass.any_key_set(),
     build,
@@ -23,7 +26,7 @@ pub const REGISTRATION: Registration = Registration {
 };
 
 /// VTpass's flags (only their definitions: the settings layers read what
-/// was given into [`VtpassSettings`]).
+/// was given into [`super::VtpassSettings`]).
 #[derive(clap::Args)]
 #[allow(dead_code)]
 struct VtpassFlags {
@@ -46,21 +49,8 @@ struct VtpassFlags {
     vtpass_timeout_ms: Option<u64>,
 }
 
-fn build(sections: &SupplierSections) -> Result<Arc<dyn crate::Supplier>, BuildError> {
-    let vtpass = &sections.vtpass;
-    if let Some(missing) = missing_keys(vtpass) {
-        return Err(BuildError::Misconfigured(missing));
-    }
-    let supplier = VtpassSupplier::from_settings(vtpass)?;
+fn build(sections: &SupplierSections) -> Result<Arc<dyn crate::Supplier>, SupplierError> {
+    let supplier = VtpassSupplier::from_settings(&sections.vtpass)?;
     tracing::info!(base_url = supplier.base_url(), "VTpass fulfils purchases");
     Ok(Arc::new(supplier))
-}
-
-fn missing_keys(vtpass: &VtpassSettings) -> Option<String> {
-    missing_settings(
-        "VTpass",
-        "vtpass",
-        &vtpass.missing_keys(),
-        "your keys are under Profile → API keys at vtpass.com",
-    )
 }

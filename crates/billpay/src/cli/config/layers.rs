@@ -64,7 +64,7 @@ impl Layer {
                 value => entries.push((key, value)),
             }
         }
-        let dict = nest(entries).map_err(|key| {
+        let dict = nest(entries).map_err(|GivenTwice(key)| {
             anyhow::anyhow!(
                 "config file {}: `{key}` is given twice (flat and in its section)",
                 path.display()
@@ -84,7 +84,7 @@ impl Layer {
             let value = value.into_string().ok()?;
             (key == key.to_uppercase()).then(|| (key.to_lowercase(), Value::from(value)))
         });
-        let dict = nest(entries).map_err(|key| {
+        let dict = nest(entries).map_err(|GivenTwice(key)| {
             anyhow::anyhow!("{ENV_PREFIX}{} is not a setting", key.to_uppercase())
         })?;
         let metadata = Metadata::named("the environment")
@@ -100,7 +100,8 @@ impl Layer {
             .filter_map(|set| set.into_dict())
             .flatten()
             .filter(|(_, value)| !matches!(value, Value::Empty(..)));
-        let dict = nest(entries).map_err(|key| anyhow::anyhow!("--{key} is given twice"))?;
+        let dict =
+            nest(entries).map_err(|GivenTwice(key)| anyhow::anyhow!("--{key} is given twice"))?;
         let metadata = Metadata::named("command line")
             .interpolater(|_, keys| format!("--{}", keys.join("-").replace('_', "-")));
         Ok(Layer { metadata, dict })
@@ -115,7 +116,10 @@ impl Layer {
         // A key ignored by a reader: it, or a table holding it, is no key of its.
         let ignores = |by: &Vec<String>, key: &str| {
             by.iter().any(|i| {
-                key == i || key.strip_prefix(i.as_str()).is_some_and(|k| k.starts_with('.'))
+                key == i
+                    || key
+                        .strip_prefix(i.as_str())
+                        .is_some_and(|k| k.starts_with('.'))
             })
         };
         let mut unknown = Vec::new();
@@ -137,27 +141,30 @@ pub fn ignored<T: DeserializeOwned>(value: &Value) -> Vec<String> {
     unknown
 }
 
+/// A setting given twice in one layer, by its flat name.
+#[derive(Debug, PartialEq)]
+struct GivenTwice(String);
+
 /// Flat names nested into their sections (`vtpass_api_key` →
-/// `vtpass.api_key`); `Err(name)` for a setting given twice.
-fn nest(entries: impl IntoIterator<Item = (String, Value)>) -> Result<Dict, String> {
+/// `vtpass.api_key`); a setting given twice is refused.
+fn nest(entries: impl IntoIterator<Item = (String, Value)>) -> Result<Dict, GivenTwice> {
     let mut dict = Dict::new();
     for (key, value) in entries {
-        let section =
-            sections().find_map(|s| Some((s, key.strip_prefix(s)?.strip_prefix('_')?)));
+        let section = sections().find_map(|s| Some((s, key.strip_prefix(s)?.strip_prefix('_')?)));
         let (slot, name) = match section {
             Some((section, name)) => {
                 let entry = dict
                     .entry(section.to_owned())
                     .or_insert_with(|| Value::from(Dict::new()));
                 let Value::Dict(_, inner) = entry else {
-                    return Err(key);
+                    return Err(GivenTwice(key));
                 };
                 (inner, name.to_owned())
             }
             None => (&mut dict, key.clone()),
         };
         if slot.insert(name, value).is_some() {
-            return Err(key);
+            return Err(GivenTwice(key));
         }
     }
     Ok(dict)
@@ -190,7 +197,7 @@ mod tests {
         );
         assert_eq!(
             nest(entries(&["vtpass_timeout_ms", "vtpass_timeout_ms"])),
-            Err("vtpass_timeout_ms".into())
+            Err(GivenTwice("vtpass_timeout_ms".into()))
         );
     }
 }
