@@ -29,8 +29,12 @@ STATE_REFUSALS = {
 # /v1/recharge-pins/denominations); the catalogue decides, not the schema.
 # JAMB, and only JAMB, takes the candidate's profile ID, one pin at a time:
 # the provider decides (a catalogue entry), which the schema cannot express.
+# A phone number whose prefix is another network's than the telco bought for
+# (crates/domain/src/network.rs) is refused unless "ported": a rule across two
+# fields, which a schema cannot state either.
 STATE_VALIDATION_PREFIXES = (
     "denomination:",
+    "phone: another network's number:",
     "profile_id: required for JAMB",
     "profile_id: only JAMB",
     "quantity: must be 1 for JAMB",

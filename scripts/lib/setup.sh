@@ -36,3 +36,18 @@ error: the dashboard tests need Chromium and chromedriver, and they are missing
 MSG
     return 1
 }
+
+# A fresh Python virtual environment at $1 (Debian's python3 comes without
+# its venv module: installed when we may).
+ensure_venv() {
+    local venv=$1
+    if ! python3 -m venv --clear "$venv" 2>/dev/null; then
+        if ! can_apt_install; then
+            echo "error: this needs python3 with venv: sudo apt-get install python3-venv" >&2
+            exit 1
+        fi
+        echo "installing python3 and python3-venv (Debian)"
+        apt_install python3 python3-venv
+        python3 -m venv --clear "$venv"
+    fi
+}

@@ -36,6 +36,10 @@ pub struct ErrorBody {
     pub message: String,
     /// e.g. validation_error, invalid_provider, insufficient_balance, rate_limited.
     pub error: &'static str,
+    /// `duplicate_reference` only: the `reference_code` of the transaction
+    /// that already has this reference (`GET /v1/transaction/status?reference_code=…`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_code: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]

@@ -4,6 +4,7 @@
 use crate::envelope::{ErrorBody, Failure};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use billpay_domain::Kobo;
 use billpay_store::{Refusal, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -36,13 +37,21 @@ pub enum ApiError {
     MaximumAmount(String),
     #[error("Invalid plan: not found, inactive, or not offered by this provider")]
     InvalidPlan,
-    #[error("Insufficient wallet balance")]
-    InsufficientBalance,
-    #[error("Duplicate reference: this reference has already been used")]
-    DuplicateReference,
+    #[error("{}", insufficient_balance(*.balance, *.needed))]
+    InsufficientBalance {
+        /// The balance when refused, when it could be read.
+        balance: Option<Kobo>,
+        /// What the purchase costs.
+        needed: Option<Kobo>,
+    },
+    #[error("{}", duplicate_reference(.0.as_deref()))]
+    DuplicateReference(
+        /// The `reference_code` of the transaction that has the reference.
+        Option<String>,
+    ),
     #[error("Customer not found: no such {0}")]
     CustomerNotFound(&'static str),
-    #[error("Rate limit exceeded; retry after {retry_after} seconds")]
+    #[error("Rate limit exceeded; retry after {}", seconds(*.retry_after))]
     RateLimited { retry_after: u64 },
     #[error("Internal error")]
     Internal(String),
@@ -50,6 +59,36 @@ pub enum ApiError {
     SupplierUnavailable,
     #[error("Bad request")]
     BadRequest,
+}
+
+fn insufficient_balance(balance: Option<Kobo>, needed: Option<Kobo>) -> String {
+    match (balance, needed) {
+        (Some(balance), Some(needed)) => format!(
+            "Insufficient wallet balance: the balance is {balance} Naira and this purchase needs {needed} Naira"
+        ),
+        (None, Some(needed)) => {
+            format!("Insufficient wallet balance: this purchase needs {needed} Naira")
+        }
+        _ => "Insufficient wallet balance".to_owned(),
+    }
+}
+
+/// "1 second", "2 seconds".
+fn seconds(n: u64) -> String {
+    if n == 1 {
+        "1 second".to_owned()
+    } else {
+        format!("{n} seconds")
+    }
+}
+
+fn duplicate_reference(existing: Option<&str>) -> String {
+    match existing {
+        Some(code) => format!(
+            "Duplicate reference: this reference has already been used by transaction {code}"
+        ),
+        None => "Duplicate reference: this reference has already been used".to_owned(),
+    }
 }
 
 impl ApiError {
@@ -64,10 +103,14 @@ impl ApiError {
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Validation(_) | InvalidProvider | MinimumAmount(_) | MaximumAmount(_) | InvalidPlan
-            | InsufficientBalance | DuplicateReference | CustomerNotFound(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            Validation(_)
+            | InvalidProvider
+            | MinimumAmount(_)
+            | MaximumAmount(_)
+            | InvalidPlan
+            | InsufficientBalance { .. }
+            | DuplicateReference(_)
+            | CustomerNotFound(_) => StatusCode::UNPROCESSABLE_ENTITY,
             RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             SupplierUnavailable => StatusCode::SERVICE_UNAVAILABLE,
@@ -92,8 +135,8 @@ impl ApiError {
             MinimumAmount(_) => "minimum_amount",
             MaximumAmount(_) => "maximum_amount",
             InvalidPlan => "invalid_plan",
-            InsufficientBalance => "insufficient_balance",
-            DuplicateReference => "duplicate_reference",
+            InsufficientBalance { .. } => "insufficient_balance",
+            DuplicateReference(_) => "duplicate_reference",
             CustomerNotFound(_) => "customer_not_found",
             RateLimited { .. } => "rate_limited",
             Internal(_) => "internal_error",
@@ -128,6 +171,10 @@ impl IntoResponse for ApiError {
             status: Failure::Error,
             message: self.to_string(),
             error: self.slug(),
+            reference_code: match &self {
+                ApiError::DuplicateReference(code) => code.clone(),
+                _ => None,
+            },
         };
         let mut response = (status, axum::Json(body)).into_response();
         if let ApiError::RateLimited { retry_after } = self {
@@ -142,8 +189,11 @@ impl IntoResponse for ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
-            StoreError::Refused(Refusal::DuplicateReference) => ApiError::DuplicateReference,
-            StoreError::Refused(Refusal::InsufficientBalance) => ApiError::InsufficientBalance,
+            StoreError::Refused(Refusal::DuplicateReference) => ApiError::DuplicateReference(None),
+            StoreError::Refused(Refusal::InsufficientBalance) => ApiError::InsufficientBalance {
+                balance: None,
+                needed: None,
+            },
             StoreError::NotFound(what) => ApiError::NotFound(format!("{what} not found")),
             other => ApiError::Internal(other.to_string()),
         }
@@ -177,4 +227,50 @@ impl From<billpay_domain::AmountError> for ApiError {
     }
 }
 
+impl From<billpay_domain::order::OrderError> for ApiError {
+    fn from(e: billpay_domain::order::OrderError) -> Self {
+        use billpay_domain::order::OrderError;
+        match e {
+            OrderError::Lookup(e) => e.into(),
+            OrderError::Amount(e) => e.into(),
+            OrderError::Invalid(why) => ApiError::Validation(why),
+            below @ OrderError::BelowMinimumCharge { .. } => {
+                ApiError::MinimumAmount(below.to_string())
+            }
+        }
+    }
+}
+
 pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_retry_after_is_said_in_good_english() {
+        let one = ApiError::RateLimited { retry_after: 1 }.to_string();
+        assert_eq!(one, "Rate limit exceeded; retry after 1 second");
+        let two = ApiError::RateLimited { retry_after: 2 }.to_string();
+        assert_eq!(two, "Rate limit exceeded; retry after 2 seconds");
+    }
+
+    #[test]
+    fn refusals_say_what_they_know() {
+        let short = ApiError::InsufficientBalance {
+            balance: Some(Kobo(10_050)),
+            needed: Some(Kobo(50_000)),
+        };
+        assert_eq!(
+            short.to_string(),
+            "Insufficient wallet balance: the balance is 100.50 Naira and this purchase needs 500.00 Naira"
+        );
+        let used = ApiError::DuplicateReference(Some("BP17".into()));
+        assert_eq!(
+            used.to_string(),
+            "Duplicate reference: this reference has already been used by transaction BP17"
+        );
+        let response = used.into_response();
+        assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    }
+}

@@ -52,6 +52,7 @@ pub fn router(state: AppState) -> Router {
             "/health",
             get(|| async { Json(serde_json::json!({"status": "ok"})) }),
         )
+        .route("/", get(index))
         .fallback(not_found)
         .layer(middleware::map_response(envelope::ensure_json_errors))
         .layer(CatchPanicLayer::custom(|_| {
@@ -88,6 +89,52 @@ fn docs() -> Router<AppState> {
             response
         },
     ))
+}
+
+/// `GET /`: where to go. A browser gets a page of links; a client, the
+/// same links as JSON in the envelope.
+async fn index(headers: axum::http::HeaderMap) -> Response {
+    const LINKS: [(&str, &str, &str); 4] = [
+        ("docs", "/docs", "API documentation (Swagger UI)"),
+        ("openapi", "/openapi.json", "OpenAPI document"),
+        ("dashboard", "/dashboard", "Customer dashboard"),
+        (
+            "api",
+            "/v1",
+            "The API (an API key as Authorization: Bearer)",
+        ),
+    ];
+    let wants_html = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"));
+    if !wants_html {
+        let data: serde_json::Map<String, serde_json::Value> = LINKS
+            .iter()
+            .map(|(name, path, _)| ((*name).to_owned(), (*path).into()))
+            .collect();
+        return Json(serde_json::json!({"code": 200, "status": "success", "data": data}))
+            .into_response();
+    }
+    let items: String = LINKS
+        .iter()
+        .map(|(_, path, label)| format!("<li><a href=\"{path}\">{label}</a></li>"))
+        .collect();
+    let page = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>billpay</title></head><body><h1>billpay</h1><ul>{items}</ul></body></html>"
+    );
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CONTENT_SECURITY_POLICY, "default-src 'none'"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::X_FRAME_OPTIONS, "DENY"),
+        ],
+        page,
+    )
+        .into_response()
 }
 
 async fn not_found() -> Response {

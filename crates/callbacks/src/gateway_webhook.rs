@@ -90,6 +90,7 @@ fn error(status: StatusCode, slug: &'static str, message: String) -> Response {
         status: Failure::Error,
         message,
         error: slug,
+        reference_code: None,
     };
     (status, Json(body)).into_response()
 }

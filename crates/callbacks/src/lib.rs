@@ -6,9 +6,12 @@
 //!
 //! Anyone can post here, so a callback is never trusted and never costs more
 //! than the [`guard`] allows: the caller is answered at once (the recheck runs
-//! in the background), a purchase is rechecked at most once at a time and
-//! once per interval (more callbacks are coalesced), the endpoint has a bound
-//! on rechecks in flight and on the memory it keeps, and bodies are capped.
+//! in the background), only a request id that names a purchase sent to that
+//! supplier is admitted (one indexed read, a bounded number at once), a
+//! purchase is rechecked at most once at a time and once per interval (more
+//! callbacks are coalesced into one pending recheck after it, so the last
+//! word is never lost), the endpoint has a bound on rechecks in flight and on
+//! the memory it keeps, and bodies are capped.
 //!
 //! A funding gateway's webhooks (`/callbacks/monnify`, `/callbacks/paystack`)
 //! come here too ([`funding`]): checked, read, and handed to the worker's
@@ -32,8 +35,15 @@ use billpay_api::error::ApiError;
 use billpay_domain::json::{MAX_NESTING, check_nesting};
 use billpay_supplier::callback::{CallbackRequest, Callbacks, Notice};
 use billpay_worker::{Fulfilment, Funding};
-use guard::{Limits, RecheckGuard, Refused};
+use guard::{Admitted, Limits, RecheckGuard, Refused};
 use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+/// Callbacks whose purchase is being looked up at once (each one indexed
+/// read); more wait up to [`LOOKUP_WAIT`], then are dropped.
+pub const MAX_LOOKUPS: usize = 8;
+const LOOKUP_WAIT: Duration = Duration::from_secs(1);
 
 /// The largest callback body read (VTpass's are under 2 KiB); larger is `413`.
 pub const MAX_BODY: usize = 64 * 1024;
@@ -44,6 +54,7 @@ struct Inbound {
     /// The funding gateways (none when no gateway is configured).
     funding: Funding,
     guard: Arc<RecheckGuard>,
+    lookups: Semaphore,
 }
 
 /// `/callbacks/{name}` for each of `senders` and each funding gateway;
@@ -59,6 +70,7 @@ pub fn router(
         fulfilment,
         funding,
         guard: Arc::new(RecheckGuard::new(limits)),
+        lookups: Semaphore::new(MAX_LOOKUPS),
     });
     Router::new()
         .route("/callbacks/{name}", post(receive).merge(get(receive)))
@@ -92,34 +104,73 @@ async fn receive(
         query: query.as_deref().unwrap_or(""),
     };
     match sender.read(&request) {
-        Notice::Recheck { reference_code } => inbound.recheck_soon(sender.name(), reference_code),
+        Notice::Recheck { reference_code } => {
+            inbound.recheck_soon(sender.name(), reference_code).await
+        }
         Notice::Ignore(why) => tracing::warn!(sender = sender.name(), why, "callback ignored"),
     }
     Json(sender.answer()).into_response()
 }
 
 impl Inbound {
-    /// Starts the recheck of `code` in the background, if the guard lets it.
-    fn recheck_soon(&self, sender: &'static str, code: String) {
-        let permit = match self.guard.admit(&code) {
-            Ok(permit) => permit,
-            Err(Refused::Coalesced) => {
-                return tracing::debug!(
-                    sender,
-                    code,
-                    "callback coalesced: a recheck of it is running or recent"
-                );
-            }
-            Err(refused) => {
-                return tracing::warn!(sender, code, %refused, "callback dropped: no recheck");
+    /// Starts the recheck of `code` in the background, if it names a purchase
+    /// sent to `sender` and the guard lets it (now, or pending after the
+    /// current one's interval).
+    async fn recheck_soon(&self, sender: &'static str, code: String) {
+        if !self.names_purchase(sender, &code).await {
+            return;
+        }
+        let fulfilment = self.fulfilment.clone();
+        let recheck_code = code.clone();
+        let recheck = move || {
+            let (fulfilment, code) = (fulfilment.clone(), recheck_code.clone());
+            async move {
+                if let Err(e) = fulfilment.recheck(&code).await {
+                    tracing::error!(sender, code, error = %e, "recheck after a callback failed");
+                }
             }
         };
-        let fulfilment = self.fulfilment.clone();
-        tokio::spawn(async move {
-            if let Err(e) = fulfilment.recheck(&code).await {
-                tracing::error!(sender, code, error = %e, "recheck after a callback failed");
+        match self.guard.request(&code, recheck) {
+            Ok(Admitted::Now) => {}
+            Ok(Admitted::Pending) => tracing::debug!(
+                sender,
+                code,
+                "callback during a recheck or its interval: one more recheck after it"
+            ),
+            Err(Refused::Coalesced) => {
+                tracing::debug!(sender, code, "callback coalesced: {}", Refused::Coalesced)
             }
-            drop(permit);
-        });
+            Err(refused) => tracing::warn!(sender, code, %refused, "callback dropped: no recheck"),
+        }
+    }
+
+    /// Whether `code` names a purchase sent to `sender`: one indexed read,
+    /// at most [`MAX_LOOKUPS`] at once (a caller waits up to a second for
+    /// one), so ids of nothing never take a place in the guard's table.
+    async fn names_purchase(&self, sender: &'static str, code: &str) -> bool {
+        let wait = tokio::time::timeout(LOOKUP_WAIT, self.lookups.acquire()).await;
+        let Ok(Ok(_slot)) = wait else {
+            tracing::warn!(
+                sender,
+                code,
+                "callback dropped: too many callbacks being looked up"
+            );
+            return false;
+        };
+        match self.fulfilment.sent_to(code, sender).await {
+            Ok(true) => true,
+            Ok(false) => {
+                tracing::warn!(
+                    sender,
+                    code,
+                    "callback ignored: no purchase of ours sent there"
+                );
+                false
+            }
+            Err(e) => {
+                tracing::error!(sender, code, error = %e, "callback dropped: its purchase could not be looked up");
+                false
+            }
+        }
     }
 }

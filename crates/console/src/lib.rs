@@ -11,6 +11,7 @@
 //! money moves" and the operator log are the same as the CLI's.
 
 mod chart;
+mod form;
 mod pages;
 mod session;
 
@@ -21,7 +22,7 @@ use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
 use billpay_supplier::Supplier;
 use billpay_supplier::health::StartCheck;
-use billpay_webkit::{WebKit, asset, kit_script, kit_stylesheet, security_headers};
+use billpay_webkit::{WebKit, asset, catch_panics, kit_script, kit_stylesheet, security_headers};
 use billpay_worker::{Fulfilment, Funding};
 use std::sync::Arc;
 use std::time::Duration;
@@ -157,6 +158,7 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/admin/prices/tiers", post(prices::create_tier))
         .route("/admin/prices/rules", post(prices::set_rule))
         .route("/admin/prices/on-sale", post(prices::set_sale))
+        .route("/admin/prices/list-price", post(prices::set_list_price))
         .route(
             "/admin/prices/sync",
             get(prices::differences).post(prices::apply),
@@ -185,5 +187,6 @@ pub fn router(state: ConsoleState) -> Router {
         )
         .route("/admin/assets/app.js", get(kit_script))
         .with_state(state)
+        .layer(catch_panics(SCOPE))
         .layer(axum::middleware::map_response(security_headers))
 }

@@ -9,6 +9,7 @@ use billpay_webkit::{PageError, Scope, WebKit, WebUi};
 use std::time::Duration;
 
 pub const SCOPE: Scope = Scope {
+    users: billpay_domain::throttle::Kind::Operator,
     name: "console",
     home: "/admin",
     sign_in: "/admin/login",

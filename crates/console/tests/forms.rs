@@ -1,7 +1,9 @@
 //! Every console form in process, over a real SQLite store: each refuses a
 //! missing or wrong CSRF proof (403, nothing changed), and the role rules
 //! hold — `support` is refused every owner-only action (403, nothing
-//! changed, nothing logged) and may requery and resolve purchases.
+//! changed, nothing logged) and may requery and resolve purchases. Also in
+//! process: the notice a redirect names (`?done=`) is one the console
+//! issued, and the sales report refuses days outside its range in its form.
 
 use axum::Router;
 use axum::body::Body;
@@ -200,6 +202,11 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
         (
             "/admin/prices/sync".into(),
             vec![("supplier", "sandbox")],
+            true,
+        ),
+        (
+            "/admin/prices/list-price".into(),
+            vec![("plan", "mtn-sme-1gb"), ("price", "650")],
             true,
         ),
         (
@@ -812,4 +819,317 @@ async fn any_operator_changes_their_own_password_and_totp() {
             .unwrap()
             .totp_enabled()
     );
+}
+
+#[tokio::test]
+async fn only_notices_the_console_issued_are_shown() {
+    let c = console().await;
+    let owner = signed_in(&c, "boss@example.com", OperatorRole::Owner).await;
+    let forged = "/admin?done=Your+account+is+locked.+Call+0803+000+0000";
+    let (status, page) = get_page(&c, forged, &owner).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        !page.contains("locked"),
+        "a link's text is never shown: {page}"
+    );
+    assert!(!page.contains("id=\"done\""), "no notice at all");
+
+    let proof = csrf_for(&owner);
+    let request = Request::post("/admin/prices/tiers")
+        .header(header::COOKIE, format!("billpay_admin={owner}"))
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(format!("name=gold&csrf={proof}")))
+        .unwrap();
+    let response = c.app.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let location = response.headers()[header::LOCATION].to_str().unwrap();
+    assert_eq!(location, "/admin/prices?done=tier-created");
+    let (_, page) = get_page(&c, location, &owner).await;
+    assert!(page.contains("Done: tier created"), "{page}");
+    let (_, page) = get_page(&c, "/admin/account?done=totp-on", &owner).await;
+    assert!(page.contains("Done: TOTP is on"), "{page}");
+}
+
+#[tokio::test]
+async fn a_report_of_days_at_the_calendars_edges_is_refused_in_its_form() {
+    let c = console().await;
+    let support = signed_in(&c, "help@example.com", OperatorRole::Support).await;
+    let rule = "must be a day from 2000-01-01 to 2100-12-31";
+    for (query, field) in [
+        ("to=9999-12-31", "to"),
+        ("from=-9999-01-01", "from"),
+        ("from=1999-12-31&to=2026-01-01", "from"),
+    ] {
+        let (status, page) = get_page(&c, &format!("/admin/reports?{query}"), &support).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {page}");
+        assert!(page.contains(&format!("{field} {rule}")), "{query}: {page}");
+        assert!(page.contains("id=\"report-form\""), "in its form: {page}");
+        let (status, refusal) =
+            get_page(&c, &format!("/admin/reports.csv?{query}"), &support).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {refusal}");
+        assert!(refusal.contains(rule), "{query}: {refusal}");
+    }
+    let last = "/admin/reports?from=2100-12-31&to=2100-12-31";
+    assert_eq!(get(&c, last, &support).await, StatusCode::OK);
+}
+
+/// A successful ₦600 MTN 1GB (SME) data purchase whose supplier charged `cost` kobo.
+async fn data_purchase_at_cost(c: &Console, account: AccountId, reference: &str, cost: i64) {
+    let store = c.store.as_ref();
+    let key = store.api_keys(account).await.unwrap()[0].id;
+    let tx = store
+        .place_purchase(NewPurchase {
+            account_id: account,
+            key_id: key,
+            reference: reference.into(),
+            product: Product::Data,
+            provider: "mtn".into(),
+            plan_id: Some("mtn-sme-1gb".into()),
+            label: "MTN 1GB".into(),
+            recipient: "08031234567".into(),
+            amount: Kobo::from_naira(600),
+            face_value: Kobo::from_naira(600),
+            tier: None,
+            details: PurchaseDetails {
+                phone: Some("08031234567".into()),
+                ..PurchaseDetails::default()
+            },
+        })
+        .await
+        .unwrap();
+    let fin = billpay_store::Finalization {
+        status: TxStatus::Successful,
+        message: "delivered".into(),
+        result: serde_json::json!({}),
+        completed_at_ms: billpay_store::clock::now_ms(),
+        event_payload: "{}".into(),
+        reversal: false,
+        cost: Some(Kobo(cost)),
+        watch_at_ms: None,
+    };
+    assert!(store.finalize(&tx.code, fin).await.unwrap());
+}
+
+#[tokio::test]
+async fn amounts_are_read_as_typed_and_a_refused_form_comes_back_with_its_input() {
+    let c = console().await;
+    let owner = signed_in(&c, "boss@example.com", OperatorRole::Owner).await;
+    let (account, _) = customer_with_purchase(&c).await;
+    let proof = csrf_for(&owner);
+    let credit = format!("/admin/customers/{account}/credit");
+    // ₦5,000 typed with the sign and a comma (form-encoded), then 5,000.50.
+    for (reference, amount) in [("c1", "%E2%82%A65%2C000"), ("c2", "5%2C000.50")] {
+        let fields = [
+            ("amount", amount),
+            ("reference", reference),
+            ("reason", "bank transfer"),
+            ("csrf", &proof),
+        ];
+        let (status, page) = post_page(&c, &credit, &owner, &fields).await;
+        assert_eq!(status, StatusCode::SEE_OTHER, "{amount}: {page}");
+    }
+    assert_eq!(
+        c.store.balance(account).await.unwrap(),
+        Kobo(90_000 + 500_000 + 500_050),
+        "₦900 + ₦5,000 + ₦5,000.50"
+    );
+
+    // 0 and "5,00": the customer's page again, the message beside the amount,
+    // what was typed kept, nothing moved.
+    for (amount, typed, message) in [
+        ("0", "0", "must be more than 0"),
+        ("5%2C00", "5,00", "must be a number of Naira"),
+    ] {
+        let fields = [
+            ("amount", amount),
+            ("reference", "c3"),
+            ("reason", "top up"),
+            ("csrf", &proof),
+        ];
+        let (status, page) = post_page(&c, &credit, &owner, &fields).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{page}");
+        let form = between(&page, "id=\"credit\"", "</form>");
+        assert!(form.contains(&format!("value=\"{typed}\"")), "{form}");
+        assert!(form.contains("value=\"c3\"") && form.contains("value=\"top up\""));
+        let beside = between(form, "id=\"credit-amount-error\" role=\"alert\">", "<");
+        assert!(beside.starts_with(message), "{beside}");
+        assert!(form.contains("aria-invalid=\"true\""), "{form}");
+        assert!(!page.contains("id=\"refusal\""), "no bare refusal page");
+        // The debit form beside it is untouched.
+        let debit = between(&page, "id=\"debit\"", "</form>");
+        assert!(!debit.contains("value=\"c3\"") && !debit.contains("field-error"));
+    }
+    assert_eq!(
+        c.store.balance(account).await.unwrap(),
+        Kobo(90_000 + 500_000 + 500_050),
+        "nothing moved"
+    );
+    // Each action has its own labelled section.
+    let (_, page) = get_page(&c, &format!("/admin/customers/{account}"), &owner).await;
+    for heading in [
+        "Credit the wallet",
+        "Debit the wallet",
+        "Suspend the account",
+        "Price tier",
+        "Dashboard password",
+    ] {
+        assert!(page.contains(&format!(">{heading}</h3>")), "{heading}");
+    }
+}
+
+#[tokio::test]
+async fn a_rule_below_the_last_known_cost_needs_the_owners_confirmation() {
+    let c = console().await;
+    let owner = signed_in(&c, "boss@example.com", OperatorRole::Owner).await;
+    let (account, _) = customer_with_purchase(&c).await;
+    data_purchase_at_cost(&c, account, "d1", 58_200).await;
+    billpay_operations::pricing::create_tier(c.store.as_ref(), Actor::Cli, "resellers")
+        .await
+        .unwrap();
+    let proof = csrf_for(&owner);
+    // Typed as a person would: the provider in capitals.
+    let mut rule = vec![
+        ("tier", "resellers"),
+        ("product", "data"),
+        ("provider", "MTN"),
+        ("plan", "mtn-sme-1gb"),
+        ("kind", "price"),
+        ("value", "560"),
+        ("csrf", &proof),
+    ];
+    let (status, page) = post_page(&c, "/admin/prices/rules", &owner, &rule).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{page}");
+    let warning = between(&page, "id=\"below-cost\">", "</ul>");
+    assert!(
+        warning.contains("data · MTN Nigeria · MTN 1GB (SME, 7 days) at ₦560.00 is below its last supplier cost ₦582.00 (a loss of ₦22.00 each)"),
+        "{warning}"
+    );
+    let form = between(&page, "id=\"set-rule\"", "</form>");
+    assert!(
+        form.contains("value=\"MTN\"") && form.contains("value=\"560\""),
+        "{form}"
+    );
+    assert!(
+        form.contains("name=\"confirm_below_cost\" value=\"1\""),
+        "{form}"
+    );
+    let (_, book) = c.store.price_book().await.unwrap();
+    assert!(
+        book.tiers["resellers"].rules.is_empty(),
+        "nothing set unconfirmed"
+    );
+
+    rule.push(("confirm_below_cost", "1"));
+    let (status, page) = post_page(&c, "/admin/prices/rules", &owner, &rule).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{page}");
+    let line = last_log(&c, "resellers").await;
+    assert_eq!(line.action, "pricing.rule");
+    assert_eq!(
+        line.after.as_deref(),
+        Some("data · MTN Nigeria · MTN 1GB (SME, 7 days): price 560.00")
+    );
+
+    // The prices page: the cost and the margin beside the rule and the plan.
+    let (_, page) = get_page(&c, "/admin/prices?q=1gb&provider=mtn&product=data", &owner).await;
+    let rules = between(&page, "id=\"tiers\"", "</table>");
+    assert!(rules.contains("below cost"), "{rules}");
+    assert!(
+        rules.contains("price ₦560.00, cost ₦582.00, margin −₦22.00"),
+        "{rules}"
+    );
+    let plan = between(&page, "data-target=\"mtn-sme-1gb\"", "</tr>");
+    assert!(plan.contains(">SME<") && plan.contains("₦582.00"), "{plan}");
+    assert!(plan.contains("₦18.00"), "list price ₦600 less ₦582: {plan}");
+    let plans = between(&page, "id=\"plans\"", "</table>");
+    assert!(
+        !plans.contains("data-target=\"mtn-sme-2gb\""),
+        "filtered: {plans}"
+    );
+    assert!(!plans.contains("dstv"), "cable filtered out");
+    let (_, off_sale) = get_page(&c, "/admin/prices?sale=off", &owner).await;
+    let plans = between(&off_sale, "id=\"plans\"", "</table>");
+    assert!(
+        !plans.contains("data-target"),
+        "every plan is on sale: {plans}"
+    );
+}
+
+#[tokio::test]
+async fn an_owner_edits_a_list_price_and_it_is_logged() {
+    let c = console().await;
+    let owner = signed_in(&c, "boss@example.com", OperatorRole::Owner).await;
+    let proof = csrf_for(&owner);
+    let set = [
+        ("plan", "MTN-SME-1GB"),
+        ("price", "%E2%82%A6650"),
+        ("csrf", &proof),
+    ];
+    let (status, page) = post_page(&c, "/admin/prices/list-price", &owner, &set).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{page}");
+    let (_, catalogue) = c.store.catalogue().await.unwrap();
+    let plan = catalogue
+        .data_plans
+        .iter()
+        .find(|p| p.plan_id == "mtn-sme-1gb")
+        .unwrap();
+    assert_eq!(plan.price, Kobo::from_naira(650));
+    let line = last_log(&c, "mtn-sme-1gb").await;
+    assert_eq!(line.action, "catalogue.price");
+    assert_eq!(line.before.as_deref(), Some("600.00"));
+    assert_eq!(line.after.as_deref(), Some("650.00"));
+
+    let zero = [("plan", "mtn-sme-1gb"), ("price", "0"), ("csrf", &proof)];
+    let (status, page) = post_page(&c, "/admin/prices/list-price", &owner, &zero).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let row = between(&page, "data-target=\"mtn-sme-1gb\"", "</tr>");
+    assert!(
+        row.contains("must be more than 0") && row.contains("value=\"0\""),
+        "{row}"
+    );
+}
+
+#[tokio::test]
+async fn the_console_names_accounts_and_words_its_log_for_people() {
+    let c = console().await;
+    let owner = signed_in(&c, "boss@example.com", OperatorRole::Owner).await;
+    let support = signed_in(&c, "help@example.com", OperatorRole::Support).await;
+    let (account, code) = customer_with_purchase(&c).await;
+    billpay_operations::pricing::create_tier(c.store.as_ref(), Actor::Cli, "resellers")
+        .await
+        .unwrap();
+    let link = format!("<a href=\"/admin/customers/{account}\" title=\"{account}\">Ada</a>");
+    for page in [
+        "/admin/transactions",
+        "/admin/log",
+        &format!("/admin/transactions/{code}"),
+    ] {
+        let (_, html) = get_page(&c, page, &owner).await;
+        assert!(html.contains(&link), "{page}: {html}");
+    }
+    let (_, log) = get_page(&c, "/admin/log", &owner).await;
+    assert!(!log.contains("— → —"), "{log}");
+    assert!(log.contains("created"), "a tier's creation says so");
+    let (_, tx) = get_page(&c, &format!("/admin/transactions/{code}"), &owner).await;
+    for field in ["Face value", "Charged", "Tier", "Supplier cost", "Profit"] {
+        assert!(tx.contains(&format!("<dt>{field}</dt>")), "{field}");
+    }
+    // A slug typed in capitals is the catalogue's.
+    let proof = csrf_for(&owner);
+    let off = [
+        ("kind", "provider"),
+        ("target", "MTN"),
+        ("sale", "off"),
+        ("csrf", &proof),
+    ];
+    let (status, page) = post_page(&c, "/admin/prices/on-sale", &owner, &off).await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{page}");
+    let (_, catalogue) = c.store.catalogue().await.unwrap();
+    assert!(!catalogue.provider("mtn").unwrap().active);
+    let (status, refusal) = get_page(&c, "/admin/log", &support).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(
+        refusal.contains("managing operators needs an owner"),
+        "{refusal}"
+    );
+    assert!(!refusal.contains("ManageOperators"), "{refusal}");
 }

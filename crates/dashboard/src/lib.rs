@@ -16,7 +16,7 @@ use axum::routing::{get, post};
 use billpay_domain::sealed::SecretBox;
 use billpay_store::SharedStore;
 use billpay_webhooks::{DeliveryClient, DeliveryConfig};
-use billpay_webkit::{WebKit, kit_script, kit_stylesheet, security_headers};
+use billpay_webkit::{WebKit, catch_panics, kit_script, kit_stylesheet, security_headers};
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -74,7 +74,10 @@ pub fn router(state: DashboardState) -> Router {
         .route("/dashboard/wallet", get(wallet::statement))
         .route("/dashboard/wallet.csv", get(wallet::csv))
         .route("/dashboard/assets/style.css", get(kit_stylesheet))
+        // the kit's own name for it: the kit's error pages link it
+        .route("/dashboard/assets/kit.css", get(kit_stylesheet))
         .route("/dashboard/assets/app.js", get(kit_script))
         .with_state(state)
+        .layer(catch_panics(session::SCOPE))
         .layer(axum::middleware::map_response(security_headers))
 }

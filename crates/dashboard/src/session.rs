@@ -9,6 +9,7 @@ use billpay_webkit::{PageError, Scope, WebKit, WebUi};
 use std::time::Duration;
 
 pub const SCOPE: Scope = Scope {
+    users: billpay_domain::throttle::Kind::Account,
     name: "dashboard",
     home: "/dashboard",
     sign_in: "/dashboard/login",

@@ -135,6 +135,9 @@ impl Catalogue {
                     p.slug
                 ));
             }
+            if p.price.is_some_and(|price| price <= Kobo::ZERO) {
+                return Err(format!("provider {}: price must be positive", p.slug));
+            }
         }
         let offers = |slug: &str, product: Product| {
             self.providers
@@ -234,6 +237,57 @@ impl Catalogue {
         self.epin_denominations
             .iter()
             .find(|d| d.provider == provider.slug && d.denomination == denomination)
+    }
+
+    /// A data plan's type as its category names it ("SME", "Gifting",
+    /// "Corporate Gifting"); the category's id when the catalogue has no name.
+    pub fn data_plan_type<'a>(&'a self, plan: &'a DataPlan) -> &'a str {
+        self.data_categories
+            .iter()
+            .find(|c| c.id == plan.category && c.provider == plan.provider)
+            .map_or(plan.category.as_str(), |c| c.name.as_str())
+    }
+
+    /// Where a price rule applies, as a person reads it: "data", "data · MTN",
+    /// "data · MTN Nigeria · MTN 1GB (SME, 7 days)", "epin · MTN · ₦200"; a slug or
+    /// plan id the catalogue no longer has is shown as stored.
+    pub fn scope_label(&self, scope: &crate::pricing::Scope) -> String {
+        let mut label = scope.product.to_string();
+        let Some(slug) = &scope.provider else {
+            return label;
+        };
+        let provider = self
+            .provider(slug)
+            .map_or(slug.as_str(), |p| p.name.as_str());
+        label.push_str(" · ");
+        label.push_str(provider);
+        if let Some(plan) = &scope.plan {
+            let data = self
+                .data_plans
+                .iter()
+                .find(|p| &p.provider == slug && &p.plan_id == plan)
+                .map(|p| {
+                    format!(
+                        "{} ({}, {} days)",
+                        p.name,
+                        self.data_plan_type(p),
+                        p.duration
+                    )
+                });
+            let cable = || {
+                self.cable_plans
+                    .iter()
+                    .find(|p| &p.provider == slug && &p.plan_id == plan)
+                    .map(|p| p.name.clone())
+            };
+            let named = match scope.product {
+                Product::Epin => format!("₦{plan}"),
+                _ => data.or_else(cable).unwrap_or_else(|| plan.clone()),
+            };
+            label.push_str(" · ");
+            label.push_str(&named);
+        }
+        label
     }
 
     /// `supplier`'s codes for `provider` and, if given, one of its data or

@@ -50,7 +50,8 @@ impl PurchaseDetails {
         serde_json::to_string(self).expect("purchase details are plain JSON")
     }
 
-    /// The fields that are set, as (JSON name, shown value), by name.
+    /// The fields that are set, as (JSON name, shown value: a meter type as
+    /// a word), by name.
     pub fn fields(&self) -> Vec<(&'static str, String)> {
         let text = |v: &Option<String>| v.clone();
         let number = |v: Option<i64>| v.map(|n| n.to_string());
@@ -60,7 +61,7 @@ impl PurchaseDetails {
             ("denomination", self.denomination.map(|k| k.to_string())),
             ("duration", number(self.duration.map(i64::from))),
             ("meter_number", text(&self.meter_number)),
-            ("meter_type", number(self.meter_type.map(i64::from))),
+            ("meter_type", self.meter_type.map(meter_type)),
             ("phone", text(&self.phone)),
             ("plan_id", text(&self.plan_id)),
             ("profile_id", text(&self.profile_id)),
@@ -72,6 +73,11 @@ impl PurchaseDetails {
             .filter_map(|(name, value)| value.map(|v| (name, v)))
             .collect()
     }
+}
+
+/// A stored meter type as a word (`Prepaid`), its number if it is no type.
+fn meter_type(code: u8) -> String {
+    crate::MeterType::parse(code).map_or_else(|_| code.to_string(), |t| t.to_string())
 }
 
 #[cfg(test)]
@@ -94,5 +100,7 @@ mod tests {
         );
         let shown: Vec<_> = details.fields().into_iter().map(|(name, _)| name).collect();
         assert_eq!(shown, ["meter_number", "meter_type", "recipient_name"]);
+        // a person reads the meter type as a word, not the wire's number
+        assert_eq!(details.fields()[1], ("meter_type", "Prepaid".to_owned()));
     }
 }

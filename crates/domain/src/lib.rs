@@ -1,6 +1,11 @@
 //! billpay's domain: money, phone numbers, references, account numbers, typed
-//! ids, products, checked purchase requests and the purchase state machine,
+//! ids, mobile networks by number prefix (`network`), products, checked
+//! purchase requests, their pricing into an order (`order`) and the purchase
+//! state machine,
 //! API-key hashing and secret sealing.
+//!
+//! The throttle on checks of secrets ([`throttle`]) is here too, so the web
+//! kit and the operations share one.
 //!
 //! No I/O and no async here: everything is a pure function or a value type, so
 //! every other crate can rely on these rules without a database or a runtime.
@@ -12,6 +17,8 @@ pub mod ids;
 pub mod json;
 pub mod keys;
 pub mod money;
+pub mod network;
+pub mod order;
 pub mod password;
 pub mod phone;
 pub mod pricing;
@@ -20,6 +27,7 @@ pub mod recipient;
 pub mod reference;
 pub mod request;
 pub mod sealed;
+pub mod throttle;
 
 pub use delivery::{Delivery, EpinCard, Pin};
 pub use details::PurchaseDetails;

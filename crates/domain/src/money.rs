@@ -11,7 +11,7 @@ pub struct Kobo(pub i64);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MoneyError {
-    #[error("must be a number of Naira")]
+    #[error("must be a number of Naira, like 5,000 or 5000.50")]
     NotANumber,
     #[error("must have at most 2 decimal places")]
     TooManyDecimals,
@@ -82,6 +82,34 @@ impl Kobo {
         kobo.checked_add(Kobo(1))
             .filter(|k| k.0 <= MAX_KOBO)
             .ok_or(MoneyError::TooLarge)
+    }
+
+    /// An amount a person typed: [`Self::parse_naira`] after an optional `₦`
+    /// or `NGN` and thousands separated by commas (`5,000`, `₦5,000.50`);
+    /// commas anywhere else (`5,00`) are refused rather than guessed at.
+    pub fn parse_typed_naira(text: &str) -> Result<Kobo, MoneyError> {
+        let text = text.trim();
+        let text = text
+            .strip_prefix('₦')
+            .or_else(|| text.strip_prefix("NGN"))
+            .unwrap_or(text)
+            .trim_start();
+        let (whole, fraction) = text
+            .split_once('.')
+            .map_or((text, None), |(w, f)| (w, Some(f)));
+        if whole.contains(',') {
+            let mut groups = whole.split(',');
+            let first = groups.next().unwrap_or_default();
+            let first = first.strip_prefix('-').unwrap_or(first);
+            if !(1..=3).contains(&first.len()) || groups.any(|g| g.len() != 3) {
+                return Err(MoneyError::NotANumber);
+            }
+        }
+        let plain = whole.replace(',', "");
+        match fraction {
+            Some(fraction) => Kobo::parse_naira(&format!("{plain}.{fraction}")),
+            None => Kobo::parse_naira(&plain),
+        }
     }
 
     /// Reads a float as JSON or TOML gave it, through its shortest round-trip
@@ -172,6 +200,22 @@ mod tests {
         for bad in ["", "1.", ".005", "1.00x", "1e3", "1,000.005", "1.2.3"] {
             assert_eq!(parse(bad), Err(MoneyError::NotANumber), "{bad}");
         }
+    }
+
+    #[test]
+    fn reads_amounts_as_people_type_them() {
+        let typed = |t: &str| Kobo::parse_typed_naira(t);
+        assert_eq!(typed("5,000"), Ok(Kobo(500_000)));
+        assert_eq!(typed("₦5,000"), Ok(Kobo(500_000)));
+        assert_eq!(typed(" ₦ 1,234,567.5 "), Ok(Kobo(123_456_750)));
+        assert_eq!(typed("NGN 5000.50"), Ok(Kobo(500_050)));
+        assert_eq!(typed("5000.50"), Ok(Kobo(500_050)));
+        assert_eq!(typed("5,00"), Err(MoneyError::NotANumber));
+        assert_eq!(typed("5000,000"), Err(MoneyError::NotANumber));
+        assert_eq!(typed(",500"), Err(MoneyError::NotANumber));
+        assert_eq!(typed("5,000.123"), Err(MoneyError::TooManyDecimals));
+        assert_eq!(typed("-5,000"), Err(MoneyError::Negative));
+        assert_eq!(typed("₦"), Err(MoneyError::NotANumber));
     }
 
     #[test]

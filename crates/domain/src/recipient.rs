@@ -129,6 +129,16 @@ impl MeterType {
     }
 }
 
+/// What a person reads: `Prepaid`, `Postpaid`.
+impl fmt::Display for MeterType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(match self {
+            MeterType::Prepaid => "Prepaid",
+            MeterType::Postpaid => "Postpaid",
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,10 +14,14 @@ pub enum Item {
     Airtime {
         phone: Phone,
         amount: Kobo,
+        /// The client says the number moved to the provider's network
+        /// (`network::check` is skipped).
+        ported: bool,
     },
     Data {
         phone: Phone,
         plan_id: String,
+        ported: bool,
     },
     Epin {
         denomination: Kobo,

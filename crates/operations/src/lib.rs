@@ -61,6 +61,27 @@ pub enum Permission {
     ManageOperators,
 }
 
+impl fmt::Display for Permission {
+    /// What the permission covers, as a person reads it ("managing operators").
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Permission::Read => "reading",
+            Permission::ResolvePurchases => "requerying or resolving purchases",
+            Permission::ResendWebhooks => "resending webhooks",
+            Permission::MoveMoney => "moving money",
+            Permission::ManageAccounts => "managing accounts and their keys",
+            Permission::ChangeCatalogue => "changing the catalogue and prices",
+            Permission::ManageOperators => "managing operators",
+        })
+    }
+}
+
+/// Text a person typed, quoted for a message about it (“MTN”), never as
+/// Rust's `Debug` would print it.
+pub(crate) fn quoted(text: &str) -> String {
+    format!("“{text}”")
+}
+
 impl Actor {
     /// An operator of the console, as stored.
     pub fn operator(operator: &Operator) -> Actor {
@@ -100,7 +121,7 @@ impl Actor {
             return Ok(());
         }
         Err(OpsError::Forbidden(format!(
-            "{self} may not do this: it needs an owner ({permission:?})"
+            "{self} may not do this: {permission} needs an owner"
         )))
     }
 
@@ -162,15 +183,32 @@ pub enum OpsError {
     /// The actor's role does not allow the action.
     #[error("{0}")]
     Forbidden(String),
+    /// A price rule would sell plans below their last known supplier cost;
+    /// set again with the owner's confirmation (`allow_below_cost`).
+    #[error("{}", below_cost_text(.0))]
+    BelowCost(Vec<pricing::PlanMargin>),
     #[error(transparent)]
     WebhookUrl(#[from] billpay_webhooks::UrlError),
     #[error(transparent)]
     Password(#[from] billpay_domain::password::PasswordError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Too many wrong secrets of this person lately (the throttle's lockout).
+    #[error(transparent)]
+    LockedOut(#[from] billpay_domain::throttle::LockedOut),
 }
 
 pub(crate) use accounts::valid_email;
+
+/// The first few plans below cost, and how many more.
+pub fn below_cost_text(below: &[pricing::PlanMargin]) -> String {
+    const SHOWN: usize = 3;
+    let mut text: Vec<String> = below.iter().take(SHOWN).map(ToString::to_string).collect();
+    if below.len() > SHOWN {
+        text.push(format!("and {} more plans", below.len() - SHOWN));
+    }
+    text.join("; ")
+}
 
 pub type OpsResult<T> = Result<T, OpsError>;
 

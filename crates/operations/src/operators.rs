@@ -5,6 +5,7 @@
 
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, valid_email};
 use billpay_domain::sealed::SecretBox;
+use billpay_domain::throttle::{SecretThrottle, Who};
 use billpay_store::{
     LogEntry, LogFilter, NewOperator, Operator, OperatorChange, OperatorRole, OperatorStatus, Store,
 };
@@ -152,16 +153,21 @@ async fn own(store: &dyn Store, actor: &Actor) -> OpsResult<Operator> {
 }
 
 /// An operator's own new password, any role: the current one must be right
-/// (else nothing changes); every session of theirs ends, as with
+/// (else nothing changes), checked within the operator's budget in
+/// `throttle` (the one sign-in uses); every session of theirs ends, as with
 /// [`set_password`].
 pub async fn change_own_password(
     store: &dyn Store,
     actor: &Actor,
+    throttle: &SecretThrottle,
     current: &str,
     new: &str,
 ) -> OpsResult<Operator> {
     let operator = own(store, actor).await?;
-    if !billpay_domain::password::verify(Some(&operator.password_hash), current) {
+    let right = throttle.check(Who::operator(&operator.email), || {
+        billpay_domain::password::verify(Some(&operator.password_hash), current).then_some(())
+    })?;
+    if right.is_none() {
         return Err(invalid(&["current_password"], "is not your password"));
     }
     let hash = billpay_domain::password::hash(new)?;
@@ -199,13 +205,24 @@ pub async fn offer_totp(
     })
 }
 
-/// Turns on the offered secret once `code` shows the operator's app has it;
-/// that code's step is taken, so it cannot sign in afterwards.
+/// The codes that confirm a new TOTP secret: one from the new secret, and
+/// when TOTP is already on, a current one of the secret it replaces.
+pub struct TotpCodes<'a> {
+    pub new: &'a str,
+    /// Needed when TOTP is on (a session alone cannot replace the second factor).
+    pub current: Option<&'a str>,
+}
+
+/// Turns on the offered secret once `codes.new` shows the operator's app has
+/// it; that code's step is taken, so it cannot sign in afterwards. When TOTP
+/// is on already, the secret is replaced only with a current, unused code of
+/// the old one, checked within the operator's budget in `throttle`.
 pub async fn confirm_totp(
     store: &dyn Store,
     actor: &Actor,
+    throttle: &SecretThrottle,
     sealed: &str,
-    code: &str,
+    codes: TotpCodes<'_>,
     secrets: &SecretBox,
 ) -> OpsResult<Operator> {
     let operator = own(store, actor).await?;
@@ -213,8 +230,19 @@ pub async fn confirm_totp(
         .open(sealed)
         .map_err(|_| invalid(&["secret"], "is not a secret this server offered"))?;
     let step = totp(&secret, &operator.email)?
-        .check_current(code.trim())
+        .check_current(codes.new.trim())
         .ok_or_else(|| invalid(&["code"], "is not the current code of the new secret"))?;
+    if operator.totp_enabled() {
+        let current = codes.current.unwrap_or_default();
+        current_code(
+            store,
+            throttle,
+            &operator,
+            ("current_code", current),
+            secrets,
+        )
+        .await?;
+    }
     let mut log = actor.log("operator.totp", operator.email.clone());
     log.before = Some(on_off(&operator).to_owned());
     log.after = Some("on (new secret)".to_owned());
@@ -225,10 +253,12 @@ pub async fn confirm_totp(
     Ok(updated)
 }
 
-/// Turns the signed-in operator's TOTP off, with a current (unused) code.
+/// Turns the signed-in operator's TOTP off, with a current (unused) code,
+/// checked within the operator's budget in `throttle`.
 pub async fn disable_own_totp(
     store: &dyn Store,
     actor: &Actor,
+    throttle: &SecretThrottle,
     code: &str,
     secrets: &SecretBox,
 ) -> OpsResult<Operator> {
@@ -236,14 +266,7 @@ pub async fn disable_own_totp(
     if !operator.totp_enabled() {
         return Err(OpsError::Refused("TOTP is already off".into()));
     }
-    let step = check_totp(&operator, code, secrets)?
-        .ok_or_else(|| invalid(&["code"], "is not your current code"))?;
-    if !store.claim_totp_step(operator.id, step).await? {
-        return Err(invalid(
-            &["code"],
-            "was already used: wait for the next one",
-        ));
-    }
+    current_code(store, throttle, &operator, ("code", code), secrets).await?;
     let mut log = actor.log("operator.totp", operator.email.clone());
     log.before = Some("on".to_owned());
     log.after = Some("off".to_owned());
@@ -251,6 +274,32 @@ pub async fn disable_own_totp(
     let updated = store.update_operator(operator.id, change, log).await?;
     tracing::info!(%actor, operator = operator.id, "operator turned TOTP off");
     Ok(updated)
+}
+
+/// Checks `code` against the operator's TOTP secret (on) within their budget
+/// in `throttle`, and takes its time step: a wrong code and a used one both
+/// count as a failed attempt.
+async fn current_code(
+    store: &dyn Store,
+    throttle: &SecretThrottle,
+    operator: &Operator,
+    (field, code): (&'static str, &str),
+    secrets: &SecretBox,
+) -> OpsResult<()> {
+    let fields: &'static [&'static str] = if field == "code" {
+        &["code"]
+    } else {
+        &["current_code"]
+    };
+    let mut attempt = throttle.reserve(Who::operator(&operator.email))?;
+    attempt.spend();
+    let step = check_totp(operator, code, secrets)?
+        .ok_or_else(|| invalid(fields, "is not your current code"))?;
+    if !store.claim_totp_step(operator.id, step).await? {
+        return Err(invalid(fields, "was already used: wait for the next one"));
+    }
+    attempt.succeeded();
+    Ok(())
 }
 
 fn on_off(operator: &Operator) -> &'static str {

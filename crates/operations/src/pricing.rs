@@ -2,8 +2,9 @@
 //! (docs/pricing.md). Every product, provider and plan a rule names must be
 //! in the catalogue, so a typo is refused instead of silently never matching.
 
-use crate::{Actor, OpsError, OpsResult, Permission, invalid, optional_reason};
+use crate::{Actor, OpsError, OpsResult, Permission, invalid, optional_reason, quoted};
 use billpay_domain::catalogue::Catalogue;
+use billpay_domain::order::{MIN_CHARGE, below_floor};
 use billpay_domain::pricing::{
     BasisPoints, DEFAULT_TIER, Rule, Scope, Tier, denomination_key, valid_tier_name,
 };
@@ -50,11 +51,13 @@ pub async fn create_tier(store: &dyn Store, actor: Actor, name: &str) -> OpsResu
         return Err(invalid(
             &["name"],
             format!(
-                "{name:?} must be 1 to 40 of a-z, 0-9, - and _, starting with a letter or digit"
+                "{} must be 1 to 40 of a-z, 0-9, - and _, starting with a letter or digit",
+                quoted(name)
             ),
         ));
     }
-    let log = actor.log("pricing.tier", name);
+    let mut log = actor.log("pricing.tier", name);
+    log.after = Some("created".to_owned());
     store.create_tier_logged(name, log).await.map_err(refused)?;
     tracing::info!(%actor, tier = name, "price tier created");
     Ok(())
@@ -68,6 +71,7 @@ pub async fn set_rule(
     tier: &str,
     scope: ScopeInput<'_>,
     rule: Option<RuleInput>,
+    allow_below_cost: bool,
 ) -> OpsResult<bool> {
     actor.require(Permission::ChangeCatalogue)?;
     if tier == DEFAULT_TIER {
@@ -79,15 +83,25 @@ pub async fn set_rule(
     let (_, catalogue) = store.catalogue().await?;
     let scope = checked_scope(&catalogue, &scope)?;
     let rule = rule.map(|r| checked_rule(&scope, r)).transpose()?;
+    if let Some(rule) = rule {
+        let (_, book) = store.price_book().await?;
+        refuse_below_floor(&catalogue, book.tiers.get(tier), &scope, rule)?;
+        if !allow_below_cost {
+            let below = below_cost(store, &catalogue, tier, &scope, rule).await?;
+            if !below.is_empty() {
+                return Err(OpsError::BelowCost(below));
+            }
+        }
+    }
     let what = rule.map_or_else(|| "removed".to_owned(), |r| r.to_string());
     let mut log = actor.log("pricing.rule", tier);
-    log.after = Some(format!("{scope:?}: {what}"));
+    log.after = Some(format!("{}: {what}", catalogue.scope_label(&scope)));
     // Logged with the change, when it changed something (a set always does).
     let changed = store
         .set_price_rule_logged(tier, scope.clone(), rule, log)
         .await
         .map_err(not_found)?;
-    tracing::info!(%actor, tier, ?scope, rule = what, "price rule set");
+    tracing::info!(%actor, tier, scope = %catalogue.scope_label(&scope), rule = what, "price rule set");
     Ok(changed)
 }
 
@@ -176,22 +190,137 @@ pub async fn tier(store: &dyn Store, name: &str) -> OpsResult<(Tier, usize)> {
     Ok((tier, accounts))
 }
 
+/// A data or cable plan's price under a rule beside its last known supplier
+/// cost: a warning when the price is below it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanMargin {
+    /// The plan, as a person reads it ("data · MTN Nigeria · MTN 1GB (SME, 7 days)").
+    pub plan: String,
+    /// Its price under the rule.
+    pub price: Kobo,
+    /// What its supplier last charged for it.
+    pub cost: Kobo,
+}
+
+impl PlanMargin {
+    /// Price less cost; negative: sold at a loss.
+    pub fn margin(&self) -> i64 {
+        self.price.0 - self.cost.0
+    }
+}
+
+impl std::fmt::Display for PlanMargin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} at ₦{} is below its last supplier cost ₦{} (a loss of ₦{} each)",
+            self.plan,
+            self.price,
+            self.cost,
+            Kobo(-self.margin())
+        )
+    }
+}
+
+/// Last known supplier costs by (provider, plan id) ([`last_costs`]).
+pub type Costs = std::collections::HashMap<(String, String), Kobo>;
+
+/// The data and cable plans with a known cost that `rule` at `scope` prices,
+/// where it is `tier`'s rule in force (no more specific rule covers the
+/// plan), with their price under it. Pure: the console lists these beside
+/// each rule, [`set_rule`] refuses a rule with one below cost unless allowed.
+pub fn margins(
+    catalogue: &Catalogue,
+    tier: &Tier,
+    scope: &Scope,
+    rule: Rule,
+    costs: &Costs,
+) -> Vec<PlanMargin> {
+    let data = catalogue
+        .data_plans
+        .iter()
+        .map(|p| (Product::Data, &p.provider, &p.plan_id, p.price));
+    let cable = catalogue
+        .cable_plans
+        .iter()
+        .map(|p| (Product::Cable, &p.provider, &p.plan_id, p.price));
+    let mut margins = Vec::new();
+    for (product, provider, plan, list_price) in data.chain(cable) {
+        let covered = scope.product == product
+            && scope.provider.as_ref().is_none_or(|p| p == provider)
+            && scope.plan.as_ref().is_none_or(|p| p == plan);
+        if !covered || tier.rule_for(product, provider, Some(plan)) != Some(&rule) {
+            continue;
+        }
+        let Some(&cost) = costs.get(&(provider.clone(), plan.clone())) else {
+            continue;
+        };
+        let Some(price) = rule.apply(list_price, 1) else {
+            continue;
+        };
+        let at = Scope {
+            product,
+            provider: Some(provider.clone()),
+            plan: Some(plan.clone()),
+        };
+        margins.push(PlanMargin {
+            plan: catalogue.scope_label(&at),
+            price,
+            cost,
+        });
+    }
+    margins
+}
+
+/// The plans `rule` at `scope` would sell below their last known supplier
+/// cost ([`margins`] under the tier with the rule set). Apart from the
+/// rule's own checks: a warning the owner may confirm, not a rule.
+async fn below_cost(
+    store: &dyn Store,
+    catalogue: &Catalogue,
+    tier: &str,
+    scope: &Scope,
+    rule: Rule,
+) -> OpsResult<Vec<PlanMargin>> {
+    let (_, book) = store.price_book().await?;
+    let mut tier = book.tiers.get(tier).cloned().unwrap_or_default();
+    tier.rules.insert(scope.clone(), rule);
+    let costs = last_costs(store).await?;
+    let mut below = margins(catalogue, &tier, scope, rule, &costs);
+    below.retain(|m| m.margin() < 0);
+    Ok(below)
+}
+
+/// The last known supplier cost of every data and cable plan that has one,
+/// by (provider, plan id): the most recent successful purchase's `cost`.
+pub async fn last_costs(store: &dyn Store) -> OpsResult<Costs> {
+    Ok(store
+        .last_plan_costs()
+        .await?
+        .into_iter()
+        .map(|c| ((c.provider, c.plan_id), c.cost))
+        .collect())
+}
+
 /// The scope, each part checked against the catalogue; an e-pin
 /// denomination is stored in one spelling (`100`, never `100.00`).
 fn checked_scope(catalogue: &Catalogue, input: &ScopeInput) -> OpsResult<Scope> {
-    let product: Product = input.product.parse().map_err(|_| {
+    let product: Product = input.product.trim().to_lowercase().parse().map_err(|_| {
         let known: Vec<&str> = Product::ALL.iter().map(|p| p.service()).collect();
         invalid(
             &["product"],
             format!(
-                "unknown product {:?}; one of {}",
-                input.product,
-                known.join(", ")
+                "must be one of {}, not {}",
+                known.join(", "),
+                quoted(input.product)
             ),
         )
     })?;
-    let Some(slug) = input.provider else {
-        if input.plan.is_some() {
+    // Slugs and plan ids are lower case in the catalogue; a person may type "MTN".
+    let slug = input.provider.map(|s| s.trim().to_lowercase());
+    let plan = input.plan.map(|p| p.trim().to_lowercase());
+    let Some(slug) = slug else {
+        if plan.is_some() {
             return Err(invalid(&["plan"], "needs a provider"));
         }
         return Ok(Scope {
@@ -201,17 +330,19 @@ fn checked_scope(catalogue: &Catalogue, input: &ScopeInput) -> OpsResult<Scope> 
         });
     };
     let provider = catalogue
-        .provider(slug)
+        .provider(&slug)
         .filter(|p| p.services.contains(&product))
         .ok_or_else(|| {
             invalid(
                 &["provider"],
-                format!("no provider {slug:?} sells {product}"),
+                format!(
+                    "must be a provider that sells {product}; {} is not one",
+                    quoted(&slug)
+                ),
             )
         })?;
-    let plan = input
-        .plan
-        .map(|plan| checked_plan(catalogue, product, &provider.slug, plan))
+    let plan = plan
+        .map(|plan| checked_plan(catalogue, product, &provider.slug, &plan))
         .transpose()?;
     Ok(Scope {
         product,
@@ -229,7 +360,10 @@ fn checked_plan(
     let unknown = || {
         invalid(
             &["plan"],
-            format!("{provider} has no {product} plan {plan:?}"),
+            format!(
+                "must be one of {provider}'s {product} plans; {} is not one",
+                quoted(plan)
+            ),
         )
     };
     match product {
@@ -265,12 +399,13 @@ fn checked_plan(
 /// a list price: a plan, an e-pin denomination, an exam pin's provider.
 fn checked_rule(scope: &Scope, input: RuleInput) -> OpsResult<Rule> {
     let naira = |field: &'static [&'static str], text: &str| {
-        Kobo::parse_naira(text).map_err(|e| invalid(field, format!("{text:?} {e}")))
+        Kobo::parse_typed_naira(text)
+            .map_err(|e| invalid(field, format!("{e}, not {}", quoted(text))))
     };
     match input {
         RuleInput::DiscountPercent(text) => BasisPoints::parse_percent(&text)
             .map(Rule::DiscountPercent)
-            .map_err(|e| invalid(&["discount_percent"], format!("{text:?} {e}"))),
+            .map_err(|e| invalid(&["discount_percent"], format!("{e}, not {}", quoted(&text)))),
         RuleInput::Fee(text) => naira(&["fee"], &text).map(Rule::Fee),
         RuleInput::Price(text) => {
             let fixed_unit = scope.plan.is_some()
@@ -288,6 +423,65 @@ fn checked_rule(scope: &Scope, input: RuleInput) -> OpsResult<Rule> {
             Ok(Rule::Price(price))
         }
     }
+}
+
+/// Refuses `rule` at `scope` of `tier` (now `current`) when it would price
+/// something the catalogue sells under the least a purchase can charge,
+/// naming each; what was already under it is not held against this rule.
+fn refuse_below_floor(
+    catalogue: &Catalogue,
+    current: Option<&Tier>,
+    scope: &Scope,
+    rule: Rule,
+) -> OpsResult<()> {
+    let current = current.cloned().unwrap_or_default();
+    let before = below_floor(catalogue, &current);
+    let mut after = current;
+    after.rules.insert(scope.clone(), rule);
+    let new: Vec<String> = below_floor(catalogue, &after)
+        .into_iter()
+        .filter(|item| !before.contains(item))
+        .map(|item| item.to_string())
+        .collect();
+    if new.is_empty() {
+        return Ok(());
+    }
+    let field: &'static [&'static str] = match rule {
+        Rule::DiscountPercent(_) => &["discount_percent"],
+        Rule::Price(_) => &["price"],
+        Rule::Fee(_) => &["fee"],
+    };
+    Err(invalid(
+        field,
+        format!(
+            "{rule} would charge less than {MIN_CHARGE} Naira, the least a purchase can charge: {}",
+            new.join("; ")
+        ),
+    ))
+}
+
+/// Refuses a catalogue (an import, a supplier sync's prices) in which a tier
+/// would price something under the least a purchase can charge, naming the
+/// tier and each item.
+pub async fn check_catalogue_floor(store: &dyn Store, catalogue: &Catalogue) -> OpsResult<()> {
+    let (_, book) = store.price_book().await?;
+    let mut tiers: Vec<&Tier> = book.tiers.values().collect();
+    tiers.sort_by(|a, b| a.name.cmp(&b.name));
+    let problems: Vec<String> = tiers
+        .into_iter()
+        .flat_map(|tier| {
+            below_floor(catalogue, tier)
+                .into_iter()
+                .map(move |item| format!("tier {}: {item}", tier.name))
+        })
+        .collect();
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(OpsError::Refused(format!(
+        "the catalogue's prices would charge less than {MIN_CHARGE} Naira, the least a purchase can charge: {}; change those rules first",
+        problems.join("; ")
+    )))
 }
 
 /// A store refusal about the name (taken) as the operator's error.

@@ -5,16 +5,17 @@
 
 use crate::{OpsResult, invalid};
 use billpay_domain::{Kobo, TxStatus};
+use billpay_store::clock::LAGOS;
+pub use billpay_store::clock::{lagos_day_start as start_of, lagos_today};
 use billpay_store::{SalesGroup, Store};
 use std::collections::BTreeMap;
-use time::macros::format_description;
-use time::{Date, Duration, PrimitiveDateTime, Time, UtcOffset};
+use time::macros::{date, format_description};
+use time::{Date, PrimitiveDateTime};
 
-/// Lagos is UTC+1 all year (no daylight saving).
-const LAGOS: UtcOffset = match UtcOffset::from_hms(1, 0, 0) {
-    Ok(offset) => offset,
-    Err(_) => panic!("a valid offset"),
-};
+/// The first and last Lagos days a report may name: far beyond any sale, and
+/// far inside what the date arithmetic handles (issue 27, finding 3).
+pub const FIRST_DAY: Date = date!(2000 - 01 - 01);
+pub const LAST_DAY: Date = date!(2100 - 12 - 31);
 
 /// What the rows are grouped by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,7 +98,13 @@ pub async fn sales(
     }
     let lower = from_day.map_or_else(String::new, start_of);
     // `~` sorts after every digit: no upper bound.
-    let upper = to_day.map_or_else(|| "~".to_owned(), |d| start_of(d + Duration::days(1)));
+    let upper = match to_day {
+        None => "~".to_owned(),
+        Some(day) => start_of(
+            day.next_day()
+                .ok_or_else(|| invalid(&["to"], "is the last day there is"))?,
+        ),
+    };
     let funding = store.funding_totals(&lower, &upper).await?;
     let groups = store.sales(lower, upper).await?;
     let mut report = report(&groups, by);
@@ -157,23 +164,16 @@ fn key_of(group: &SalesGroup, by: GroupBy) -> String {
     }
 }
 
+/// A Lagos day typed as `YYYY-MM-DD`, from [`FIRST_DAY`] to [`LAST_DAY`].
 fn lagos_date(field: &'static str, text: &str) -> OpsResult<Date> {
     let fields: &'static [&'static str] = if field == "from" { &["from"] } else { &["to"] };
-    Date::parse(text, format_description!("[year]-[month]-[day]"))
-        .map_err(|_| invalid(fields, format!("{text:?} must be a date, YYYY-MM-DD")))
-}
-
-/// Today's date in Lagos.
-pub fn lagos_today() -> Date {
-    time::OffsetDateTime::now_utc().to_offset(LAGOS).date()
-}
-
-/// Midnight of a Lagos day as the store writes times (UTC, fixed width).
-pub fn start_of(day: Date) -> String {
-    let utc = PrimitiveDateTime::new(day, Time::MIDNIGHT)
-        .assume_offset(LAGOS)
-        .to_offset(UtcOffset::UTC);
-    billpay_store::clock::rfc3339((utc.unix_timestamp_nanos() / 1_000_000) as i64)
+    let day = Date::parse(text.trim(), format_description!("[year]-[month]-[day]"))
+        .map_err(|_| invalid(fields, format!("must be a date, YYYY-MM-DD (not {text})")))?;
+    if !(FIRST_DAY..=LAST_DAY).contains(&day) {
+        let rule = format!("must be a day from {FIRST_DAY} to {LAST_DAY} (not {day})");
+        return Err(invalid(fields, rule));
+    }
+    Ok(day)
 }
 
 /// `2026-11-21T23` (a UTC hour) → `2026-11-22` (its Lagos day).
@@ -214,6 +214,22 @@ mod tests {
         assert_eq!(lagos_day_of_hour("2026-11-21T22"), "2026-11-21");
         let day = Date::from_calendar_date(2026, time::Month::November, 22).unwrap();
         assert_eq!(start_of(day), "2026-11-21T23:00:00.000+00:00");
+    }
+
+    #[test]
+    fn days_outside_the_range_are_refused_with_the_range() {
+        let refused = |text| lagos_date("to", text).unwrap_err().to_string();
+        let message = refused("9999-12-31");
+        assert_eq!(
+            message,
+            "to must be a day from 2000-01-01 to 2100-12-31 (not 9999-12-31)"
+        );
+        assert!(refused("1999-12-31").contains("from 2000-01-01"));
+        assert!(lagos_date("from", "-9999-01-01").is_err());
+        assert!(refused("2026-13-01").contains("must be a date, YYYY-MM-DD"));
+        assert_eq!(lagos_date("to", "2100-12-31").unwrap(), LAST_DAY);
+        assert_eq!(lagos_date("from", "2000-01-01").unwrap(), FIRST_DAY);
+        assert!(start_of(Date::MIN).starts_with("-9999-01-01T00:00"));
     }
 
     #[test]

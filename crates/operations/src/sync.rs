@@ -171,6 +171,7 @@ pub async fn sync(
     let applied = apply_changes && !differences.is_empty();
     if applied {
         apply(&mut catalogue, &differences);
+        crate::pricing::check_catalogue_floor(store, &catalogue).await?;
         let mut log = actor.log("catalogue.sync", supplier.name());
         log.after = Some(format!("{} differences applied", differences.len()));
         store.replace_catalogue_logged(&catalogue, log).await?;

@@ -3,8 +3,8 @@
 
 use crate::wallets::reason_for;
 use crate::{Actor, OpsError, OpsResult, Permission};
-use billpay_domain::{Delivery, TxStatus};
-use billpay_store::{Store, Transaction, TxLookup};
+use billpay_domain::{AccountId, Delivery, TxStatus};
+use billpay_store::{Store, Transaction, TxFilter, TxLookup};
 use billpay_worker::Fulfilment;
 use billpay_worker::fulfilment::{Outcome, settle};
 
@@ -16,18 +16,88 @@ pub enum Resolution {
     Failed,
 }
 
-/// A transaction by reference_code, else by the client's reference.
-pub async fn find(store: &dyn Store, reference_or_code: &str) -> OpsResult<Transaction> {
-    let by_code = TxLookup::Code(reference_or_code.to_owned());
-    let by_reference = TxLookup::Reference(reference_or_code.to_owned());
-    if let Some(tx) = store.transaction(None, by_code).await? {
-        return Ok(tx);
+/// Which transaction an action names: its reference_code (always one), or a
+/// client's reference, which is unique per account only — `account` narrows
+/// it to one customer's.
+#[derive(Debug, Clone, Copy)]
+pub struct TxName<'a> {
+    pub reference_or_code: &'a str,
+    pub account: Option<AccountId>,
+}
+
+impl<'a> TxName<'a> {
+    /// A reference_code, or a reference any account may have used.
+    pub fn any(reference_or_code: &'a str) -> Self {
+        TxName {
+            reference_or_code,
+            account: None,
+        }
     }
-    store.transaction(None, by_reference).await?.ok_or_else(|| {
-        OpsError::NotFound(format!(
-            "no transaction with reference or code {reference_or_code}"
-        ))
-    })
+}
+
+/// At most this many matches of a reference are listed when it is ambiguous.
+const MATCHES_LISTED: usize = 20;
+/// How many transactions whose reference or code contains it are read to
+/// find every one whose reference is exactly it.
+const SEARCHED: u32 = 500;
+
+/// A transaction by reference_code, else by the client's reference (of
+/// `name.account` when given). A reference two accounts used is refused,
+/// listing each match's code and account, so the operator names one.
+pub async fn find(store: &dyn Store, name: TxName<'_>) -> OpsResult<Transaction> {
+    let text = name.reference_or_code;
+    let not_found = || OpsError::NotFound(format!("no transaction with reference or code {text}"));
+    if let Some(tx) = store
+        .transaction(None, TxLookup::Code(text.to_owned()))
+        .await?
+    {
+        return match name.account {
+            Some(account) if account != tx.account_id => Err(not_found()),
+            _ => Ok(tx),
+        };
+    }
+    let by_reference = TxLookup::Reference(text.to_owned());
+    if let Some(account) = name.account {
+        return store
+            .transaction(Some(account), by_reference)
+            .await?
+            .ok_or_else(not_found);
+    }
+    let found = store
+        .transactions(TxFilter {
+            search: Some(text.to_owned()),
+            limit: SEARCHED + 1,
+            ..TxFilter::default()
+        })
+        .await?;
+    let complete = found.len() <= SEARCHED as usize;
+    let matches: Vec<Transaction> = found
+        .into_iter()
+        .filter(|tx| tx.reference == text)
+        .collect();
+    if !complete && matches.len() < 2 {
+        return Err(OpsError::Refused(format!(
+            "reference {text} is too common to tell whose it is: name the transaction by its code, or give the account"
+        )));
+    }
+    let mut matches = match matches.len() {
+        0 => return Err(not_found()),
+        1 => return Ok(matches.into_iter().next().expect("one match")),
+        _ => matches,
+    };
+    matches.truncate(MATCHES_LISTED);
+    let mut listed = Vec::with_capacity(matches.len());
+    for tx in &matches {
+        let owner = store
+            .account(tx.account_id)
+            .await?
+            .map_or_else(|| "an unknown account".to_owned(), |a| a.name);
+        listed.push(format!("{} ({owner}, account {})", tx.code, tx.account_id));
+    }
+    Err(OpsError::Refused(format!(
+        "reference {text} was used by more than one account: {}; name the transaction by its code, or give the account",
+        listed.join("; ")
+    )))
 }
 
 /// Settles a `processing` purchase as the worker would (a failure refunds
@@ -38,13 +108,13 @@ pub async fn find(store: &dyn Store, reference_or_code: &str) -> OpsResult<Trans
 pub async fn resolve(
     store: &dyn Store,
     actor: Actor,
-    reference_or_code: &str,
+    name: TxName<'_>,
     resolution: Resolution,
     reason: Option<&str>,
 ) -> OpsResult<(String, TxStatus)> {
     actor.require(Permission::ResolvePurchases)?;
     let reason = reason_for(&actor, reason)?;
-    let tx = find(store, reference_or_code).await?;
+    let tx = find(store, name).await?;
     if tx.status != TxStatus::Processing {
         return Err(OpsError::Refused(format!(
             "{} is already {}: only a processing purchase can be resolved",
@@ -86,12 +156,12 @@ pub async fn requery(
     store: &dyn Store,
     actor: Actor,
     fulfilment: &Fulfilment,
-    reference_or_code: &str,
+    name: TxName<'_>,
 ) -> OpsResult<Transaction> {
     actor.require(Permission::ResolvePurchases)?;
-    let before = find(store, reference_or_code).await?;
+    let before = find(store, name).await?;
     fulfilment.recheck(&before.code).await?;
-    let after = find(store, &before.code).await?;
+    let after = find(store, TxName::any(&before.code)).await?;
     let mut log = actor.log("transaction.requery", after.code.clone());
     log.before = Some(before.status.to_string());
     log.after = Some(after.status.to_string());

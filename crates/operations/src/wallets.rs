@@ -50,6 +50,12 @@ pub async fn debit(
     Ok(debit)
 }
 
+/// An amount an operator typed (`5,000`, `₦5,000`, `5000.50`), as `amount`'s
+/// refusal when it is not one.
+pub fn typed_amount(text: &str) -> OpsResult<Kobo> {
+    Kobo::parse_typed_naira(text).map_err(|e| invalid(&["amount"], e.to_string()))
+}
+
 fn check_move(amount: Kobo, reference: &str) -> OpsResult<()> {
     if amount <= Kobo::ZERO {
         return Err(invalid(&["amount"], "must be more than 0"));

@@ -4,7 +4,7 @@
 use billpay_domain::{Kobo, Product, PurchaseDetails, TxStatus};
 use billpay_operations::catalogue::{Sellable, set_on_sale};
 use billpay_operations::keys::{self, KeyUpdate};
-use billpay_operations::transactions::{Resolution, resolve};
+use billpay_operations::transactions::{Resolution, TxName, find, resolve};
 use billpay_operations::{Actor, OpsError, accounts, wallets};
 use billpay_store::{Account, ApiKey, NewPurchase, SharedStore, Store};
 
@@ -85,7 +85,8 @@ async fn a_purchase_is_resolved_once_and_failed_refunds_once() {
 
     // By the client's reference as well as by code.
     let why = Some("VTpass says it was not sold");
-    let failed = resolve(store, Actor::Cli, "order-0001", Resolution::Failed, why).await;
+    let by_reference = TxName::any("order-0001");
+    let failed = resolve(store, Actor::Cli, by_reference, Resolution::Failed, why).await;
     assert_eq!(failed.unwrap(), (code.clone(), TxStatus::Failed));
     assert_eq!(
         store.balance(account.id).await.unwrap(),
@@ -93,7 +94,7 @@ async fn a_purchase_is_resolved_once_and_failed_refunds_once() {
     );
 
     for resolution in [Resolution::Successful, Resolution::Failed] {
-        let again = resolve(store, Actor::Cli, &code, resolution, None).await;
+        let again = resolve(store, Actor::Cli, TxName::any(&code), resolution, None).await;
         let why = refused(again.unwrap_err());
         assert!(why.contains("is already failed"), "{why}");
     }
@@ -101,8 +102,90 @@ async fn a_purchase_is_resolved_once_and_failed_refunds_once() {
     assert_eq!(balance, Kobo::from_naira(5000), "refunded once");
     assert_eq!(balance, store.ledger_sum(account.id).await.unwrap());
 
-    let nothing = resolve(store, Actor::Cli, "no-such-order", Resolution::Failed, None).await;
+    let nothing = TxName::any("no-such-order");
+    let nothing = resolve(store, Actor::Cli, nothing, Resolution::Failed, None).await;
     assert!(matches!(nothing, Err(OpsError::NotFound(_))));
+}
+
+#[tokio::test]
+async fn a_reference_two_accounts_used_is_refused_listing_both_until_the_account_is_named() {
+    let (_dir, store) = store().await;
+    let store = store.as_ref();
+    let (ada, ada_key) = customer(store).await;
+    let bola = accounts::create(store, Actor::Cli, "Bola", "bola@example.com", None)
+        .await
+        .unwrap();
+    wallets::credit(
+        store,
+        Actor::Cli,
+        bola.id,
+        Kobo::from_naira(5000),
+        "f",
+        None,
+    )
+    .await
+    .unwrap();
+    let bola_key = keys::create(store, Actor::Cli, bola.id, None)
+        .await
+        .unwrap();
+    let ada_code = processing(store, &ada, &ada_key, "shared-7").await;
+    let bola_code = processing(store, &bola, &bola_key.record, "shared-7").await;
+
+    for attempt in [
+        find(store, TxName::any("shared-7")).await.map(|tx| tx.code),
+        resolve(
+            store,
+            Actor::Cli,
+            TxName::any("shared-7"),
+            Resolution::Failed,
+            None,
+        )
+        .await
+        .map(|(code, _)| code),
+    ] {
+        let why = refused(attempt.unwrap_err());
+        assert!(why.contains("more than one account"), "{why}");
+        for named in [&ada_code, &bola_code, "Ada", "Bola"] {
+            assert!(why.contains(named), "{named} not in: {why}");
+        }
+    }
+    assert_eq!(
+        store.balance(bola.id).await.unwrap(),
+        Kobo::from_naira(4000),
+        "nothing changed"
+    );
+
+    let bolas = TxName {
+        reference_or_code: "shared-7",
+        account: Some(bola.id),
+    };
+    assert_eq!(find(store, bolas).await.unwrap().code, bola_code);
+    let (code, status) = resolve(store, Actor::Cli, bolas, Resolution::Failed, None)
+        .await
+        .unwrap();
+    assert_eq!((code, status), (bola_code.clone(), TxStatus::Failed));
+    assert_eq!(
+        store.balance(bola.id).await.unwrap(),
+        Kobo::from_naira(5000)
+    );
+    assert_eq!(
+        store.balance(ada.id).await.unwrap(),
+        Kobo::from_naira(4000),
+        "Ada's is untouched"
+    );
+    // A code is always one transaction; another account's code is not found.
+    assert_eq!(
+        find(store, TxName::any(&ada_code)).await.unwrap().code,
+        ada_code
+    );
+    let wrong_owner = TxName {
+        reference_or_code: &ada_code,
+        account: Some(bola.id),
+    };
+    assert!(matches!(
+        find(store, wrong_owner).await,
+        Err(OpsError::NotFound(_))
+    ));
 }
 
 #[tokio::test]

@@ -150,9 +150,15 @@ pub trait FulfilmentStore: Send + Sync + 'static {
     /// Leases up to `limit` processing transactions that are due.
     async fn claim_fulfilments(&self, limit: u32, lease: Duration)
     -> StoreResult<Vec<Transaction>>;
+    /// Leases up to `limit` successful transactions whose reversal watch is
+    /// due (`Finalization::watch_at_ms`), soonest first.
+    async fn claim_watches(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Transaction>>;
+    /// A watched successful transaction was requeried and still stands: watch
+    /// it again at `at_ms`, or (`None`) no more; its lease is released.
+    async fn rewatch(&self, code: &str, at_ms: Option<i64>) -> StoreResult<()>;
     /// Extends the lease of transactions still being processed (the worker's
-    /// heartbeat), so a short lease never expires under a live worker while a
-    /// crashed worker's transactions are picked up again soon.
+    /// heartbeat; a watched successful one too), so a short lease never expires
+    /// under a live worker while a crashed worker's transactions are picked up again soon.
     async fn renew_fulfilment_leases(&self, codes: Vec<String>, lease: Duration)
     -> StoreResult<()>;
     /// Records that the supplier was asked, before asking: after a crash we requery instead.
@@ -324,6 +330,15 @@ pub trait OperatorStore: Send + Sync + 'static {
     /// Accounts whose id, key prefix or virtual (funding) account number is
     /// `query`, or whose name or email contains it (case-insensitive); newest first.
     async fn search_accounts(&self, query: &str, limit: u32) -> StoreResult<Vec<Account>>;
+    /// The names of the accounts among `ids` (one query, however many ids;
+    /// an id with no account is left out): the console shows names, not ids.
+    async fn account_names(
+        &self,
+        ids: &[AccountId],
+    ) -> StoreResult<std::collections::HashMap<AccountId, String>>;
+    /// Per data or cable plan, the supplier cost of its most recent successful
+    /// purchase whose cost is known (docs/pricing.md, "Supplier cost").
+    async fn last_plan_costs(&self) -> StoreResult<Vec<PlanCost>>;
     /// Purchases placed since `since` (RFC 3339), by outcome.
     async fn sales_summary(&self, since: &str) -> StoreResult<SalesSummary>;
     /// Purchases placed since `since` (RFC 3339), by supplier and outcome.

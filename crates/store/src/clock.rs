@@ -1,8 +1,27 @@
 //! Wall-clock helpers: unix milliseconds for scheduling, RFC 3339 with an
-//! explicit `+00:00` offset for everything shown to people and clients.
+//! explicit `+00:00` offset for everything stored and sent to clients, and
+//! Lagos days (what people count in: the UIs, the sales report).
 
-use time::OffsetDateTime;
 use time::macros::format_description;
+use time::{Date, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
+
+/// Lagos time (WAT): UTC+1 all year, no daylight saving.
+pub const LAGOS: UtcOffset = match UtcOffset::from_hms(1, 0, 0) {
+    Ok(offset) => offset,
+    Err(_) => panic!("a valid offset"),
+};
+
+/// Today's date in Lagos.
+pub fn lagos_today() -> Date {
+    OffsetDateTime::now_utc().to_offset(LAGOS).date()
+}
+
+/// Midnight starting a Lagos day, as stored times are written (UTC, fixed
+/// width): `2026-11-25` → `2026-11-24T23:00:00.000+00:00`.
+pub fn lagos_day_start(day: Date) -> String {
+    let utc = PrimitiveDateTime::new(day, Time::MIDNIGHT).assume_offset(LAGOS);
+    rfc3339((utc.unix_timestamp_nanos() / 1_000_000) as i64)
+}
 
 pub fn now_ms() -> i64 {
     (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
@@ -49,6 +68,12 @@ mod tests {
                 .iter()
                 .all(|c| c.starts_with("BP") && c.len() == 2 + 13 + 12)
         );
+    }
+
+    #[test]
+    fn lagos_days_start_at_23_utc() {
+        let day = time::macros::date!(2026 - 11 - 25);
+        assert_eq!(super::lagos_day_start(day), "2026-11-24T23:00:00.000+00:00");
     }
 
     #[test]

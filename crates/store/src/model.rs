@@ -260,7 +260,7 @@ pub struct TxFilter {
     pub offset: u32,
 }
 
-/// Spend of one product on one day (UTC), successful and processing purchases.
+/// Spend of one product on one Lagos day, successful and processing purchases.
 #[derive(Debug, Clone, Serialize)]
 pub struct DailySpend {
     /// `YYYY-MM-DD`.
@@ -293,6 +293,10 @@ pub struct Finalization {
     /// What the supplier charged for a successful one, when it said so
     /// (stored as the transaction's `cost`; a failure stores none).
     pub cost: Option<Kobo>,
+    /// When to requery a successful one for a reversal (ms since the epoch;
+    /// `None`: not watched — a failure, or a supplier that never reverses).
+    /// Set in the same statement as the status, never on the purchase path.
+    pub watch_at_ms: Option<i64>,
 }
 
 impl Transaction {

@@ -154,6 +154,39 @@ pub struct SupplierOutcome {
     pub mean_final_ms: Option<i64>,
 }
 
+/// The supplier cost of a plan's most recent successful purchase whose cost
+/// is known ([`crate::OperatorStore::last_plan_costs`]): what the console
+/// compares a price with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlanCost {
+    pub provider: String,
+    pub plan_id: String,
+    /// What the supplier charged for one purchase of it.
+    pub cost: billpay_domain::Kobo,
+    /// When that purchase completed (RFC 3339).
+    pub at: String,
+}
+
+/// Both backends' [`crate::OperatorStore::last_plan_costs`]: per provider and
+/// plan, the successful purchase with a cost that completed last (the index
+/// `transactions_last_cost` holds exactly these rows); ties by code, the
+/// caller keeps the first of each plan.
+pub(crate) const LAST_PLAN_COSTS: &str = "SELECT t.provider, t.plan_id, t.cost, t.completed_at
+    FROM transactions t
+    JOIN (SELECT provider, plan_id, MAX(completed_at) AS at FROM transactions
+          WHERE status = 'successful' AND cost IS NOT NULL AND plan_id IS NOT NULL
+          GROUP BY provider, plan_id) last
+      ON t.provider = last.provider AND t.plan_id = last.plan_id AND t.completed_at = last.at
+    WHERE t.status = 'successful' AND t.cost IS NOT NULL AND t.plan_id IS NOT NULL
+    ORDER BY t.provider, t.plan_id, t.code";
+
+/// One [`PlanCost`] per plan, the first of rows ordered by plan.
+pub(crate) fn first_per_plan(rows: Vec<PlanCost>) -> Vec<PlanCost> {
+    let mut rows = rows;
+    rows.dedup_by(|b, a| a.provider == b.provider && a.plan_id == b.plan_id);
+    rows
+}
+
 pub const OPERATOR_COLUMNS: &str =
     "id, email, role, status, password_hash, totp_secret_sealed, created_at";
 pub const LOG_COLUMNS: &str = "id, at, actor, operator_id, operator_email, action, subject, before_state, after_state, reason";

@@ -177,6 +177,8 @@ pass_through!(OperatorStore {
     fn append_log(&self, log: NewLogEntry) -> StoreResult<()>;
     fn operator_log(&self, filter: LogFilter) -> StoreResult<Vec<LogEntry>>;
     fn search_accounts(&self, query: &str, limit: u32) -> StoreResult<Vec<Account>>;
+    fn account_names(&self, ids: &[AccountId]) -> StoreResult<std::collections::HashMap<AccountId, String>>;
+    fn last_plan_costs(&self) -> StoreResult<Vec<PlanCost>>;
     fn sales_summary(&self, since: &str) -> StoreResult<SalesSummary>;
     fn supplier_outcomes(&self, since: &str) -> StoreResult<Vec<SupplierOutcome>>;
 });
@@ -251,6 +253,12 @@ impl FulfilmentStore for SealedStore {
         lease: Duration,
     ) -> StoreResult<Vec<Transaction>> {
         self.open_txs(self.inner.claim_fulfilments(limit, lease).await?)
+    }
+    async fn claim_watches(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Transaction>> {
+        self.open_txs(self.inner.claim_watches(limit, lease).await?)
+    }
+    async fn rewatch(&self, code: &str, at_ms: Option<i64>) -> StoreResult<()> {
+        self.inner.rewatch(code, at_ms).await
     }
     async fn renew_fulfilment_leases(
         &self,

@@ -201,6 +201,7 @@ async fn nodes_claim_disjoint_work_and_take_over_expired_leases() {
             event_payload: format!("{{\"code\":\"{}\"}}", tx.code),
             reversal: false,
             cost: None,
+            watch_at_ms: None,
         };
         let (a, b) = tokio::join!(
             nodes[0].finalize(&tx.code, fin.clone()),
@@ -336,6 +337,7 @@ async fn answers_match_the_sqlite_backend() {
             event_payload: "{}".into(),
             reversal: false,
             cost: None,
+            watch_at_ms: None,
         };
         assert!(store.finalize(&tx.code, fin).await.unwrap());
         let events = |key_id| EventFilter {

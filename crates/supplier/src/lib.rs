@@ -20,6 +20,7 @@ pub mod vtpass;
 use async_trait::async_trait;
 pub use billpay_domain::catalogue::SupplierCodes;
 use billpay_domain::{Delivery, Kobo, Product, PurchaseDetails};
+use std::time::Duration;
 
 /// One purchase as the supplier sees it. `reference_code` is the idempotency
 /// key at the supplier: asking twice for one code never delivers twice.
@@ -135,6 +136,13 @@ pub trait Supplier: Send + Sync + 'static {
     /// (recorded with the transaction, to find it in the supplier's books).
     fn reference(&self, _order: &Order) -> Option<String> {
         None
+    }
+    /// When a successful purchase is requeried again for a reversal the
+    /// supplier may still make, as times after its success (ascending; the
+    /// last is how long it is watched; docs/suppliers.md). Default: never
+    /// (a supplier that never reverses a success).
+    fn reversal_watch(&self) -> &'static [Duration] {
+        &[]
     }
     /// Whether this supplier sells `product` from `provider` at all; a
     /// purchase it does not sell is refused before any money moves.

@@ -1,13 +1,13 @@
 //! The JSON body of every webhook (docs/webhooks.md): a purchase's final
 //! status, or the dashboard's test event.
 
-use billpay_domain::{Kobo, Product, TxStatus};
+use billpay_domain::{Delivery, Kobo, Product, TxStatus};
 use serde::Serialize;
 
 /// One webhook body. Fields are declared in alphabetical order so the bytes
 /// sent match docs/webhooks.md's examples (and every body sent before this
 /// type existed); receivers must not rely on the order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WebhookPayload {
     /// Naira.
     pub amount: Kobo,
@@ -36,6 +36,9 @@ pub struct WebhookPayload {
     pub reference: String,
     pub reference_code: String,
     pub status: TxStatus,
+    /// Electricity: the kWh of the token, when the supplier said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub units: Option<f64>,
 }
 
 /// The fields a purchase's webhook takes from its transaction.
@@ -53,13 +56,14 @@ pub struct Purchase<'a> {
 }
 
 impl WebhookPayload {
-    /// A purchase's final event. `pin` is kept only for the products that
-    /// deliver one in the webhook (electricity, education).
+    /// A purchase's final event. The result's `pin` is kept only for the
+    /// products that deliver one in the webhook (electricity, education), its
+    /// `units` for electricity.
     pub fn purchase(
         purchase: Purchase<'_>,
         status: TxStatus,
         message: &str,
-        pin: Option<&str>,
+        result: &Delivery,
         completed_at: String,
     ) -> WebhookPayload {
         let label = Some(purchase.label.to_owned());
@@ -72,14 +76,18 @@ impl WebhookPayload {
             face_value: (purchase.face_value != purchase.amount).then_some(purchase.face_value),
             item: if has_plan { None } else { label.clone() },
             message: message.to_owned(),
-            pin: pin
-                .filter(|_| purchase.product.delivers_pin())
-                .map(str::to_owned),
+            pin: result
+                .pin
+                .clone()
+                .filter(|_| purchase.product.delivers_pin()),
             plan: if has_plan { label } else { None },
             recipient: purchase.recipient.to_owned(),
             reference: purchase.reference.to_owned(),
             reference_code: purchase.reference_code.to_owned(),
             status,
+            units: result
+                .units
+                .filter(|_| purchase.product == Product::Electricity),
         }
     }
 
@@ -99,6 +107,7 @@ impl WebhookPayload {
             reference: "dashboard-test".into(),
             reference_code,
             status: TxStatus::Successful,
+            units: None,
         }
     }
 
@@ -112,7 +121,7 @@ impl WebhookPayload {
 mod tests {
     use super::*;
 
-    fn electricity(status: TxStatus, pin: Option<&str>) -> WebhookPayload {
+    fn electricity(status: TxStatus, result: &Delivery) -> WebhookPayload {
         let purchase = Purchase {
             product: Product::Electricity,
             label: "Ikeja Electric",
@@ -124,14 +133,32 @@ mod tests {
             batch_id: None,
         };
         let at = "2026-06-01T10:15:02.481+00:00".to_owned();
-        WebhookPayload::purchase(purchase, status, "Transaction successful", pin, at)
+        WebhookPayload::purchase(purchase, status, "Transaction successful", result, at)
     }
 
     #[test]
     fn the_bytes_are_the_documented_example() {
-        let payload = electricity(TxStatus::Successful, Some("9079-2542-3300-0641-3942"));
-        let documented = r#"{"amount":1500.0,"completed_at":"2026-06-01T10:15:02.481+00:00","event":"electricity.purchase","item":"Ikeja Electric","message":"Transaction successful","pin":"9079-2542-3300-0641-3942","recipient":"12345678901","reference":"order-0001","reference_code":"BP1780308902478F05853","status":"successful"}"#;
+        let token = Delivery::token("9079-2542-3300-0641-3942".into(), Some(23.87));
+        let payload = electricity(TxStatus::Successful, &token);
+        let documented = r#"{"amount":1500.0,"completed_at":"2026-06-01T10:15:02.481+00:00","event":"electricity.purchase","item":"Ikeja Electric","message":"Transaction successful","pin":"9079-2542-3300-0641-3942","recipient":"12345678901","reference":"order-0001","reference_code":"BP1780308902478F05853","status":"successful","units":23.87}"#;
         assert_eq!(payload.to_json(), documented);
+    }
+
+    /// docs/webhooks.md shows receivers the bytes sent: the electricity
+    /// example (with its `units`) and the dashboard's `test.webhook`.
+    #[test]
+    fn docs_webhooks_shows_the_bytes_sent() {
+        let doc = include_str!("../../../docs/webhooks.md");
+        let token = Delivery::token("9079-2542-3300-0641-3942".into(), Some(23.87));
+        let electricity = electricity(TxStatus::Successful, &token).to_json();
+        assert!(doc.contains(&electricity), "{electricity}");
+        let test = WebhookPayload::test_event(
+            "TEST1780309200000".into(),
+            "2026-06-01T10:20:00.000+00:00".into(),
+        )
+        .to_json();
+        assert!(doc.contains(&test), "{test}");
+        assert!(doc.contains("### The test event"));
     }
 
     #[test]
@@ -149,13 +176,13 @@ mod tests {
             },
             TxStatus::Successful,
             "ok",
-            Some("not-for-data"),
+            &Delivery::token("not-for-data".into(), Some(1.5)),
             "t".into(),
         );
         assert_eq!(data.plan.as_deref(), Some("MTN 1GB"));
         // Charged at a tier's price: what the recipient got is said too.
         assert!(data.to_json().contains(r#""amount":294.0,"#));
         assert!(data.to_json().contains(r#""face_value":300.0,"#));
-        assert_eq!((data.item, data.pin), (None, None));
+        assert_eq!((data.item, data.pin, data.units), (None, None, None));
     }
 }

@@ -52,8 +52,9 @@ pub fn more_pages<T>(rows: &mut Vec<T>, size: u32) -> bool {
     more
 }
 
-/// The start of a `YYYY-MM-DD` day (UTC) as stored times are written, or of
-/// the day after (for an inclusive end); `None` for anything but such a date.
+/// The start of a `YYYY-MM-DD` Lagos day as stored times are written (UTC:
+/// 23:00 the day before), or of the day after (for an inclusive end); `None`
+/// for anything but such a date.
 pub fn day_start(date: &str, day_after: bool) -> Option<String> {
     let format = time::macros::format_description!("[year]-[month]-[day]");
     if date.len() != 10 {
@@ -63,7 +64,7 @@ pub fn day_start(date: &str, day_after: bool) -> Option<String> {
     if day_after {
         day = day.next_day()?;
     }
-    Some(format!("{day}T00:00:00.000+00:00"))
+    Some(billpay_store::clock::lagos_day_start(day))
 }
 
 /// A filter as typed: `None` when left blank.
@@ -102,9 +103,10 @@ mod tests {
     #[test]
     fn days_bound_the_created_time() {
         let start = day_start("2026-02-28", false);
-        assert_eq!(start.as_deref(), Some("2026-02-28T00:00:00.000+00:00"));
+        // Lagos days: midnight in Lagos is 23:00 UTC the day before
+        assert_eq!(start.as_deref(), Some("2026-02-27T23:00:00.000+00:00"));
         let end = day_start("2026-02-28", true);
-        assert_eq!(end.as_deref(), Some("2026-03-01T00:00:00.000+00:00"));
+        assert_eq!(end.as_deref(), Some("2026-02-28T23:00:00.000+00:00"));
         for bad in ["", "2026-2-28", "2026-02-30", "+2026-02-28", "2026-02-28x"] {
             assert_eq!(day_start(bad, false), None, "{bad}");
         }
@@ -126,7 +128,7 @@ mod tests {
         assert_eq!(filter.created_from, None);
         assert_eq!(
             filter.created_until.as_deref(),
-            Some("2026-12-01T00:00:00.000+00:00")
+            Some("2026-11-30T23:00:00.000+00:00")
         );
         assert_eq!(filter.search.as_deref(), Some("ref-1"));
         assert_eq!((filter.limit, filter.offset), (26, 50));

@@ -6,10 +6,14 @@
 //!   cookies scoped by a [`Scope`] (cookie names, path, sign-in page, lifetime).
 //! - [`CsrfForm`] / [`SignInForm`]: form extractors that bound the body and check
 //!   the CSRF proof before a handler runs.
-//! - [`WebKit::sign_in`]: field limits, an atomic and bounded throttle
-//!   ([`LoginThrottle`]), and password hashing bounded by a semaphore
+//! - [`WebKit::sign_in`]: field limits, the one throttle on checks of secrets
+//!   ([`SecretThrottle`], the domain's, keyed by who is checked; the console's
+//!   My account checks go through the same instance), and password hashing
+//!   bounded by a semaphore
 //!   ([`PasswordCheck`]), so a flood of sign-ins costs a fixed amount of memory.
-//! - [`security_headers`], [`PageError`] and [`render`] for every page.
+//! - [`security_headers`], [`PageError`], [`render`] and [`error_page`] for
+//!   every page, and [`catch_panics`], every UI router's layer that answers a
+//!   handler's panic with a 500 page in the kit's style.
 //! - [`chart`]: the day chart (stacked segments, line series) as inline SVG.
 //! - [`filters`] and [`rows`]: what the transaction pages read and show alike
 //!   (filters, paging links; list, field and ledger rows).
@@ -26,17 +30,17 @@ mod password;
 pub mod rows;
 mod session;
 mod sign_in;
-mod throttle;
 
+pub use billpay_domain::throttle::{Attempt, LockedOut, SecretThrottle, Who};
+pub use chart::escape;
 pub use csrf::{CsrfForm, FORM_LIMIT, NoFields, SignInForm, csrf_for};
 pub use headers::{
     CONTENT_SECURITY_POLICY, KIT_CSS, KIT_JS, asset, kit_script, kit_stylesheet, security_headers,
 };
-pub use page::{PageError, PageResult, render};
+pub use page::{PageError, PageResult, PanicPage, catch_panics, error_page, render};
 pub use password::{Busy, HashPermit, PasswordCheck};
 pub use session::{Scope, SignInView, SignedIn, cookie, is_https};
 pub use sign_in::{Credentials, Found, MAX_EMAIL_CHARS, MAX_PASSWORD_BYTES, Refusal};
-pub use throttle::{Attempt, LoginThrottle};
 
 use std::future::Future;
 
@@ -55,11 +59,12 @@ pub trait WebUi: Clone + Send + Sync + 'static {
     ) -> impl Future<Output = Result<Option<Self::User>, PageError>> + Send;
 }
 
-/// One UI's share of the kit: its scope, its sign-in throttle, and the
-/// process's bound on password checks (shared by every UI).
+/// One UI's share of the kit: its scope, its throttle on checks of its
+/// users' secrets (sign-in and every other), and the process's bound on
+/// password checks (shared by every UI).
 pub struct WebKit {
     pub scope: Scope,
-    pub throttle: LoginThrottle,
+    pub throttle: SecretThrottle,
     pub passwords: PasswordCheck,
 }
 
@@ -67,7 +72,7 @@ impl WebKit {
     pub fn new(scope: Scope) -> Self {
         WebKit {
             scope,
-            throttle: LoginThrottle::default(),
+            throttle: SecretThrottle::default(),
             passwords: PasswordCheck::shared(),
         }
     }

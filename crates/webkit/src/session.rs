@@ -13,10 +13,12 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
+use billpay_domain::throttle::Kind;
 use billpay_store::issue::session_token_hash;
 use std::time::Duration;
 
 /// Where a UI lives and what its cookies are called.
+#[derive(Clone, Copy)]
 pub struct Scope {
     /// Its name on pages ("dashboard": "Back to the dashboard").
     pub name: &'static str,
@@ -28,6 +30,8 @@ pub struct Scope {
     /// The sign-in form's double-submit CSRF cookie.
     pub sign_in_cookie: &'static str,
     pub lifetime: Duration,
+    /// Who signs in, as the secret throttle keys them.
+    pub users: Kind,
 }
 
 /// How long a sign-in page's CSRF cookie is good for.
@@ -185,6 +189,7 @@ mod tests {
         assert_eq!(cookie(&h, "billpay_session").as_deref(), Some("abc"));
         assert_eq!(cookie(&h, "billpay_other"), None);
         let scope = Scope {
+            users: billpay_domain::throttle::Kind::Account,
             name: "console",
             home: "/admin",
             sign_in: "/admin/login",

@@ -1,9 +1,10 @@
 //! Checking a sign-in, in the order that keeps it cheap: field lengths, then
 //! a throttle slot for the email, then the user's lookup, then a permit,
-//! and only then the password hash. Every refusal is a [`Refusal`] the UI
+//! and only then the password hash; a second factor (the console's TOTP)
+//! only after a right password, in the same slot. Every refusal is a [`Refusal`] the UI
 //! shows on its sign-in page.
 
-use crate::{PageError, WebKit};
+use crate::{PageError, WebKit, Who};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -107,6 +108,24 @@ impl WebKit {
         credentials: &Credentials,
         find: impl Future<Output = Result<Option<Found<U>>, PageError>>,
     ) -> Result<U, Refusal> {
+        let no_second_factor = |user: U| async { Ok(Some(user)) };
+        self.sign_in_with(credentials, find, no_second_factor).await
+    }
+
+    /// [`sign_in`](Self::sign_in) with a second factor: `second` runs only
+    /// once the password was right (so a right code with a wrong password
+    /// uses nothing up), within the same throttle slot — `None` (a wrong or
+    /// used code) fails the attempt like a wrong password.
+    pub async fn sign_in_with<U, F, S>(
+        &self,
+        credentials: &Credentials,
+        find: impl Future<Output = Result<Option<Found<U>>, PageError>>,
+        second: F,
+    ) -> Result<U, Refusal>
+    where
+        F: FnOnce(U) -> S,
+        S: Future<Output = Result<Option<U>, PageError>>,
+    {
         let (email, password) = (credentials.email(), &credentials.password);
         if email.chars().count() > MAX_EMAIL_CHARS {
             let message = format!("An email address is at most {MAX_EMAIL_CHARS} characters.");
@@ -116,7 +135,11 @@ impl WebKit {
             let message = format!("A password is at most {MAX_PASSWORD_BYTES} bytes.");
             return Err(Refusal::TooLong(message));
         }
-        let mut attempt = self.throttle.reserve(email).map_err(Refusal::LockedOut)?;
+        let who = Who::new(self.scope.users, email);
+        let mut attempt = self
+            .throttle
+            .reserve(who)
+            .map_err(|l| Refusal::LockedOut(l.0))?;
         let (user, hash) = match find.await? {
             Some(found) => (Some(found.user), found.password_hash),
             None => (None, None),
@@ -124,7 +147,10 @@ impl WebKit {
         let permit = self.passwords.permit().await.map_err(|_| Refusal::Busy)?;
         attempt.spend();
         let verified = permit.verify(hash, password.clone()).await;
-        match user.filter(|_| verified) {
+        let Some(user) = user.filter(|_| verified) else {
+            return Err(Refusal::WrongCredentials);
+        };
+        match second(user).await? {
             Some(user) => {
                 attempt.succeeded();
                 Ok(user)
@@ -137,10 +163,11 @@ impl WebKit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{LoginThrottle, PasswordCheck, Scope};
+    use crate::{PasswordCheck, Scope, SecretThrottle};
 
     fn kit(passwords: PasswordCheck) -> WebKit {
         let scope = Scope {
+            users: billpay_domain::throttle::Kind::Account,
             name: "test",
             home: "/t",
             sign_in: "/t/login",
@@ -150,7 +177,7 @@ mod tests {
         };
         WebKit {
             scope,
-            throttle: LoginThrottle::default(),
+            throttle: SecretThrottle::default(),
             passwords,
         }
     }
@@ -173,6 +200,48 @@ mod tests {
         let checked = sign_in(&kit, "a@x.com", "password").await;
         assert!(matches!(checked, Err(Refusal::WrongCredentials)));
         assert_eq!(kit.throttle.len(), 1, "a checked attempt counts");
+    }
+
+    #[tokio::test]
+    async fn the_second_factor_runs_only_after_a_right_password_and_counts() {
+        let kit = kit(PasswordCheck::new(1, Duration::from_millis(20)));
+        let hash = billpay_domain::password::hash("right password").unwrap();
+        let asked = std::sync::atomic::AtomicUsize::new(0);
+        let try_with = |password: &str, code_ok: bool| {
+            let credentials = Credentials {
+                email: "a@x.com".into(),
+                password: password.into(),
+            };
+            let hash = hash.clone();
+            let asked = &asked;
+            let kit = &kit;
+            async move {
+                let find = async move {
+                    Ok(Some(Found {
+                        user: (),
+                        password_hash: Some(hash),
+                    }))
+                };
+                let second = |user: ()| async move {
+                    asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    Ok(code_ok.then_some(user))
+                };
+                kit.sign_in_with(&credentials, find, second).await
+            }
+        };
+        let wrong = try_with("wrong password", true).await;
+        assert!(matches!(wrong, Err(Refusal::WrongCredentials)));
+        assert_eq!(
+            asked.load(std::sync::atomic::Ordering::SeqCst),
+            0,
+            "no code used"
+        );
+        let bad_code = try_with("right password", false).await;
+        assert!(matches!(bad_code, Err(Refusal::WrongCredentials)));
+        assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert_eq!(kit.throttle.len(), 1, "a wrong code counts");
+        assert!(try_with("right password", true).await.is_ok());
+        assert!(kit.throttle.is_empty(), "a full success clears it");
     }
 
     #[tokio::test]

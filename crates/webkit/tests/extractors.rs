@@ -18,6 +18,7 @@ use std::time::Duration;
 use tower::ServiceExt;
 
 const SCOPE: Scope = Scope {
+    users: billpay_domain::throttle::Kind::Account,
     name: "console",
     home: "/admin",
     sign_in: "/admin/login",

@@ -17,7 +17,7 @@
 use crate::claim_loop::{LoopSettings, claim_loop, run_all};
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::{Delivery, Kobo, TxStatus};
-use billpay_store::clock::now_ms;
+use billpay_store::clock::{now_ms, parse_rfc3339_ms};
 use billpay_store::{CatalogueCache, Finalization, SharedStore, StoreResult, Transaction};
 use billpay_supplier::routing::Routes;
 use billpay_supplier::{Order, Supplier, SupplierStatus};
@@ -53,6 +53,9 @@ pub struct FulfilmentSettings {
     /// (`billpay transaction list --needs-review`); it is still requeried and
     /// never refunded on a guess.
     pub needs_review_after: Duration,
+    /// When a successful purchase is requeried for a reversal, for every
+    /// supplier (tests); `None`: each supplier's own `reversal_watch`.
+    pub reversal_watch: Option<Vec<Duration>>,
 }
 
 impl Default for FulfilmentSettings {
@@ -65,6 +68,7 @@ impl Default for FulfilmentSettings {
                 .map(Duration::from_secs)
                 .to_vec(),
             needs_review_after: DEFAULT_NEEDS_REVIEW_AFTER,
+            reversal_watch: None,
         }
     }
 }
@@ -94,10 +98,12 @@ impl Fulfilment {
 
     /// Claims what is due and processes it to the end; returns how many were claimed.
     pub async fn run_once(&self) -> StoreResult<usize> {
-        let claimed = self
-            .store
-            .claim_fulfilments(self.settings.concurrency as u32, self.settings.lease)
-            .await?;
+        let claimed = claim(
+            &self.store,
+            self.settings.concurrency as u32,
+            self.settings.lease,
+        )
+        .await?;
         Ok(run_all(claimed, |tx| {
             let this = self.clone();
             async move { this.process(tx).await }
@@ -125,13 +131,10 @@ impl Fulfilment {
             let store = self.store.clone();
             let lease = self.settings.lease;
             async move {
-                store
-                    .claim_fulfilments(free, lease)
-                    .await
-                    .unwrap_or_else(|e| {
-                        tracing::error!(error = %e, "claiming fulfilments failed");
-                        Vec::new()
-                    })
+                claim(&store, free, lease).await.unwrap_or_else(|e| {
+                    tracing::error!(error = %e, "claiming fulfilments failed");
+                    Vec::new()
+                })
             }
         };
         let start = |tx: Transaction| {
@@ -148,8 +151,19 @@ impl Fulfilment {
         heartbeat.abort();
     }
 
-    /// One transaction, in its own span (`fulfil{code=…}`).
+    /// One transaction, in its own span (`fulfil{code=…}`; a successful one
+    /// watched for a reversal, `watch{code=…}`).
     async fn process(&self, tx: Transaction) {
+        if tx.status == TxStatus::Successful {
+            let span = tracing::info_span!("watch", code = %tx.code);
+            return async {
+                if let Err(e) = self.watch(&tx).await {
+                    tracing::error!(error = %e, "reversal watch failed; will retry after the lease");
+                }
+            }
+            .instrument(span)
+            .await;
+        }
         let span = tracing::info_span!("fulfil", code = %tx.code);
         async {
             if let Err(e) = self.try_process(&tx).await {
@@ -227,13 +241,23 @@ impl Fulfilment {
             (current, next) = (other, next + 1);
         }
         match answer {
-            Ok(SupplierStatus::Delivered { result, cost }) => self.succeed(tx, result, cost).await,
+            Ok(SupplierStatus::Delivered { result, cost }) => {
+                self.succeed(tx, current, result, cost).await
+            }
             Ok(SupplierStatus::Failed { reason }) => self.fail(tx, &reason, false).await,
             Ok(SupplierStatus::Pending | SupplierStatus::Unknown) => {
                 self.requery_later(tx, "supplier pending").await
             }
             Err(reason) => self.requery_later(tx, &reason.to_string()).await,
         }
+    }
+
+    /// Whether `code` names a purchase sent to `supplier` (a callback's
+    /// admission: one read by the primary key).
+    pub async fn sent_to(&self, code: &str, supplier: &str) -> StoreResult<bool> {
+        let lookup = billpay_store::TxLookup::Code(code.to_owned());
+        let tx = self.store.transaction(None, lookup).await?;
+        Ok(tx.is_some_and(|tx| tx.supplier.as_deref() == Some(supplier)))
     }
 
     /// The supplier says something happened to `code` (a callback): never
@@ -262,7 +286,7 @@ impl Fulfilment {
         tracing::info!(status = %tx.status, answer = answer.as_ref().map_or("no answer", SupplierStatus::name), "rechecked after a supplier callback");
         match (tx.status, answer) {
             (TxStatus::Processing, Ok(SupplierStatus::Delivered { result, cost })) => {
-                self.succeed(&tx, result, cost).await
+                self.succeed(&tx, supplier, result, cost).await
             }
             (TxStatus::Processing, Ok(SupplierStatus::Failed { reason })) => {
                 self.fail(&tx, &reason, false).await
@@ -272,6 +296,43 @@ impl Fulfilment {
                 self.fail(&tx, &reason, true).await
             }
             _ => Ok(()),
+        }
+    }
+
+    /// A successful purchase whose reversal watch is due: requeried; reversed
+    /// → refunded once and its webhook sent again (as a callback's recheck
+    /// would); otherwise watched again at the supplier's next time, or no
+    /// more past its last. Never buys.
+    async fn watch(&self, tx: &Transaction) -> StoreResult<()> {
+        let supplier = tx.supplier.as_deref().and_then(|s| self.routes.by_name(s));
+        let answer = match supplier {
+            Some(supplier) => {
+                let order = order_of(tx, &*self.catalogue.get().await?, supplier.name());
+                self.ask(supplier.name(), "requery", supplier.requery(&order))
+                    .await
+            }
+            None => Err("its supplier is not configured".into()),
+        };
+        if let Ok(SupplierStatus::Failed { reason }) = &answer {
+            tracing::warn!("the supplier reversed a successful purchase: refunding");
+            return self.fail(tx, reason, true).await;
+        }
+        let completed = tx.completed_at.as_deref().and_then(parse_rfc3339_ms);
+        let schedule = supplier.map_or(&[][..], |s| self.watch_schedule(s));
+        let next = completed.and_then(|at| next_watch(at, schedule, now_ms()));
+        tracing::info!(
+            answer = answer.as_ref().map_or("no answer", SupplierStatus::name),
+            watched_again = next.is_some(),
+            "rechecked for a reversal"
+        );
+        self.store.rewatch(&tx.code, next).await
+    }
+
+    /// When `supplier`'s successful purchases are requeried for a reversal.
+    fn watch_schedule(&self, supplier: &Arc<dyn Supplier>) -> &[Duration] {
+        match &self.settings.reversal_watch {
+            Some(every_supplier) => every_supplier,
+            None => supplier.reversal_watch(),
         }
     }
 
@@ -289,15 +350,19 @@ impl Fulfilment {
             .await
     }
 
-    /// Recorded with what the supplier charged, when it said.
+    /// Recorded with what the supplier charged, when it said, and, if
+    /// `supplier` may still reverse it, when it is first requeried for that.
     async fn succeed(
         &self,
         tx: &Transaction,
+        supplier: &Arc<dyn Supplier>,
         result: Delivery,
         cost: Option<Kobo>,
     ) -> StoreResult<()> {
         let (code, mut fin) = settle(tx, Outcome::Successful(result));
         fin.cost = cost;
+        let first = self.watch_schedule(supplier).first();
+        fin.watch_at_ms = first.map(|after| fin.completed_at_ms + after.as_millis() as i64);
         self.finish(tx, (code, fin)).await
     }
 
@@ -407,8 +472,30 @@ pub fn settle(tx: &Transaction, outcome: Outcome) -> (String, Finalization) {
         reversal,
         // the worker adds the supplier's, when it says; a resolve knows none
         cost: None,
+        // the worker's, for a supplier that may reverse; an operator's decision is final
+        watch_at_ms: None,
     };
     (tx.code.clone(), fin)
+}
+
+/// Due processing purchases, then, with the room left, due reversal watches.
+async fn claim(store: &SharedStore, limit: u32, lease: Duration) -> StoreResult<Vec<Transaction>> {
+    let mut claimed = store.claim_fulfilments(limit, lease).await?;
+    let room = limit.saturating_sub(claimed.len() as u32);
+    if room > 0 {
+        claimed.extend(store.claim_watches(room, lease).await?);
+    }
+    Ok(claimed)
+}
+
+/// The next reversal requery of a purchase successful at `completed_ms`: the
+/// first time of `schedule` (after the success) still ahead of `now_ms`;
+/// `None` past the last (the watch is over).
+pub fn next_watch(completed_ms: i64, schedule: &[Duration], now_ms: i64) -> Option<i64> {
+    schedule
+        .iter()
+        .map(|after| completed_ms + after.as_millis() as i64)
+        .find(|&at| at > now_ms)
 }
 
 /// The order for `tx` as `supplier` gets it: with the codes the catalogue
@@ -490,9 +577,26 @@ pub fn webhook_payload(
         face_value: tx.face_value,
         batch_id: tx.details.batch_id.as_deref(),
     };
-    let pin = result.pin.as_deref();
     let completed_at = billpay_store::clock::rfc3339(completed_at_ms);
-    WebhookPayload::purchase(purchase, status, message, pin, completed_at).to_json()
+    WebhookPayload::purchase(purchase, status, message, result, completed_at).to_json()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_watch_takes_the_next_time_ahead_and_ends_after_the_last() {
+        let schedule = [60, 300, 1800].map(Duration::from_secs);
+        let done = 1_000_000;
+        let at = |secs: i64| done + secs * 1000;
+        assert_eq!(next_watch(done, &schedule, done), Some(at(60)));
+        assert_eq!(next_watch(done, &schedule, at(60)), Some(at(300)));
+        // Late (a worker was down): the next time still ahead, none skipped back.
+        assert_eq!(next_watch(done, &schedule, at(1000)), Some(at(1800)));
+        assert_eq!(next_watch(done, &schedule, at(1800)), None);
+        assert_eq!(next_watch(done, &[], done), None);
+    }
 }
 
 /// Why a supplier call gave no answer: the outcome is unknown (requeried,

@@ -8,6 +8,7 @@ use crate::extract::{ApiQuery, Caller};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use billpay_domain::catalogue::{Catalogue, Provider};
+use billpay_domain::order::MIN_CHARGE;
 use billpay_domain::pricing::{PriceBook, Priced, denomination_key};
 use billpay_domain::{AccountId, Kobo, Product};
 use serde::{Deserialize, Serialize};
@@ -90,7 +91,9 @@ pub struct DenominationOut {
     pub price: Kobo,
 }
 
-/// One unit's price for the caller.
+/// One unit's price for the caller; `None` under the least a purchase can
+/// charge (a careless price rule): such an item is not listed, as it
+/// cannot be bought (docs/pricing.md, "The floor").
 struct CallerPrices {
     book: std::sync::Arc<PriceBook>,
     account: AccountId,
@@ -104,7 +107,13 @@ impl CallerPrices {
         })
     }
 
-    fn unit(&self, product: Product, provider: &str, plan: Option<&str>, unit: Kobo) -> Kobo {
+    fn unit(
+        &self,
+        product: Product,
+        provider: &str,
+        plan: Option<&str>,
+        unit: Kobo,
+    ) -> Option<Kobo> {
         let item = Priced {
             product,
             provider,
@@ -112,7 +121,7 @@ impl CallerPrices {
             unit,
             quantity: 1,
         };
-        self.book.unit_price(self.account, item)
+        Some(self.book.unit_price(self.account, item)).filter(|price| *price >= MIN_CHARGE)
     }
 }
 
@@ -211,10 +220,14 @@ pub async fn data_plans(
         .iter()
         .filter(|p| p.active && matches(&provider, &p.provider))
         .filter(|p| filter.category.as_ref().is_none_or(|c| *c == p.category))
-        .map(|p| PlanOut {
+        .filter_map(|p| {
+            let price = prices.unit(Product::Data, &p.provider, Some(&p.plan_id), p.price)?;
+            Some((p, price))
+        })
+        .map(|(p, price)| PlanOut {
             plan_id: p.plan_id.clone(),
             name: p.name.clone(),
-            price: prices.unit(Product::Data, &p.provider, Some(&p.plan_id), p.price),
+            price,
             face_value: p.price,
             duration: p.duration,
             category: Some(p.category.clone()),
@@ -239,10 +252,14 @@ pub async fn cable_plans(
         .cable_plans
         .iter()
         .filter(|p| p.active && matches(&provider, &p.provider))
-        .map(|p| PlanOut {
+        .filter_map(|p| {
+            let price = prices.unit(Product::Cable, &p.provider, Some(&p.plan_id), p.price)?;
+            Some((p, price))
+        })
+        .map(|(p, price)| PlanOut {
             plan_id: p.plan_id.clone(),
             name: p.name.clone(),
-            price: prices.unit(Product::Cable, &p.provider, Some(&p.plan_id), p.price),
+            price,
             face_value: p.price,
             duration: p.duration,
             category: None,
@@ -267,15 +284,14 @@ pub async fn epin_denominations(
         .epin_denominations
         .iter()
         .filter(|d| matches(&provider, &d.provider))
-        .map(|d| DenominationOut {
-            provider: d.provider.clone(),
-            denomination: d.denomination,
-            price: prices.unit(
-                Product::Epin,
-                &d.provider,
-                Some(&denomination_key(d.denomination)),
-                d.denomination,
-            ),
+        .filter_map(|d| {
+            let key = denomination_key(d.denomination);
+            let price = prices.unit(Product::Epin, &d.provider, Some(&key), d.denomination)?;
+            Some(DenominationOut {
+                provider: d.provider.clone(),
+                denomination: d.denomination,
+                price,
+            })
         })
         .collect();
     ok(list)

@@ -5,6 +5,7 @@ use super::output::action_error;
 use billpay_domain::AccountId;
 use billpay_operations::{Actor, accounts, pricing};
 use billpay_store::{AccountStatus, SharedStore};
+use billpay_webkit::format::lagos_time;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -83,7 +84,7 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
                     account.email,
                     account.status.as_str(),
                     account.balance,
-                    account.created_at
+                    lagos_time(&account.created_at)
                 ),
             );
         }

@@ -1,6 +1,7 @@
 //! `billpay catalogue …`, `billpay provider …`, `billpay plan …`
 
 use super::Output;
+use super::output::action_error;
 use anyhow::Context;
 use billpay_domain::catalogue::Catalogue;
 use billpay_operations::Actor;
@@ -69,6 +70,9 @@ pub async fn run(
                 .with_context(|| format!("cannot read {}", file.display()))?;
             let catalogue = Catalogue::from_toml(&text)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            billpay_operations::pricing::check_catalogue_floor(store.as_ref(), &catalogue)
+                .await
+                .map_err(action_error)?;
             store.replace_catalogue(&catalogue).await?;
             out.emit(
                 json!({ "imported": true, "providers": catalogue.providers.len(), "data_plans": catalogue.data_plans.len(), "cable_plans": catalogue.cable_plans.len() }),

@@ -63,6 +63,13 @@ pub struct Settings {
     pub webhook_concurrency_per_key: usize,
     /// A purchase unknown for longer needs the operator's review.
     pub needs_review_after_secs: u64,
+    /// Between two requeries of one purchase caused by its supplier's
+    /// callbacks (those in between are coalesced into one after it).
+    pub callback_interval_ms: u64,
+    /// When successful purchases are requeried for a reversal, for every
+    /// supplier, in ms after the success, comma-separated (`60000,300000`);
+    /// unset: each supplier's own watch (docs/suppliers.md).
+    pub reversal_watch_ms: Option<String>,
     /// Who fulfils purchases unless `routes` says otherwise.
     pub supplier: String,
     /// Naira; a warning when the supplier's float is under it.
@@ -108,6 +115,10 @@ impl Default for Settings {
             webhook_concurrency: delivery.concurrency,
             webhook_concurrency_per_key: delivery.per_key,
             needs_review_after_secs: DEFAULT_NEEDS_REVIEW_AFTER.as_secs(),
+            callback_interval_ms: billpay_callbacks::guard::Limits::default()
+                .min_interval
+                .as_millis() as u64,
+            reversal_watch_ms: None,
             supplier: "sandbox".into(),
             supplier_low_balance: None,
             routes: HashMap::new(),
@@ -201,6 +212,10 @@ impl Settings {
         if self.max_connections == 0 {
             problems.push("--max-connections must be at least 1".into());
         }
+        if self.callback_interval_ms == 0 {
+            problems.push("BILLPAY_CALLBACK_INTERVAL_MS must be at least 1 ms".into());
+        }
+        problems.extend(self.reversal_watch().err());
         problems.extend(self.master_key_problem());
         problems.extend(self.sandbox.commission().err());
         problems.extend(self.wanted().problems(&self.suppliers));
@@ -219,6 +234,31 @@ impl Settings {
 
     pub fn needs_review_after(&self) -> Duration {
         Duration::from_secs(self.needs_review_after_secs)
+    }
+
+    /// The reversal watch for every supplier, if set: ascending times in ms.
+    pub fn reversal_watch(&self) -> Result<Option<Vec<Duration>>, String> {
+        let Some(text) = self
+            .reversal_watch_ms
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+        else {
+            return Ok(None);
+        };
+        let problem = || {
+            format!(
+                "BILLPAY_REVERSAL_WATCH_MS must be ascending whole milliseconds separated by commas, like 60000,300000 (got {text:?})"
+            )
+        };
+        let times = text
+            .split(',')
+            .map(|t| t.trim().parse::<u64>().map(Duration::from_millis))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| problem())?;
+        if times.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(problem());
+        }
+        Ok(Some(times))
     }
 
     /// The database, sealing what purchases deliver under the master key

@@ -14,6 +14,7 @@ use billpay_funding::FeeRule;
 use billpay_funding::registry;
 use billpay_operations::{Actor, bank_transfers};
 use billpay_store::{FundingEvent, FundingStatus, SharedStore};
+use billpay_webkit::format::sortable_time;
 use billpay_worker::Funding;
 use clap::Subcommand;
 use clap::builder::PossibleValuesParser;
@@ -214,8 +215,8 @@ fn line(e: &FundingEvent) -> String {
         .map(|a| a.to_string())
         .unwrap_or_else(|| "-".into());
     format!(
-        "{}  {}  {:<8} {:<21} {:>12}  fee {:>8}  {}  {}",
-        e.created_at,
+        "{} WAT  {}  {:<8} {:<21} {:>12}  fee {:>8}  {}  {}",
+        sortable_time(&e.created_at),
         e.id,
         e.gateway,
         e.status.as_str(),

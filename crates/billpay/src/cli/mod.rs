@@ -71,10 +71,11 @@ pub enum Command {
     /// Accounts: create, show, suspend, reactivate, set-password, set-tier.
     #[command(subcommand)]
     Account(account::AccountCommand),
-    /// API keys: create, suspend, revoke, rate limits, webhooks.
+    /// API keys: create, suspend, reactivate, revoke, set-rate-limit, webhook,
+    /// webhook-security, webhook-retries.
     #[command(subcommand)]
     Key(key::KeyCommand),
-    /// Wallets: credit, statement.
+    /// Wallets: credit, debit, statement.
     #[command(subcommand)]
     Wallet(wallet::WalletCommand),
     /// Enable or disable a provider.
@@ -105,7 +106,8 @@ pub enum Command {
     /// list, show and assign payments, reconcile with the gateways.
     #[command(after_help = SETTINGS_HELP)]
     Funding(funding_command::FundingArgs),
-    /// Console operators (create, list, disable, set-password, totp) and the operator log.
+    /// Console operators: create, list, disable, enable, set-password, totp,
+    /// and log (the operator log).
     #[command(subcommand)]
     Operator(operator::OperatorCommand),
     /// Prove the money invariants (balances = ledger, refunds, events,
@@ -130,7 +132,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             out.error(&e);
-            ExitCode::FAILURE
+            output::exit_code(&e)
         }
     }
 }
@@ -200,5 +202,51 @@ mod tests {
     #[test]
     fn verify_cli() {
         super::Cli::command().debug_assert();
+    }
+
+    /// A group whose summary lists its commands ("Wallets: credit, debit,
+    /// statement.") lists every one of them.
+    #[test]
+    fn a_group_summary_names_each_of_its_commands() {
+        let cli = super::Cli::command();
+        let mut checked = 0;
+        for group in cli.get_subcommands() {
+            let about = group.get_about().map(|a| a.to_string()).unwrap_or_default();
+            let Some((_, listed)) = about.split_once(": ") else {
+                continue;
+            };
+            let listed: Vec<&str> = listed
+                .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+                .filter(|w| !w.is_empty())
+                .collect();
+            for command in group.get_subcommands() {
+                let name = command.get_name();
+                assert!(
+                    listed.contains(&name),
+                    "`billpay {}`'s summary \"{about}\" omits {name}",
+                    group.get_name()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 10, "only {checked} commands checked");
+    }
+
+    /// `--sandbox-unreachable` is a switch, as the README writes it.
+    #[test]
+    fn sandbox_unreachable_is_a_switch() {
+        use clap::Parser;
+        let parse = |args: &[&str]| {
+            let cli = super::Cli::try_parse_from(args).unwrap();
+            let super::Command::Serve(serve) = cli.command else {
+                panic!("not serve");
+            };
+            serde_json::to_value(&serve).unwrap()["sandbox_unreachable"].clone()
+        };
+        let on = parse(&["billpay", "serve", "--sandbox-unreachable"]);
+        assert_eq!(on, serde_json::json!(true));
+        let off = parse(&["billpay", "serve", "--sandbox-unreachable=false"]);
+        assert_eq!(off, serde_json::json!(false));
+        assert_eq!(parse(&["billpay", "serve"]), serde_json::Value::Null);
     }
 }

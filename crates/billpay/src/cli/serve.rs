@@ -31,8 +31,9 @@ pub struct ServeArgs {
     /// Simulated latency of the sandbox supplier, milliseconds (default 500).
     #[arg(long)]
     sandbox_latency_ms: Option<u64>,
-    /// Rehearse a supplier outage: every sandbox call fails as unreachable.
-    #[arg(long)]
+    /// Rehearse a supplier outage: every sandbox call fails as unreachable
+    /// (a switch; `--sandbox-unreachable=false` turns off a file's `true`).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", require_equals = true)]
     sandbox_unreachable: Option<bool>,
     /// The sandbox supplier's commission in percent (default 3): it charges
     /// the face value less this, recorded as each purchase's cost.
@@ -44,8 +45,9 @@ pub struct ServeArgs {
     /// Default burst per API key (default 100).
     #[arg(long)]
     rate_limit_burst: Option<u32>,
-    /// Allow webhooks to loopback/private addresses (default false; true with --demo).
-    #[arg(long)]
+    /// Allow webhooks to loopback/private addresses (default false; true
+    /// with --demo; a switch, `=false` turns it off).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", require_equals = true)]
     webhook_allow_private: Option<bool>,
     /// Share per-key rate limits between nodes through this Redis
     /// (redis://host:6379/0); without it, limits are per node.
@@ -138,6 +140,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
 
     let fulfilment_settings = FulfilmentSettings {
         needs_review_after: settings.needs_review_after(),
+        reversal_watch: settings.reversal_watch().map_err(anyhow::Error::msg)?,
         ..FulfilmentSettings::default()
     };
     // Not a worker: it has nothing to finish at shutdown (aborted there).
@@ -151,7 +154,10 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         billpay_supplier::callback::all(),
         fulfilment.clone(),
         funding.clone(),
-        Default::default(),
+        billpay_callbacks::guard::Limits {
+            min_interval: Duration::from_millis(settings.callback_interval_ms),
+            ..Default::default()
+        },
     );
     if !args.no_worker && !funding.gateways().is_empty() {
         let every = Duration::from_secs(settings.funding.reconcile_secs.max(1));

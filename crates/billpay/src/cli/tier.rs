@@ -43,6 +43,10 @@ pub enum TierCommand {
         /// Delete the rule at this level.
         #[arg(long)]
         remove: bool,
+        /// Set it even where it prices a plan below its last known supplier
+        /// cost (refused without, naming the plans).
+        #[arg(long)]
+        allow_below_cost: bool,
     },
 }
 
@@ -89,6 +93,7 @@ pub async fn run(cmd: TierCommand, store: &SharedStore, out: &Output) -> anyhow:
             price,
             fee,
             remove,
+            allow_below_cost,
         } => {
             let rule = match (discount_percent, price, fee) {
                 _ if remove => None,
@@ -102,9 +107,10 @@ pub async fn run(cmd: TierCommand, store: &SharedStore, out: &Output) -> anyhow:
                 provider: provider.as_deref(),
                 plan: plan.as_deref(),
             };
-            let changed = pricing::set_rule(store, Actor::Cli, &name, scope, rule)
-                .await
-                .map_err(action_error)?;
+            let changed =
+                pricing::set_rule(store, Actor::Cli, &name, scope, rule, allow_below_cost)
+                    .await
+                    .map_err(action_error)?;
             let (tier, accounts) = pricing::tier(store, &name).await.map_err(action_error)?;
             let what = match (remove, changed) {
                 (true, true) => "Removed the rule",

@@ -4,8 +4,9 @@ use super::Output;
 use super::output::action_error;
 use billpay_domain::{AccountId, TxStatus};
 use billpay_operations::Actor;
-use billpay_operations::transactions::{self, Resolution};
+use billpay_operations::transactions::{self, Resolution, TxName};
 use billpay_store::{SharedStore, Transaction, TxFilter};
+use billpay_webkit::format::lagos_time;
 use billpay_worker::fulfilment::needs_review_before;
 use clap::Subcommand;
 use serde_json::json;
@@ -13,8 +14,14 @@ use std::time::Duration;
 
 #[derive(Subcommand, Debug)]
 pub enum TransactionCommand {
-    /// One transaction by reference_code or client reference.
-    Show { reference_or_code: String },
+    /// One transaction by reference_code or client reference (a reference
+    /// more than one account used needs --account).
+    Show {
+        reference_or_code: String,
+        /// The account whose reference it is.
+        #[arg(long)]
+        account: Option<AccountId>,
+    },
     /// An account's transactions, newest first; or, with --needs-review,
     /// every account's purchases unknown for longer than
     /// BILLPAY_NEEDS_REVIEW_AFTER_SECS (default 24 h).
@@ -34,6 +41,10 @@ pub enum TransactionCommand {
     /// The client's webhook goes out as for any final status.
     Resolve {
         reference_or_code: String,
+        /// The account whose reference it is (a reference more than one
+        /// account used is refused without it).
+        #[arg(long)]
+        account: Option<AccountId>,
         #[arg(long, conflicts_with = "failed", required_unless_present = "failed")]
         successful: bool,
         #[arg(long)]
@@ -52,8 +63,15 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let review_before = needs_review_before(review_after);
     match cmd {
-        TransactionCommand::Show { reference_or_code } => {
-            let tx = transactions::find(store.as_ref(), &reference_or_code)
+        TransactionCommand::Show {
+            reference_or_code,
+            account,
+        } => {
+            let name = TxName {
+                reference_or_code: &reference_or_code,
+                account,
+            };
+            let tx = transactions::find(store.as_ref(), name)
                 .await
                 .map_err(action_error)?;
             let needs_review = tx.status == TxStatus::Processing && tx.created_at < review_before;
@@ -77,8 +95,10 @@ pub async fn run(
                 tx.result,
                 tx.supplier.as_deref().unwrap_or("- (not sent yet)"),
                 tx.supplier_reference.as_deref().unwrap_or(""),
-                tx.created_at,
-                tx.completed_at.as_deref().unwrap_or("-")
+                lagos_time(&tx.created_at),
+                tx.completed_at
+                    .as_deref()
+                    .map_or_else(|| "-".into(), lagos_time)
             );
             let text = if needs_review {
                 format!(
@@ -130,6 +150,7 @@ pub async fn run(
         }
         TransactionCommand::Resolve {
             reference_or_code,
+            account,
             successful,
             failed: _,
             reason,
@@ -142,7 +163,10 @@ pub async fn run(
             let (code, status) = transactions::resolve(
                 store.as_ref(),
                 Actor::Cli,
-                &reference_or_code,
+                TxName {
+                    reference_or_code: &reference_or_code,
+                    account,
+                },
                 resolution,
                 reason.as_deref(),
             )

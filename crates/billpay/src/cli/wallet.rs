@@ -5,6 +5,7 @@ use super::output::action_error;
 use billpay_domain::{AccountId, Kobo};
 use billpay_operations::{Actor, wallets};
 use billpay_store::SharedStore;
+use billpay_webkit::format::sortable_time;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -55,7 +56,8 @@ pub async fn run(cmd: WalletCommand, store: &SharedStore, out: &Output) -> anyho
             reference,
             reason,
         } => {
-            let amount = Kobo::parse_naira(&amount).map_err(|e| anyhow::anyhow!("--amount {e}"))?;
+            let amount =
+                Kobo::parse_typed_naira(&amount).map_err(|e| anyhow::anyhow!("--amount {e}"))?;
             let credit = wallets::credit(
                 store.as_ref(),
                 Actor::Cli,
@@ -85,7 +87,8 @@ pub async fn run(cmd: WalletCommand, store: &SharedStore, out: &Output) -> anyho
             reference,
             reason,
         } => {
-            let amount = Kobo::parse_naira(&amount).map_err(|e| anyhow::anyhow!("--amount {e}"))?;
+            let amount =
+                Kobo::parse_typed_naira(&amount).map_err(|e| anyhow::anyhow!("--amount {e}"))?;
             let debit = wallets::debit(
                 store.as_ref(),
                 Actor::Cli,
@@ -116,8 +119,8 @@ pub async fn run(cmd: WalletCommand, store: &SharedStore, out: &Output) -> anyho
             let mut text = format!("Balance {balance} Naira (ledger sum {sum})\n");
             for e in &entries {
                 text.push_str(&format!(
-                    "{}  {:>7}  {:>14}  → {:>14}  {}\n",
-                    e.created_at,
+                    "{} WAT  {:>7}  {:>14}  → {:>14}  {}\n",
+                    sortable_time(&e.created_at),
                     e.kind,
                     e.amount.to_string(),
                     e.balance_after.to_string(),

@@ -5,6 +5,7 @@ use super::output::action_error;
 use billpay_domain::AccountId;
 use billpay_operations::{Actor, webhooks};
 use billpay_store::{EventFilter, SharedStore};
+use billpay_webkit::format::sortable_time;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -60,8 +61,8 @@ pub async fn run(cmd: WebhookCommand, store: &SharedStore, out: &Output) -> anyh
                     (None, None) => String::new(),
                 });
                 text.push(format!(
-                    "{}  {:<9}  {:<22}  {}  {}",
-                    event.created_at,
+                    "{} WAT  {:<9}  {:<22}  {}  {}",
+                    sortable_time(&event.created_at),
                     event.status.as_str(),
                     event.event,
                     event.transaction_code,

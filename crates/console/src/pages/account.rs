@@ -3,14 +3,14 @@
 //! one) and turns TOTP on (the secret shown once, enabled only after a code
 //! from it) or off (with a code). The rules are `billpay_operations::operators`'.
 
-use super::{Chrome, Done, PageError, PageResult, actor, done, refused, render};
+use super::{Chrome, Done, Notice, PageError, PageResult, actor, done, refused, render};
 use crate::ConsoleState;
 use crate::session::{SCOPE, SignedIn};
 use askama::Template;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, header};
 use billpay_domain::keys::random_hex;
-use billpay_operations::operators::{self, TotpOffer};
+use billpay_operations::operators::{self, TotpCodes, TotpOffer};
 use billpay_store::issue::session_token_hash;
 use billpay_webkit::{CsrfForm, NoFields, is_https};
 use serde::Deserialize;
@@ -75,7 +75,8 @@ pub async fn set_password(
     })?;
     let me = actor(&signed_in);
     let store = state.store.as_ref();
-    operators::change_own_password(store, &me, &form.current_password, &form.new_password)
+    let (current, new) = (&form.current_password, &form.new_password);
+    operators::change_own_password(store, &me, &state.kit.throttle, current, new)
         .await
         .map_err(refused)?;
     let token = random_hex(32);
@@ -87,10 +88,7 @@ pub async fn set_password(
             expires_at_ms,
         )
         .await?;
-    let mut response = done(
-        "/admin/account",
-        "password changed; your other sessions ended",
-    );
+    let mut response = done("/admin/account", Notice::PasswordChanged);
     let cookie = SCOPE.set_cookie(
         SCOPE.session_cookie,
         &token,
@@ -119,6 +117,9 @@ pub async fn offer_totp(
 pub struct ConfirmTotpForm {
     sealed: String,
     code: String,
+    /// A code of the secret being replaced, when TOTP is on.
+    #[serde(default)]
+    current_code: Option<String>,
 }
 
 pub async fn confirm_totp(
@@ -128,10 +129,15 @@ pub async fn confirm_totp(
 ) -> PageResult {
     let store = state.store.as_ref();
     let me = actor(&signed_in);
-    operators::confirm_totp(store, &me, &form.sealed, &form.code, &state.secrets)
+    let codes = TotpCodes {
+        new: &form.code,
+        current: form.current_code.as_deref(),
+    };
+    let throttle = &state.kit.throttle;
+    operators::confirm_totp(store, &me, throttle, &form.sealed, codes, &state.secrets)
         .await
         .map_err(refused)?;
-    Ok(done("/admin/account", "TOTP is on"))
+    Ok(done("/admin/account", Notice::TotpOn))
 }
 
 #[derive(Deserialize)]
@@ -146,8 +152,8 @@ pub async fn disable_totp(
 ) -> PageResult {
     let store = state.store.as_ref();
     let me = actor(&signed_in);
-    operators::disable_own_totp(store, &me, &form.code, &state.secrets)
+    operators::disable_own_totp(store, &me, &state.kit.throttle, &form.code, &state.secrets)
         .await
         .map_err(refused)?;
-    Ok(done("/admin/account", "TOTP is off"))
+    Ok(done("/admin/account", Notice::TotpOff))
 }

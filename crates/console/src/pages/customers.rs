@@ -5,13 +5,15 @@
 //! the wallet with a reason, change its tier, create or disable a key (a new
 //! key's secret is shown once).
 
-use super::{Chrome, Done, PageResult, actor, done, not_found, refused, render};
+use super::{Chrome, Done, Notice, PageResult, actor, done, not_found, refused, render};
 use crate::ConsoleState;
+use crate::form::Refill;
 use crate::pages::transactions::TxRow;
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
-use billpay_domain::{AccountId, KeyId, Kobo};
+use axum::response::IntoResponse;
+use billpay_domain::{AccountId, KeyId};
 use billpay_operations::keys::{self, KeyUpdate};
 use billpay_operations::{accounts, pricing, wallets};
 use billpay_store::{Account, AccountStatus, EventFilter, KeyStatus, LogFilter, TxFilter};
@@ -97,24 +99,56 @@ pub struct LogRow {
     pub at: String,
     pub who: String,
     pub action: String,
+    /// What it was about, as stored (an account id, a reference code…).
+    pub subject: String,
+    /// As a person reads it: the account's name for an account.
+    pub subject_label: String,
+    /// Its page, when it has one (an account, a transaction).
+    pub subject_link: Option<String>,
     pub change: String,
     pub reason: String,
 }
 
 impl From<&billpay_store::LogEntry> for LogRow {
     fn from(l: &billpay_store::LogEntry) -> Self {
+        let change = match (l.before.as_deref(), l.after.as_deref()) {
+            (None, None) => String::new(),
+            (None, Some(after)) => after.to_owned(),
+            (Some(before), after) => format!("{before} → {}", after.unwrap_or("—")),
+        };
+        let subject_link = if l.action.starts_with("transaction.") || l.action == "webhook.resend" {
+            Some(format!("/admin/transactions/{}", l.subject))
+        } else if l.subject.parse::<AccountId>().is_ok() {
+            Some(format!("/admin/customers/{}", l.subject))
+        } else {
+            None
+        };
         LogRow {
             at: short_time(&l.at),
             who: l.operator_email.clone().unwrap_or_else(|| l.actor.clone()),
             action: l.action.clone(),
-            change: format!(
-                "{} → {}",
-                l.before.as_deref().unwrap_or("—"),
-                l.after.as_deref().unwrap_or("—")
-            ),
+            subject: l.subject.clone(),
+            subject_label: l.subject.clone(),
+            subject_link,
+            change,
             reason: l.reason.clone().unwrap_or_default(),
         }
     }
+}
+
+/// Log lines about accounts named by the account's name (one lookup).
+pub async fn name_subjects(
+    state: &ConsoleState,
+    rows: &mut [LogRow],
+) -> Result<(), super::PageError> {
+    let ids: Vec<AccountId> = rows.iter().filter_map(|r| r.subject.parse().ok()).collect();
+    let names = state.store.account_names(&ids).await?;
+    for row in rows {
+        if let Some(name) = row.subject.parse().ok().and_then(|id| names.get(&id)) {
+            row.subject_label = name.clone();
+        }
+    }
+    Ok(())
 }
 
 #[derive(Template)]
@@ -135,6 +169,8 @@ struct AccountPage {
     transactions: Vec<TxRow>,
     entries: Vec<EntryRow>,
     log: Vec<LogRow>,
+    /// A refused form of this page, drawn again with its message and input.
+    refill: Refill,
 }
 
 pub struct FailedEventRow {
@@ -158,7 +194,7 @@ pub async fn account(
     Query(done): Query<Done>,
 ) -> PageResult {
     let id: AccountId = id.parse().map_err(|_| not_found())?;
-    account_page(&state, &signed_in, id, &done, None).await
+    account_page(&state, &signed_in, id, &done, None, Refill::none()).await
 }
 
 async fn account_page(
@@ -167,6 +203,7 @@ async fn account_page(
     id: AccountId,
     done: &Done,
     new_secret: Option<String>,
+    refill: Refill,
 ) -> PageResult {
     let store = &state.store;
     let account = store.account(id).await?.ok_or_else(not_found)?;
@@ -264,7 +301,24 @@ async fn account_page(
             })
             .collect(),
         log: log.iter().map(LogRow::from).collect(),
+        refill,
     }))
+}
+
+/// The account's page again with `form` refused (its message beside the
+/// field, what was typed kept), answered with the refusal's status; a
+/// refusal of the role is the 403 page.
+async fn refused_form(
+    state: &ConsoleState,
+    signed_in: &SignedIn,
+    id: AccountId,
+    form: &'static str,
+    error: billpay_operations::OpsError,
+    values: Vec<(&'static str, String)>,
+) -> PageResult {
+    let (status, refill) = Refill::refused(form, error, values)?;
+    let page = account_page(state, signed_in, id, &Done::default(), None, refill).await?;
+    Ok((status, page).into_response())
 }
 
 #[derive(Deserialize)]
@@ -290,7 +344,7 @@ pub async fn create(
     .map_err(refused)?;
     Ok(done(
         &format!("/admin/customers/{}", account.id),
-        "account created",
+        Notice::AccountCreated,
     ))
 }
 
@@ -314,13 +368,16 @@ pub async fn set_status(
         .map_err(|_| super::PageError::bad_request("status must be active or suspended"))?;
     let actor = actor(&signed_in);
     let reason = Some(form.reason.as_str());
-    accounts::set_status_because(state.store.as_ref(), actor, id, status, reason)
-        .await
-        .map_err(refused)?;
-    Ok(done(
-        &format!("/admin/customers/{id}"),
-        &format!("account {}", status.as_str()),
-    ))
+    let set = accounts::set_status_because(state.store.as_ref(), actor, id, status, reason).await;
+    if let Err(e) = set {
+        let values = vec![("reason", form.reason)];
+        return refused_form(&state, &signed_in, id, "status", e, values).await;
+    }
+    let notice = match status {
+        AccountStatus::Active => Notice::AccountActive,
+        AccountStatus::Suspended => Notice::AccountSuspended,
+    };
+    Ok(done(&format!("/admin/customers/{id}"), notice))
 }
 
 #[derive(Deserialize)]
@@ -357,23 +414,33 @@ async fn move_money(
     is_credit: bool,
 ) -> PageResult {
     let id: AccountId = id.parse().map_err(|_| not_found())?;
-    let amount = Kobo::parse_naira(form.amount.trim())
-        .map_err(|e| super::PageError::bad_request(format!("amount {e}")))?;
+    let which = if is_credit { "credit" } else { "debit" };
+    let values = vec![
+        ("amount", form.amount.clone()),
+        ("reference", form.reference.clone()),
+        ("reason", form.reason.clone()),
+    ];
+    let amount = match wallets::typed_amount(&form.amount) {
+        Ok(amount) => amount,
+        Err(e) => return refused_form(&state, &signed_in, id, which, e, values).await,
+    };
     let (actor, store) = (actor(&signed_in), state.store.as_ref());
     let (reference, reason) = (form.reference.trim(), Some(form.reason.as_str()));
     let moved = if is_credit {
         wallets::credit(store, actor, id, amount, reference, reason).await
     } else {
         wallets::debit(store, actor, id, amount, reference, reason).await
-    }
-    .map_err(refused)?;
-    let verb = if is_credit { "credited" } else { "debited" };
-    let notice = if moved.applied {
-        format!("{verb} {amount}, balance {}", moved.balance)
-    } else {
-        format!("reference {reference} was used before, nothing changed")
     };
-    Ok(done(&format!("/admin/customers/{id}"), &notice))
+    let moved = match moved {
+        Ok(moved) => moved,
+        Err(e) => return refused_form(&state, &signed_in, id, which, e, values).await,
+    };
+    let notice = match (moved.applied, is_credit) {
+        (true, true) => Notice::Credited,
+        (true, false) => Notice::Debited,
+        (false, _) => Notice::ReferenceUsed,
+    };
+    Ok(done(&format!("/admin/customers/{id}"), notice))
 }
 
 #[derive(Deserialize)]
@@ -393,13 +460,13 @@ pub async fn set_tier(
     let id: AccountId = id.parse().map_err(|_| not_found())?;
     let (actor, tier) = (actor(&signed_in), form.tier.trim());
     let reason = Some(form.reason.as_str());
-    pricing::set_account_tier_because(state.store.as_ref(), actor, id, tier, reason)
-        .await
-        .map_err(refused)?;
-    Ok(done(
-        &format!("/admin/customers/{id}"),
-        &format!("tier now {tier}"),
-    ))
+    let set =
+        pricing::set_account_tier_because(state.store.as_ref(), actor, id, tier, reason).await;
+    if let Err(e) = set {
+        let values = vec![("tier", form.tier.clone()), ("reason", form.reason)];
+        return refused_form(&state, &signed_in, id, "change-tier", e, values).await;
+    }
+    Ok(done(&format!("/admin/customers/{id}"), Notice::TierChanged))
 }
 
 #[derive(Deserialize)]
@@ -419,18 +486,22 @@ pub async fn set_password(
 ) -> PageResult {
     let id: AccountId = id.parse().map_err(|_| not_found())?;
     let reason = Some(form.reason.as_str());
-    accounts::set_password(
+    let set = accounts::set_password(
         state.store.as_ref(),
         actor(&signed_in),
         id,
         &form.password,
         reason,
     )
-    .await
-    .map_err(refused)?;
+    .await;
+    if let Err(e) = set {
+        // The password is never drawn back into the page.
+        let values = vec![("password", String::new()), ("reason", form.reason)];
+        return refused_form(&state, &signed_in, id, "dashboard-password", e, values).await;
+    }
     Ok(done(
         &format!("/admin/customers/{id}"),
-        "dashboard password set; their dashboard sessions ended",
+        Notice::DashboardPasswordSet,
     ))
 }
 
@@ -457,7 +528,15 @@ pub async fn create_key(
     let done = Done {
         done: Some(format!("key {} created", issued.record.display_prefix)),
     };
-    account_page(&state, &signed_in, id, &done, Some(issued.secret)).await
+    account_page(
+        &state,
+        &signed_in,
+        id,
+        &done,
+        Some(issued.secret),
+        Refill::none(),
+    )
+    .await
 }
 
 #[derive(Deserialize)]
@@ -484,12 +563,12 @@ pub async fn set_key_rate_limit(
         per_second: form.per_second,
         burst: form.burst,
     };
-    let key = keys::update(state.store.as_ref(), actor(&signed_in), key_id, update)
+    keys::update(state.store.as_ref(), actor(&signed_in), key_id, update)
         .await
         .map_err(refused)?;
     Ok(done(
         &format!("/admin/customers/{id}"),
-        &format!("key {} rate limit set", key.display_prefix),
+        Notice::KeyRateLimitSet,
     ))
 }
 
@@ -524,8 +603,10 @@ pub async fn set_key_status(
     let key = keys::update(state.store.as_ref(), actor(&signed_in), key_id, update)
         .await
         .map_err(refused)?;
-    Ok(done(
-        &format!("/admin/customers/{id}"),
-        &format!("key {} {}", key.display_prefix, key.status.as_str()),
-    ))
+    let notice = match key.status {
+        KeyStatus::Active => Notice::KeyActive,
+        KeyStatus::Suspended => Notice::KeySuspended,
+        KeyStatus::Revoked => Notice::KeyRevoked,
+    };
+    Ok(done(&format!("/admin/customers/{id}"), notice))
 }

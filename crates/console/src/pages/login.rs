@@ -1,7 +1,8 @@
 //! Sign-in and sign-out. The checks (field lengths, the throttle, the bound
 //! on password hashing) are the web kit's; this page looks the operator up,
-//! and when it has TOTP on, a wrong or reused code makes the attempt fail
-//! like a wrong password (it counts in the throttle, and says nothing of
+//! and when it has TOTP on, the code is checked after a right password (so a
+//! wrong password uses no code up): a wrong or reused code makes the attempt
+//! fail like a wrong password (it counts in the throttle, and says nothing of
 //! which was wrong).
 
 use super::{PageResult, render};
@@ -72,12 +73,13 @@ pub async fn submit(
     };
     let found = async {
         let operator = state.store.operator_by_email(email).await?;
-        match operator {
-            Some(operator) => Ok(Some(second_factor(&state, operator, &form.totp).await?)),
-            None => Ok(None),
-        }
+        Ok(operator.map(|operator| Found {
+            password_hash: Some(operator.password_hash.clone()),
+            user: operator,
+        }))
     };
-    let operator = match state.kit.sign_in(credentials, found).await {
+    let second = |operator| second_factor(&state, operator, &form.totp);
+    let operator = match state.kit.sign_in_with(credentials, found, second).await {
         Ok(operator) => operator,
         Err(refusal) => return Ok(refused(refusal)),
     };
@@ -100,33 +102,26 @@ pub async fn submit(
     Ok(SCOPE.signed_in(&headers, &token))
 }
 
-/// The operator as the password check sees it: with TOTP on and a wrong or
-/// already used code, no password hash (the check then fails, at the same
-/// cost). A code's time step is taken in the store, so it is accepted once
-/// whichever node it is sent to (RFC 6238 §5.2).
+/// After a right password: the operator, unless TOTP is on and the code is
+/// wrong or already used (`None`). A code's time step is taken in the store,
+/// so it is accepted once whichever node it is sent to (RFC 6238 §5.2).
 async fn second_factor(
     state: &ConsoleState,
     operator: Operator,
     code: &str,
-) -> Result<Found<Operator>, PageError> {
-    let mut password_hash = Some(operator.password_hash.clone());
-    if operator.totp_enabled() {
-        let step = check_totp(&operator, code, &state.secrets).unwrap_or_else(|e| {
-            tracing::error!(error = %e, operator = operator.id, "TOTP check failed");
-            None
-        });
-        let fresh = match step {
-            Some(step) => state.store.claim_totp_step(operator.id, step).await?,
-            None => false,
-        };
-        if !fresh {
-            password_hash = None;
-        }
+) -> Result<Option<Operator>, PageError> {
+    if !operator.totp_enabled() {
+        return Ok(Some(operator));
     }
-    Ok(Found {
-        user: operator,
-        password_hash,
-    })
+    let step = check_totp(&operator, code, &state.secrets).unwrap_or_else(|e| {
+        tracing::error!(error = %e, operator = operator.id, "TOTP check failed");
+        None
+    });
+    let fresh = match step {
+        Some(step) => state.store.claim_totp_step(operator.id, step).await?,
+        None => false,
+    };
+    Ok(fresh.then_some(operator))
 }
 
 pub async fn logout(

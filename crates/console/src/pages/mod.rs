@@ -20,6 +20,166 @@ use billpay_operations::{Actor, OpsError, Permission};
 pub use billpay_webkit::{PageError, PageResult, render};
 use serde::Deserialize;
 
+/// The notices the console issues after an action, each a code in the
+/// redirect (`?done=totp-on`) and its sentence. Only these are ever shown:
+/// an unknown code shows nothing, so no link can put words on a console page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice {
+    PasswordChanged,
+    TotpOn,
+    TotpOff,
+    AccountCreated,
+    AccountActive,
+    AccountSuspended,
+    Credited,
+    Debited,
+    ReferenceUsed,
+    TierChanged,
+    DashboardPasswordSet,
+    KeyRateLimitSet,
+    KeyActive,
+    KeySuspended,
+    KeyRevoked,
+    PaymentAssigned,
+    AccountsHeld,
+    AccountsPending,
+    OperatorCreated,
+    OperatorActive,
+    OperatorDisabled,
+    OperatorPasswordSet,
+    TierCreated,
+    RuleSet,
+    RuleSetBelowCost,
+    RuleRemoved,
+    ListPriceSet,
+    NoSuchRule,
+    OnSale,
+    OffSale,
+    Requeried,
+    MarkedSuccessful,
+    MarkedFailed,
+    WebhookQueued,
+}
+
+impl Notice {
+    /// Every notice: its code and its sentence (after "Done: ").
+    const TABLE: [(Notice, &'static str, &'static str); 34] = [
+        (
+            Notice::PasswordChanged,
+            "password-changed",
+            "password changed; your other sessions ended",
+        ),
+        (Notice::TotpOn, "totp-on", "TOTP is on"),
+        (Notice::TotpOff, "totp-off", "TOTP is off"),
+        (Notice::AccountCreated, "account-created", "account created"),
+        (Notice::AccountActive, "account-active", "account active"),
+        (
+            Notice::AccountSuspended,
+            "account-suspended",
+            "account suspended",
+        ),
+        (Notice::Credited, "credited", "wallet credited"),
+        (Notice::Debited, "debited", "wallet debited"),
+        (
+            Notice::ReferenceUsed,
+            "reference-used",
+            "that reference was used before, nothing changed",
+        ),
+        (Notice::TierChanged, "tier-changed", "tier changed"),
+        (
+            Notice::DashboardPasswordSet,
+            "dashboard-password-set",
+            "dashboard password set; their dashboard sessions ended",
+        ),
+        (
+            Notice::KeyRateLimitSet,
+            "key-rate-limit-set",
+            "key rate limit set",
+        ),
+        (Notice::KeyActive, "key-active", "key active"),
+        (Notice::KeySuspended, "key-suspended", "key suspended"),
+        (Notice::KeyRevoked, "key-revoked", "key revoked"),
+        (
+            Notice::PaymentAssigned,
+            "payment-assigned",
+            "payment credited to the account, less the funding fee",
+        ),
+        (
+            Notice::AccountsHeld,
+            "accounts-held",
+            "virtual accounts held at the gateway",
+        ),
+        (
+            Notice::AccountsPending,
+            "accounts-pending",
+            "the gateway is assigning the accounts: they appear here when it has",
+        ),
+        (
+            Notice::OperatorCreated,
+            "operator-created",
+            "operator created",
+        ),
+        (Notice::OperatorActive, "operator-active", "operator active"),
+        (
+            Notice::OperatorDisabled,
+            "operator-disabled",
+            "operator disabled",
+        ),
+        (
+            Notice::OperatorPasswordSet,
+            "operator-password-set",
+            "password set; their sessions ended",
+        ),
+        (Notice::TierCreated, "tier-created", "tier created"),
+        (Notice::RuleSet, "rule-set", "rule set"),
+        (
+            Notice::RuleSetBelowCost,
+            "rule-set-below-cost",
+            "rule set, below cost as you confirmed",
+        ),
+        (Notice::ListPriceSet, "list-price-set", "list price changed"),
+        (Notice::RuleRemoved, "rule-removed", "rule removed"),
+        (
+            Notice::NoSuchRule,
+            "no-such-rule",
+            "the tier had no such rule, nothing changed",
+        ),
+        (Notice::OnSale, "on-sale", "put on sale"),
+        (Notice::OffSale, "off-sale", "taken off sale"),
+        (Notice::Requeried, "requeried", "requeried"),
+        (
+            Notice::MarkedSuccessful,
+            "marked-successful",
+            "marked successful",
+        ),
+        (Notice::MarkedFailed, "marked-failed", "marked failed"),
+        (
+            Notice::WebhookQueued,
+            "webhook-queued",
+            "webhook event queued again",
+        ),
+    ];
+
+    fn entry(self) -> (Notice, &'static str, &'static str) {
+        let found = Self::TABLE.into_iter().find(|(n, _, _)| *n == self);
+        found.expect("every notice is in the table")
+    }
+
+    pub fn code(self) -> &'static str {
+        self.entry().1
+    }
+
+    pub fn sentence(self) -> &'static str {
+        self.entry().2
+    }
+
+    /// The notice of a code, `None` for any other text.
+    pub fn of_code(code: &str) -> Option<Notice> {
+        let found = Self::TABLE.into_iter().find(|(_, c, _)| *c == code);
+        found.map(|(notice, _, _)| notice)
+    }
+}
+
 /// What the layout needs on every signed-in page.
 pub struct Chrome {
     pub email: String,
@@ -27,8 +187,8 @@ pub struct Chrome {
     pub owner: bool,
     pub csrf: String,
     pub nav: &'static str,
-    /// What the last action did (`?done=…` after its redirect).
-    pub done: Option<String>,
+    /// What the last action did (`?done=<code>` after its redirect).
+    pub done: Option<&'static str>,
 }
 
 impl Chrome {
@@ -40,19 +200,22 @@ impl Chrome {
             owner: actor.may(Permission::ManageOperators),
             csrf: signed_in.csrf.clone(),
             nav,
-            done: done
-                .done
-                .clone()
-                .filter(|d| !d.is_empty() && d.len() <= 200),
+            done: done.notice().map(Notice::sentence),
         }
     }
 }
 
-/// `?done=…`: the notice an action's redirect shows.
+/// `?done=<code>`: the notice an action's redirect shows ([`Notice`]).
 #[derive(Deserialize, Default)]
 pub struct Done {
     #[serde(default)]
     pub done: Option<String>,
+}
+
+impl Done {
+    pub fn notice(&self) -> Option<Notice> {
+        self.done.as_deref().and_then(Notice::of_code)
+    }
 }
 
 /// The operator of this request, as the operations know actors.
@@ -61,10 +224,9 @@ pub fn actor(signed_in: &SignedIn) -> Actor {
 }
 
 /// Back to `to` with a notice of what was done (303: the browser GETs it).
-pub fn done(to: &str, notice: &str) -> Response {
-    let notice = billpay_webkit::filters::url_encode(notice);
+pub fn done(to: &str, notice: Notice) -> Response {
     let separator = if to.contains('?') { '&' } else { '?' };
-    Redirect::to(&format!("{to}{separator}done={notice}")).into_response()
+    Redirect::to(&format!("{to}{separator}done={}", notice.code())).into_response()
 }
 
 pub fn not_found() -> PageError {
@@ -82,6 +244,7 @@ pub fn refused(error: OpsError) -> PageError {
         OpsError::Store(billpay_store::StoreError::EmailTaken(_)) => StatusCode::CONFLICT,
         OpsError::Store(billpay_store::StoreError::NotFound(_)) => StatusCode::NOT_FOUND,
         OpsError::Store(e) => return PageError::internal(e),
+        OpsError::LockedOut(_) => StatusCode::TOO_MANY_REQUESTS,
         _ => StatusCode::BAD_REQUEST,
     };
     let page = format!(
@@ -90,20 +253,31 @@ pub fn refused(error: OpsError) -> PageError {
          <link rel=\"stylesheet\" href=\"/admin/assets/style.css\">\
          <main><div class=\"card\"><h1>Not done</h1><p class=\"error\" role=\"alert\" id=\"refusal\">{}</p>\
          <p><a href=\"/admin\">Back to the console</a></p></div></main>",
-        escape(&error.to_string())
+        // the refusal text is ours, but it may quote what was typed
+        billpay_webkit::escape(&error.to_string())
     );
     (status, axum::response::Html(page)).into_response().into()
-}
-
-/// The refusal text is ours, but it may quote what was typed.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// A page only an actor with `permission` sees (the operators, the log).
 pub fn require(signed_in: &SignedIn, permission: Permission) -> Result<(), PageError> {
     actor(signed_in).require(permission).map_err(refused)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_notice_has_one_code_and_a_sentence() {
+        for (notice, code, sentence) in Notice::TABLE {
+            assert_eq!(Notice::of_code(code), Some(notice), "{code} is unique");
+            assert_eq!(notice.code(), code);
+            assert!(!sentence.is_empty());
+            let safe = |c: char| c.is_ascii_lowercase() || c == '-';
+            assert!(code.chars().all(safe), "{code} needs no encoding");
+        }
+        assert_eq!(Notice::of_code("TOTP is on"), None);
+        assert_eq!(Notice::of_code(""), None);
+    }
 }

@@ -1,7 +1,7 @@
 //! Operators and the operator log: owners only (support is refused 403).
 
-use super::customers::LogRow;
-use super::{Chrome, Done, PageResult, actor, done, not_found, refused, render, require};
+use super::customers::{LogRow, name_subjects};
+use super::{Chrome, Done, Notice, PageResult, actor, done, not_found, refused, render, require};
 use crate::ConsoleState;
 use crate::session::SignedIn;
 use askama::Template;
@@ -77,10 +77,8 @@ pub async fn create(
     let created = operators::create(store, actor(&signed_in), &form.email, role, &form.password)
         .await
         .map_err(refused)?;
-    Ok(done(
-        "/admin/operators",
-        &format!("operator {} created", created.email),
-    ))
+    tracing::debug!(operator = created.id, "operator created from the console");
+    Ok(done("/admin/operators", Notice::OperatorCreated))
 }
 
 #[derive(Deserialize)]
@@ -104,10 +102,11 @@ pub async fn set_status(
     let changed = operators::set_status(store, actor(&signed_in), &operator.email, status)
         .await
         .map_err(refused)?;
-    Ok(done(
-        "/admin/operators",
-        &format!("{} is {}", changed.email, changed.status),
-    ))
+    let notice = match changed.status {
+        OperatorStatus::Active => Notice::OperatorActive,
+        OperatorStatus::Disabled => Notice::OperatorDisabled,
+    };
+    Ok(done("/admin/operators", notice))
 }
 
 #[derive(Deserialize)]
@@ -135,10 +134,11 @@ pub async fn set_password(
         operators::set_password(store, actor(&signed_in), &operator.email, &form.password)
             .await
             .map_err(refused)?;
-    Ok(done(
-        "/admin/operators",
-        &format!("password set for {}; their sessions ended", changed.email),
-    ))
+    tracing::debug!(
+        operator = changed.id,
+        "operator password set from the console"
+    );
+    Ok(done("/admin/operators", Notice::OperatorPasswordSet))
 }
 
 #[derive(Deserialize, Default)]
@@ -157,7 +157,6 @@ struct LogPage {
     chrome: Chrome,
     subject: String,
     rows: Vec<LogRow>,
-    subjects: Vec<String>,
     next_link: Option<String>,
 }
 
@@ -182,10 +181,11 @@ pub async fn log(
     let has_next = lines.len() > LOG_PAGE as usize;
     lines.truncate(LOG_PAGE as usize);
     let done = Done { done: q.done };
+    let mut rows: Vec<LogRow> = lines.iter().map(LogRow::from).collect();
+    name_subjects(&state, &mut rows).await?;
     Ok(render(&LogPage {
         chrome: Chrome::new(&signed_in, "log", &done),
-        subjects: lines.iter().map(|l| l.subject.clone()).collect(),
-        rows: lines.iter().map(LogRow::from).collect(),
+        rows,
         next_link: has_next.then(|| format!("/admin/log?page={}", page + 1)),
         subject,
     }))

@@ -3,7 +3,7 @@
 //! an unmatched one to a customer with a reason (`bank_transfers::assign`: once,
 //! less the fee, logged).
 
-use super::{Chrome, Done, PageError, PageResult, actor, done, refused, render};
+use super::{Chrome, Done, Notice, PageError, PageResult, actor, done, refused, render};
 use crate::ConsoleState;
 use crate::session::SignedIn;
 use askama::Template;
@@ -131,11 +131,8 @@ pub async fn assign(
     let event = bank_transfers::assign(store, &state.funding, actor, &id, account, reason)
         .await
         .map_err(refused)?;
-    let notice = format!(
-        "{} credited {} to {account} (fee {})",
-        event.id, event.credited, event.fee
-    );
-    Ok(done("/admin/funding", &notice))
+    tracing::debug!(funding = %event.id, %account, "payment assigned from the console");
+    Ok(done("/admin/funding", Notice::PaymentAssigned))
 }
 
 #[derive(Deserialize)]
@@ -171,10 +168,10 @@ pub async fn reserve(
     .await
     .map_err(refused)?;
     let notice = match held.len() {
-        0 => format!("{gateway} is assigning the accounts: they appear here when it has"),
-        n => format!("{n} account(s) held at {gateway}"),
+        0 => Notice::AccountsPending,
+        _ => Notice::AccountsHeld,
     };
-    Ok(done(&format!("/admin/customers/{account}"), &notice))
+    Ok(done(&format!("/admin/customers/{account}"), notice))
 }
 
 /// What one gateway's reconciliation found.

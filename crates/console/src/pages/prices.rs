@@ -4,14 +4,19 @@
 //! `billpay tier …`, `provider/plan enable|disable` and `catalogue sync`
 //! call, so only an owner may make it and each is in the operator log.
 
-use super::{Chrome, Done, PageError, PageResult, actor, done, refused, render};
+use super::{Chrome, Done, Notice, PageError, PageResult, actor, done, refused, render};
 use crate::ConsoleState;
+use crate::form::Refill;
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Query, State};
-use billpay_domain::Product;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
 use billpay_domain::catalogue::Catalogue;
-use billpay_operations::catalogue::{Sellable, set_on_sale};
+use billpay_domain::pricing::{Rule, Scope, Tier};
+use billpay_domain::{Kobo, Product};
+use billpay_operations::OpsError;
+use billpay_operations::catalogue::{self, Sellable, set_on_sale};
 use billpay_operations::pricing::{self, RuleInput, ScopeInput};
 use billpay_operations::sync::{Difference, sync};
 use billpay_supplier::Supplier;
@@ -31,7 +36,13 @@ pub struct RuleRow {
     pub product: &'static str,
     pub provider: String,
     pub plan: String,
+    /// Where it applies, as a person reads it ("data · MTN Nigeria · MTN 1GB (SME, 7 days)").
+    pub scope: String,
     pub rule: String,
+    /// The last known supplier cost and the margin of the plans it prices.
+    pub margin: String,
+    /// It prices a plan below that cost.
+    pub below: bool,
 }
 
 pub struct SellableRow {
@@ -39,7 +50,13 @@ pub struct SellableRow {
     pub target: String,
     pub provider: String,
     pub name: String,
+    /// A data plan's type (SME, Gifting, Corporate Gifting), "Cable" for a bouquet.
+    pub kind: String,
     pub price: String,
+    /// The last known supplier cost, and the list price less it.
+    pub cost: String,
+    pub margin: String,
+    pub below: bool,
     pub active: bool,
 }
 
@@ -48,6 +65,41 @@ pub struct DifferenceRow {
     pub provider: String,
     pub plan: String,
     pub detail: String,
+}
+
+/// The plan and provider tables' search and filters (GET, kept in the form).
+#[derive(Deserialize, Default, Clone)]
+#[serde(default)]
+pub struct PlanFilters {
+    /// Part of a plan's id, name, type or provider, any case.
+    pub q: String,
+    /// `data` or `cable`; empty: both.
+    pub product: String,
+    /// A provider's slug; empty: all.
+    pub provider: String,
+    /// `on` or `off`; empty: both.
+    pub sale: String,
+}
+
+impl PlanFilters {
+    fn any(&self) -> bool {
+        !(self.q.trim().is_empty()
+            && self.product.is_empty()
+            && self.provider.is_empty()
+            && self.sale.is_empty())
+    }
+
+    fn keeps(&self, product: &str, provider: &str, active: bool, texts: &[&str]) -> bool {
+        let q = self.q.trim().to_lowercase();
+        (self.product.is_empty() || self.product == product)
+            && (self.provider.is_empty() || self.provider.eq_ignore_ascii_case(provider))
+            && match self.sale.as_str() {
+                "on" => active,
+                "off" => !active,
+                _ => true,
+            }
+            && (q.is_empty() || texts.iter().any(|t| t.to_lowercase().contains(&q)))
+    }
 }
 
 #[derive(Template)]
@@ -59,16 +111,48 @@ struct PricesPage {
     products: Vec<&'static str>,
     providers: Vec<SellableRow>,
     plans: Vec<SellableRow>,
+    /// How many plans there are, whatever the filters.
+    plans_total: usize,
+    /// Slugs of the providers that sell data or cable plans (the filter's choices).
+    plan_providers: Vec<String>,
+    filters: PlanFilters,
+    filtered: bool,
     suppliers: Vec<&'static str>,
+    /// A refused form of this page, drawn again with its message and input.
+    refill: Refill,
+    /// A rule refused for pricing plans below cost: the plans, and the
+    /// "set it anyway" button.
+    below_cost: Vec<String>,
+}
+
+#[derive(Deserialize, Default)]
+pub struct PricesQuery {
+    #[serde(flatten)]
+    filters: PlanFilters,
+    #[serde(flatten)]
+    done: Done,
 }
 
 pub async fn page(
     State(state): State<ConsoleState>,
     signed_in: SignedIn,
-    Query(done): Query<Done>,
+    Query(query): Query<PricesQuery>,
 ) -> PageResult {
+    let page = prices_page(&state, &signed_in, &query, Refill::none(), Vec::new()).await?;
+    Ok(render(&page))
+}
+
+async fn prices_page(
+    state: &ConsoleState,
+    signed_in: &SignedIn,
+    query: &PricesQuery,
+    refill: Refill,
+    below_cost: Vec<String>,
+) -> Result<PricesPage, PageError> {
     let store = state.store.as_ref();
     let (_, book) = store.price_book().await?;
+    let (_, catalogue) = store.catalogue().await?;
+    let costs = pricing::last_costs(store).await.map_err(refused)?;
     let tiers: Vec<TierRow> = pricing::tiers(store)
         .await
         .map_err(refused)?
@@ -80,77 +164,157 @@ pub async fn page(
             rules: book
                 .tiers
                 .get(&summary.name)
-                .map(rule_rows)
+                .map(|tier| rule_rows(&catalogue, tier, &costs))
                 .unwrap_or_default(),
             name: summary.name,
         })
         .collect();
-    let (_, catalogue) = store.catalogue().await?;
-    Ok(render(&PricesPage {
-        chrome: Chrome::new(&signed_in, "prices", &done),
+    let filters = &query.filters;
+    let all_plans = plan_rows(&catalogue, &costs, &PlanFilters::default());
+    let mut plan_providers: Vec<String> = all_plans.iter().map(|p| p.provider.clone()).collect();
+    plan_providers.dedup();
+    Ok(PricesPage {
+        chrome: Chrome::new(signed_in, "prices", &query.done),
         tier_names: tiers.iter().skip(1).map(|t| t.name.clone()).collect(),
         tiers,
         products: Product::ALL.iter().map(|p| p.service()).collect(),
-        providers: provider_rows(&catalogue),
-        plans: plan_rows(&catalogue),
+        providers: provider_rows(&catalogue, filters),
+        plans_total: all_plans.len(),
+        plans: plan_rows(&catalogue, &costs, filters),
+        plan_providers,
+        filtered: filters.any(),
+        filters: filters.clone(),
         suppliers: state.suppliers.iter().map(|s| s.name()).collect(),
-    }))
+        refill,
+        below_cost,
+    })
 }
 
-/// A tier's rules, sorted by where they apply.
-fn rule_rows(tier: &billpay_domain::pricing::Tier) -> Vec<RuleRow> {
-    let mut rows: Vec<RuleRow> = tier
-        .rules
-        .iter()
-        .map(|(scope, rule)| RuleRow {
-            product: scope.product.service(),
-            provider: scope.provider.clone().unwrap_or_default(),
-            plan: scope.plan.clone().unwrap_or_default(),
-            rule: rule.to_string(),
+/// "₦582.00 · margin −₦22.00" (the list price or rule's price less the cost).
+fn cost_and_margin(cost: Kobo, price: Kobo) -> (String, String) {
+    let margin = price.0 - cost.0;
+    let sign = if margin < 0 { "−" } else { "" };
+    (naira(cost), format!("{sign}{}", naira(Kobo(margin.abs()))))
+}
+
+/// A tier's rules, sorted by where they apply, each with the cost and
+/// margin of the plans it prices (where their cost is known).
+fn rule_rows(catalogue: &Catalogue, tier: &Tier, costs: &pricing::Costs) -> Vec<RuleRow> {
+    let mut rules: Vec<(&Scope, &Rule)> = tier.rules.iter().collect();
+    rules.sort_by(|a, b| a.0.cmp(b.0));
+    rules
+        .into_iter()
+        .map(|(scope, rule)| {
+            let margins = pricing::margins(catalogue, tier, scope, *rule, costs);
+            let lowest = margins.iter().min_by_key(|m| m.margin());
+            let margin = match (margins.len(), lowest) {
+                (_, None) => "no plan it prices has a known cost yet".to_owned(),
+                (1, Some(m)) => {
+                    let (cost, margin) = cost_and_margin(m.cost, m.price);
+                    format!("price {}, cost {cost}, margin {margin}", naira(m.price))
+                }
+                (n, Some(m)) => {
+                    let (cost, margin) = cost_and_margin(m.cost, m.price);
+                    format!(
+                        "{n} plans with a known cost; lowest margin {margin} ({}: price {}, cost {cost})",
+                        m.plan,
+                        naira(m.price)
+                    )
+                }
+            };
+            RuleRow {
+                product: scope.product.service(),
+                provider: scope.provider.clone().unwrap_or_default(),
+                plan: scope.plan.clone().unwrap_or_default(),
+                scope: catalogue.scope_label(scope),
+                rule: rule.to_string(),
+                below: lowest.is_some_and(|m| m.margin() < 0),
+                margin,
+            }
         })
-        .collect();
-    rows.sort_by(|a, b| (a.product, &a.provider, &a.plan).cmp(&(b.product, &b.provider, &b.plan)));
-    rows
+        .collect()
 }
 
-fn provider_rows(catalogue: &Catalogue) -> Vec<SellableRow> {
+fn provider_rows(catalogue: &Catalogue, filters: &PlanFilters) -> Vec<SellableRow> {
     catalogue
         .providers
         .iter()
+        .filter(|p| {
+            let sells = |product: &str| p.services.iter().any(|s| s.service() == product);
+            let product = if filters.product.is_empty() || sells(&filters.product) {
+                filters.product.as_str()
+            } else {
+                "-"
+            };
+            filters.keeps(product, &p.slug, p.active, &[&p.slug, &p.name])
+        })
         .map(|p| SellableRow {
             target: p.slug.clone(),
             provider: p.slug.clone(),
-            name: format!(
-                "{} ({})",
-                p.name,
-                p.services
-                    .iter()
-                    .map(|s| s.service())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            name: p.name.clone(),
+            kind: p
+                .services
+                .iter()
+                .map(|s| s.service())
+                .collect::<Vec<_>>()
+                .join(", "),
             price: p.price.map(naira).unwrap_or_default(),
+            cost: String::new(),
+            margin: String::new(),
+            below: false,
             active: p.active,
         })
         .collect()
 }
 
-fn plan_rows(catalogue: &Catalogue) -> Vec<SellableRow> {
-    let data = catalogue
-        .data_plans
-        .iter()
-        .map(|p| (&p.plan_id, &p.provider, &p.name, p.price, p.active));
-    let cable = catalogue
-        .cable_plans
-        .iter()
-        .map(|p| (&p.plan_id, &p.provider, &p.name, p.price, p.active));
+fn plan_rows(
+    catalogue: &Catalogue,
+    costs: &pricing::Costs,
+    filters: &PlanFilters,
+) -> Vec<SellableRow> {
+    let data = catalogue.data_plans.iter().map(|p| {
+        let kind = catalogue.data_plan_type(p).to_owned();
+        (
+            "data",
+            &p.plan_id,
+            &p.provider,
+            &p.name,
+            kind,
+            p.price,
+            p.active,
+        )
+    });
+    let cable = catalogue.cable_plans.iter().map(|p| {
+        let kind = "Cable".to_owned();
+        (
+            "cable",
+            &p.plan_id,
+            &p.provider,
+            &p.name,
+            kind,
+            p.price,
+            p.active,
+        )
+    });
     data.chain(cable)
-        .map(|(plan_id, provider, name, price, active)| SellableRow {
-            target: plan_id.clone(),
-            provider: provider.clone(),
-            name: name.clone(),
-            price: naira(price),
-            active,
+        .filter(|(product, plan_id, provider, name, kind, _, active)| {
+            filters.keeps(product, provider, *active, &[plan_id, provider, name, kind])
+        })
+        .map(|(_, plan_id, provider, name, kind, price, active)| {
+            let cost = costs.get(&(provider.clone(), plan_id.clone()));
+            let (cost_text, margin) =
+                cost.map_or_else(Default::default, |&c| cost_and_margin(c, price));
+            SellableRow {
+                target: plan_id.clone(),
+                provider: provider.clone(),
+                name: name.clone(),
+                kind,
+                price: naira(price),
+                cost: cost_text,
+                margin,
+                below: cost.is_some_and(|&c| price < c),
+                active,
+            }
         })
         .collect()
 }
@@ -166,10 +330,45 @@ pub async fn create_tier(
     CsrfForm(form): CsrfForm<NewTier>,
 ) -> PageResult {
     let name = form.name.trim();
-    pricing::create_tier(state.store.as_ref(), actor(&signed_in), name)
-        .await
-        .map_err(refused)?;
-    Ok(done(HOME, &format!("tier {name} created")))
+    let created = pricing::create_tier(state.store.as_ref(), actor(&signed_in), name).await;
+    if let Err(e) = created {
+        let values = vec![("name", form.name.clone())];
+        return refused_form(&state, &signed_in, "new-tier", e, values).await;
+    }
+    Ok(done(HOME, Notice::TierCreated))
+}
+
+/// The prices page again with `form` refused (its message beside the field,
+/// what was typed kept), answered with the refusal's status.
+async fn refused_form(
+    state: &ConsoleState,
+    signed_in: &SignedIn,
+    form: &'static str,
+    error: OpsError,
+    values: Vec<(&'static str, String)>,
+) -> PageResult {
+    let below_cost = match &error {
+        OpsError::BelowCost(plans) => plans.iter().map(ToString::to_string).collect(),
+        _ => Vec::new(),
+    };
+    let (status, refill) = if below_cost.is_empty() {
+        Refill::refused(form, error, values)?
+    } else {
+        let message = "This rule sells plans below their last known supplier cost.";
+        (
+            StatusCode::CONFLICT,
+            Refill::new(form, None, message, values),
+        )
+    };
+    let page = prices_page(
+        state,
+        signed_in,
+        &PricesQuery::default(),
+        refill,
+        below_cost,
+    )
+    .await?;
+    Ok((status, render(&page)).into_response())
 }
 
 #[derive(Deserialize)]
@@ -184,9 +383,15 @@ pub struct RuleForm {
     kind: String,
     #[serde(default)]
     value: String,
+    /// `1`: the owner saw the plans it prices below cost and sets it anyway.
+    #[serde(default)]
+    confirm_below_cost: String,
 }
 
-/// Sets (adds or replaces) the rule of a tier at a scope, or removes it.
+/// Sets (adds or replaces) the rule of a tier at a scope, or removes it. A
+/// rule that prices a plan below its last known supplier cost is set only
+/// when confirmed (`confirm_below_cost=1`, the button of the page that
+/// warned); refused, the form comes back with what was typed.
 pub async fn set_rule(
     State(state): State<ConsoleState>,
     signed_in: SignedIn,
@@ -213,15 +418,64 @@ pub async fn set_rule(
     };
     let tier = form.tier.trim();
     let removing = rule.is_none();
-    let changed = pricing::set_rule(state.store.as_ref(), actor(&signed_in), tier, scope, rule)
-        .await
-        .map_err(refused)?;
-    let notice = match (removing, changed) {
-        (false, _) => format!("rule of {tier} set"),
-        (true, true) => format!("rule of {tier} removed"),
-        (true, false) => format!("{tier} had no such rule, nothing changed"),
+    let confirmed = form.confirm_below_cost == "1";
+    let store = state.store.as_ref();
+    let set = pricing::set_rule(store, actor(&signed_in), tier, scope, rule, confirmed).await;
+    let changed = match set {
+        Ok(changed) => changed,
+        Err(e) => {
+            let values = vec![
+                ("tier", form.tier.clone()),
+                ("product", form.product.clone()),
+                ("provider", form.provider.clone()),
+                ("plan", form.plan.clone()),
+                ("kind", form.kind.clone()),
+                // The rule's value is what `discount_percent`, `price` or `fee` name.
+                ("value", form.value.clone()),
+            ];
+            let e = match e {
+                OpsError::Invalid(mut invalid)
+                    if matches!(invalid.fields, ["discount_percent" | "price" | "fee"]) =>
+                {
+                    invalid.fields = &["value"];
+                    OpsError::Invalid(invalid)
+                }
+                other => other,
+            };
+            return refused_form(&state, &signed_in, "set-rule", e, values).await;
+        }
     };
-    Ok(done(HOME, &notice))
+    let notice = match (removing, changed) {
+        (false, _) if confirmed => Notice::RuleSetBelowCost,
+        (false, _) => Notice::RuleSet,
+        (true, true) => Notice::RuleRemoved,
+        (true, false) => Notice::NoSuchRule,
+    };
+    Ok(done(HOME, notice))
+}
+
+#[derive(Deserialize)]
+pub struct ListPriceForm {
+    plan: String,
+    price: String,
+}
+
+/// A data or cable plan's list price, as `catalogue::set_list_price`
+/// (the catalogue written again, logged as `catalogue.price`).
+pub async fn set_list_price(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<ListPriceForm>,
+) -> PageResult {
+    let store = state.store.as_ref();
+    let set = catalogue::set_list_price(store, actor(&signed_in), &form.plan, &form.price).await;
+    match set {
+        Ok(_) => Ok(done(HOME, Notice::ListPriceSet)),
+        Err(e) => {
+            let values = vec![("plan", form.plan), ("price", form.price)];
+            refused_form(&state, &signed_in, "list-price", e, values).await
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -252,8 +506,13 @@ pub async fn set_sale(
     let what = set_on_sale(store, actor(&signed_in), kind, &form.target, on_sale)
         .await
         .map_err(refused)?;
-    let state = if on_sale { "on sale" } else { "off sale" };
-    Ok(done(HOME, &format!("{what} {state}")))
+    tracing::debug!(%what, on_sale, "sale changed from the console");
+    let notice = if on_sale {
+        Notice::OnSale
+    } else {
+        Notice::OffSale
+    };
+    Ok(done(HOME, notice))
 }
 
 #[derive(Deserialize, Default)]
@@ -323,7 +582,7 @@ fn supplier_named(
         .find(|s| s.name() == name)
         .cloned()
         .ok_or_else(|| {
-            PageError::bad_request(format!("no configured supplier {name:?} lists its plans"))
+            PageError::bad_request(format!("no configured supplier “{name}” lists its plans"))
         })
 }
 

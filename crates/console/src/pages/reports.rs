@@ -7,11 +7,14 @@ use crate::ConsoleState;
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Query, State};
-use axum::http::header;
+use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
+use billpay_domain::AccountId;
+use billpay_operations::OpsError;
 use billpay_operations::reports::{self, GroupBy, SalesLine, SalesReport};
 use billpay_webkit::format::naira;
 use serde::Deserialize;
+use std::collections::HashMap;
 
 /// `?from=YYYY-MM-DD&to=YYYY-MM-DD&by=day` (all optional: the last 30 days by day).
 #[derive(Deserialize, Default)]
@@ -56,6 +59,8 @@ impl Range {
 
 pub struct Line {
     pub key: String,
+    /// By account: the account's name and page (the id on hover).
+    pub name: Option<String>,
     pub purchases: u64,
     pub face_value: String,
     pub charged: String,
@@ -69,6 +74,7 @@ impl From<&SalesLine> for Line {
     fn from(l: &SalesLine) -> Self {
         Line {
             key: l.key.clone(),
+            name: None,
             purchases: l.purchases,
             face_value: naira(l.face_value),
             charged: naira(l.charged),
@@ -89,10 +95,16 @@ struct ReportsPage {
     to: String,
     by: &'static str,
     rows: Vec<Line>,
+    /// Rows are accounts: their keys link to the account's page.
+    by_account: bool,
     totals: Line,
     funding_received: String,
     funding_fees: String,
     csv_link: String,
+    /// Why the range typed was refused (shown in the form; no rows).
+    error: Option<String>,
+    first_day: time::Date,
+    last_day: time::Date,
 }
 
 pub async fn page(
@@ -101,12 +113,21 @@ pub async fn page(
     Query(range): Query<Range>,
 ) -> PageResult {
     let asked = range.asked()?;
-    let report = run(&state, &asked).await?;
+    let store = state.store.as_ref();
+    let (error, report) = match reports::sales(store, asked.from(), asked.to(), asked.by).await {
+        Ok(report) => (None, report),
+        Err(OpsError::Invalid(invalid)) => {
+            (Some(invalid.to_string()), reports::report(&[], asked.by))
+        }
+        Err(other) => return Err(refused(other)),
+    };
+    let names = account_names(&state, &asked, &report).await?;
     let (from, to) = (
         asked.from.clone().unwrap_or_default(),
         asked.to.clone().unwrap_or_default(),
     );
-    Ok(render(&ReportsPage {
+    let refused_range = error.is_some();
+    let mut page = render(&ReportsPage {
         chrome: Chrome::new(&signed_in, "reports", &Done::default()),
         groupings: GroupBy::NAMES,
         csv_link: format!(
@@ -116,11 +137,26 @@ pub async fn page(
         from,
         to,
         by: asked.by_name,
-        rows: report.rows.iter().map(Line::from).collect(),
+        rows: report
+            .rows
+            .iter()
+            .map(|l| Line {
+                name: names.get(&l.key).cloned(),
+                ..Line::from(l)
+            })
+            .collect(),
+        by_account: asked.by_name == "account",
         totals: Line::from(&report.totals),
         funding_received: naira(report.funding_received),
         funding_fees: report.funding_fees.map(naira).unwrap_or_default(),
-    }))
+        error,
+        first_day: reports::FIRST_DAY,
+        last_day: reports::LAST_DAY,
+    });
+    if refused_range && page.status() == StatusCode::OK {
+        *page.status_mut() = StatusCode::BAD_REQUEST;
+    }
+    Ok(page)
 }
 
 /// The same report as `text/csv`, money in Naira with 2 decimals.
@@ -131,6 +167,7 @@ pub async fn csv(
 ) -> PageResult {
     let asked = range.asked()?;
     let report = run(&state, &asked).await?;
+    let names = account_names(&state, &asked, &report).await?;
     let name = format!(
         "billpay-sales-{}-{}-by-{}.csv",
         asked.from.as_deref().unwrap_or("start"),
@@ -144,24 +181,67 @@ pub async fn csv(
             format!("attachment; filename=\"{name}\""),
         ),
     ];
-    Ok((headers, csv_text(&report, asked.by_name)).into_response())
+    let by_account = asked.by_name == "account";
+    let text = csv_text(&report, asked.by_name, by_account.then_some(&names));
+    Ok((headers, text).into_response())
+}
+
+/// By account: each row's account name by its key (the id), in one lookup;
+/// otherwise nothing.
+async fn account_names(
+    state: &ConsoleState,
+    asked: &Asked,
+    report: &SalesReport,
+) -> Result<HashMap<String, String>, super::PageError> {
+    if asked.by_name != "account" {
+        return Ok(HashMap::new());
+    }
+    let ids: Vec<AccountId> = report
+        .rows
+        .iter()
+        .filter_map(|l| l.key.parse().ok())
+        .collect();
+    let names = state.store.account_names(&ids).await?;
+    Ok(names
+        .into_iter()
+        .map(|(id, name)| (id.to_string(), name))
+        .collect())
 }
 
 async fn run(state: &ConsoleState, asked: &Asked) -> Result<SalesReport, super::PageError> {
     let store = state.store.as_ref();
-    let (from, to) = (asked.from.as_deref(), asked.to.as_deref());
-    reports::sales(store, from, to, asked.by)
+    reports::sales(store, asked.from(), asked.to(), asked.by)
         .await
         .map_err(refused)
 }
 
-/// Rows, then the totals, then the funding lines (their amount in `charged`'s column).
-fn csv_text(report: &SalesReport, by: &str) -> String {
-    let mut text =
-        format!("{by},purchases,face_value,charged,cost,profit,cost_unknown,failed_refunded\r\n");
+impl Asked {
+    fn from(&self) -> Option<&str> {
+        self.from.as_deref()
+    }
+
+    fn to(&self) -> Option<&str> {
+        self.to.as_deref()
+    }
+}
+
+/// Rows, then the totals, then the funding lines (their amount in `charged`'s
+/// column). By account (`names` given), a `name` column follows the id.
+fn csv_text(report: &SalesReport, by: &str, names: Option<&HashMap<String, String>>) -> String {
+    let name_column = if names.is_some() { ",name" } else { "" };
+    let blank = if names.is_some() { "," } else { "" };
+    // a day is a Lagos day: the header says so
+    let first = if by == "day" { "day (Lagos, WAT)" } else { by };
+    let mut text = format!(
+        "{first}{name_column},purchases,face_value,charged,cost,profit,cost_unknown,failed_refunded\r\n"
+    );
     for line in report.rows.iter().chain([&report.totals]) {
+        let name = names.map_or_else(String::new, |names| {
+            let name = names.get(&line.key).map_or("", String::as_str);
+            format!(",{}", csv_field(name))
+        });
         text.push_str(&format!(
-            "{},{},{},{},{},{},{},{}\r\n",
+            "{}{name},{},{},{},{},{},{},{}\r\n",
             csv_field(&line.key),
             line.purchases,
             line.face_value,
@@ -173,11 +253,11 @@ fn csv_text(report: &SalesReport, by: &str) -> String {
         ));
     }
     text.push_str(&format!(
-        "funding received,,,{},,,,\r\n",
+        "funding received{blank},,,{},,,,\r\n",
         report.funding_received
     ));
     if let Some(fees) = report.funding_fees {
-        text.push_str(&format!("funding fees (income),,,{fees},,,,\r\n"));
+        text.push_str(&format!("funding fees (income){blank},,,{fees},,,,\r\n"));
     }
     text
 }
@@ -215,7 +295,7 @@ mod tests {
             funding_fees: Some(Kobo(7_500)),
             funding_received: Kobo(500_000),
         };
-        let text = csv_text(&report, "provider");
+        let text = csv_text(&report, "provider", None);
         let lines: Vec<&str> = text.split("\r\n").collect();
         assert_eq!(
             lines[0],
@@ -226,5 +306,39 @@ mod tests {
         assert_eq!(lines[3], "total,3,0.00,1500.50,0.00,0.00,0,0");
         assert_eq!(lines[4], "funding received,,,5000.00,,,,");
         assert_eq!(lines[5], "funding fees (income),,,75.00,,,,");
+    }
+
+    #[test]
+    fn csv_by_account_has_the_name_beside_the_id() {
+        let id = "0b7c0c4e-0000-4000-8000-000000000001";
+        let report = SalesReport {
+            rows: vec![SalesLine {
+                key: id.into(),
+                purchases: 1,
+                charged: Kobo(100),
+                ..SalesLine::default()
+            }],
+            totals: SalesLine {
+                key: "total".into(),
+                purchases: 1,
+                charged: Kobo(100),
+                ..SalesLine::default()
+            },
+            funding_fees: None,
+            funding_received: Kobo(0),
+        };
+        let names = HashMap::from([(id.to_owned(), "Ada, Obi & Co".to_owned())]);
+        let text = csv_text(&report, "account", Some(&names));
+        let lines: Vec<&str> = text.split("\r\n").collect();
+        assert_eq!(
+            lines[0],
+            "account,name,purchases,face_value,charged,cost,profit,cost_unknown,failed_refunded"
+        );
+        assert_eq!(
+            lines[1],
+            format!("{id},\"Ada, Obi & Co\",1,0.00,1.00,0.00,0.00,0,0")
+        );
+        assert_eq!(lines[2], "total,,1,0.00,1.00,0.00,0.00,0,0");
+        assert_eq!(lines[3], "funding received,,,,0.00,,,,");
     }
 }

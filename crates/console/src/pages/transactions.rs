@@ -5,19 +5,19 @@
 //! "mark failed (refund once)".
 
 use super::customers::LogRow;
-use super::{Chrome, Done, PageResult, actor, done, not_found, refused, render};
+use super::{Chrome, Done, Notice, PageResult, actor, done, not_found, refused, render};
 use crate::ConsoleState;
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use billpay_domain::{AccountId, Product, TxStatus};
-use billpay_operations::transactions::{self as ops, Resolution};
+use billpay_operations::transactions::{self as ops, Resolution, TxName};
 use billpay_operations::webhooks;
 use billpay_store::{Attempt, LogFilter, Transaction, TxFilter, TxLookup};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::filters::{TxFilters, more_pages, page_link, typed};
 use billpay_webkit::format::naira;
-use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable};
+use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable, time_fields};
 use billpay_worker::fulfilment::needs_review_before;
 use serde::Deserialize;
 
@@ -28,6 +28,11 @@ const PAGE_SIZE: u32 = 50;
 pub struct TxRow {
     kit: billpay_webkit::rows::TxRow,
     pub account: String,
+    /// The account's name ([`named_rows`]); its id until looked up.
+    pub account_name: String,
+    /// The reference code shortened for a list; in full on its page and
+    /// in the link's title.
+    pub short_code: String,
     pub supplier: String,
 }
 
@@ -44,9 +49,41 @@ impl From<&Transaction> for TxRow {
         TxRow {
             kit: tx.into(),
             account: tx.account_id.to_string(),
+            account_name: tx.account_id.to_string(),
+            short_code: shortened(&tx.code),
             supplier: tx.supplier.clone().unwrap_or_default(),
         }
     }
+}
+
+/// A long code as its first and last 6 characters (`TX2611…a9f3c1`).
+pub fn shortened(code: &str) -> String {
+    let chars: Vec<char> = code.chars().collect();
+    if chars.len() <= 16 {
+        return code.to_owned();
+    }
+    let head: String = chars[..6].iter().collect();
+    let tail: String = chars[chars.len() - 6..].iter().collect();
+    format!("{head}…{tail}")
+}
+
+/// The rows of `txs`, each with its account's name (one lookup for all).
+pub async fn named_rows(
+    state: &ConsoleState,
+    txs: &[Transaction],
+) -> Result<Vec<TxRow>, super::PageError> {
+    let ids: Vec<AccountId> = txs.iter().map(|t| t.account_id).collect();
+    let names = state.store.account_names(&ids).await?;
+    Ok(txs
+        .iter()
+        .map(|tx| {
+            let mut row = TxRow::from(tx);
+            if let Some(name) = names.get(&tx.account_id) {
+                row.account_name = name.clone();
+            }
+            row
+        })
+        .collect())
 }
 
 /// The console's filters beyond the kit's [`TxFilters`], read from the same
@@ -95,7 +132,7 @@ pub async fn list(
         chrome: Chrome::new(&signed_in, "transactions", &done),
         title: "Transactions",
         review: false,
-        rows: txs.iter().map(TxRow::from).collect(),
+        rows: named_rows(&state, &txs).await?,
         products: Product::ALL.iter().map(|p| p.service()).collect(),
         statuses: vec!["processing", "successful", "failed"],
         f,
@@ -138,7 +175,7 @@ pub async fn review(
         chrome: Chrome::new(&signed_in, "review", &done),
         title: "Needs review",
         review: true,
-        rows: txs.iter().map(TxRow::from).collect(),
+        rows: named_rows(&state, &txs).await?,
         products: Vec::new(),
         statuses: Vec::new(),
         f: TxFilters::default(),
@@ -183,11 +220,14 @@ pub async fn detail(
         ..LogFilter::default()
     };
     let log = store.operator_log(log_filter).await?;
+    let row = named_rows(&state, std::slice::from_ref(&tx))
+        .await?
+        .remove(0);
     Ok(render(&DetailPage {
         chrome: Chrome::new(&signed_in, "transactions", &done),
         processing: tx.status == TxStatus::Processing,
         fields: fields_of(&tx),
-        row: TxRow::from(&tx),
+        row,
         ledger: LedgerTable::of(&ledger),
         event: event.map(|e| (e.id, e.status.as_str())),
         attempts: AttemptsTable {
@@ -207,11 +247,38 @@ fn attempt_row(a: &Attempt) -> AttemptRow {
     AttemptRow::new(a, outcome)
 }
 
+/// What the purchase was worth, charged and cost: face value, what the
+/// account was charged and at which tier, the supplier's cost and the
+/// profit (charged − cost; unknown while the cost is).
+fn money_of(tx: &Transaction) -> Vec<Field> {
+    let field = |name, value: String| Field { name, value };
+    let tier = tx.tier.as_deref().unwrap_or("default (list prices)");
+    let (cost, profit) = match tx.cost {
+        Some(cost) => {
+            let profit = tx.amount.0 - cost.0;
+            let sign = if profit < 0 { "−" } else { "" };
+            (
+                naira(cost),
+                format!("{sign}{}", naira(billpay_domain::Kobo(profit.abs()))),
+            )
+        }
+        None if tx.status == TxStatus::Successful => ("unknown".into(), "unknown".into()),
+        None => ("none (not successful)".into(), "—".into()),
+    };
+    vec![
+        field("Face value", naira(tx.face_value)),
+        field("Charged", naira(tx.amount)),
+        field("Tier", tier.to_owned()),
+        field("Supplier cost", cost),
+        field("Profit", profit),
+    ]
+}
+
 /// Every stored field of a transaction, as an operator reads them.
 fn fields_of(tx: &Transaction) -> Vec<Field> {
     let field = |name, value: String| Field { name, value };
     let optional = |v: &Option<String>| v.clone().unwrap_or_else(|| "—".into());
-    vec![
+    let mut fields = vec![
         field("Reference code", tx.code.clone()),
         field("Account", tx.account_id.to_string()),
         field("API key", tx.key_id.to_string()),
@@ -221,7 +288,6 @@ fn fields_of(tx: &Transaction) -> Vec<Field> {
         field("Plan", optional(&tx.plan_id)),
         field("Item", tx.label.clone()),
         field("Recipient", tx.recipient.clone()),
-        field("Amount", naira(tx.amount)),
         field("Status", tx.status.as_str().to_owned()),
         field("Message", tx.message.clone()),
         field("Balance before", naira(tx.balance_before)),
@@ -232,9 +298,15 @@ fn fields_of(tx: &Transaction) -> Vec<Field> {
         field("Supplier attempts", tx.attempts.to_string()),
         field("Details", serde_json_text(&tx.details)),
         field("Result", tx.result.to_string()),
-        field("Created", tx.created_at.clone()),
-        field("Completed", optional(&tx.completed_at)),
-    ]
+    ];
+    fields.extend(time_fields(tx));
+    // The money after the item and recipient: face value, charged, tier, cost, profit.
+    let at = fields
+        .iter()
+        .position(|f| f.name == "Recipient")
+        .map_or(0, |i| i + 1);
+    fields.splice(at..at, money_of(tx));
+    fields
 }
 
 fn serde_json_text(details: &billpay_domain::PurchaseDetails) -> String {
@@ -248,11 +320,18 @@ pub async fn requery(
     _: CsrfForm<billpay_webkit::NoFields>,
 ) -> PageResult {
     let actor = actor(&signed_in);
-    let tx = ops::requery(state.store.as_ref(), actor, &state.fulfilment, &code)
-        .await
-        .map_err(refused)?;
-    let notice = format!("requeried, now {}", tx.status);
-    Ok(done(&format!("/admin/transactions/{}", tx.code), &notice))
+    let tx = ops::requery(
+        state.store.as_ref(),
+        actor,
+        &state.fulfilment,
+        TxName::any(&code),
+    )
+    .await
+    .map_err(refused)?;
+    Ok(done(
+        &format!("/admin/transactions/{}", tx.code),
+        Notice::Requeried,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -279,13 +358,21 @@ pub async fn resolve(
     };
     let actor = actor(&signed_in);
     let reason = Some(form.reason.as_str());
-    let (code, status) = ops::resolve(state.store.as_ref(), actor, &code, resolution, reason)
-        .await
-        .map_err(refused)?;
-    Ok(done(
-        &format!("/admin/transactions/{code}"),
-        &format!("marked {status}"),
-    ))
+    let (code, status) = ops::resolve(
+        state.store.as_ref(),
+        actor,
+        TxName::any(&code),
+        resolution,
+        reason,
+    )
+    .await
+    .map_err(refused)?;
+    let notice = match resolution {
+        Resolution::Successful => Notice::MarkedSuccessful,
+        Resolution::Failed => Notice::MarkedFailed,
+    };
+    tracing::debug!(%code, %status, "resolved from the console");
+    Ok(done(&format!("/admin/transactions/{code}"), notice))
 }
 
 /// Queues the transaction's webhook event for one more delivery now.
@@ -300,7 +387,7 @@ pub async fn resend(
         .map_err(refused)?;
     Ok(done(
         &format!("/admin/transactions/{}", event.transaction_code),
-        &format!("webhook event {} queued again", event.id),
+        Notice::WebhookQueued,
     ))
 }
 

@@ -1,5 +1,5 @@
 //! Overview: balance, today's and this month's spend, the 30-day chart, the
-//! latest transactions.
+//! latest transactions. Days are Lagos days.
 
 use super::transactions::TxRow;
 use super::{Chrome, PageResult, render};
@@ -9,7 +9,7 @@ use askama::Template;
 use axum::extract::State;
 use billpay_domain::{Kobo, Product};
 use billpay_store::TxFilter;
-use time::OffsetDateTime;
+use billpay_store::clock::{lagos_day_start, lagos_today};
 
 #[derive(Template)]
 #[template(path = "overview.html")]
@@ -28,13 +28,12 @@ struct OverviewPage {
 
 pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
     let account = signed_in.user.id;
-    let now = OffsetDateTime::now_utc();
-    let today = now.date();
+    let today = lagos_today();
     let first_of_month = today.replace_day(1).expect("day 1 exists");
     let since = (today - time::Duration::days(29)).min(first_of_month);
     let rows = state
         .store
-        .daily_spend(account, &format!("{since}T00:00:00.000+00:00"))
+        .daily_spend(account, &lagos_day_start(since))
         .await?;
     let sum = |from: time::Date| -> (Kobo, u32) {
         let from = from.to_string();

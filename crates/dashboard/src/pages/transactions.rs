@@ -11,7 +11,7 @@ use billpay_domain::{Pin, Product};
 use billpay_store::{Attempt, Transaction, TxFilter, TxLookup};
 use billpay_webkit::filters::{TxFilters, more_pages, page_link};
 pub use billpay_webkit::rows::TxRow;
-use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable};
+use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable, time_fields};
 
 const PAGE_SIZE: u32 = 25;
 
@@ -161,12 +161,8 @@ fn fields_of(tx: &Transaction) -> Vec<Field> {
         field("Message", tx.message.clone()),
         field("Balance before", naira(tx.balance_before)),
         field("Balance after", naira(tx.balance_after)),
-        field("Created", tx.created_at.clone()),
-        field(
-            "Completed",
-            tx.completed_at.clone().unwrap_or_else(|| "—".into()),
-        ),
     ];
+    fields.extend(time_fields(tx));
     let details = tx.details.fields().into_iter();
     fields.extend(details.map(|(name, value)| field(detail_name(name), value)));
     fields

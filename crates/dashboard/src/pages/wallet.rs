@@ -1,14 +1,18 @@
-//! Wallet statement: ledger entries with the running balance, and CSV download.
+//! Wallet statement: ledger entries with the running balance, each saying
+//! what moved the wallet, and CSV download (times in Lagos time).
 
 use super::{Chrome, PageResult, render};
 use crate::DashboardState;
-use crate::format::{naira, short_time};
+use crate::format::{naira, short_time, sortable_time};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
-use billpay_store::LedgerEntry;
+use billpay_domain::AccountId;
+use billpay_store::{LedgerEntry, SharedStore, StoreResult, Transaction, TxFilter, TxLookup};
+use billpay_webkit::rows::entry_description;
+use std::collections::HashMap;
 
 /// The statement page shows this many of the latest entries; the CSV has all.
 const PAGE_ENTRIES: u32 = 200;
@@ -17,6 +21,8 @@ const CSV_ENTRIES: u32 = 1_000_000;
 pub struct EntryRow {
     pub at: String,
     pub kind: String,
+    /// What moved the wallet, in words.
+    pub what: String,
     pub amount: String,
     pub credit: bool,
     pub balance_after: String,
@@ -37,11 +43,13 @@ pub async fn statement(State(state): State<DashboardState>, signed_in: SignedIn)
     let account = signed_in.user.id;
     let balance = state.store.balance(account).await?;
     let entries = state.store.ledger(account, PAGE_ENTRIES).await?;
+    let purchases = purchases_of(&state.store, account, &entries, PAGE_ENTRIES).await?;
     let entries = entries
         .iter()
         .map(|e| EntryRow {
             at: short_time(&e.created_at),
             kind: e.kind.to_string(),
+            what: describe_entry(e, &purchases),
             amount: naira(e.amount),
             credit: e.amount.0 > 0,
             balance_after: naira(e.balance_after),
@@ -60,6 +68,42 @@ pub async fn statement(State(state): State<DashboardState>, signed_in: SignedIn)
     }))
 }
 
+/// The purchases the entries name, by code: the latest `limit` in one read,
+/// an older one (a late refund's) on its own.
+async fn purchases_of(
+    store: &SharedStore,
+    account: AccountId,
+    entries: &[LedgerEntry],
+    limit: u32,
+) -> StoreResult<HashMap<String, Transaction>> {
+    let filter = TxFilter {
+        account_id: Some(account),
+        limit,
+        ..TxFilter::default()
+    };
+    let mut found: HashMap<String, Transaction> = store
+        .transactions(filter)
+        .await?
+        .into_iter()
+        .map(|tx| (tx.code.clone(), tx))
+        .collect();
+    for code in entries.iter().filter_map(|e| e.transaction_code.as_ref()) {
+        if !found.contains_key(code)
+            && let Some(tx) = store
+                .transaction(Some(account), TxLookup::Code(code.clone()))
+                .await?
+        {
+            found.insert(code.clone(), tx);
+        }
+    }
+    Ok(found)
+}
+
+fn describe_entry(e: &LedgerEntry, purchases: &HashMap<String, Transaction>) -> String {
+    let tx = e.transaction_code.as_ref().and_then(|c| purchases.get(c));
+    entry_description(e, tx)
+}
+
 fn reference_of(e: &LedgerEntry) -> &str {
     e.transaction_code
         .as_deref()
@@ -67,16 +111,22 @@ fn reference_of(e: &LedgerEntry) -> &str {
         .unwrap_or_default()
 }
 
-/// Oldest first, amounts in Naira with 2 decimals, one header row.
+/// Oldest first, times in Lagos time, amounts in Naira with 2 decimals, one
+/// header row.
 pub async fn csv(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
-    let mut entries = state.store.ledger(signed_in.user.id, CSV_ENTRIES).await?;
+    let account = signed_in.user.id;
+    let mut entries = state.store.ledger(account, CSV_ENTRIES).await?;
     entries.reverse();
-    let mut out = String::from("date,kind,amount_naira,balance_after_naira,reference\n");
+    let purchases = purchases_of(&state.store, account, &entries, CSV_ENTRIES).await?;
+    let mut out = String::from(
+        "time (Lagos, WAT),kind,description,amount_naira,balance_after_naira,reference\n",
+    );
     for e in &entries {
         out.push_str(&format!(
-            "{},{},{},{},{}\n",
-            e.created_at,
+            "{},{},{},{},{},{}\n",
+            sortable_time(&e.created_at),
             e.kind,
+            csv_field(&describe_entry(e, &purchases)),
             e.amount,
             e.balance_after,
             csv_field(reference_of(e))
@@ -84,7 +134,7 @@ pub async fn csv(State(state): State<DashboardState>, signed_in: SignedIn) -> Pa
     }
     let filename = format!(
         "attachment; filename=\"billpay-statement-{}.csv\"",
-        &billpay_store::clock::now_rfc3339()[..10]
+        billpay_store::clock::lagos_today()
     );
     Ok((
         [

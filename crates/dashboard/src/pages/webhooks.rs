@@ -7,8 +7,9 @@ use crate::DashboardState;
 use crate::format::short_time;
 use crate::session::SignedIn;
 use askama::Template;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Redirect};
+use billpay_domain::KeyId;
 use billpay_store::issue::issue_webhook_secret;
 use billpay_store::{ApiKey, EventFilter, KeyChange};
 use billpay_webhooks::{DeliveryRequest, WebhookPayload, validate_url};
@@ -43,6 +44,7 @@ struct WebhooksPage {
     new_secret: Option<String>,
     test_result: Option<TestResult>,
     error: Option<String>,
+    notice: Option<&'static str>,
     attempts: Vec<AttemptRow>,
 }
 
@@ -51,6 +53,34 @@ struct Extras {
     new_secret: Option<String>,
     test_result: Option<TestResult>,
     error: Option<String>,
+    notice: Option<&'static str>,
+}
+
+/// What a change just did, named in the redirect after it (`?done=…`) and
+/// said on the page it lands on.
+#[derive(Deserialize, Default)]
+pub struct Done {
+    #[serde(default)]
+    done: String,
+}
+
+impl Done {
+    fn notice(&self) -> Option<&'static str> {
+        Some(match self.done.as_str() {
+            "url-saved" => "Webhook URL saved. Send a test event to check it.",
+            "url-removed" => "Webhook URL removed: no webhooks are sent for this key.",
+            "retries-on" => "Retries turned on.",
+            "retries-off" => "Retries turned off.",
+            "signing-off" => "Signature verification turned off.",
+            "resent" => "The webhook is queued to be sent again.",
+            _ => return None,
+        })
+    }
+}
+
+/// Back to the key's webhooks page, saying what was `done`.
+fn done(key: KeyId, done: &str) -> axum::response::Response {
+    Redirect::to(&format!("/dashboard/keys/{key}/webhooks?done={done}")).into_response()
 }
 
 async fn webhooks_page(
@@ -68,16 +98,24 @@ async fn webhooks_page(
             ..EventFilter::default()
         })
         .await?;
+    // newest first, by the stored time (the shown one does not sort)
     let mut attempts = Vec::new();
     for event in &events {
-        for a in state.store.attempts(&event.id).await?.into_iter().rev() {
+        for a in state.store.attempts(&event.id).await? {
+            attempts.push((event, a));
+        }
+    }
+    attempts.sort_by(|(_, a), (_, b)| b.created_at.cmp(&a.created_at));
+    let attempts = attempts
+        .into_iter()
+        .map(|(event, a)| {
             let ok = a.http_status.is_some_and(|s| (200..300).contains(&s));
             let outcome = match (&a.error, a.http_status) {
                 (Some(e), _) => e.clone(),
                 (None, Some(s)) => format!("HTTP {s}"),
                 (None, None) => "—".into(),
             };
-            attempts.push(AttemptRow {
+            AttemptRow {
                 at: short_time(&a.created_at),
                 event: event.event.clone(),
                 reference_code: event.transaction_code.clone(),
@@ -86,10 +124,9 @@ async fn webhooks_page(
                 outcome,
                 ok,
                 latency_ms: a.latency_ms,
-            });
-        }
-    }
-    attempts.sort_by(|a, b| b.at.cmp(&a.at));
+            }
+        })
+        .collect();
     Ok(render(&WebhooksPage {
         chrome: Chrome::new(signed_in, "keys"),
         key: KeyRow::from(key),
@@ -98,6 +135,7 @@ async fn webhooks_page(
         new_secret: extras.new_secret,
         test_result: extras.test_result,
         error: extras.error,
+        notice: extras.notice,
         attempts,
     }))
 }
@@ -106,9 +144,14 @@ pub async fn page(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
     Path(key_id): Path<String>,
+    Query(done): Query<Done>,
 ) -> PageResult {
     let key = own_key(&state, &signed_in, &key_id).await?;
-    webhooks_page(&state, &signed_in, &key, Extras::default()).await
+    let extras = Extras {
+        notice: done.notice(),
+        ..Extras::default()
+    };
+    webhooks_page(&state, &signed_in, &key, extras).await
 }
 
 #[derive(Deserialize)]
@@ -141,7 +184,12 @@ pub async fn set_url(
     }
     let change = KeyChange::WebhookUrl((!url.is_empty()).then(|| url.to_owned()));
     state.store.update_api_key(key.id, change).await?;
-    Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", key.id)).into_response())
+    let saved = if url.is_empty() {
+        "url-removed"
+    } else {
+        "url-saved"
+    };
+    Ok(done(key.id, saved))
 }
 
 #[derive(Deserialize)]
@@ -172,7 +220,7 @@ pub async fn set_security(
             .store
             .update_api_key(key.id, KeyChange::WebhookSecretSealed(None))
             .await?;
-        return Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", key.id)).into_response());
+        return Ok(done(key.id, "signing-off"));
     }
     let issued = issue_webhook_secret(state.store.as_ref(), key.id, &state.secrets).await?;
     let (key, secret) = (issued.record, issued.secret);
@@ -195,11 +243,15 @@ pub async fn set_retries(
     CsrfForm(form): CsrfForm<ToggleForm>,
 ) -> PageResult {
     let key = own_key(&state, &signed_in, &key_id).await?;
+    let enable = form.enable()?;
     state
         .store
-        .update_api_key(key.id, KeyChange::WebhookRetries(form.enable()?))
+        .update_api_key(key.id, KeyChange::WebhookRetries(enable))
         .await?;
-    Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", key.id)).into_response())
+    Ok(done(
+        key.id,
+        if enable { "retries-on" } else { "retries-off" },
+    ))
 }
 
 /// POSTs a signed sample payload (as a real event would be) and shows the answer.
@@ -286,5 +338,5 @@ pub async fn resend(
         }
         Err(e) => return Err(e.into()),
     }
-    Ok(Redirect::to(&format!("/dashboard/keys/{}/webhooks", event.key_id)).into_response())
+    Ok(done(event.key_id, "resent"))
 }

@@ -44,10 +44,12 @@ pub(super) fn reservation(body: &Value, account_ref: &str) -> Result<Reservation
 /// payment, a webhook's `eventData`); `None` without a reference or amount.
 pub fn payment(body: &Value) -> Option<Payment> {
     let status = text(&body["paymentStatus"]).unwrap_or_else(|| "UNKNOWN".into());
-    // OVERPAID: more than the reserved account's expected amount arrived —
-    // for a wallet every Naira paid is the customer's.
+    // OVERPAID / PARTIALLY_PAID: more / less than the payment's expected
+    // amount (`totalPayable`) arrived. A wallet has no price to meet: every
+    // Naira that reached the business is the customer's, and `amountPaid`
+    // is what arrived (docs/funding.md, "Partial and over-payments").
     let status = match status.as_str() {
-        "PAID" | "OVERPAID" => PaidStatus::Paid,
+        "PAID" | "OVERPAID" | "PARTIALLY_PAID" => PaidStatus::Paid,
         _ => PaidStatus::NotPaid(status),
     };
     let currency = text(&body["currency"]).or_else(|| text(&body["currencyCode"]));
@@ -175,6 +177,21 @@ mod tests {
         assert_eq!(
             payment_status(&pending),
             PaidStatus::NotPaid("PENDING".into())
+        );
+    }
+
+    #[test]
+    fn a_partial_payment_is_paid_for_what_arrived() {
+        let body = json!({
+            "transactionReference": "MNFY|3", "paymentStatus": "PARTIALLY_PAID",
+            "amountPaid": 1500.25, "totalPayable": 2000, "currency": "NGN"
+        });
+        let payment = payment(&body).unwrap();
+        assert_eq!(payment.status, PaidStatus::Paid);
+        assert_eq!(
+            payment.amount,
+            Kobo(150_025),
+            "amountPaid, not totalPayable"
         );
     }
 

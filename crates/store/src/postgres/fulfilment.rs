@@ -44,6 +44,38 @@ impl FulfilmentStore for PostgresStore {
         .await
     }
 
+    /// Leases up to `limit` successful transactions whose watch is due.
+    async fn claim_watches(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Transaction>> {
+        static SQL: LazyLock<String> = LazyLock::new(|| {
+            with_columns(
+                include_str!("sql/claim_watches.sql"),
+                &qualified(TX_COLUMNS, "t"),
+            )
+        });
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let now = now_ms();
+                let until = now + lease.as_millis() as i64;
+                let rows = query(c, &SQL, &[&until, &now, &i64::from(limit)]).await?;
+                map_rows(rows, transaction)
+            })
+        })
+        .await
+    }
+
+    async fn rewatch(&self, code: &str, at_ms: Option<i64>) -> StoreResult<()> {
+        let code = code.to_owned();
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let sql = "UPDATE transactions SET watch_at = $1, lease_until = 0
+                           WHERE code = $2 AND status = 'successful'";
+                execute(c, sql, &[&at_ms, &code]).await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
     /// Extends the leases of transactions still being processed.
     async fn renew_fulfilment_leases(
         &self,
@@ -165,5 +197,6 @@ pub(super) fn finalize_params(code: &str, fin: &Finalization) -> super::connecti
         from,
         LedgerKind::Refund.as_str(),
         fin.cost.map(|c| c.0),
+        fin.watch_at_ms,
     ]
 }

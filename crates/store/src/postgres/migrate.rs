@@ -16,6 +16,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/007_funding.sql"),
     include_str!("migrations/008_operators.sql"),
     include_str!("migrations/009_totp_step.sql"),
+    include_str!("migrations/010_reversal_watch.sql"),
+    include_str!("migrations/011_last_cost.sql"),
 ];
 /// `pg_advisory_xact_lock` key: two processes migrating at once take turns.
 const MIGRATION_LOCK: i64 = 0x0062_696c_6c70_6179;

@@ -297,6 +297,51 @@ impl OperatorStore for PostgresStore {
         .await
     }
 
+    async fn account_names(
+        &self,
+        ids: &[AccountId],
+    ) -> StoreResult<std::collections::HashMap<AccountId, String>> {
+        let mut ids: Vec<String> = ids.iter().map(AccountId::to_string).collect();
+        ids.sort();
+        ids.dedup();
+        if ids.is_empty() {
+            return Ok(Default::default());
+        }
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let sql = "SELECT id, name FROM accounts WHERE id = ANY($1)";
+                let rows = query(c, sql, &[&ids]).await?;
+                let mut names = std::collections::HashMap::new();
+                for row in rows {
+                    let id: String = get(&row, 0)?;
+                    if let Ok(id) = id.parse() {
+                        names.insert(id, get(&row, 1)?);
+                    }
+                }
+                Ok(names)
+            })
+        })
+        .await
+    }
+
+    async fn last_plan_costs(&self) -> StoreResult<Vec<PlanCost>> {
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let rows = query(c, crate::operators::LAST_PLAN_COSTS, &[]).await?;
+                let costs = map_rows(rows, |row| {
+                    Ok(PlanCost {
+                        provider: get(row, 0)?,
+                        plan_id: get(row, 1)?,
+                        cost: Kobo(get(row, 2)?),
+                        at: get(row, 3)?,
+                    })
+                })?;
+                Ok(crate::operators::first_per_plan(costs))
+            })
+        })
+        .await
+    }
+
     async fn sales_summary(&self, since: &str) -> StoreResult<SalesSummary> {
         let since = since.to_owned();
         self.autocommit(|c| {

@@ -30,6 +30,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("008_funding.sql"),
     include_str!("009_operators.sql"),
     include_str!("010_totp_step.sql"),
+    include_str!("011_reversal_watch.sql"),
+    include_str!("012_last_cost.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;

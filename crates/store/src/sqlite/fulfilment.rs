@@ -6,10 +6,10 @@ use super::SqliteStore;
 use super::claims::{FULFILMENTS, claim_due};
 use super::purchases::get;
 use super::rows::transaction;
-use super::statements::{execute, json_list, query_row};
+use super::statements::{collect, execute, json_list, query_row};
 use super::wallet::{Entry, post_ledger};
 use crate::clock::{new_code, rfc3339};
-use crate::columns::EVENT_COLUMNS;
+use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
 use crate::rules::ms_from_now;
 use crate::*;
 use async_trait::async_trait;
@@ -27,6 +27,27 @@ impl FulfilmentStore for SqliteStore {
     ) -> StoreResult<Vec<Transaction>> {
         self.engine
             .write(move |conn| claim_due(conn, &FULFILMENTS, (limit, lease), &[], transaction))
+            .await
+    }
+
+    async fn claim_watches(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Transaction>> {
+        self.engine
+            .write(move |conn| claim_watches(conn, limit, lease))
+            .await
+    }
+
+    async fn rewatch(&self, code: &str, at_ms: Option<i64>) -> StoreResult<()> {
+        let code = code.to_owned();
+        self.engine
+            .write(move |conn| {
+                execute(
+                    conn,
+                    "UPDATE transactions SET watch_at = ?1, lease_until = 0
+                     WHERE code = ?2 AND status = 'successful'",
+                    params![at_ms, code],
+                )?;
+                Ok(())
+            })
             .await
     }
 
@@ -48,7 +69,7 @@ impl FulfilmentStore for SqliteStore {
                     conn,
                     "UPDATE transactions SET lease_until = ?1
                      WHERE code IN (SELECT value FROM json_each(?2))
-                       AND status = 'processing' AND lease_until > 0",
+                       AND status IN ('processing', 'successful') AND lease_until > 0",
                     params![ms_from_now(lease), codes],
                 )?;
                 Ok(())
@@ -116,6 +137,23 @@ impl FulfilmentStore for SqliteStore {
     }
 }
 
+/// Leases the successful transactions whose reversal watch is due.
+fn claim_watches(conn: &Connection, limit: u32, lease: Duration) -> StoreResult<Vec<Transaction>> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "UPDATE transactions SET lease_until = ?1
+             WHERE code IN (SELECT code FROM transactions
+                 WHERE watch_at IS NOT NULL AND watch_at <= ?2
+                   AND status = 'successful' AND lease_until <= ?2
+                 ORDER BY watch_at LIMIT ?3)
+             RETURNING {TX_COLUMNS}"
+        )
+    });
+    let now = crate::clock::now_ms();
+    let until = now + lease.as_millis() as i64;
+    collect(conn, &SQL, params![until, now, limit], transaction)
+}
+
 /// The transaction's webhook event (sent again on a reversal).
 fn queue_event(conn: &Connection, tx: &Transaction, fin: &Finalization) -> StoreResult<()> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
@@ -157,6 +195,7 @@ pub(super) fn finalize_in(conn: &Connection, code: &str, fin: &Finalization) -> 
             rfc3339(fin.completed_at_ms),
             code,
             fin.cost.map(|c| c.0),
+            fin.watch_at_ms,
         ],
     )?;
     if fin.status == TxStatus::Failed {

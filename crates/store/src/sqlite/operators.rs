@@ -290,6 +290,47 @@ impl OperatorStore for SqliteStore {
             .await
     }
 
+    async fn account_names(
+        &self,
+        ids: &[AccountId],
+    ) -> StoreResult<std::collections::HashMap<AccountId, String>> {
+        let mut ids: Vec<String> = ids.iter().map(AccountId::to_string).collect();
+        ids.sort();
+        ids.dedup();
+        if ids.is_empty() {
+            return Ok(Default::default());
+        }
+        self.engine
+            .read(move |conn| {
+                let marks = vec!["?"; ids.len()].join(", ");
+                let sql = format!("SELECT id, name FROM accounts WHERE id IN ({marks})");
+                let rows = collect(conn, &sql, rusqlite::params_from_iter(&ids), |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                })?;
+                Ok(rows
+                    .into_iter()
+                    .filter_map(|(id, name)| Some((id.parse().ok()?, name)))
+                    .collect())
+            })
+            .await
+    }
+
+    async fn last_plan_costs(&self) -> StoreResult<Vec<PlanCost>> {
+        self.engine
+            .read(move |conn| {
+                let rows = collect(conn, crate::operators::LAST_PLAN_COSTS, [], |r| {
+                    Ok(PlanCost {
+                        provider: r.get(0)?,
+                        plan_id: r.get(1)?,
+                        cost: Kobo(r.get(2)?),
+                        at: r.get(3)?,
+                    })
+                })?;
+                Ok(crate::operators::first_per_plan(rows))
+            })
+            .await
+    }
+
     async fn sales_summary(&self, since: &str) -> StoreResult<SalesSummary> {
         let since = since.to_owned();
         self.engine

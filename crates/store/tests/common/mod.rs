@@ -118,6 +118,7 @@ pub fn finalization(status: TxStatus, reversal: bool) -> Finalization {
         event_payload: status.to_string(),
         reversal,
         cost: None,
+        watch_at_ms: None,
     }
 }
 

@@ -162,3 +162,51 @@ async fn a_reversal_refunds_a_successful_purchase_once() {
     assert_eq!(events[0].status, EventStatus::Pending);
     assert_invariant(&store, account).await;
 }
+
+#[tokio::test]
+async fn a_watched_success_is_claimed_when_due_until_unwatched_or_reversed() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let mut codes = Vec::new();
+    for (reference, watch_at_ms) in [
+        ("watched", Some(0)),
+        ("later", Some(i64::MAX)),
+        ("unwatched", None),
+    ] {
+        let tx = store
+            .place_purchase(purchase(account, key, reference, 10))
+            .await
+            .unwrap();
+        store.claim_fulfilments(10, LEASE).await.unwrap();
+        let mut fin = finalization(TxStatus::Successful, false);
+        fin.watch_at_ms = watch_at_ms;
+        assert!(store.finalize(&tx.code, fin).await.unwrap());
+        codes.push(tx.code);
+    }
+    // Only the due one, once (leased), and never as processing work.
+    let claimed = store.claim_watches(10, LEASE).await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(
+        (claimed[0].code.as_str(), claimed[0].status),
+        (codes[0].as_str(), TxStatus::Successful)
+    );
+    assert!(store.claim_watches(10, LEASE).await.unwrap().is_empty());
+    assert!(store.claim_fulfilments(10, LEASE).await.unwrap().is_empty());
+    // Watched again: due now, claimed again; no more: never again.
+    store.rewatch(&codes[0], Some(0)).await.unwrap();
+    assert_eq!(store.claim_watches(10, LEASE).await.unwrap().len(), 1);
+    store.rewatch(&codes[0], None).await.unwrap();
+    assert!(store.claim_watches(10, LEASE).await.unwrap().is_empty());
+    // A reversal ends the watch (and refunds once).
+    store.rewatch(&codes[0], Some(0)).await.unwrap();
+    let reversal = finalization(TxStatus::Failed, true);
+    assert!(store.finalize(&codes[0], reversal).await.unwrap());
+    assert!(store.claim_watches(10, LEASE).await.unwrap().is_empty());
+    store.rewatch(&codes[0], Some(0)).await.unwrap();
+    assert!(
+        store.claim_watches(10, LEASE).await.unwrap().is_empty(),
+        "a failed one is never watched again"
+    );
+    assert_eq!(store.balance(account).await.unwrap(), Kobo::from_naira(980));
+    assert_invariant(&store, account).await;
+}

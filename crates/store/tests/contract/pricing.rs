@@ -200,3 +200,57 @@ async fn sales_sum_final_purchases_by_hour_and_dimension() {
             .is_empty()
     );
 }
+
+#[tokio::test]
+async fn each_plans_last_known_cost_is_its_latest_successful_purchases() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 10_000).await;
+    let data = |reference: &str, plan: &str| {
+        let mut new = purchase(account, key, reference, 600);
+        new.product = Product::Data;
+        new.plan_id = Some(plan.to_owned());
+        new
+    };
+    // 1GB: 570 then 582 (the later counts); 2GB: a cost-less success, then a
+    // failure: no known cost; airtime has no plan.
+    let mut at = billpay_store::clock::now_ms();
+    for (reference, plan, status, cost) in [
+        ("d-1", "mtn-sme-1gb", TxStatus::Successful, Some(57_000)),
+        ("d-2", "mtn-sme-1gb", TxStatus::Successful, Some(58_200)),
+        ("d-3", "mtn-sme-2gb", TxStatus::Successful, None),
+        ("d-4", "mtn-sme-2gb", TxStatus::Failed, None),
+    ] {
+        let placed = store.place_purchase(data(reference, plan)).await.unwrap();
+        let mut fin = finalization(status, false);
+        fin.cost = cost.map(Kobo);
+        at += 1_000;
+        fin.completed_at_ms = at;
+        assert!(store.finalize(&placed.code, fin).await.unwrap());
+    }
+    let airtime = store
+        .place_purchase(purchase(account, key, "a-1", 100))
+        .await
+        .unwrap();
+    let mut fin = finalization(TxStatus::Successful, false);
+    fin.cost = Some(Kobo(9_700));
+    store.finalize(&airtime.code, fin).await.unwrap();
+
+    let costs = store.last_plan_costs().await.unwrap();
+    assert_eq!(costs.len(), 1, "{costs:?}");
+    assert_eq!(
+        (costs[0].provider.as_str(), costs[0].plan_id.as_str()),
+        ("mtn", "mtn-sme-1gb")
+    );
+    assert_eq!(costs[0].cost, Kobo(58_200), "the latest, not the first");
+}
+
+#[tokio::test]
+async fn account_names_are_read_for_many_ids_at_once() {
+    let (_db, store) = store().await;
+    let (ada, _) = funded_account(&store, 1).await;
+    let nobody = billpay_domain::AccountId::new();
+    let names = store.account_names(&[ada, nobody, ada]).await.unwrap();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(!names[&ada].is_empty());
+    assert!(store.account_names(&[]).await.unwrap().is_empty());
+}

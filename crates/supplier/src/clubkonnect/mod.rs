@@ -150,6 +150,23 @@ impl Supplier for ClubkonnectSupplier {
         mapping::sells(product, provider)
     }
 
+    /// A `200` may still turn into `602` ("credited back") or a `5xx`: its
+    /// network retries for an hour before cancelling (docs/suppliers.md).
+    /// Requeried 1, 5, 15, 30 min, 1, 2, 6 and 24 h after the success.
+    fn reversal_watch(&self) -> &'static [Duration] {
+        const WATCH: [Duration; 8] = [
+            Duration::from_secs(60),
+            Duration::from_secs(5 * 60),
+            Duration::from_secs(15 * 60),
+            Duration::from_secs(30 * 60),
+            Duration::from_secs(3600),
+            Duration::from_secs(2 * 3600),
+            Duration::from_secs(6 * 3600),
+            Duration::from_secs(24 * 3600),
+        ];
+        &WATCH
+    }
+
     /// The catalogue's `codes.clubkonnect.plan`, else the plan id.
     fn plan_code(&self, plan_id: &str, codes: &SupplierCodes) -> String {
         mapping::plan_code(plan_id, codes)

@@ -159,6 +159,20 @@ impl Supplier for VtpassSupplier {
         service_id(product, provider).is_some()
     }
 
+    /// A `delivered` may later be `reversed` (VTpass calls back, but a
+    /// callback can be lost). Requeried 5 and 30 min, 2, 6 and 24 h after
+    /// the success (docs/suppliers.md).
+    fn reversal_watch(&self) -> &'static [Duration] {
+        const WATCH: [Duration; 5] = [
+            Duration::from_secs(5 * 60),
+            Duration::from_secs(30 * 60),
+            Duration::from_secs(2 * 3600),
+            Duration::from_secs(6 * 3600),
+            Duration::from_secs(24 * 3600),
+        ];
+        &WATCH
+    }
+
     /// The catalogue's `variation_code`, else the plan id.
     fn plan_code(&self, plan_id: &str, codes: &SupplierCodes) -> String {
         variation_code(plan_id, codes)

@@ -1,9 +1,8 @@
 //! The seven purchase endpoints and their `/test` twins. Each body becomes a
 //! checked [`PurchaseRequest`] (`requests`), is priced from the catalogue
-//! (`order`), then [`place`] either checks it (test mode) or commits it in one
+//! (`billpay_domain::order`), then [`place`] either checks it (test mode) or commits it in one
 //! atomic write and wakes the fulfilment worker.
 
-mod order;
 mod requests;
 mod responses;
 
@@ -17,8 +16,8 @@ use crate::state::AppState;
 use axum::Extension;
 use axum::extract::State;
 use billpay_domain::PurchaseRequest;
-use billpay_store::NewPurchase;
-use order::Order;
+use billpay_domain::order::{self, Order};
+use billpay_store::{NewPurchase, Refusal, StoreError, TxLookup};
 use responses::accepted;
 use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
@@ -61,6 +60,33 @@ where
     place(&state, caller, mode, reference, order, raw).await
 }
 
+/// A refused purchase, said in full: a used reference names the transaction
+/// that has it, a short balance says the balance and what was needed (both
+/// read after the refusal; the refusal itself was atomic).
+async fn refused(
+    state: &AppState,
+    caller: &Caller,
+    reference: &billpay_domain::Reference,
+    needed: billpay_domain::Kobo,
+    e: StoreError,
+) -> ApiError {
+    match e {
+        StoreError::Refused(Refusal::DuplicateReference) => {
+            let lookup = TxLookup::Reference(reference.to_string());
+            let existing = state
+                .store
+                .transaction(Some(caller.account_id), lookup)
+                .await;
+            ApiError::DuplicateReference(existing.ok().flatten().map(|tx| tx.code))
+        }
+        StoreError::Refused(Refusal::InsufficientBalance) => ApiError::InsufficientBalance {
+            balance: state.store.balance(caller.account_id).await.ok(),
+            needed: Some(needed),
+        },
+        other => other.into(),
+    }
+}
+
 async fn place(
     state: &AppState,
     caller: Caller,
@@ -70,10 +96,14 @@ async fn place(
     request: Value,
 ) -> Reply<PurchaseOut> {
     if mode == Mode::Test {
-        let balance = state
+        let balance = match state
             .store
             .check_purchase(caller.account_id, reference.as_str(), order.amount)
-            .await?;
+            .await
+        {
+            Ok(balance) => balance,
+            Err(e) => return Err(refused(state, &caller, &reference, order.amount, e).await),
+        };
         return ok(PurchaseOut::Test(TestPurchaseOut {
             test_mode: true,
             message: "Test mode: nothing was deducted, recorded or sent",
@@ -88,7 +118,8 @@ async fn place(
     if !state.suppliers.sells(order.product, &order.provider.slug) {
         return Err(ApiError::InvalidProvider);
     }
-    let tx = state
+    let amount = order.amount;
+    let placed = state
         .store
         .place_purchase(NewPurchase {
             account_id: caller.account_id,
@@ -104,7 +135,11 @@ async fn place(
             tier: order.tier,
             details: order.details,
         })
-        .await?;
+        .await;
+    let tx = match placed {
+        Ok(tx) => tx,
+        Err(e) => return Err(refused(state, &caller, &reference, amount, e).await),
+    };
     state.purchases_waiting.notify_one();
     ok(PurchaseOut::Accepted(Box::new(accepted(tx))))
 }

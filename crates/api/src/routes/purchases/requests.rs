@@ -24,6 +24,13 @@ pub struct AirtimeIn {
     /// Naira, 50 to 50 000, at most 2 decimal places.
     #[schema(value_type = f64, minimum = 50, maximum = 50000, multiple_of = 0.01, example = 500)]
     pub amount: Kobo,
+    /// `true`: the number was moved to this provider's network (number
+    /// portability). Without it, a number whose prefix the NCC allocated to
+    /// another network (a Glo 0805… for MTN) is refused, 422
+    /// `validation_error` naming `phone`; a prefix billpay does not know
+    /// passes. Default false.
+    #[serde(default)]
+    pub ported: bool,
     #[schema(schema_with = schema::reference)]
     pub reference: Reference,
 }
@@ -38,6 +45,13 @@ pub struct DataIn {
     pub plan_id: String,
     #[schema(schema_with = schema::phone)]
     pub phone: Phone,
+    /// `true`: the number was moved to this provider's network (number
+    /// portability). Without it, a number whose prefix the NCC allocated to
+    /// another network (a Glo 0805… for MTN) is refused, 422
+    /// `validation_error` naming `phone`; a prefix billpay does not know
+    /// passes. Default false.
+    #[serde(default)]
+    pub ported: bool,
     #[schema(schema_with = schema::reference)]
     pub reference: Reference,
 }
@@ -157,11 +171,13 @@ macro_rules! checked_by {
 checked_by!(AirtimeIn, |req| Item::Airtime {
     phone: req.phone,
     amount: req.amount,
+    ported: req.ported,
 });
 
 checked_by!(DataIn, |req| Item::Data {
     phone: req.phone,
     plan_id: req.plan_id,
+    ported: req.ported,
 });
 
 checked_by!(EpinIn, |req| Item::Epin {

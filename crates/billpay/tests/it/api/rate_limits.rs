@@ -38,6 +38,13 @@ async fn a_key_past_its_burst_is_429_with_headers_and_its_tokens_come_back() {
         .parse()
         .unwrap();
     assert!((1..=2).contains(&retry_after));
+    let message = limited.body["message"].as_str().unwrap();
+    let said = if retry_after == 1 {
+        "1 second"
+    } else {
+        "2 seconds"
+    };
+    assert_eq!(message, format!("Rate limit exceeded; retry after {said}"));
     assert_eq!(limited.headers["ratelimit-limit"], "5");
     assert_eq!(limited.headers["ratelimit-remaining"], "0");
     // another key is not affected

@@ -221,7 +221,7 @@ async fn a_callback_only_makes_billpay_query_and_is_harmless_otherwise() {
     let fake = FakeClubkonnect::start().await;
     let server = server_with(&fake, &[]).await;
     let who = server.customer("5000");
-    let held = "08099999999";
+    let held = "08169999999";
     let code = buy(&server, &who, "airtime", airtime(held)).await;
     let callback = |query: String| {
         let http = server.http.clone();

@@ -4,6 +4,7 @@
 
 mod fulfilment;
 mod health;
+mod reversals;
 mod routes;
 
 pub use crate::support::clubkonnect::FakeClubkonnect;

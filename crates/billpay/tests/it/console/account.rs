@@ -7,7 +7,7 @@ use super::money::{admin, page, post_form};
 use super::*;
 use crate::dashboard::{csrf_in, form_sign_in, no_redirects};
 
-async fn sign_in(
+pub(super) async fn sign_in(
     server: &TestServer,
     email: &str,
     password: &str,
@@ -23,7 +23,7 @@ async fn signed_in(server: &TestServer, cookie: &str) -> bool {
 }
 
 /// The value after `marker` up to the next `end` in a page.
-fn between<'a>(html: &'a str, marker: &str, end: &str) -> &'a str {
+pub(super) fn between<'a>(html: &'a str, marker: &str, end: &str) -> &'a str {
     let start = html
         .find(marker)
         .unwrap_or_else(|| panic!("{marker} in {html}"))
@@ -32,7 +32,7 @@ fn between<'a>(html: &'a str, marker: &str, end: &str) -> &'a str {
 }
 
 /// The operator log's actions about `subject` since it was created, newest first.
-fn logged(server: &TestServer, subject: &str) -> Vec<String> {
+pub(super) fn logged(server: &TestServer, subject: &str) -> Vec<String> {
     let log = server.cli(&["operator", "log", "--subject", subject]);
     let entries = log["entries"].as_array().unwrap().iter();
     let actions = entries.map(|e| e["action"].as_str().unwrap().to_owned());

@@ -49,14 +49,17 @@ async fn an_owner_runs_prices_and_customer_tools_and_support_is_refused() {
     b.client.goto(&server.url("/admin/prices")).await.unwrap();
     b.fill("#new-tier input[name=name]", "gold").await;
     b.click("#new-tier button").await;
-    assert!(b.text("#done").await.contains("tier gold created"));
+    assert!(b.text("#done").await.contains("tier created"));
     b.fill("#set-rule input[name=provider]", "mtn").await;
     b.fill("#set-rule input[name=value]", "3").await;
     b.click("#set-rule button").await;
     assert!(b.text("#tiers").await.contains("discount 3.00%"));
     accept_confirms(b).await;
     let plan = "#plans tr[data-target='mtn-sme-2gb']";
-    b.click(&format!("{plan} button")).await;
+    b.click(&format!(
+        "{plan} form[action='/admin/prices/on-sale'] button"
+    ))
+    .await;
     assert!(
         b.text(plan).await.contains("off sale"),
         "{}",

@@ -43,7 +43,7 @@ async fn an_owner_audits_turns_totp_on_reserves_and_reconciles_in_a_browser() {
     b.fill("#reserve-accounts input[name=bvn]", "22212345678")
         .await;
     b.click("#reserve-accounts button").await;
-    assert!(b.text("#done").await.contains("held at monnify"));
+    assert!(b.text("#done").await.contains("held at the gateway"));
     let number = b.text("#funding-accounts code").await;
     let lost = setup.fakes[0].transfer(Some(&customer.account_id), Some(&number), 2_500.0);
 

@@ -10,8 +10,10 @@ mod journey;
 mod journey_catalogue;
 mod journey_daily;
 mod journey_money;
+mod journey_owner;
 mod money;
 mod sign_in;
+mod takeover;
 
 use crate::support::*;
 

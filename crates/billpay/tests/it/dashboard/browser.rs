@@ -111,6 +111,28 @@ impl Browser {
         }
     }
 
+    /// The page fits the window's width: nothing scrolls sideways.
+    pub async fn fits_the_width(&self, page: &str) {
+        let widths: Value = self
+            .client
+            .execute(
+                "const d = document.documentElement; \
+                 const wide = [...document.querySelectorAll('body *')] \
+                   .filter(e => e.getBoundingClientRect().right > d.clientWidth + 0.5) \
+                   .map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className).slice(-3); \
+                 return [d.scrollWidth, d.clientWidth, wide.join(', ')];",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let (scroll, client) = (widths[0].as_i64().unwrap(), widths[1].as_i64().unwrap());
+        assert!(
+            scroll <= client,
+            "{page} scrolls sideways: {scroll} px wide in a {client} px window ({})",
+            widths[2]
+        );
+    }
+
     pub async fn stop(mut self) {
         let _ = self.client.close().await;
         let _ = self.driver.kill();
@@ -175,6 +197,16 @@ async fn a_customer_uses_the_dashboard_in_a_browser() {
     );
     b.fill("#webhook-url", &receiver.url("/ok")).await;
     b.click("#save-url").await;
+    assert!(
+        b.text("#webhook-notice")
+            .await
+            .contains("Webhook URL saved"),
+        "saving the URL is not confirmed"
+    );
+    assert_eq!(
+        b.css("#webhook-url").await.prop("value").await.unwrap(),
+        Some(receiver.url("/ok"))
+    );
     b.click("#enable-signing").await;
     let secret = b.text("#webhook-secret").await;
     assert!(secret.starts_with("whsec_"));
@@ -235,7 +267,7 @@ async fn a_customer_uses_the_dashboard_in_a_browser() {
     )
     .expect("purchase webhook verifies");
     // more history for the overview chart
-    for (i, phone) in ["08031234567", "08051234567", "09061234567"]
+    for (i, phone) in ["08031234567", "08131234567", "09061234567"]
         .iter()
         .enumerate()
     {
@@ -285,6 +317,13 @@ async fn a_customer_uses_the_dashboard_in_a_browser() {
     assert_eq!(b.text("#token").await, done["pin"].as_str().unwrap());
     assert!(b.text("#ledger").await.contains("debit"));
     assert!(b.text("#attempts").await.contains("HTTP 200"));
+    let fields = b.text("dl.fields").await;
+    assert!(fields.contains("Prepaid"), "{fields}");
+    assert!(
+        fields.contains(" WAT") && !fields.contains("+00:00"),
+        "{fields}"
+    );
+    b.screenshot("transaction").await;
 
     b.client.goto(&server.url("/dashboard")).await.unwrap();
     let balance = server.balance(&api_key).await;
@@ -296,6 +335,12 @@ async fn a_customer_uses_the_dashboard_in_a_browser() {
         .goto(&server.url("/dashboard/wallet"))
         .await
         .unwrap();
+    let statement = b.text("#statement").await;
+    assert!(
+        statement.contains("MTN Nigeria Airtime ₦500.00 to 08031234567")
+            && statement.contains("Ikeja Electric prepaid token ₦5,000.00 for meter 45012345678"),
+        "the statement does not say what was bought: {statement}"
+    );
     b.screenshot("wallet").await;
     let csv: Value = b
         .client
@@ -307,7 +352,9 @@ async fn a_customer_uses_the_dashboard_in_a_browser() {
         .unwrap();
     let csv = csv.as_str().unwrap();
     assert!(
-        csv.starts_with("date,kind,amount_naira,balance_after_naira,reference\n"),
+        csv.starts_with(
+            "time (Lagos, WAT),kind,description,amount_naira,balance_after_naira,reference\n"
+        ),
         "{csv}"
     );
     assert_eq!(
@@ -316,14 +363,68 @@ async fn a_customer_uses_the_dashboard_in_a_browser() {
         "header, funding, four debits: {csv}"
     );
     assert!(
-        csv.contains(&format!(",debit,-5000.00,245000.00,{code}")),
+        csv.contains(&format!(
+            ",debit,\"Ikeja Electric prepaid token ₦5,000.00 for meter 45012345678\",-5000.00,245000.00,{code}"
+        )),
         "{csv}"
     );
 
-    // a phone-sized screen still shows the page
+    // on a phone (390 px) no page scrolls sideways: tables are cards, and
+    // the chart opens at its newest end
     b.client.set_window_size(390, 844).await.unwrap();
     b.client.goto(&server.url("/dashboard")).await.unwrap();
+    b.fits_the_width("the overview").await;
+    let chart: Value = b
+        .client
+        .execute(
+            "const w = document.getElementById('spend-chart'); \
+             const svg = w.querySelector('svg'); \
+             return [w.scrollWidth > w.clientWidth, \
+                     Math.abs(svg.getBoundingClientRect().right - w.getBoundingClientRect().right)];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        chart[0], true,
+        "the chart is narrower than a phone: {chart}"
+    );
+    assert!(
+        chart[1].as_f64().unwrap() < 2.0,
+        "the chart does not open at its newest end: {chart}"
+    );
+    b.client
+        .execute(
+            "document.getElementById('spend-chart').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await
+        .unwrap();
     b.screenshot("overview-phone").await;
+    let latest = b.css("#latest tbody tr").await;
+    assert_eq!(
+        latest.css_value("display").await.unwrap(),
+        "block",
+        "a table row is not a card on a phone"
+    );
+    let phone_pages = [
+        ("/dashboard/transactions".to_owned(), "transactions-phone"),
+        (
+            format!("/dashboard/transactions/{code}"),
+            "transaction-phone",
+        ),
+        ("/dashboard/wallet".to_owned(), "wallet-phone"),
+        ("/dashboard/keys".to_owned(), "keys-phone"),
+        (
+            format!("/dashboard/keys/{key_id}/webhooks"),
+            "webhooks-phone",
+        ),
+    ];
+    for (path, name) in &phone_pages {
+        b.client.goto(&server.url(path)).await.unwrap();
+        b.fits_the_width(path).await;
+        b.screenshot(name).await;
+    }
     b.client.set_window_size(1280, 1000).await.unwrap();
 
     // sign out: the old session cookie no longer works

@@ -5,6 +5,7 @@
 
 mod api_docs;
 pub mod browser;
+mod lagos;
 mod security;
 mod sign_in_limits;
 

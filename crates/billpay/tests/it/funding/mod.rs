@@ -210,6 +210,32 @@ async fn the_verified_amount_is_credited_never_the_bodys_and_unpaid_credits_noth
     }
 }
 
+/// Monnify's `PARTIALLY_PAID` (less than the payment's `totalPayable`
+/// arrived): a wallet has no price to fall short of, so what arrived,
+/// Monnify's `amountPaid`, is credited (docs/funding.md).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_monnify_partial_payment_credits_what_arrived_once() {
+    let setup = Setup::start(&[]).await;
+    let fake = setup.fakes.iter().find(|f| f.name() == "monnify").unwrap();
+    let (customer, number) = setup.customer_with_account(fake).await;
+    let reference = fake.transfer(Some(&customer.account_id), Some(&number), 2_000.0);
+    setup.monnify().pay_part(&reference, 1_500.25);
+    for _ in 0..2 {
+        let (status, body) = setup.post_webhook(fake, fake.webhook(&reference)).await;
+        assert_eq!(
+            (status, &body["data"]["outcome"]),
+            (200, &Value::from("credited")),
+            "{body}"
+        );
+    }
+    assert_eq!(setup.server.balance(&customer.api_key).await, 1_500.25);
+    let listed = setup.cli(&["funding", "list", "--account", &customer.account_id]);
+    let fundings = listed["fundings"].as_array().unwrap();
+    assert_eq!(fundings.len(), 1, "{listed}");
+    assert_eq!(fundings[0]["status"], "credited", "{listed}");
+    assert_eq!(fundings[0]["gateway_reference"], reference.as_str());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gateway_down_during_verify_credits_nothing_until_reconciled_once() {
     let setup = Setup::start(&[]).await;

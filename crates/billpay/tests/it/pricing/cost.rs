@@ -109,3 +109,59 @@ async fn vtpass_total_amount_is_the_cost() {
     assert_eq!(kobo(&tx["amount"]), 9_900);
     assert_eq!(kobo(&shown["profit"]), 250);
 }
+
+#[tokio::test]
+async fn the_cli_refuses_a_rule_below_a_plans_last_cost_unless_allowed() {
+    let server = TestServer::spawn().await;
+    let customer = server.customer("5000");
+    // The sandbox charges ₦600 less 3%: MTN 1GB (SME) last cost ₦582.
+    let body = serde_json::json!({"provider_id": "mtn", "plan_id": "mtn-sme-1gb", "phone": "08031234567", "reference": reference()});
+    let code = server
+        .place(&customer.api_key, "/v1/data/purchase", body)
+        .await;
+    server.wait_final(&customer.api_key, &code).await;
+    server.cli(&["tier", "create", "resellers"]);
+    let rule = [
+        "tier",
+        "rule",
+        "resellers",
+        "--product",
+        "data",
+        "--provider",
+        "MTN",
+        "--plan",
+        "mtn-sme-1gb",
+        "--price",
+        "560",
+    ];
+    let (ok, out) = server.cli_result(&rule);
+    assert!(!ok, "{out}");
+    let error = out["error"].as_str().unwrap();
+    assert!(
+        error.contains("MTN 1GB (SME, 7 days) at ₦560.00 is below its last supplier cost ₦582.00")
+            && error.contains("--allow-below-cost"),
+        "{error}"
+    );
+    let shown = server.cli(&["tier", "show", "resellers"]);
+    assert_eq!(shown["rules"].as_array().unwrap().len(), 0, "nothing set");
+    let mut allowed = rule.to_vec();
+    allowed.push("--allow-below-cost");
+    let set = server.cli(&allowed);
+    assert_eq!(set["rules"][0]["kind"], "price", "{set}");
+    assert_eq!(set["rules"][0]["plan"], "mtn-sme-1gb", "{set}");
+    // At or above the cost needs no flag.
+    let fair = [
+        "tier",
+        "rule",
+        "resellers",
+        "--product",
+        "data",
+        "--provider",
+        "mtn",
+        "--plan",
+        "mtn-sme-1gb",
+        "--price",
+        "590",
+    ];
+    assert!(server.cli_result(&fair).0);
+}

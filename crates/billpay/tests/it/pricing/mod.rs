@@ -5,6 +5,7 @@
 mod audit;
 mod changes;
 mod cost;
+mod floor;
 mod precedence;
 mod report;
 
@@ -70,7 +71,14 @@ pub fn airtime(naira: f64) -> Value {
 }
 
 pub fn data(provider: &str, plan: &str) -> Value {
-    json!({ "provider_id": provider, "plan_id": plan, "phone": "08031234567" })
+    // A number of the provider's own network (crates/domain/src/network.rs).
+    let phone = match provider {
+        "glo" => "08051234567",
+        "airtel" => "08021234567",
+        "9mobile" => "08091234567",
+        _ => "08031234567",
+    };
+    json!({ "provider_id": provider, "plan_id": plan, "phone": phone })
 }
 
 pub fn electricity(naira: f64) -> Value {

@@ -129,3 +129,26 @@ async fn the_sales_report_sums_equal_the_ledger() {
         "{out}"
     );
 }
+
+/// Days at the calendar's edges (issue 27, finding 3) are refused with the
+/// range, exit 2, as any refused input; they used to panic (exit 101).
+#[tokio::test]
+async fn a_day_outside_the_reports_range_is_refused_with_exit_code_2() {
+    let server = TestServer::spawn().await;
+    for (flag, day) in [
+        ("--to", "9999-12-31"),
+        ("--from", "-9999-01-01"),
+        ("--from", "1999-12-31"),
+    ] {
+        let typed = format!("{flag}={day}");
+        let (code, answer) = server.cli_exit(&["report", "sales", &typed]);
+        assert_eq!(code, Some(2), "{typed}: {answer}");
+        let message = answer["error"].as_str().unwrap();
+        let rule = format!("{flag} must be a day from 2000-01-01 to 2100-12-31");
+        assert!(message.starts_with(&rule), "{message}");
+    }
+    let (code, answer) = server.cli_exit(&["report", "sales", "--to", "2100-12-31"]);
+    assert_eq!(code, Some(0), "the last day of the range: {answer}");
+    let (code, answer) = server.cli_exit(&["report", "sales", "--to", "yesterday"]);
+    assert_eq!(code, Some(2), "{answer}");
+}

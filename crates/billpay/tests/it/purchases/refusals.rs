@@ -77,6 +77,7 @@ async fn a_provider_or_plan_the_operator_disabled_is_refused_and_the_rest_still_
     server.cli(&["provider", "disable", "glo"]);
     server.cli(&["plan", "disable", "mtn-sme-2gb"]);
     let glo_airtime = with(&base_airtime, "provider_id", json!("glo"));
+    let glo_airtime = with(&glo_airtime, "phone", json!("08051234567"));
     let disabled_plan = with(&base_data, "plan_id", json!("mtn-sme-2gb"));
     until_refused(&server, key, &glo_airtime, &disabled_plan).await;
 
@@ -90,6 +91,7 @@ async fn a_provider_or_plan_the_operator_disabled_is_refused_and_the_rest_still_
         "plan_id",
         json!("glo-gifting-1gb"),
     );
+    let glo_data = with(&glo_data, "phone", json!("08051234567"));
     refused(&server, key, Data, glo_data, slug, "").await;
     let glo_epin = with(&Epin.body(&spare, "1234"), "provider_id", json!("glo"));
     refused(&server, key, Epin, glo_epin, slug, "").await;
@@ -97,6 +99,7 @@ async fn a_provider_or_plan_the_operator_disabled_is_refused_and_the_rest_still_
     // The rest of the catalogue is unaffected.
     server.post(key, &Data.test(), base_data).await.assert_ok();
     let airtel = with(&base_airtime, "provider_id", json!("airtel"));
+    let airtel = with(&airtel, "phone", json!("08021234567"));
     server.post(key, &Airtime.test(), airtel).await.assert_ok();
 
     assert_eq!(balance_kobo(&server, key).await, start);
@@ -210,4 +213,103 @@ async fn another_account_may_use_the_same_reference() {
     );
     server.assert_ledger_consistent(&rich.account_id);
     server.assert_ledger_consistent(&poor.account_id);
+}
+
+#[tokio::test]
+async fn a_used_reference_names_its_transaction_and_a_short_balance_says_both_amounts() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("600");
+    let key = c.api_key.as_str();
+    let used = reference();
+    let first = server
+        .post(key, &Airtime.live(), Airtime.body(&used, "1234"))
+        .await;
+    let code = first.assert_ok()["reference_code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for path in [Airtime.live(), Airtime.test()] {
+        let again = server.post(key, &path, Airtime.body(&used, "5678")).await;
+        again.assert_error(422, "duplicate_reference");
+        assert_eq!(again.body["reference_code"], json!(code), "{path}");
+        assert_eq!(
+            again.body["message"],
+            format!(
+                "Duplicate reference: this reference has already been used by transaction {code}"
+            )
+        );
+    }
+    // ₦100 left, ₦500 needed: both said.
+    let short = Airtime.body(&reference(), "1234");
+    for path in [Airtime.live(), Airtime.test()] {
+        let r = server.post(key, &path, short.clone()).await;
+        r.assert_error(422, "insufficient_balance");
+        assert_eq!(
+            r.body["message"],
+            "Insufficient wallet balance: the balance is 100.00 Naira \
+             and this purchase needs 500.00 Naira",
+            "{path}"
+        );
+        assert!(r.body.get("reference_code").is_none(), "{}", r.body);
+    }
+    assert_eq!(balance_kobo(&server, key).await, 10_000);
+}
+
+/// Airtime or data for a number whose prefix is another network's is money
+/// lost: refused (live and test) unless the client says the number is ported.
+/// A prefix the table does not know passes.
+#[tokio::test]
+async fn a_number_of_another_network_is_refused_unless_ported() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("100000");
+    let key = c.api_key.as_str();
+    let mtn_uuid = server.provider_id(key, "mtn").await;
+    for kind in [Airtime, Data] {
+        let before = balance_kobo(&server, key).await;
+        let sold_before = transactions(&server, &c.account_id, None).len();
+        let mtn = kind.body(&reference(), "1234");
+        let glo_number = with(&mtn, "phone", json!("+234 805 123 4567"));
+        for body in [
+            glo_number.clone(),
+            with(&glo_number, "provider_id", json!(mtn_uuid)),
+            with(&glo_number, "ported", json!(false)),
+        ] {
+            for path in [kind.live(), kind.test()] {
+                let r = server.post(key, &path, body.clone()).await;
+                r.assert_refusal("validation_error", "phone", &format!("{body} to {path}"));
+                assert_eq!(
+                    r.body["message"],
+                    "phone: another network's number: 08051234567 belongs to Glo, not MTN; \
+                     if it was ported to MTN, send \"ported\": true"
+                );
+            }
+        }
+        assert_eq!(balance_kobo(&server, key).await, before);
+        let sold = transactions(&server, &c.account_id, None).len();
+        assert_eq!(sold, sold_before, "nothing recorded");
+
+        // Said to be ported: sold, live and test.
+        let ported = with(&glo_number, "ported", json!(true));
+        server
+            .post(key, &kind.test(), ported.clone())
+            .await
+            .assert_ok();
+        let sold = server.post(key, &kind.live(), ported).await;
+        assert_eq!(sold.assert_ok()["status"], json!(true));
+        // A prefix not in the table (no network known) passes.
+        let unknown = with(&mtn, "phone", json!("08001234567"));
+        let unknown = with(&unknown, "reference", json!(reference()));
+        server.post(key, &kind.test(), unknown).await.assert_ok();
+    }
+    // Glo's own number to Glo is sold.
+    let glo = with(
+        &with(
+            &Airtime.body(&reference(), "1234"),
+            "provider_id",
+            json!("glo"),
+        ),
+        "phone",
+        json!("08051234567"),
+    );
+    server.post(key, &Airtime.test(), glo).await.assert_ok();
 }

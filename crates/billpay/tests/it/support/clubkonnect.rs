@@ -19,7 +19,7 @@
 //! | `08000000509` | `100` | `509` cancelled, credited back |
 //! | `08000000602` | `600` on hold | `602` credited back |
 //! | `08000000299` | `299` unspecified error | `299`, for ever |
-//! | `08099999999` | `100` | `100` until [`FakeClubkonnect::complete`] |
+//! | `08169999999` | `100` | `100` until [`FakeClubkonnect::complete`] |
 //! | anything else | `200` completed | `200` completed |
 //!
 //! Verification finds smartcard `1212121212`, meter `1111111111111`,
@@ -146,7 +146,7 @@ impl FakeClubkonnect {
             .count()
     }
 
-    /// A held order (`08099999999`) completes at ClubKonnect.
+    /// A held order (`08169999999`) completes at ClubKonnect.
     pub fn complete(&self, number: &str) {
         let mut books = self.books.lock().unwrap();
         for order in books
@@ -155,6 +155,19 @@ impl FakeClubkonnect {
             .filter(|o| number_of(&o.params) == number)
         {
             order.settles_to = 200;
+        }
+    }
+
+    /// ClubKonnect cancels a number's orders after the fact and credits us
+    /// back: queries answer `602` from now on.
+    pub fn credit_back(&self, number: &str) {
+        let mut books = self.books.lock().unwrap();
+        for order in books
+            .orders
+            .values_mut()
+            .filter(|o| number_of(&o.params) == number)
+        {
+            (order.code, order.settles_to) = (602, 602);
         }
     }
 
@@ -305,7 +318,7 @@ async fn purchase(books: Arc<Mutex<Books>>, endpoint: &str, params: Params) -> R
             "08000000509" => (100, 509),
             "08000000602" => (600, 602),
             "08000000299" => (299, 299),
-            "08099999999" => (100, 100),
+            "08169999999" => (100, 100),
             _ => (200, 200),
         };
         books.next_order_id += 1;

@@ -332,6 +332,12 @@ impl TestServer {
 
     /// Runs the CLI; returns (success, the one JSON object it printed).
     pub fn cli_result(&self, args: &[&str]) -> (bool, Value) {
+        let (code, value) = self.cli_exit(args);
+        (code == Some(0), value)
+    }
+
+    /// Runs the CLI; returns (its exit code, the one JSON object it printed).
+    pub fn cli_exit(&self, args: &[&str]) -> (Option<i32>, Value) {
         let output = Command::new(BIN)
             .args(args)
             .args(["--json", "--database-url", &self.database_url])
@@ -344,7 +350,7 @@ impl TestServer {
         let value: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
             panic!("billpay {args:?} printed not one JSON object ({e}): {stdout:?}")
         });
-        (output.status.success(), value)
+        (output.status.code(), value)
     }
 
     /// A new account funded with `naira`, and an API key.
@@ -381,6 +387,12 @@ impl TestServer {
 
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.base)
+    }
+
+    /// GET without a key (the public routes: `/`, `/openapi.json`…), as JSON.
+    pub async fn get_public_json(&self, path: &str) -> Value {
+        let response = self.http.get(self.url(path)).send().await.unwrap();
+        response.json().await.unwrap()
     }
 
     pub async fn get(&self, key: &str, path: &str) -> Reply {

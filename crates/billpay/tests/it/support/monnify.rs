@@ -168,6 +168,18 @@ impl FakeMonnify {
         books.payments.get_mut(reference).unwrap()["paymentStatus"] = json!(status);
     }
 
+    /// Only `naira` of a payment arrived, less than its `totalPayable`:
+    /// Monnify reports it `PARTIALLY_PAID` with `amountPaid` what arrived
+    /// (and settles that, less its fee).
+    pub fn pay_part(&self, reference: &str, naira: f64) {
+        let mut books = self.books.lock().unwrap();
+        let payment = books.payments.get_mut(reference).unwrap();
+        payment["paymentStatus"] = json!("PARTIALLY_PAID");
+        payment["amountPaid"] = json!(naira);
+        payment["settlementAmount"] = json!(format!("{:.2}", naira - 10.75));
+        payment["paymentSourceInformation"][0]["amountPaid"] = json!(naira);
+    }
+
     /// The signed webhook Monnify sends for a payment: (body, signature).
     pub fn webhook(&self, reference: &str) -> (Vec<u8>, String) {
         let payment = self.books.lock().unwrap().payments[reference].clone();

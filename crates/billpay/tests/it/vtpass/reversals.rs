@@ -98,6 +98,88 @@ async fn a_reversal_after_success_refunds_once_and_sends_the_webhook_again() {
     );
 }
 
+/// A server with `extra`, a webhook receiver for the customer's key, and
+/// the code of a delivered ₦1,000 airtime sale to `number` (its webhook sent).
+async fn sold(
+    fake: &FakeVtpass,
+    extra: &[(&str, &str)],
+    number: &str,
+) -> (TestServer, Receiver, Customer, String) {
+    let server = server_with(fake, extra).await;
+    let receiver = Receiver::start().await;
+    let who = server.customer("5000");
+    server.cli(&["key", "webhook", &who.key_id, "--url", &receiver.url("/ok")]);
+    let body = json!({ "provider_id": "mtn", "amount": 1000, "phone": number });
+    let code = buy(&server, &who, "airtime", body).await;
+    assert_eq!(
+        receiver.wait_for(&code, 1).await[0].json()["status"],
+        "successful"
+    );
+    (server, receiver, who, code)
+}
+
+/// Issue 27: a reversal called back seconds after a callback for the same
+/// sale (inside the guard's interval, 30 s in production) is still heard.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reversal_called_back_seconds_after_another_callback_refunds_once() {
+    let fake = FakeVtpass::start().await;
+    let number = "08055555555";
+    let interval = [("BILLPAY_CALLBACK_INTERVAL_MS", "1500")];
+    let (server, receiver, who, code) = sold(&fake, &interval, number).await;
+    let requeries = fake.requery_calls();
+    callback(&server, &fake, number).await;
+    until("the first callback's requery", || {
+        fake.requery_calls() > requeries
+    })
+    .await;
+    fake.reverse(number);
+    for _ in 0..2 {
+        callback(&server, &fake, number).await;
+    }
+    let webhooks = receiver.wait_for(&code, 2).await;
+    assert_eq!(
+        webhooks[1].json()["status"],
+        "failed",
+        "{}",
+        webhooks[1].json()
+    );
+    let status = server.wait_final(&who.api_key, &code).await;
+    assert_eq!(status["status"], "failed", "{status}");
+    assert_eq!(
+        fake.requery_calls(),
+        requeries + 2,
+        "one, and one after the interval"
+    );
+    assert_eq!(server.balance(&who.api_key).await, 5000.0, "refunded once");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.for_code(&code).len(), 2);
+    server.assert_ledger_consistent(&who.account_id);
+}
+
+/// A reversal nobody calls back about is found by the worker's watch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reversal_without_a_callback_is_found_by_the_watch() {
+    let fake = FakeVtpass::start().await;
+    let number = "08066666666";
+    // Watched 0.4 to 3.2 s after success (in production: minutes to a day).
+    let watch = [("BILLPAY_REVERSAL_WATCH_MS", "400,800,1600,3200")];
+    let (server, receiver, who, code) = sold(&fake, &watch, number).await;
+    fake.reverse(number);
+    let webhooks = receiver.wait_for(&code, 2).await;
+    assert_eq!(
+        webhooks[1].json()["status"],
+        "failed",
+        "{}",
+        webhooks[1].json()
+    );
+    let requeries = fake.requery_calls();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(fake.requery_calls(), requeries, "final: watched no more");
+    assert_eq!(server.balance(&who.api_key).await, 5000.0, "refunded once");
+    assert_eq!(receiver.for_code(&code).len(), 2);
+    server.assert_ledger_consistent(&who.account_id);
+}
+
 // Multi-threaded: the fake VTpass answers while a blocking CLI call waits on it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_too_long_needs_review_and_the_operator_resolves_it_once() {

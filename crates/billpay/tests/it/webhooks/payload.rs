@@ -74,6 +74,7 @@ fn assert_payload(hook: &Received, accepted: &Value, status: &Value, expect: &Ex
         "recipient",
         "amount",
         "pin",
+        "units",
         "completed_at",
         "batch_id",
     ]
@@ -130,6 +131,13 @@ fn assert_payload(hook: &Received, accepted: &Value, status: &Value, expect: &Ex
             assert_eq!(body["pin"], status["pin"], "{ctx}");
         }
         _ => assert!(body.get("pin").is_none(), "no pin expected: {ctx}"),
+    }
+    // A delivered electricity token comes with its units, as the status says.
+    if expect.event == "electricity.purchase" && expect.successful {
+        assert!(body["units"].as_f64().is_some_and(|u| u > 0.0), "{ctx}");
+        assert_eq!(body["units"], status["units"], "{ctx}");
+    } else {
+        assert!(body.get("units").is_none(), "no units expected: {ctx}");
     }
     if expect.epin {
         let batch = body["batch_id"]

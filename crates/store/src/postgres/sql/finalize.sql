@@ -1,13 +1,15 @@
 -- A final status, its refund (if failed; ledger kind $11) and its outbox
 -- event, as one statement. Only a transaction in status $10 changes (the row
 -- lock makes a concurrent finalize on another node wait, then find it final).
--- $12 is the supplier's cost of a successful one (NULL: unknown or failed).
+-- $12 is the supplier's cost of a successful one (NULL: unknown or failed);
+-- $13 when to requery it for a reversal (NULL: not watched).
 -- Answers (the transaction exists, rows changed).
 WITH current AS (
     SELECT code FROM transactions WHERE code = $1 AND status = $10 AND $2 <> $10 FOR UPDATE
 ), changed AS (
     UPDATE transactions t SET status = $2, message = $3, result = $4, completed_at = $5,
-      attempts = t.attempts + 1, lease_until = 0, cost = $12
+      attempts = t.attempts + 1, lease_until = 0, cost = $12,
+      watch_at = $13
     FROM current WHERE t.code = current.code
     RETURNING t.account_id, t.key_id, t.amount, t.product
 ), refunded AS (

@@ -4,7 +4,7 @@
 -- could deadlock with that batch (both lock several rows, in no common order).
 WITH mine AS (
     SELECT code FROM transactions
-    WHERE code = ANY($2) AND status = 'processing' AND lease_until > 0
+    WHERE code = ANY($2) AND status IN ('processing', 'successful') AND lease_until > 0
     FOR UPDATE SKIP LOCKED
 )
 UPDATE transactions t SET lease_until = $1 FROM mine WHERE t.code = mine.code
