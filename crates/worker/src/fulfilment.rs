@@ -311,7 +311,7 @@ impl Fulfilment {
                 self.ask(supplier.name(), "requery", supplier.requery(&order))
                     .await
             }
-            None => Err("its supplier is not configured".into()),
+            None => Err(NoAnswer::NotConfigured),
         };
         if let Ok(SupplierStatus::Failed { reason }) = &answer {
             tracing::warn!("the supplier reversed a successful purchase: refunding");
@@ -607,4 +607,7 @@ enum NoAnswer {
     Supplier(billpay_supplier::SupplierError),
     #[error("supplier timed out")]
     TimedOut,
+    /// The purchase's supplier is no longer configured: not asked.
+    #[error("its supplier is not configured")]
+    NotConfigured,
 }
