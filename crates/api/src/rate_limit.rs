@@ -97,8 +97,8 @@ struct SharedBuckets {
 impl RateLimiter {
     /// Limits shared by every node through the Redis at `url`
     /// (`redis://host:6379/0`); fails if Redis cannot be reached now.
-    pub async fn with_redis(url: &str) -> Result<RateLimiter, String> {
-        let client = redis::Client::open(url).map_err(|e| format!("invalid Redis URL: {e}"))?;
+    pub async fn with_redis(url: &str) -> Result<RateLimiter, RedisError> {
+        let client = redis::Client::open(url).map_err(RedisError::Url)?;
         let config = redis::aio::ConnectionManagerConfig::new()
             .set_connection_timeout(Some(Duration::from_secs(5)))
             .set_response_timeout(Some(REDIS_TIMEOUT))
@@ -107,13 +107,13 @@ impl RateLimiter {
         let mut connection = client
             .get_connection_manager_with_config(config)
             .await
-            .map_err(|e| format!("cannot connect to Redis: {e}"))?;
+            .map_err(RedisError::Connect)?;
         let script = redis::Script::new(TOKEN_BUCKET);
         script
             .prepare_invoke()
             .load_async(&mut connection)
             .await
-            .map_err(|e| format!("cannot load the rate-limit script into Redis: {e}"))?;
+            .map_err(RedisError::Script)?;
         Ok(RateLimiter {
             buckets: Mutex::default(),
             shared: Some(SharedBuckets {
@@ -162,8 +162,25 @@ impl RateLimiter {
     }
 }
 
+/// Why the shared rate limits did not answer (each keeps Redis's own error).
+#[derive(Debug, thiserror::Error)]
+pub enum RedisError {
+    #[error("invalid Redis URL: {0}")]
+    Url(redis::RedisError),
+    #[error("cannot connect to Redis: {0}")]
+    Connect(redis::RedisError),
+    #[error("cannot load the rate-limit script into Redis: {0}")]
+    Script(redis::RedisError),
+    #[error("Redis timed out")]
+    TimedOut,
+    #[error("{0}")]
+    Call(redis::RedisError),
+    #[error("unexpected answer from Redis: {0}")]
+    Answer(std::num::ParseFloatError),
+}
+
 impl SharedBuckets {
-    async fn take(&self, key: KeyId, limit: RateLimit) -> Result<Decision, String> {
+    async fn take(&self, key: KeyId, limit: RateLimit) -> Result<Decision, RedisError> {
         let mut connection = self.connection.clone();
         let mut invocation = self.script.key(format!("billpay:ratelimit:{key}"));
         invocation
@@ -172,15 +189,13 @@ impl SharedBuckets {
         let call = invocation.invoke_async::<(i64, String)>(&mut connection);
         let (allowed, tokens) = tokio::time::timeout(REDIS_TIMEOUT, call)
             .await
-            .map_err(|_| "Redis timed out".to_owned())?
-            .map_err(|e| e.to_string())?;
-        let tokens: f64 = tokens
-            .parse()
-            .map_err(|e| format!("unexpected answer from Redis: {e}"))?;
+            .map_err(|_| RedisError::TimedOut)?
+            .map_err(RedisError::Call)?;
+        let tokens: f64 = tokens.parse().map_err(RedisError::Answer)?;
         Ok(Decision::new(limit, allowed == 1, tokens))
     }
 
-    fn warn(&self, error: &str) {
+    fn warn(&self, error: &RedisError) {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -192,7 +207,7 @@ impl SharedBuckets {
                 .is_ok()
         {
             tracing::warn!(
-                error,
+                %error,
                 "shared rate limits unavailable; limiting per node until Redis answers"
             );
         }

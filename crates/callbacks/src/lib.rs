@@ -21,7 +21,7 @@
 //! `/v1` to key holders and never calls a supplier about a purchase, while
 //! this calls the worker; the binary only mounts [`router`].
 
-pub mod funding;
+pub mod gateway_webhook;
 pub mod guard;
 
 use axum::body::Bytes;
@@ -87,7 +87,7 @@ async fn receive(
     body: Bytes,
 ) -> Response {
     if let Some(gateway) = inbound.funding.gateway(&name) {
-        return funding::receive(&inbound.funding, gateway, &headers, &body).await;
+        return gateway_webhook::receive(&inbound.funding, gateway, &headers, &body).await;
     }
     let Some(sender) = inbound.senders.iter().find(|s| s.name() == name) else {
         return ApiError::NotFound("No such endpoint".into()).into_response();

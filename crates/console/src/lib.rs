@@ -136,10 +136,19 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/admin/account/totp/disable", post(account::disable_totp))
         .route("/admin/assets/kit.css", get(kit_stylesheet))
         // money pages: funding, suppliers, reports
-        .route("/admin/funding", get(funding::list))
-        .route("/admin/funding/{id}/assign", post(funding::assign))
-        .route("/admin/funding/reconcile", post(funding::reconcile))
-        .route("/admin/customers/{id}/reserve", post(funding::reserve))
+        .route("/admin/funding", get(payments_received::list))
+        .route(
+            "/admin/funding/{id}/assign",
+            post(payments_received::assign),
+        )
+        .route(
+            "/admin/funding/reconcile",
+            post(payments_received::reconcile),
+        )
+        .route(
+            "/admin/customers/{id}/reserve",
+            post(payments_received::reserve),
+        )
         .route("/admin/suppliers", get(suppliers::page))
         .route("/admin/reports", get(reports::page))
         .route("/admin/audit", get(audit::page))

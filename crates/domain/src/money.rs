@@ -59,6 +59,31 @@ impl Kobo {
         Ok(Kobo(kobo))
     }
 
+    /// Parses a decimal Naira amount as a supplier writes it, with any
+    /// number of decimal places (`97.5`, `96.995`), rounded half-up to the
+    /// kobo: read from its digits, never through a float, so `0.285` is 29
+    /// kobo. What [`Kobo::parse_naira`] refuses otherwise, this refuses too.
+    pub fn parse_naira_half_up(text: &str) -> Result<Kobo, MoneyError> {
+        let text = text.trim();
+        let Some((whole, fraction)) = text.split_once('.') else {
+            return Kobo::parse_naira(text);
+        };
+        if fraction.len() <= 2 {
+            return Kobo::parse_naira(text);
+        }
+        let (kept, dropped) = fraction.split_at(2);
+        if !dropped.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(MoneyError::NotANumber);
+        }
+        let kobo = Kobo::parse_naira(&format!("{whole}.{kept}"))?;
+        if dropped.as_bytes()[0] < b'5' {
+            return Ok(kobo);
+        }
+        kobo.checked_add(Kobo(1))
+            .filter(|k| k.0 <= MAX_KOBO)
+            .ok_or(MoneyError::TooLarge)
+    }
+
     /// An amount a person typed: [`Self::parse_naira`] after an optional `₦`
     /// or `NGN` and thousands separated by commas (`5,000`, `₦5,000.50`);
     /// commas anywhere else (`5,00`) are refused rather than guessed at.
@@ -160,6 +185,22 @@ impl<'de> Deserialize<'de> for Kobo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_suppliers_amount_is_rounded_half_up_to_the_kobo() {
+        let parse = Kobo::parse_naira_half_up;
+        assert_eq!(parse("97.5"), Ok(Kobo(9_750)));
+        assert_eq!(parse(" 1500 "), Ok(Kobo(150_000)));
+        assert_eq!(parse("0.285"), Ok(Kobo(29)));
+        assert_eq!(parse("0.2849999"), Ok(Kobo(28)));
+        assert_eq!(parse("96.995"), Ok(Kobo(9_700)));
+        assert_eq!(parse("0.999"), Ok(Kobo(100)));
+        assert_eq!(parse("1000000000000.005"), Err(MoneyError::TooLarge));
+        assert_eq!(parse("-1.005"), Err(MoneyError::Negative));
+        for bad in ["", "1.", ".005", "1.00x", "1e3", "1,000.005", "1.2.3"] {
+            assert_eq!(parse(bad), Err(MoneyError::NotANumber), "{bad}");
+        }
+    }
 
     #[test]
     fn reads_amounts_as_people_type_them() {

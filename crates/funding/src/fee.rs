@@ -18,6 +18,26 @@ pub struct FundingSettings {
     pub reconcile_secs: u64,
 }
 
+/// The `[funding]` section's flags (only their definitions: the settings
+/// layers read what was given into [`FundingSettings`]). Global: `billpay
+/// funding`'s subcommands take them too.
+#[derive(clap::Args)]
+#[allow(dead_code)]
+pub struct FundingFlags {
+    /// The operator's fee on each funding, percent (default 0).
+    #[arg(long, global = true)]
+    funding_fee_percent: Option<f64>,
+    /// The operator's flat fee on each funding, Naira (default 0).
+    #[arg(long, global = true)]
+    funding_fee_flat: Option<f64>,
+    /// The most a funding's fee may be, Naira (default none).
+    #[arg(long, global = true)]
+    funding_fee_cap: Option<f64>,
+    /// Seconds between two funding reconciliations (default 600).
+    #[arg(long, global = true)]
+    funding_reconcile_secs: Option<u64>,
+}
+
 impl Default for FundingSettings {
     fn default() -> Self {
         Self {

@@ -14,9 +14,10 @@
 pub mod fee;
 pub mod monnify;
 pub mod paystack;
+pub mod registry;
 pub mod signature;
 
-pub use fee::{FeeRule, FundingSettings};
+pub use fee::{FeeRule, FundingFlags, FundingSettings};
 
 use async_trait::async_trait;
 use billpay_domain::Kobo;
@@ -84,16 +85,27 @@ pub struct Payment {
 
 impl Payment {
     /// Paid, in Naira: the only payments that credit a wallet.
-    pub fn creditable(&self) -> Result<(), String> {
+    pub fn creditable(&self) -> Result<(), NotCreditable> {
         match &self.status {
-            PaidStatus::NotPaid(status) => Err(format!("not paid (gateway status {status})")),
+            PaidStatus::NotPaid(status) => Err(NotCreditable::NotPaid(status.clone())),
             PaidStatus::Paid if self.currency != "NGN" => {
-                Err(format!("paid in {}, not NGN", self.currency))
+                Err(NotCreditable::Currency(self.currency.clone()))
             }
-            PaidStatus::Paid if self.amount <= Kobo::ZERO => Err("paid nothing".into()),
+            PaidStatus::Paid if self.amount <= Kobo::ZERO => Err(NotCreditable::Nothing),
             PaidStatus::Paid => Ok(()),
         }
     }
+}
+
+/// Why a payment credits nothing (it is recorded rejected, with this).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotCreditable {
+    #[error("not paid (gateway status {0})")]
+    NotPaid(String),
+    #[error("paid in {0}, not NGN")]
+    Currency(String),
+    #[error("paid nothing")]
+    Nothing,
 }
 
 /// A signed webhook's payment, to be verified before anything is credited.
@@ -240,11 +252,17 @@ mod tests {
             currency: "USD".into(),
             ..paid.clone()
         };
-        assert!(usd.creditable().unwrap_err().contains("USD"));
+        assert!(usd.creditable().unwrap_err().to_string().contains("USD"));
         let pending = Payment {
             status: PaidStatus::NotPaid("PENDING".into()),
             ..paid
         };
-        assert!(pending.creditable().unwrap_err().contains("PENDING"));
+        assert!(
+            pending
+                .creditable()
+                .unwrap_err()
+                .to_string()
+                .contains("PENDING")
+        );
     }
 }

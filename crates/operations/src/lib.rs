@@ -15,8 +15,8 @@
 
 pub mod accounts;
 pub mod audit;
+pub mod bank_transfers;
 pub mod catalogue;
-pub mod funding;
 pub mod keys;
 pub mod operators;
 pub mod pricing;

@@ -35,10 +35,12 @@ pub trait Callbacks: Send + Sync + 'static {
     fn answer(&self) -> serde_json::Value;
 }
 
-/// Every supplier whose callbacks billpay serves.
+/// Every supplier whose callbacks billpay serves (those of the registry,
+/// [`crate::registry::SUPPLIERS`], with a callback reader).
 pub fn all() -> Vec<Arc<dyn Callbacks>> {
-    vec![
-        Arc::new(crate::vtpass::VtpassCallbacks),
-        Arc::new(crate::clubkonnect::ClubkonnectCallbacks),
-    ]
+    let registry = crate::registry::SUPPLIERS.iter();
+    registry
+        .filter_map(|r| r.callbacks)
+        .map(|reader| reader())
+        .collect()
 }

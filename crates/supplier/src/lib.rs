@@ -11,6 +11,7 @@
 pub mod callback;
 pub mod clubkonnect;
 pub mod health;
+pub mod registry;
 pub mod routing;
 pub mod sandbox;
 pub mod shared;

@@ -31,16 +31,19 @@ pub fn base_url(url: &str) -> String {
     url.trim_end_matches('/').to_owned()
 }
 
-pub fn naira_to_kobo(naira: f64) -> Kobo {
-    Kobo((naira * 100.0).round() as i64)
-}
-
-/// `1234.5` or `"1,234.50"` as kobo.
+/// A supplier's amount of Naira — a JSON number (`1234.5`) or text
+/// (`"1,234.50"`) — as kobo, read exactly from its decimal digits (a
+/// number through its shortest form, as JSON wrote it) and rounded half-up
+/// to the kobo when it has more than two decimals (`96.995` → 9700 kobo:
+/// suppliers compute costs to more places than they charge). `None` when it
+/// is no amount (text, negative, too large); never through a float.
 pub fn amount(value: &serde_json::Value) -> Option<Kobo> {
-    let naira = value
-        .as_f64()
-        .or_else(|| value.as_str()?.replace(',', "").trim().parse().ok())?;
-    Some(naira_to_kobo(naira))
+    let text = match value {
+        serde_json::Value::Number(number) => number.to_string(),
+        serde_json::Value::String(text) => text.replace(',', ""),
+        _ => return None,
+    };
+    Kobo::parse_naira_half_up(&text).ok()
 }
 
 /// The 20-digit token in `"Token : 1234 5678 …"`-style text, grouped by four.
@@ -161,6 +164,13 @@ mod tests {
         assert_eq!(amount(&json!("1,234.50")), Some(Kobo(123_450)));
         assert_eq!(amount(&json!(99.99)), Some(Kobo(9_999)));
         assert_eq!(amount(&json!("n/a")), None);
+        // Exactly, from the digits, half-up to the kobo past two decimals.
+        assert_eq!(amount(&json!(1.005)), Some(Kobo(101)));
+        assert_eq!(amount(&json!("1,000.005")), Some(Kobo(100_001)));
+        assert_eq!(amount(&json!("97.5")), Some(Kobo(9_750)));
+        assert_eq!(amount(&json!(0.284)), Some(Kobo(28)));
+        assert_eq!(amount(&json!(92_233_720_368_547_758.0)), None);
+        assert_eq!(amount(&json!(-5)), None);
         assert_eq!(
             token_digits("Token : 42167939603201733524").as_deref(),
             Some("4216-7939-6032-0173-3524")

@@ -217,7 +217,7 @@ impl Fulfilment {
             self.ask(supplier.name(), "purchase", supplier.purchase(&order))
                 .await
         };
-        if answer == Ok(SupplierStatus::Unknown) {
+        if matches!(answer, Ok(SupplierStatus::Unknown)) {
             // The supplier never received it (we crashed before it arrived): buy now.
             answer = self
                 .ask(supplier.name(), "purchase", supplier.purchase(&order))
@@ -248,7 +248,7 @@ impl Fulfilment {
             Ok(SupplierStatus::Pending | SupplierStatus::Unknown) => {
                 self.requery_later(tx, "supplier pending").await
             }
-            Err(reason) => self.requery_later(tx, &reason).await,
+            Err(reason) => self.requery_later(tx, &reason.to_string()).await,
         }
     }
 
@@ -311,7 +311,7 @@ impl Fulfilment {
                 self.ask(supplier.name(), "requery", supplier.requery(&order))
                     .await
             }
-            None => Err("its supplier is not configured".into()),
+            None => Err(NoAnswer::NotConfigured),
         };
         if let Ok(SupplierStatus::Failed { reason }) = &answer {
             tracing::warn!("the supplier reversed a successful purchase: refunding");
@@ -382,13 +382,13 @@ impl Fulfilment {
         supplier: &'static str,
         operation: &'static str,
         call: impl Future<Output = Result<SupplierStatus, billpay_supplier::SupplierError>>,
-    ) -> Result<SupplierStatus, String> {
+    ) -> Result<SupplierStatus, NoAnswer> {
         let started = std::time::Instant::now();
         let (outcome, answer) =
             match tokio::time::timeout(self.settings.supplier_timeout, call).await {
                 Ok(Ok(status)) => (status.name(), Ok(status)),
-                Ok(Err(e)) => ("unavailable", Err(e.to_string())),
-                Err(_) => ("timeout", Err("supplier timed out".into())),
+                Ok(Err(e)) => ("unavailable", Err(NoAnswer::Supplier(e))),
+                Err(_) => ("timeout", Err(NoAnswer::TimedOut)),
             };
         let labels = [
             ("supplier", supplier),
@@ -597,4 +597,17 @@ mod tests {
         assert_eq!(next_watch(done, &schedule, at(1800)), None);
         assert_eq!(next_watch(done, &[], done), None);
     }
+}
+
+/// Why a supplier call gave no answer: the outcome is unknown (requeried,
+/// never refunded on it).
+#[derive(Debug, thiserror::Error)]
+enum NoAnswer {
+    #[error("{0}")]
+    Supplier(billpay_supplier::SupplierError),
+    #[error("supplier timed out")]
+    TimedOut,
+    /// The purchase's supplier is no longer configured: not asked.
+    #[error("its supplier is not configured")]
+    NotConfigured,
 }

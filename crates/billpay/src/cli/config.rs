@@ -4,9 +4,10 @@
 //! [`Settings::validate`] (naming every problem, not just the first).
 //!
 //! General settings are top-level keys; each outside system has a section
-//! whose struct its adapter owns (`[sandbox]`, `[vtpass]`, `[clubkonnect]`;
-//! the funding gateways' `[monnify]` and `[paystack]`, and `[funding]` for the
-//! fee and the reconciler). Secrets are
+//! whose struct its adapter owns (`[sandbox]`; each registered supplier's,
+//! `[vtpass]`, `[clubkonnect]`, gathered in `SupplierSections`; each
+//! registered gateway's, `[monnify]`, `[paystack]`, in `GatewaySections`;
+//! and `[funding]` for the fee and the reconciler). Secrets are
 //! `SecretString`s and connection URLs print without their password, so the
 //! settings' `Debug` is safe to log.
 
@@ -16,18 +17,16 @@ use super::http_server::ConnectionLimits;
 use anyhow::Context;
 use billpay_domain::sealed::SecretBox;
 use billpay_funding::FundingSettings;
-use billpay_funding::monnify::MonnifySettings;
-use billpay_funding::paystack::PaystackSettings;
+use billpay_funding::registry::GatewaySections;
 use billpay_store::SharedStore;
 use billpay_store::sealing::SealedStore;
-use billpay_supplier::clubkonnect::ClubkonnectSettings;
+use billpay_supplier::registry::{SupplierSections, Wanted};
 use billpay_supplier::sandbox::SandboxSettings;
-use billpay_supplier::vtpass::VtpassSettings;
 use billpay_worker::DeliverySettings;
 use billpay_worker::fulfilment::DEFAULT_NEEDS_REVIEW_AFTER;
 use figment::Figment;
 use figment::value::Value;
-use layers::Layer;
+use layers::{Layer, ignored};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -78,11 +77,14 @@ pub struct Settings {
     /// `airtime = ["vtpass", "sandbox"]`, `"airtime.glo" = ["sandbox"]`.
     pub routes: HashMap<String, Vec<String>>,
     pub sandbox: SandboxSettings,
-    pub vtpass: VtpassSettings,
-    pub clubkonnect: ClubkonnectSettings,
-    /// Funding by bank transfer: on when its credentials are set.
-    pub monnify: MonnifySettings,
-    pub paystack: PaystackSettings,
+    /// Each registered supplier's section (`vtpass`, …), read from the same
+    /// layers by [`Settings::load`].
+    #[serde(skip)]
+    pub suppliers: SupplierSections,
+    /// Each registered gateway's section (`monnify`, …), read likewise:
+    /// funding by bank transfer, on when its credentials are set.
+    #[serde(skip)]
+    pub gateways: GatewaySections,
     /// The funding fee and the reconciler's interval.
     pub funding: FundingSettings,
 }
@@ -121,10 +123,8 @@ impl Default for Settings {
             supplier_low_balance: None,
             routes: HashMap::new(),
             sandbox: SandboxSettings::default(),
-            vtpass: VtpassSettings::default(),
-            clubkonnect: ClubkonnectSettings::default(),
-            monnify: MonnifySettings::default(),
-            paystack: PaystackSettings::default(),
+            suppliers: SupplierSections::default(),
+            gateways: GatewaySections::default(),
             funding: FundingSettings::default(),
         }
     }
@@ -162,7 +162,11 @@ impl Settings {
         let mut figment = Figment::new();
         if let Some(path) = config {
             let file = Layer::file(path)?;
-            let unknown = file.unknown_keys::<Settings>();
+            let unknown = file.unknown_keys(&[
+                ignored::<Settings>,
+                ignored::<SupplierSections>,
+                ignored::<GatewaySections>,
+            ]);
             anyhow::ensure!(
                 unknown.is_empty(),
                 "config file {}: no such setting: {}",
@@ -175,7 +179,18 @@ impl Settings {
             .merge(Layer::environment()?)
             .merge(Layer::flags(flags)?);
         // Lossy: a number or boolean given as text (every environment value) is read as one.
-        figment.extract_lossy().map_err(describe)
+        let mut settings: Settings = figment.extract_lossy().map_err(describe)?;
+        settings.suppliers = figment.extract_lossy().map_err(describe)?;
+        settings.gateways = figment.extract_lossy().map_err(describe)?;
+        Ok(settings)
+    }
+
+    /// The suppliers the settings name: the default and those on routes.
+    pub fn wanted(&self) -> Wanted<'_> {
+        Wanted {
+            default: &self.supplier,
+            routes: &self.routes,
+        }
     }
 
     /// Every problem that would stop `serve`, named at once.
@@ -203,8 +218,9 @@ impl Settings {
         problems.extend(self.reversal_watch().err());
         problems.extend(self.master_key_problem());
         problems.extend(self.sandbox.commission().err());
-        problems.extend(super::supplier::problems(self));
-        problems.extend(super::funding::problems(self));
+        problems.extend(self.wanted().problems(&self.suppliers));
+        problems.extend(billpay_funding::registry::problems(&self.gateways));
+        problems.extend(self.funding.fee_rule().err().into_iter().flatten());
         match problems.as_slice() {
             [] => Ok(()),
             [one] => anyhow::bail!("{one}"),
@@ -370,6 +386,11 @@ pub fn init_logging(settings: &Settings, quiet: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use billpay_funding::monnify::MonnifySettings;
+    use billpay_funding::paystack::PaystackSettings;
+    use billpay_funding::registry::problems as gateway_problems;
+    use billpay_supplier::clubkonnect::ClubkonnectSettings;
+    use billpay_supplier::vtpass::VtpassSettings;
 
     #[test]
     fn debug_output_holds_no_secret() {
@@ -377,21 +398,25 @@ mod tests {
             database_url: ConnectionUrl("postgres://billpay:db-password@db/billpay".into()),
             redis_url: Some(ConnectionUrl("redis://:redis-password@cache:6379/0".into())),
             master_key: Some("master-key-hex".into()),
-            vtpass: VtpassSettings {
-                api_key: Some("vtpass-api-key".into()),
-                ..VtpassSettings::default()
+            suppliers: SupplierSections {
+                vtpass: VtpassSettings {
+                    api_key: Some("vtpass-api-key".into()),
+                    ..VtpassSettings::default()
+                },
+                clubkonnect: ClubkonnectSettings {
+                    api_key: Some("clubkonnect-api-key".into()),
+                    ..ClubkonnectSettings::default()
+                },
             },
-            clubkonnect: ClubkonnectSettings {
-                api_key: Some("clubkonnect-api-key".into()),
-                ..ClubkonnectSettings::default()
-            },
-            monnify: MonnifySettings {
-                secret_key: Some("monnify-secret-key".into()),
-                ..MonnifySettings::default()
-            },
-            paystack: PaystackSettings {
-                secret_key: Some("sk_live_paystack".into()),
-                ..PaystackSettings::default()
+            gateways: GatewaySections {
+                monnify: MonnifySettings {
+                    secret_key: Some("monnify-secret-key".into()),
+                    ..MonnifySettings::default()
+                },
+                paystack: PaystackSettings {
+                    secret_key: Some("sk_live_paystack".into()),
+                    ..PaystackSettings::default()
+                },
             },
             ..Settings::default()
         };
@@ -430,13 +455,14 @@ mod tests {
                      [funding]\nfee_percent = 1.5\nfee_cap = 200\n";
         std::fs::write(&file, whole).unwrap();
         let settings = Settings::load(Some(&file), vec![]).unwrap();
-        assert!(settings.monnify.enabled() && settings.monnify.missing().is_empty());
-        assert!(settings.paystack.enabled() && settings.paystack.missing().is_empty());
+        let gateways = &settings.gateways;
+        assert!(gateways.monnify.enabled() && gateways.monnify.missing().is_empty());
+        assert!(gateways.paystack.enabled() && gateways.paystack.missing().is_empty());
         assert_eq!(settings.funding.fee_rule().unwrap().basis_points, 150);
-        assert!(super::super::funding::problems(&settings).is_empty());
+        assert!(gateway_problems(&settings.gateways).is_empty());
         std::fs::write(&file, "[monnify]\napi_key = \"MK_1\"\n").unwrap();
         let half = Settings::load(Some(&file), vec![]).unwrap();
-        let problems = super::super::funding::problems(&half).join("; ");
+        let problems = gateway_problems(&half.gateways).join("; ");
         assert!(
             problems.contains("BILLPAY_MONNIFY_SECRET_KEY"),
             "{problems}"

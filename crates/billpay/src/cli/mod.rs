@@ -3,12 +3,12 @@
 //! printed on stdout (an `{"error": …}` object on failure, exit code 1).
 
 mod account;
-mod adapters;
 mod audit;
 mod backup;
 mod catalogue;
 mod config;
-mod funding;
+mod flags;
+mod funding_command;
 mod http_server;
 mod key;
 mod metrics;
@@ -105,7 +105,7 @@ pub enum Command {
     /// Wallet funding by bank transfer (Monnify, Paystack): reserve accounts,
     /// list, show and assign payments, reconcile with the gateways.
     #[command(after_help = SETTINGS_HELP)]
-    Funding(funding::FundingArgs),
+    Funding(funding_command::FundingArgs),
     /// Console operators: create, list, disable, enable, set-password, totp,
     /// and log (the operator log).
     #[command(subcommand)]
@@ -169,7 +169,7 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
         Command::Report(cmd) => report::run(cmd, &store, out).await?,
         Command::Supplier(cmd) => supplier::run(cmd, &settings, out).await?,
         Command::Webhook(cmd) => webhook::run(cmd, &store, out).await?,
-        Command::Funding(args) => funding::run(args, &store, &settings, out).await?,
+        Command::Funding(args) => funding_command::run(args, &store, &settings, out).await?,
         Command::Operator(cmd) => operator::run(cmd, &store, &settings, out).await?,
         Command::Audit => return audit::run(&store, out).await,
     }

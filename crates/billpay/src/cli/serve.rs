@@ -98,7 +98,7 @@ pub struct ServeArgs {
     supplier: super::supplier::SupplierArgs,
     #[command(flatten)]
     #[serde(flatten)]
-    funding: super::funding::FundingFlags,
+    funding: super::flags::GatewayFlags,
 }
 
 const DEMO_EMAIL: &str = "demo@billpay.local";
@@ -147,7 +147,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     let float_watch =
         super::supplier::float_watch(&settings, &routes).map(|float| tokio::spawn(float.watch()));
     let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
-    let funding = super::funding::service(&settings, store.clone())?;
+    let funding = super::funding_command::service(&settings, store.clone())?;
     let console_funding = funding.clone();
     let console_fulfilment = fulfilment.clone();
     let callbacks = billpay_callbacks::router(

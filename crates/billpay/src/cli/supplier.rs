@@ -1,15 +1,17 @@
 //! Which suppliers fulfil purchases: `BILLPAY_SUPPLIER` (the sandbox by
-//! default, or a real supplier of the registry, `adapters`) and the config
+//! default, or a real supplier of the registry,
+//! `billpay_supplier::registry`) and the config
 //! file's `[routes]`, built from the resolved settings; `billpay supplier
 //! balance`, the start-up check and the float watcher of `billpay serve`,
 //! for every configured real supplier.
 
-use super::adapters::{self, AdapterFlags, SANDBOX};
 use super::config::Settings;
+use super::flags::SupplierFlags;
 use super::output::Output;
 use billpay_domain::Kobo;
 use billpay_supplier::Supplier;
 use billpay_supplier::health::{Health, StartCheck, check, float};
+use billpay_supplier::registry::{self, SANDBOX};
 use billpay_supplier::routing::Routes;
 use billpay_supplier::sandbox::SandboxSupplier;
 use serde_json::json;
@@ -28,14 +30,14 @@ pub struct SupplierArgs {
     supplier_low_balance: Option<f64>,
     #[command(flatten)]
     #[serde(flatten)]
-    adapters: AdapterFlags,
+    suppliers: SupplierFlags,
 }
 
 /// `--supplier`'s help, naming the registry's suppliers.
 fn supplier_help() -> String {
     format!(
         "Who fulfils purchases: `sandbox` (simulated, the default) or a real supplier ({})",
-        adapters::real_names()
+        registry::real_names()
     )
 }
 
@@ -56,7 +58,7 @@ pub async fn run(cmd: SupplierCommand, settings: &Settings, out: &Output) -> any
         "no real supplier is configured, and the {} supplier keeps no balance: set \
          BILLPAY_SUPPLIER={} and its keys",
         settings.supplier,
-        adapters::real_names()
+        registry::real_names()
     );
     let threshold = low_balance(settings);
     let mut listed = Vec::new();
@@ -89,11 +91,7 @@ pub async fn run(cmd: SupplierCommand, settings: &Settings, out: &Output) -> any
 /// Every real supplier that is configured (its credentials set) or named
 /// (default or a route), built from its settings.
 pub fn configured(settings: &Settings) -> anyhow::Result<Vec<Arc<dyn Supplier>>> {
-    adapters::REGISTRY
-        .iter()
-        .filter(|r| (r.configured)(settings) || named(settings, r.name))
-        .map(|r| (r.build)(settings))
-        .collect()
+    Ok(settings.wanted().build(&settings.suppliers)?)
 }
 
 /// `billpay serve`'s start-up check: each real supplier answers a harmless
@@ -107,7 +105,7 @@ pub async fn check_at_start(
     let mut problems = Vec::new();
     let mut found = Vec::new();
     for supplier in routes.suppliers() {
-        let Some(registration) = adapters::registration(supplier.name()) else {
+        let Some(registration) = registry::registration(supplier.name()) else {
             continue; // the sandbox
         };
         let at = billpay_store::clock::now_rfc3339();
@@ -123,8 +121,9 @@ pub async fn check_at_start(
             });
             continue;
         }
-        let base_url = (registration.base_url)(settings);
-        let health = check(supplier.as_ref(), &base_url, registration.env_prefix).await;
+        let base_url = (registration.base_url)(&settings.suppliers);
+        let prefix = registration.env_prefix();
+        let health = check(supplier.as_ref(), &base_url, &prefix).await;
         match &health {
             Health::Ready(balance) => {
                 tracing::info!(supplier = registration.name, base_url, balance = ?balance.map(|b| b.to_string()), "supplier answered the start-up check")
@@ -208,46 +207,13 @@ pub fn real(settings: &Settings, name: &str) -> anyhow::Result<Option<Arc<dyn Su
     if name == SANDBOX {
         return Ok(None);
     }
-    let registration = adapters::registration(name).ok_or_else(|| {
+    let registration = registry::registration(name).ok_or_else(|| {
         anyhow::anyhow!(
             "no supplier {name:?}: the suppliers are {}",
-            adapters::names()
+            registry::names()
         )
     })?;
-    Ok(Some((registration.build)(settings)?))
-}
-
-/// What would keep the suppliers from being built (for `Settings::validate`):
-/// a name that is no supplier, or a real supplier wanted (or half
-/// configured) without its settings.
-pub fn problems(settings: &Settings) -> Vec<String> {
-    let default = &settings.supplier;
-    let unknown_default = (!adapters::known(default)).then(|| {
-        format!(
-            "BILLPAY_SUPPLIER must be {}, not {default:?}",
-            adapters::choice()
-        )
-    });
-    let unknown_on_routes = settings.routes.iter().filter_map(|(key, names)| {
-        let unknown = names.iter().find(|n| !adapters::known(n))?;
-        Some(format!(
-            "routes: {key} names {unknown:?}, not a supplier ({})",
-            adapters::names()
-        ))
-    });
-    let unconfigured = adapters::REGISTRY
-        .iter()
-        .filter_map(|r| (r.problem)(settings, named(settings, r.name)));
-    unknown_default
-        .into_iter()
-        .chain(unknown_on_routes)
-        .chain(unconfigured)
-        .collect()
-}
-
-/// Whether `name` is the default supplier or on a route.
-fn named(settings: &Settings, name: &str) -> bool {
-    settings.supplier == name || settings.routes.values().flatten().any(|n| n == name)
+    Ok(Some(registration.build(&settings.suppliers)?))
 }
 
 /// The suppliers and the routes between them: `BILLPAY_SUPPLIER` by default,
@@ -258,7 +224,7 @@ fn named(settings: &Settings, name: &str) -> bool {
 pub fn build(settings: &Settings, sandbox: SandboxSupplier) -> anyhow::Result<Routes> {
     let mut suppliers: Vec<Arc<dyn Supplier>> = vec![Arc::new(sandbox)];
     suppliers.extend(configured(settings)?);
-    if suppliers.len() > 1 && named(settings, SANDBOX) {
+    if suppliers.len() > 1 && settings.wanted().names(SANDBOX) {
         tracing::warn!(
             "routes name both a real supplier and the sandbox: the sandbox delivers nothing real"
         );

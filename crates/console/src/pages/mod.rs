@@ -4,10 +4,10 @@
 pub mod account;
 pub mod audit;
 pub mod customers;
-pub mod funding;
 pub mod login;
 pub mod operators;
 pub mod overview;
+pub mod payments_received;
 pub mod prices;
 pub mod reports;
 pub mod suppliers;

@@ -1,7 +1,7 @@
 //! One module per page group. Handlers load what the page shows for the
 //! signed-in account only (another account's key, event or transaction is a 404).
 
-pub mod funding;
+pub mod fund_wallet;
 pub mod keys;
 pub mod login;
 pub mod overview;

@@ -23,7 +23,7 @@ struct OverviewPage {
     chart_svg: String,
     legend: Vec<(&'static str, &'static str)>,
     latest: Vec<TxRow>,
-    funding: super::funding::FundingSection,
+    funding: super::fund_wallet::FundingSection,
 }
 
 pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
@@ -71,6 +71,6 @@ pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> P
             .map(|p| (p.service(), chart::colour(*p)))
             .collect(),
         latest: latest.iter().map(TxRow::from).collect(),
-        funding: super::funding::load(&state.store, account).await?,
+        funding: super::fund_wallet::load(&state.store, account).await?,
     }))
 }

@@ -36,7 +36,7 @@ struct WalletPage {
     chrome: Chrome,
     balance: String,
     entries: Vec<EntryRow>,
-    funding: super::funding::FundingSection,
+    funding: super::fund_wallet::FundingSection,
 }
 
 pub async fn statement(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
@@ -64,7 +64,7 @@ pub async fn statement(State(state): State<DashboardState>, signed_in: SignedIn)
         chrome: Chrome::new(&signed_in, "wallet"),
         balance: naira(balance),
         entries,
-        funding: super::funding::load(&state.store, account).await?,
+        funding: super::fund_wallet::load(&state.store, account).await?,
     }))
 }
 

@@ -11,9 +11,11 @@
 //! Webhooks are signed with `monnify-signature` (see [`crate::signature`]).
 
 mod mapping;
+mod registration;
 mod settings;
 
 pub use mapping::*;
+pub use registration::REGISTRATION;
 pub use settings::{LIVE_URL, MonnifySettings};
 
 use crate::*;

@@ -10,9 +10,11 @@
 //! `x-paystack-signature` under the secret key.
 
 mod mapping;
+mod registration;
 mod settings;
 
 pub use mapping::*;
+pub use registration::REGISTRATION;
 pub use settings::{LIVE_URL, PaystackSettings};
 
 use crate::*;

@@ -9,10 +9,10 @@ mod common;
 
 mod accounts;
 mod audit;
+mod bank_transfers;
 mod catalogue;
 mod events;
 mod fulfilment;
-mod funding;
 mod keys;
 mod operators;
 mod pricing;

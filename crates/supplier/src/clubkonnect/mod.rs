@@ -16,10 +16,12 @@
 
 mod callback;
 mod mapping;
+mod registration;
 mod settings;
 
 pub use callback::ClubkonnectCallbacks;
 pub use mapping::*;
+pub use registration::REGISTRATION;
 pub use settings::ClubkonnectSettings;
 
 use crate::*;

@@ -198,20 +198,10 @@ pub(super) fn transaction_outcome(order: &Order, body: &Value) -> SupplierStatus
 
 /// What VTpass charged us: the transaction's `total_amount` (its `amount`
 /// less our `commission`), a number or a numeric string in Naira; `None` when
-/// absent or not an amount of Naira (never guessed from the commission).
+/// absent or not an amount of Naira (never guessed from the commission). One
+/// such as 96.99999999 (computed there) is rounded half-up to the kobo.
 pub(super) fn total_amount(transaction: &Value) -> Option<Kobo> {
-    let value = &transaction["total_amount"];
-    let text = match value {
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => s.trim().to_owned(),
-        _ => return None,
-    };
-    // A float such as 19.3 or 96.99999999 (computed there): to the kobo.
-    let naira: f64 = text
-        .parse()
-        .ok()
-        .filter(|n: &f64| n.is_finite() && *n >= 0.0)?;
-    Some(naira_to_kobo(naira))
+    crate::shared::amount(&transaction["total_amount"])
 }
 
 /// What a delivered purchase gives the customer, shaped as the sandbox's:
@@ -255,8 +245,6 @@ pub(super) fn verification(http_status: u16, body: &Value) -> Result<Verificatio
         _ => Ok(Verification::NotFound),
     }
 }
-
-pub(super) use crate::shared::naira_to_kobo;
 
 pub(super) fn unreachable_error(path: &str, error: &reqwest::Error) -> SupplierError {
     // reqwest's message names the URL, never the headers.
@@ -425,6 +413,11 @@ mod tests {
         assert_eq!(cost(&delivered(Value::Null)), None);
         assert_eq!(cost(&delivered(json!("n/a"))), None);
         assert_eq!(cost(&delivered(json!(-1))), None);
+        // More than two decimals (computed there): half-up to the kobo,
+        // read from the digits (0.285 × 100 is 28.4999… as a float).
+        assert_eq!(cost(&delivered(json!(0.285))), Some(Kobo(29)));
+        assert_eq!(cost(&delivered(json!("96.994"))), Some(Kobo(9_699)));
+        assert_eq!(cost(&delivered(json!(96.99999999))), Some(Kobo(9_700)));
     }
 
     #[test]

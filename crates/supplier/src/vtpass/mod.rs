@@ -18,10 +18,12 @@
 
 mod callback;
 mod mapping;
+mod registration;
 mod settings;
 
 pub use callback::VtpassCallbacks;
 pub use mapping::*;
+pub use registration::REGISTRATION;
 pub use settings::VtpassSettings;
 
 use crate::*;
@@ -76,10 +78,7 @@ impl VtpassSupplier {
     /// The float left in our VTpass wallet, in kobo (`GET /api/balance`).
     async fn wallet_balance(&self) -> Result<Kobo, SupplierError> {
         let body = self.get("/api/balance").await?;
-        body["contents"]["balance"]
-            .as_f64()
-            .or_else(|| body["contents"]["balance"].as_str()?.parse().ok())
-            .map(naira_to_kobo)
+        crate::shared::amount(&body["contents"]["balance"])
             .ok_or_else(|| unexpected("balance", &body))
     }
 
@@ -98,11 +97,10 @@ impl VtpassSupplier {
         Ok(list
             .iter()
             .filter_map(|v| {
-                let amount = v["variation_amount"].as_str().and_then(|a| a.parse().ok());
                 Some(SupplierPlan {
                     code: v["variation_code"].as_str()?.to_owned(),
                     name: v["name"].as_str().unwrap_or_default().to_owned(),
-                    price: naira_to_kobo(amount.or(v["variation_amount"].as_f64())?),
+                    price: crate::shared::amount(&v["variation_amount"])?,
                 })
             })
             .collect())

@@ -13,17 +13,18 @@ use figment::{Metadata, Profile, Provider};
 use serde::de::DeserializeOwned;
 use std::path::Path;
 
-/// The outside systems with a section of their own: each is a field of
-/// `Settings` holding the adapter's own settings struct. A new one (e.g.
-/// `clubkonnect`, `monnify`, `paystack`) is a name here and that field.
-pub const SECTIONS: [&str; 6] = [
-    "sandbox",
-    "vtpass",
-    "clubkonnect",
-    "monnify",
-    "paystack",
-    "funding",
-];
+/// The sections: the sandbox's and the funding fee's (fields of `Settings`)
+/// and each registered supplier's and gateway's (named like it, fields of
+/// `SupplierSections` and `GatewaySections`, which their registries hold).
+fn sections() -> impl Iterator<Item = &'static str> {
+    let suppliers = billpay_supplier::registry::SUPPLIERS.iter().map(|r| r.name);
+    let gateways = billpay_funding::registry::GATEWAYS.iter().map(|g| g.name);
+    let sandbox = billpay_supplier::registry::SANDBOX;
+    std::iter::once(sandbox)
+        .chain(suppliers)
+        .chain(gateways)
+        .chain(std::iter::once("funding"))
+}
 
 const ENV_PREFIX: &str = "BILLPAY_";
 
@@ -55,7 +56,7 @@ impl Layer {
         let mut entries = Vec::new();
         for (key, value) in table.into_dict().unwrap_or_default() {
             match value {
-                Value::Dict(_, section) if SECTIONS.contains(&key.as_str()) => entries.extend(
+                Value::Dict(_, section) if sections().any(|s| s == key) => entries.extend(
                     section
                         .into_iter()
                         .map(|(name, v)| (format!("{key}_{name}"), v)),
@@ -63,7 +64,7 @@ impl Layer {
                 value => entries.push((key, value)),
             }
         }
-        let dict = nest(entries).map_err(|key| {
+        let dict = nest(entries).map_err(|GivenTwice(key)| {
             anyhow::anyhow!(
                 "config file {}: `{key}` is given twice (flat and in its section)",
                 path.display()
@@ -83,7 +84,7 @@ impl Layer {
             let value = value.into_string().ok()?;
             (key == key.to_uppercase()).then(|| (key.to_lowercase(), Value::from(value)))
         });
-        let dict = nest(entries).map_err(|key| {
+        let dict = nest(entries).map_err(|GivenTwice(key)| {
             anyhow::anyhow!("{ENV_PREFIX}{} is not a setting", key.to_uppercase())
         })?;
         let metadata = Metadata::named("the environment")
@@ -99,46 +100,71 @@ impl Layer {
             .filter_map(|set| set.into_dict())
             .flatten()
             .filter(|(_, value)| !matches!(value, Value::Empty(..)));
-        let dict = nest(entries).map_err(|key| anyhow::anyhow!("--{key} is given twice"))?;
+        let dict =
+            nest(entries).map_err(|GivenTwice(key)| anyhow::anyhow!("--{key} is given twice"))?;
         let metadata = Metadata::named("command line")
             .interpolater(|_, keys| format!("--{}", keys.join("-").replace('_', "-")));
         Ok(Layer { metadata, dict })
     }
 
-    /// The keys of this layer that are no setting of `T` (e.g. a typo).
-    pub fn unknown_keys<T: DeserializeOwned>(&self) -> Vec<String> {
+    /// The keys of this layer that no reader takes (e.g. a typo); the
+    /// settings are read by several (`ignored::<T>` of each struct read
+    /// from the layers), each taking its own keys.
+    pub fn unknown_keys(&self, readers: &[fn(&Value) -> Vec<String>]) -> Vec<String> {
         let value = Value::from(self.dict.clone());
+        let ignored: Vec<Vec<String>> = readers.iter().map(|read| read(&value)).collect();
+        // A key ignored by a reader: it, or a table holding it, is no key of its.
+        let ignores = |by: &Vec<String>, key: &str| {
+            by.iter().any(|i| {
+                key == i
+                    || key
+                        .strip_prefix(i.as_str())
+                        .is_some_and(|k| k.starts_with('.'))
+            })
+        };
         let mut unknown = Vec::new();
-        // Only the unknown keys are wanted here; a value of the wrong type is
-        // reported, with its source, when the layers are extracted.
-        let _ =
-            serde_ignored::deserialize::<_, _, T>(&value, |path| unknown.push(path.to_string()));
+        for key in ignored.iter().flatten() {
+            if !unknown.contains(key) && ignored.iter().all(|by| ignores(by, key)) {
+                unknown.push(key.clone());
+            }
+        }
         unknown
     }
 }
 
+/// The keys of `value` that are no setting of `T`. Only the unknown keys are
+/// wanted here; a value of the wrong type is reported, with its source, when
+/// the layers are extracted.
+pub fn ignored<T: DeserializeOwned>(value: &Value) -> Vec<String> {
+    let mut unknown = Vec::new();
+    let _ = serde_ignored::deserialize::<_, _, T>(value, |path| unknown.push(path.to_string()));
+    unknown
+}
+
+/// A setting given twice in one layer, by its flat name.
+#[derive(Debug, PartialEq)]
+struct GivenTwice(String);
+
 /// Flat names nested into their sections (`vtpass_api_key` →
-/// `vtpass.api_key`); `Err(name)` for a setting given twice.
-fn nest(entries: impl IntoIterator<Item = (String, Value)>) -> Result<Dict, String> {
+/// `vtpass.api_key`); a setting given twice is refused.
+fn nest(entries: impl IntoIterator<Item = (String, Value)>) -> Result<Dict, GivenTwice> {
     let mut dict = Dict::new();
     for (key, value) in entries {
-        let section = SECTIONS
-            .iter()
-            .find_map(|s| Some((*s, key.strip_prefix(s)?.strip_prefix('_')?)));
+        let section = sections().find_map(|s| Some((s, key.strip_prefix(s)?.strip_prefix('_')?)));
         let (slot, name) = match section {
             Some((section, name)) => {
                 let entry = dict
                     .entry(section.to_owned())
                     .or_insert_with(|| Value::from(Dict::new()));
                 let Value::Dict(_, inner) = entry else {
-                    return Err(key);
+                    return Err(GivenTwice(key));
                 };
                 (inner, name.to_owned())
             }
             None => (&mut dict, key.clone()),
         };
         if slot.insert(name, value).is_some() {
-            return Err(key);
+            return Err(GivenTwice(key));
         }
     }
     Ok(dict)
@@ -171,7 +197,7 @@ mod tests {
         );
         assert_eq!(
             nest(entries(&["vtpass_timeout_ms", "vtpass_timeout_ms"])),
-            Err("vtpass_timeout_ms".into())
+            Err(GivenTwice("vtpass_timeout_ms".into()))
         );
     }
 }

@@ -1,71 +1,25 @@
-//! `billpay funding …` (reserve, list, show, assign, reconcile) and the
-//! funding gateways' registry: their flags (also `BILLPAY_MONNIFY_*`,
+//! `billpay funding …` (reserve, list, show, assign, reconcile), with the
+//! gateways' flags (`GatewayFlags`: also `BILLPAY_MONNIFY_*`,
 //! `BILLPAY_PAYSTACK_*`, `BILLPAY_FUNDING_*` and the config file's
-//! `[monnify]`, `[paystack]`, `[funding]`), what stops `serve` when one is
-//! half-configured, and the worker's `Funding` built from the settings. A new
-//! gateway is its folder in `crates/funding`, its section in `Settings` and
-//! its lines in [`GATEWAYS`].
+//! `[monnify]`, `[paystack]`, `[funding]`), and the worker's `Funding` built
+//! from the settings. The gateways themselves are registered in
+//! `billpay_funding::registry`.
 
 use super::Output;
 use super::config::Settings;
+use super::flags::GatewayFlags;
 use super::output::action_error;
 use billpay_domain::AccountId;
-use billpay_funding::monnify::MonnifyGateway;
-use billpay_funding::paystack::PaystackGateway;
-use billpay_funding::{FeeRule, GatewayError, SharedGateway};
-use billpay_operations::{Actor, funding};
+use billpay_funding::FeeRule;
+use billpay_funding::registry;
+use billpay_operations::{Actor, bank_transfers};
 use billpay_store::{FundingEvent, FundingStatus, SharedStore};
 use billpay_webkit::format::sortable_time;
 use billpay_worker::Funding;
 use clap::Subcommand;
+use clap::builder::PossibleValuesParser;
 use serde_json::json;
-use std::sync::Arc;
 use std::time::Duration;
-
-/// A funding gateway billpay can take payments through.
-struct Registration {
-    name: &'static str,
-    /// Whether the operator set any of its settings.
-    enabled: fn(&Settings) -> bool,
-    /// Its settings still missing (environment variable names).
-    missing: fn(&Settings) -> Vec<String>,
-    build: fn(&Settings) -> Result<SharedGateway, GatewayError>,
-}
-
-const GATEWAYS: &[Registration] = &[
-    Registration {
-        name: "Monnify",
-        enabled: |s| s.monnify.enabled(),
-        missing: |s| s.monnify.missing(),
-        build: |s| Ok(Arc::new(MonnifyGateway::from_settings(&s.monnify)?)),
-    },
-    Registration {
-        name: "Paystack",
-        enabled: |s| s.paystack.enabled(),
-        missing: |s| s.paystack.missing(),
-        build: |s| Ok(Arc::new(PaystackGateway::from_settings(&s.paystack)?)),
-    },
-];
-
-/// What keeps `serve` from starting: a half-configured gateway (naming
-/// what is missing) or a fee setting out of range.
-pub fn problems(settings: &Settings) -> Vec<String> {
-    let mut problems = Vec::new();
-    for gateway in GATEWAYS.iter().filter(|g| (g.enabled)(settings)) {
-        let missing = (gateway.missing)(settings);
-        if !missing.is_empty() {
-            problems.push(format!(
-                "{} is half-configured: set {} (or leave all its settings unset)",
-                gateway.name,
-                missing.join(", ")
-            ));
-        }
-    }
-    if let Err(fee) = settings.funding.fee_rule() {
-        problems.extend(fee);
-    }
-    problems
-}
 
 /// The configured gateways and the fee, as the worker's `Funding`.
 pub fn service(settings: &Settings, store: SharedStore) -> anyhow::Result<Funding> {
@@ -74,63 +28,14 @@ pub fn service(settings: &Settings, store: SharedStore) -> anyhow::Result<Fundin
         .fee_rule()
         .map_err(|problems| anyhow::anyhow!(problems.join("; ")))?;
     let mut gateways = Vec::new();
-    for gateway in GATEWAYS.iter().filter(|g| (g.enabled)(settings)) {
-        gateways.push((gateway.build)(settings)?);
+    for (registration, gateway) in registry::configured(&settings.gateways)? {
+        gateways.push(gateway);
         tracing::info!(
-            gateway = gateway.name,
+            gateway = registration.title,
             "wallets are funded by bank transfer through it"
         );
     }
     Ok(Funding::new(store, gateways, fee))
-}
-
-/// The funding settings as flags; `None` when not given.
-#[derive(clap::Args, Default, serde::Serialize)]
-pub struct FundingFlags {
-    /// Monnify API base URL: scheme and host (default https://api.monnify.com;
-    /// sandbox https://sandbox.monnify.com).
-    #[arg(long, global = true)]
-    monnify_base_url: Option<String>,
-    /// Monnify API key (Developer → API keys).
-    #[arg(long, global = true)]
-    monnify_api_key: Option<String>,
-    /// Monnify secret key (also signs its webhooks).
-    #[arg(long, global = true)]
-    monnify_secret_key: Option<String>,
-    /// Monnify contract code for reserved accounts.
-    #[arg(long, global = true)]
-    monnify_contract_code: Option<String>,
-    /// Paystack API base URL (default https://api.paystack.co).
-    #[arg(long, global = true)]
-    paystack_base_url: Option<String>,
-    /// Paystack secret key, sk_test_… or sk_live_… (also signs its webhooks).
-    #[arg(long, global = true)]
-    paystack_secret_key: Option<String>,
-    /// Bank of new Paystack dedicated accounts (default wema-bank).
-    #[arg(long, global = true)]
-    paystack_preferred_bank: Option<String>,
-    /// The operator's fee on each funding, percent (default 0).
-    #[arg(long, global = true)]
-    funding_fee_percent: Option<f64>,
-    /// The operator's flat fee on each funding, Naira (default 0).
-    #[arg(long, global = true)]
-    funding_fee_flat: Option<f64>,
-    /// The most a funding's fee may be, Naira (default none).
-    #[arg(long, global = true)]
-    funding_fee_cap: Option<f64>,
-    /// Seconds between two funding reconciliations (default 600).
-    #[arg(long, global = true)]
-    funding_reconcile_secs: Option<u64>,
-}
-
-/// Never prints the keys (clap's parsed commands are `Debug`).
-impl std::fmt::Debug for FundingFlags {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FundingFlags")
-            .field("monnify_base_url", &self.monnify_base_url)
-            .field("paystack_base_url", &self.paystack_base_url)
-            .finish_non_exhaustive()
-    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -138,7 +43,7 @@ pub struct FundingArgs {
     #[command(subcommand)]
     command: FundingCommand,
     #[command(flatten)]
-    pub flags: FundingFlags,
+    pub flags: GatewayFlags,
 }
 
 #[derive(Subcommand, Debug)]
@@ -147,7 +52,7 @@ pub enum FundingCommand {
     Reserve {
         #[arg(long)]
         account: AccountId,
-        #[arg(long, value_parser = ["monnify", "paystack"])]
+        #[arg(long, value_parser = PossibleValuesParser::new(registry::names()))]
         gateway: String,
         /// The customer's BVN (Monnify needs a BVN or a NIN).
         #[arg(long, conflicts_with = "nin")]
@@ -199,7 +104,7 @@ pub async fn run(
         } => {
             let (bvn, nin) = (bvn.as_deref(), nin.as_deref());
             let gateways = service()?;
-            let reserve = funding::reserve(
+            let reserve = bank_transfers::reserve(
                 store.as_ref(),
                 &gateways,
                 Actor::Cli,
@@ -234,7 +139,7 @@ pub async fn run(
                 .map(|s| s.parse::<FundingStatus>())
                 .transpose()
                 .map_err(anyhow::Error::msg)?;
-            let events = funding::list(store.as_ref(), account, status, limit)
+            let events = bank_transfers::list(store.as_ref(), account, status, limit)
                 .await
                 .map_err(action_error)?;
             let text = events.iter().map(line).collect::<Vec<_>>().join("\n");
@@ -246,7 +151,7 @@ pub async fn run(
             out.emit(json!({ "fundings": events }), text);
         }
         FundingCommand::Show { funding_id } => {
-            let event = funding::show(store.as_ref(), &funding_id)
+            let event = bank_transfers::show(store.as_ref(), &funding_id)
                 .await
                 .map_err(action_error)?;
             let text = serde_json::to_string_pretty(&event)?;
@@ -258,7 +163,7 @@ pub async fn run(
             reason,
         } => {
             let gateways = service()?;
-            let assign = funding::assign(
+            let assign = bank_transfers::assign(
                 store.as_ref(),
                 &gateways,
                 Actor::Cli,
@@ -275,7 +180,7 @@ pub async fn run(
         }
         FundingCommand::Reconcile { since_hours } => {
             let since = Duration::from_secs(since_hours.max(1) * 3600);
-            let report = funding::reconcile(store.as_ref(), &service()?, Actor::Cli, since)
+            let report = bank_transfers::reconcile(store.as_ref(), &service()?, Actor::Cli, since)
                 .await
                 .map_err(action_error)?;
             let mut text = String::new();

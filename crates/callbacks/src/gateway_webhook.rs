@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use billpay_api::envelope::{ErrorBody, Failure};
 use billpay_funding::{SharedGateway, Webhook};
-use billpay_worker::funding::{Funding, FundingError};
+use billpay_worker::payment_settlement::{Funding, FundingError};
 use serde_json::json;
 use std::time::Duration;
 

@@ -9,7 +9,7 @@ use billpay_funding::Customer;
 use billpay_store::{
     FundingEvent, FundingFilter, FundingStatus, NewReservation, ReservedAccount, Store,
 };
-use billpay_worker::funding::{Funding, Reconciled};
+use billpay_worker::payment_settlement::{Funding, Reconciled};
 use std::time::Duration;
 
 /// The account's reserved accounts at `gateway`: those already held (the

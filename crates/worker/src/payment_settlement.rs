@@ -197,7 +197,7 @@ impl Funding {
         match (payment.creditable(), owner) {
             (Err(why), _) => {
                 new.status = FundingStatus::Rejected;
-                new.note = why;
+                new.note = why.to_string();
             }
             (Ok(()), None) => {
                 new.status = FundingStatus::Unmatched;

@@ -1,6 +1,6 @@
 //! Funding: payments received by bank transfer — credited, unmatched,
 //! rejected and pending verification — newest first, paged; an owner assigns
-//! an unmatched one to a customer with a reason (`funding::assign`: once,
+//! an unmatched one to a customer with a reason (`bank_transfers::assign`: once,
 //! less the fee, logged).
 
 use super::{Chrome, Done, Notice, PageError, PageResult, actor, done, refused, render};
@@ -9,7 +9,7 @@ use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use billpay_domain::AccountId;
-use billpay_operations::funding;
+use billpay_operations::bank_transfers;
 use billpay_store::{FundingEvent, FundingFilter, FundingStatus};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::filters::{more_pages, page_link};
@@ -128,7 +128,7 @@ pub async fn assign(
         .map_err(|_| PageError::bad_request("account must be an account id"))?;
     let (store, actor) = (state.store.as_ref(), actor(&signed_in));
     let reason = Some(form.reason.as_str());
-    let event = funding::assign(store, &state.funding, actor, &id, account, reason)
+    let event = bank_transfers::assign(store, &state.funding, actor, &id, account, reason)
         .await
         .map_err(refused)?;
     tracing::debug!(funding = %event.id, %account, "payment assigned from the console");
@@ -156,7 +156,7 @@ pub async fn reserve(
     let filled = |v: &str| Some(v.trim().to_owned()).filter(|v| !v.is_empty());
     let (bvn, nin) = (filled(&form.bvn), filled(&form.nin));
     let gateway = form.gateway.trim();
-    let held = funding::reserve(
+    let held = bank_transfers::reserve(
         state.store.as_ref(),
         &state.funding,
         actor(&signed_in),
@@ -218,7 +218,7 @@ pub async fn reconcile(
         )));
     }
     let since = std::time::Duration::from_secs(hours * 3600);
-    let report = funding::reconcile(
+    let report = bank_transfers::reconcile(
         state.store.as_ref(),
         &state.funding,
         actor(&signed_in),

@@ -1,0 +1,202 @@
+//! The real suppliers, each registered once: its folder's [`Registration`]
+//! (its name, its flags, its problems, its constructor, its callback reader)
+//! is one line of [`SUPPLIERS`], and its settings section one field of
+//! [`SupplierSections`]. Everything else is derived from these two: the
+//! settings sections the layers know, the `--supplier` help, the names in
+//! messages, `Settings::validate`'s supplier problems, the start-up check,
+//! `supplier balance`, and the callbacks served at `/callbacks/{name}`
+//! ([`crate::callback::all`]).
+//!
+//! The sandbox is built in: its `[sandbox]` section belongs to `serve`.
+
+use crate::callback::Callbacks;
+use crate::clubkonnect::ClubkonnectSettings;
+use crate::vtpass::VtpassSettings;
+use crate::{Supplier, SupplierError};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The built-in supplier's name.
+pub const SANDBOX: &str = "sandbox";
+
+/// The real suppliers, by name.
+pub const SUPPLIERS: &[Registration] = &[
+    crate::vtpass::REGISTRATION,
+    crate::clubkonnect::REGISTRATION,
+];
+
+/// Each real supplier's settings section (`[vtpass]`, `BILLPAY_VTPASS_*`),
+/// a field named like the supplier, its struct owned by its folder.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SupplierSections {
+    pub vtpass: VtpassSettings,
+    pub clubkonnect: ClubkonnectSettings,
+}
+
+/// A real supplier billpay can sell through.
+pub struct Registration {
+    /// `BILLPAY_SUPPLIER=<name>`, `[routes]`, its section `[<name>]` (so its
+    /// flags are `--<name>-…` and its variables `BILLPAY_<NAME>_…`) and its
+    /// callbacks' `/callbacks/<name>`.
+    pub name: &'static str,
+    /// Adds its flags to a command (its `clap::Args`' `augment_args`); each
+    /// is named `<name>_<setting>`, so the settings layers put it in its
+    /// section.
+    pub flags: fn(clap::Command) -> clap::Command,
+    /// What its settings miss to build it (naming each setting), if anything:
+    /// a problem for `Settings::validate` when it is wanted or configured.
+    pub missing: fn(&SupplierSections) -> Option<String>,
+    /// Whether its credentials are set: then it is built (and checked at
+    /// start) even when no route names it yet, and must be whole.
+    pub configured: fn(&SupplierSections) -> bool,
+    /// Builds it from its settings (once nothing is `missing`).
+    pub build: fn(&SupplierSections) -> Result<Arc<dyn Supplier>, SupplierError>,
+    /// The base URL it calls, as normalized (for messages).
+    pub base_url: fn(&SupplierSections) -> String,
+    /// Its callback reader, if it sends callbacks.
+    pub callbacks: Option<fn() -> Arc<dyn Callbacks>>,
+}
+
+impl Registration {
+    /// Its settings' environment prefix, for messages: `BILLPAY_VTPASS_`.
+    pub fn env_prefix(&self) -> String {
+        format!("BILLPAY_{}_", self.name.to_uppercase())
+    }
+
+    /// What would keep it from being built, for `Settings::validate`:
+    /// `wanted` when the settings name it (default or a route); its settings
+    /// are required then, or when any of its credentials is set.
+    pub fn problem(&self, sections: &SupplierSections, wanted: bool) -> Option<String> {
+        (wanted || (self.configured)(sections))
+            .then(|| (self.missing)(sections))
+            .flatten()
+    }
+
+    /// It, built from its settings; refused, naming them, while some are missing.
+    pub fn build(&self, sections: &SupplierSections) -> Result<Arc<dyn Supplier>, BuildError> {
+        if let Some(missing) = (self.missing)(sections) {
+            return Err(BuildError::Misconfigured(missing));
+        }
+        Ok((self.build)(sections)?)
+    }
+}
+
+/// Why a real supplier was not built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A setting it needs is missing; the message names it.
+    #[error("{0}")]
+    Misconfigured(String),
+    #[error(transparent)]
+    Supplier(#[from] SupplierError),
+}
+
+/// The one of this name.
+pub fn registration(name: &str) -> Option<&'static Registration> {
+    SUPPLIERS.iter().find(|r| r.name == name)
+}
+
+/// Whether `name` is a supplier: the sandbox or a registered one.
+pub fn known(name: &str) -> bool {
+    name == SANDBOX || registration(name).is_some()
+}
+
+/// Every supplier's name, the sandbox first.
+fn all_names() -> Vec<&'static str> {
+    let real = SUPPLIERS.iter().map(|r| r.name);
+    std::iter::once(SANDBOX).chain(real).collect()
+}
+
+/// Every supplier name: `sandbox, vtpass, clubkonnect`.
+pub fn names() -> String {
+    all_names().join(", ")
+}
+
+/// Every supplier name as a choice: `sandbox or vtpass` (`a, b or c`).
+pub fn choice() -> String {
+    match all_names().split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// The real suppliers' names as one `BILLPAY_SUPPLIER=` value:
+/// `vtpass|clubkonnect`.
+pub fn real_names() -> String {
+    let real: Vec<_> = SUPPLIERS.iter().map(|r| r.name).collect();
+    real.join("|")
+}
+
+/// Which suppliers the settings name: the default (`BILLPAY_SUPPLIER`) and
+/// the config file's `[routes]`.
+pub struct Wanted<'a> {
+    pub default: &'a str,
+    pub routes: &'a HashMap<String, Vec<String>>,
+}
+
+impl Wanted<'_> {
+    /// Whether `name` is the default supplier or on a route.
+    pub fn names(&self, name: &str) -> bool {
+        self.default == name || self.routes.values().flatten().any(|n| n == name)
+    }
+
+    /// What would keep the suppliers from being built (for
+    /// `Settings::validate`): a name that is no supplier, or a real supplier
+    /// wanted (or half configured) without its settings.
+    pub fn problems(&self, sections: &SupplierSections) -> Vec<String> {
+        let default = self.default;
+        let unknown_default = (!known(default))
+            .then(|| format!("BILLPAY_SUPPLIER must be {}, not {default:?}", choice()));
+        let unknown_on_routes = self.routes.iter().filter_map(|(key, route)| {
+            let unknown = route.iter().find(|n| !known(n))?;
+            Some(format!(
+                "routes: {key} names {unknown:?}, not a supplier ({})",
+                names()
+            ))
+        });
+        let unconfigured = SUPPLIERS
+            .iter()
+            .filter_map(|r| r.problem(sections, self.names(r.name)));
+        unknown_default
+            .into_iter()
+            .chain(unknown_on_routes)
+            .chain(unconfigured)
+            .collect()
+    }
+
+    /// Every real supplier that is configured (its credentials set) or
+    /// named, built from its settings.
+    pub fn build(&self, sections: &SupplierSections) -> Result<Vec<Arc<dyn Supplier>>, BuildError> {
+        SUPPLIERS
+            .iter()
+            .filter(|r| (r.configured)(sections) || self.names(r.name))
+            .map(|r| r.build(sections))
+            .collect()
+    }
+}
+
+/// "VTpass needs BILLPAY_VTPASS_API_KEY, BILLPAY_VTPASS_SECRET_KEY (or
+/// `api_key`, `secret_key` in the config file's [vtpass] section): `where`",
+/// for `missing` keys of the section `name` of the supplier called `title`;
+/// `None` when nothing is missing.
+pub fn missing_settings(
+    title: &str,
+    name: &str,
+    missing: &[&str],
+    where_to_find: &str,
+) -> Option<String> {
+    let variables = missing
+        .iter()
+        .map(|key| format!("BILLPAY_{}_{}", name.to_uppercase(), key.to_uppercase()))
+        .collect::<Vec<_>>();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "{title} needs {} (or `{}` in the config file's [{name}] section): {where_to_find}",
+            variables.join(", "),
+            missing.join("`, `")
+        )
+    })
+}
