@@ -127,7 +127,11 @@ async fn an_owner_reads_names_and_prices_and_is_warned_below_cost_in_a_browser()
     );
     b.screenshot("console-below-cost").await;
     b.click("#confirm-below-cost").await;
-    assert!(b.text("#done").await.contains("below cost as you confirmed"));
+    assert!(
+        b.text("#done")
+            .await
+            .contains("below cost as you confirmed")
+    );
     let tiers = b.text("#tiers").await;
     assert!(tiers.contains("margin −₦22.00"), "{tiers}");
     // a list price edited in place, logged
