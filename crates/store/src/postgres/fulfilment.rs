@@ -17,6 +17,27 @@ use billpay_domain::{Product, TxStatus};
 use std::sync::LazyLock;
 use std::time::Duration;
 
+impl PostgresStore {
+    /// Runs a claim statement (`$1` lease until, `$2` now, `$3` limit) that
+    /// leases up to `limit` transactions and returns them.
+    async fn claim_leased(
+        &self,
+        sql: &'static str,
+        limit: u32,
+        lease: Duration,
+    ) -> StoreResult<Vec<Transaction>> {
+        self.autocommit(|c| {
+            Box::pin(async move {
+                let now = now_ms();
+                let until = now + lease.as_millis() as i64;
+                let rows = query(c, sql, &[&until, &now, &i64::from(limit)]).await?;
+                map_rows(rows, transaction)
+            })
+        })
+        .await
+    }
+}
+
 #[async_trait]
 impl FulfilmentStore for PostgresStore {
     /// Leases up to `limit` due processing transactions, oldest placed first.
@@ -31,17 +52,9 @@ impl FulfilmentStore for PostgresStore {
                 &qualified(TX_COLUMNS, "t"),
             )
         });
-        self.autocommit(|c| {
-            Box::pin(async move {
-                let now = now_ms();
-                let until = now + lease.as_millis() as i64;
-                let rows = query(c, &SQL, &[&until, &now, &i64::from(limit)]).await?;
-                let mut claimed = map_rows(rows, transaction)?;
-                claimed.sort_by(|a, b| a.created_at.cmp(&b.created_at));
-                Ok(claimed)
-            })
-        })
-        .await
+        let mut claimed = self.claim_leased(&SQL, limit, lease).await?;
+        claimed.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+        Ok(claimed)
     }
 
     /// Leases up to `limit` successful transactions whose watch is due.
@@ -52,15 +65,7 @@ impl FulfilmentStore for PostgresStore {
                 &qualified(TX_COLUMNS, "t"),
             )
         });
-        self.autocommit(|c| {
-            Box::pin(async move {
-                let now = now_ms();
-                let until = now + lease.as_millis() as i64;
-                let rows = query(c, &SQL, &[&until, &now, &i64::from(limit)]).await?;
-                map_rows(rows, transaction)
-            })
-        })
-        .await
+        self.claim_leased(&SQL, limit, lease).await
     }
 
     async fn rewatch(&self, code: &str, at_ms: Option<i64>) -> StoreResult<()> {
