@@ -5,6 +5,17 @@
 //! once, implemented for whatever implements them all, and is what callers
 //! hold (`SharedStore`): its areas' methods need no import.
 
+pub(crate) mod accounts;
+pub(crate) mod catalogue;
+pub(crate) mod events;
+pub(crate) mod keys;
+mod logged;
+pub(crate) mod notices;
+pub(crate) mod operators;
+pub(crate) mod pricing;
+mod sessions;
+pub(crate) mod wallet;
+
 use crate::*;
 use async_trait::async_trait;
 use billpay_domain::catalogue::Catalogue;
@@ -27,6 +38,7 @@ pub trait Store:
     + FundingStore
     + OperatorStore
     + LoggedStore
+    + NoticeStore
 {
 }
 
@@ -44,7 +56,14 @@ impl<T> Store for T where
         + FundingStore
         + OperatorStore
         + LoggedStore
+        + NoticeStore
 {
+}
+
+/// The notification outbox: notices written with their cause, sent by the worker.
+#[async_trait]
+pub trait NoticeStore: Send + Sync + 'static {
+    async fn enqueue_notice(&self, notice: NewNotice) -> StoreResult<bool>;
 }
 
 #[async_trait]

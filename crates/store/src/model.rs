@@ -526,3 +526,23 @@ impl FundingEvent {
         }
     }
 }
+
+/// A notice for the outbox (issue 30), written in the same transaction as
+/// its cause. `cause` names that cause once (`funding:<reference>`,
+/// `purchase:<code>:refunded`, `reset:<token id>`): a second notice with the
+/// same cause and channel is not added, so a replayed cause sends nothing twice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewNotice {
+    pub cause: String,
+    /// The template: `email_verification`, `password_reset`, `funding_credited`…
+    pub kind: String,
+    /// `email` or `sms` (`billpay_notify::ChannelKind::as_str`).
+    pub channel: String,
+    /// An email address, or a phone number as `234XXXXXXXXXX`.
+    pub recipient: String,
+    pub account_id: Option<AccountId>,
+    pub operator_id: Option<String>,
+    /// What the template reads (JSON). Holds no password, API key or token
+    /// in clear (seal what must travel: see `sealing`).
+    pub data: serde_json::Value,
+}

@@ -2,7 +2,6 @@
 //! their sessions, and the append-only log of what they did. Operators are
 //! not customers: their own table, sessions and cookies.
 
-use crate::StoreError;
 use serde::Serialize;
 use std::str::FromStr;
 
@@ -190,11 +189,6 @@ pub(crate) fn first_per_plan(rows: Vec<PlanCost>) -> Vec<PlanCost> {
 pub const OPERATOR_COLUMNS: &str =
     "id, email, role, status, password_hash, totp_secret_sealed, created_at";
 pub const LOG_COLUMNS: &str = "id, at, actor, operator_id, operator_email, action, subject, before_state, after_state, reason";
-
-/// The stored text of a role or status that no longer parses.
-pub(crate) fn bad_column(column: &str, e: String) -> StoreError {
-    StoreError::Backend(format!("column {column}: {e}"))
-}
 
 impl NewLogEntry {
     /// A money move's line: the wallet's balance before and after (what the

@@ -183,6 +183,10 @@ pass_through!(OperatorStore {
     fn supplier_outcomes(&self, since: &str) -> StoreResult<Vec<SupplierOutcome>>;
 });
 
+pass_through!(NoticeStore {
+    fn enqueue_notice(&self, notice: NewNotice) -> StoreResult<bool>;
+});
+
 pass_through!(LoggedStore {
     fn credit_logged(&self, account: AccountId, amount: Kobo, reference: &str, log: NewLogEntry) -> StoreResult<Credit>;
     fn debit_logged(&self, account: AccountId, amount: Kobo, reference: &str, log: NewLogEntry) -> StoreResult<Credit>;

@@ -4,7 +4,8 @@
 //! cache of their connection).
 
 use super::PostgresStore;
-use super::error::{PgResult, retried};
+use super::error::{PgError, PgResult, retried};
+use crate::db::{Column, Engine, Param, RowRead, Tx, to_dollar_placeholders, unreadable};
 use crate::rules::redact_url;
 use crate::{StoreError, StoreResult};
 use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
@@ -75,7 +76,7 @@ impl PostgresStore {
 
     /// Runs `op` in one transaction and commits; retried whole on a
     /// serialisation failure or deadlock (so `op` may run more than once).
-    pub(super) async fn write<T, F>(&self, op: F) -> StoreResult<T>
+    pub(crate) async fn write<T, F>(&self, op: F) -> StoreResult<T>
     where
         T: Send,
         F: for<'a> Fn(&'a PgTx<'a>) -> BoxFut<'a, T> + Send + Sync,
@@ -94,7 +95,7 @@ impl PostgresStore {
     /// Runs `op` on a pooled connection outside any explicit transaction:
     /// each of its statements commits on its own. For reads, and for writes
     /// of one statement (atomic by themselves).
-    pub(super) async fn autocommit<T, F>(&self, op: F) -> StoreResult<T>
+    pub(crate) async fn autocommit<T, F>(&self, op: F) -> StoreResult<T>
     where
         T: Send,
         F: for<'a> FnOnce(&'a Client) -> BoxFut<'a, T> + Send,
@@ -163,4 +164,95 @@ pub(super) fn map_opt<T>(row: Option<Row>, map: fn(&Row) -> PgResult<T>) -> PgRe
 /// A statement of `sql/` with its `{columns}` filled in.
 pub(super) fn with_columns(sql: &str, columns: &str) -> String {
     sql.replace("{columns}", columns)
+}
+
+/// A pooled connection or transaction as the shared [`Tx`]: the one
+/// dialect's `?n` placeholders become `$n` before the prepared-statement cache.
+pub(crate) struct Pg<'c, C>(pub &'c C);
+
+fn bound<'p>(params: &'p [&dyn Param]) -> Vec<&'p (dyn ToSql + Sync)> {
+    params.iter().map(|p| p.pg()).collect()
+}
+
+impl<C: GenericClient + Sync> Tx for Pg<'_, C> {
+    type Error = PgError;
+    const ENGINE: Engine = Engine::Postgres;
+
+    async fn execute(&self, sql: &str, params: &[&dyn Param]) -> PgResult<u64> {
+        execute(self.0, &to_dollar_placeholders(sql), &bound(params)).await
+    }
+
+    async fn query_opt<T>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        map: impl FnOnce(&dyn RowRead) -> StoreResult<T>,
+    ) -> PgResult<Option<T>> {
+        let row = query_opt(self.0, &to_dollar_placeholders(sql), &bound(params)).await?;
+        Ok(row.map(|row| map(&PgRow(&row))).transpose()?)
+    }
+
+    async fn query_all<T>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        mut map: impl FnMut(&dyn RowRead) -> StoreResult<T>,
+    ) -> PgResult<Vec<T>> {
+        let rows = query(self.0, &to_dollar_placeholders(sql), &bound(params)).await?;
+        Ok(rows
+            .iter()
+            .map(|row| map(&PgRow(row)))
+            .collect::<StoreResult<_>>()?)
+    }
+}
+
+struct PgRow<'r>(&'r Row);
+
+impl PgRow<'_> {
+    /// The column's index, checked in debug builds against its name.
+    fn at(&self, column: Column) -> usize {
+        debug_assert!(
+            self.0
+                .columns()
+                .get(column.index)
+                .is_some_and(|c| column.is(c.name())),
+            "column {} is not at index {} of the query",
+            column.name,
+            column.index
+        );
+        column.index
+    }
+
+    fn value<'a, T: tokio_postgres::types::FromSql<'a>>(
+        &'a self,
+        column: Column,
+    ) -> StoreResult<T> {
+        self.0
+            .try_get(self.at(column))
+            .map_err(|e| unreadable(column, e))
+    }
+}
+
+impl RowRead for PgRow<'_> {
+    fn int(&self, column: Column) -> StoreResult<Option<i64>> {
+        use tokio_postgres::types::Type;
+        let index = self.at(column);
+        let kind = self.0.columns().get(index).map(|c| c.type_().clone());
+        Ok(match kind.unwrap_or(Type::INT8) {
+            Type::INT2 => self.value::<Option<i16>>(column)?.map(i64::from),
+            Type::INT4 => self.value::<Option<i32>>(column)?.map(i64::from),
+            _ => self.value::<Option<i64>>(column)?,
+        })
+    }
+    fn text(&self, column: Column) -> StoreResult<Option<String>> {
+        self.value(column)
+    }
+    fn flag(&self, column: Column) -> StoreResult<Option<bool>> {
+        self.value(column)
+    }
+}
+
+/// A row through a shared mapper (`crate::rows`).
+pub(super) fn mapped<T>(row: &Row, map: fn(&dyn RowRead) -> StoreResult<T>) -> PgResult<T> {
+    Ok(map(&PgRow(row))?)
 }

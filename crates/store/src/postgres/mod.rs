@@ -21,27 +21,22 @@
 //! sessions, fulfilment, events, audit), each implementing that area's trait
 //! (`AccountStore`, …) for this backend; the long statements are in `sql/`.
 
-mod accounts;
 mod audit;
 mod batch;
-mod catalogue;
 mod connection;
 mod error;
 mod events;
 mod fulfilment;
 mod funding;
-mod keys;
 mod migrate;
 mod operators;
-mod pricing;
 mod purchases;
 mod rows;
 pub mod scratch;
-mod sessions;
 mod statements;
-mod wallet;
 
 pub use batch::MAX_BATCH;
+pub(crate) use connection::Pg;
 pub use error::PgError;
 
 use crate::*;
@@ -102,7 +97,9 @@ impl PostgresStore {
                 .then(|| Lanes::one_shared_queue(&pool, lanes)),
             pool,
         };
-        catalogue::seed_default(&store).await?;
+        store
+            .write(|t| Box::pin(async move { crate::areas::catalogue::seed_default(&Pg(t)).await }))
+            .await?;
         Ok(store)
     }
 }

@@ -1,11 +1,12 @@
 //! The workers' claims: due rows of a work queue, leased in one statement.
 
-use super::statements::{collect, json_list};
+use super::statements::{Lite, json_list};
 use crate::StoreResult;
 use crate::clock::now_ms;
 use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
+use crate::db::{RowRead, Tx, ready};
 use billpay_domain::KeyId;
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use std::time::Duration;
 
 /// A queue the workers claim from: rows in `status` whose time has come.
@@ -37,7 +38,7 @@ pub(super) fn claim_due<T>(
     queue: &WorkQueue,
     (limit, lease): (u32, Duration),
     skip_keys: &[KeyId],
-    map: fn(&rusqlite::Row) -> rusqlite::Result<T>,
+    map: fn(&dyn RowRead) -> StoreResult<T>,
 ) -> StoreResult<Vec<T>> {
     let WorkQueue {
         table,
@@ -47,8 +48,9 @@ pub(super) fn claim_due<T>(
     } = queue;
     let now = now_ms();
     let skip: Vec<String> = skip_keys.iter().map(KeyId::to_string).collect();
-    collect(
-        conn,
+    let lease_until = now + lease.as_millis() as i64;
+    let skip = json_list(&skip)?;
+    ready(Lite(conn).query_all(
         &format!(
             "UPDATE {table} SET lease_until = ?1
              WHERE {id} IN (SELECT {id} FROM {table} WHERE status = '{status}'
@@ -57,12 +59,7 @@ pub(super) fn claim_due<T>(
                  ORDER BY next_attempt_at LIMIT ?3)
              RETURNING {columns}"
         ),
-        params![
-            now + lease.as_millis() as i64,
-            now,
-            limit,
-            json_list(&skip)?
-        ],
+        &[&lease_until, &now, &i64::from(limit), &skip],
         map,
-    )
+    ))
 }

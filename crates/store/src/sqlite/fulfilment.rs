@@ -26,7 +26,15 @@ impl FulfilmentStore for SqliteStore {
         lease: Duration,
     ) -> StoreResult<Vec<Transaction>> {
         self.engine
-            .write(move |conn| claim_due(conn, &FULFILMENTS, (limit, lease), &[], transaction))
+            .write(move |conn| {
+                claim_due(
+                    conn,
+                    &FULFILMENTS,
+                    (limit, lease),
+                    &[],
+                    crate::rows::transaction,
+                )
+            })
             .await
     }
 

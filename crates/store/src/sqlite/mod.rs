@@ -6,31 +6,28 @@
 //! sessions, fulfilment, events, audit), each implementing that area's trait
 //! (`AccountStore`, …) for this backend; the long statements are in `sql/`.
 
-mod accounts;
 mod audit;
 pub mod backup;
-mod catalogue;
 mod claims;
 mod engine;
 mod events;
 mod fulfilment;
 mod funding;
-mod keys;
 mod operators;
-mod pricing;
 mod purchases;
 mod rows;
-mod sessions;
 mod statements;
 mod wallet;
 
+use crate::db::ready;
 use crate::*;
 use engine::Engine;
 
 pub use engine::path_from_url;
+pub(crate) use statements::Lite;
 
 pub struct SqliteStore {
-    engine: Engine,
+    pub(crate) engine: Engine,
 }
 
 impl SqliteStore {
@@ -41,7 +38,9 @@ impl SqliteStore {
         let engine = tokio::task::spawn_blocking(move || Engine::open(path))
             .await
             .map_err(|e| StoreError::Backend(e.to_string()))??;
-        catalogue::seed_default(&engine).await?;
+        engine
+            .write(|conn| ready(crate::areas::catalogue::seed_default(&Lite(conn))))
+            .await?;
         Ok(SqliteStore { engine })
     }
 }

@@ -1,5 +1,5 @@
 -- A funding's ledger entry ($3: 'credit' for the payment, positive; 'fee',
--- negative), with the guarded wallet move of post_ledger.sql; no row when
+-- negative), with the guarded wallet move of `areas::wallet::post_ledger`; no row when
 -- the balance would go below zero.
 WITH moved AS (
     UPDATE accounts SET balance = balance + $1 WHERE id = $2 AND balance + $1 >= 0

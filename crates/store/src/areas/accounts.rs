@@ -1,0 +1,104 @@
+//! Accounts: created, found by id or e-mail (any case), suspended, re-passworded.
+
+use crate::clock::now_rfc3339;
+use crate::columns::ACCOUNT_COLUMNS;
+use crate::db::{Engine, Param, Tx, for_both_engines};
+use crate::rows::account;
+use crate::*;
+use billpay_domain::AccountId;
+use std::sync::LazyLock;
+
+for_both_engines! {
+    impl AccountStore {
+        fn create_account(new: NewAccount) -> Account = write |tx| create(tx, &new, None);
+        fn account(id: AccountId) -> Option<Account> = read |tx| by_id(tx, id);
+        fn account_by_email(email: &str) -> Option<Account> = read |tx| by_email(tx, &email);
+        fn set_account_status(id: AccountId, status: AccountStatus) -> ()
+            = write |tx| set_status(tx, id, status);
+        fn set_account_password(id: AccountId, password_hash: String) -> ()
+            = write |tx| set_password(tx, id, &password_hash);
+    }
+}
+
+/// A new account, with `log` in the same transaction when given (its
+/// subject the new account's id).
+pub(crate) async fn create<T: Tx>(
+    tx: &T,
+    new: &NewAccount,
+    log: Option<&NewLogEntry>,
+) -> Result<Account, T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "INSERT INTO accounts (id, name, email, password_hash, status, created_at)
+             VALUES (?1, ?2, ?3, ?4, 'active', ?5) ON CONFLICT DO NOTHING
+             RETURNING {ACCOUNT_COLUMNS}"
+        )
+    });
+    let (id, now) = (AccountId::new().to_string(), now_rfc3339());
+    let params: [&dyn Param; 5] = [&id, &new.name, &new.email, &new.password_hash, &now];
+    let Some(created) = tx.query_opt(&SQL, &params, account).await? else {
+        return Err(rules::email_taken(&new.email).into());
+    };
+    if let Some(log) = log {
+        let log = NewLogEntry {
+            subject: id,
+            ..log.clone()
+        };
+        super::operators::append(tx, &log).await?;
+    }
+    Ok(created)
+}
+
+async fn by_id<T: Tx>(tx: &T, id: AccountId) -> Result<Option<Account>, T::Error> {
+    static SQL: LazyLock<String> =
+        LazyLock::new(|| format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = ?1"));
+    tx.query_opt(&SQL, &[&id.to_string()], account).await
+}
+
+/// Any case finds the address: SQLite's `email` column is `COLLATE NOCASE`
+/// (its index serves the lookup); PostgreSQL's index is on `lower(email)`.
+async fn by_email<T: Tx>(tx: &T, email: &str) -> Result<Option<Account>, T::Error> {
+    static SQLITE: LazyLock<String> =
+        LazyLock::new(|| format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE email = ?1"));
+    static POSTGRES: LazyLock<String> = LazyLock::new(|| {
+        format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE lower(email) = lower(?1)")
+    });
+    let sql = match T::ENGINE {
+        Engine::Sqlite => &SQLITE,
+        Engine::Postgres => &POSTGRES,
+    };
+    tx.query_opt(sql, &[&email], account).await
+}
+
+/// Sets an account's status inside the caller's transaction; a suspension
+/// signs the account out everywhere.
+pub(crate) async fn set_status<T: Tx>(
+    tx: &T,
+    id: AccountId,
+    status: AccountStatus,
+) -> Result<(), T::Error> {
+    let sql = "UPDATE accounts SET status = ?1 WHERE id = ?2";
+    match tx
+        .execute(sql, &[&status.as_str(), &id.to_string()])
+        .await?
+    {
+        0 => Err(StoreError::NotFound("account").into()),
+        _ if status == AccountStatus::Suspended => end_sessions(tx, id).await,
+        _ => Ok(()),
+    }
+}
+
+/// A password change signs the account out everywhere.
+async fn set_password<T: Tx>(tx: &T, id: AccountId, hash: &str) -> Result<(), T::Error> {
+    let sql = "UPDATE accounts SET password_hash = ?1 WHERE id = ?2";
+    match tx.execute(sql, &[&hash, &id.to_string()]).await? {
+        0 => Err(StoreError::NotFound("account").into()),
+        _ => end_sessions(tx, id).await,
+    }
+}
+
+async fn end_sessions<T: Tx>(tx: &T, id: AccountId) -> Result<(), T::Error> {
+    let sql = "DELETE FROM sessions WHERE account_id = ?1";
+    tx.execute(sql, &[&id.to_string()]).await?;
+    Ok(())
+}

@@ -1,0 +1,205 @@
+//! Price tiers: their rules, accounts' tiers and the version that moves on
+//! every change; and the sales report's sums.
+
+use crate::clock::now_rfc3339;
+use crate::db::{Param, RowRead, Tx, col, for_both_engines};
+use crate::rules::{RuleRow, SALES_SQL, no_such_tier, price_book, scope_columns, tier_taken};
+use crate::*;
+use billpay_domain::AccountId;
+use billpay_domain::pricing::{DEFAULT_TIER, PriceBook, Rule, Scope};
+use std::sync::LazyLock;
+
+for_both_engines! {
+    impl PricingStore {
+        fn price_book() -> (i64, PriceBook) = snapshot |tx| load(tx);
+        /// A point read on the request path.
+        fn pricing_version() -> i64 = here |tx| version(tx);
+        fn create_tier(name: &str) -> () = write |tx| create_tier(tx, &name, None);
+        fn set_price_rule(tier: &str, scope: Scope, rule: Option<Rule>) -> bool
+            = write |tx| set_rule(tx, &tier, &scope, rule, None);
+        fn set_account_tier(account: AccountId, tier: Option<&str> => tier.map(str::to_owned)) -> ()
+            = write |tx| set_account_tier(tx, account, tier.as_deref(), None);
+        fn sales(from: String, until: String) -> Vec<SalesGroup> = read |tx| sales(tx, &from, &until);
+    }
+}
+
+async fn version<T: Tx>(tx: &T) -> Result<i64, T::Error> {
+    const COLUMNS: &str = "version";
+    let sql = "SELECT version FROM pricing_version WHERE id = 1";
+    tx.query_one(sql, &[], |row| row.get(col!("version"))).await
+}
+
+/// First in a change: pricing changes take turns on its row (PostgreSQL).
+async fn bump<T: Tx>(tx: &T) -> Result<(), T::Error> {
+    let sql = "UPDATE pricing_version SET version = version + 1 WHERE id = 1";
+    tx.execute(sql, &[]).await?;
+    Ok(())
+}
+
+async fn exists<T: Tx>(tx: &T, sql: &str, key: &str) -> Result<bool, T::Error> {
+    const COLUMNS: &str = "found";
+    tx.query_one(sql, &[&key], |row| row.get(col!("found")))
+        .await
+}
+
+async fn require_tier<T: Tx>(tx: &T, tier: &str) -> Result<(), T::Error> {
+    let sql = "SELECT EXISTS(SELECT 1 FROM price_tiers WHERE name = ?1) AS found";
+    match exists(tx, sql, tier).await? {
+        true => Ok(()),
+        false => Err(no_such_tier(tier).into()),
+    }
+}
+
+/// Read in one snapshot (SQLite: a read transaction); the version is read
+/// first, so a change committed meanwhile (PostgreSQL) only makes the rows
+/// newer than it, and the cache reloads once more.
+async fn load<T: Tx>(tx: &T) -> Result<(i64, PriceBook), T::Error> {
+    let version = version(tx).await?;
+    let sql = "SELECT name FROM price_tiers";
+    let tiers = tx
+        .query_all(sql, &[], |row| row.get(col!("name", "name")))
+        .await?;
+    let sql = "SELECT tier, product, provider, plan, kind, value FROM price_rules";
+    let rules = tx.query_all(sql, &[], rule_row).await?;
+    const ACCOUNTS: &str = "account_id, tier";
+    let sql = "SELECT account_id, tier FROM account_tiers";
+    let accounts = tx
+        .query_all(sql, &[], |row| {
+            Ok((
+                row.get(col!(ACCOUNTS, "account_id"))?,
+                row.get(col!(ACCOUNTS, "tier"))?,
+            ))
+        })
+        .await?;
+    Ok((version, price_book(tiers, rules, accounts)?))
+}
+
+fn rule_row(row: &dyn RowRead) -> StoreResult<RuleRow> {
+    const COLUMNS: &str = "tier, product, provider, plan, kind, value";
+    Ok((
+        row.get(col!("tier"))?,
+        row.get(col!("product"))?,
+        row.get(col!("provider"))?,
+        row.get(col!("plan"))?,
+        row.get(col!("kind"))?,
+        row.get(col!("value"))?,
+    ))
+}
+
+/// [`PricingStore::create_tier`], with `log` in the same transaction when given.
+pub(crate) async fn create_tier<T: Tx>(
+    tx: &T,
+    name: &str,
+    log: Option<&NewLogEntry>,
+) -> Result<(), T::Error> {
+    let sql = "INSERT INTO price_tiers (name, created_at) VALUES (?1, ?2) ON CONFLICT DO NOTHING";
+    if tx.execute(sql, &[&name, &now_rfc3339()]).await? == 0 {
+        return Err(tier_taken(name).into());
+    }
+    bump(tx).await?;
+    super::operators::append_opt(tx, log).await
+}
+
+/// [`PricingStore::set_price_rule`], with `log` in the same transaction
+/// when given and the rule changed (a removal that removed nothing is not logged).
+pub(crate) async fn set_rule<T: Tx>(
+    tx: &T,
+    tier: &str,
+    scope: &Scope,
+    rule: Option<Rule>,
+    log: Option<&NewLogEntry>,
+) -> Result<bool, T::Error> {
+    bump(tx).await?;
+    require_tier(tx, tier).await?;
+    let (product, provider, plan) = scope_columns(scope);
+    let changed = match rule {
+        Some(rule) => {
+            let sql = "INSERT INTO price_rules (tier, product, provider, plan, kind, value)
+                       VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                       ON CONFLICT (tier, product, provider, plan)
+                       DO UPDATE SET kind = excluded.kind, value = excluded.value";
+            let params: [&dyn Param; 6] = [
+                &tier,
+                &product,
+                &provider,
+                &plan,
+                &rule.kind(),
+                &rule.value(),
+            ];
+            tx.execute(sql, &params).await?
+        }
+        None => {
+            let sql = "DELETE FROM price_rules
+                       WHERE tier = ?1 AND product = ?2 AND provider = ?3 AND plan = ?4";
+            tx.execute(sql, &[&tier, &product, &provider, &plan])
+                .await?
+        }
+    };
+    if changed > 0 {
+        super::operators::append_opt(tx, log).await?;
+    }
+    Ok(changed > 0)
+}
+
+/// [`PricingStore::set_account_tier`], with `log` in the same transaction
+/// when given (its `before` the tier before).
+pub(crate) async fn set_account_tier<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    tier: Option<&str>,
+    log: Option<&NewLogEntry>,
+) -> Result<(), T::Error> {
+    bump(tx).await?;
+    let id = account.to_string();
+    let sql = "SELECT EXISTS(SELECT 1 FROM accounts WHERE id = ?1) AS found";
+    if !exists(tx, sql, &id).await? {
+        return Err(StoreError::NotFound("account").into());
+    }
+    let sql = "SELECT tier FROM account_tiers WHERE account_id = ?1";
+    let before: Option<String> = tx
+        .query_opt(sql, &[&id], |row| row.get(col!("tier", "tier")))
+        .await?;
+    match tier {
+        Some(tier) => {
+            require_tier(tx, tier).await?;
+            let sql = "INSERT INTO account_tiers (account_id, tier) VALUES (?1, ?2)
+                       ON CONFLICT (account_id) DO UPDATE SET tier = excluded.tier";
+            tx.execute(sql, &[&id, &tier]).await?;
+        }
+        None => {
+            let sql = "DELETE FROM account_tiers WHERE account_id = ?1";
+            tx.execute(sql, &[&id]).await?;
+        }
+    }
+    if let Some(log) = log {
+        let before = before.as_deref().unwrap_or(DEFAULT_TIER);
+        super::operators::append(tx, &log.clone().with_before(before)).await?;
+    }
+    Ok(())
+}
+
+async fn sales<T: Tx>(tx: &T, from: &str, until: &str) -> Result<Vec<SalesGroup>, T::Error> {
+    static SQL: LazyLock<String> =
+        LazyLock::new(|| SALES_SQL.replace("{from}", "?1").replace("{until}", "?2"));
+    tx.query_all(&SQL, &[&from, &until], sales_group).await
+}
+
+fn sales_group(row: &dyn RowRead) -> StoreResult<SalesGroup> {
+    const COLUMNS: &str = "hour, product, provider, supplier, account_id, tier, status, \
+        purchases, face_value, charged, cost, charged_with_cost, cost_unknown";
+    Ok(SalesGroup {
+        hour: row.get(col!("hour"))?,
+        product: row.parsed(col!("product"))?,
+        provider: row.get(col!("provider"))?,
+        supplier: row.get(col!("supplier"))?,
+        account_id: row.parsed(col!("account_id"))?,
+        tier: row.get(col!("tier"))?,
+        status: row.parsed(col!("status"))?,
+        purchases: row.get(col!("purchases"))?,
+        face_value: row.get(col!("face_value"))?,
+        charged: row.get(col!("charged"))?,
+        cost: row.get(col!("cost"))?,
+        charged_with_cost: row.get(col!("charged_with_cost"))?,
+        cost_unknown: row.get(col!("cost_unknown"))?,
+    })
+}

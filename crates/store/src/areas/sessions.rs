@@ -1,0 +1,53 @@
+//! Dashboard sessions, stored by the hash of their token.
+
+use crate::clock::{now_ms, now_rfc3339};
+use crate::db::{Tx, col, for_both_engines};
+use crate::*;
+use billpay_domain::AccountId;
+
+for_both_engines! {
+    impl SessionStore {
+        /// Stores a session, dropping the expired ones first.
+        fn create_session(token_hash: &str, account: AccountId, expires_at_ms: i64) -> ()
+            = write |tx| create(tx, &token_hash, account, expires_at_ms);
+        fn session(token_hash: &str) -> Option<Session> = read |tx| find(tx, &token_hash);
+        fn delete_session(token_hash: &str) -> () = statement |tx| delete(tx, &token_hash);
+    }
+}
+
+async fn create<T: Tx>(
+    tx: &T,
+    token_hash: &str,
+    account: AccountId,
+    expires_at_ms: i64,
+) -> Result<(), T::Error> {
+    let expired = "DELETE FROM sessions WHERE expires_at < ?1";
+    tx.execute(expired, &[&now_ms()]).await?;
+    let insert = "INSERT INTO sessions (token_hash, account_id, expires_at, created_at)
+                  VALUES (?1, ?2, ?3, ?4)";
+    let (account, now) = (account.to_string(), now_rfc3339());
+    tx.execute(insert, &[&token_hash, &account, &expires_at_ms, &now])
+        .await?;
+    Ok(())
+}
+
+async fn find<T: Tx>(tx: &T, token_hash: &str) -> Result<Option<Session>, T::Error> {
+    const COLUMNS: &str = "account_id, expires_at";
+    let sql =
+        "SELECT account_id, expires_at FROM sessions WHERE token_hash = ?1 AND expires_at > ?2";
+    let found = tx
+        .query_opt(sql, &[&token_hash, &now_ms()], |row| {
+            Ok((
+                row.get::<String>(col!("account_id"))?,
+                row.get(col!("expires_at"))?,
+            ))
+        })
+        .await?;
+    Ok(found.and_then(|(account, expires_at_ms)| Session::from_stored(&account, expires_at_ms)))
+}
+
+async fn delete<T: Tx>(tx: &T, token_hash: &str) -> Result<(), T::Error> {
+    tx.execute("DELETE FROM sessions WHERE token_hash = ?1", &[&token_hash])
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,228 @@
+//! Wallets: the balance, credits (once per reference), the ledger; and the
+//! one way a wallet moves (`post_ledger`), which purchases, refunds, funding
+//! and the operator's debits share.
+
+use crate::clock::now_rfc3339;
+use crate::columns::LEDGER_COLUMNS;
+use crate::db::{Engine, Param, Tx, col, for_both_engines};
+use crate::rows::ledger_entry;
+use crate::*;
+use billpay_domain::{AccountId, Kobo};
+use std::sync::LazyLock;
+
+for_both_engines! {
+    impl WalletStore {
+        /// A point read on the request path.
+        fn balance(account: AccountId) -> Kobo = here |tx| balance_of(tx, account);
+        fn credit_from(account: AccountId, amount: Kobo, source: CreditSource, reference: &str)
+            -> Credit = write |tx| credit(tx, account, amount, source, &reference);
+        /// Newest first.
+        fn ledger(account: AccountId, limit: u32) -> Vec<LedgerEntry>
+            = read |tx| ledger(tx, account, limit);
+        fn ledger_sum(account: AccountId) -> Kobo = read |tx| ledger_sum(tx, account);
+        /// The entries of one transaction: its debit, and its refund if any.
+        fn ledger_for_transaction(code: &str) -> Vec<LedgerEntry>
+            = read |tx| of_transaction(tx, &code);
+    }
+}
+
+/// The account's balance (`NotFound` when there is no such account).
+pub(crate) async fn balance_of<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
+    balance(tx, account, "SELECT balance FROM accounts WHERE id = ?1").await
+}
+
+/// [`balance_of`], the row locked until the transaction ends: PostgreSQL's
+/// `FOR UPDATE`; SQLite's one writer holds every row already.
+pub(crate) async fn balance_locked<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
+    let sql = match T::ENGINE {
+        Engine::Sqlite => "SELECT balance FROM accounts WHERE id = ?1",
+        Engine::Postgres => "SELECT balance FROM accounts WHERE id = ?1 FOR UPDATE",
+    };
+    balance(tx, account, sql).await
+}
+
+async fn balance<T: Tx>(tx: &T, account: AccountId, sql: &str) -> Result<Kobo, T::Error> {
+    const COLUMNS: &str = "balance";
+    let found = tx
+        .query_opt(sql, &[&account.to_string()], |row| row.get(col!("balance")))
+        .await?;
+    Ok(found.ok_or(StoreError::NotFound("account"))?)
+}
+
+/// A credit once per (account, source, reference), inside the caller's transaction.
+pub(crate) async fn credit<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    amount: Kobo,
+    source: CreditSource,
+    reference: &str,
+) -> Result<Credit, T::Error> {
+    // The wallet's row lock orders credits of one account, so the check
+    // below sees every credit committed before ours.
+    let balance = balance_locked(tx, account).await?;
+    if reference_seen(tx, account, source, reference).await? {
+        return Ok(Credit {
+            balance,
+            applied: false,
+        });
+    }
+    let balance = post_ledger(tx, account, amount, Entry::Credit(source, reference)).await?;
+    Ok(Credit {
+        balance,
+        applied: true,
+    })
+}
+
+/// An operator's debit once per reference, with its log line (the balances
+/// before and after), inside the caller's transaction.
+pub(crate) async fn debit<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    amount: Kobo,
+    reference: &str,
+    log: &NewLogEntry,
+) -> Result<Credit, T::Error> {
+    let balance = balance_locked(tx, account).await?;
+    if reference_seen(tx, account, CreditSource::Operator, reference).await? {
+        return Ok(Credit {
+            balance,
+            applied: false,
+        });
+    }
+    let moved = Kobo(-amount.0);
+    let after = post_ledger(tx, account, moved, Entry::OperatorDebit(reference)).await?;
+    super::operators::append(tx, &log.clone().with_balances(balance, after)).await?;
+    Ok(Credit {
+        balance: after,
+        applied: true,
+    })
+}
+
+/// Whether `account` has a ledger entry with this source's `reference`
+/// (PostgreSQL: callers hold the wallet's row lock).
+pub(crate) async fn reference_seen<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    source: CreditSource,
+    reference: &str,
+) -> Result<bool, T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT EXISTS(SELECT 1 FROM ledger WHERE account_id = ?1
+             AND {CREDIT_SOURCE_OR_OPERATOR} = ?2 AND credit_reference = ?3) AS found"
+        )
+    });
+    const COLUMNS: &str = "found";
+    let params: [&dyn Param; 3] = [&account.to_string(), &source.as_str(), &reference];
+    tx.query_one(&SQL, &params, |row| row.get(col!("found")))
+        .await
+}
+
+/// Why a wallet moves, and what the ledger entry refers to.
+pub(crate) enum Entry<'a> {
+    /// A credit, by its source and reference.
+    Credit(CreditSource, &'a str),
+    /// A purchase's debit, by the transaction's code.
+    Debit(&'a str),
+    /// A failed purchase's refund, by the transaction's code.
+    Refund(&'a str),
+    /// A bank transfer's payment, by its gateway reference and funding event.
+    Funding {
+        source: CreditSource,
+        reference: &'a str,
+        funding_id: &'a str,
+    },
+    /// The operator's fee on a funding (a negative amount), by its event.
+    Fee(&'a str),
+    /// An operator's debit, by the operator's reference (no purchase).
+    OperatorDebit(&'a str),
+}
+
+/// Moves a wallet by `amount` (signed) and appends the matching ledger
+/// entry; refused below zero.
+pub(crate) async fn post_ledger<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    amount: Kobo,
+    entry: Entry<'_>,
+) -> Result<Kobo, T::Error> {
+    const COLUMNS: &str = "balance";
+    let moved = "UPDATE accounts SET balance = balance + ?1 WHERE id = ?2 AND balance + ?1 >= 0
+                 RETURNING balance";
+    let account = account.to_string();
+    let balance_after: Option<i64> = tx
+        .query_opt(moved, &[&amount.0, &account], |row| {
+            row.get(col!("balance"))
+        })
+        .await?;
+    let balance_after = balance_after.ok_or(Refusal::InsufficientBalance)?;
+    let (kind, transaction_code, credit, funding_id) = match entry {
+        Entry::Credit(source, reference) => {
+            (LedgerKind::Credit, None, Some((source, reference)), None)
+        }
+        Entry::Debit(code) => (LedgerKind::Debit, Some(code), None, None),
+        Entry::Refund(code) => (LedgerKind::Refund, Some(code), None, None),
+        Entry::Funding {
+            source,
+            reference,
+            funding_id,
+        } => (
+            LedgerKind::Credit,
+            None,
+            Some((source, reference)),
+            Some(funding_id),
+        ),
+        Entry::Fee(funding_id) => (LedgerKind::Fee, None, None, Some(funding_id)),
+        Entry::OperatorDebit(reference) => (
+            LedgerKind::Debit,
+            None,
+            Some((CreditSource::Operator, reference)),
+            None,
+        ),
+    };
+    let insert = "INSERT INTO ledger (account_id, amount, kind, balance_after, transaction_code,
+                      credit_reference, created_at, credit_source, funding_id)
+                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    let params: [&dyn Param; 9] = [
+        &account,
+        &amount.0,
+        &kind.as_str(),
+        &balance_after,
+        &transaction_code,
+        &credit.map(|(_, reference)| reference),
+        &now_rfc3339(),
+        &credit.map(|(source, _)| source.as_str()),
+        &funding_id,
+    ];
+    tx.execute(insert, &params).await?;
+    Ok(Kobo(balance_after))
+}
+
+async fn ledger<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    limit: u32,
+) -> Result<Vec<LedgerEntry>, T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = ?1 ORDER BY id DESC LIMIT ?2"
+        )
+    });
+    let params: [&dyn Param; 2] = [&account.to_string(), &i64::from(limit)];
+    tx.query_all(&SQL, &params, ledger_entry).await
+}
+
+async fn ledger_sum<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
+    const COLUMNS: &str = "total";
+    let sql = "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM ledger
+               WHERE account_id = ?1";
+    tx.query_one(sql, &[&account.to_string()], |row| row.get(col!("total")))
+        .await
+}
+
+async fn of_transaction<T: Tx>(tx: &T, code: &str) -> Result<Vec<LedgerEntry>, T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!("SELECT {LEDGER_COLUMNS} FROM ledger WHERE transaction_code = ?1 ORDER BY id")
+    });
+    tx.query_all(&SQL, &[&code], ledger_entry).await
+}

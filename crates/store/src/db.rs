@@ -1,0 +1,455 @@
+//! The seam both backends share, so a store area is written once
+//! (`areas/<area>.rs`) and runs on either engine:
+//!
+//! - [`Tx`]: a transaction (or, for reads, a connection) to run statements on:
+//!   `execute`, `query_opt`, `query_all`. SQL is written once, in SQLite's
+//!   spelling of placeholders (`?1`, `?2`…); the PostgreSQL engine rewrites them
+//!   to `$1`… ([`to_dollar_placeholders`]) before its prepared-statement cache.
+//!   What truly differs between the engines is asked of [`Tx::ENGINE`] and
+//!   named where it is used.
+//! - [`Param`]: a value both drivers bind (`&[&dyn Param]`); an integer's
+//!   width is PostgreSQL's column type (`i32` for `INTEGER`, `i64` for
+//!   `BIGINT`), which SQLite takes as well.
+//! - [`RowRead`]: a row of either driver, read by column ([`Column`]: the
+//!   column's name and its position in the selected list, found at compile
+//!   time by [`col!`]; debug builds check the name against the driver's).
+//!
+//! The SQLite engine runs an area's function inside its writer (or reader)
+//! closure with [`ready`]: its futures never wait, so one poll finishes them.
+
+use crate::{Refusal, StoreError, StoreResult};
+use std::future::Future;
+
+/// Which engine a [`Tx`] runs on, for the few spellings that differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Engine {
+    Sqlite,
+    Postgres,
+}
+
+/// A value bound to a statement by either driver.
+pub(crate) trait Param: Sync {
+    fn lite(&self) -> &dyn rusqlite::ToSql;
+    fn pg(&self) -> &(dyn tokio_postgres::types::ToSql + Sync);
+}
+
+impl<T: rusqlite::ToSql + tokio_postgres::types::ToSql + Sync> Param for T {
+    fn lite(&self) -> &dyn rusqlite::ToSql {
+        self
+    }
+    fn pg(&self) -> &(dyn tokio_postgres::types::ToSql + Sync) {
+        self
+    }
+}
+
+/// Statements on one engine's transaction or connection. An area's function
+/// takes `&impl Tx` and returns `Result<_, T::Error>` (the engine's error, so
+/// PostgreSQL can still retry a serialisation failure).
+pub(crate) trait Tx {
+    type Error: From<StoreError> + From<Refusal>;
+    const ENGINE: Engine;
+
+    /// Runs a statement; answers the rows it changed.
+    fn execute(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+    ) -> impl Future<Output = Result<u64, Self::Error>>;
+
+    /// The first row, if any, through `map`.
+    fn query_opt<T>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        map: impl FnOnce(&dyn RowRead) -> StoreResult<T>,
+    ) -> impl Future<Output = Result<Option<T>, Self::Error>>;
+
+    /// Every row, through `map`.
+    fn query_all<T>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        map: impl FnMut(&dyn RowRead) -> StoreResult<T>,
+    ) -> impl Future<Output = Result<Vec<T>, Self::Error>>;
+
+    /// The one row `sql` answers (none is a backend error).
+    fn query_one<T>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        map: impl FnOnce(&dyn RowRead) -> StoreResult<T>,
+    ) -> impl Future<Output = Result<T, Self::Error>> {
+        async move {
+            let found = self.query_opt(sql, params, map).await?;
+            found.ok_or_else(|| StoreError::Backend("the query returned no row".into()).into())
+        }
+    }
+}
+
+/// The answer of a future that never waits (an area's function on the SQLite
+/// engine, whose statements run synchronously), in one poll.
+pub(crate) fn ready<T>(future: impl Future<Output = StoreResult<T>>) -> StoreResult<T> {
+    let mut future = std::pin::pin!(future);
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut context) {
+        std::task::Poll::Ready(answer) => answer,
+        std::task::Poll::Pending => Err(StoreError::Backend(
+            "a SQLite store operation waited on something".into(),
+        )),
+    }
+}
+
+/// `?1` → `$1`, outside quoted strings and identifiers: the one dialect's
+/// placeholders in PostgreSQL's spelling.
+pub(crate) fn to_dollar_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut quote = None;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '?') if chars.peek().is_some_and(char::is_ascii_digit) => {
+                out.push('$');
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A column of a selected list: its name and its position there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Column {
+    pub index: usize,
+    pub name: &'static str,
+}
+
+impl Column {
+    /// The column at `index` of an expression list whose names the drivers
+    /// spell differently (`CAST(COUNT(*) AS BIGINT)`): read by position only.
+    pub const fn nth(index: usize) -> Column {
+        Column { index, name: "" }
+    }
+
+    /// Whether a driver's name for the column is this one's.
+    pub fn is(&self, name: &str) -> bool {
+        self.name.is_empty() || name.eq_ignore_ascii_case(self.name)
+    }
+}
+
+/// `name`'s position in a column list such as `"a, b, c"`; evaluated at
+/// compile time, where a missing name is an error.
+pub(crate) const fn position(columns: &str, name: &str) -> usize {
+    let list = columns.as_bytes();
+    let mut start = 0;
+    let mut index = 0;
+    while start < list.len() {
+        while start < list.len() && list[start].is_ascii_whitespace() {
+            start += 1;
+        }
+        let mut end = start;
+        while end < list.len() && list[end] != b',' && !list[end].is_ascii_whitespace() {
+            end += 1;
+        }
+        if same(list, start, end, name.as_bytes()) {
+            return index;
+        }
+        while end < list.len() && list[end] != b',' {
+            end += 1;
+        }
+        start = end + 1;
+        index += 1;
+    }
+    panic!("a mapper reads a column its list does not select");
+}
+
+/// How many columns a list such as `"a, b, c"` has: the position of a
+/// column selected after them.
+pub(crate) const fn width(columns: &str) -> usize {
+    let list = columns.as_bytes();
+    let (mut i, mut commas) = (0, 0);
+    while i < list.len() {
+        if list[i] == b',' {
+            commas += 1;
+        }
+        i += 1;
+    }
+    commas + 1
+}
+
+/// Whether `list[start..end]` is `name`.
+const fn same(list: &[u8], start: usize, end: usize, name: &[u8]) -> bool {
+    if end - start != name.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < name.len() {
+        if list[start + i] != name[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `col!("name")`: the column `name` of `COLUMNS` (a const in the calling
+/// function), placed at compile time; `col!(LIST, "name")` of another list.
+macro_rules! col {
+    ($name:literal) => {
+        $crate::db::col!(COLUMNS, $name)
+    };
+    ($list:expr, $name:literal) => {
+        $crate::db::Column {
+            index: const { $crate::db::position($list, $name) },
+            name: $name,
+        }
+    };
+}
+pub(crate) use col;
+
+/// A row of either driver, read by column. What is stored as an integer is
+/// read as `i64` whatever its width; a flag is PostgreSQL's `BOOLEAN` or
+/// SQLite's 0/1.
+pub(crate) trait RowRead {
+    fn int(&self, column: Column) -> StoreResult<Option<i64>>;
+    fn text(&self, column: Column) -> StoreResult<Option<String>>;
+    fn flag(&self, column: Column) -> StoreResult<Option<bool>>;
+}
+
+/// A value read from a row's column.
+pub(crate) trait Value: Sized {
+    fn read(row: &dyn RowRead, column: Column) -> StoreResult<Self>;
+}
+
+impl dyn RowRead + '_ {
+    /// The column's value.
+    pub fn get<T: Value>(&self, column: Column) -> StoreResult<T> {
+        T::read(self, column)
+    }
+
+    /// The column's text, parsed.
+    pub fn parsed<T: std::str::FromStr>(&self, column: Column) -> StoreResult<T>
+    where
+        T::Err: std::fmt::Display,
+    {
+        let text: String = self.get(column)?;
+        text.parse()
+            .map_err(|e| unreadable(column, format!("cannot read {text:?}: {e}")))
+    }
+
+    /// The column's JSON text, read.
+    pub fn json<T: serde::de::DeserializeOwned>(&self, column: Column) -> StoreResult<T> {
+        let text: String = self.get(column)?;
+        serde_json::from_str(&text).map_err(|e| unreadable(column, e))
+    }
+}
+
+/// A column whose value cannot be read as asked.
+pub(crate) fn unreadable(column: Column, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Backend(format!("column {}: {e}", column.name))
+}
+
+fn present<T>(value: Option<T>, column: Column) -> StoreResult<T> {
+    value.ok_or_else(|| unreadable(column, "unexpected NULL"))
+}
+
+impl Value for Option<String> {
+    fn read(row: &dyn RowRead, column: Column) -> StoreResult<Self> {
+        row.text(column)
+    }
+}
+
+impl Value for Option<bool> {
+    fn read(row: &dyn RowRead, column: Column) -> StoreResult<Self> {
+        row.flag(column)
+    }
+}
+
+impl Value for String {
+    fn read(row: &dyn RowRead, column: Column) -> StoreResult<Self> {
+        present(row.text(column)?, column)
+    }
+}
+
+impl Value for bool {
+    fn read(row: &dyn RowRead, column: Column) -> StoreResult<Self> {
+        present(row.flag(column)?, column)
+    }
+}
+
+/// Integers of every width, read from the stored `i64` (out of range is an error).
+macro_rules! integers {
+    ($($t:ty),*) => {$(
+        impl Value for $t {
+            fn read(row: &dyn RowRead, column: Column) -> StoreResult<Self> {
+                let value = present(row.int(column)?, column)?;
+                <$t>::try_from(value).map_err(|e| unreadable(column, e))
+            }
+        }
+        impl Value for Option<$t> {
+            fn read(row: &dyn RowRead, column: Column) -> StoreResult<Self> {
+                row.int(column)?
+                    .map(|v| <$t>::try_from(v).map_err(|e| unreadable(column, e)))
+                    .transpose()
+            }
+        }
+    )*};
+}
+integers!(i64, i32, u32, u64, u16);
+
+impl Value for billpay_domain::Kobo {
+    fn read(row: &dyn RowRead, column: Column) -> StoreResult<Self> {
+        row.get::<i64>(column).map(billpay_domain::Kobo)
+    }
+}
+
+impl Value for Option<billpay_domain::Kobo> {
+    fn read(row: &dyn RowRead, column: Column) -> StoreResult<Self> {
+        Ok(row.get::<Option<i64>>(column)?.map(billpay_domain::Kobo))
+    }
+}
+
+/// An area's trait implemented for both engines from one list: each method
+/// names how it runs and the area's function it calls with the engine's [`Tx`]
+/// (arguments are taken as owned values first: `to_owned`, or as the
+/// method says after `=>`):
+///
+/// - `write`: one transaction (SQLite: a job of the writer's group commit;
+///   PostgreSQL: a pooled transaction, retried whole on a serialisation failure);
+/// - `statement`: a write that is one statement (SQLite: as `write`;
+///   PostgreSQL: autocommitted, no BEGIN/COMMIT round trips);
+/// - `read`: a read (SQLite: a reader thread; PostgreSQL: a pooled connection);
+/// - `snapshot`: reads that must agree (SQLite: in one read transaction;
+///   PostgreSQL: as `read`, the area orders its statements for that);
+/// - `engine`: what differs by engine, an inherent method each engine has
+///   (`|store| store.method_here(…)`, in the engine's folder);
+/// - `here`: a point read of the request path (SQLite: this thread's own
+///   connection, `Engine::read_here`; PostgreSQL: as `read`).
+macro_rules! for_both_engines {
+    (
+        impl $area:ident {
+            $(
+                $(#[$meta:meta])*
+                fn $name:ident($($arg:ident: $ty:ty $(=> $own:expr)?),* $(,)?) -> $ret:ty
+                    = $kind:ident |$tx:ident| $call:expr;
+            )*
+        }
+    ) => {
+        #[async_trait::async_trait]
+        // A borrowed argument is owned for PostgreSQL's closures, not for
+        // SQLite's `here`: the one call borrows it for both.
+        #[allow(clippy::needless_borrow)]
+        impl $area for $crate::sqlite::SqliteStore {
+            $(
+                $(#[$meta])*
+                async fn $name(&self, $($arg: $ty),*) -> $crate::StoreResult<$ret> {
+                    $crate::db::for_both_engines!(@sqlite $kind self ($($arg $(=> $own)?),*) $tx $call)
+                }
+            )*
+        }
+
+        #[async_trait::async_trait]
+        impl $area for $crate::postgres::PostgresStore {
+            $(
+                $(#[$meta])*
+                async fn $name(&self, $($arg: $ty),*) -> $crate::StoreResult<$ret> {
+                    $crate::db::for_both_engines!(@postgres $kind self ($($arg $(=> $own)?),*) $tx $call)
+                }
+            )*
+        }
+    };
+    (@sqlite write $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
+        $store.engine.write(move |conn| {
+            let $tx = &$crate::sqlite::Lite(conn);
+            $crate::db::ready($call)
+        }).await
+    }};
+    (@$engine:ident engine $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+        let $tx = $store;
+        $call.await
+    }};
+    (@own $arg:ident) => {
+        $arg.to_owned()
+    };
+    (@own $arg:ident $own:expr) => {
+        $own
+    };
+    (@sqlite statement $($rest:tt)*) => {
+        $crate::db::for_both_engines!(@sqlite write $($rest)*)
+    };
+    (@sqlite read $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
+        $store.engine.read(move |conn| {
+            let $tx = &$crate::sqlite::Lite(conn);
+            $crate::db::ready($call)
+        }).await
+    }};
+    (@sqlite snapshot $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
+        $store.engine.read(move |conn| {
+            conn.execute_batch("BEGIN")?;
+            let $tx = &$crate::sqlite::Lite(conn);
+            let answer = $crate::db::ready($call);
+            conn.execute_batch("COMMIT")?;
+            answer
+        }).await
+    }};
+    (@sqlite here $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {
+        $store.engine.read_here(|conn| {
+            let $tx = &$crate::sqlite::Lite(conn);
+            $crate::db::ready($call)
+        })
+    };
+    (@postgres write $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
+        $store.write(move |t| {
+            $(let $arg = $arg.clone();)*
+            Box::pin(async move {
+                let pg = $crate::postgres::Pg(t);
+                let $tx = &pg;
+                $call.await
+            })
+        }).await
+    }};
+    (@postgres $kind:ident $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
+        $store.autocommit(move |c| {
+            Box::pin(async move {
+                let pg = $crate::postgres::Pg(c);
+                let $tx = &pg;
+                $call.await
+            })
+        }).await
+    }};
+}
+pub(crate) use for_both_engines;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_rewritten_outside_quotes_only() {
+        let sql = "SELECT '?1', \"a?2\" FROM t WHERE a = ?1 AND b = ?12 AND c = ? AND d = '?'";
+        assert_eq!(
+            to_dollar_placeholders(sql),
+            "SELECT '?1', \"a?2\" FROM t WHERE a = $1 AND b = $12 AND c = ? AND d = '?'"
+        );
+    }
+
+    #[test]
+    fn a_name_is_placed_at_its_position_in_its_list() {
+        assert_eq!(position("a, ab,\n  b", "b"), 2);
+        assert_eq!(position("a, ab,\n  b", "ab"), 1);
+        assert_eq!(position("a, ab,\n  b", "a"), 0);
+    }
+
+    #[test]
+    fn ready_answers_a_future_that_does_not_wait() {
+        assert_eq!(ready(async { Ok(7) }).unwrap(), 7);
+    }
+}

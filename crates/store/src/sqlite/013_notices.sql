@@ -1,0 +1,25 @@
+-- The notification outbox (issue 30): a notice is written in the same
+-- transaction as its cause and sent later by the worker, like a webhook event.
+-- One notice per cause and channel: a replayed cause adds nothing.
+CREATE TABLE notices (
+    id               TEXT PRIMARY KEY,
+    cause            TEXT NOT NULL,
+    kind             TEXT NOT NULL,
+    channel          TEXT NOT NULL CHECK (channel IN ('email', 'sms')),
+    recipient        TEXT NOT NULL,
+    account_id       TEXT,
+    operator_id      TEXT,
+    data             TEXT NOT NULL,
+    status           TEXT NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'sent', 'failed')),
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at  INTEGER NOT NULL,
+    lease_until      INTEGER NOT NULL DEFAULT 0,
+    last_error       TEXT,
+    provider         TEXT,
+    provider_id      TEXT,
+    created_at       TEXT NOT NULL,
+    sent_at          TEXT,
+    UNIQUE (cause, channel)
+);
+CREATE INDEX notices_due ON notices (next_attempt_at) WHERE status = 'queued';
+CREATE INDEX notices_account ON notices (account_id, created_at);
