@@ -84,3 +84,22 @@ pub trait Channel: Send + Sync + 'static {
     /// Sends one message.
     async fn send(&self, message: &Message) -> Result<Sent, SendError>;
 }
+
+/// The channels this process sends through, one per kind at most (built
+/// from the settings at start; email falls back to a [`mail_dir::MailDir`]
+/// when no SMTP server is configured).
+#[derive(Clone, Default)]
+pub struct Channels {
+    pub email: Option<std::sync::Arc<dyn Channel>>,
+    pub sms: Option<std::sync::Arc<dyn Channel>>,
+}
+
+impl Channels {
+    /// The channel that sends to `kind`, if one is configured.
+    pub fn for_kind(&self, kind: ChannelKind) -> Option<&dyn Channel> {
+        match kind {
+            ChannelKind::Email => self.email.as_deref(),
+            ChannelKind::Sms => self.sms.as_deref(),
+        }
+    }
+}
