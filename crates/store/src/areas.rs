@@ -8,6 +8,7 @@
 pub(crate) mod accounts;
 pub(crate) mod catalogue;
 pub(crate) mod events;
+mod funding;
 pub(crate) mod keys;
 mod logged;
 pub(crate) mod notices;

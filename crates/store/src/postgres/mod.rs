@@ -27,7 +27,6 @@ mod connection;
 mod error;
 mod events;
 mod fulfilment;
-mod funding;
 mod migrate;
 mod operators;
 mod purchases;

@@ -23,11 +23,3 @@ pub fn transaction(row: &Row) -> Result<Transaction, PgError> {
 pub fn daily_spend_row(row: &Row) -> Result<DailySpend, PgError> {
     mapped(row, crate::rows::daily_spend_row)
 }
-
-pub fn funding_event(row: &Row) -> Result<FundingEvent, PgError> {
-    mapped(row, crate::rows::funding_event)
-}
-
-pub fn reserved_account(row: &Row) -> Result<ReservedAccount, PgError> {
-    mapped(row, crate::rows::reserved_account)
-}

@@ -12,7 +12,6 @@ mod claims;
 mod engine;
 mod events;
 mod fulfilment;
-mod funding;
 mod operators;
 mod purchases;
 mod rows;

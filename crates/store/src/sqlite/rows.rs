@@ -19,11 +19,3 @@ pub fn transaction(row: &Row) -> rusqlite::Result<Transaction> {
 pub fn daily_spend_row(row: &Row) -> rusqlite::Result<DailySpend> {
     lift(row, crate::rows::daily_spend_row)
 }
-
-pub fn funding_event(row: &Row) -> rusqlite::Result<FundingEvent> {
-    lift(row, crate::rows::funding_event)
-}
-
-pub fn reserved_account(row: &Row) -> rusqlite::Result<ReservedAccount> {
-    lift(row, crate::rows::reserved_account)
-}
