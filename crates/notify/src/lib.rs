@@ -6,8 +6,14 @@
 //! into a [`Message`] and hands it to the channel of its [`ChannelKind`].
 //! A retried send carries the same [`Message::id`], so a provider that
 //! deduplicates can.
+//!
+//! The providers (SMTP, Termii) are registered once in [`registry`], which
+//! builds the [`Channels`] a process sends through from its settings.
 
 pub mod mail_dir;
+pub mod registry;
+pub mod smtp;
+pub mod termii;
 
 use serde::{Deserialize, Serialize};
 

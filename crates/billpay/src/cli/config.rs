@@ -7,7 +7,8 @@
 //! whose struct its adapter owns (`[sandbox]`; each registered supplier's,
 //! `[vtpass]`, `[clubkonnect]`, gathered in `SupplierSections`; each
 //! registered gateway's, `[monnify]`, `[paystack]`, in `GatewaySections`;
-//! and `[funding]` for the fee and the reconciler). Secrets are
+//! and `[funding]` for the fee and the reconciler; the notification
+//! channels', `[email]`, `[smtp]`, `[termii]`, in `ChannelSections`). Secrets are
 //! `SecretString`s and connection URLs print without their password, so the
 //! settings' `Debug` is safe to log.
 
@@ -18,6 +19,7 @@ use anyhow::Context;
 use billpay_domain::sealed::SecretBox;
 use billpay_funding::FundingSettings;
 use billpay_funding::registry::GatewaySections;
+use billpay_notify::registry::ChannelSections;
 use billpay_store::SharedStore;
 use billpay_store::sealing::SealedStore;
 use billpay_supplier::registry::{SupplierSections, Wanted};
@@ -87,6 +89,10 @@ pub struct Settings {
     pub gateways: GatewaySections,
     /// The funding fee and the reconciler's interval.
     pub funding: FundingSettings,
+    /// The notification channels' settings (`mail_dir`, `[email]`, each
+    /// provider's section), read likewise.
+    #[serde(skip)]
+    pub channels: ChannelSections,
 }
 
 /// The built-in defaults, all here. Those a library also uses (connection
@@ -126,6 +132,7 @@ impl Default for Settings {
             suppliers: SupplierSections::default(),
             gateways: GatewaySections::default(),
             funding: FundingSettings::default(),
+            channels: ChannelSections::default(),
         }
     }
 }
@@ -166,6 +173,7 @@ impl Settings {
                 ignored::<Settings>,
                 ignored::<SupplierSections>,
                 ignored::<GatewaySections>,
+                ignored::<ChannelSections>,
             ]);
             anyhow::ensure!(
                 unknown.is_empty(),
@@ -182,6 +190,7 @@ impl Settings {
         let mut settings: Settings = figment.extract_lossy().map_err(describe)?;
         settings.suppliers = figment.extract_lossy().map_err(describe)?;
         settings.gateways = figment.extract_lossy().map_err(describe)?;
+        settings.channels = figment.extract_lossy().map_err(describe)?;
         Ok(settings)
     }
 
@@ -221,6 +230,7 @@ impl Settings {
         problems.extend(self.wanted().problems(&self.suppliers));
         problems.extend(billpay_funding::registry::problems(&self.gateways));
         problems.extend(self.funding.fee_rule().err().into_iter().flatten());
+        problems.extend(billpay_notify::registry::problems(&self.channels));
         match problems.as_slice() {
             [] => Ok(()),
             [one] => anyhow::bail!("{one}"),
@@ -418,6 +428,7 @@ mod tests {
                     ..PaystackSettings::default()
                 },
             },
+            channels: channel_secrets(),
             ..Settings::default()
         };
         let printed = format!("{settings:?}");
@@ -429,10 +440,43 @@ mod tests {
             "clubkonnect-api-key",
             "monnify-secret-key",
             "sk_live_paystack",
+            "smtp-password",
+            "termii-api-key",
         ] {
             assert!(!printed.contains(secret), "{printed}");
         }
         assert!(printed.contains("postgres://…@db/billpay"), "{printed}");
+    }
+
+    fn channel_secrets() -> ChannelSections {
+        let mut channels = ChannelSections::default();
+        channels.smtp.url = Some("smtps://user:smtp-password@mail.example.com".into());
+        channels.termii.api_key = Some("termii-api-key".into());
+        channels
+    }
+
+    #[test]
+    fn channel_settings_are_read_from_variables_and_sections() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("billpay.toml");
+        let text = "mail_dir = \"/var/mail/billpay\"\nemail_from = \"Shop <no-reply@shop.ng>\"\n\
+                    [smtp]\nurl = \"smtps://u:p@mail.example.com\"\n\
+                    [termii]\napi_key = \"TK\"\nsender_id = \"Shop\"\n";
+        std::fs::write(&file, text).unwrap();
+        let settings = Settings::load(Some(&file), vec![]).unwrap();
+        let channels = &settings.channels;
+        assert_eq!(channels.mail_dir, PathBuf::from("/var/mail/billpay"));
+        assert_eq!(
+            channels.email.from.as_deref(),
+            Some("Shop <no-reply@shop.ng>")
+        );
+        assert_eq!(channels.termii.sender_id.as_deref(), Some("Shop"));
+        assert!(billpay_notify::registry::problems(channels).is_empty());
+        std::fs::write(&file, "[termii]\napi_key = \"TK-SECRET\"\n").unwrap();
+        let half = Settings::load(Some(&file), vec![]).unwrap();
+        let problem = half.validate().unwrap_err().to_string();
+        assert!(problem.contains("BILLPAY_TERMII_SENDER_ID"), "{problem}");
+        assert!(!problem.contains("TK-SECRET"), "{problem}");
     }
 
     #[test]

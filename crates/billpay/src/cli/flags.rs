@@ -36,6 +36,16 @@ impl Registry for Gateways {
     }
 }
 
+/// The notification channels' flags (`--mail-dir`, `--email-from`, each
+/// provider's).
+pub struct Notifications;
+
+impl Registry for Notifications {
+    fn augment(command: Command) -> Command {
+        billpay_notify::registry::flags(command)
+    }
+}
+
 /// The flags of registry `R` given on the command line, as given.
 pub struct Flags<R> {
     given: Vec<(String, String)>,
@@ -44,6 +54,7 @@ pub struct Flags<R> {
 
 pub type SupplierFlags = Flags<Suppliers>;
 pub type GatewayFlags = Flags<Gateways>;
+pub type ChannelFlags = Flags<Notifications>;
 
 impl<R> Default for Flags<R> {
     fn default() -> Self {
@@ -126,6 +137,8 @@ mod tests {
         suppliers: SupplierFlags,
         #[command(flatten)]
         gateways: GatewayFlags,
+        #[command(flatten)]
+        channels: ChannelFlags,
     }
 
     #[test]
@@ -143,10 +156,22 @@ mod tests {
             "sk_test_secret-2",
             "--funding-fee-percent",
             "1.5",
+            "--smtp-url",
+            "smtps://u:smtp-secret-3@mail.example.com",
+            "--termii-api-key",
+            "termii-secret-4",
+            "--mail-dir",
+            "/tmp/mail",
         ])
         .unwrap();
         let printed = format!("{parsed:?}");
-        for key in ["api-secret-1", "ck-secret-1", "sk_test_secret-2"] {
+        for key in [
+            "api-secret-1",
+            "ck-secret-1",
+            "sk_test_secret-2",
+            "smtp-secret-3",
+            "termii-secret-4",
+        ] {
             assert!(!printed.contains(key), "{printed}");
         }
         assert!(printed.contains("vtpass_api_key"), "{printed}");
@@ -156,6 +181,9 @@ mod tests {
         assert!(flat.get("vtpass_secret_key").is_none(), "{flat}");
         let flat = serde_json::to_value(&parsed.gateways).unwrap();
         assert_eq!(flat["funding_fee_percent"], "1.5");
+        let flat = serde_json::to_value(&parsed.channels).unwrap();
+        assert_eq!(flat["termii_api_key"], "termii-secret-4");
+        assert_eq!(flat["mail_dir"], "/tmp/mail");
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod funding_command;
 mod http_server;
 mod key;
 mod metrics;
+mod notify;
 mod operator;
 mod output;
 mod report;
@@ -110,6 +111,9 @@ pub enum Command {
     /// and log (the operator log).
     #[command(subcommand)]
     Operator(operator::OperatorCommand),
+    /// Notifications: test (one email or SMS through the configured channel).
+    #[command(subcommand, after_help = SETTINGS_HELP)]
+    Notify(notify::NotifyCommand),
     /// Prove the money invariants (balances = ledger, refunds, events,
     /// references); exit 1 naming the offending rows on any violation.
     Audit,
@@ -149,9 +153,16 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
     if let Command::Backup { file } = &cli.command {
         return backup::run(&settings, file, out).map(|()| ExitCode::SUCCESS);
     }
+    if let Command::Notify(cmd) = cli.command {
+        return notify::run(cmd, &settings, out)
+            .await
+            .map(|()| ExitCode::SUCCESS);
+    }
     let store = settings.open_store().await?;
     match cli.command {
-        Command::Serve(_) | Command::Backup { .. } => unreachable!("handled above"),
+        Command::Serve(_) | Command::Backup { .. } | Command::Notify(_) => {
+            unreachable!("handled above")
+        }
         Command::Migrate => out.emit(
             serde_json::json!({ "migrated": true, "database_url": config::redact(&settings.database_url) }),
             format!("Database is up to date: {}", config::redact(&settings.database_url)),
@@ -189,6 +200,7 @@ impl Cli {
                 | catalogue::CatalogueCommand::SyncVtpass { supplier: args, .. },
             ) => Value::serialize(args),
             Command::Funding(args) => Value::serialize(&args.flags),
+            Command::Notify(notify::NotifyCommand::Test(args)) => Value::serialize(&args.flags),
             _ => Value::serialize(()),
         };
         Ok(vec![Value::serialize(&self.global)?, command?])

@@ -99,6 +99,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     #[serde(flatten)]
     funding: super::flags::GatewayFlags,
+    #[command(flatten)]
+    #[serde(flatten)]
+    notify: super::flags::ChannelFlags,
 }
 
 const DEMO_EMAIL: &str = "demo@billpay.local";
@@ -113,6 +116,10 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     };
     let allow_private = settings.webhook_allow_private.unwrap_or(args.demo);
 
+    // The notification worker (notify-outbox) sends through these.
+    let channels = super::notify::channels_from_settings(&settings)?;
+    let (email, sms) = super::notify::describe(&channels);
+    tracing::info!(email, sms, "notification channels");
     let store = settings.open_store().await?;
     let metrics = super::metrics::Metrics::install(store.clone())?;
     let secrets = settings.secret_box()?;

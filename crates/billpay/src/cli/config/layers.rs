@@ -15,7 +15,8 @@ use std::path::Path;
 
 /// The sections: the sandbox's and the funding fee's (fields of `Settings`)
 /// and each registered supplier's and gateway's (named like it, fields of
-/// `SupplierSections` and `GatewaySections`, which their registries hold).
+/// `SupplierSections` and `GatewaySections`, which their registries hold),
+/// and the notification channels' (`[email]`, each provider's).
 fn sections() -> impl Iterator<Item = &'static str> {
     let suppliers = billpay_supplier::registry::SUPPLIERS.iter().map(|r| r.name);
     let gateways = billpay_funding::registry::GATEWAYS.iter().map(|g| g.name);
@@ -24,6 +25,7 @@ fn sections() -> impl Iterator<Item = &'static str> {
         .chain(suppliers)
         .chain(gateways)
         .chain(std::iter::once("funding"))
+        .chain(billpay_notify::registry::section_names())
 }
 
 const ENV_PREFIX: &str = "BILLPAY_";

@@ -311,6 +311,8 @@ fn the_settings_logged_at_start_hold_no_secret() {
         "SK_not-for-logs",
         "PK_not-for-logs",
         MASTER_KEY,
+        "smtp-pass-not-for-logs",
+        "TL-not-for-logs",
     ];
     let mut child = serve_command(
         dir.path(),
@@ -322,6 +324,13 @@ fn the_settings_logged_at_start_hold_no_secret() {
                 ("BILLPAY_VTPASS_API_KEY", secrets[0]),
                 ("BILLPAY_VTPASS_SECRET_KEY", secrets[1]),
                 ("BILLPAY_VTPASS_PUBLIC_KEY", secrets[2]),
+                (
+                    "BILLPAY_SMTP_URL",
+                    "smtps://mailer:smtp-pass-not-for-logs@mail.example.com",
+                ),
+                ("BILLPAY_EMAIL_FROM", "Shop <no-reply@shop.example>"),
+                ("BILLPAY_TERMII_API_KEY", secrets[5]),
+                ("BILLPAY_TERMII_SENDER_ID", "TestShop"),
             ],
             flags: vec![],
         },

@@ -11,6 +11,8 @@ pub mod clubkonnect;
 pub mod monnify;
 pub mod paystack;
 pub mod receiver;
+pub mod smtp_sink;
+pub mod termii;
 pub mod vtpass;
 
 pub use billpay_api_testkit::Reply;
@@ -224,6 +226,11 @@ impl TestServer {
         self.dir.path().to_path_buf()
     }
 
+    /// Where the server writes email without SMTP (`BILLPAY_MAIL_DIR`).
+    pub fn mail_dir(&self) -> PathBuf {
+        self.dir.path().join("mail")
+    }
+
     /// Starts (or restarts) the server process and waits for its address.
     pub fn start(&mut self) {
         self.start_with_latency(self.options.latency_ms);
@@ -251,6 +258,7 @@ impl TestServer {
             )
             .env("BILLPAY_WEBHOOK_ALLOW_PRIVATE", "true")
             .env("BILLPAY_MASTER_KEY", MASTER_KEY)
+            .env("BILLPAY_MAIL_DIR", self.mail_dir())
             .env("BILLPAY_LOG", if show_logs { "info" } else { "error" })
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdout(Stdio::piped())
@@ -342,6 +350,7 @@ impl TestServer {
             .args(args)
             .args(["--json", "--database-url", &self.database_url])
             .env("BILLPAY_MASTER_KEY", MASTER_KEY)
+            .env("BILLPAY_MAIL_DIR", self.mail_dir())
             // the deployment's settings (supplier keys…), as the server has them
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .output()
