@@ -25,10 +25,13 @@ pub struct FundingRow {
     pub reference: String,
 }
 
-/// What the "Fund your wallet" section shows.
+/// What the "Fund your wallet" section shows. The wallet page adds the
+/// pay-now form, the accounts still to reserve and the latest card payments
+/// (`pay_now::wallet_extras`); the overview shows the accounts and history.
 pub struct FundingSection {
     pub fund_accounts: Vec<FundAccount>,
     pub fundings: Vec<FundingRow>,
+    pub extras: Option<super::pay_now::WalletExtras>,
 }
 
 pub async fn load(store: &SharedStore, account: AccountId) -> StoreResult<FundingSection> {
@@ -60,5 +63,6 @@ pub async fn load(store: &SharedStore, account: AccountId) -> StoreResult<Fundin
                 reference: e.gateway_reference,
             })
             .collect(),
+        extras: None,
     })
 }
