@@ -34,6 +34,15 @@ pub struct FundingSection {
     pub extras: Option<super::pay_now::WalletExtras>,
 }
 
+impl FundingSection {
+    /// The wallet page asks for a BVN or NIN (instead of "ask your provider").
+    pub fn asks_identity(&self) -> bool {
+        self.extras
+            .as_ref()
+            .is_some_and(|x| !x.identity_asks.is_empty())
+    }
+}
+
 pub async fn load(store: &SharedStore, account: AccountId) -> StoreResult<FundingSection> {
     let held = store.reserved_accounts(Some(account)).await?;
     let filter = FundingFilter {

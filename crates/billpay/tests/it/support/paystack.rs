@@ -45,6 +45,8 @@ struct Books {
     initialized: Vec<Value>,
     /// Where the hosted page's payments send `charge.success`.
     webhook_url: Option<String>,
+    /// The statuses billpay answered those webhooks with.
+    delivered: Vec<u16>,
 }
 
 #[derive(Clone)]
@@ -134,6 +136,11 @@ impl FakePaystack {
     /// Payments on the hosted page send `charge.success` to `url`.
     pub fn send_webhooks_to(&self, url: &str) {
         self.books.lock().unwrap().webhook_url = Some(url.to_owned());
+    }
+
+    /// The statuses billpay answered the hosted page's webhooks with.
+    pub fn delivered(&self) -> Vec<u16> {
+        self.books.lock().unwrap().delivered.clone()
     }
 
     /// Every `POST /transaction/initialize` body so far.
@@ -413,13 +420,15 @@ async fn hosted_pay(State(books): State<Arc<Mutex<Books>>>, Path(code): Path<Str
     };
     if let Some((url, (body, signature))) = webhook {
         tokio::spawn(async move {
-            let _ = reqwest::Client::new()
+            let answer = reqwest::Client::new()
                 .post(url)
                 .header("x-paystack-signature", signature)
                 .header("content-type", "application/json")
                 .body(body)
                 .send()
                 .await;
+            let status = answer.map_or(0, |a| a.status().as_u16());
+            books.lock().unwrap().delivered.push(status);
         });
     }
     let back = format!("{callback}?trxref={reference}&reference={reference}");
