@@ -206,6 +206,9 @@ pub struct CheckoutStarted {
 #[async_trait]
 pub trait HostedCheckout: Send + Sync {
     async fn initialize(&self, request: &CheckoutRequest) -> Result<CheckoutStarted, GatewayError>;
+    /// The origins its payment pages are on (`scheme://host[:port]`): a
+    /// form that is redirected there must be allowed to (CSP `form-action`).
+    fn page_origins(&self) -> Vec<String>;
 }
 
 pub type SharedGateway = Arc<dyn Gateway>;

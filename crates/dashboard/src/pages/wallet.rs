@@ -84,12 +84,16 @@ pub async fn page(state: &DashboardState, signed_in: &SignedIn, notes: WalletNot
         .collect();
     let mut funding = super::fund_wallet::load(&state.store, account).await?;
     funding.extras = Some(extras);
-    Ok(render(&WalletPage {
+    let page = render(&WalletPage {
         chrome: Chrome::new(signed_in, "wallet"),
         balance: naira(balance),
         entries,
         funding,
-    }))
+    });
+    // The pay-now form is answered by a 303 to the gateway's page.
+    let checkout = state.funding.checkout_gateway().and_then(|g| g.checkout());
+    let origins = checkout.map(|c| c.page_origins()).unwrap_or_default();
+    Ok(billpay_webkit::with_form_targets(page, &origins))
 }
 
 /// The purchases the entries name, by code: the latest `limit` in one read,

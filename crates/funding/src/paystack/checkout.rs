@@ -68,11 +68,31 @@ impl HostedCheckout for PaystackGateway {
         }
         Ok(data.into())
     }
+
+    fn page_origins(&self) -> Vec<String> {
+        vec![CHECKOUT_ORIGIN.to_owned(), origin_of(&self.base_url)]
+    }
+}
+
+/// Where Paystack's hosted payment pages are.
+pub const CHECKOUT_ORIGIN: &str = "https://checkout.paystack.com";
+
+/// `scheme://host[:port]` of a URL (the configured API base).
+fn origin_of(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    format!("{scheme}://{authority}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_origin_is_scheme_and_authority() {
+        assert_eq!(origin_of("https://api.paystack.co"), "https://api.paystack.co");
+        assert_eq!(origin_of("http://127.0.0.1:9/x/y"), "http://127.0.0.1:9");
+    }
 
     #[test]
     fn references_are_paystacks_characters_only() {

@@ -317,7 +317,7 @@ async fn a_customer_reserves_accounts_and_pays_by_card_in_a_browser() {
     assert!(accounts.contains("Test Bank"), "{accounts}");
     let paystack_rows = account_rows(b).await;
     b.css("#reserve-monnify").await;
-    b.screenshot("wallet-funding-390").await;
+    b.screenshot("wallet-funding-phone").await;
     b.fits_the_width("the wallet page").await;
     b.fill("#identity-monnify", BVN).await;
     b.click("#reserve-monnify button").await;
@@ -351,10 +351,10 @@ async fn a_customer_reserves_accounts_and_pays_by_card_in_a_browser() {
     );
     let words = notice.text().await.unwrap();
     assert!(words.contains("₦4,925.00 added"), "{words}");
-    b.screenshot("wallet-paid-390").await;
+    b.screenshot("wallet-paid-phone").await;
     b.fits_the_width("the wallet page after paying").await;
     b.client.set_window_size(1280, 900).await.unwrap();
-    b.screenshot("wallet-paid-1280").await;
+    b.screenshot("wallet-paid").await;
 
     let fundings = setup.cli(&["funding", "list", "--account", &account_id]);
     let count = || fundings["fundings"].as_array().unwrap().len();
