@@ -32,7 +32,9 @@ pub async fn security_headers(mut response: Response) -> Response {
 /// is left out.
 pub fn with_form_targets(mut response: Response, origins: &[String]) -> Response {
     let plain = |o: &&String| {
-        let rest = o.strip_prefix("https://").or_else(|| o.strip_prefix("http://"));
+        let rest = o
+            .strip_prefix("https://")
+            .or_else(|| o.strip_prefix("http://"));
         rest.is_some_and(|r| {
             !r.is_empty()
                 && r.bytes()

@@ -51,7 +51,7 @@ pub enum CheckoutError {
 #[derive(Debug, Clone)]
 pub enum CheckoutOutcome {
     /// Credited, now or before (`now`: by this call).
-    Credited { event: FundingEvent, now: bool },
+    Credited { event: Box<FundingEvent>, now: bool },
     /// Not paid yet (the gateway's word: `abandoned`, `ongoing`…): still open.
     NotPaid(String),
     /// The gateway says it failed (or was paid in another currency): closed.
@@ -140,6 +140,7 @@ impl Funding {
             return Ok(CheckoutOutcome::NotOurs);
         };
         if let Some(event) = self.credited(&checkout).await? {
+            let event = Box::new(event);
             return Ok(CheckoutOutcome::Credited { event, now: false });
         }
         let unverified = |why: String| FundingError::Unverified {
@@ -231,7 +232,7 @@ impl Funding {
             );
         }
         Ok(CheckoutOutcome::Credited {
-            event: recorded.event,
+            event: Box::new(recorded.event),
             now: recorded.credited_now,
         })
     }
@@ -262,7 +263,7 @@ impl Funding {
         };
         for checkout in open {
             match self.take_checkout(&checkout.reference).await {
-                Ok(CheckoutOutcome::Credited { event, now: true }) => done.credited.push(event),
+                Ok(CheckoutOutcome::Credited { event, now: true }) => done.credited.push(*event),
                 Ok(_) => {}
                 Err(e) => {
                     tracing::warn!(gateway = gateway.name(), error = %e, "reconcile: checkout not settled")

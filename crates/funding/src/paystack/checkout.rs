@@ -90,7 +90,10 @@ mod tests {
 
     #[test]
     fn an_origin_is_scheme_and_authority() {
-        assert_eq!(origin_of("https://api.paystack.co"), "https://api.paystack.co");
+        assert_eq!(
+            origin_of("https://api.paystack.co"),
+            "https://api.paystack.co"
+        );
         assert_eq!(origin_of("http://127.0.0.1:9/x/y"), "http://127.0.0.1:9");
     }
 
