@@ -12,6 +12,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use billpay_api::envelope::{ErrorBody, Failure};
 use billpay_funding::{SharedGateway, Webhook};
+use billpay_worker::CheckoutOutcome;
 use billpay_worker::payment_settlement::{Funding, FundingError};
 use serde_json::json;
 use std::time::Duration;
@@ -47,6 +48,7 @@ pub(crate) async fn receive(
             Ok(_) => received("accounts_saved"),
             Err(e) => internal(name, e.to_string()),
         },
+        Webhook::Checkout(notice) => checkout_paid(funding, name, notice.reference).await,
         Webhook::Payment(notice) => {
             let reference = notice.reference.clone();
             // Its own task: a gateway that hangs up (or gives up) does not
@@ -76,6 +78,34 @@ pub(crate) async fn receive(
                 }
             }
         }
+    }
+}
+
+/// A hosted checkout's `charge.success`: verified and credited once by the
+/// worker (in its own task, like a transfer), whoever else saw it first.
+async fn checkout_paid(funding: &Funding, name: &str, reference: String) -> Response {
+    let settling = {
+        let (funding, reference) = (funding.clone(), reference.clone());
+        tokio::spawn(async move { funding.take_checkout(&reference).await })
+    };
+    match tokio::time::timeout(ANSWER_WITHIN, settling).await {
+        Ok(Ok(Ok(outcome))) => received(match outcome {
+            CheckoutOutcome::Credited { .. } => "credited",
+            CheckoutOutcome::NotPaid(_) | CheckoutOutcome::Failed(_) => "rejected",
+            CheckoutOutcome::NotOurs => "ignored",
+        }),
+        Ok(Ok(Err(FundingError::Store(e)))) => internal(name, e.to_string()),
+        Ok(Ok(Err(FundingError::Unverified { why, .. }))) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "verification_pending",
+            format!("payment {reference} could not be verified yet ({why}); send it again"),
+        ),
+        Ok(Err(panicked)) => internal(name, panicked.to_string()),
+        Err(_) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "verification_pending",
+            format!("payment {reference} could not be verified in time; send it again"),
+        ),
     }
 }
 

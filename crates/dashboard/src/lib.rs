@@ -14,9 +14,11 @@ mod session;
 use axum::Router;
 use axum::routing::{get, post};
 use billpay_domain::sealed::SecretBox;
+use billpay_funding::FeeRule;
 use billpay_store::SharedStore;
 use billpay_webhooks::{DeliveryClient, DeliveryConfig};
 use billpay_webkit::{WebKit, catch_panics, kit_script, kit_stylesheet, security_headers};
+use billpay_worker::Funding;
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -26,16 +28,32 @@ pub struct DashboardState {
     pub webhooks: Arc<DeliveryClient>,
     /// Sessions scoped to `/dashboard`, the sign-in throttle and the bound on password checks.
     pub kit: Arc<WebKit>,
+    /// Money in: the gateways (reserved accounts, pay now by card). None
+    /// configured until [`Self::with_funding`].
+    pub funding: Funding,
+    /// Where a card payment sends the customer back (`[funding] public_url`);
+    /// `None`: the address their browser used.
+    pub public_url: Option<String>,
 }
 
 impl DashboardState {
     pub fn new(store: SharedStore, secrets: SecretBox, webhook_config: DeliveryConfig) -> Self {
         Self {
-            store,
+            store: store.clone(),
             secrets,
             webhooks: Arc::new(DeliveryClient::new(webhook_config)),
             kit: Arc::new(WebKit::new(session::SCOPE)),
+            funding: Funding::new(store, Vec::new(), FeeRule::default()),
+            public_url: None,
         }
+    }
+
+    /// The gateways customers fund their wallets through, and the shop's
+    /// public address (for the card payment's return).
+    pub fn with_funding(mut self, funding: Funding, public_url: Option<String>) -> Self {
+        self.funding = funding;
+        self.public_url = public_url;
+        self
     }
 }
 
@@ -73,6 +91,9 @@ pub fn router(state: DashboardState) -> Router {
         .route("/dashboard/transactions/{code}", get(transactions::detail))
         .route("/dashboard/wallet", get(wallet::statement))
         .route("/dashboard/wallet.csv", get(wallet::csv))
+        .route("/dashboard/wallet/pay", post(pay_now::start))
+        .route("/dashboard/wallet/paid", get(pay_now::returned))
+        .route("/dashboard/wallet/reserve", post(pay_now::reserve))
         .route("/dashboard/assets/style.css", get(kit_stylesheet))
         // the kit's own name for it: the kit's error pages link it
         .route("/dashboard/assets/kit.css", get(kit_stylesheet))

@@ -16,6 +16,13 @@ pub struct FundingSettings {
     pub fee_cap: Option<f64>,
     /// Seconds between two reconciliation runs (one node at a time).
     pub reconcile_secs: u64,
+    /// Pay now (checkout): the fee is added to what the customer pays, so
+    /// the wallet receives the amount they asked for (else it is taken from it).
+    pub fee_as_surcharge: bool,
+    /// The shop's address as customers reach it (`https://shop.example.com`):
+    /// the gateway's checkout sends them back there. Unset: the address the
+    /// customer's browser used (the `Host` your proxy passes on).
+    pub public_url: Option<String>,
 }
 
 /// The `[funding]` section's flags (only their definitions: the settings
@@ -36,6 +43,12 @@ pub struct FundingFlags {
     /// Seconds between two funding reconciliations (default 600).
     #[arg(long, global = true)]
     funding_reconcile_secs: Option<u64>,
+    /// Add the fee to what a customer pays by card (default false: taken from it).
+    #[arg(long, global = true)]
+    funding_fee_as_surcharge: Option<bool>,
+    /// The shop's public address, where a card payment returns (default: the request's).
+    #[arg(long, global = true)]
+    funding_public_url: Option<String>,
 }
 
 impl Default for FundingSettings {
@@ -45,6 +58,8 @@ impl Default for FundingSettings {
             fee_flat: 0.0,
             fee_cap: None,
             reconcile_secs: 600,
+            fee_as_surcharge: false,
+            public_url: None,
         }
     }
 }

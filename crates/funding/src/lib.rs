@@ -124,6 +124,10 @@ pub enum Webhook {
     Payment(PaymentNotice),
     /// Accounts assigned later (Paystack's `dedicatedaccount.assign.success`).
     Assigned(Reservation),
+    /// A hosted checkout's payment (Paystack Checkout's `charge.success` by
+    /// card, USSD or bank): credited only when billpay initialized its
+    /// reference, and only as verified.
+    Checkout(PaymentNotice),
     /// Not a payment (settlements, refunds…): answered 200, why logged.
     Ignore(String),
 }
@@ -165,6 +169,46 @@ pub trait Gateway: Send + Sync + 'static {
     ) -> Result<Vec<Payment>, GatewayError>;
     /// Checks the signature over the raw body, then reads the event.
     fn read_webhook(&self, headers: &HeaderMap, body: &[u8]) -> Result<Webhook, WebhookError>;
+    /// Whether reserving needs the customer's BVN or NIN (Monnify's does).
+    fn needs_identity(&self) -> bool {
+        false
+    }
+    /// Its hosted checkout, where the customer pays now (card, USSD, bank).
+    fn checkout(&self) -> Option<&dyn HostedCheckout> {
+        None
+    }
+}
+
+/// A payment to start on a gateway's hosted page.
+#[derive(Debug, Clone)]
+pub struct CheckoutRequest {
+    /// Ours, unique: the gateway's reference of the payment too.
+    pub reference: String,
+    pub email: String,
+    /// What the customer pays, exactly.
+    pub amount: Kobo,
+    /// Where the gateway sends the customer back (absolute URL).
+    pub callback_url: String,
+    /// Our account id, for the gateway's records.
+    pub account: String,
+}
+
+/// A checkout the gateway initialized: send the customer to `authorization_url`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckoutStarted {
+    pub authorization_url: String,
+    pub access_code: String,
+    pub reference: String,
+}
+
+/// A gateway's hosted checkout (Paystack Checkout). Its payments are
+/// verified with [`Gateway::verify`] like any other.
+#[async_trait]
+pub trait HostedCheckout: Send + Sync {
+    async fn initialize(&self, request: &CheckoutRequest) -> Result<CheckoutStarted, GatewayError>;
+    /// The origins its payment pages are on (`scheme://host[:port]`): a
+    /// form that is redirected there must be allowed to (CSP `form-action`).
+    fn page_origins(&self) -> Vec<String>;
 }
 
 pub type SharedGateway = Arc<dyn Gateway>;

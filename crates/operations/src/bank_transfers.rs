@@ -7,7 +7,8 @@ use crate::{Actor, OpsError, OpsResult, Permission, invalid};
 use billpay_domain::AccountId;
 use billpay_funding::Customer;
 use billpay_store::{
-    FundingEvent, FundingFilter, FundingStatus, NewReservation, ReservedAccount, Store,
+    FundingEvent, FundingFilter, FundingStatus, NewReservation, ReservationIdentity,
+    ReservedAccount, Store,
 };
 use billpay_worker::payment_settlement::{Funding, Reconciled};
 use std::time::Duration;
@@ -25,33 +26,127 @@ pub async fn reserve(
     nin: Option<&str>,
 ) -> OpsResult<Vec<ReservedAccount>> {
     actor.require(Permission::ManageAccounts)?;
+    let identity = Identity::of(bvn, nin)?;
+    let reserved = reserve_accounts(store, funding, account, gateway, identity).await?;
+    if let Some(customer_ref) = reserved.customer_ref {
+        let mut log = actor.log("funding.reserve", account.to_string());
+        log.after = Some(format!("{gateway} customer {customer_ref}"));
+        store.append_log(log).await?;
+        tracing::info!(%actor, %account, gateway, customer = customer_ref, "accounts reserved");
+    }
+    Ok(reserved.accounts)
+}
+
+/// The customer's own reservation (the dashboard's wallet page): as
+/// [`reserve`], for the signed-in account; of the identity number only the
+/// last 4 digits and the gateway's answer are kept.
+pub async fn reserve_own(
+    store: &dyn Store,
+    funding: &Funding,
+    account: AccountId,
+    gateway: &str,
+    identity: Option<Identity>,
+) -> OpsResult<Vec<ReservedAccount>> {
+    let kept = identity.as_ref().map(Identity::last4);
+    let reserved = reserve_accounts(store, funding, account, gateway, identity).await;
+    if let Some((kind, last4)) = kept {
+        let state = if reserved.is_ok() {
+            "accepted"
+        } else {
+            "refused"
+        };
+        let identity = ReservationIdentity {
+            account_id: account,
+            gateway: gateway.to_owned(),
+            kind: kind.to_owned(),
+            last4,
+            state: state.to_owned(),
+        };
+        store.save_reservation_identity(identity).await?;
+    }
+    let reserved = reserved?;
+    if let Some(customer) = &reserved.customer_ref {
+        tracing::info!(%account, gateway, customer, "accounts reserved by the customer");
+    }
+    Ok(reserved.accounts)
+}
+
+/// A BVN or a NIN (11 digits), passed to the gateway and never kept whole.
+pub struct Identity {
+    kind: &'static str,
+    number: String,
+}
+
+impl Identity {
+    /// The one given (a BVN before a NIN), checked; `None` when neither is.
+    pub fn of(bvn: Option<&str>, nin: Option<&str>) -> OpsResult<Option<Identity>> {
+        for (kind, value) in [("bvn", bvn), ("nin", nin)] {
+            let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+                continue;
+            };
+            if value.len() != 11 || !value.bytes().all(|b| b.is_ascii_digit()) {
+                let fields: &'static [&'static str] =
+                    if kind == "bvn" { &["bvn"] } else { &["nin"] };
+                return Err(invalid(fields, "must be 11 digits"));
+            }
+            let number = value.to_owned();
+            return Ok(Some(Identity { kind, number }));
+        }
+        Ok(None)
+    }
+
+    fn last4(&self) -> (&'static str, String) {
+        (self.kind, self.number[self.number.len() - 4..].to_owned())
+    }
+}
+
+/// What a reservation did: the accounts held, and the gateway's customer
+/// when it was called now (`None`: held before, nothing called).
+struct Reserved {
+    accounts: Vec<ReservedAccount>,
+    customer_ref: Option<String>,
+}
+
+async fn reserve_accounts(
+    store: &dyn Store,
+    funding: &Funding,
+    account: AccountId,
+    gateway: &str,
+    identity: Option<Identity>,
+) -> OpsResult<Reserved> {
     let client = funding.gateway(gateway).ok_or_else(|| {
         OpsError::Refused(format!(
             "{gateway} is not configured: set its BILLPAY_{}_* settings",
             gateway.to_uppercase()
         ))
     })?;
-    for (field, value) in [("bvn", bvn), ("nin", nin)] {
-        if value.is_some_and(|v| v.len() != 11 || !v.bytes().all(|b| b.is_ascii_digit())) {
-            let fields: &'static [&'static str] = if field == "bvn" { &["bvn"] } else { &["nin"] };
-            return Err(invalid(fields, "must be 11 digits"));
-        }
-    }
     // Reserved before: what is held (none yet while Paystack is still
     // assigning them; its webhook brings them), without calling the gateway.
     if store.funding_customer(account, gateway).await?.is_some() {
-        return held_at(store, account, gateway).await;
+        let accounts = held_at(store, account, gateway).await?;
+        return Ok(Reserved {
+            accounts,
+            customer_ref: None,
+        });
     }
     let owner = store
         .account(account)
         .await?
         .ok_or_else(|| OpsError::NotFound(format!("no account {account}")))?;
+    let (bvn, nin) = match identity {
+        Some(Identity {
+            kind: "bvn",
+            number,
+        }) => (Some(number), None),
+        Some(Identity { number, .. }) => (None, Some(number)),
+        None => (None, None),
+    };
     let customer = Customer {
         reference: account.to_string(),
         name: owner.name,
         email: owner.email,
-        bvn: bvn.map(str::to_owned),
-        nin: nin.map(str::to_owned),
+        bvn,
+        nin,
     };
     let reservation = client
         .reserve(&customer)
@@ -73,11 +168,10 @@ pub async fn reserve(
             accounts: accounts.collect(),
         })
         .await?;
-    let mut log = actor.log("funding.reserve", account.to_string());
-    log.after = Some(format!("{gateway} customer {}", reservation.customer_ref));
-    store.append_log(log).await?;
-    tracing::info!(%actor, %account, gateway, customer = reservation.customer_ref, "accounts reserved");
-    held_at(store, account, gateway).await
+    Ok(Reserved {
+        accounts: held_at(store, account, gateway).await?,
+        customer_ref: Some(reservation.customer_ref),
+    })
 }
 
 async fn held_at(

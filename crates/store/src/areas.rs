@@ -7,6 +7,7 @@
 
 pub(crate) mod accounts;
 pub(crate) mod catalogue;
+pub(crate) mod checkouts;
 pub(crate) mod events;
 mod funding;
 pub(crate) mod keys;
@@ -22,6 +23,7 @@ use async_trait::async_trait;
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::pricing::{PriceBook, Rule, Scope};
 use billpay_domain::{AccountId, KeyId, Kobo};
+pub use checkouts::{Checkout, CheckoutStatus, NewCheckout, ReservationIdentity};
 use std::time::Duration;
 
 /// Every area: what a backend (or a wrapper such as `SealedStore`) is.
@@ -37,6 +39,7 @@ pub trait Store:
     + AuditStore
     + PricingStore
     + FundingStore
+    + CheckoutStore
     + OperatorStore
     + LoggedStore
     + NoticeStore
@@ -55,10 +58,29 @@ impl<T> Store for T where
         + AuditStore
         + PricingStore
         + FundingStore
+        + CheckoutStore
         + OperatorStore
         + LoggedStore
         + NoticeStore
 {
+}
+
+/// Pay now through a gateway's hosted checkout, and the identity numbers
+/// (last 4 digits) given to reserve accounts (`areas/checkouts.rs`).
+#[async_trait]
+pub trait CheckoutStore: Send + Sync + 'static {
+    async fn create_checkout(&self, new: NewCheckout) -> StoreResult<Checkout>;
+    async fn checkout(&self, reference: &str) -> StoreResult<Option<Checkout>>;
+    async fn open_checkouts(&self, gateway: &str, since: &str) -> StoreResult<Vec<Checkout>>;
+    async fn account_checkouts(&self, account: AccountId, limit: u32)
+    -> StoreResult<Vec<Checkout>>;
+    async fn close_checkout(&self, reference: &str, status: CheckoutStatus) -> StoreResult<bool>;
+    async fn save_reservation_identity(&self, identity: ReservationIdentity) -> StoreResult<()>;
+    async fn reservation_identity(
+        &self,
+        account: AccountId,
+        gateway: &str,
+    ) -> StoreResult<Option<ReservationIdentity>>;
 }
 
 /// The notification outbox: notices written with their cause, sent by the worker.

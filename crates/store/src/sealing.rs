@@ -136,6 +136,16 @@ pass_through!(SessionStore {
     fn delete_session(&self, token_hash: &str) -> StoreResult<()>;
 });
 
+pass_through!(CheckoutStore {
+    fn create_checkout(&self, new: NewCheckout) -> StoreResult<Checkout>;
+    fn checkout(&self, reference: &str) -> StoreResult<Option<Checkout>>;
+    fn open_checkouts(&self, gateway: &str, since: &str) -> StoreResult<Vec<Checkout>>;
+    fn account_checkouts(&self, account: AccountId, limit: u32) -> StoreResult<Vec<Checkout>>;
+    fn close_checkout(&self, reference: &str, status: CheckoutStatus) -> StoreResult<bool>;
+    fn save_reservation_identity(&self, identity: ReservationIdentity) -> StoreResult<()>;
+    fn reservation_identity(&self, account: AccountId, gateway: &str) -> StoreResult<Option<ReservationIdentity>>;
+});
+
 pass_through!(FundingStore {
     fn save_reservation(&self, new: NewReservation) -> StoreResult<()>;
     fn funding_customer(&self, account: AccountId, gateway: &str) -> StoreResult<Option<String>>;

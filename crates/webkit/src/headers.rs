@@ -16,13 +16,43 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'
 pub async fn security_headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    );
+    // A page may widen its own forms' targets (`with_form_targets`).
+    headers
+        .entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(CONTENT_SECURITY_POLICY));
     headers
         .entry(header::CACHE_CONTROL)
         .or_insert(HeaderValue::from_static("no-store"));
+    response
+}
+
+/// [`CONTENT_SECURITY_POLICY`] whose forms may also go (or be redirected)
+/// to these origins (`https://checkout.paystack.com`: a payment form's 303
+/// to the gateway's page). An origin that is not plain `scheme://host[:port]`
+/// is left out.
+pub fn with_form_targets(mut response: Response, origins: &[String]) -> Response {
+    let plain = |o: &&String| {
+        let rest = o
+            .strip_prefix("https://")
+            .or_else(|| o.strip_prefix("http://"));
+        rest.is_some_and(|r| {
+            !r.is_empty()
+                && r.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b))
+        })
+    };
+    let targets: Vec<&str> = origins.iter().filter(plain).map(String::as_str).collect();
+    if targets.is_empty() {
+        return response;
+    }
+    let policy = CONTENT_SECURITY_POLICY.replace(
+        "form-action 'self'",
+        &format!("form-action 'self' {}", targets.join(" ")),
+    );
+    if let Ok(value) = HeaderValue::from_str(&policy) {
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_SECURITY_POLICY, value);
+    }
     response
 }
 

@@ -36,6 +36,7 @@ pub use chart::escape;
 pub use csrf::{CsrfForm, FORM_LIMIT, NoFields, SignInForm, csrf_for};
 pub use headers::{
     CONTENT_SECURITY_POLICY, KIT_CSS, KIT_JS, asset, kit_script, kit_stylesheet, security_headers,
+    with_form_targets,
 };
 pub use page::{PageError, PageResult, PanicPage, catch_panics, error_page, render};
 pub use password::{Busy, HashPermit, PasswordCheck};

@@ -28,13 +28,16 @@ pub const BACKGROUND_WINDOW: Duration = Duration::from_secs(24 * 3600);
 
 #[derive(Clone)]
 pub struct Funding {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
-struct Inner {
-    store: SharedStore,
+pub(crate) struct Inner {
+    pub(crate) store: SharedStore,
     gateways: Vec<SharedGateway>,
-    fee: FeeRule,
+    pub(crate) fee: FeeRule,
+    /// Checkout: the fee is added to what the customer pays (a surcharge)
+    /// instead of taken from what they fund.
+    pub(crate) surcharge: bool,
 }
 
 /// Why a payment was not settled now.
@@ -68,7 +71,22 @@ impl Funding {
                 store,
                 gateways,
                 fee,
+                surcharge: false,
             }),
+        }
+    }
+
+    /// The same, with the checkout's fee shown as a surcharge (`true`): added
+    /// to what the customer pays, so the wallet receives what they asked for.
+    pub fn with_surcharge(self, surcharge: bool) -> Funding {
+        let inner = Inner {
+            store: self.inner.store.clone(),
+            gateways: self.inner.gateways.clone(),
+            fee: self.inner.fee,
+            surcharge,
+        };
+        Funding {
+            inner: Arc::new(inner),
         }
     }
 
@@ -82,6 +100,11 @@ impl Funding {
 
     pub fn fee(&self) -> FeeRule {
         self.inner.fee
+    }
+
+    /// Whether a checkout's fee is added to what the customer pays.
+    pub fn surcharges(&self) -> bool {
+        self.inner.surcharge
     }
 
     /// A signed webhook's payment: verified with the gateway, then settled.
@@ -277,6 +300,7 @@ impl Funding {
             }
         };
         references.extend(self.pending(gateway.name()).await.unwrap_or_default());
+        self.reconcile_checkouts(gateway, since, &mut done).await;
         references.sort_by(|a, b| a.reference.cmp(&b.reference));
         references.dedup_by(|a, b| a.reference == b.reference);
         for notice in references {
@@ -406,7 +430,7 @@ fn log_run(run: &Reconciled) {
 }
 
 /// The `/metrics` counters of a payment's outcome.
-fn count(gateway: &str, recorded: &FundingRecorded) {
+pub(crate) fn count(gateway: &str, recorded: &FundingRecorded) {
     let gateway = gateway.to_owned();
     let event = &recorded.event;
     match event.status {

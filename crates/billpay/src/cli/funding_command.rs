@@ -35,7 +35,8 @@ pub fn service(settings: &Settings, store: SharedStore) -> anyhow::Result<Fundin
             "wallets are funded by bank transfer through it"
         );
     }
-    Ok(Funding::new(store, gateways, fee))
+    let surcharge = settings.funding.fee_as_surcharge;
+    Ok(Funding::new(store, gateways, fee).with_surcharge(surcharge))
 }
 
 #[derive(clap::Args, Debug)]

@@ -156,6 +156,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
     let funding = super::funding_command::service(&settings, store.clone())?;
     let console_funding = funding.clone();
+    let dashboard_funding = funding.clone();
     let console_fulfilment = fulfilment.clone();
     let callbacks = billpay_callbacks::router(
         billpay_supplier::callback::all(),
@@ -202,7 +203,8 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     println!("billpay listening on http://{address}");
     tracing::info!(%address, role, shared_rate_limits = state.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = settings.sandbox.latency_ms, "billpay started");
     let dashboard =
-        billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config);
+        billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config)
+            .with_funding(dashboard_funding, settings.funding.public_url.clone());
     let console = billpay_console::ConsoleState::new(
         store.clone(),
         secrets.clone(),

@@ -25,10 +25,22 @@ pub struct FundingRow {
     pub reference: String,
 }
 
-/// What the "Fund your wallet" section shows.
+/// What the "Fund your wallet" section shows. The wallet page adds the
+/// pay-now form, the accounts still to reserve and the latest card payments
+/// (`pay_now::wallet_extras`); the overview shows the accounts and history.
 pub struct FundingSection {
     pub fund_accounts: Vec<FundAccount>,
     pub fundings: Vec<FundingRow>,
+    pub extras: Option<super::pay_now::WalletExtras>,
+}
+
+impl FundingSection {
+    /// The wallet page asks for a BVN or NIN (instead of "ask your provider").
+    pub fn asks_identity(&self) -> bool {
+        self.extras
+            .as_ref()
+            .is_some_and(|x| !x.identity_asks.is_empty())
+    }
 }
 
 pub async fn load(store: &SharedStore, account: AccountId) -> StoreResult<FundingSection> {
@@ -60,5 +72,6 @@ pub async fn load(store: &SharedStore, account: AccountId) -> StoreResult<Fundin
                 reference: e.gateway_reference,
             })
             .collect(),
+        extras: None,
     })
 }

@@ -1,12 +1,13 @@
 //! Wallet statement: ledger entries with the running balance, each saying
 //! what moved the wallet, and CSV download (times in Lagos time).
 
+use super::pay_now::WalletNotes;
 use super::{Chrome, PageResult, render};
 use crate::DashboardState;
 use crate::format::{naira, short_time, sortable_time};
 use crate::session::SignedIn;
 use askama::Template;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::header;
 use axum::response::IntoResponse;
 use billpay_domain::AccountId;
@@ -39,8 +40,29 @@ struct WalletPage {
     funding: super::fund_wallet::FundingSection,
 }
 
-pub async fn statement(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
+#[derive(serde::Deserialize)]
+pub struct WalletQuery {
+    /// The card payment the customer just came back from.
+    paid: Option<String>,
+}
+
+pub async fn statement(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    Query(query): Query<WalletQuery>,
+) -> PageResult {
+    let notes = WalletNotes {
+        paid: query.paid,
+        ..WalletNotes::default()
+    };
+    page(&state, &signed_in, notes).await
+}
+
+/// The wallet page, with the funding section's notes (errors, a payment).
+pub async fn page(state: &DashboardState, signed_in: &SignedIn, notes: WalletNotes) -> PageResult {
     let account = signed_in.user.id;
+    // First: a first visit may reserve accounts, shown below.
+    let extras = super::pay_now::wallet_extras(state, &signed_in.user, notes).await?;
     let balance = state.store.balance(account).await?;
     let entries = state.store.ledger(account, PAGE_ENTRIES).await?;
     let purchases = purchases_of(&state.store, account, &entries, PAGE_ENTRIES).await?;
@@ -60,12 +82,18 @@ pub async fn statement(State(state): State<DashboardState>, signed_in: SignedIn)
                 .map(|c| format!("/dashboard/transactions/{c}")),
         })
         .collect();
-    Ok(render(&WalletPage {
-        chrome: Chrome::new(&signed_in, "wallet"),
+    let mut funding = super::fund_wallet::load(&state.store, account).await?;
+    funding.extras = Some(extras);
+    let page = render(&WalletPage {
+        chrome: Chrome::new(signed_in, "wallet"),
         balance: naira(balance),
         entries,
-        funding: super::fund_wallet::load(&state.store, account).await?,
-    }))
+        funding,
+    });
+    // The pay-now form is answered by a 303 to the gateway's page.
+    let checkout = state.funding.checkout_gateway().and_then(|g| g.checkout());
+    let origins = checkout.map(|c| c.page_origins()).unwrap_or_default();
+    Ok(billpay_webkit::with_form_targets(page, &origins))
 }
 
 /// The purchases the entries name, by code: the latest `limit` in one read,

@@ -113,6 +113,10 @@ impl Gateway for MonnifyGateway {
         "monnify"
     }
 
+    fn needs_identity(&self) -> bool {
+        true
+    }
+
     async fn reserve(&self, customer: &Customer) -> Result<Reservation, GatewayError> {
         let mut body = json!({
             "accountReference": customer.reference,

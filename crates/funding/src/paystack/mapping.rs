@@ -51,16 +51,21 @@ pub(super) fn read_event(body: &[u8]) -> Webhook {
     };
     let data = &event["data"];
     match event["event"].as_str().unwrap_or("none") {
-        "charge.success" if !is_transfer(data) => {
-            Webhook::Ignore("a charge that is not a transfer to a dedicated account".into())
-        }
         "charge.success" => match text(&data["reference"]) {
-            Some(reference) => Webhook::Payment(PaymentNotice {
-                reference,
-                claimed_amount: kobo(&data["amount"]),
-                customer_ref: text(&data["customer"]["customer_code"]),
-                account_number: text(&data["authorization"]["receiver_bank_account_number"]),
-            }),
+            Some(reference) => {
+                let notice = PaymentNotice {
+                    reference,
+                    claimed_amount: kobo(&data["amount"]),
+                    customer_ref: text(&data["customer"]["customer_code"]),
+                    account_number: text(&data["authorization"]["receiver_bank_account_number"]),
+                };
+                // A card, USSD or bank payment on the hosted page: a checkout's.
+                if is_transfer(data) {
+                    Webhook::Payment(notice)
+                } else {
+                    Webhook::Checkout(notice)
+                }
+            }
             None => Webhook::Ignore("a charge without reference".into()),
         },
         "dedicatedaccount.assign.success" => {
@@ -96,10 +101,10 @@ mod tests {
         assert_eq!(notice.customer_ref.as_deref(), Some("CUS_x"));
         let card =
             json!({"event": "charge.success", "data": {"reference": "r", "channel": "card"}});
-        assert!(matches!(
-            read_event(card.to_string().as_bytes()),
-            Webhook::Ignore(_)
-        ));
+        let Webhook::Checkout(checkout) = read_event(card.to_string().as_bytes()) else {
+            panic!("a checkout's payment")
+        };
+        assert_eq!(checkout.reference, "r");
         let assigned = json!({"event": "dedicatedaccount.assign.success", "data": {
             "customer": {"customer_code": "CUS_x"},
             "dedicated_account": {"bank": {"name": "Wema Bank", "slug": "wema-bank"},

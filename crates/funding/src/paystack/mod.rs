@@ -7,12 +7,15 @@
 //! `dedicatedaccount.assign.success` webhook); a payment is verified with
 //! `GET /transaction/verify/{reference}` (amounts in kobo); reconciliation
 //! lists `GET /transaction?status=success&from=…`. Webhooks are signed with
-//! `x-paystack-signature` under the secret key.
+//! `x-paystack-signature` under the secret key. Paystack Checkout (pay now
+//! by card, USSD or bank) is in `checkout.rs`.
 
+mod checkout;
 mod mapping;
 mod registration;
 mod settings;
 
+pub use checkout::{InitializeData, reference_is_valid};
 pub use mapping::*;
 pub use registration::REGISTRATION;
 pub use settings::{LIVE_URL, PaystackSettings};
@@ -153,6 +156,10 @@ impl Gateway for PaystackGateway {
     fn read_webhook(&self, headers: &HeaderMap, body: &[u8]) -> Result<Webhook, WebhookError> {
         signature::check(headers, SIGNATURE_HEADER, self.secret_key.as_bytes(), body)?;
         Ok(read_event(body))
+    }
+
+    fn checkout(&self) -> Option<&dyn HostedCheckout> {
+        Some(self)
     }
 }
 

@@ -11,6 +11,7 @@ mod accounts;
 mod audit;
 mod bank_transfers;
 mod catalogue;
+mod checkouts;
 mod events;
 mod fulfilment;
 mod keys;

@@ -4,6 +4,7 @@
 //! operator's tools. Every case runs for both gateways; every test ends with
 //! `billpay audit` (the kit's `Drop`).
 
+mod checkout;
 pub mod gateways;
 
 use crate::support::monnify::Verify;

@@ -7,6 +7,15 @@
 //! (`charge.success` with `channel: dedicated_nuban`,
 //! `dedicatedaccount.assign.success`), signed with `x-paystack-signature`:
 //! hex HMAC-SHA512 of the body under the secret key.
+//!
+//! Paystack Checkout too: `POST /transaction/initialize` (`amount` an
+//! integer in kobo, `reference` unique, `callback_url`) answers
+//! `{authorization_url, access_code, reference}`; the initialized
+//! transaction verifies `abandoned` until paid. The hosted page
+//! (`GET /checkout/{access_code}`, a "Pay" button) marks it `success` by card,
+//! sends the signed `charge.success` to the webhook URL when one is set
+//! (Paystack sends it whether or not the customer comes back), and sends the
+//! browser to `callback_url?trxref=…&reference=…`.
 
 use super::monnify::{Verify, sign};
 use axum::extract::{Path, Query, State};
@@ -30,6 +39,14 @@ struct Books {
     order: Vec<String>,
     verify: Option<Verify>,
     next: u64,
+    /// access_code → (reference, callback_url) of an initialized checkout.
+    checkouts: HashMap<String, (String, String)>,
+    /// Every `POST /transaction/initialize` body.
+    initialized: Vec<Value>,
+    /// Where the hosted page's payments send `charge.success`.
+    webhook_url: Option<String>,
+    /// The statuses billpay answered those webhooks with.
+    delivered: Vec<u16>,
 }
 
 #[derive(Clone)]
@@ -46,6 +63,9 @@ impl FakePaystack {
             .route("/dedicated_account", post(dedicated))
             .route("/transaction/verify/{reference}", get(verify))
             .route("/transaction", get(list))
+            .route("/transaction/initialize", post(initialize))
+            .route("/checkout/{code}", get(hosted_page))
+            .route("/checkout/{code}/pay", post(hosted_pay))
             .with_state(books.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
@@ -111,6 +131,37 @@ impl FakePaystack {
         books.payments.insert(reference.clone(), payment);
         books.order.push(reference.clone());
         reference
+    }
+
+    /// Payments on the hosted page send `charge.success` to `url`.
+    pub fn send_webhooks_to(&self, url: &str) {
+        self.books.lock().unwrap().webhook_url = Some(url.to_owned());
+    }
+
+    /// The statuses billpay answered the hosted page's webhooks with.
+    pub fn delivered(&self) -> Vec<u16> {
+        self.books.lock().unwrap().delivered.clone()
+    }
+
+    /// Every `POST /transaction/initialize` body so far.
+    pub fn initialized(&self) -> Vec<Value> {
+        self.books.lock().unwrap().initialized.clone()
+    }
+
+    /// The customer pays an initialized checkout by card (the hosted page's
+    /// button, without a browser); no webhook is sent.
+    pub fn pay(&self, reference: &str) {
+        mark_paid(&mut self.books.lock().unwrap(), reference);
+    }
+
+    /// A `charge.success` for a checkout, signed with another key (forged).
+    pub fn forged_webhook(&self, reference: &str) -> (Vec<u8>, String) {
+        let mut payment = self.books.lock().unwrap().payments[reference].clone();
+        payment["status"] = json!("success");
+        let body = json!({"event": "charge.success", "data": payment});
+        let body = serde_json::to_vec(&body).unwrap();
+        let signature = sign("sk_test_not_the_merchants_key", &body);
+        (body, signature)
     }
 
     pub fn set_status(&self, reference: &str, status: &str) {
@@ -276,4 +327,110 @@ async fn list(
     Json(json!({"status": true, "message": "Transactions retrieved", "data": data,
         "meta": {"total": all.len(), "perPage": per_page, "page": page, "pageCount": all.len().div_ceil(per_page)}}))
         .into_response()
+}
+
+async fn initialize(
+    State(books): State<Arc<Mutex<Books>>>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
+    if !authorized(&headers) {
+        return refused(StatusCode::UNAUTHORIZED, "Invalid key");
+    }
+    let Some(amount) = body["amount"].as_i64().filter(|a| *a > 0) else {
+        return refused(StatusCode::BAD_REQUEST, "Invalid Amount Sent");
+    };
+    let (Some(email), Some(reference)) = (body["email"].as_str(), body["reference"].as_str())
+    else {
+        return refused(StatusCode::BAD_REQUEST, "Email and reference are required");
+    };
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "-.=".contains(c);
+    if !reference.chars().all(allowed) {
+        return refused(StatusCode::BAD_REQUEST, "Invalid reference");
+    }
+    let callback = body["callback_url"].as_str().unwrap_or_default().to_owned();
+    let base = headers["host"].to_str().unwrap().to_owned();
+    let mut books = books.lock().unwrap();
+    books.initialized.push(body.clone());
+    if books.payments.contains_key(reference) {
+        return refused(StatusCode::BAD_REQUEST, "Duplicate Transaction Reference");
+    }
+    books.next += 1;
+    let code = format!("acc{:010}", books.next);
+    let payment = json!({
+        "id": 4_000_000 + books.next, "domain": "test", "status": "abandoned", "reference": reference,
+        "amount": amount, "currency": body["currency"].as_str().unwrap_or("NGN"), "channel": "card",
+        "gateway_response": "The transaction was not completed", "paid_at": null, "fees": null,
+        "metadata": body["metadata"], "customer": {"id": 7, "customer_code": "CUS_card0001", "email": email},
+        "authorization": {}
+    });
+    books.payments.insert(reference.to_owned(), payment);
+    books.order.push(reference.to_owned());
+    books
+        .checkouts
+        .insert(code.clone(), (reference.to_owned(), callback));
+    ok(
+        "Authorization URL created",
+        json!({"authorization_url": format!("http://{base}/checkout/{code}"), "access_code": code,
+            "reference": reference}),
+    )
+}
+
+/// A card payment of an initialized checkout: `success`, with Paystack's fee.
+fn mark_paid(books: &mut Books, reference: &str) {
+    let payment = books.payments.get_mut(reference).unwrap();
+    let amount = payment["amount"].as_i64().unwrap();
+    payment["status"] = json!("success");
+    payment["gateway_response"] = json!("Successful");
+    payment["paid_at"] = json!("2026-11-25T22:00:00.000Z");
+    payment["fees"] = json!((amount * 15 / 1000).min(200_000));
+    payment["authorization"] = json!({"authorization_code": "AUTH_fake", "bin": "408408",
+        "last4": "4081", "exp_month": "12", "exp_year": "2030", "channel": "card",
+        "card_type": "visa ", "bank": "TEST BANK", "country_code": "NG", "brand": "visa",
+        "reusable": true});
+}
+
+async fn hosted_page(State(books): State<Arc<Mutex<Books>>>, Path(code): Path<String>) -> Response {
+    let books = books.lock().unwrap();
+    let Some((reference, _)) = books.checkouts.get(&code) else {
+        return (StatusCode::NOT_FOUND, "no such checkout").into_response();
+    };
+    let amount = books.payments[reference]["amount"].as_i64().unwrap();
+    let page = format!(
+        "<!doctype html><html><head><meta name=viewport content='width=device-width'>\
+         <title>Paystack Checkout (fake)</title></head><body><h1>Pay NGN <span id=amount>{}.{:02}</span></h1>\
+         <p id=reference>{reference}</p><form method=post action=/checkout/{code}/pay>\
+         <button id=pay-card type=submit>Pay with card</button></form></body></html>",
+        amount / 100,
+        amount % 100
+    );
+    axum::response::Html(page).into_response()
+}
+
+async fn hosted_pay(State(books): State<Arc<Mutex<Books>>>, Path(code): Path<String>) -> Response {
+    let (reference, callback, webhook) = {
+        let mut books = books.lock().unwrap();
+        let Some((reference, callback)) = books.checkouts.get(&code).cloned() else {
+            return (StatusCode::NOT_FOUND, "no such checkout").into_response();
+        };
+        mark_paid(&mut books, &reference);
+        let body = json!({"event": "charge.success", "data": books.payments[&reference]});
+        let webhook = books.webhook_url.clone().map(|url| (url, signed(body)));
+        (reference, callback, webhook)
+    };
+    if let Some((url, (body, signature))) = webhook {
+        tokio::spawn(async move {
+            let answer = reqwest::Client::new()
+                .post(url)
+                .header("x-paystack-signature", signature)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await;
+            let status = answer.map_or(0, |a| a.status().as_u16());
+            books.lock().unwrap().delivered.push(status);
+        });
+    }
+    let back = format!("{callback}?trxref={reference}&reference={reference}");
+    (StatusCode::FOUND, [("location", back)]).into_response()
 }
