@@ -8,6 +8,7 @@
 //! deduplicates can.
 
 pub mod mail_dir;
+pub mod operator_templates;
 
 use serde::{Deserialize, Serialize};
 

@@ -14,6 +14,7 @@ mod catalogue;
 mod events;
 mod fulfilment;
 mod keys;
+mod notice_admin;
 mod notices;
 mod operators;
 mod pricing;
