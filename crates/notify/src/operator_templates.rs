@@ -149,7 +149,11 @@ mod tests {
         let data = json!({ "supplier": "vtpass", "balance": "1200.00", "threshold": "5000.00" });
         let alert = render("operator_float_low", &data, "Ada Data").unwrap();
         assert_eq!(alert.subject, "Ada Data: Low float at vtpass");
-        assert!(alert.text.contains("₦1200.00, under your low-balance level of ₦5000.00"));
+        assert!(
+            alert
+                .text
+                .contains("₦1200.00, under your low-balance level of ₦5000.00")
+        );
         assert!(alert.html.contains("Low float at vtpass"));
     }
 

@@ -59,7 +59,7 @@ impl<T> Store for T where
         + OperatorStore
         + LoggedStore
         + NoticeStore
-    + NoticeAdminStore
+        + NoticeAdminStore
 {
 }
 

@@ -204,7 +204,8 @@ impl Alerts {
         let needs_review = review.await?.len() as u64;
         let oldest_secs = backlog.oldest_age_secs() as u64;
         let too_many = needs_review > self.settings.review_count;
-        let too_old = backlog.processing > 0 && oldest_secs > self.settings.oldest_processing.as_secs();
+        let too_old =
+            backlog.processing > 0 && oldest_secs > self.settings.oldest_processing.as_secs();
         if !too_many && !too_old {
             return Ok(None);
         }
@@ -246,10 +247,13 @@ impl Alerts {
 
     /// Each supplier that failed this process's start-up check, once per start.
     fn failed_start_checks(&self) -> Vec<(AlertKind, String, Value)> {
-        let failed = self.start_checks.iter().filter_map(|check| match &check.health {
-            Some(Health::Broken(problem)) => Some((check, problem)),
-            _ => None,
-        });
+        let failed = self
+            .start_checks
+            .iter()
+            .filter_map(|check| match &check.health {
+                Some(Health::Broken(problem)) => Some((check, problem)),
+                _ => None,
+            });
         failed
             .map(|(check, problem)| {
                 let at = lagos_minute(&check.at);

@@ -12,11 +12,11 @@ use axum::http::{HeaderMap, header};
 use billpay_domain::keys::random_hex;
 use billpay_operations::notices;
 use billpay_operations::operators::{self, TotpCodes, TotpOffer};
-use billpay_worker::alerts::AlertKind;
-use std::collections::HashMap;
 use billpay_store::issue::session_token_hash;
 use billpay_webkit::{CsrfForm, NoFields, is_https};
+use billpay_worker::alerts::AlertKind;
 use serde::Deserialize;
+use std::collections::HashMap;
 
 #[derive(Template)]
 #[template(path = "account.html")]

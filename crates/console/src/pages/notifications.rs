@@ -110,7 +110,11 @@ pub async fn list(
     let mut notices = state.store.list_notices(filter).await?;
     let has_older = more_pages(&mut notices, PAGE_SIZE);
     let account = account.map(|a| a.to_string()).unwrap_or_default();
-    let filters = [("status", status), ("channel", channel), ("account", account.as_str())];
+    let filters = [
+        ("status", status),
+        ("channel", channel),
+        ("account", account.as_str()),
+    ];
     let link = |page: u32| page_link("/admin/notifications", &filters, page);
     let done = Done { done: f.done };
     Ok(render(&NotificationsPage {

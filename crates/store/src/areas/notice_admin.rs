@@ -58,13 +58,8 @@ async fn list<T: Tx>(tx: &T, filter: &NoticeFilter) -> Result<Vec<NoticeListing>
     let account = filter.account_id.map(|a: AccountId| a.to_string());
     let limit = i64::from(filter.limit.max(1));
     let offset = i64::from(filter.offset);
-    let params: [&dyn crate::db::Param; 5] = [
-        &filter.status,
-        &filter.channel,
-        &account,
-        &limit,
-        &offset,
-    ];
+    let params: [&dyn crate::db::Param; 5] =
+        [&filter.status, &filter.channel, &account, &limit, &offset];
     tx.query_all(&SQL, &params, listing).await
 }
 

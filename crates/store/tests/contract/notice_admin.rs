@@ -111,7 +111,12 @@ async fn a_failed_notice_is_queued_again_with_its_log_line_but_not_while_it_is_b
     )
     .await;
 
-    assert!(store.requeue_notice(&id, line("notice.resend")).await.unwrap());
+    assert!(
+        store
+            .requeue_notice(&id, line("notice.resend"))
+            .await
+            .unwrap()
+    );
     let again = &store.list_notices(filter()).await.unwrap()[0];
     assert_eq!((again.status.as_str(), again.attempts), ("queued", 0));
     assert_eq!(again.last_error, None);
@@ -128,7 +133,12 @@ async fn a_failed_notice_is_queued_again_with_its_log_line_but_not_while_it_is_b
 
     // A worker holds it now: a resend would race the send.
     raw_sql(&db, "UPDATE notices SET lease_until = 99999999999999").await;
-    assert!(!store.requeue_notice(&id, line("notice.resend")).await.unwrap());
+    assert!(
+        !store
+            .requeue_notice(&id, line("notice.resend"))
+            .await
+            .unwrap()
+    );
     let missing = store.requeue_notice("NT-nope", line("notice.resend")).await;
     assert!(matches!(missing, Err(StoreError::NotFound("notice"))));
     let log = store.operator_log(LogFilter {
@@ -143,21 +153,33 @@ async fn an_alert_goes_to_every_active_operator_who_has_not_turned_it_off() {
     let (_db, store) = store().await;
     let log = line("operator.create");
     let owner = store
-        .create_operator(operator("owner@example.com", OperatorRole::Owner), log.clone())
+        .create_operator(
+            operator("owner@example.com", OperatorRole::Owner),
+            log.clone(),
+        )
         .await
         .unwrap();
     let support = store
-        .create_operator(operator("help@example.com", OperatorRole::Support), log.clone())
+        .create_operator(
+            operator("help@example.com", OperatorRole::Support),
+            log.clone(),
+        )
         .await
         .unwrap();
     let gone = store
-        .create_operator(operator("gone@example.com", OperatorRole::Owner), log.clone())
+        .create_operator(
+            operator("gone@example.com", OperatorRole::Owner),
+            log.clone(),
+        )
         .await
         .unwrap();
     let off = OperatorChange::Status(OperatorStatus::Disabled);
     store.update_operator(gone.id, off, log).await.unwrap();
 
-    let kinds = vec!["operator_float_low".to_owned(), "operator_backlog".to_owned()];
+    let kinds = vec![
+        "operator_float_low".to_owned(),
+        "operator_backlog".to_owned(),
+    ];
     store.set_alert_opt_outs(support.id, kinds).await.unwrap();
     let emails = |found: Vec<AlertRecipient>| -> Vec<String> {
         found.into_iter().map(|r| r.email).collect()
@@ -170,7 +192,10 @@ async fn an_alert_goes_to_every_active_operator_who_has_not_turned_it_off() {
 
     // Replaced, not added to.
     let just_one = vec!["operator_payment".to_owned()];
-    store.set_alert_opt_outs(support.id, just_one).await.unwrap();
+    store
+        .set_alert_opt_outs(support.id, just_one)
+        .await
+        .unwrap();
     let now_off = store.alert_opt_outs(support.id).await.unwrap();
     assert_eq!(now_off, ["operator_payment"]);
     assert!(store.alert_opt_outs(owner.id).await.unwrap().is_empty());
