@@ -60,7 +60,7 @@ pub enum Notice {
     MarkedSuccessful,
     MarkedFailed,
     WebhookQueued,
-    NoticeQueued,
+    Resent,
     AlertsSaved,
 }
 
@@ -161,7 +161,7 @@ impl Notice {
             "webhook-queued",
             "webhook event queued again",
         ),
-        (Notice::NoticeQueued, "notice-queued", "notice queued again"),
+        (Notice::Resent, "notice-queued", "notice queued again"),
         (Notice::AlertsSaved, "alerts-saved", "your alerts are saved"),
     ];
 

@@ -140,5 +140,5 @@ pub async fn resend(
     notices::resend(state.store.as_ref(), &actor(&signed_in), &id)
         .await
         .map_err(refused)?;
-    Ok(done("/admin/notifications", Notice::NoticeQueued))
+    Ok(done("/admin/notifications", Notice::Resent))
 }
