@@ -166,7 +166,11 @@ mod tests {
         let alert = render("operator_payment", &data, "Ada Data").unwrap();
         assert!(alert.text.contains("Payer: <b>Bola</b>"));
         let escaped = ["&lt;b&gt;Bola", "&#60;b&#62;Bola"];
-        assert!(escaped.iter().any(|e| alert.html.contains(e)), "{}", alert.html);
+        assert!(
+            escaped.iter().any(|e| alert.html.contains(e)),
+            "{}",
+            alert.html
+        );
         assert!(!alert.html.contains("<b>Bola"));
         assert!(alert.text.contains("assign it"));
     }
