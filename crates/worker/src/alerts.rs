@@ -192,6 +192,8 @@ impl Alerts {
         found
     }
 
+    /// The needs-review count and the oldest purchase's age are measured
+    /// against the clock (the store's), whatever `now` the check was given.
     async fn backlog(&self, hour: &str) -> StoreResult<Option<(AlertKind, String, Value)>> {
         let backlog = self.store.fulfilment_backlog().await?;
         let bound = crate::fulfilment::needs_review_before(self.settings.needs_review_after);
