@@ -134,6 +134,12 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/admin/account/totp", post(account::offer_totp))
         .route("/admin/account/totp/confirm", post(account::confirm_totp))
         .route("/admin/account/totp/disable", post(account::disable_totp))
+        .route("/admin/account/alerts", post(account::set_alerts))
+        .route("/admin/notifications", get(notifications::list))
+        .route(
+            "/admin/notifications/{id}/resend",
+            post(notifications::resend),
+        )
         .route("/admin/assets/kit.css", get(kit_stylesheet))
         // money pages: funding, suppliers, reports
         .route("/admin/funding", get(payments_received::list))

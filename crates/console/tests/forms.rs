@@ -326,6 +326,12 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
             vec![("since_hours", "24")],
             true,
         ),
+        ("/admin/notifications/NT-none/resend".into(), vec![], false),
+        (
+            "/admin/account/alerts".into(),
+            vec![("operator_float_low", "on")],
+            false,
+        ),
         ("/admin/logout".into(), vec![], false),
     ]
 }

@@ -14,6 +14,7 @@ pub mod mail_dir;
 pub mod registry;
 pub mod smtp;
 pub mod termii;
+pub mod operator_templates;
 
 use serde::{Deserialize, Serialize};
 

@@ -18,6 +18,7 @@ pub mod audit;
 pub mod bank_transfers;
 pub mod catalogue;
 pub mod keys;
+pub mod notices;
 pub mod operators;
 pub mod pricing;
 pub mod reports;
@@ -51,6 +52,8 @@ pub enum Permission {
     ResolvePurchases,
     /// Queue a webhook event again.
     ResendWebhooks,
+    /// Queue an email or SMS notice again.
+    ResendNotices,
     /// Credit or debit a wallet.
     MoveMoney,
     /// Create, suspend or change accounts and their keys.
@@ -68,6 +71,7 @@ impl fmt::Display for Permission {
             Permission::Read => "reading",
             Permission::ResolvePurchases => "requerying or resolving purchases",
             Permission::ResendWebhooks => "resending webhooks",
+            Permission::ResendNotices => "resending notices",
             Permission::MoveMoney => "moving money",
             Permission::ManageAccounts => "managing accounts and their keys",
             Permission::ChangeCatalogue => "changing the catalogue and prices",
@@ -109,7 +113,10 @@ impl Actor {
                 OperatorRole::Owner => true,
                 OperatorRole::Support => matches!(
                     permission,
-                    Permission::Read | Permission::ResolvePurchases | Permission::ResendWebhooks
+                    Permission::Read
+                        | Permission::ResolvePurchases
+                        | Permission::ResendWebhooks
+                        | Permission::ResendNotices
                 ),
             },
         }

@@ -12,6 +12,7 @@ pub(crate) mod events;
 mod funding;
 pub(crate) mod keys;
 mod logged;
+pub(crate) mod notice_admin;
 pub(crate) mod notices;
 pub(crate) mod operators;
 pub(crate) mod pricing;
@@ -43,6 +44,7 @@ pub trait Store:
     + OperatorStore
     + LoggedStore
     + NoticeStore
+    + NoticeAdminStore
 {
 }
 
@@ -62,6 +64,7 @@ impl<T> Store for T where
         + OperatorStore
         + LoggedStore
         + NoticeStore
+        + NoticeAdminStore
 {
 }
 
@@ -87,6 +90,26 @@ pub trait CheckoutStore: Send + Sync + 'static {
 #[async_trait]
 pub trait NoticeStore: Send + Sync + 'static {
     async fn enqueue_notice(&self, notice: NewNotice) -> StoreResult<bool>;
+}
+
+/// The operators' side of the outbox: the console's list and "resend one",
+/// which operator gets which alert, and the reads the alerts need.
+#[async_trait]
+pub trait NoticeAdminStore: Send + Sync + 'static {
+    /// Newest first.
+    async fn list_notices(&self, filter: NoticeFilter) -> StoreResult<Vec<NoticeListing>>;
+    /// Queues a notice for one more send now (its attempts start again),
+    /// with the operator's log line; `false` while a send holds it.
+    /// [`StoreError::NotFound`] for an unknown id.
+    async fn requeue_notice(&self, id: &str, log: NewLogEntry) -> StoreResult<bool>;
+    /// The alert kinds the operator turned off.
+    async fn alert_opt_outs(&self, operator: i64) -> StoreResult<Vec<String>>;
+    /// Replaces the alert kinds the operator turned off.
+    async fn set_alert_opt_outs(&self, operator: i64, kinds: Vec<String>) -> StoreResult<()>;
+    /// Active operators who have not turned `kind` off, whatever their role.
+    async fn alert_recipients(&self, kind: &str) -> StoreResult<Vec<AlertRecipient>>;
+    /// Accounts created in `[from, until)` (RFC 3339 bounds).
+    async fn accounts_created(&self, from: &str, until: &str) -> StoreResult<u64>;
 }
 
 #[async_trait]

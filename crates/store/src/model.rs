@@ -546,3 +546,45 @@ pub struct NewNotice {
     /// in clear (seal what must travel: see `sealing`).
     pub data: serde_json::Value,
 }
+
+/// Which notices the console's Notifications page lists (newest first).
+#[derive(Debug, Clone, Default)]
+pub struct NoticeFilter {
+    /// `queued`, `sent` or `failed`.
+    pub status: Option<String>,
+    /// `email` or `sms`.
+    pub channel: Option<String>,
+    pub account_id: Option<AccountId>,
+    pub limit: u32,
+    pub offset: u32,
+}
+
+/// A notice as the console lists it: where it stands, not what it says
+/// (its `data` may hold a code meant for its recipient only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoticeListing {
+    pub id: String,
+    pub cause: String,
+    pub kind: String,
+    pub channel: String,
+    pub recipient: String,
+    pub account_id: Option<AccountId>,
+    pub operator_id: Option<String>,
+    /// `queued`, `sent` or `failed`.
+    pub status: String,
+    pub attempts: i64,
+    /// The provider's error of the last failed attempt.
+    pub last_error: Option<String>,
+    pub provider: Option<String>,
+    /// RFC 3339.
+    pub created_at: String,
+    pub sent_at: Option<String>,
+}
+
+/// An active operator who has not turned an alert off: whom it goes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlertRecipient {
+    pub operator_id: i64,
+    pub email: String,
+    pub role: crate::OperatorRole,
+}

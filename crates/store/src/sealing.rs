@@ -197,6 +197,15 @@ pass_through!(NoticeStore {
     fn enqueue_notice(&self, notice: NewNotice) -> StoreResult<bool>;
 });
 
+pass_through!(NoticeAdminStore {
+    fn list_notices(&self, filter: NoticeFilter) -> StoreResult<Vec<NoticeListing>>;
+    fn requeue_notice(&self, id: &str, log: NewLogEntry) -> StoreResult<bool>;
+    fn alert_opt_outs(&self, operator: i64) -> StoreResult<Vec<String>>;
+    fn set_alert_opt_outs(&self, operator: i64, kinds: Vec<String>) -> StoreResult<()>;
+    fn alert_recipients(&self, kind: &str) -> StoreResult<Vec<AlertRecipient>>;
+    fn accounts_created(&self, from: &str, until: &str) -> StoreResult<u64>;
+});
+
 pass_through!(LoggedStore {
     fn credit_logged(&self, account: AccountId, amount: Kobo, reference: &str, log: NewLogEntry) -> StoreResult<Credit>;
     fn debit_logged(&self, account: AccountId, amount: Kobo, reference: &str, log: NewLogEntry) -> StoreResult<Credit>;

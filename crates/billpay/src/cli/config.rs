@@ -24,8 +24,8 @@ use billpay_store::SharedStore;
 use billpay_store::sealing::SealedStore;
 use billpay_supplier::registry::{SupplierSections, Wanted};
 use billpay_supplier::sandbox::SandboxSettings;
-use billpay_worker::DeliverySettings;
 use billpay_worker::fulfilment::DEFAULT_NEEDS_REVIEW_AFTER;
+use billpay_worker::{AlertSettings, DeliverySettings};
 use figment::Figment;
 use figment::value::Value;
 use layers::{Layer, ignored};
@@ -76,6 +76,14 @@ pub struct Settings {
     pub supplier: String,
     /// Naira; a warning when the supplier's float is under it.
     pub supplier_low_balance: Option<f64>,
+    /// Between two checks of the operators' alerts (docs/notifications-operators.md).
+    pub alert_interval_secs: u64,
+    /// More purchases needing review than this is an alert.
+    pub alert_review_count: u64,
+    /// The oldest processing purchase older than this (minutes) is an alert.
+    pub alert_processing_mins: u64,
+    /// The Lagos hour (0–23) from which owners get yesterday's summary.
+    pub daily_summary_hour: u8,
     /// `airtime = ["vtpass", "sandbox"]`, `"airtime.glo" = ["sandbox"]`.
     pub routes: HashMap<String, Vec<String>>,
     pub sandbox: SandboxSettings,
@@ -102,6 +110,7 @@ impl Default for Settings {
     fn default() -> Self {
         let limits = ConnectionLimits::default();
         let delivery = DeliverySettings::default();
+        let alerts = AlertSettings::default();
         Settings {
             database_url: ConnectionUrl("sqlite://billpay.db".into()),
             master_key: None,
@@ -127,6 +136,10 @@ impl Default for Settings {
             reversal_watch_ms: None,
             supplier: "sandbox".into(),
             supplier_low_balance: None,
+            alert_interval_secs: alerts.every.as_secs(),
+            alert_review_count: alerts.review_count,
+            alert_processing_mins: alerts.oldest_processing.as_secs() / 60,
+            daily_summary_hour: alerts.summary_hour,
             routes: HashMap::new(),
             sandbox: SandboxSettings::default(),
             suppliers: SupplierSections::default(),
@@ -224,6 +237,12 @@ impl Settings {
         if self.callback_interval_ms == 0 {
             problems.push("BILLPAY_CALLBACK_INTERVAL_MS must be at least 1 ms".into());
         }
+        if self.alert_interval_secs == 0 {
+            problems.push("BILLPAY_ALERT_INTERVAL_SECS must be at least 1 second".into());
+        }
+        if self.daily_summary_hour > 23 {
+            problems.push("BILLPAY_DAILY_SUMMARY_HOUR must be a Lagos hour, 0 to 23".into());
+        }
         problems.extend(self.reversal_watch().err());
         problems.extend(self.master_key_problem());
         problems.extend(self.sandbox.commission().err());
@@ -244,6 +263,18 @@ impl Settings {
 
     pub fn needs_review_after(&self) -> Duration {
         Duration::from_secs(self.needs_review_after_secs)
+    }
+
+    /// When the operators' alerts fire; `float_low` is the floats' low-balance level.
+    pub fn alerts(&self, float_low: Option<billpay_domain::Kobo>) -> AlertSettings {
+        AlertSettings {
+            every: Duration::from_secs(self.alert_interval_secs.max(1)),
+            float_low,
+            needs_review_after: self.needs_review_after(),
+            review_count: self.alert_review_count,
+            oldest_processing: Duration::from_secs(self.alert_processing_mins * 60),
+            summary_hour: self.daily_summary_hour,
+        }
     }
 
     /// The reversal watch for every supplier, if set: ascending times in ms.

@@ -153,6 +153,15 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     // Not a worker: it has nothing to finish at shutdown (aborted there).
     let float_watch =
         super::supplier::float_watch(&settings, &routes).map(|float| tokio::spawn(float.watch()));
+    if !args.no_worker {
+        let alerts = billpay_worker::Alerts::new(
+            store.clone(),
+            routes.suppliers().to_vec(),
+            Arc::new(start_checks.clone()),
+            settings.alerts(super::supplier::low_balance(&settings)),
+        );
+        workers.push(tokio::spawn(alerts.run(shutdown.clone())));
+    }
     let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
     let funding = super::funding_command::service(&settings, store.clone())?;
     let console_funding = funding.clone();

@@ -10,10 +10,13 @@ use askama::Template;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, header};
 use billpay_domain::keys::random_hex;
+use billpay_operations::notices;
 use billpay_operations::operators::{self, TotpCodes, TotpOffer};
 use billpay_store::issue::session_token_hash;
 use billpay_webkit::{CsrfForm, NoFields, is_https};
+use billpay_worker::alerts::AlertKind;
 use serde::Deserialize;
+use std::collections::HashMap;
 
 #[derive(Template)]
 #[template(path = "account.html")]
@@ -22,6 +25,8 @@ struct AccountPage {
     totp: bool,
     /// A TOTP secret just offered: shown on this answer only.
     offer: Option<TotpOffer>,
+    /// The alerts of the operator's role, each on or off.
+    alerts: Vec<(AlertKind, bool)>,
 }
 
 pub async fn page(
@@ -39,10 +44,14 @@ async fn account_page(
     offer: Option<TotpOffer>,
 ) -> PageResult {
     let me = state.store.operator(signed_in.user.id).await?;
+    let alerts = notices::alert_choices(state.store.as_ref(), &actor(signed_in))
+        .await
+        .map_err(refused)?;
     Ok(render(&AccountPage {
         chrome: Chrome::new(signed_in, "account", done),
         totp: me.is_some_and(|o| o.totp_enabled()),
         offer,
+        alerts,
     }))
 }
 
@@ -156,4 +165,18 @@ pub async fn disable_totp(
         .await
         .map_err(refused)?;
     Ok(done("/admin/account", Notice::TotpOff))
+}
+
+/// The alerts ticked stay on, the others go off (a checkbox left unticked
+/// is not sent: the form's fields are read as a map).
+pub async fn set_alerts(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<HashMap<String, String>>,
+) -> PageResult {
+    let on: Vec<&str> = form.keys().map(String::as_str).collect();
+    notices::set_alert_choices(state.store.as_ref(), &actor(&signed_in), &on)
+        .await
+        .map_err(refused)?;
+    Ok(done("/admin/account", Notice::AlertsSaved))
 }

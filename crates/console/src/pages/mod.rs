@@ -5,6 +5,7 @@ pub mod account;
 pub mod audit;
 pub mod customers;
 pub mod login;
+pub mod notifications;
 pub mod operators;
 pub mod overview;
 pub mod payments_received;
@@ -59,11 +60,13 @@ pub enum Notice {
     MarkedSuccessful,
     MarkedFailed,
     WebhookQueued,
+    Resent,
+    AlertsSaved,
 }
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 34] = [
+    const TABLE: [(Notice, &'static str, &'static str); 36] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -158,6 +161,8 @@ impl Notice {
             "webhook-queued",
             "webhook event queued again",
         ),
+        (Notice::Resent, "notice-queued", "notice queued again"),
+        (Notice::AlertsSaved, "alerts-saved", "your alerts are saved"),
     ];
 
     fn entry(self) -> (Notice, &'static str, &'static str) {

@@ -15,6 +15,7 @@ mod checkouts;
 mod events;
 mod fulfilment;
 mod keys;
+mod notice_admin;
 mod notices;
 mod operators;
 mod pricing;

@@ -1,0 +1,194 @@
+//! The operators' alerts (issue 30) rendered for email: each kind's text
+//! from its template (`templates/operator_<kind>.txt`, compiled in) over
+//! the notice's `data`, and one HTML layout around that text. The alert
+//! check (`billpay_worker::alerts`) writes the `data` each reads.
+
+use askama::Template;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+/// An alert as a message's parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+}
+
+#[derive(Template, Deserialize)]
+#[template(path = "operator_float_low.txt")]
+struct FloatLow {
+    supplier: String,
+    balance: String,
+    threshold: String,
+}
+
+#[derive(Template, Deserialize)]
+#[template(path = "operator_backlog.txt")]
+struct Backlog {
+    needs_review: u64,
+    review_threshold: u64,
+    processing: u64,
+    oldest_minutes: u64,
+    oldest_threshold_minutes: u64,
+}
+
+#[derive(Template, Deserialize)]
+#[template(path = "operator_payment.txt")]
+struct Payment {
+    status: String,
+    gateway: String,
+    reference: String,
+    amount: String,
+    payer: Option<String>,
+    account_number: Option<String>,
+    #[serde(default)]
+    note: String,
+}
+
+#[derive(Template, Deserialize)]
+#[template(path = "operator_start_check.txt")]
+struct StartCheck {
+    supplier: String,
+    problem: String,
+    /// Lagos time, as the alert check wrote it.
+    at: String,
+}
+
+#[derive(Deserialize)]
+struct FloatNow {
+    supplier: String,
+    balance: Option<String>,
+}
+
+#[derive(Template, Deserialize)]
+#[template(path = "operator_daily_summary.txt")]
+struct DailySummary {
+    day: String,
+    sales: u64,
+    charged: String,
+    margin: String,
+    failed: u64,
+    funding_received: String,
+    funding_payments: u64,
+    funding_fees: String,
+    new_customers: u64,
+    #[serde(default)]
+    floats: Vec<FloatNow>,
+}
+
+#[derive(Template)]
+#[template(path = "operator_layout.html")]
+struct Layout<'a> {
+    subject: &'a str,
+    paragraphs: Vec<&'a str>,
+    business: &'a str,
+}
+
+/// The alert `kind` over its `data`, for `business` (the operator's
+/// business name); `None` for a kind that is no operator alert, or data
+/// that is not that kind's.
+pub fn render(kind: &str, data: &serde_json::Value, business: &str) -> Option<Rendered> {
+    let (subject, text) = match kind {
+        "operator_float_low" => {
+            let alert: FloatLow = parse(data)?;
+            (format!("Low float at {}", alert.supplier), alert.render())
+        }
+        "operator_backlog" => {
+            let alert: Backlog = parse(data)?;
+            ("Purchases are piling up".to_owned(), alert.render())
+        }
+        "operator_payment" => {
+            let alert: Payment = parse(data)?;
+            (
+                format!("A bank payment is {}", alert.status),
+                alert.render(),
+            )
+        }
+        "operator_start_check" => {
+            let alert: StartCheck = parse(data)?;
+            (
+                format!("{} failed the start-up check", alert.supplier),
+                alert.render(),
+            )
+        }
+        "operator_daily_summary" => {
+            let alert: DailySummary = parse(data)?;
+            (format!("Your day: {}", alert.day), alert.render())
+        }
+        _ => return None,
+    };
+    let text = text.ok()?;
+    let subject = format!("{business}: {subject}");
+    let paragraphs = text.split("\n\n").map(str::trim).collect();
+    let html = Layout {
+        subject: &subject,
+        paragraphs,
+        business,
+    }
+    .render()
+    .ok()?;
+    Some(Rendered {
+        subject,
+        text: format!("{text}\n\n— {business} · billpay operator alert\n"),
+        html,
+    })
+}
+
+fn parse<T: DeserializeOwned>(data: &serde_json::Value) -> Option<T> {
+    serde_json::from_value(data.clone()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_low_float_names_the_supplier_and_both_amounts() {
+        let data = json!({ "supplier": "vtpass", "balance": "1200.00", "threshold": "5000.00" });
+        let alert = render("operator_float_low", &data, "Ada Data").unwrap();
+        assert_eq!(alert.subject, "Ada Data: Low float at vtpass");
+        assert!(
+            alert
+                .text
+                .contains("₦1200.00, under your low-balance level of ₦5000.00")
+        );
+        assert!(alert.html.contains("Low float at vtpass"));
+    }
+
+    #[test]
+    fn the_html_escapes_what_a_payer_typed() {
+        let data = json!({
+            "status": "unmatched", "gateway": "monnify", "reference": "MNFY|1",
+            "amount": "5000.00", "payer": "<b>Bola</b>", "account_number": null, "note": ""
+        });
+        let alert = render("operator_payment", &data, "Ada Data").unwrap();
+        assert!(alert.text.contains("Payer: <b>Bola</b>"));
+        let escaped = ["&lt;b&gt;Bola", "&#60;b&#62;Bola"];
+        assert!(
+            escaped.iter().any(|e| alert.html.contains(e)),
+            "{}",
+            alert.html
+        );
+        assert!(!alert.html.contains("<b>Bola"));
+        assert!(alert.text.contains("assign it"));
+    }
+
+    #[test]
+    fn the_summary_lists_each_float_and_an_unknown_kind_renders_nothing() {
+        let data = json!({
+            "day": "2026-11-24", "sales": 3, "charged": "1500.00", "margin": "45.00",
+            "failed": 1, "funding_received": "10000.00", "funding_payments": 2,
+            "funding_fees": "100.00", "new_customers": 4,
+            "floats": [{ "supplier": "vtpass", "balance": "80000.00" },
+                       { "supplier": "clubkonnect", "balance": null }]
+        });
+        let alert = render("operator_daily_summary", &data, "Ada Data").unwrap();
+        assert!(alert.text.contains("Sales: 3 purchases, ₦1500.00"));
+        assert!(alert.text.contains("vtpass: ₦80000.00"));
+        assert!(alert.text.contains("clubkonnect: could not be read"));
+        assert_eq!(render("password_reset", &data, "Ada Data"), None);
+        assert_eq!(render("operator_backlog", &json!({}), "Ada Data"), None);
+    }
+}
