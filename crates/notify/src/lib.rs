@@ -11,10 +11,10 @@
 //! builds the [`Channels`] a process sends through from its settings.
 
 pub mod mail_dir;
+pub mod operator_templates;
 pub mod registry;
 pub mod smtp;
 pub mod termii;
-pub mod operator_templates;
 
 use serde::{Deserialize, Serialize};
 

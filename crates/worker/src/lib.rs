@@ -4,15 +4,15 @@
 //! Both claim work from the store with a lease, so work survives a crash and
 //! is picked up again after the lease; both expose `run_once()` for tests.
 
-pub mod checkout_settlement;
 pub mod alerts;
+pub mod checkout_settlement;
 mod claim_loop;
 pub mod delivery;
 pub mod fulfilment;
 pub mod payment_settlement;
 
-pub use checkout_settlement::{CheckoutError, CheckoutOutcome, Quote};
 pub use alerts::{AlertSettings, Alerts};
+pub use checkout_settlement::{CheckoutError, CheckoutOutcome, Quote};
 pub use delivery::{Delivery, DeliverySettings};
 pub use fulfilment::{Fulfilment, FulfilmentSettings};
 pub use payment_settlement::Funding;
