@@ -8,6 +8,7 @@
 //! deduplicates can.
 
 pub mod mail_dir;
+pub mod templates;
 
 use serde::{Deserialize, Serialize};
 

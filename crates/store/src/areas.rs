@@ -64,6 +64,25 @@ impl<T> Store for T where
 #[async_trait]
 pub trait NoticeStore: Send + Sync + 'static {
     async fn enqueue_notice(&self, notice: NewNotice) -> StoreResult<bool>;
+    /// Leases up to `limit` due notices (PostgreSQL: skipping those another
+    /// node is claiming), each counted as one more attempt.
+    async fn claim_notices(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Notice>>;
+    /// How a send went; a notice no longer queued is left as it is. A
+    /// [`NoticeOutcome::Refused`] also suppresses its address.
+    async fn record_notice(&self, id: &str, outcome: NoticeOutcome) -> StoreResult<()>;
+    /// Newest first.
+    async fn notices(&self, filter: NoticeFilter) -> StoreResult<Vec<Notice>>;
+    async fn notice(&self, id: &str) -> StoreResult<Option<Notice>>;
+    /// Queues it to be sent again now, lifting a suppression of its address;
+    /// refused with [`StoreError::DeliveryInProgress`] while a send holds it.
+    async fn requeue_notice(&self, id: &str) -> StoreResult<()>;
+    /// The customer's choices of optional notices (the defaults if never set).
+    async fn notice_preferences(&self, account: AccountId) -> StoreResult<NoticePreferences>;
+    async fn set_notice_preferences(
+        &self,
+        account: AccountId,
+        choices: NoticePreferences,
+    ) -> StoreResult<()>;
 }
 
 #[async_trait]

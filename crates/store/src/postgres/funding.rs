@@ -1,7 +1,8 @@
 //! Money in by bank transfer: reserved accounts, payments received, the
 //! once-only credit (event row + payment + fee in one transaction), job leases.
 
-use super::PostgresStore;
+use super::{Pg, PostgresStore};
+use crate::areas::notices;
 use super::connection::{Params, PgTx, execute, map_opt, map_rows, query, query_one, query_opt};
 use super::error::PgResult;
 use super::operators::append_in;
@@ -321,6 +322,8 @@ async fn record(
             )
             .await?;
         }
+        let (id, amount, fee) = (&existing.id, new.amount, new.fee);
+        notices::funding_credited(&Pg(tx), account, id, amount, fee).await?;
     }
     let sql = format!("SELECT {FUNDING_COLUMNS} FROM funding_events WHERE id = $1");
     let event = map_opt(query_opt(tx, &sql, &[&existing.id]).await?, funding_event)?

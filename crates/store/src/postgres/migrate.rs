@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/010_reversal_watch.sql"),
     include_str!("migrations/011_last_cost.sql"),
     include_str!("migrations/012_notices.sql"),
+    include_str!("migrations/013_notice_outbox.sql"),
 ];
 /// `pg_advisory_xact_lock` key: two processes migrating at once take turns.
 const MIGRATION_LOCK: i64 = 0x0062_696c_6c70_6179;

@@ -2,7 +2,9 @@
 //! recording what the supplier was asked, rescheduling, and the final status
 //! with its refund and outbox event.
 
-use super::SqliteStore;
+use super::{Lite, SqliteStore};
+use crate::areas::notices;
+use crate::db::ready;
 use super::claims::{FULFILMENTS, claim_due};
 use super::purchases::get;
 use super::rows::transaction;
@@ -210,5 +212,7 @@ pub(super) fn finalize_in(conn: &Connection, code: &str, fin: &Finalization) -> 
         post_ledger(conn, tx.account_id, tx.amount, Entry::Refund(code))?;
     }
     queue_event(conn, &tx, fin)?;
+    let lite = Lite(conn);
+    ready(notices::purchase_final(&lite, code, tx.product, fin.status))?;
     Ok(true)
 }

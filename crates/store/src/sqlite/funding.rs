@@ -1,7 +1,9 @@
 //! Money in by bank transfer: reserved accounts, payments received, the
 //! once-only credit (event row + payment + fee in one write), job leases.
 
-use super::SqliteStore;
+use super::{Lite, SqliteStore};
+use crate::areas::notices;
+use crate::db::ready;
 use super::operators::append_in;
 use super::rows::{funding_event, reserved_account};
 use super::statements::{collect, execute, query_row};
@@ -287,6 +289,8 @@ fn record(
         if new.fee > Kobo::ZERO {
             post_ledger(conn, account, Kobo(-new.fee.0), Entry::Fee(&id))?;
         }
+        let lite = Lite(conn);
+        ready(notices::funding_credited(&lite, account, &id, new.amount, new.fee))?;
     }
     let event = event_by(conn, "id", &id)?.ok_or(StoreError::NotFound("funding"))?;
     Ok(FundingRecorded {
