@@ -87,6 +87,19 @@ pub struct Settings {
     pub gateways: GatewaySections,
     /// The funding fee and the reconciler's interval.
     pub funding: FundingSettings,
+    /// Who notices come from: named in every email and SMS.
+    pub business_name: String,
+    /// How customers reach the operator (an email address or a phone
+    /// number), in every notice.
+    pub support_contact: Option<String>,
+    /// Where emails are written while no mail server is configured.
+    pub mail_dir: PathBuf,
+    /// The first wait after a notice's failed send, in ms (later waits are
+    /// multiples of it: docs/notifications.md).
+    pub notice_retry_base_ms: u64,
+    /// How long a notice being sent is held (a crashed node's is sent
+    /// again after it).
+    pub notice_lease_secs: u64,
 }
 
 /// The built-in defaults, all here. Those a library also uses (connection
@@ -126,6 +139,11 @@ impl Default for Settings {
             suppliers: SupplierSections::default(),
             gateways: GatewaySections::default(),
             funding: FundingSettings::default(),
+            business_name: "billpay".into(),
+            support_contact: None,
+            mail_dir: PathBuf::from("billpay-mail"),
+            notice_retry_base_ms: 30_000,
+            notice_lease_secs: 60,
         }
     }
 }

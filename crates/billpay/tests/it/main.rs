@@ -14,6 +14,7 @@ mod crash_loop;
 mod dashboard;
 mod funding;
 mod metrics;
+mod notifications;
 mod pricing;
 mod purchases;
 mod two_nodes;

@@ -224,6 +224,11 @@ impl TestServer {
         self.dir.path().to_path_buf()
     }
 
+    /// Where the server writes its emails (the `MailDir` channel).
+    pub fn mail_dir(&self) -> PathBuf {
+        self.dir.path().join("mail")
+    }
+
     /// Starts (or restarts) the server process and waits for its address.
     pub fn start(&mut self) {
         self.start_with_latency(self.options.latency_ms);
@@ -251,6 +256,7 @@ impl TestServer {
             )
             .env("BILLPAY_WEBHOOK_ALLOW_PRIVATE", "true")
             .env("BILLPAY_MASTER_KEY", MASTER_KEY)
+            .env("BILLPAY_MAIL_DIR", self.mail_dir())
             .env("BILLPAY_LOG", if show_logs { "info" } else { "error" })
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdout(Stdio::piped())
