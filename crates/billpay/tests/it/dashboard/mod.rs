@@ -11,7 +11,7 @@ mod sign_in_limits;
 
 use crate::support::*;
 
-const PASSWORD: &str = "correct horse battery";
+pub const PASSWORD: &str = "correct horse battery";
 
 pub fn account_with_password(server: &TestServer, email: &str, naira: &str) -> String {
     let account = server.cli(&[

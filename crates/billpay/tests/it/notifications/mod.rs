@@ -196,3 +196,47 @@ async fn a_kill_between_cause_and_send_loses_no_notice_and_doubles_none() {
         assert_eq!(told, 1, "{code} told {told} times");
     }
 }
+
+#[tokio::test]
+async fn a_customer_chooses_their_notices_in_a_browser_at_phone_width() {
+    use crate::dashboard::browser::Browser;
+    use crate::dashboard::{PASSWORD, account_with_password};
+    let server = TestServer::spawn().await;
+    let mail = server.mail_dir();
+    let account = account_with_password(&server, "notes@example.com", "1000");
+    let browser = Browser::start().await;
+    let b = &browser;
+    b.client.set_window_size(390, 844).await.unwrap();
+    b.client.goto(&server.url("/dashboard/login")).await.unwrap();
+    b.fill("#email", "notes@example.com").await;
+    b.fill("#password", PASSWORD).await;
+    b.click("#sign-in").await;
+    b.client.goto(&server.url("/dashboard/notifications")).await.unwrap();
+    b.fits_the_width("the notifications page").await;
+    let checked = |id: &'static str| async move {
+        b.css(id).await.prop("checked").await.unwrap().as_deref() == Some("true")
+    };
+    assert!(checked("#security_email").await, "email is on by default");
+    assert!(!checked("#security_sms").await, "SMS is off by default");
+
+    // SMS without a phone is refused, and nothing is saved
+    b.css("#refund_sms").await.click().await.unwrap();
+    b.click("#save-notifications").await;
+    assert!(b.text("#notifications-error").await.contains("phone"));
+    b.fill("#phone", "0803 123 4567").await;
+    b.css("#security_email").await.click().await.unwrap();
+    b.click("#save-notifications").await;
+    assert!(b.text("#notifications-saved").await.contains("saved"));
+    b.client.goto(&server.url("/dashboard/notifications")).await.unwrap();
+    let phone = b.css("#phone").await.prop("value").await.unwrap();
+    assert_eq!(phone.as_deref(), Some("08031234567"));
+    assert!(checked("#refund_sms").await);
+    assert!(!checked("#security_email").await);
+    b.screenshot("notifications").await;
+
+    // the choice holds: a new key is no longer emailed
+    server.cli(&["key", "create", "--account", &account]);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(emails(&mail, "API key").is_empty(), "{:?}", emails(&mail, ""));
+    browser.stop().await;
+}
