@@ -118,7 +118,14 @@ pub fn render(
         error: e.to_string(),
     };
     let sms = channel == ChannelKind::Sms;
-    let text = Text { kind, sms, f, brand }.render().map_err(failed)?;
+    let text = Text {
+        kind,
+        sms,
+        f,
+        brand,
+    }
+    .render()
+    .map_err(failed)?;
     let subject = if sms {
         String::new()
     } else {
@@ -164,8 +171,16 @@ mod tests {
         for kind in KINDS {
             for channel in [ChannelKind::Email, ChannelKind::Sms] {
                 let message = render(kind, channel, ("NT1", "to"), &fields, &brand()).unwrap();
-                assert!(message.text.contains("Ada Data"), "{kind}: {}", message.text);
-                assert!(message.text.contains("help@ada.example"), "{kind}: {}", message.text);
+                assert!(
+                    message.text.contains("Ada Data"),
+                    "{kind}: {}",
+                    message.text
+                );
+                assert!(
+                    message.text.contains("help@ada.example"),
+                    "{kind}: {}",
+                    message.text
+                );
                 assert!(!message.text.contains("{{"), "{kind}: {}", message.text);
                 assert_eq!(message.html.is_some(), channel == ChannelKind::Email);
             }
@@ -194,13 +209,23 @@ mod tests {
             &brand(),
         )
         .unwrap();
-        assert!(message.text.contains("Token: 1234-5678-9012 (42.1 kWh)"), "{}", message.text);
+        assert!(
+            message.text.contains("Token: 1234-5678-9012 (42.1 kWh)"),
+            "{}",
+            message.text
+        );
         assert!(message.text.contains("PIN 1111"), "{}", message.text);
         assert_eq!(message.subject, "Your receipt for Electricity (TX1)");
         let html = message.html.unwrap();
         assert!(html.contains("&lt;b&gt;Ada&lt;/b&gt;"), "{html}");
         assert!(!html.contains("<b>Ada"), "{html}");
-        let sms = render("purchase_receipt", ChannelKind::Sms, ("NT1", "234"), &fields, &brand());
+        let sms = render(
+            "purchase_receipt",
+            ChannelKind::Sms,
+            ("NT1", "234"),
+            &fields,
+            &brand(),
+        );
         assert!(sms.unwrap().text.contains("Token 1234-5678-9012"));
     }
 }

@@ -103,10 +103,10 @@ impl SealedStore {
     /// The notice with its sealed fields back in its data.
     fn open_notice(&self, mut notice: Notice) -> StoreResult<Notice> {
         let opened = self.open_result(notice.data.clone())?;
-        if let (Some(fields), Value::Object(secret)) = (notice.data.as_object_mut(), opened) {
-            if fields.remove("sealed").is_some() {
-                fields.extend(secret);
-            }
+        if let (Some(fields), Value::Object(secret)) = (notice.data.as_object_mut(), opened)
+            && fields.remove("sealed").is_some()
+        {
+            fields.extend(secret);
         }
         Ok(notice)
     }

@@ -123,7 +123,9 @@ impl Notices {
     async fn try_send(&self, notice: &Notice) -> StoreResult<()> {
         let Some(kind) = ChannelKind::parse(&notice.channel) else {
             let error = format!("unknown channel {:?}", notice.channel);
-            return self.record(notice, "none", Err(SendError::Permanent(error))).await;
+            return self
+                .record(notice, "none", Err(SendError::Permanent(error)))
+                .await;
         };
         let Some(channel) = self.channels.for_kind(kind) else {
             let error = format!("no {} channel is configured on this server", kind.as_str());
@@ -162,10 +164,10 @@ impl Notices {
             url: text("url"),
             ..Fields::default()
         };
-        if let Some(account) = notice.account_id {
-            if let Some(account) = self.store.account(account).await? {
-                fields.name = account.name;
-            }
+        if let Some(account) = notice.account_id
+            && let Some(account) = self.store.account(account).await?
+        {
+            fields.name = account.name;
         }
         if fields.name.is_empty() {
             fields.name = "there".into();
@@ -211,7 +213,13 @@ impl Notices {
         let (outcome, label) = match sent {
             Ok(sent) => {
                 let provider_id = sent.provider_id;
-                (NoticeOutcome::Sent { provider, provider_id }, "sent")
+                (
+                    NoticeOutcome::Sent {
+                        provider,
+                        provider_id,
+                    },
+                    "sent",
+                )
             }
             Err(SendError::Permanent(error)) => {
                 tracing::warn!(%error, "the provider refused the address for good");
@@ -222,7 +230,14 @@ impl Notices {
                 match self.settings.retry_delay(notice.attempts) {
                     Some(wait) => {
                         let at_ms = now_ms() + wait.as_millis() as i64;
-                        (NoticeOutcome::Retry { provider, error, at_ms }, "retrying")
+                        (
+                            NoticeOutcome::Retry {
+                                provider,
+                                error,
+                                at_ms,
+                            },
+                            "retrying",
+                        )
                     }
                     None => (NoticeOutcome::Failed { provider, error }, "failed"),
                 }
@@ -287,7 +302,9 @@ mod tests {
         let settings = NoticeSettings::new(brand);
         assert_eq!(settings.retry_delay(1), Some(Duration::from_secs(30)));
         assert_eq!(settings.retry_delay(2), Some(Duration::from_secs(120)));
-        let total: Duration = (1..MAX_ATTEMPTS).filter_map(|n| settings.retry_delay(n)).sum();
+        let total: Duration = (1..MAX_ATTEMPTS)
+            .filter_map(|n| settings.retry_delay(n))
+            .sum();
         assert!(total > Duration::from_secs(18 * 3600), "{total:?}");
         assert!(total < Duration::from_secs(26 * 3600), "{total:?}");
         assert_eq!(settings.retry_delay(MAX_ATTEMPTS), None);

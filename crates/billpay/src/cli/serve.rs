@@ -5,12 +5,12 @@ use super::Settings;
 use super::http_server::{self, ConnectionLimits};
 use anyhow::Context;
 use billpay_api::AppState;
-use billpay_store::{NewAccount, RateLimit, SharedStore};
-use billpay_supplier::sandbox::SandboxSupplier;
-use billpay_webhooks::DeliveryConfig;
 use billpay_notify::Channels;
 use billpay_notify::mail_dir::MailDir;
 use billpay_notify::templates::Brand;
+use billpay_store::{NewAccount, RateLimit, SharedStore};
+use billpay_supplier::sandbox::SandboxSupplier;
+use billpay_webhooks::DeliveryConfig;
 use billpay_worker::{
     Delivery, DeliverySettings, Fulfilment, FulfilmentSettings, NoticeSettings, Notices,
 };
@@ -183,7 +183,11 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         ..DeliveryConfig::default()
     };
     if !args.no_worker {
-        let notices = Notices::new(store.clone(), notice_channels(&settings), notice_settings(&settings));
+        let notices = Notices::new(
+            store.clone(),
+            notice_channels(&settings),
+            notice_settings(&settings),
+        );
         workers.push(tokio::spawn(notices.run(shutdown.clone())));
     }
     if !args.no_worker {

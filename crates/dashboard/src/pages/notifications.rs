@@ -40,7 +40,10 @@ struct NotificationsPage {
 fn describe(topic: NoticeTopic) -> (&'static str, &'static str) {
     match topic {
         NoticeTopic::Funding => ("Money received", "A bank transfer credited to your wallet."),
-        NoticeTopic::Refund => ("Failed purchases", "A purchase that failed, and its refund."),
+        NoticeTopic::Refund => (
+            "Failed purchases",
+            "A purchase that failed, and its refund.",
+        ),
         NoticeTopic::Receipt => (
             "Tokens and pins",
             "The electricity token, e-pins or exam pins of a purchase.",
@@ -75,7 +78,11 @@ fn page_of(
         })
         .collect();
     let field = |name: &str| form.and_then(|f| f.get(name)).cloned();
-    let phone = choices.phone.as_deref().map(local_phone).unwrap_or_default();
+    let phone = choices
+        .phone
+        .as_deref()
+        .map(local_phone)
+        .unwrap_or_default();
     let below = choices.low_balance_below.map(naira).unwrap_or_default();
     Ok(render(&NotificationsPage {
         chrome: Chrome::new(signed_in, "notifications"),
@@ -140,9 +147,11 @@ fn choices_from(form: &HashMap<String, String>) -> Result<NoticePreferences, Str
     let typed = |name: &str| form.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
     choices.phone = typed("phone")
         .map(|text| {
-            Phone::parse(text).map(|p| international(p.as_str())).map_err(|_| {
-                "That phone number does not look Nigerian: type it as 0803 123 4567.".to_owned()
-            })
+            Phone::parse(text)
+                .map(|p| international(p.as_str()))
+                .map_err(|_| {
+                    "That phone number does not look Nigerian: type it as 0803 123 4567.".to_owned()
+                })
         })
         .transpose()?;
     choices.low_balance_below = typed("low_balance_below")
@@ -175,7 +184,10 @@ mod tests {
     use super::*;
 
     fn form(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
@@ -189,8 +201,20 @@ mod tests {
         .unwrap();
         assert_eq!(choices.phone.as_deref(), Some("2348031234567"));
         assert_eq!(choices.low_balance_below, Some(Kobo(500_000)));
-        assert_eq!(choices.topic(NoticeTopic::Funding), TopicChoice { email: true, sms: false });
-        assert_eq!(choices.topic(NoticeTopic::Refund), TopicChoice { email: false, sms: true });
+        assert_eq!(
+            choices.topic(NoticeTopic::Funding),
+            TopicChoice {
+                email: true,
+                sms: false
+            }
+        );
+        assert_eq!(
+            choices.topic(NoticeTopic::Refund),
+            TopicChoice {
+                email: false,
+                sms: true
+            }
+        );
         assert!(!choices.topic(NoticeTopic::Security).email, "unticked");
         let err = choices_from(&form(&[("refund_sms", "on")])).unwrap_err();
         assert!(err.contains("phone"), "{err}");

@@ -50,7 +50,15 @@ pub(crate) async fn create<T: Tx>(
     let data = serde_json::json!({ "prefix": new.display_prefix, "key_name": new.name });
     let cause = format!("key:{key}:created");
     let owner = Owner::Account(new.account_id);
-    notices::for_account(tx, owner, NoticeTopic::Security, "api_key_created", &cause, &data).await?;
+    notices::for_account(
+        tx,
+        owner,
+        NoticeTopic::Security,
+        "api_key_created",
+        &cause,
+        &data,
+    )
+    .await?;
     Ok(by_id(tx, id)
         .await?
         .ok_or(StoreError::NotFound("API key"))?)

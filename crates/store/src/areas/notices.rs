@@ -139,7 +139,11 @@ pub(crate) async fn for_account<T: Tx>(
     let data = data.to_string();
     let topic = topic.as_str();
     for (channel, recipient, wanted) in [
-        ("email", "a.email", format!("COALESCE(p.{topic}_email, TRUE)")),
+        (
+            "email",
+            "a.email",
+            format!("COALESCE(p.{topic}_email, TRUE)"),
+        ),
         ("sms", "p.phone", format!("COALESCE(p.{topic}_sms, FALSE)")),
     ] {
         let source = format!(
@@ -183,7 +187,15 @@ pub(crate) async fn funding_credited<T: Tx>(
     });
     let cause = format!("funding:{funding_id}");
     let topic = NoticeTopic::Funding;
-    for_account(tx, Owner::Account(account), topic, "funding_credited", &cause, &data).await
+    for_account(
+        tx,
+        Owner::Account(account),
+        topic,
+        "funding_credited",
+        &cause,
+        &data,
+    )
+    .await
 }
 
 /// A purchase made final: a failed one's refund notice; a delivered token
@@ -253,7 +265,14 @@ async fn record<T: Tx>(tx: &T, id: &str, outcome: &NoticeOutcome) -> Result<(), 
         NoticeOutcome::Sent {
             provider,
             provider_id,
-        } => ("sent", provider, provider_id, None, None, Some(now_rfc3339())),
+        } => (
+            "sent",
+            provider,
+            provider_id,
+            None,
+            None,
+            Some(now_rfc3339()),
+        ),
         NoticeOutcome::Retry {
             provider,
             error,
@@ -314,7 +333,8 @@ async fn requeue<T: Tx>(tx: &T, id: &str) -> Result<(), T::Error> {
     let found = find(tx, id).await?;
     if let (true, Some(notice)) = (queued, &found) {
         let sql = "DELETE FROM notice_suppressions WHERE channel = ?1 AND recipient = ?2";
-        tx.execute(sql, &[&notice.channel, &notice.recipient]).await?;
+        tx.execute(sql, &[&notice.channel, &notice.recipient])
+            .await?;
     }
     match (queued, found) {
         (true, _) => Ok(()),
@@ -387,7 +407,11 @@ async fn set_preferences<T: Tx>(
     super::wallet::balance_of(tx, account).await?; // the account must exist
     let (id, now) = (account.to_string(), now_rfc3339());
     let below = choices.low_balance_below.map(|k| k.0);
-    let flags: Vec<bool> = choices.topics.iter().flat_map(|c| [c.email, c.sms]).collect();
+    let flags: Vec<bool> = choices
+        .topics
+        .iter()
+        .flat_map(|c| [c.email, c.sms])
+        .collect();
     let mut params: Vec<&dyn Param> = vec![&id, &now, &choices.phone, &below];
     params.extend(flags.iter().map(|f| f as &dyn Param));
     tx.execute(&SQL, &params).await?;

@@ -3,12 +3,12 @@
 //! with its refund and outbox event.
 
 use super::PostgresStore;
-use crate::areas::notices::purchase_notice;
 use super::connection::{
     borrow, execute, map_rows, owned, query, query_one, statement, with_columns,
 };
 use super::error::violates;
 use super::rows::{get, transaction};
+use crate::areas::notices::purchase_notice;
 use crate::clock::{new_code, now_ms, now_rfc3339, rfc3339};
 use crate::columns::{TX_COLUMNS, qualified};
 use crate::rules::ms_from_now;

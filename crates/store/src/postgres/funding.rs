@@ -1,12 +1,12 @@
 //! Money in by bank transfer: reserved accounts, payments received, the
 //! once-only credit (event row + payment + fee in one transaction), job leases.
 
-use super::{Pg, PostgresStore};
-use crate::areas::notices;
 use super::connection::{Params, PgTx, execute, map_opt, map_rows, query, query_one, query_opt};
 use super::error::PgResult;
 use super::operators::append_in;
 use super::rows::{funding_event, get, reserved_account};
+use super::{Pg, PostgresStore};
+use crate::areas::notices;
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{FUNDING_COLUMNS, RESERVED_COLUMNS};
 use crate::rules::{check_new_funding, funding_id, funding_writes, ms_from_now};

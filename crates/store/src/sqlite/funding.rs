@@ -1,15 +1,15 @@
 //! Money in by bank transfer: reserved accounts, payments received, the
 //! once-only credit (event row + payment + fee in one write), job leases.
 
-use super::{Lite, SqliteStore};
-use crate::areas::notices;
-use crate::db::ready;
 use super::operators::append_in;
 use super::rows::{funding_event, reserved_account};
 use super::statements::{collect, execute, query_row};
 use super::wallet::{Entry, post_ledger};
+use super::{Lite, SqliteStore};
+use crate::areas::notices;
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{FUNDING_COLUMNS, RESERVED_COLUMNS};
+use crate::db::ready;
 use crate::rules::{check_new_funding, funding_id, funding_writes, ms_from_now};
 use crate::*;
 use async_trait::async_trait;
@@ -290,7 +290,9 @@ fn record(
             post_ledger(conn, account, Kobo(-new.fee.0), Entry::Fee(&id))?;
         }
         let lite = Lite(conn);
-        ready(notices::funding_credited(&lite, account, &id, new.amount, new.fee))?;
+        ready(notices::funding_credited(
+            &lite, account, &id, new.amount, new.fee,
+        ))?;
     }
     let event = event_by(conn, "id", &id)?.ok_or(StoreError::NotFound("funding"))?;
     Ok(FundingRecorded {

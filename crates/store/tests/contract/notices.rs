@@ -1,4 +1,6 @@
-use crate::common::{account, finalization, funded_account, join_all, new_account, purchase, store};
+use crate::common::{
+    account, finalization, funded_account, join_all, new_account, purchase, store,
+};
 use billpay_domain::{AccountId, Kobo, Product, TxStatus};
 use billpay_store::*;
 use std::time::Duration;
@@ -44,9 +46,22 @@ async fn a_cause_adds_one_notice_per_channel_however_often_it_is_replayed() {
     let mut first = notice("funding:REF-1", "email");
     first.account_id = Some(account);
     assert!(store.enqueue_notice(first.clone()).await.unwrap());
-    assert!(!store.enqueue_notice(first).await.unwrap(), "a replay adds nothing");
-    assert!(store.enqueue_notice(notice("funding:REF-1", "sms")).await.unwrap());
-    assert!(store.enqueue_notice(notice("funding:REF-2", "email")).await.unwrap());
+    assert!(
+        !store.enqueue_notice(first).await.unwrap(),
+        "a replay adds nothing"
+    );
+    assert!(
+        store
+            .enqueue_notice(notice("funding:REF-1", "sms"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .enqueue_notice(notice("funding:REF-2", "email"))
+            .await
+            .unwrap()
+    );
 }
 
 #[tokio::test]
@@ -56,22 +71,35 @@ async fn a_claim_leases_each_due_notice_once_and_counts_the_attempt() {
     store.enqueue_notice(notice("c:2", "email")).await.unwrap();
     let claimed = store.claim_notices(10, LEASE).await.unwrap();
     assert_eq!(claimed.len(), 2);
-    assert!(claimed.iter().all(|n| n.attempts == 1 && n.status == NoticeStatus::Queued));
-    assert!(store.claim_notices(10, LEASE).await.unwrap().is_empty(), "leased");
+    assert!(
+        claimed
+            .iter()
+            .all(|n| n.attempts == 1 && n.status == NoticeStatus::Queued)
+    );
+    assert!(
+        store.claim_notices(10, LEASE).await.unwrap().is_empty(),
+        "leased"
+    );
     // an expired lease (a crashed worker) makes it due again
     store.enqueue_notice(notice("c:3", "email")).await.unwrap();
     let short = store.claim_notices(1, Duration::ZERO).await.unwrap();
     assert_eq!(short.len(), 1);
     let again = store.claim_notices(10, LEASE).await.unwrap();
     assert_eq!(again.len(), 1);
-    assert_eq!((again[0].id.clone(), again[0].attempts), (short[0].id.clone(), 2));
+    assert_eq!(
+        (again[0].id.clone(), again[0].attempts),
+        (short[0].id.clone(), 2)
+    );
 }
 
 #[tokio::test]
 async fn concurrent_claims_never_hand_out_one_notice_twice() {
     let (_db, store) = store().await;
     for i in 0..20 {
-        store.enqueue_notice(notice(&format!("c:{i}"), "email")).await.unwrap();
+        store
+            .enqueue_notice(notice(&format!("c:{i}"), "email"))
+            .await
+            .unwrap();
     }
     let tasks = (0..4)
         .map(|_| {
@@ -79,7 +107,12 @@ async fn concurrent_claims_never_hand_out_one_notice_twice() {
             tokio::spawn(async move { store.claim_notices(8, LEASE).await.unwrap() })
         })
         .collect();
-    let mut ids: Vec<String> = join_all(tasks).await.into_iter().flatten().map(|n| n.id).collect();
+    let mut ids: Vec<String> = join_all(tasks)
+        .await
+        .into_iter()
+        .flatten()
+        .map(|n| n.id)
+        .collect();
     let claimed = ids.len();
     ids.sort();
     ids.dedup();
@@ -94,7 +127,14 @@ async fn a_send_is_recorded_sent_retried_later_or_failed() {
         store.enqueue_notice(notice(cause, "email")).await.unwrap();
     }
     let claimed = store.claim_notices(10, LEASE).await.unwrap();
-    let id = |cause: &str| claimed.iter().find(|n| n.cause == cause).unwrap().id.clone();
+    let id = |cause: &str| {
+        claimed
+            .iter()
+            .find(|n| n.cause == cause)
+            .unwrap()
+            .id
+            .clone()
+    };
     let provider = "mail_dir".to_string();
     let sent = NoticeOutcome::Sent {
         provider: provider.clone(),
@@ -120,7 +160,10 @@ async fn a_send_is_recorded_sent_retried_later_or_failed() {
     let retried = store.notice(&id("r")).await.unwrap().unwrap();
     assert_eq!(retried.status, NoticeStatus::Queued);
     assert_eq!(retried.last_error.as_deref(), Some("421 try later"));
-    assert!(store.claim_notices(10, LEASE).await.unwrap().is_empty(), "not due yet");
+    assert!(
+        store.claim_notices(10, LEASE).await.unwrap().is_empty(),
+        "not due yet"
+    );
     let failed = store.notice(&id("f")).await.unwrap().unwrap();
     assert_eq!(failed.status, NoticeStatus::Failed);
     // a late record of a notice no longer queued changes nothing
@@ -129,7 +172,10 @@ async fn a_send_is_recorded_sent_retried_later_or_failed() {
         error: "late".into(),
     };
     store.record_notice(&id("s"), late).await.unwrap();
-    assert_eq!(store.notice(&id("s")).await.unwrap().unwrap().status, NoticeStatus::Sent);
+    assert_eq!(
+        store.notice(&id("s")).await.unwrap().unwrap().status,
+        NoticeStatus::Sent
+    );
     let only_failed = NoticeFilter {
         status: Some(NoticeStatus::Failed),
         limit: 10,
@@ -143,14 +189,20 @@ async fn a_send_is_recorded_sent_retried_later_or_failed() {
 #[tokio::test]
 async fn an_address_refused_for_good_is_not_tried_again_until_an_operator_resends() {
     let (_db, store) = store().await;
-    store.enqueue_notice(notice("first", "email")).await.unwrap();
+    store
+        .enqueue_notice(notice("first", "email"))
+        .await
+        .unwrap();
     let first = store.claim_notices(1, LEASE).await.unwrap().remove(0);
     let refused = NoticeOutcome::Refused {
         provider: "smtp".into(),
         error: "550 no such user".into(),
     };
     store.record_notice(&first.id, refused).await.unwrap();
-    store.enqueue_notice(notice("second", "email")).await.unwrap();
+    store
+        .enqueue_notice(notice("second", "email"))
+        .await
+        .unwrap();
     assert!(store.claim_notices(10, LEASE).await.unwrap().is_empty());
     let filter = NoticeFilter {
         limit: 10,
@@ -168,8 +220,14 @@ async fn an_address_refused_for_good_is_not_tried_again_until_an_operator_resend
     store.requeue_notice(&first.id).await.unwrap();
     let resent = store.claim_notices(10, LEASE).await.unwrap();
     assert_eq!(resent.len(), 1);
-    assert_eq!((resent[0].id.clone(), resent[0].attempts), (first.id.clone(), 1));
-    store.enqueue_notice(notice("fourth", "email")).await.unwrap();
+    assert_eq!(
+        (resent[0].id.clone(), resent[0].attempts),
+        (first.id.clone(), 1)
+    );
+    store
+        .enqueue_notice(notice("fourth", "email"))
+        .await
+        .unwrap();
     assert_eq!(store.claim_notices(10, LEASE).await.unwrap().len(), 1);
 }
 
@@ -195,11 +253,23 @@ async fn preferences_default_to_email_only_and_are_kept() {
     let mut choices = defaults.clone();
     choices.phone = Some("2348031234567".into());
     choices.low_balance_below = Some(Kobo(100_000));
-    choices.set_topic(NoticeTopic::Refund, TopicChoice { email: false, sms: true });
-    store.set_notice_preferences(account, choices.clone()).await.unwrap();
+    choices.set_topic(
+        NoticeTopic::Refund,
+        TopicChoice {
+            email: false,
+            sms: true,
+        },
+    );
+    store
+        .set_notice_preferences(account, choices.clone())
+        .await
+        .unwrap();
     assert_eq!(store.notice_preferences(account).await.unwrap(), choices);
     choices.phone = None;
-    store.set_notice_preferences(account, choices.clone()).await.unwrap();
+    store
+        .set_notice_preferences(account, choices.clone())
+        .await
+        .unwrap();
     assert_eq!(store.notice_preferences(account).await.unwrap(), choices);
 }
 
@@ -223,8 +293,14 @@ fn payment(reference: &str, account: AccountId) -> NewFunding {
 async fn a_credited_payment_adds_one_notice_with_amount_fee_and_balance() {
     let (_db, store) = store().await;
     let account = new_account(&store).await;
-    store.record_funding(payment("MNFY|1", account.id)).await.unwrap();
-    store.record_funding(payment("MNFY|1", account.id)).await.unwrap();
+    store
+        .record_funding(payment("MNFY|1", account.id))
+        .await
+        .unwrap();
+    store
+        .record_funding(payment("MNFY|1", account.id))
+        .await
+        .unwrap();
     let found = store
         .notices(NoticeFilter {
             account_id: Some(account.id),
@@ -252,31 +328,79 @@ async fn choices_decide_the_channels_of_a_customer_notice() {
         phone: Some("2348031234567".into()),
         ..NoticePreferences::default()
     };
-    choices.set_topic(NoticeTopic::Funding, TopicChoice { email: false, sms: true });
-    store.set_notice_preferences(account, choices.clone()).await.unwrap();
-    store.record_funding(payment("MNFY|a", account)).await.unwrap();
-    assert_eq!(of_kind(&kinds(&store, account).await, "funding_credited"), ["sms"]);
-    choices.set_topic(NoticeTopic::Funding, TopicChoice { email: false, sms: false });
-    store.set_notice_preferences(account, choices).await.unwrap();
-    store.record_funding(payment("MNFY|b", account)).await.unwrap();
-    assert_eq!(of_kind(&kinds(&store, account).await, "funding_credited"), ["sms"]);
+    choices.set_topic(
+        NoticeTopic::Funding,
+        TopicChoice {
+            email: false,
+            sms: true,
+        },
+    );
+    store
+        .set_notice_preferences(account, choices.clone())
+        .await
+        .unwrap();
+    store
+        .record_funding(payment("MNFY|a", account))
+        .await
+        .unwrap();
+    assert_eq!(
+        of_kind(&kinds(&store, account).await, "funding_credited"),
+        ["sms"]
+    );
+    choices.set_topic(
+        NoticeTopic::Funding,
+        TopicChoice {
+            email: false,
+            sms: false,
+        },
+    );
+    store
+        .set_notice_preferences(account, choices)
+        .await
+        .unwrap();
+    store
+        .record_funding(payment("MNFY|b", account))
+        .await
+        .unwrap();
+    assert_eq!(
+        of_kind(&kinds(&store, account).await, "funding_credited"),
+        ["sms"]
+    );
 }
 
 #[tokio::test]
 async fn a_failed_purchase_and_a_delivered_token_get_notices_an_airtime_success_none() {
     let (_db, store) = store().await;
     let (account, key) = funded_account(&store, 10_000).await;
-    let airtime = store.place_purchase(purchase(account, key, "r1", 100)).await.unwrap();
-    let failed = store.place_purchase(purchase(account, key, "r2", 100)).await.unwrap();
+    let airtime = store
+        .place_purchase(purchase(account, key, "r1", 100))
+        .await
+        .unwrap();
+    let failed = store
+        .place_purchase(purchase(account, key, "r2", 100))
+        .await
+        .unwrap();
     let mut electricity = purchase(account, key, "r3", 1_000);
     electricity.product = Product::Electricity;
     let electricity = store.place_purchase(electricity).await.unwrap();
     let success = finalization(TxStatus::Successful, false);
-    store.finalize(&airtime.code, success.clone()).await.unwrap();
-    store.finalize(&failed.code, finalization(TxStatus::Failed, false)).await.unwrap();
-    store.finalize(&electricity.code, success.clone()).await.unwrap();
+    store
+        .finalize(&airtime.code, success.clone())
+        .await
+        .unwrap();
+    store
+        .finalize(&failed.code, finalization(TxStatus::Failed, false))
+        .await
+        .unwrap();
+    store
+        .finalize(&electricity.code, success.clone())
+        .await
+        .unwrap();
     // a finalize repeated changes nothing, and adds nothing
-    store.finalize(&failed.code, finalization(TxStatus::Failed, false)).await.unwrap();
+    store
+        .finalize(&failed.code, finalization(TxStatus::Failed, false))
+        .await
+        .unwrap();
     let found = store
         .notices(NoticeFilter {
             account_id: Some(account),
@@ -288,7 +412,12 @@ async fn a_failed_purchase_and_a_delivered_token_get_notices_an_airtime_success_
     let purchase_notices: Vec<(String, String)> = found
         .iter()
         .filter(|n| n.kind.starts_with("purchase_"))
-        .map(|n| (n.kind.clone(), n.data["transaction"].as_str().unwrap().to_owned()))
+        .map(|n| {
+            (
+                n.kind.clone(),
+                n.data["transaction"].as_str().unwrap().to_owned(),
+            )
+        })
         .collect();
     assert_eq!(purchase_notices.len(), 2, "{purchase_notices:?}");
     assert!(purchase_notices.contains(&("purchase_refunded".into(), failed.code.clone())));
@@ -307,8 +436,14 @@ async fn a_new_api_key_and_a_webhook_url_change_are_security_notices() {
     let (_db, store) = store().await;
     let (account, key) = account(&store).await;
     let url = Some("https://user:secret@hooks.example.com/in".to_string());
-    store.update_api_key(key, KeyChange::WebhookUrl(url)).await.unwrap();
-    store.update_api_key(key, KeyChange::WebhookUrl(None)).await.unwrap();
+    store
+        .update_api_key(key, KeyChange::WebhookUrl(url))
+        .await
+        .unwrap();
+    store
+        .update_api_key(key, KeyChange::WebhookUrl(None))
+        .await
+        .unwrap();
     let found = kinds(&store, account).await;
     assert_eq!(of_kind(&found, "api_key_created"), ["email"]);
     assert_eq!(of_kind(&found, "webhook_url_changed"), ["email", "email"]);
@@ -336,6 +471,9 @@ async fn a_suppressed_address_gets_a_customer_notice_already_failed() {
         error: "550 mailbox unavailable".into(),
     };
     store.record_notice(&claimed.id, refused).await.unwrap();
-    store.record_funding(payment("MNFY|s", account.id)).await.unwrap();
+    store
+        .record_funding(payment("MNFY|s", account.id))
+        .await
+        .unwrap();
     assert!(store.claim_notices(10, LEASE).await.unwrap().is_empty());
 }

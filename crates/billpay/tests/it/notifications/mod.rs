@@ -6,6 +6,8 @@
 
 use crate::funding::gateways::Setup;
 use crate::support::*;
+use billpay_domain::Kobo;
+use billpay_webkit::format::naira;
 use serde_json::json;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -62,7 +64,11 @@ async fn wait_emails(dir: &Path, subject: &str, count: usize, limit: Duration) -
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transfer_is_told_once_however_often_its_webhook_comes_and_a_forged_one_never() {
-    let setup = Setup::start(&[("BILLPAY_BUSINESS_NAME", "Ada Data"), ("BILLPAY_SUPPORT_CONTACT", "help@ada.example")]).await;
+    let setup = Setup::start(&[
+        ("BILLPAY_BUSINESS_NAME", "Ada Data"),
+        ("BILLPAY_SUPPORT_CONTACT", "help@ada.example"),
+    ])
+    .await;
     let mail = setup.server.mail_dir();
     let fake = &setup.fakes[0];
     let (customer, number) = setup.customer_with_account(fake).await;
@@ -75,30 +81,29 @@ async fn a_transfer_is_told_once_however_often_its_webhook_comes_and_a_forged_on
         let (status, body) = setup.post_webhook(fake, fake.webhook(&reference)).await;
         assert_eq!(status, 200, "{body}");
     }
-    let told = wait_emails(&mail, "added to your Ada Data wallet", 1, Duration::from_secs(20)).await;
+    let told = wait_emails(
+        &mail,
+        "added to your Ada Data wallet",
+        1,
+        Duration::from_secs(20),
+    )
+    .await;
     assert_eq!(told.len(), 1, "{told:?}");
     let text = &told[0].text;
     let balance = setup.server.balance(&customer.api_key).await;
     assert!(text.contains("bank transfer of ₦5,000.00"), "{text}");
-    assert!(text.contains(&format!("Your balance is now ₦{}", with_commas(balance))), "{text}");
+    let balance = naira(Kobo((balance * 100.0).round() as i64));
+    assert!(
+        text.contains(&format!("Your balance is now {balance}")),
+        "{text}"
+    );
     assert!(text.contains("Hello Test Co"), "{text}");
     assert!(text.contains("help@ada.example"), "{text}");
-    assert!(!text.contains("9,000"), "the forged payment is never told: {text}");
+    assert!(
+        !text.contains("9,000"),
+        "the forged payment is never told: {text}"
+    );
     assert!(text.contains("-- HTML --"), "an HTML part too: {text}");
-}
-
-/// `4925.5` → `4,925.50`, as the emails write naira.
-fn with_commas(naira: f64) -> String {
-    let kobo = (naira * 100.0).round() as i64;
-    let whole = (kobo / 100).to_string();
-    let mut grouped = String::new();
-    for (i, c) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    format!("{grouped}.{:02}", kobo % 100)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -109,23 +114,37 @@ async fn a_failed_purchase_is_told_with_its_refund_a_token_with_its_receipt_a_re
     let body = json!({"provider_id": "mtn", "phone": "08030000000", "amount": 100, "reference": reference()});
     let failed = server.place(&c.api_key, "/v1/airtime/purchase", body).await;
     let token = electricity(&reference(), "45012345678", 1500.0);
-    let delivered = server.place(&c.api_key, "/v1/electricity/purchase", token).await;
+    let delivered = server
+        .place(&c.api_key, "/v1/electricity/purchase", token)
+        .await;
     server.wait_final(&c.api_key, &failed).await;
     let receipt = server.wait_final(&c.api_key, &delivered).await;
     // more than the balance: refused, nothing changes, nothing is told
     let too_much = json!({"provider_id": "mtn", "phone": "08030000000", "amount": 50000, "reference": reference()});
-    let refused = server.post(&c.api_key, "/v1/airtime/purchase", too_much).await;
+    let refused = server
+        .post(&c.api_key, "/v1/airtime/purchase", too_much)
+        .await;
     assert!(refused.status >= 400, "{}", refused.body);
 
     let refunds = wait_emails(&mail, "Purchase failed", 1, Duration::from_secs(20)).await;
     assert_eq!(refunds.len(), 1, "{refunds:?}");
     assert!(refunds[0].text.contains(&failed), "{}", refunds[0].text);
-    assert!(refunds[0].text.contains("₦100.00 is back in your wallet"), "{}", refunds[0].text);
+    assert!(
+        refunds[0].text.contains("₦100.00 is back in your wallet"),
+        "{}",
+        refunds[0].text
+    );
     let receipts = wait_emails(&mail, "Your receipt", 1, Duration::from_secs(20)).await;
     assert_eq!(receipts.len(), 1, "{receipts:?}");
-    let token = receipt["pin"].as_str().unwrap_or_else(|| panic!("no token: {receipt}"));
+    let token = receipt["pin"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no token: {receipt}"));
     assert!(receipts[0].text.contains(token), "{}", receipts[0].text);
-    assert!(receipts[0].text.contains(&delivered), "{}", receipts[0].text);
+    assert!(
+        receipts[0].text.contains(&delivered),
+        "{}",
+        receipts[0].text
+    );
     // the key the customer was given is a security notice
     assert_eq!(emails(&mail, "new billpay API key").len(), 1);
 }
@@ -138,7 +157,10 @@ async fn a_send_the_channel_did_not_take_is_retried_with_the_same_id() {
     std::fs::write(&blocked, "not a folder").unwrap();
     let mail = blocked.join("mail");
     let mail_env = mail.display().to_string();
-    let env = [("BILLPAY_MAIL_DIR", mail_env.as_str()), ("BILLPAY_NOTICE_RETRY_BASE_MS", "300")];
+    let env = [
+        ("BILLPAY_MAIL_DIR", mail_env.as_str()),
+        ("BILLPAY_NOTICE_RETRY_BASE_MS", "300"),
+    ];
     let server = TestServer::spawn_with_env(Options::default(), &env).await;
     server.customer("0");
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -157,7 +179,12 @@ async fn a_send_the_channel_did_not_take_is_retried_with_the_same_id() {
 
 /// `billpay_notices_total{outcome=…}` summed over channels and providers.
 async fn notices_counted(server: &TestServer, outcome: &str) -> f64 {
-    let text = server.http.get(server.url("/metrics")).send().await.unwrap();
+    let text = server
+        .http
+        .get(server.url("/metrics"))
+        .send()
+        .await
+        .unwrap();
     let text = text.text().await.unwrap();
     text.lines()
         .filter(|l| l.starts_with("billpay_notices_total{"))
@@ -189,10 +216,19 @@ async fn a_kill_between_cause_and_send_loses_no_notice_and_doubles_none() {
     for code in &failed {
         server.wait_final(&c.api_key, code).await;
     }
-    let refunds = wait_emails(&mail, "Purchase failed", failed.len(), Duration::from_secs(40)).await;
+    let refunds = wait_emails(
+        &mail,
+        "Purchase failed",
+        failed.len(),
+        Duration::from_secs(40),
+    )
+    .await;
     assert_eq!(refunds.len(), failed.len(), "{refunds:?}");
     for code in &failed {
-        let told = refunds.iter().filter(|e| e.text.contains(code.as_str())).count();
+        let told = refunds
+            .iter()
+            .filter(|e| e.text.contains(code.as_str()))
+            .count();
         assert_eq!(told, 1, "{code} told {told} times");
     }
 }
@@ -207,11 +243,17 @@ async fn a_customer_chooses_their_notices_in_a_browser_at_phone_width() {
     let browser = Browser::start().await;
     let b = &browser;
     b.client.set_window_size(390, 844).await.unwrap();
-    b.client.goto(&server.url("/dashboard/login")).await.unwrap();
+    b.client
+        .goto(&server.url("/dashboard/login"))
+        .await
+        .unwrap();
     b.fill("#email", "notes@example.com").await;
     b.fill("#password", PASSWORD).await;
     b.click("#sign-in").await;
-    b.client.goto(&server.url("/dashboard/notifications")).await.unwrap();
+    b.client
+        .goto(&server.url("/dashboard/notifications"))
+        .await
+        .unwrap();
     b.fits_the_width("the notifications page").await;
     let checked = |id: &'static str| async move {
         b.css(id).await.prop("checked").await.unwrap().as_deref() == Some("true")
@@ -227,7 +269,10 @@ async fn a_customer_chooses_their_notices_in_a_browser_at_phone_width() {
     b.css("#security_email").await.click().await.unwrap();
     b.click("#save-notifications").await;
     assert!(b.text("#notifications-saved").await.contains("saved"));
-    b.client.goto(&server.url("/dashboard/notifications")).await.unwrap();
+    b.client
+        .goto(&server.url("/dashboard/notifications"))
+        .await
+        .unwrap();
     let phone = b.css("#phone").await.prop("value").await.unwrap();
     assert_eq!(phone.as_deref(), Some("08031234567"));
     assert!(checked("#refund_sms").await);
@@ -237,6 +282,10 @@ async fn a_customer_chooses_their_notices_in_a_browser_at_phone_width() {
     // the choice holds: a new key is no longer emailed
     server.cli(&["key", "create", "--account", &account]);
     tokio::time::sleep(Duration::from_secs(2)).await;
-    assert!(emails(&mail, "API key").is_empty(), "{:?}", emails(&mail, ""));
+    assert!(
+        emails(&mail, "API key").is_empty(),
+        "{:?}",
+        emails(&mail, "")
+    );
     browser.stop().await;
 }
