@@ -217,7 +217,7 @@ mod tests {
         assert!(message.text.contains("PIN 1111"), "{}", message.text);
         assert_eq!(message.subject, "Your receipt for Electricity (TX1)");
         let html = message.html.unwrap();
-        assert!(html.contains("&lt;b&gt;Ada&lt;/b&gt;"), "{html}");
+        assert!(html.contains("&#60;b&#62;Ada&#60;/b&#62;"), "{html}");
         assert!(!html.contains("<b>Ada"), "{html}");
         let sms = render(
             "purchase_receipt",
