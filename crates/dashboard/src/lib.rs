@@ -1,5 +1,6 @@
 //! The account dashboard under `/dashboard`: sign-in, API keys, webhooks,
-//! transactions and the wallet statement, as server-rendered pages.
+//! transactions, the wallet statement and notification choices, as
+//! server-rendered pages.
 //!
 //! Sessions, CSRF forms, sign-in checks, security headers and page errors
 //! come from the web kit (`billpay_webkit`, shared with the operator console);
@@ -89,6 +90,10 @@ pub fn router(state: DashboardState) -> Router {
         )
         .route("/dashboard/transactions", get(transactions::list))
         .route("/dashboard/transactions/{code}", get(transactions::detail))
+        .route(
+            "/dashboard/notifications",
+            get(notifications::page).post(notifications::save),
+        )
         .route("/dashboard/wallet", get(wallet::statement))
         .route("/dashboard/wallet.csv", get(wallet::csv))
         .route("/dashboard/wallet/pay", post(pay_now::start))

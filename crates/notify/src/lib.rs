@@ -14,6 +14,7 @@ pub mod mail_dir;
 pub mod operator_templates;
 pub mod registry;
 pub mod smtp;
+pub mod templates;
 pub mod termii;
 
 use serde::{Deserialize, Serialize};

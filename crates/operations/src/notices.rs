@@ -10,7 +10,7 @@ use billpay_worker::alerts::ALERTS;
 pub async fn resend(store: &dyn Store, actor: &Actor, id: &str) -> OpsResult<()> {
     actor.require(Permission::ResendNotices)?;
     let log = actor.log("notice.resend", id);
-    match store.requeue_notice(id, log).await {
+    match store.resend_notice(id, log).await {
         Ok(true) => {}
         Ok(false) => {
             return Err(OpsError::Refused(

@@ -90,18 +90,36 @@ pub trait CheckoutStore: Send + Sync + 'static {
 #[async_trait]
 pub trait NoticeStore: Send + Sync + 'static {
     async fn enqueue_notice(&self, notice: NewNotice) -> StoreResult<bool>;
+    /// Leases up to `limit` due notices (PostgreSQL: skipping those another
+    /// node is claiming), each counted as one more attempt.
+    async fn claim_notices(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Notice>>;
+    /// How a send went; a notice no longer queued is left as it is. A
+    /// [`NoticeOutcome::Refused`] also suppresses its address.
+    async fn record_notice(&self, id: &str, outcome: NoticeOutcome) -> StoreResult<()>;
+    /// Newest first.
+    async fn notices(&self, filter: NoticeFilter) -> StoreResult<Vec<Notice>>;
+    async fn notice(&self, id: &str) -> StoreResult<Option<Notice>>;
+    /// Queues it to be sent again now, lifting a suppression of its address;
+    /// refused with [`StoreError::DeliveryInProgress`] while a send holds it.
+    async fn requeue_notice(&self, id: &str) -> StoreResult<()>;
+    /// The customer's choices of optional notices (the defaults if never set).
+    async fn notice_preferences(&self, account: AccountId) -> StoreResult<NoticePreferences>;
+    async fn set_notice_preferences(
+        &self,
+        account: AccountId,
+        choices: NoticePreferences,
+    ) -> StoreResult<()>;
 }
 
-/// The operators' side of the outbox: the console's list and "resend one",
+/// The operators' side of the outbox: "resend one" with its log line,
 /// which operator gets which alert, and the reads the alerts need.
 #[async_trait]
 pub trait NoticeAdminStore: Send + Sync + 'static {
-    /// Newest first.
-    async fn list_notices(&self, filter: NoticeFilter) -> StoreResult<Vec<NoticeListing>>;
-    /// Queues a notice for one more send now (its attempts start again),
-    /// with the operator's log line; `false` while a send holds it.
+    /// Queues a notice for one more send now ([`NoticeStore::requeue_notice`]:
+    /// its attempts start again, its address is no longer suppressed), with
+    /// the operator's log line; `false` while a send holds it.
     /// [`StoreError::NotFound`] for an unknown id.
-    async fn requeue_notice(&self, id: &str, log: NewLogEntry) -> StoreResult<bool>;
+    async fn resend_notice(&self, id: &str, log: NewLogEntry) -> StoreResult<bool>;
     /// The alert kinds the operator turned off.
     async fn alert_opt_outs(&self, operator: i64) -> StoreResult<Vec<String>>;
     /// Replaces the alert kinds the operator turned off.

@@ -547,22 +547,9 @@ pub struct NewNotice {
     pub data: serde_json::Value,
 }
 
-/// Which notices the console's Notifications page lists (newest first).
-#[derive(Debug, Clone, Default)]
-pub struct NoticeFilter {
-    /// `queued`, `sent` or `failed`.
-    pub status: Option<String>,
-    /// `email` or `sms`.
-    pub channel: Option<String>,
-    pub account_id: Option<AccountId>,
-    pub limit: u32,
-    pub offset: u32,
-}
-
-/// A notice as the console lists it: where it stands, not what it says
-/// (its `data` may hold a code meant for its recipient only).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoticeListing {
+/// A notice in the outbox, as it stands.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Notice {
     pub id: String,
     pub cause: String,
     pub kind: String,
@@ -570,15 +557,163 @@ pub struct NoticeListing {
     pub recipient: String,
     pub account_id: Option<AccountId>,
     pub operator_id: Option<String>,
-    /// `queued`, `sent` or `failed`.
-    pub status: String,
-    pub attempts: i64,
-    /// The provider's error of the last failed attempt.
+    /// What the template reads; a sealed part stays sealed except in a claim.
+    pub data: serde_json::Value,
+    pub status: NoticeStatus,
+    /// Sends tried so far.
+    pub attempts: u32,
+    /// When it is next due (ms since the epoch), while queued.
+    pub next_attempt_at_ms: i64,
+    /// What the provider said last time it did not take it.
     pub last_error: Option<String>,
+    /// The channel's provider that took it, or tried last (`smtp`, `termii`, `mail_dir`).
     pub provider: Option<String>,
-    /// RFC 3339.
+    /// The provider's id for the accepted message.
+    pub provider_id: Option<String>,
     pub created_at: String,
     pub sent_at: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeStatus {
+    Queued,
+    Sent,
+    Failed,
+}
+
+impl NoticeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoticeStatus::Queued => "queued",
+            NoticeStatus::Sent => "sent",
+            NoticeStatus::Failed => "failed",
+        }
+    }
+}
+
+impl std::str::FromStr for NoticeStatus {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "queued" => Ok(NoticeStatus::Queued),
+            "sent" => Ok(NoticeStatus::Sent),
+            "failed" => Ok(NoticeStatus::Failed),
+            other => Err(format!("unknown notice status {other:?}")),
+        }
+    }
+}
+
+/// How one send of a notice went (`NoticeStore::record_notice`); `provider`
+/// is the channel's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoticeOutcome {
+    Sent {
+        provider: String,
+        provider_id: Option<String>,
+    },
+    /// Not taken this time: due again at `at_ms`.
+    Retry {
+        provider: String,
+        error: String,
+        at_ms: i64,
+    },
+    /// Given up (attempts spent, or nothing can send it).
+    Failed { provider: String, error: String },
+    /// The provider refused the address for good: this notice fails, and
+    /// the address is suppressed, so later notices to it fail at once
+    /// (until an operator resends one).
+    Refused { provider: String, error: String },
+}
+
+/// Which notices to list: newest first.
+#[derive(Debug, Clone, Default)]
+pub struct NoticeFilter {
+    pub status: Option<NoticeStatus>,
+    pub account_id: Option<AccountId>,
+    pub channel: Option<String>,
+    pub kind: Option<String>,
+    pub limit: u32,
+    pub offset: u32,
+}
+
+/// The customer notices a customer may turn on or off, each by email and by SMS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeTopic {
+    /// Money received by bank transfer was credited.
+    Funding,
+    /// A purchase failed and its amount was returned.
+    Refund,
+    /// An electricity token, e-pins or exam pins delivered.
+    Receipt,
+    /// The balance went under the customer's mark.
+    LowBalance,
+    /// A new API key, a webhook URL changed.
+    Security,
+}
+
+impl NoticeTopic {
+    pub const ALL: [NoticeTopic; 5] = [
+        NoticeTopic::Funding,
+        NoticeTopic::Refund,
+        NoticeTopic::Receipt,
+        NoticeTopic::LowBalance,
+        NoticeTopic::Security,
+    ];
+
+    /// The name of its columns (`<name>_email`, `<name>_sms`) and form fields.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoticeTopic::Funding => "funding",
+            NoticeTopic::Refund => "refund",
+            NoticeTopic::Receipt => "receipt",
+            NoticeTopic::LowBalance => "low_balance",
+            NoticeTopic::Security => "security",
+        }
+    }
+}
+
+/// One channel's choice for one topic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TopicChoice {
+    pub email: bool,
+    pub sms: bool,
+}
+
+/// A customer's choices of optional notices. The default: every topic by
+/// email, none by SMS, no phone, no low-balance mark (so no such notice).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NoticePreferences {
+    /// `234XXXXXXXXXX`: where SMS notices go (none without it).
+    pub phone: Option<String>,
+    /// A low-balance notice when a debit takes the balance under this.
+    pub low_balance_below: Option<Kobo>,
+    /// In [`NoticeTopic::ALL`]'s order.
+    pub topics: [TopicChoice; 5],
+}
+
+impl Default for NoticePreferences {
+    fn default() -> Self {
+        NoticePreferences {
+            phone: None,
+            low_balance_below: None,
+            topics: [TopicChoice {
+                email: true,
+                sms: false,
+            }; 5],
+        }
+    }
+}
+
+impl NoticePreferences {
+    pub fn topic(&self, topic: NoticeTopic) -> TopicChoice {
+        self.topics[topic as usize]
+    }
+
+    pub fn set_topic(&mut self, topic: NoticeTopic, choice: TopicChoice) {
+        self.topics[topic as usize] = choice;
+    }
 }
 
 /// An active operator who has not turned an alert off: whom it goes to.

@@ -81,7 +81,40 @@ impl SealedStore {
     fn open_events(&self, events: Vec<Event>) -> StoreResult<Vec<Event>> {
         events.into_iter().map(|e| self.open_event(e)).collect()
     }
+
+    /// A notice's data with its secret fields ([`SECRET_NOTICE_FIELDS`])
+    /// moved into one sealed field; data without them is unchanged. For a
+    /// store area that enqueues a notice with its cause, sealed by the caller.
+    pub fn seal_notice_data(&self, mut data: Value) -> StoreResult<Value> {
+        let Some(fields) = data.as_object_mut() else {
+            return Ok(data);
+        };
+        let secret: serde_json::Map<String, Value> = SECRET_NOTICE_FIELDS
+            .iter()
+            .filter_map(|name| fields.remove(*name).map(|v| ((*name).to_owned(), v)))
+            .collect();
+        if !secret.is_empty() {
+            let sealed = self.seal_text(&Value::Object(secret).to_string())?;
+            fields.insert("sealed".into(), Value::String(sealed));
+        }
+        Ok(data)
+    }
+
+    /// The notice with its sealed fields back in its data.
+    fn open_notice(&self, mut notice: Notice) -> StoreResult<Notice> {
+        let opened = self.open_result(notice.data.clone())?;
+        if let (Some(fields), Value::Object(secret)) = (notice.data.as_object_mut(), opened)
+            && fields.remove("sealed").is_some()
+        {
+            fields.extend(secret);
+        }
+        Ok(notice)
+    }
 }
+
+/// What a notice's data may hold that must not be readable at rest: a
+/// verification or reset code, a link carrying a token.
+pub const SECRET_NOTICE_FIELDS: [&str; 2] = ["code", "link"];
 
 /// An area with nothing sealed in it: each method passes through. The
 /// methods that do seal something follow in `sealed { … }`, written out.
@@ -194,12 +227,27 @@ pass_through!(OperatorStore {
 });
 
 pass_through!(NoticeStore {
-    fn enqueue_notice(&self, notice: NewNotice) -> StoreResult<bool>;
+    fn record_notice(&self, id: &str, outcome: NoticeOutcome) -> StoreResult<()>;
+    fn notices(&self, filter: NoticeFilter) -> StoreResult<Vec<Notice>>;
+    fn notice(&self, id: &str) -> StoreResult<Option<Notice>>;
+    fn requeue_notice(&self, id: &str) -> StoreResult<()>;
+    fn notice_preferences(&self, account: AccountId) -> StoreResult<NoticePreferences>;
+    fn set_notice_preferences(&self, account: AccountId, choices: NoticePreferences) -> StoreResult<()>;
+} sealed {
+    /// A verification code or reset link is sealed at rest.
+    async fn enqueue_notice(&self, mut notice: NewNotice) -> StoreResult<bool> {
+        notice.data = self.seal_notice_data(notice.data)?;
+        self.inner.enqueue_notice(notice).await
+    }
+    /// Only the worker's claim opens them (a listing shows them sealed).
+    async fn claim_notices(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Notice>> {
+        let claimed = self.inner.claim_notices(limit, lease).await?;
+        claimed.into_iter().map(|n| self.open_notice(n)).collect()
+    }
 });
 
 pass_through!(NoticeAdminStore {
-    fn list_notices(&self, filter: NoticeFilter) -> StoreResult<Vec<NoticeListing>>;
-    fn requeue_notice(&self, id: &str, log: NewLogEntry) -> StoreResult<bool>;
+    fn resend_notice(&self, id: &str, log: NewLogEntry) -> StoreResult<bool>;
     fn alert_opt_outs(&self, operator: i64) -> StoreResult<Vec<String>>;
     fn set_alert_opt_outs(&self, operator: i64, kinds: Vec<String>) -> StoreResult<()>;
     fn alert_recipients(&self, kind: &str) -> StoreResult<Vec<AlertRecipient>>;

@@ -53,12 +53,12 @@ async fn operator(store: &SharedStore, email: &str, role: OperatorRole) -> Opera
     store.create_operator(new, log).await.unwrap()
 }
 
-async fn notices_of(store: &SharedStore, kind: &str) -> Vec<NoticeListing> {
+async fn notices_of(store: &SharedStore, kind: &str) -> Vec<Notice> {
     let filter = NoticeFilter {
         limit: 100,
         ..NoticeFilter::default()
     };
-    let all = store.list_notices(filter).await.unwrap();
+    let all = store.notices(filter).await.unwrap();
     all.into_iter().filter(|n| n.kind == kind).collect()
 }
 

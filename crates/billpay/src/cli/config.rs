@@ -101,6 +101,17 @@ pub struct Settings {
     /// provider's section), read likewise.
     #[serde(skip)]
     pub channels: ChannelSections,
+    /// Who notices come from: named in every email and SMS.
+    pub business_name: String,
+    /// How customers reach the operator (an email address or a phone
+    /// number), in every notice.
+    pub support_contact: Option<String>,
+    /// The first wait after a notice's failed send, in ms (later waits are
+    /// multiples of it: docs/notifications.md).
+    pub notice_retry_base_ms: u64,
+    /// How long a notice being sent is held (a crashed node's is sent
+    /// again after it).
+    pub notice_lease_secs: u64,
 }
 
 /// The built-in defaults, all here. Those a library also uses (connection
@@ -146,6 +157,10 @@ impl Default for Settings {
             gateways: GatewaySections::default(),
             funding: FundingSettings::default(),
             channels: ChannelSections::default(),
+            business_name: "billpay".into(),
+            support_contact: None,
+            notice_retry_base_ms: 30_000,
+            notice_lease_secs: 60,
         }
     }
 }

@@ -119,6 +119,10 @@ fn describe() {
         "HTTP request latency by method, route template and status"
     );
     describe_counter!(
+        "billpay_notices_total",
+        "Notice sends by channel (email, sms), provider and outcome (sent, retrying, failed, refused)"
+    );
+    describe_counter!(
         "billpay_purchases_total",
         "Purchases reaching a final status (successful, failed, reversed) by product"
     );

@@ -1,14 +1,17 @@
-//! `billpay serve`: the HTTP API plus the fulfilment and webhook workers, with
+//! `billpay serve`: the HTTP API plus the fulfilment, webhook and notice workers, with
 //! graceful shutdown on SIGINT/SIGTERM.
 
 use super::Settings;
 use super::http_server::{self, ConnectionLimits};
 use anyhow::Context;
 use billpay_api::AppState;
+use billpay_notify::templates::Brand;
 use billpay_store::{NewAccount, RateLimit, SharedStore};
 use billpay_supplier::sandbox::SandboxSupplier;
 use billpay_webhooks::DeliveryConfig;
-use billpay_worker::{Delivery, DeliverySettings, Fulfilment, FulfilmentSettings};
+use billpay_worker::{
+    Delivery, DeliverySettings, Fulfilment, FulfilmentSettings, NoticeSettings, Notices,
+};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -195,6 +198,10 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         ..DeliveryConfig::default()
     };
     if !args.no_worker {
+        let notices = Notices::new(store.clone(), channels.clone(), notice_settings(&settings));
+        workers.push(tokio::spawn(notices.run(shutdown.clone())));
+    }
+    if !args.no_worker {
         let delivery = delivery_settings(&settings, delivery_config);
         workers.push(tokio::spawn(
             Delivery::new(store.clone(), secrets.clone(), delivery).run(shutdown.clone()),
@@ -262,6 +269,24 @@ fn delivery_settings(settings: &Settings, client: DeliveryConfig) -> DeliverySet
         lease: Duration::from_secs(settings.delivery_lease_secs.max(1)),
         concurrency: settings.webhook_concurrency.max(1),
         per_key: settings.webhook_concurrency_per_key.max(1),
+    }
+}
+
+/// The notice worker's settings: the business name and support contact
+/// every message carries, and its retry schedule.
+fn notice_settings(settings: &Settings) -> NoticeSettings {
+    let support = settings.support_contact.clone().unwrap_or_else(|| {
+        tracing::warn!("BILLPAY_SUPPORT_CONTACT is not set: notices ask customers to reply");
+        "reply to this message".into()
+    });
+    let brand = Brand {
+        business_name: settings.business_name.clone(),
+        support,
+    };
+    NoticeSettings {
+        retry_base: Duration::from_millis(settings.notice_retry_base_ms.max(1)),
+        lease: Duration::from_secs(settings.notice_lease_secs.max(1)),
+        ..NoticeSettings::new(brand)
     }
 }
 

@@ -14,6 +14,7 @@ mod crash_loop;
 mod dashboard;
 mod funding;
 mod metrics;
+mod notifications;
 mod notify;
 mod pricing;
 mod purchases;

@@ -10,7 +10,7 @@ use askama::Template;
 use axum::extract::{Path, Query, State};
 use billpay_domain::AccountId;
 use billpay_operations::{Permission, notices};
-use billpay_store::{NoticeFilter, NoticeListing};
+use billpay_store::{Notice as OutboxNotice, NoticeFilter};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::filters::{more_pages, page_link};
 use billpay_webkit::format::short_time;
@@ -28,13 +28,13 @@ pub struct NoticeRow {
     pub recipient: String,
     pub account: String,
     pub status: String,
-    pub attempts: i64,
+    pub attempts: u32,
     pub error: String,
     pub sent_at: String,
 }
 
-impl From<NoticeListing> for NoticeRow {
-    fn from(n: NoticeListing) -> Self {
+impl From<OutboxNotice> for NoticeRow {
+    fn from(n: OutboxNotice) -> Self {
         NoticeRow {
             at: short_time(&n.created_at),
             account: n.account_id.map(|a| a.to_string()).unwrap_or_default(),
@@ -44,7 +44,7 @@ impl From<NoticeListing> for NoticeRow {
             kind: n.kind,
             channel: n.channel,
             recipient: n.recipient,
-            status: n.status,
+            status: n.status.as_str().to_owned(),
             attempts: n.attempts,
         }
     }
@@ -101,13 +101,14 @@ pub async fn list(
     };
     let page = f.page.max(1);
     let filter = NoticeFilter {
-        status: Some(status.to_owned()).filter(|s| !s.is_empty()),
+        status: status.parse().ok(),
         channel: Some(channel.to_owned()).filter(|c| !c.is_empty()),
         account_id: account,
+        kind: None,
         limit: PAGE_SIZE + 1,
         offset: (page - 1) * PAGE_SIZE,
     };
-    let mut notices = state.store.list_notices(filter).await?;
+    let mut notices = state.store.notices(filter).await?;
     let has_older = more_pages(&mut notices, PAGE_SIZE);
     let account = account.map(|a| a.to_string()).unwrap_or_default();
     let filters = [

@@ -4,6 +4,7 @@
 pub mod fund_wallet;
 pub mod keys;
 pub mod login;
+pub mod notifications;
 pub mod overview;
 pub mod pay_now;
 pub mod transactions;

@@ -1,6 +1,7 @@
 //! Money in by bank transfer: reserved accounts, payments received, the
 //! once-only credit (event row + payment + fee in one transaction), job leases.
 
+use super::notices;
 use super::operators::append;
 use super::wallet::{Entry, post_ledger};
 use crate::clock::{now_ms, now_rfc3339};
@@ -224,6 +225,7 @@ async fn record<T: Tx>(
         if new.fee > Kobo::ZERO {
             post_ledger(tx, account, Kobo(-new.fee.0), Entry::Fee(&existing.id)).await?;
         }
+        notices::funding_credited(tx, account, &existing.id, new.amount, new.fee).await?;
     }
     let event = event_locked(tx, "id = ?1", &[&existing.id])
         .await?

@@ -1,6 +1,7 @@
 //! API keys: created, listed, found by hash (authentication), changed.
 
-use crate::clock::now_rfc3339;
+use super::notices::{self, Owner};
+use crate::clock::{new_code, now_rfc3339};
 use crate::columns::{KEY_ACCOUNT_STATUS, KEY_COLUMNS, key_with_account_status};
 use crate::db::{Column, Param, Tx, for_both_engines, width};
 use crate::rows::api_key;
@@ -46,6 +47,18 @@ pub(crate) async fn create<T: Tx>(
     ];
     tx.execute(sql, &params).await?;
     super::operators::append_opt(tx, log).await?;
+    let data = serde_json::json!({ "prefix": new.display_prefix, "key_name": new.name });
+    let cause = format!("key:{key}:created");
+    let owner = Owner::Account(new.account_id);
+    notices::for_account(
+        tx,
+        owner,
+        NoticeTopic::Security,
+        "api_key_created",
+        &cause,
+        &data,
+    )
+    .await?;
     Ok(by_id(tx, id)
         .await?
         .ok_or(StoreError::NotFound("API key"))?)
@@ -61,7 +74,27 @@ pub(crate) async fn update<T: Tx>(
     let changed = apply(tx, &id.to_string(), change).await? > 0;
     let key = rules::key_change_outcome(changed, by_id(tx, id).await?)?;
     super::operators::append_opt(tx, log).await?;
+    if let KeyChange::WebhookUrl(url) = change {
+        webhook_url_changed(tx, &key, url.as_deref()).await?;
+    }
     Ok(key)
+}
+
+/// The security notice of a webhook URL change: each change is its own
+/// cause. The URL is shown without any credentials it carries.
+async fn webhook_url_changed<T: Tx>(
+    tx: &T,
+    key: &ApiKey,
+    url: Option<&str>,
+) -> Result<(), T::Error> {
+    let data = serde_json::json!({
+        "prefix": key.display_prefix,
+        "url": url.map(rules::redact_url),
+    });
+    let cause = format!("key:{}:webhook:{}", key.id, new_code("WU"));
+    let owner = Owner::Account(key.account_id);
+    let kind = "webhook_url_changed";
+    notices::for_account(tx, owner, NoticeTopic::Security, kind, &cause, &data).await
 }
 
 async fn by_id<T: Tx>(tx: &T, id: KeyId) -> Result<Option<ApiKey>, T::Error> {

@@ -3,16 +3,15 @@
 //! turns off what they do not want), and the few reads the alerts need.
 
 use crate::clock::now_ms;
-use crate::db::{RowRead, Tx, col, for_both_engines};
+use crate::db::{Tx, col, for_both_engines};
 use crate::*;
-use billpay_domain::AccountId;
 
 for_both_engines! {
     impl NoticeAdminStore {
-        /// Newest first.
-        fn list_notices(filter: NoticeFilter) -> Vec<NoticeListing> = read |tx| list(tx, &filter);
-        fn requeue_notice(id: &str, log: NewLogEntry) -> bool
-            = write |tx| requeue(tx, &id, &log);
+        /// Queues a notice for one more send now (the outbox's requeue), with
+        /// the operator's log line; `false` while a send holds it.
+        fn resend_notice(id: &str, log: NewLogEntry) -> bool
+            = write |tx| resend(tx, &id, &log);
         fn alert_opt_outs(operator: i64) -> Vec<String> = read |tx| opt_outs(tx, operator);
         fn set_alert_opt_outs(operator: i64, kinds: Vec<String>) -> ()
             = write |tx| set_opt_outs(tx, operator, &kinds);
@@ -22,51 +21,10 @@ for_both_engines! {
     }
 }
 
-const NOTICE_COLUMNS: &str = "id, cause, kind, channel, recipient, account_id, operator_id, \
-     status, attempts, last_error, provider, created_at, sent_at";
-
-fn listing(row: &dyn RowRead) -> StoreResult<NoticeListing> {
-    const COLUMNS: &str = NOTICE_COLUMNS;
-    let account: Option<String> = row.get(col!("account_id"))?;
-    Ok(NoticeListing {
-        id: row.get(col!("id"))?,
-        cause: row.get(col!("cause"))?,
-        kind: row.get(col!("kind"))?,
-        channel: row.get(col!("channel"))?,
-        recipient: row.get(col!("recipient"))?,
-        account_id: account.and_then(|a| a.parse().ok()),
-        operator_id: row.get(col!("operator_id"))?,
-        status: row.get(col!("status"))?,
-        attempts: row.get(col!("attempts"))?,
-        last_error: row.get(col!("last_error"))?,
-        provider: row.get(col!("provider"))?,
-        created_at: row.get(col!("created_at"))?,
-        sent_at: row.get(col!("sent_at"))?,
-    })
-}
-
-async fn list<T: Tx>(tx: &T, filter: &NoticeFilter) -> Result<Vec<NoticeListing>, T::Error> {
-    static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-        format!(
-            "SELECT {NOTICE_COLUMNS} FROM notices
-             WHERE (CAST(?1 AS TEXT) IS NULL OR status = ?1)
-               AND (CAST(?2 AS TEXT) IS NULL OR channel = ?2)
-               AND (CAST(?3 AS TEXT) IS NULL OR account_id = ?3)
-             ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5"
-        )
-    });
-    let account = filter.account_id.map(|a: AccountId| a.to_string());
-    let limit = i64::from(filter.limit.max(1));
-    let offset = i64::from(filter.offset);
-    let params: [&dyn crate::db::Param; 5] =
-        [&filter.status, &filter.channel, &account, &limit, &offset];
-    tx.query_all(&SQL, &params, listing).await
-}
-
 /// Queues the notice for one more send now, with its log line; `false`
 /// while a send holds it (two at once could reach the person twice).
 /// Its attempts start again, so the retry bound applies afresh.
-async fn requeue<T: Tx>(tx: &T, id: &str, log: &NewLogEntry) -> Result<bool, T::Error> {
+async fn resend<T: Tx>(tx: &T, id: &str, log: &NewLogEntry) -> Result<bool, T::Error> {
     const COLUMNS: &str = "status, lease_until";
     let sql = "SELECT status, lease_until FROM notices WHERE id = ?1";
     let found: Option<(String, i64)> = tx
@@ -74,13 +32,11 @@ async fn requeue<T: Tx>(tx: &T, id: &str, log: &NewLogEntry) -> Result<bool, T::
             Ok((row.get(col!("status"))?, row.get(col!("lease_until"))?))
         })
         .await?;
-    let (before, _) = found.ok_or(StoreError::NotFound("notice"))?;
-    let sql = "UPDATE notices SET status = 'queued', attempts = 0, next_attempt_at = ?1,
-                   last_error = NULL
-               WHERE id = ?2 AND lease_until <= ?1";
-    if tx.execute(sql, &[&now_ms(), &id]).await? == 0 {
+    let (before, lease_until) = found.ok_or(StoreError::NotFound("notice"))?;
+    if lease_until > now_ms() {
         return Ok(false);
     }
+    super::notices::requeue(tx, id).await?;
     let mut log = log.clone();
     log.before = Some(before);
     log.after = Some("queued".into());

@@ -1,46 +1,419 @@
 //! The notification outbox (issue 30): a notice is added in the same
-//! transaction as its cause ([`enqueue`], called from that cause's area
-//! function), then claimed under a lease and sent by the worker.
+//! transaction as its cause ([`enqueue`], or [`for_account`] for a customer
+//! notice the customer may have turned off), then claimed under a lease and
+//! sent by the worker, which records each send ([`NoticeOutcome`]).
+//!
+//! An address a provider refused for good is suppressed: a notice to it is
+//! written `failed` at once (the console shows why) until an operator resends one.
 
 use crate::clock::{new_code, now_ms, now_rfc3339};
-use crate::db::{Tx, for_both_engines};
+use crate::db::{Column, Engine, Param, RowRead, Tx, col, for_both_engines};
 use crate::*;
+use billpay_domain::{AccountId, Kobo, TxStatus};
+use std::sync::LazyLock;
+use std::time::Duration;
 
 for_both_engines! {
     impl NoticeStore {
         /// Adds a notice on its own (a cause with no other change, such as a
         /// test message); `false` when one for that cause and channel exists.
         fn enqueue_notice(notice: NewNotice) -> bool = write |tx| enqueue(tx, &notice);
+        /// Leases up to `limit` due notices, each counted as one more attempt.
+        fn claim_notices(limit: u32, lease: Duration) -> Vec<Notice>
+            = write |tx| claim(tx, limit, lease);
+        /// How a send went; a notice no longer queued is left as it is.
+        fn record_notice(id: &str, outcome: NoticeOutcome) -> ()
+            = write |tx| record(tx, &id, &outcome);
+        /// Newest first.
+        fn notices(filter: NoticeFilter) -> Vec<Notice> = read |tx| list(tx, &filter);
+        fn notice(id: &str) -> Option<Notice> = read |tx| find(tx, &id);
+        /// Sends it again now (the operator's resend), lifting a suppression
+        /// of its address; refused while a send holds it.
+        fn requeue_notice(id: &str) -> () = write |tx| requeue(tx, &id);
+        /// The customer's choices (the defaults when never changed).
+        fn notice_preferences(account: AccountId) -> NoticePreferences
+            = read |tx| preferences(tx, account);
+        fn set_notice_preferences(account: AccountId, choices: NoticePreferences) -> ()
+            = write |tx| set_preferences(tx, account, &choices);
     }
+}
+
+const COLUMNS: &str = "id, cause, kind, channel, recipient, account_id, operator_id, data, \
+     status, attempts, next_attempt_at, last_error, provider, provider_id, created_at, sent_at";
+
+fn notice(row: &dyn RowRead) -> StoreResult<Notice> {
+    let account: Option<String> = row.get(col!("account_id"))?;
+    let account_id = account
+        .map(|a| a.parse::<AccountId>())
+        .transpose()
+        .map_err(|e| crate::db::unreadable(col!("account_id"), e))?;
+    Ok(Notice {
+        id: row.get(col!("id"))?,
+        cause: row.get(col!("cause"))?,
+        kind: row.get(col!("kind"))?,
+        channel: row.get(col!("channel"))?,
+        recipient: row.get(col!("recipient"))?,
+        account_id,
+        operator_id: row.get(col!("operator_id"))?,
+        data: row.json(col!("data"))?,
+        status: row.parsed(col!("status"))?,
+        attempts: row.get(col!("attempts"))?,
+        next_attempt_at_ms: row.get(col!("next_attempt_at"))?,
+        last_error: row.get(col!("last_error"))?,
+        provider: row.get(col!("provider"))?,
+        provider_id: row.get(col!("provider_id"))?,
+        created_at: row.get(col!("created_at"))?,
+        sent_at: row.get(col!("sent_at"))?,
+    })
+}
+
+/// The insert both kinds of enqueue share: `?1`…`?8` the notice, `{source}`
+/// the query answering its `recipient` and `account_id` (none: no notice).
+/// A suppressed address gets the notice already `failed`, saying why.
+fn insert_from(source: &str) -> String {
+    format!(
+        "INSERT INTO notices (id, cause, kind, channel, recipient, account_id, operator_id,
+             data, status, last_error, next_attempt_at, created_at)
+         SELECT CAST(?1 AS TEXT), CAST(?2 AS TEXT), CAST(?3 AS TEXT), CAST(?4 AS TEXT),
+             r.recipient, r.account_id, CAST(?5 AS TEXT), CAST(?6 AS TEXT),
+             CASE WHEN s.recipient IS NULL THEN 'queued' ELSE 'failed' END,
+             CASE WHEN s.recipient IS NULL THEN NULL
+                  ELSE 'not sent: this address was refused before (' || s.reason || ')' END,
+             CAST(?7 AS BIGINT), CAST(?8 AS TEXT)
+         FROM ({source}) r
+         LEFT JOIN notice_suppressions s ON s.channel = ?4 AND s.recipient = r.recipient
+         WHERE r.recipient IS NOT NULL
+         ON CONFLICT (cause, channel) DO NOTHING"
+    )
 }
 
 /// Adds `notice` to the outbox inside the caller's transaction; `false` when
 /// a notice for the same cause and channel is already there.
 pub(crate) async fn enqueue<T: Tx>(tx: &T, notice: &NewNotice) -> Result<bool, T::Error> {
-    let sql = "INSERT INTO notices
-                   (id, cause, kind, channel, recipient, account_id, operator_id, data,
-                    next_attempt_at, created_at)
-               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-               ON CONFLICT (cause, channel) DO NOTHING";
-    let id = new_code("NT");
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        insert_from("SELECT CAST(?9 AS TEXT) AS recipient, CAST(?10 AS TEXT) AS account_id")
+    });
     let account = notice.account_id.map(|a| a.to_string());
-    let data = notice.data.to_string();
-    let added = tx
-        .execute(
-            sql,
-            &[
-                &id,
-                &notice.cause,
-                &notice.kind,
-                &notice.channel,
-                &notice.recipient,
-                &account,
-                &notice.operator_id,
-                &data,
-                &now_ms(),
-                &now_rfc3339(),
-            ],
-        )
+    let (id, data) = (new_code("NT"), notice.data.to_string());
+    let params: [&dyn Param; 10] = [
+        &id,
+        &notice.cause,
+        &notice.kind,
+        &notice.channel,
+        &notice.operator_id,
+        &data,
+        &now_ms(),
+        &now_rfc3339(),
+        &notice.recipient,
+        &account,
+    ];
+    Ok(tx.execute(&SQL, &params).await? == 1)
+}
+
+/// Whose account a customer notice is for: `?9` is its id, or the code of
+/// one of its transactions.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Owner<'a> {
+    Account(AccountId),
+    Transaction(&'a str),
+}
+
+/// A customer notice of `topic`, inside its cause's transaction: by email
+/// unless the customer turned it off, by SMS if they turned it on and gave
+/// a phone. Nothing is added for a channel they do not want.
+pub(crate) async fn for_account<T: Tx>(
+    tx: &T,
+    owner: Owner<'_>,
+    topic: NoticeTopic,
+    kind: &str,
+    cause: &str,
+    data: &serde_json::Value,
+) -> Result<(), T::Error> {
+    let (key, account) = match owner {
+        Owner::Account(id) => (id.to_string(), "?9"),
+        Owner::Transaction(code) => (
+            code.to_owned(),
+            "(SELECT account_id FROM transactions WHERE code = ?9)",
+        ),
+    };
+    let data = data.to_string();
+    let topic = topic.as_str();
+    for (channel, recipient, wanted) in [
+        (
+            "email",
+            "a.email",
+            format!("COALESCE(p.{topic}_email, TRUE)"),
+        ),
+        ("sms", "p.phone", format!("COALESCE(p.{topic}_sms, FALSE)")),
+    ] {
+        let source = format!(
+            "SELECT {recipient} AS recipient, a.id AS account_id FROM accounts a
+             LEFT JOIN notice_preferences p ON p.account_id = a.id
+             WHERE a.id = {account} AND {wanted}"
+        );
+        let no_operator: Option<String> = None;
+        let params: [&dyn Param; 9] = [
+            &new_code("NT"),
+            &cause,
+            &kind,
+            &channel,
+            &no_operator,
+            &data,
+            &now_ms(),
+            &now_rfc3339(),
+            &key,
+        ];
+        tx.execute(&insert_from(&source), &params).await?;
+    }
+    Ok(())
+}
+
+/// Funding credited: the amount paid, the fee, and the balance now (read in
+/// the credit's transaction). Once per payment (`funding:<id>`).
+pub(crate) async fn funding_credited<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    funding_id: &str,
+    amount: Kobo,
+    fee: Kobo,
+) -> Result<(), T::Error> {
+    let balance = super::wallet::balance_of(tx, account).await?;
+    let data = serde_json::json!({
+        "funding": funding_id,
+        "amount": amount.0,
+        "fee": fee.0,
+        "credited": amount.0 - fee.0,
+        "balance": balance.0,
+    });
+    let cause = format!("funding:{funding_id}");
+    let topic = NoticeTopic::Funding;
+    for_account(
+        tx,
+        Owner::Account(account),
+        topic,
+        "funding_credited",
+        &cause,
+        &data,
+    )
+    .await
+}
+
+/// A purchase made final: a failed one's refund notice; a delivered token
+/// or pins' receipt. The notice holds only the code: the worker reads the
+/// transaction (whose pins are sealed at rest) when it sends.
+pub(crate) async fn purchase_final<T: Tx>(
+    tx: &T,
+    code: &str,
+    product: billpay_domain::Product,
+    status: TxStatus,
+) -> Result<(), T::Error> {
+    let Some((topic, kind)) = purchase_notice(product, status) else {
+        return Ok(());
+    };
+    let cause = format!("purchase:{code}:{kind}");
+    let data = serde_json::json!({ "transaction": code });
+    for_account(tx, Owner::Transaction(code), topic, kind, &cause, &data).await
+}
+
+/// Which notice a purchase that became `status` gets, if any.
+pub fn purchase_notice(
+    product: billpay_domain::Product,
+    status: TxStatus,
+) -> Option<(NoticeTopic, &'static str)> {
+    use billpay_domain::Product::{Education, Electricity, Epin};
+    match status {
+        TxStatus::Failed => Some((NoticeTopic::Refund, "purchase_refunded")),
+        TxStatus::Successful if matches!(product, Electricity | Epin | Education) => {
+            Some((NoticeTopic::Receipt, "purchase_receipt"))
+        }
+        _ => None,
+    }
+}
+
+async fn claim<T: Tx>(tx: &T, limit: u32, lease: Duration) -> Result<Vec<Notice>, T::Error> {
+    static SQL: LazyLock<[String; 2]> = LazyLock::new(|| {
+        [Engine::Sqlite, Engine::Postgres].map(|engine| {
+            // PostgreSQL: rows another node is claiming are skipped, not waited for.
+            let lock = match engine {
+                Engine::Sqlite => "",
+                Engine::Postgres => "FOR UPDATE SKIP LOCKED",
+            };
+            format!(
+                "UPDATE notices SET lease_until = ?1, attempts = attempts + 1
+                 WHERE id IN (SELECT id FROM notices
+                     WHERE status = 'queued' AND next_attempt_at <= ?2 AND lease_until <= ?2
+                     ORDER BY next_attempt_at LIMIT ?3 {lock})
+                 RETURNING {COLUMNS}"
+            )
+        })
+    });
+    let sql = &SQL[usize::from(T::ENGINE == Engine::Postgres)];
+    let now = now_ms();
+    let until = now + lease.as_millis() as i64;
+    let mut claimed = tx
+        .query_all(sql, &[&until, &now, &i64::from(limit)], notice)
         .await?;
-    Ok(added == 1)
+    claimed.sort_by_key(|n| n.next_attempt_at_ms);
+    Ok(claimed)
+}
+
+async fn record<T: Tx>(tx: &T, id: &str, outcome: &NoticeOutcome) -> Result<(), T::Error> {
+    let sql = "UPDATE notices SET status = ?2, provider = ?3, provider_id = ?4, last_error = ?5,
+                   next_attempt_at = COALESCE(?6, next_attempt_at), sent_at = ?7, lease_until = 0
+               WHERE id = ?1 AND status = 'queued'";
+    let (status, provider, provider_id, error, at, sent_at) = match outcome.clone() {
+        NoticeOutcome::Sent {
+            provider,
+            provider_id,
+        } => (
+            "sent",
+            provider,
+            provider_id,
+            None,
+            None,
+            Some(now_rfc3339()),
+        ),
+        NoticeOutcome::Retry {
+            provider,
+            error,
+            at_ms,
+        } => ("queued", provider, None, Some(error), Some(at_ms), None),
+        NoticeOutcome::Failed { provider, error } | NoticeOutcome::Refused { provider, error } => {
+            ("failed", provider, None, Some(error), None, None)
+        }
+    };
+    let params: [&dyn Param; 7] = [&id, &status, &provider, &provider_id, &error, &at, &sent_at];
+    let changed = tx.execute(sql, &params).await?;
+    if let (1, NoticeOutcome::Refused { error, .. }) = (changed, outcome) {
+        let sql = "INSERT INTO notice_suppressions (channel, recipient, reason, created_at)
+                   SELECT channel, recipient, ?2, ?3 FROM notices WHERE id = ?1
+                   ON CONFLICT (channel, recipient) DO NOTHING";
+        tx.execute(sql, &[&id, error, &now_rfc3339()]).await?;
+    }
+    Ok(())
+}
+
+async fn list<T: Tx>(tx: &T, filter: &NoticeFilter) -> Result<Vec<Notice>, T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {COLUMNS} FROM notices
+             WHERE (CAST(?1 AS TEXT) IS NULL OR status = ?1)
+               AND (CAST(?2 AS TEXT) IS NULL OR account_id = ?2)
+               AND (CAST(?3 AS TEXT) IS NULL OR channel = ?3)
+               AND (CAST(?4 AS TEXT) IS NULL OR kind = ?4)
+             ORDER BY created_at DESC, id DESC LIMIT ?5 OFFSET ?6"
+        )
+    });
+    let status = filter.status.map(NoticeStatus::as_str);
+    let account = filter.account_id.map(|a| a.to_string());
+    let (limit, offset) = (i64::from(filter.limit.max(1)), i64::from(filter.offset));
+    let params: [&dyn Param; 6] = [
+        &status,
+        &account,
+        &filter.channel,
+        &filter.kind,
+        &limit,
+        &offset,
+    ];
+    tx.query_all(&SQL, &params, notice).await
+}
+
+async fn find<T: Tx>(tx: &T, id: &str) -> Result<Option<Notice>, T::Error> {
+    static SQL: LazyLock<String> =
+        LazyLock::new(|| format!("SELECT {COLUMNS} FROM notices WHERE id = ?1"));
+    tx.query_opt(&SQL, &[&id], notice).await
+}
+
+pub(crate) async fn requeue<T: Tx>(tx: &T, id: &str) -> Result<(), T::Error> {
+    // Not while a send holds it: that could send it twice at once.
+    let sql = "UPDATE notices SET status = 'queued', next_attempt_at = ?1, attempts = 0,
+                   sent_at = NULL
+               WHERE id = ?2 AND lease_until <= ?1";
+    let queued = tx.execute(sql, &[&now_ms(), &id]).await? > 0;
+    let found = find(tx, id).await?;
+    if let (true, Some(notice)) = (queued, &found) {
+        let sql = "DELETE FROM notice_suppressions WHERE channel = ?1 AND recipient = ?2";
+        tx.execute(sql, &[&notice.channel, &notice.recipient])
+            .await?;
+    }
+    match (queued, found) {
+        (true, _) => Ok(()),
+        (false, None) => Err(StoreError::NotFound("notice").into()),
+        (false, Some(_)) => Err(StoreError::DeliveryInProgress.into()),
+    }
+}
+
+/// `phone, low_balance_below, funding_email, funding_sms, …` in
+/// [`NoticeTopic::ALL`]'s order.
+static PREFERENCE_COLUMNS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let topics = NoticeTopic::ALL.iter().map(|t| t.as_str());
+    let choices = topics.flat_map(|t| [format!("{t}_email"), format!("{t}_sms")]);
+    ["phone".to_owned(), "low_balance_below".to_owned()]
+        .into_iter()
+        .chain(choices)
+        .collect()
+});
+
+async fn preferences<T: Tx>(tx: &T, account: AccountId) -> Result<NoticePreferences, T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        let columns = PREFERENCE_COLUMNS.join(", ");
+        format!("SELECT {columns} FROM notice_preferences WHERE account_id = ?1")
+    });
+    let found = tx
+        .query_opt(&SQL, &[&account.to_string()], |row| {
+            let mut choices = NoticePreferences {
+                phone: row.get(Column::nth(0))?,
+                low_balance_below: row.get::<Option<Kobo>>(Column::nth(1))?,
+                ..NoticePreferences::default()
+            };
+            for (i, topic) in NoticeTopic::ALL.into_iter().enumerate() {
+                let default = choices.topic(topic);
+                let email: Option<bool> = row.get(Column::nth(2 + 2 * i))?;
+                let sms: Option<bool> = row.get(Column::nth(3 + 2 * i))?;
+                let choice = TopicChoice {
+                    email: email.unwrap_or(default.email),
+                    sms: sms.unwrap_or(default.sms),
+                };
+                choices.set_topic(topic, choice);
+            }
+            Ok(choices)
+        })
+        .await?;
+    Ok(found.unwrap_or_default())
+}
+
+async fn set_preferences<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    choices: &NoticePreferences,
+) -> Result<(), T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        let columns = PREFERENCE_COLUMNS.join(", ");
+        let values: Vec<String> = (3..PREFERENCE_COLUMNS.len() + 3)
+            .map(|i| format!("?{i}"))
+            .collect();
+        let updates: Vec<String> = PREFERENCE_COLUMNS
+            .iter()
+            .map(|c| format!("{c} = excluded.{c}"))
+            .collect();
+        format!(
+            "INSERT INTO notice_preferences (account_id, updated_at, {columns})
+             VALUES (?1, ?2, {})
+             ON CONFLICT (account_id) DO UPDATE SET updated_at = excluded.updated_at, {}",
+            values.join(", "),
+            updates.join(", ")
+        )
+    });
+    super::wallet::balance_of(tx, account).await?; // the account must exist
+    let (id, now) = (account.to_string(), now_rfc3339());
+    let below = choices.low_balance_below.map(|k| k.0);
+    let flags: Vec<bool> = choices
+        .topics
+        .iter()
+        .flat_map(|c| [c.email, c.sms])
+        .collect();
+    let mut params: Vec<&dyn Param> = vec![&id, &now, &choices.phone, &below];
+    params.extend(flags.iter().map(|f| f as &dyn Param));
+    tx.execute(&SQL, &params).await?;
+    Ok(())
 }

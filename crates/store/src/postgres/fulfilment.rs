@@ -8,6 +8,7 @@ use super::connection::{
 };
 use super::error::violates;
 use super::rows::{get, transaction};
+use crate::areas::notices::purchase_notice;
 use crate::clock::{new_code, now_ms, now_rfc3339, rfc3339};
 use crate::columns::{TX_COLUMNS, qualified};
 use crate::rules::ms_from_now;
@@ -177,9 +178,16 @@ pub(super) static FINALIZE: LazyLock<String> = LazyLock::new(|| {
         .map(|p| format!("WHEN '{}' THEN '{}'", p.service(), p.event()))
         .collect::<Vec<_>>()
         .join(" ");
+    let receipts = Product::ALL
+        .iter()
+        .filter(|p| purchase_notice(**p, TxStatus::Successful).is_some())
+        .map(|p| format!("'{}'", p.service()))
+        .collect::<Vec<_>>()
+        .join(", ");
     include_str!("sql/finalize.sql")
         .replace("{events}", &events)
         .replace("{resend}", crate::RESEND_ON_REVERSAL)
+        .replace("{receipts}", &receipts)
 });
 
 pub(super) fn finalize_params(code: &str, fin: &Finalization) -> super::connection::OwnedParams {
@@ -203,5 +211,8 @@ pub(super) fn finalize_params(code: &str, fin: &Finalization) -> super::connecti
         LedgerKind::Refund.as_str(),
         fin.cost.map(|c| c.0),
         fin.watch_at_ms,
+        new_code("NT"),
+        new_code("NT"),
+        serde_json::json!({ "transaction": code }).to_string(),
     ]
 }

@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/010_reversal_watch.sql"),
     include_str!("migrations/011_last_cost.sql"),
     include_str!("migrations/012_notices.sql"),
+    include_str!("migrations/013_notice_outbox.sql"),
     include_str!("migrations/014_operator_alerts.sql"),
     include_str!("migrations/017_checkouts.sql"),
 ];

@@ -5,5 +5,4 @@ CREATE TABLE operator_alert_opt_outs (
     kind        TEXT NOT NULL,
     PRIMARY KEY (operator_id, kind)
 );
--- The console's Notifications page lists the outbox newest first.
-CREATE INDEX notices_created ON notices (created_at);
+-- (The console's list of the outbox, newest first, uses `notices_created` of the outbox's migration.)

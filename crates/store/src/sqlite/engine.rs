@@ -33,6 +33,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("011_reversal_watch.sql"),
     include_str!("012_last_cost.sql"),
     include_str!("013_notices.sql"),
+    include_str!("014_notice_outbox.sql"),
     include_str!("015_operator_alerts.sql"),
     include_str!("018_checkouts.sql"),
 ];

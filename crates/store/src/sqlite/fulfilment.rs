@@ -2,14 +2,16 @@
 //! recording what the supplier was asked, rescheduling, and the final status
 //! with its refund and outbox event.
 
-use super::SqliteStore;
 use super::claims::{FULFILMENTS, claim_due};
 use super::purchases::get;
 use super::rows::transaction;
 use super::statements::{collect, execute, json_list, query_row};
 use super::wallet::{Entry, post_ledger};
+use super::{Lite, SqliteStore};
+use crate::areas::notices;
 use crate::clock::{new_code, rfc3339};
 use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
+use crate::db::ready;
 use crate::rules::ms_from_now;
 use crate::*;
 use async_trait::async_trait;
@@ -210,5 +212,7 @@ pub(super) fn finalize_in(conn: &Connection, code: &str, fin: &Finalization) -> 
         post_ledger(conn, tx.account_id, tx.amount, Entry::Refund(code))?;
     }
     queue_event(conn, &tx, fin)?;
+    let lite = Lite(conn);
+    ready(notices::purchase_final(&lite, code, tx.product, fin.status))?;
     Ok(true)
 }

@@ -59,11 +59,11 @@ async fn notices_are_listed_newest_first_and_filtered_by_status_channel_and_acco
     )
     .await;
 
-    let all = store.list_notices(filter()).await.unwrap();
+    let all = store.notices(filter()).await.unwrap();
     assert_eq!(all.len(), 3);
     let failed = store
-        .list_notices(NoticeFilter {
-            status: Some("failed".into()),
+        .notices(NoticeFilter {
+            status: Some(NoticeStatus::Failed),
             ..filter()
         })
         .await
@@ -72,7 +72,7 @@ async fn notices_are_listed_newest_first_and_filtered_by_status_channel_and_acco
     assert_eq!(failed[0].recipient, "bo@example.com");
     assert_eq!(failed[0].last_error.as_deref(), Some("550 no such user"));
     let sms = store
-        .list_notices(NoticeFilter {
+        .notices(NoticeFilter {
             channel: Some("sms".into()),
             ..filter()
         })
@@ -81,7 +81,7 @@ async fn notices_are_listed_newest_first_and_filtered_by_status_channel_and_acco
     assert_eq!(sms.len(), 1);
     assert_eq!(sms[0].recipient, "2348030000000");
     let theirs = store
-        .list_notices(NoticeFilter {
+        .notices(NoticeFilter {
             account_id: Some(account),
             ..filter()
         })
@@ -94,7 +94,7 @@ async fn notices_are_listed_newest_first_and_filtered_by_status_channel_and_acco
         offset: 2,
         ..filter()
     };
-    assert_eq!(store.list_notices(page).await.unwrap().len(), 1);
+    assert_eq!(store.notices(page).await.unwrap().len(), 1);
 }
 
 #[tokio::test]
@@ -104,7 +104,7 @@ async fn a_failed_notice_is_queued_again_with_its_log_line_but_not_while_it_is_b
         .enqueue_notice(notice("funding:C", "email", "ci@example.com"))
         .await
         .unwrap();
-    let id = store.list_notices(filter()).await.unwrap()[0].id.clone();
+    let id = store.notices(filter()).await.unwrap()[0].id.clone();
     raw_sql(
         &db,
         "UPDATE notices SET status = 'failed', attempts = 8, last_error = 'timeout'",
@@ -113,11 +113,11 @@ async fn a_failed_notice_is_queued_again_with_its_log_line_but_not_while_it_is_b
 
     assert!(
         store
-            .requeue_notice(&id, line("notice.resend"))
+            .resend_notice(&id, line("notice.resend"))
             .await
             .unwrap()
     );
-    let again = &store.list_notices(filter()).await.unwrap()[0];
+    let again = &store.notices(filter()).await.unwrap()[0];
     assert_eq!((again.status.as_str(), again.attempts), ("queued", 0));
     assert_eq!(again.last_error, None);
     let log = store
@@ -135,11 +135,11 @@ async fn a_failed_notice_is_queued_again_with_its_log_line_but_not_while_it_is_b
     raw_sql(&db, "UPDATE notices SET lease_until = 99999999999999").await;
     assert!(
         !store
-            .requeue_notice(&id, line("notice.resend"))
+            .resend_notice(&id, line("notice.resend"))
             .await
             .unwrap()
     );
-    let missing = store.requeue_notice("NT-nope", line("notice.resend")).await;
+    let missing = store.resend_notice("NT-nope", line("notice.resend")).await;
     assert!(matches!(missing, Err(StoreError::NotFound("notice"))));
     let log = store.operator_log(LogFilter {
         limit: 10,

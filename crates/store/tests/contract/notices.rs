@@ -1,5 +1,11 @@
-use crate::common::{new_account, store};
-use billpay_store::NewNotice;
+use crate::common::{
+    account, finalization, funded_account, join_all, new_account, purchase, store,
+};
+use billpay_domain::{AccountId, Kobo, Product, TxStatus};
+use billpay_store::*;
+use std::time::Duration;
+
+const LEASE: Duration = Duration::from_secs(30);
 
 fn notice(cause: &str, channel: &str) -> NewNotice {
     NewNotice {
@@ -11,6 +17,26 @@ fn notice(cause: &str, channel: &str) -> NewNotice {
         operator_id: None,
         data: serde_json::json!({ "amount": "1000.00" }),
     }
+}
+
+/// The notices of `account`, oldest first, as `(kind, channel)`.
+async fn kinds(store: &SharedStore, account: AccountId) -> Vec<(String, String)> {
+    let filter = NoticeFilter {
+        account_id: Some(account),
+        limit: 100,
+        ..NoticeFilter::default()
+    };
+    let mut found = store.notices(filter).await.unwrap();
+    found.reverse();
+    found.into_iter().map(|n| (n.kind, n.channel)).collect()
+}
+
+fn of_kind(found: &[(String, String)], kind: &str) -> Vec<String> {
+    found
+        .iter()
+        .filter(|(k, _)| k == kind)
+        .map(|(_, channel)| channel.clone())
+        .collect()
 }
 
 #[tokio::test]
@@ -36,4 +62,418 @@ async fn a_cause_adds_one_notice_per_channel_however_often_it_is_replayed() {
             .await
             .unwrap()
     );
+}
+
+#[tokio::test]
+async fn a_claim_leases_each_due_notice_once_and_counts_the_attempt() {
+    let (_db, store) = store().await;
+    store.enqueue_notice(notice("c:1", "email")).await.unwrap();
+    store.enqueue_notice(notice("c:2", "email")).await.unwrap();
+    let claimed = store.claim_notices(10, LEASE).await.unwrap();
+    assert_eq!(claimed.len(), 2);
+    assert!(
+        claimed
+            .iter()
+            .all(|n| n.attempts == 1 && n.status == NoticeStatus::Queued)
+    );
+    assert!(
+        store.claim_notices(10, LEASE).await.unwrap().is_empty(),
+        "leased"
+    );
+    // an expired lease (a crashed worker) makes it due again
+    store.enqueue_notice(notice("c:3", "email")).await.unwrap();
+    let short = store.claim_notices(1, Duration::ZERO).await.unwrap();
+    assert_eq!(short.len(), 1);
+    let again = store.claim_notices(10, LEASE).await.unwrap();
+    assert_eq!(again.len(), 1);
+    assert_eq!(
+        (again[0].id.clone(), again[0].attempts),
+        (short[0].id.clone(), 2)
+    );
+}
+
+#[tokio::test]
+async fn concurrent_claims_never_hand_out_one_notice_twice() {
+    let (_db, store) = store().await;
+    for i in 0..20 {
+        store
+            .enqueue_notice(notice(&format!("c:{i}"), "email"))
+            .await
+            .unwrap();
+    }
+    let tasks = (0..4)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move { store.claim_notices(8, LEASE).await.unwrap() })
+        })
+        .collect();
+    let mut ids: Vec<String> = join_all(tasks)
+        .await
+        .into_iter()
+        .flatten()
+        .map(|n| n.id)
+        .collect();
+    let claimed = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), claimed, "a notice was claimed twice");
+    assert_eq!(claimed, 20);
+}
+
+#[tokio::test]
+async fn a_send_is_recorded_sent_retried_later_or_failed() {
+    let (_db, store) = store().await;
+    for cause in ["s", "r", "f"] {
+        store.enqueue_notice(notice(cause, "email")).await.unwrap();
+    }
+    let claimed = store.claim_notices(10, LEASE).await.unwrap();
+    let id = |cause: &str| {
+        claimed
+            .iter()
+            .find(|n| n.cause == cause)
+            .unwrap()
+            .id
+            .clone()
+    };
+    let provider = "mail_dir".to_string();
+    let sent = NoticeOutcome::Sent {
+        provider: provider.clone(),
+        provider_id: Some("p-1".into()),
+    };
+    store.record_notice(&id("s"), sent).await.unwrap();
+    let later = NoticeOutcome::Retry {
+        provider: provider.clone(),
+        error: "421 try later".into(),
+        at_ms: clock::now_ms() + 60_000,
+    };
+    store.record_notice(&id("r"), later).await.unwrap();
+    let failed = NoticeOutcome::Failed {
+        provider: provider.clone(),
+        error: "gave up".into(),
+    };
+    store.record_notice(&id("f"), failed).await.unwrap();
+
+    let sent = store.notice(&id("s")).await.unwrap().unwrap();
+    assert_eq!(sent.status, NoticeStatus::Sent);
+    assert_eq!(sent.provider_id.as_deref(), Some("p-1"));
+    assert!(sent.sent_at.is_some());
+    let retried = store.notice(&id("r")).await.unwrap().unwrap();
+    assert_eq!(retried.status, NoticeStatus::Queued);
+    assert_eq!(retried.last_error.as_deref(), Some("421 try later"));
+    assert!(
+        store.claim_notices(10, LEASE).await.unwrap().is_empty(),
+        "not due yet"
+    );
+    let failed = store.notice(&id("f")).await.unwrap().unwrap();
+    assert_eq!(failed.status, NoticeStatus::Failed);
+    // a late record of a notice no longer queued changes nothing
+    let late = NoticeOutcome::Failed {
+        provider,
+        error: "late".into(),
+    };
+    store.record_notice(&id("s"), late).await.unwrap();
+    assert_eq!(
+        store.notice(&id("s")).await.unwrap().unwrap().status,
+        NoticeStatus::Sent
+    );
+    let only_failed = NoticeFilter {
+        status: Some(NoticeStatus::Failed),
+        limit: 10,
+        ..NoticeFilter::default()
+    };
+    let listed = store.notices(only_failed).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].cause, "f");
+}
+
+#[tokio::test]
+async fn an_address_refused_for_good_is_not_tried_again_until_an_operator_resends() {
+    let (_db, store) = store().await;
+    store
+        .enqueue_notice(notice("first", "email"))
+        .await
+        .unwrap();
+    let first = store.claim_notices(1, LEASE).await.unwrap().remove(0);
+    let refused = NoticeOutcome::Refused {
+        provider: "smtp".into(),
+        error: "550 no such user".into(),
+    };
+    store.record_notice(&first.id, refused).await.unwrap();
+    store
+        .enqueue_notice(notice("second", "email"))
+        .await
+        .unwrap();
+    assert!(store.claim_notices(10, LEASE).await.unwrap().is_empty());
+    let filter = NoticeFilter {
+        limit: 10,
+        ..NoticeFilter::default()
+    };
+    let listed = store.notices(filter).await.unwrap();
+    assert_eq!(listed[0].cause, "second", "newest first");
+    assert_eq!(listed[0].status, NoticeStatus::Failed);
+    let why = listed[0].last_error.clone().unwrap();
+    assert!(why.contains("550 no such user"), "{why}");
+    // another channel, another address: unaffected
+    store.enqueue_notice(notice("third", "sms")).await.unwrap();
+    assert_eq!(store.claim_notices(10, LEASE).await.unwrap().len(), 1);
+    // the operator's resend lifts the suppression
+    store.requeue_notice(&first.id).await.unwrap();
+    let resent = store.claim_notices(10, LEASE).await.unwrap();
+    assert_eq!(resent.len(), 1);
+    assert_eq!(
+        (resent[0].id.clone(), resent[0].attempts),
+        (first.id.clone(), 1)
+    );
+    store
+        .enqueue_notice(notice("fourth", "email"))
+        .await
+        .unwrap();
+    assert_eq!(store.claim_notices(10, LEASE).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_resend_is_refused_while_a_send_holds_the_notice() {
+    let (_db, store) = store().await;
+    store.enqueue_notice(notice("held", "email")).await.unwrap();
+    let held = store.claim_notices(1, LEASE).await.unwrap().remove(0);
+    let err = store.requeue_notice(&held.id).await.unwrap_err();
+    assert!(matches!(err, StoreError::DeliveryInProgress), "{err}");
+    let err = store.requeue_notice("NT-none").await.unwrap_err();
+    assert!(matches!(err, StoreError::NotFound(_)), "{err}");
+}
+
+#[tokio::test]
+async fn preferences_default_to_email_only_and_are_kept() {
+    let (_db, store) = store().await;
+    let account = new_account(&store).await.id;
+    let defaults = store.notice_preferences(account).await.unwrap();
+    assert_eq!(defaults, NoticePreferences::default());
+    assert!(defaults.topic(NoticeTopic::Funding).email);
+    assert!(!defaults.topic(NoticeTopic::Funding).sms);
+    let mut choices = defaults.clone();
+    choices.phone = Some("2348031234567".into());
+    choices.low_balance_below = Some(Kobo(100_000));
+    choices.set_topic(
+        NoticeTopic::Refund,
+        TopicChoice {
+            email: false,
+            sms: true,
+        },
+    );
+    store
+        .set_notice_preferences(account, choices.clone())
+        .await
+        .unwrap();
+    assert_eq!(store.notice_preferences(account).await.unwrap(), choices);
+    choices.phone = None;
+    store
+        .set_notice_preferences(account, choices.clone())
+        .await
+        .unwrap();
+    assert_eq!(store.notice_preferences(account).await.unwrap(), choices);
+}
+
+fn payment(reference: &str, account: AccountId) -> NewFunding {
+    NewFunding {
+        gateway: "monnify".into(),
+        gateway_reference: reference.into(),
+        status: FundingStatus::Credited,
+        account_id: Some(account),
+        amount: Kobo(500_000),
+        fee: Kobo(7_500),
+        currency: Some("NGN".into()),
+        customer_ref: None,
+        account_number: None,
+        payer: None,
+        note: "test".into(),
+    }
+}
+
+#[tokio::test]
+async fn a_credited_payment_adds_one_notice_with_amount_fee_and_balance() {
+    let (_db, store) = store().await;
+    let account = new_account(&store).await;
+    store
+        .record_funding(payment("MNFY|1", account.id))
+        .await
+        .unwrap();
+    store
+        .record_funding(payment("MNFY|1", account.id))
+        .await
+        .unwrap();
+    let found = store
+        .notices(NoticeFilter {
+            account_id: Some(account.id),
+            kind: Some("funding_credited".into()),
+            limit: 10,
+            ..NoticeFilter::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 1, "a replayed payment adds nothing");
+    assert_eq!(found[0].recipient, account.email);
+    assert_eq!(found[0].channel, "email");
+    let data = &found[0].data;
+    assert_eq!(data["amount"], 500_000);
+    assert_eq!(data["fee"], 7_500);
+    assert_eq!(data["credited"], 492_500);
+    assert_eq!(data["balance"], 492_500);
+}
+
+#[tokio::test]
+async fn choices_decide_the_channels_of_a_customer_notice() {
+    let (_db, store) = store().await;
+    let account = new_account(&store).await.id;
+    let mut choices = NoticePreferences {
+        phone: Some("2348031234567".into()),
+        ..NoticePreferences::default()
+    };
+    choices.set_topic(
+        NoticeTopic::Funding,
+        TopicChoice {
+            email: false,
+            sms: true,
+        },
+    );
+    store
+        .set_notice_preferences(account, choices.clone())
+        .await
+        .unwrap();
+    store
+        .record_funding(payment("MNFY|a", account))
+        .await
+        .unwrap();
+    assert_eq!(
+        of_kind(&kinds(&store, account).await, "funding_credited"),
+        ["sms"]
+    );
+    choices.set_topic(
+        NoticeTopic::Funding,
+        TopicChoice {
+            email: false,
+            sms: false,
+        },
+    );
+    store
+        .set_notice_preferences(account, choices)
+        .await
+        .unwrap();
+    store
+        .record_funding(payment("MNFY|b", account))
+        .await
+        .unwrap();
+    assert_eq!(
+        of_kind(&kinds(&store, account).await, "funding_credited"),
+        ["sms"]
+    );
+}
+
+#[tokio::test]
+async fn a_failed_purchase_and_a_delivered_token_get_notices_an_airtime_success_none() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 10_000).await;
+    let airtime = store
+        .place_purchase(purchase(account, key, "r1", 100))
+        .await
+        .unwrap();
+    let failed = store
+        .place_purchase(purchase(account, key, "r2", 100))
+        .await
+        .unwrap();
+    let mut electricity = purchase(account, key, "r3", 1_000);
+    electricity.product = Product::Electricity;
+    let electricity = store.place_purchase(electricity).await.unwrap();
+    let success = finalization(TxStatus::Successful, false);
+    store
+        .finalize(&airtime.code, success.clone())
+        .await
+        .unwrap();
+    store
+        .finalize(&failed.code, finalization(TxStatus::Failed, false))
+        .await
+        .unwrap();
+    store
+        .finalize(&electricity.code, success.clone())
+        .await
+        .unwrap();
+    // a finalize repeated changes nothing, and adds nothing
+    store
+        .finalize(&failed.code, finalization(TxStatus::Failed, false))
+        .await
+        .unwrap();
+    let found = store
+        .notices(NoticeFilter {
+            account_id: Some(account),
+            limit: 100,
+            ..NoticeFilter::default()
+        })
+        .await
+        .unwrap();
+    let purchase_notices: Vec<(String, String)> = found
+        .iter()
+        .filter(|n| n.kind.starts_with("purchase_"))
+        .map(|n| {
+            (
+                n.kind.clone(),
+                n.data["transaction"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(purchase_notices.len(), 2, "{purchase_notices:?}");
+    assert!(purchase_notices.contains(&("purchase_refunded".into(), failed.code.clone())));
+    assert!(purchase_notices.contains(&("purchase_receipt".into(), electricity.code.clone())));
+    // a reversal of the delivered token: a refund notice as well
+    store
+        .finalize(&electricity.code, finalization(TxStatus::Failed, true))
+        .await
+        .unwrap();
+    let refunds = of_kind(&kinds(&store, account).await, "purchase_refunded");
+    assert_eq!(refunds.len(), 2);
+}
+
+#[tokio::test]
+async fn a_new_api_key_and_a_webhook_url_change_are_security_notices() {
+    let (_db, store) = store().await;
+    let (account, key) = account(&store).await;
+    let url = Some("https://user:secret@hooks.example.com/in".to_string());
+    store
+        .update_api_key(key, KeyChange::WebhookUrl(url))
+        .await
+        .unwrap();
+    store
+        .update_api_key(key, KeyChange::WebhookUrl(None))
+        .await
+        .unwrap();
+    let found = kinds(&store, account).await;
+    assert_eq!(of_kind(&found, "api_key_created"), ["email"]);
+    assert_eq!(of_kind(&found, "webhook_url_changed"), ["email", "email"]);
+    let filter = NoticeFilter {
+        kind: Some("webhook_url_changed".into()),
+        limit: 10,
+        ..NoticeFilter::default()
+    };
+    let changes = store.notices(filter).await.unwrap();
+    let shown = changes[1].data["url"].as_str().unwrap();
+    assert!(!shown.contains("secret"), "{shown}");
+    assert!(shown.contains("hooks.example.com"), "{shown}");
+}
+
+#[tokio::test]
+async fn a_suppressed_address_gets_a_customer_notice_already_failed() {
+    let (_db, store) = store().await;
+    let account = new_account(&store).await;
+    let mut first = notice("x", "email");
+    first.recipient = account.email.clone();
+    store.enqueue_notice(first).await.unwrap();
+    let claimed = store.claim_notices(1, LEASE).await.unwrap().remove(0);
+    let refused = NoticeOutcome::Refused {
+        provider: "smtp".into(),
+        error: "550 mailbox unavailable".into(),
+    };
+    store.record_notice(&claimed.id, refused).await.unwrap();
+    store
+        .record_funding(payment("MNFY|s", account.id))
+        .await
+        .unwrap();
+    assert!(store.claim_notices(10, LEASE).await.unwrap().is_empty());
 }

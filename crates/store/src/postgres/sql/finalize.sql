@@ -3,6 +3,9 @@
 -- lock makes a concurrent finalize on another node wait, then find it final).
 -- $12 is the supplier's cost of a successful one (NULL: unknown or failed);
 -- $13 when to requery it for a reversal (NULL: not watched).
+-- The customer's notice, if its product and status have one (as
+-- `areas/notices.rs` `purchase_notice` says; receipts for {receipts}): by
+-- email ($14) unless turned off, by SMS ($15) if turned on; $16 its data.
 -- Answers (the transaction exists, rows changed).
 WITH current AS (
     SELECT code FROM transactions WHERE code = $1 AND status = $10 AND $2 <> $10 FOR UPDATE
@@ -24,5 +27,29 @@ WITH current AS (
       attempts, created_at, next_attempt_at)
     SELECT $6, $1, account_id, key_id, CASE product {events} END, $8, 'pending', 0, $5, $9
     FROM changed {resend}
+), notice_kind AS (
+    SELECT account_id,
+      CASE WHEN $2 = 'failed' THEN 'purchase_refunded' ELSE 'purchase_receipt' END AS kind
+    FROM changed WHERE $2 = 'failed' OR product IN ({receipts})
+), notice AS (
+    INSERT INTO notices (id, cause, kind, channel, recipient, account_id, data, status,
+      last_error, next_attempt_at, created_at)
+    SELECT n.id, 'purchase:' || $1 || ':' || k.kind, k.kind, n.channel, n.recipient, a.id, $16,
+      CASE WHEN s.recipient IS NULL THEN 'queued' ELSE 'failed' END,
+      CASE WHEN s.recipient IS NULL THEN NULL
+           ELSE 'not sent: this address was refused before (' || s.reason || ')' END,
+      $9, $7
+    FROM notice_kind k
+    JOIN accounts a ON a.id = k.account_id
+    LEFT JOIN notice_preferences p ON p.account_id = a.id
+    CROSS JOIN LATERAL (VALUES
+      ($14::text, 'email', a.email, CASE WHEN $2 = 'failed' THEN COALESCE(p.refund_email, TRUE)
+                                    ELSE COALESCE(p.receipt_email, TRUE) END),
+      ($15::text, 'sms', p.phone, CASE WHEN $2 = 'failed' THEN COALESCE(p.refund_sms, FALSE)
+                                  ELSE COALESCE(p.receipt_sms, FALSE) END)
+    ) AS n (id, channel, recipient, wanted)
+    LEFT JOIN notice_suppressions s ON s.channel = n.channel AND s.recipient = n.recipient
+    WHERE n.wanted AND n.recipient IS NOT NULL
+    ON CONFLICT (cause, channel) DO NOTHING
 )
 SELECT EXISTS (SELECT 1 FROM transactions WHERE code = $1), (SELECT COUNT(*) FROM changed)

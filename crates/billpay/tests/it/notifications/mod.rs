@@ -1,0 +1,291 @@
+//! Customer notices through the real binary, read where it sends them: the
+//! mail folder (the `MailDir` email channel, `BILLPAY_MAIL_DIR`). Each is
+//! sent once per cause, with what it must say; none for a change that was
+//! refused or rolled back; a send the channel did not take is retried with
+//! the same message id; and a `kill -9` between cause and send loses none.
+
+use crate::funding::gateways::Setup;
+use crate::support::*;
+use billpay_domain::Kobo;
+use billpay_webkit::format::naira;
+use serde_json::json;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// One email the server wrote: its file's name (the notice id) and its text.
+#[derive(Debug, Clone)]
+struct Email {
+    file: String,
+    text: String,
+}
+
+impl Email {
+    fn header(&self, name: &str) -> &str {
+        let prefix = format!("{name}: ");
+        self.text
+            .lines()
+            .find_map(|line| line.strip_prefix(prefix.as_str()))
+            .unwrap_or("")
+    }
+}
+
+/// The emails in `dir` whose subject contains `subject`.
+fn emails(dir: &Path, subject: &str) -> Vec<Email> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<Email> = entries
+        .map(|entry| entry.unwrap().path())
+        .map(|path| Email {
+            file: path.file_stem().unwrap().to_string_lossy().into_owned(),
+            text: std::fs::read_to_string(&path).unwrap(),
+        })
+        .filter(|email| email.header("Subject").contains(subject))
+        .collect();
+    found.sort_by(|a, b| a.file.cmp(&b.file));
+    found
+}
+
+/// Waits until `count` emails with `subject` are in `dir` (failing after
+/// `limit`), then a moment more, so one more would be seen.
+async fn wait_emails(dir: &Path, subject: &str, count: usize, limit: Duration) -> Vec<Email> {
+    let deadline = Instant::now() + limit;
+    while emails(dir, subject).len() < count {
+        assert!(
+            Instant::now() < deadline,
+            "{count} emails {subject:?} never came: {:?}",
+            emails(dir, "")
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    emails(dir, subject)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transfer_is_told_once_however_often_its_webhook_comes_and_a_forged_one_never() {
+    let setup = Setup::start(&[
+        ("BILLPAY_BUSINESS_NAME", "Ada Data"),
+        ("BILLPAY_SUPPORT_CONTACT", "help@ada.example"),
+    ])
+    .await;
+    let mail = setup.server.mail_dir();
+    let fake = &setup.fakes[0];
+    let (customer, number) = setup.customer_with_account(fake).await;
+    let forged = fake.transfer(Some(&customer.account_id), Some(&number), 9_000.0);
+    let (body, _) = fake.webhook(&forged);
+    let (status, _) = setup.post_raw(fake, body, Some("not-the-signature")).await;
+    assert_ne!(status, 200, "a forged webhook is refused");
+    let reference = fake.transfer(Some(&customer.account_id), Some(&number), 5_000.0);
+    for _ in 0..3 {
+        let (status, body) = setup.post_webhook(fake, fake.webhook(&reference)).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let told = wait_emails(
+        &mail,
+        "added to your Ada Data wallet",
+        1,
+        Duration::from_secs(20),
+    )
+    .await;
+    assert_eq!(told.len(), 1, "{told:?}");
+    let text = &told[0].text;
+    let balance = setup.server.balance(&customer.api_key).await;
+    assert!(text.contains("bank transfer of ₦5,000.00"), "{text}");
+    let balance = naira(Kobo((balance * 100.0).round() as i64));
+    assert!(
+        text.contains(&format!("Your balance is now {balance}")),
+        "{text}"
+    );
+    assert!(text.contains("Hello Test Co"), "{text}");
+    assert!(text.contains("help@ada.example"), "{text}");
+    assert!(
+        !text.contains("9,000"),
+        "the forged payment is never told: {text}"
+    );
+    assert!(text.contains("-- HTML --"), "an HTML part too: {text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_purchase_is_told_with_its_refund_a_token_with_its_receipt_a_refused_one_never() {
+    let server = TestServer::spawn().await;
+    let mail = server.mail_dir();
+    let c = server.customer("3000");
+    let body = json!({"provider_id": "mtn", "phone": "08030000000", "amount": 100, "reference": reference()});
+    let failed = server.place(&c.api_key, "/v1/airtime/purchase", body).await;
+    let token = electricity(&reference(), "45012345678", 1500.0);
+    let delivered = server
+        .place(&c.api_key, "/v1/electricity/purchase", token)
+        .await;
+    server.wait_final(&c.api_key, &failed).await;
+    let receipt = server.wait_final(&c.api_key, &delivered).await;
+    // more than the balance: refused, nothing changes, nothing is told
+    let too_much = json!({"provider_id": "mtn", "phone": "08030000000", "amount": 50000, "reference": reference()});
+    let refused = server
+        .post(&c.api_key, "/v1/airtime/purchase", too_much)
+        .await;
+    assert!(refused.status >= 400, "{}", refused.body);
+
+    let refunds = wait_emails(&mail, "Purchase failed", 1, Duration::from_secs(20)).await;
+    assert_eq!(refunds.len(), 1, "{refunds:?}");
+    assert!(refunds[0].text.contains(&failed), "{}", refunds[0].text);
+    assert!(
+        refunds[0].text.contains("₦100.00 is back in your wallet"),
+        "{}",
+        refunds[0].text
+    );
+    let receipts = wait_emails(&mail, "Your receipt", 1, Duration::from_secs(20)).await;
+    assert_eq!(receipts.len(), 1, "{receipts:?}");
+    let token = receipt["pin"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no token: {receipt}"));
+    assert!(receipts[0].text.contains(token), "{}", receipts[0].text);
+    assert!(
+        receipts[0].text.contains(&delivered),
+        "{}",
+        receipts[0].text
+    );
+    // the key the customer was given is a security notice
+    assert_eq!(emails(&mail, "new billpay API key").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_the_channel_did_not_take_is_retried_with_the_same_id() {
+    let dir = tempfile::tempdir().unwrap();
+    // the mail folder cannot be made while a file stands where its parent goes
+    let blocked = dir.path().join("blocked");
+    std::fs::write(&blocked, "not a folder").unwrap();
+    let mail = blocked.join("mail");
+    let mail_env = mail.display().to_string();
+    let env = [
+        ("BILLPAY_MAIL_DIR", mail_env.as_str()),
+        ("BILLPAY_NOTICE_RETRY_BASE_MS", "300"),
+    ];
+    let server = TestServer::spawn_with_env(Options::default(), &env).await;
+    server.customer("0");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while notices_counted(&server, "retrying").await < 1.0 {
+        assert!(Instant::now() < deadline, "the failed send was not retried");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    std::fs::remove_file(&blocked).unwrap();
+    let sent = wait_emails(&mail, "new billpay API key", 1, Duration::from_secs(30)).await;
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let id = &sent[0].file;
+    assert!(id.starts_with("NT"), "named by the notice's id: {id}");
+    assert_eq!(sent[0].header("Message-ID"), format!("<{id}@billpay>"));
+    assert_eq!(notices_counted(&server, "sent").await, 1.0);
+}
+
+/// `billpay_notices_total{outcome=…}` summed over channels and providers.
+async fn notices_counted(server: &TestServer, outcome: &str) -> f64 {
+    let text = server
+        .http
+        .get(server.url("/metrics"))
+        .send()
+        .await
+        .unwrap();
+    let text = text.text().await.unwrap();
+    text.lines()
+        .filter(|l| l.starts_with("billpay_notices_total{"))
+        .filter(|l| l.contains(&format!("outcome=\"{outcome}\"")))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_between_cause_and_send_loses_no_notice_and_doubles_none() {
+    let env = [("BILLPAY_NOTICE_LEASE_SECS", "2")];
+    let options = Options {
+        latency_ms: 100,
+        ..Options::default()
+    };
+    let mut server = TestServer::spawn_with_env(options, &env).await;
+    let mail = server.mail_dir();
+    let c = server.customer("100000");
+    let mut failed = Vec::new();
+    for round in 0..3u64 {
+        for _ in 0..4 {
+            let body = json!({"provider_id": "mtn", "phone": "08030000000", "amount": 100, "reference": reference()});
+            failed.push(server.place(&c.api_key, "/v1/airtime/purchase", body).await);
+        }
+        tokio::time::sleep(Duration::from_millis(50 + 120 * round)).await;
+        server.kill();
+        server.start();
+    }
+    for code in &failed {
+        server.wait_final(&c.api_key, code).await;
+    }
+    let refunds = wait_emails(
+        &mail,
+        "Purchase failed",
+        failed.len(),
+        Duration::from_secs(40),
+    )
+    .await;
+    assert_eq!(refunds.len(), failed.len(), "{refunds:?}");
+    for code in &failed {
+        let told = refunds
+            .iter()
+            .filter(|e| e.text.contains(code.as_str()))
+            .count();
+        assert_eq!(told, 1, "{code} told {told} times");
+    }
+}
+
+#[tokio::test]
+async fn a_customer_chooses_their_notices_in_a_browser_at_phone_width() {
+    use crate::dashboard::browser::Browser;
+    use crate::dashboard::{PASSWORD, account_with_password};
+    let server = TestServer::spawn().await;
+    let mail = server.mail_dir();
+    let account = account_with_password(&server, "notes@example.com", "1000");
+    let browser = Browser::start().await;
+    let b = &browser;
+    b.client.set_window_size(390, 844).await.unwrap();
+    b.client
+        .goto(&server.url("/dashboard/login"))
+        .await
+        .unwrap();
+    b.fill("#email", "notes@example.com").await;
+    b.fill("#password", PASSWORD).await;
+    b.click("#sign-in").await;
+    b.client
+        .goto(&server.url("/dashboard/notifications"))
+        .await
+        .unwrap();
+    b.fits_the_width("the notifications page").await;
+    let checked = |id: &'static str| async move {
+        b.css(id).await.prop("checked").await.unwrap().as_deref() == Some("true")
+    };
+    assert!(checked("#security_email").await, "email is on by default");
+    assert!(!checked("#security_sms").await, "SMS is off by default");
+
+    // SMS without a phone is refused, and nothing is saved
+    b.css("#refund_sms").await.click().await.unwrap();
+    b.click("#save-notifications").await;
+    assert!(b.text("#notifications-error").await.contains("phone"));
+    b.fill("#phone", "0803 123 4567").await;
+    b.css("#security_email").await.click().await.unwrap();
+    b.click("#save-notifications").await;
+    assert!(b.text("#notifications-saved").await.contains("saved"));
+    b.client
+        .goto(&server.url("/dashboard/notifications"))
+        .await
+        .unwrap();
+    let phone = b.css("#phone").await.prop("value").await.unwrap();
+    assert_eq!(phone.as_deref(), Some("08031234567"));
+    assert!(checked("#refund_sms").await);
+    assert!(!checked("#security_email").await);
+    b.screenshot("notifications").await;
+
+    // the choice holds: a new key is no longer emailed
+    server.cli(&["key", "create", "--account", &account]);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(
+        emails(&mail, "API key").is_empty(),
+        "{:?}",
+        emails(&mail, "")
+    );
+    browser.stop().await;
+}

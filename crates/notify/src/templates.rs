@@ -1,0 +1,231 @@
+//! What each notice says: askama templates compiled into the binary
+//! (`templates/`, one file per kind), rendered into a [`Message`] for the
+//! channel it goes by: an email's subject, plain text and HTML (the same
+//! text, escaped, in `email.html`), or an SMS's one short text. Every
+//! message carries the operator's business name and support contact.
+
+use crate::{ChannelKind, Message};
+use askama::Template;
+
+/// Who the messages come from (`business_name`, `support_contact` settings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Brand {
+    pub business_name: String,
+    /// An email address or phone number customers can reach.
+    pub support: String,
+}
+
+/// What a notice's template reads; each kind reads its own few fields
+/// (amounts already written as people read them: `₦5,000.00`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Fields {
+    /// The customer's name (the greeting).
+    pub name: String,
+    /// A verification or PIN-reset code.
+    pub code: String,
+    /// A password-reset link.
+    pub link: String,
+    pub amount: String,
+    pub fee: String,
+    pub credited: String,
+    pub balance: String,
+    /// The low-balance mark.
+    pub threshold: String,
+    /// A purchase's reference code, what it was, and for whom.
+    pub transaction: String,
+    pub product: String,
+    pub recipient: String,
+    /// An electricity token and its units.
+    pub token: Option<String>,
+    pub units: Option<String>,
+    /// Delivered e-pins or exam pins, one line each.
+    pub pins: Vec<String>,
+    /// An API key's prefix and name.
+    pub prefix: String,
+    pub key_name: Option<String>,
+    /// A webhook URL (credentials removed); `None`: removed.
+    pub url: Option<String>,
+}
+
+/// Every kind with a template.
+pub const KINDS: [&str; 9] = [
+    "email_verification",
+    "password_reset",
+    "pin_reset",
+    "funding_credited",
+    "purchase_refunded",
+    "purchase_receipt",
+    "low_balance",
+    "api_key_created",
+    "webhook_url_changed",
+];
+
+#[derive(Template)]
+#[template(path = "notice.txt")]
+struct Text<'a> {
+    kind: &'a str,
+    sms: bool,
+    f: &'a Fields,
+    brand: &'a Brand,
+}
+
+#[derive(Template)]
+#[template(path = "email.html")]
+struct Html<'a> {
+    subject: &'a str,
+    paragraphs: Vec<&'a str>,
+    brand: &'a Brand,
+}
+
+/// Why a notice could not be rendered (a kind with no template).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RenderError {
+    #[error("no template for notices of kind {0:?}")]
+    UnknownKind(String),
+    #[error("the template of {kind:?} failed: {error}")]
+    Template { kind: String, error: String },
+}
+
+/// An email's subject line.
+fn subject(kind: &str, f: &Fields, brand: &Brand) -> String {
+    let name = &brand.business_name;
+    match kind {
+        "email_verification" => format!("Your {name} verification code"),
+        "password_reset" => format!("Reset your {name} password"),
+        "pin_reset" => format!("Your {name} transaction PIN reset code"),
+        "funding_credited" => format!("{} added to your {name} wallet", f.credited),
+        "purchase_refunded" => format!("Purchase failed: {} returned to your wallet", f.amount),
+        "purchase_receipt" => format!("Your receipt for {} ({})", f.product, f.transaction),
+        "low_balance" => format!("Your {name} balance is low: {}", f.balance),
+        "api_key_created" => format!("Security: a new {name} API key was created"),
+        _ => format!("Security: your {name} webhook URL changed"),
+    }
+}
+
+/// The message for notice `id` of `kind` to `to`, by `channel`.
+pub fn render(
+    kind: &str,
+    channel: ChannelKind,
+    (id, to): (&str, &str),
+    f: &Fields,
+    brand: &Brand,
+) -> Result<Message, RenderError> {
+    if !KINDS.contains(&kind) {
+        return Err(RenderError::UnknownKind(kind.to_owned()));
+    }
+    let failed = |e: askama::Error| RenderError::Template {
+        kind: kind.to_owned(),
+        error: e.to_string(),
+    };
+    let sms = channel == ChannelKind::Sms;
+    let text = Text {
+        kind,
+        sms,
+        f,
+        brand,
+    }
+    .render()
+    .map_err(failed)?;
+    let subject = if sms {
+        String::new()
+    } else {
+        subject(kind, f, brand)
+    };
+    let html = if sms {
+        None
+    } else {
+        let paragraphs = text.split("\n\n").map(str::trim).collect();
+        let page = Html {
+            subject: &subject,
+            paragraphs,
+            brand,
+        };
+        Some(page.render().map_err(failed)?)
+    };
+    Ok(Message {
+        id: id.to_owned(),
+        to: to.to_owned(),
+        subject,
+        text,
+        html,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brand() -> Brand {
+        Brand {
+            business_name: "Ada Data".into(),
+            support: "help@ada.example".into(),
+        }
+    }
+
+    #[test]
+    fn every_kind_renders_by_email_and_sms_with_the_business_name_and_support_contact() {
+        let fields = Fields {
+            name: "Ada".into(),
+            ..Fields::default()
+        };
+        for kind in KINDS {
+            for channel in [ChannelKind::Email, ChannelKind::Sms] {
+                let message = render(kind, channel, ("NT1", "to"), &fields, &brand()).unwrap();
+                assert!(
+                    message.text.contains("Ada Data"),
+                    "{kind}: {}",
+                    message.text
+                );
+                assert!(
+                    message.text.contains("help@ada.example"),
+                    "{kind}: {}",
+                    message.text
+                );
+                assert!(!message.text.contains("{{"), "{kind}: {}", message.text);
+                assert_eq!(message.html.is_some(), channel == ChannelKind::Email);
+            }
+        }
+        assert!(render("nope", ChannelKind::Email, ("1", "t"), &fields, &brand()).is_err());
+    }
+
+    #[test]
+    fn a_receipt_holds_the_token_and_pins_and_the_html_escapes_what_it_shows() {
+        let fields = Fields {
+            name: "<b>Ada</b>".into(),
+            transaction: "TX1".into(),
+            product: "Electricity".into(),
+            recipient: "45012345678".into(),
+            amount: "₦5,000.00".into(),
+            token: Some("1234-5678-9012".into()),
+            units: Some("42.1".into()),
+            pins: vec!["PIN 1111".into()],
+            ..Fields::default()
+        };
+        let message = render(
+            "purchase_receipt",
+            ChannelKind::Email,
+            ("NT1", "ada@example.com"),
+            &fields,
+            &brand(),
+        )
+        .unwrap();
+        assert!(
+            message.text.contains("Token: 1234-5678-9012 (42.1 kWh)"),
+            "{}",
+            message.text
+        );
+        assert!(message.text.contains("PIN 1111"), "{}", message.text);
+        assert_eq!(message.subject, "Your receipt for Electricity (TX1)");
+        let html = message.html.unwrap();
+        assert!(html.contains("&#60;b&#62;Ada&#60;/b&#62;"), "{html}");
+        assert!(!html.contains("<b>Ada"), "{html}");
+        let sms = render(
+            "purchase_receipt",
+            ChannelKind::Sms,
+            ("NT1", "234"),
+            &fields,
+            &brand(),
+        );
+        assert!(sms.unwrap().text.contains("Token 1234-5678-9012"));
+    }
+}
