@@ -9,6 +9,7 @@
 mod chart;
 mod format;
 mod pages;
+pub mod policy;
 mod session;
 
 use axum::Router;
@@ -26,6 +27,8 @@ pub struct DashboardState {
     pub webhooks: Arc<DeliveryClient>,
     /// Sessions scoped to `/dashboard`, the sign-in throttle and the bound on password checks.
     pub kit: Arc<WebKit>,
+    /// Sign-up policy, the public address of emailed links, the open forms' throttles.
+    pub care: Arc<policy::AccountCare>,
 }
 
 impl DashboardState {
@@ -35,7 +38,14 @@ impl DashboardState {
             secrets,
             webhooks: Arc::new(DeliveryClient::new(webhook_config)),
             kit: Arc::new(WebKit::new(session::SCOPE)),
+            care: Arc::new(policy::AccountCare::default()),
         }
+    }
+
+    /// With the operator's sign-up policy and the dashboard's public address.
+    pub fn with_account_care(mut self, policy: policy::SignUpPolicy, public_url: &str) -> Self {
+        self.care = Arc::new(policy::AccountCare::new(policy, public_url));
+        self
     }
 }
 
@@ -46,6 +56,41 @@ pub fn router(state: DashboardState) -> Router {
         .route("/dashboard", get(overview::page))
         .route("/dashboard/login", get(login::form).post(login::submit))
         .route("/dashboard/logout", post(login::logout))
+        .route(
+            "/dashboard/signup",
+            get(care::signup::form).post(care::signup::submit),
+        )
+        .route(
+            "/dashboard/verify",
+            get(care::verify::form).post(care::verify::submit),
+        )
+        .route("/dashboard/verify/resend", post(care::verify::resend))
+        .route(
+            "/dashboard/forgot",
+            get(care::reset::forgot_form).post(care::reset::forgot),
+        )
+        .route(
+            "/dashboard/reset/{token}",
+            get(care::reset::reset_form).post(care::reset::reset),
+        )
+        .route("/dashboard/account", get(care::account::page))
+        .route(
+            "/dashboard/account/profile",
+            post(care::account::save_profile),
+        )
+        .route(
+            "/dashboard/account/password",
+            post(care::account::change_password),
+        )
+        .route(
+            "/dashboard/account/email",
+            post(care::account::change_email),
+        )
+        .route("/dashboard/account/code", post(care::account::enter_code))
+        .route(
+            "/dashboard/account/code/resend",
+            post(care::account::resend_code),
+        )
         .route("/dashboard/keys", get(keys::list).post(keys::create))
         .route("/dashboard/keys/{key_id}/status", post(keys::set_status))
         .route("/dashboard/keys/{key_id}/webhooks", get(webhooks::page))

@@ -51,6 +51,8 @@ pub enum Permission {
     ResolvePurchases,
     /// Queue a webhook event again.
     ResendWebhooks,
+    /// Send a customer a password-reset link (to their own address).
+    HelpCustomers,
     /// Credit or debit a wallet.
     MoveMoney,
     /// Create, suspend or change accounts and their keys.
@@ -68,6 +70,7 @@ impl fmt::Display for Permission {
             Permission::Read => "reading",
             Permission::ResolvePurchases => "requerying or resolving purchases",
             Permission::ResendWebhooks => "resending webhooks",
+            Permission::HelpCustomers => "sending customers password-reset links",
             Permission::MoveMoney => "moving money",
             Permission::ManageAccounts => "managing accounts and their keys",
             Permission::ChangeCatalogue => "changing the catalogue and prices",
@@ -100,7 +103,8 @@ impl Actor {
     }
 
     /// Whether the actor may do what `permission` covers: `support` reads,
-    /// requeries and resolves purchases, resends webhooks; an `owner` and
+    /// requeries and resolves purchases, resends webhooks, sends a customer
+    /// a password-reset link; an `owner` and
     /// the CLI may do everything.
     pub fn may(&self, permission: Permission) -> bool {
         match self {
@@ -109,7 +113,10 @@ impl Actor {
                 OperatorRole::Owner => true,
                 OperatorRole::Support => matches!(
                     permission,
-                    Permission::Read | Permission::ResolvePurchases | Permission::ResendWebhooks
+                    Permission::Read
+                        | Permission::ResolvePurchases
+                        | Permission::ResendWebhooks
+                        | Permission::HelpCustomers
                 ),
             },
         }

@@ -8,6 +8,7 @@ mod claim_loop;
 pub mod delivery;
 pub mod fulfilment;
 pub mod payment_settlement;
+pub mod prune;
 
 pub use delivery::{Delivery, DeliverySettings};
 pub use fulfilment::{Fulfilment, FulfilmentSettings};

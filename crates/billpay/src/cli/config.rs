@@ -15,6 +15,7 @@ mod layers;
 
 use super::http_server::ConnectionLimits;
 use anyhow::Context;
+use billpay_dashboard::policy::SignUpSettings;
 use billpay_domain::sealed::SecretBox;
 use billpay_funding::FundingSettings;
 use billpay_funding::registry::GatewaySections;
@@ -87,6 +88,12 @@ pub struct Settings {
     pub gateways: GatewaySections,
     /// The funding fee and the reconciler's interval.
     pub funding: FundingSettings,
+    /// `[signup]`: whether anyone may open an account on the dashboard, the
+    /// tier they get, and an invite code (docs/shop.md).
+    pub signup: SignUpSettings,
+    /// The address customers reach the dashboard at (`https://shop.example.com`),
+    /// the start of emailed links; unset: `http://` + `listen`.
+    pub public_url: Option<String>,
 }
 
 /// The built-in defaults, all here. Those a library also uses (connection
@@ -126,6 +133,8 @@ impl Default for Settings {
             suppliers: SupplierSections::default(),
             gateways: GatewaySections::default(),
             funding: FundingSettings::default(),
+            signup: SignUpSettings::default(),
+            public_url: None,
         }
     }
 }

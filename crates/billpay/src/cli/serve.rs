@@ -93,6 +93,14 @@ pub struct ServeArgs {
     #[arg(long)]
     #[serde(skip)]
     skip_supplier_check: bool,
+    /// Who may open an account on the dashboard: `open` or `closed`
+    /// (default closed; open with --demo).
+    #[arg(long, value_parser = ["open", "closed"])]
+    signup_mode: Option<String>,
+    /// The address customers reach the dashboard at, the start of emailed
+    /// links (default http:// + the listen address).
+    #[arg(long)]
+    public_url: Option<String>,
     #[command(flatten)]
     #[serde(flatten)]
     supplier: super::supplier::SupplierArgs,
@@ -172,6 +180,13 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         workers.push(tokio::spawn(
             fulfilment.run(state.purchases_waiting.clone(), shutdown.clone()),
         ));
+        let node = format!(
+            "{}-{}",
+            std::process::id(),
+            billpay_domain::keys::random_hex(4)
+        );
+        let prune = billpay_worker::prune::PruneUnverified::new(store.clone());
+        workers.push(tokio::spawn(prune.run(node, shutdown.clone())));
     }
     let delivery_config = DeliveryConfig {
         allow_private,
@@ -194,8 +209,13 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     }
     println!("billpay listening on http://{address}");
     tracing::info!(%address, role, shared_rate_limits = state.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = settings.sandbox.latency_ms, "billpay started");
+    let public_url = settings
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{address}"));
     let dashboard =
-        billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config);
+        billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config)
+            .with_account_care(settings.signup.policy(args.demo), &public_url);
     let console = billpay_console::ConsoleState::new(
         store.clone(),
         secrets.clone(),
@@ -203,6 +223,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         settings.needs_review_after(),
     )
     .with_funding(console_funding)
+    .with_public_url(&public_url)
     .with_suppliers(
         super::supplier::configured(&settings)?,
         super::supplier::low_balance(&settings),

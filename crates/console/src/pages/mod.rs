@@ -36,6 +36,7 @@ pub enum Notice {
     ReferenceUsed,
     TierChanged,
     DashboardPasswordSet,
+    PasswordResetSent,
     KeyRateLimitSet,
     KeyActive,
     KeySuspended,
@@ -63,7 +64,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 34] = [
+    const TABLE: [(Notice, &'static str, &'static str); 35] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -86,6 +87,11 @@ impl Notice {
             "that reference was used before, nothing changed",
         ),
         (Notice::TierChanged, "tier-changed", "tier changed"),
+        (
+            Notice::PasswordResetSent,
+            "password-reset-sent",
+            "password-reset link emailed to the customer",
+        ),
         (
             Notice::DashboardPasswordSet,
             "dashboard-password-set",

@@ -19,6 +19,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/010_reversal_watch.sql"),
     include_str!("migrations/011_last_cost.sql"),
     include_str!("migrations/012_notices.sql"),
+    // 013 and 014 are other branches' (issue 30/31): the lead orders them at merge.
+    include_str!("migrations/015_account_care.sql"),
 ];
 /// `pg_advisory_xact_lock` key: two processes migrating at once take turns.
 const MIGRATION_LOCK: i64 = 0x0062_696c_6c70_6179;

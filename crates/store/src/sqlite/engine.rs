@@ -33,6 +33,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("011_reversal_watch.sql"),
     include_str!("012_last_cost.sql"),
     include_str!("013_notices.sql"),
+    // 014 and 015 are other branches' (issue 30/31): the lead orders them at merge.
+    include_str!("016_account_care.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
