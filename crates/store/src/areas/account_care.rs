@@ -100,7 +100,8 @@ async fn check_code<T: Tx>(
                WHERE account_id = ?1 AND attempts < ?2 AND expires_at > ?3
                RETURNING code_hash = ?4 AS matched, email, attempts";
     let id = account.to_string();
-    let max = i64::from(max_attempts);
+    // `attempts` is an INTEGER: PostgreSQL binds it as `i32`.
+    let max = i32::try_from(max_attempts).unwrap_or(i32::MAX);
     let tried = tx
         .query_opt(sql, &[&id, &max, &now_ms(), &code_hash], |row| {
             Ok((
@@ -114,7 +115,7 @@ async fn check_code<T: Tx>(
         return Ok(CodeCheck::NoCode);
     };
     if !matched {
-        let left = u32::try_from((max - attempts).max(0)).unwrap_or(0);
+        let left = u32::try_from((i64::from(max) - attempts).max(0)).unwrap_or(0);
         return Ok(CodeCheck::Wrong { left });
     }
     let used = "DELETE FROM email_codes WHERE account_id = ?1 AND code_hash = ?2";
