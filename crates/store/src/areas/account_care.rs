@@ -55,7 +55,7 @@ async fn sign_up<T: Tx>(tx: &T, new: &NewSignUp) -> Result<Account, T::Error> {
         pricing::set_account_tier(tx, created.id, Some(tier), None).await?;
     }
     issue_code(tx, created.id, &created.email, &new.code).await?;
-    Ok(by_id(tx, created.id).await?)
+    by_id(tx, created.id).await
 }
 
 /// Replaces the account's code (a fresh one: its attempts start at zero)
