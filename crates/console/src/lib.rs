@@ -115,7 +115,7 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/admin/customers/{id}", get(customers::account))
         .route("/admin/customers/{id}/status", post(customers::set_status))
         .route(
-            "/admin/customers/{id}/password-reset",
+            "/admin/customers/{id}/reset-link",
             post(customers::send_password_reset),
         )
         .route("/admin/customers/{id}/credit", post(customers::credit))

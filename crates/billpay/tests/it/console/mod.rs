@@ -12,6 +12,7 @@ mod journey_daily;
 mod journey_money;
 mod journey_owner;
 mod money;
+mod reset_link;
 mod sign_in;
 mod takeover;
 

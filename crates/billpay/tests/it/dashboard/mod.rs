@@ -8,7 +8,7 @@ pub mod browser;
 mod lagos;
 mod security;
 mod sign_in_limits;
-mod sign_up;
+pub mod sign_up;
 
 use crate::support::*;
 

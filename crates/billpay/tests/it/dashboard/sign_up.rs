@@ -39,7 +39,7 @@ async fn text_rows(server: &TestServer, sql: &str, param: &str) -> Vec<Vec<Optio
 }
 
 /// The notices queued for `recipient`, oldest first: (kind, data opened).
-async fn notices_to(server: &TestServer, recipient: &str) -> Vec<(String, Value)> {
+pub async fn notices_to(server: &TestServer, recipient: &str) -> Vec<(String, Value)> {
     let sql = "SELECT kind, data FROM notices WHERE recipient = $1 ORDER BY created_at, id";
     let secrets = SecretBox::from_hex(MASTER_KEY).unwrap();
     let rows = text_rows(server, sql, recipient).await;
@@ -69,7 +69,7 @@ async fn account_row(server: &TestServer, email: &str) -> Option<Vec<Option<Stri
 }
 
 /// The last notice of `kind` to `recipient`.
-async fn last_notice(server: &TestServer, recipient: &str, kind: &str) -> Value {
+pub async fn last_notice(server: &TestServer, recipient: &str, kind: &str) -> Value {
     let notices = notices_to(server, recipient).await;
     let found = notices.into_iter().rev().find(|(k, _)| k == kind);
     found
