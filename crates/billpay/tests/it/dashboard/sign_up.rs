@@ -77,6 +77,23 @@ pub async fn last_notice(server: &TestServer, recipient: &str, kind: &str) -> Va
         .1
 }
 
+/// The page is measured once it has loaded with its stylesheet.
+async fn fits(b: &Browser, page: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let state = b
+            .client
+            .execute("return document.readyState", vec![])
+            .await
+            .unwrap();
+        if state == "complete" || std::time::Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    b.fits_the_width(page).await;
+}
+
 /// Posts the sign-up form over HTTP (the open forms' CSRF cookie first, from
 /// the sign-in page: it has one even when sign-up is closed); status and page.
 async fn sign_up_http(server: &TestServer, fields: &[(&str, &str)]) -> (u16, String) {
@@ -224,7 +241,7 @@ async fn a_person_signs_up_verifies_by_code_and_resets_a_forgotten_password() {
         .unwrap();
     b.click("#create-account").await;
     assert_eq!(b.path().await, "/dashboard/signup");
-    b.fits_the_width("sign-up").await;
+    fits(b, "sign-up").await;
     b.screenshot("signup-phone").await;
     b.fill("#name", "Amaka Obi").await;
     b.fill("#email", &email).await;
@@ -233,7 +250,7 @@ async fn a_person_signs_up_verifies_by_code_and_resets_a_forgotten_password() {
     b.fill("#password-again", PASSWORD).await;
     b.click("#sign-up").await;
     assert!(b.text("main").await.contains("Check your email"));
-    b.fits_the_width("code").await;
+    fits(b, "code").await;
     b.screenshot("verify-phone").await;
 
     // A wrong code is refused; the emailed one signs the person in.
@@ -266,7 +283,7 @@ async fn a_person_signs_up_verifies_by_code_and_resets_a_forgotten_password() {
         .await
         .unwrap();
     assert_eq!(b.text("#email-state").await, "verified");
-    b.fits_the_width("account").await;
+    fits(b, "account").await;
     b.screenshot("account-phone").await;
     b.client.set_window_size(1280, 900).await.unwrap();
     b.screenshot("account").await;
@@ -295,7 +312,7 @@ async fn a_person_signs_up_verifies_by_code_and_resets_a_forgotten_password() {
     );
     b.client.goto(&link).await.unwrap();
     b.client.set_window_size(390, 844).await.unwrap();
-    b.fits_the_width("reset").await;
+    fits(b, "reset").await;
     b.screenshot("reset-phone").await;
     b.fill("#password", NEW_PASSWORD).await;
     b.fill("#password-again", NEW_PASSWORD).await;
@@ -353,7 +370,7 @@ async fn signed_up_pages_screenshots_at_desktop_width() {
         .await
         .unwrap();
     b.css("#send-link").await;
-    b.fits_the_width("forgot").await;
+    fits(b, "forgot").await;
     b.screenshot("forgot-phone").await;
     browser.stop().await;
 }
