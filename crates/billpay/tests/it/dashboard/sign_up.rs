@@ -374,3 +374,100 @@ async fn signed_up_pages_screenshots_at_desktop_width() {
     b.screenshot("forgot-phone").await;
     browser.stop().await;
 }
+
+/// The account page over HTTP as the customer with `cookie`: its CSRF proof.
+async fn account_csrf(server: &TestServer, cookie: &str) -> String {
+    let page = no_redirects()
+        .get(server.url("/dashboard/account"))
+        .header("Cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    csrf_in(&page.text().await.unwrap())
+}
+
+async fn post_account(
+    server: &TestServer,
+    cookie: &str,
+    path: &str,
+    fields: &[(&str, &str)],
+) -> u16 {
+    let csrf = account_csrf(server, cookie).await;
+    let mut form = fields.to_vec();
+    form.push(("csrf", &csrf));
+    let response = no_redirects()
+        .post(server.url(path))
+        .header("Cookie", cookie)
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    response.status().as_u16()
+}
+
+#[tokio::test]
+async fn a_customer_changes_password_and_email_on_their_account_page() {
+    let server = TestServer::spawn().await;
+    let email = format!("tunde-{}@example.com", rand_suffix());
+    account_with_password(&server, &email, "10");
+    let here = sign_in(&server, &email, PASSWORD).await.unwrap();
+    let there = sign_in(&server, &email, PASSWORD).await.unwrap();
+
+    let wrong = [
+        ("current", "not my password"),
+        ("password", NEW_PASSWORD),
+        ("password_again", NEW_PASSWORD),
+    ];
+    assert_eq!(
+        post_account(&server, &here, "/dashboard/account/password", &wrong).await,
+        422
+    );
+    let right = [
+        ("current", PASSWORD),
+        ("password", NEW_PASSWORD),
+        ("password_again", NEW_PASSWORD),
+    ];
+    assert_eq!(
+        post_account(&server, &here, "/dashboard/account/password", &right).await,
+        303
+    );
+    let status = |cookie: String| {
+        let server = &server;
+        async move {
+            let response = no_redirects()
+                .get(server.url("/dashboard/account"))
+                .header("Cookie", cookie)
+                .send()
+                .await
+                .unwrap();
+            response.status().as_u16()
+        }
+    };
+    assert_eq!(status(here.clone()).await, 200, "this session stays");
+    assert_eq!(status(there).await, 303, "the other session ended");
+
+    let new_email = format!("tunde-new-{}@example.com", rand_suffix());
+    let change = [("email", new_email.as_str()), ("current", NEW_PASSWORD)];
+    assert_eq!(
+        post_account(&server, &here, "/dashboard/account/email", &change).await,
+        303
+    );
+    let unchanged = account_row(&server, &email).await;
+    assert!(
+        unchanged.is_some(),
+        "the address changes only with the code"
+    );
+    let code = last_notice(&server, &new_email, "email_verification").await["code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let entered = [("code", code.as_str())];
+    assert_eq!(
+        post_account(&server, &here, "/dashboard/account/code", &entered).await,
+        303
+    );
+    let moved = account_row(&server, &new_email).await.expect("moved");
+    assert!(moved[2].is_some(), "the new address is verified");
+    assert!(account_row(&server, &email).await.is_none());
+}
