@@ -49,6 +49,8 @@ pub struct ConsoleState {
     pub low_balance: Option<Kobo>,
     /// What `serve`'s start-up supplier check found.
     pub start_checks: Arc<Vec<StartCheck>>,
+    /// Where customers reach the dashboard: the start of a reset link support sends.
+    pub public_url: Arc<str>,
 }
 
 impl ConsoleState {
@@ -68,7 +70,14 @@ impl ConsoleState {
             suppliers: Vec::new(),
             low_balance: None,
             start_checks: Arc::default(),
+            public_url: Arc::from("http://127.0.0.1:8080"),
         }
+    }
+
+    /// Where customers reach the dashboard (`serve`'s `public_url`).
+    pub fn with_public_url(mut self, public_url: &str) -> Self {
+        self.public_url = Arc::from(public_url);
+        self
     }
 
     /// The server's funding service: its gateways and fee rule.
@@ -105,6 +114,10 @@ pub fn router(state: ConsoleState) -> Router {
         )
         .route("/admin/customers/{id}", get(customers::account))
         .route("/admin/customers/{id}/status", post(customers::set_status))
+        .route(
+            "/admin/customers/{id}/reset-link",
+            post(customers::send_password_reset),
+        )
         .route("/admin/customers/{id}/credit", post(customers::credit))
         .route("/admin/customers/{id}/debit", post(customers::debit))
         .route("/admin/transactions", get(transactions::list))

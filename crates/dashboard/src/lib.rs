@@ -10,6 +10,7 @@
 mod chart;
 mod format;
 mod pages;
+pub mod policy;
 mod session;
 
 use axum::Router;
@@ -35,6 +36,8 @@ pub struct DashboardState {
     /// Where a card payment sends the customer back (`[funding] public_url`);
     /// `None`: the address their browser used.
     pub public_url: Option<String>,
+    /// Sign-up policy, the public address of emailed links, the open forms' throttles.
+    pub care: Arc<policy::AccountCare>,
 }
 
 impl DashboardState {
@@ -46,6 +49,7 @@ impl DashboardState {
             kit: Arc::new(WebKit::new(session::SCOPE)),
             funding: Funding::new(store, Vec::new(), FeeRule::default()),
             public_url: None,
+            care: Arc::new(policy::AccountCare::default()),
         }
     }
 
@@ -54,6 +58,12 @@ impl DashboardState {
     pub fn with_funding(mut self, funding: Funding, public_url: Option<String>) -> Self {
         self.funding = funding;
         self.public_url = public_url;
+        self
+    }
+
+    /// With the operator's sign-up policy and the dashboard's public address.
+    pub fn with_account_care(mut self, policy: policy::SignUpPolicy, public_url: &str) -> Self {
+        self.care = Arc::new(policy::AccountCare::new(policy, public_url));
         self
     }
 }
@@ -65,6 +75,41 @@ pub fn router(state: DashboardState) -> Router {
         .route("/dashboard", get(overview::page))
         .route("/dashboard/login", get(login::form).post(login::submit))
         .route("/dashboard/logout", post(login::logout))
+        .route(
+            "/dashboard/signup",
+            get(care::signup::form).post(care::signup::submit),
+        )
+        .route(
+            "/dashboard/verify",
+            get(care::verify::form).post(care::verify::submit),
+        )
+        .route("/dashboard/verify/resend", post(care::verify::resend))
+        .route(
+            "/dashboard/forgot",
+            get(care::reset::forgot_form).post(care::reset::forgot),
+        )
+        .route(
+            "/dashboard/reset/{token}",
+            get(care::reset::reset_form).post(care::reset::reset),
+        )
+        .route("/dashboard/account", get(care::account::page))
+        .route(
+            "/dashboard/account/profile",
+            post(care::account::save_profile),
+        )
+        .route(
+            "/dashboard/account/password",
+            post(care::account::change_password),
+        )
+        .route(
+            "/dashboard/account/email",
+            post(care::account::change_email),
+        )
+        .route("/dashboard/account/code", post(care::account::enter_code))
+        .route(
+            "/dashboard/account/code/resend",
+            post(care::account::resend_code),
+        )
         .route("/dashboard/keys", get(keys::list).post(keys::create))
         .route("/dashboard/keys/{key_id}/status", post(keys::set_status))
         .route("/dashboard/keys/{key_id}/webhooks", get(webhooks::page))

@@ -48,7 +48,7 @@ pub struct Fields {
 }
 
 /// Every kind with a template.
-pub const KINDS: [&str; 9] = [
+pub const KINDS: [&str; 10] = [
     "email_verification",
     "password_reset",
     "pin_reset",
@@ -58,6 +58,7 @@ pub const KINDS: [&str; 9] = [
     "low_balance",
     "api_key_created",
     "webhook_url_changed",
+    "account_exists",
 ];
 
 #[derive(Template)]
@@ -98,6 +99,7 @@ fn subject(kind: &str, f: &Fields, brand: &Brand) -> String {
         "purchase_receipt" => format!("Your receipt for {} ({})", f.product, f.transaction),
         "low_balance" => format!("Your {name} balance is low: {}", f.balance),
         "api_key_created" => format!("Security: a new {name} API key was created"),
+        "account_exists" => format!("Someone tried to sign up to {name} with your email"),
         _ => format!("Security: your {name} webhook URL changed"),
     }
 }

@@ -86,6 +86,28 @@ pub async fn set_password(
     Ok(())
 }
 
+/// Emails the customer a single-use link to choose a new password (30
+/// minutes), logged as the operator's action in the same transaction. The
+/// link goes to the account's own address only; nobody at the business
+/// sees it. `public_url`: where the dashboard is reached.
+pub async fn send_password_reset(
+    store: &dyn Store,
+    actor: Actor,
+    account: AccountId,
+    public_url: &str,
+) -> OpsResult<()> {
+    actor.require(Permission::HelpCustomers)?;
+    let found = store
+        .account(account)
+        .await?
+        .ok_or(billpay_store::StoreError::NotFound("account"))?;
+    let mut log = actor.log("account.password_reset_sent", account.to_string());
+    log.after = Some("reset link emailed".into());
+    billpay_store::issue::issue_password_reset(store, &found, public_url, Some(log)).await?;
+    tracing::info!(%actor, %account, "password-reset link sent");
+    Ok(())
+}
+
 pub(crate) fn valid_email(email: &str) -> bool {
     let Some((local, domain)) = email.split_once('@') else {
         return false;

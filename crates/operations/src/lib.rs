@@ -54,6 +54,8 @@ pub enum Permission {
     ResendWebhooks,
     /// Queue an email or SMS notice again.
     ResendNotices,
+    /// Send a customer a password-reset link (to their own address).
+    HelpCustomers,
     /// Credit or debit a wallet.
     MoveMoney,
     /// Create, suspend or change accounts and their keys.
@@ -72,6 +74,7 @@ impl fmt::Display for Permission {
             Permission::ResolvePurchases => "requerying or resolving purchases",
             Permission::ResendWebhooks => "resending webhooks",
             Permission::ResendNotices => "resending notices",
+            Permission::HelpCustomers => "sending customers password-reset links",
             Permission::MoveMoney => "moving money",
             Permission::ManageAccounts => "managing accounts and their keys",
             Permission::ChangeCatalogue => "changing the catalogue and prices",
@@ -104,7 +107,8 @@ impl Actor {
     }
 
     /// Whether the actor may do what `permission` covers: `support` reads,
-    /// requeries and resolves purchases, resends webhooks; an `owner` and
+    /// requeries and resolves purchases, resends webhooks, sends a customer
+    /// a password-reset link; an `owner` and
     /// the CLI may do everything.
     pub fn may(&self, permission: Permission) -> bool {
         match self {
@@ -117,6 +121,7 @@ impl Actor {
                         | Permission::ResolvePurchases
                         | Permission::ResendWebhooks
                         | Permission::ResendNotices
+                        | Permission::HelpCustomers
                 ),
             },
         }

@@ -5,6 +5,7 @@
 //! once, implemented for whatever implements them all, and is what callers
 //! hold (`SharedStore`): its areas' methods need no import.
 
+mod account_care;
 pub(crate) mod accounts;
 pub(crate) mod catalogue;
 pub(crate) mod checkouts;
@@ -45,6 +46,7 @@ pub trait Store:
     + LoggedStore
     + NoticeStore
     + NoticeAdminStore
+    + AccountCareStore
 {
 }
 
@@ -65,6 +67,7 @@ impl<T> Store for T where
         + LoggedStore
         + NoticeStore
         + NoticeAdminStore
+        + AccountCareStore
 {
 }
 
@@ -128,6 +131,62 @@ pub trait NoticeAdminStore: Send + Sync + 'static {
     async fn alert_recipients(&self, kind: &str) -> StoreResult<Vec<AlertRecipient>>;
     /// Accounts created in `[from, until)` (RFC 3339 bounds).
     async fn accounts_created(&self, from: &str, until: &str) -> StoreResult<u64>;
+}
+
+/// Sign-up and account care: codes that prove an email address, password
+/// resets, the profile (`areas/account_care.rs`). Each code or link is used
+/// once, atomically; its notice is written with it.
+#[async_trait]
+pub trait AccountCareStore: Send + Sync + 'static {
+    /// A customer's own account, unverified, with its first code and the
+    /// code's notice; [`StoreError::EmailTaken`] (nothing written) when the
+    /// address is anyone's.
+    async fn sign_up(&self, new: NewSignUp) -> StoreResult<Account>;
+    /// A fresh code (replacing any) proving `email` for `account` — its own
+    /// address, or a new one that becomes its address once proven.
+    async fn issue_email_code(
+        &self,
+        account: AccountId,
+        email: &str,
+        code: EmailCode,
+    ) -> StoreResult<()>;
+    /// One try of a code: counted atomically, at most `max_attempts` per code.
+    async fn check_email_code(
+        &self,
+        account: AccountId,
+        code_hash: String,
+        max_attempts: u32,
+    ) -> StoreResult<CodeCheck>;
+    /// The new address an account asked to move to, while its code is live.
+    async fn pending_email(&self, account: AccountId) -> StoreResult<Option<String>>;
+    async fn start_password_reset(&self, new: NewPasswordReset) -> StoreResult<()>;
+    /// Whether a reset link is unused and unexpired (to show its form).
+    async fn password_reset_valid(&self, token_hash: &str) -> StoreResult<bool>;
+    /// Uses a reset link once: the new password, every session ended.
+    async fn reset_password(
+        &self,
+        token_hash: &str,
+        password_hash: String,
+    ) -> StoreResult<Option<AccountId>>;
+    /// A signed-in customer's new password: their other sessions end.
+    async fn change_password(
+        &self,
+        account: AccountId,
+        password_hash: String,
+        keep_session: &str,
+    ) -> StoreResult<()>;
+    async fn update_profile(
+        &self,
+        account: AccountId,
+        name: String,
+        phone: Option<String>,
+    ) -> StoreResult<Account>;
+    /// Removes self sign-ups created before `created_before` (RFC 3339),
+    /// never verified, that hold no money, purchase, key or funding.
+    async fn prune_unverified(&self, created_before: &str) -> StoreResult<u64>;
+    /// Self sign-ups since each bound (RFC 3339).
+    async fn sign_up_counts(&self, today_from: &str, month_from: &str)
+    -> StoreResult<SignUpCounts>;
 }
 
 #[async_trait]

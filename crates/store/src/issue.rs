@@ -3,7 +3,10 @@
 //! 256 random bits, shown to its owner once and stored only as its SHA-256
 //! (keys, session tokens) or sealed under the master key (webhook secrets).
 
-use crate::{ApiKey, KeyChange, NewApiKey, NewLogEntry, Store, StoreResult};
+use crate::{
+    Account, ApiKey, EmailCode, KeyChange, NewApiKey, NewLogEntry, NewPasswordReset, NoticeDraft,
+    Store, StoreResult,
+};
 use billpay_domain::keys::{generate_api_key, hash_api_key, random_hex};
 use billpay_domain::sealed::SecretBox;
 use billpay_domain::{AccountId, KeyId};
@@ -109,4 +112,80 @@ pub async fn issue_session(
 /// The stored form of a session token (as of an API key: SHA-256, hex).
 pub fn session_token_hash(token: &str) -> String {
     hash_api_key(token)
+}
+
+/// How long an emailed code that proves an address is good for.
+pub const EMAIL_CODE_LIFETIME: Duration = Duration::from_secs(30 * 60);
+/// How long a password-reset link is good for.
+pub const RESET_LINK_LIFETIME: Duration = Duration::from_secs(30 * 60);
+/// Tries of one emailed code before a new one must be asked for.
+pub const EMAIL_CODE_TRIES: u32 = 5;
+/// The notice that carries a code that proves an address.
+pub const EMAIL_VERIFICATION: &str = "email_verification";
+/// The notice that carries a password-reset link.
+pub const PASSWORD_RESET: &str = "password_reset";
+
+/// A new 6-digit code for `name`'s address: the code in clear (it travels
+/// only in the notice, sealed) and what is stored.
+pub fn new_email_code(name: &str) -> (String, EmailCode) {
+    use rand::Rng;
+    let code = format!("{:06}", rand::rng().random_range(0..1_000_000u32));
+    let stored = EmailCode {
+        code_hash: email_code_hash(&code),
+        expires_at_ms: crate::rules::ms_from_now(EMAIL_CODE_LIFETIME),
+        notice: NoticeDraft {
+            kind: EMAIL_VERIFICATION.into(),
+            data: serde_json::json!({ "name": name, "code": code }),
+        },
+    };
+    (code, stored)
+}
+
+/// The stored form of an emailed code (SHA-256, hex; the code is checked
+/// only against one account's live code, a bounded number of times).
+pub fn email_code_hash(code: &str) -> String {
+    hash_api_key(&format!("email-code:{}", code.trim()))
+}
+
+/// A fresh code proving `email` for `account` (its own address, or a new
+/// one), sent to that address.
+pub async fn issue_email_code(
+    store: &dyn Store,
+    account: &Account,
+    email: &str,
+) -> StoreResult<()> {
+    let (_, code) = new_email_code(&account.name);
+    store.issue_email_code(account.id, email, code).await
+}
+
+/// A single-use password-reset link for `account`, emailed to its
+/// address: `{public_url}/dashboard/reset/{token}` (256 random bits; only
+/// its hash is stored). `log`: support sent it from the console.
+pub async fn issue_password_reset(
+    store: &dyn Store,
+    account: &Account,
+    public_url: &str,
+    log: Option<NewLogEntry>,
+) -> StoreResult<()> {
+    let token = random_hex(32);
+    let link = format!(
+        "{}/dashboard/reset/{token}",
+        public_url.trim_end_matches('/')
+    );
+    let reset = NewPasswordReset {
+        account_id: account.id,
+        token_hash: reset_token_hash(&token),
+        expires_at_ms: crate::rules::ms_from_now(RESET_LINK_LIFETIME),
+        notice: NoticeDraft {
+            kind: PASSWORD_RESET.into(),
+            data: serde_json::json!({ "name": account.name, "link": link }),
+        },
+        log,
+    };
+    store.start_password_reset(reset).await
+}
+
+/// The stored form of a reset link's token (SHA-256, hex).
+pub fn reset_token_hash(token: &str) -> String {
+    hash_api_key(&format!("reset:{token}"))
 }

@@ -37,6 +37,7 @@ macro_rules! text_enum {
 }
 
 text_enum!(AccountStatus { Active = "active", Suspended = "suspended" });
+text_enum!(SignedUp { Myself = "self", Operator = "operator" });
 text_enum!(KeyStatus { Active = "active", Suspended = "suspended", Revoked = "revoked" });
 /// Why a wallet moved: a ledger entry's `kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -107,6 +108,32 @@ pub struct Account {
     #[serde(skip)]
     pub password_hash: Option<String>,
     pub created_at: String,
+    /// As the customer gave it at sign-up or on their profile.
+    pub phone: Option<String>,
+    /// Whether the customer signed up or an operator created the account.
+    pub signed_up: SignedUp,
+    /// When the customer proved the address (RFC 3339); `None`: never.
+    pub email_verified_at: Option<String>,
+}
+
+impl Account {
+    /// Whether the account may buy or reserve a funding account: an
+    /// operator vouched for it, or its owner proved the email address.
+    /// The check every shop page calls before money moves.
+    pub fn verified(&self) -> bool {
+        self.signed_up == SignedUp::Operator || self.email_verified_at.is_some()
+    }
+}
+
+/// How an account came to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SignedUp {
+    /// The customer, on the dashboard's sign-up page.
+    #[serde(rename = "self")]
+    Myself,
+    /// An operator (CLI, console) or `serve --demo`.
+    Operator,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -722,4 +749,79 @@ pub struct AlertRecipient {
     pub operator_id: i64,
     pub email: String,
     pub role: crate::OperatorRole,
+}
+
+/// A notice the store addresses and files under its cause itself (the
+/// account's address, a cause unique to the code or link it carries):
+/// only its template and what the template reads. `data` may hold a code
+/// or link: `SealedStore` seals it before it is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoticeDraft {
+    pub kind: String,
+    pub data: serde_json::Value,
+}
+
+impl NoticeDraft {
+    /// The email notice to `recipient` about `account`, filed under `cause`.
+    pub fn addressed(&self, recipient: &str, account: AccountId, cause: String) -> NewNotice {
+        NewNotice {
+            cause,
+            kind: self.kind.clone(),
+            channel: "email".into(),
+            recipient: recipient.to_owned(),
+            account_id: Some(account),
+            operator_id: None,
+            data: self.data.clone(),
+        }
+    }
+}
+
+/// A code that proves an email address (stored as its hash), with the
+/// notice that carries it.
+#[derive(Debug, Clone)]
+pub struct EmailCode {
+    pub code_hash: String,
+    pub expires_at_ms: i64,
+    pub notice: NoticeDraft,
+}
+
+/// A customer's own sign-up: the account, unverified, and its first code.
+#[derive(Debug, Clone)]
+pub struct NewSignUp {
+    pub account: NewAccount,
+    pub phone: Option<String>,
+    /// The tier the operator puts new sign-ups on (`None`: list prices).
+    pub tier: Option<String>,
+    pub code: EmailCode,
+}
+
+/// What one try of an email code did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CodeCheck {
+    /// Right: the address (the account's now) is verified; the code is spent.
+    Verified { email: String },
+    /// Wrong: `left` more tries of this code.
+    Wrong { left: u32 },
+    /// No live code: none asked, expired, used, or out of tries.
+    NoCode,
+    /// Right, but another account took the new address meanwhile.
+    EmailTaken,
+}
+
+/// A password-reset link (stored as its token's hash), with its notice;
+/// `log` when support sent it from the console.
+#[derive(Debug, Clone)]
+pub struct NewPasswordReset {
+    pub account_id: AccountId,
+    pub token_hash: String,
+    pub expires_at_ms: i64,
+    pub notice: NoticeDraft,
+    pub log: Option<crate::NewLogEntry>,
+}
+
+/// Self sign-ups since the start of a (Lagos) day and of its month.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct SignUpCounts {
+    pub today: i64,
+    pub month: i64,
 }

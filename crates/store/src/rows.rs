@@ -20,6 +20,9 @@ pub(crate) fn account(row: &dyn RowRead) -> StoreResult<Account> {
         balance: row.get(col!("balance"))?,
         password_hash: row.get(col!("password_hash"))?,
         created_at: row.get(col!("created_at"))?,
+        phone: row.get(col!("phone"))?,
+        signed_up: row.parsed(col!("signed_up"))?,
+        email_verified_at: row.get(col!("email_verified_at"))?,
     })
 }
 

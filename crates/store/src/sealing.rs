@@ -64,6 +64,13 @@ impl SealedStore {
         serde_json::from_str(&clear).map_err(|e| StoreError::Backend(e.to_string()))
     }
 
+    fn seal_draft(&self, draft: NoticeDraft) -> StoreResult<NoticeDraft> {
+        Ok(NoticeDraft {
+            data: self.seal_result(draft.data)?,
+            ..draft
+        })
+    }
+
     fn open_tx(&self, mut tx: Transaction) -> StoreResult<Transaction> {
         tx.result = self.open_result(tx.result)?;
         Ok(tx)
@@ -224,6 +231,32 @@ pass_through!(OperatorStore {
     fn last_plan_costs(&self) -> StoreResult<Vec<PlanCost>>;
     fn sales_summary(&self, since: &str) -> StoreResult<SalesSummary>;
     fn supplier_outcomes(&self, since: &str) -> StoreResult<Vec<SupplierOutcome>>;
+});
+
+pass_through!(AccountCareStore {
+    fn check_email_code(&self, account: AccountId, code_hash: String, max_attempts: u32) -> StoreResult<CodeCheck>;
+    fn pending_email(&self, account: AccountId) -> StoreResult<Option<String>>;
+    fn password_reset_valid(&self, token_hash: &str) -> StoreResult<bool>;
+    fn reset_password(&self, token_hash: &str, password_hash: String) -> StoreResult<Option<AccountId>>;
+    fn change_password(&self, account: AccountId, password_hash: String, keep_session: &str) -> StoreResult<()>;
+    fn update_profile(&self, account: AccountId, name: String, phone: Option<String>) -> StoreResult<Account>;
+    fn prune_unverified(&self, created_before: &str) -> StoreResult<u64>;
+    fn sign_up_counts(&self, today_from: &str, month_from: &str) -> StoreResult<SignUpCounts>;
+} sealed {
+    // A code or reset link in a notice's data is a secret at rest: sealed
+    // whole, as a delivered pin is (`{"sealed": "sealed:…"}`).
+    async fn sign_up(&self, mut new: NewSignUp) -> StoreResult<Account> {
+        new.code.notice = self.seal_draft(new.code.notice)?;
+        self.inner.sign_up(new).await
+    }
+    async fn issue_email_code(&self, account: AccountId, email: &str, mut code: EmailCode) -> StoreResult<()> {
+        code.notice = self.seal_draft(code.notice)?;
+        self.inner.issue_email_code(account, email, code).await
+    }
+    async fn start_password_reset(&self, mut new: NewPasswordReset) -> StoreResult<()> {
+        new.notice = self.seal_draft(new.notice)?;
+        self.inner.start_password_reset(new).await
+    }
 });
 
 pass_through!(NoticeStore {

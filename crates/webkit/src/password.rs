@@ -8,7 +8,7 @@
 //! sign-ins under 4 permits still grew the server by 229 MiB: each freed
 //! block stayed in the allocator arena of whichever blocking thread ran it.)
 
-use billpay_domain::password::{Memory, verify_with};
+use billpay_domain::password::{Memory, PasswordError, verify_with};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -81,6 +81,17 @@ impl HashPermit {
         })
         .await
         .unwrap_or(false)
+    }
+
+    /// Hashes a new password (argon2id, the domain's rules: at least
+    /// [`MIN_LENGTH`](billpay_domain::password::MIN_LENGTH) characters) on a
+    /// blocking thread, under the same bound as checks.
+    pub async fn hash(self, password: String) -> Result<String, PasswordError> {
+        let hashed = tokio::task::spawn_blocking(move || {
+            let _held = &self;
+            billpay_domain::password::hash(&password)
+        });
+        hashed.await.unwrap_or(Err(PasswordError::Hashing))
     }
 
     fn memories(&self) -> std::sync::MutexGuard<'_, Vec<Memory>> {

@@ -12,6 +12,7 @@ pub mod delivery;
 pub mod fulfilment;
 pub mod notices;
 pub mod payment_settlement;
+pub mod prune;
 
 pub use alerts::{AlertSettings, Alerts};
 pub use checkout_settlement::{CheckoutError, CheckoutOutcome, Quote};

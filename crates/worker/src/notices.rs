@@ -178,7 +178,8 @@ impl Notices {
         let mut fields = Fields {
             name: text("name").unwrap_or_default(),
             code: text("code").unwrap_or_default(),
-            link: text("link").unwrap_or_default(),
+            // A password-reset link, or (`account_exists`) the forgot-password page.
+            link: text("link").or_else(|| text("forgot")).unwrap_or_default(),
             amount: money("amount"),
             fee: money("fee"),
             credited: money("credited"),

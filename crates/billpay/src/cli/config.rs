@@ -16,6 +16,7 @@ mod layers;
 
 use super::http_server::ConnectionLimits;
 use anyhow::Context;
+use billpay_dashboard::policy::SignUpSettings;
 use billpay_domain::sealed::SecretBox;
 use billpay_funding::FundingSettings;
 use billpay_funding::registry::GatewaySections;
@@ -112,6 +113,12 @@ pub struct Settings {
     /// How long a notice being sent is held (a crashed node's is sent
     /// again after it).
     pub notice_lease_secs: u64,
+    /// `[signup]`: whether anyone may open an account on the dashboard, the
+    /// tier they get, and an invite code (docs/shop.md).
+    pub signup: SignUpSettings,
+    /// The address customers reach the dashboard at (`https://shop.example.com`),
+    /// the start of emailed links; unset: `http://` + `listen`.
+    pub public_url: Option<String>,
 }
 
 /// The built-in defaults, all here. Those a library also uses (connection
@@ -161,6 +168,8 @@ impl Default for Settings {
             support_contact: None,
             notice_retry_base_ms: 30_000,
             notice_lease_secs: 60,
+            signup: SignUpSettings::default(),
+            public_url: None,
         }
     }
 }

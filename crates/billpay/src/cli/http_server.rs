@@ -100,11 +100,13 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
+        let peer = stream.peer_addr().ok();
         let activity = Arc::new(Activity::new());
         let service = Tracked {
             inner: TowerToHyperService::new(app.clone()),
             activity: activity.clone(),
             body_limits,
+            peer,
         };
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(stream), service)
@@ -225,6 +227,9 @@ struct Tracked<S> {
     inner: S,
     activity: Arc<Activity>,
     body_limits: BodyLimits,
+    /// The connection's peer, given to handlers as `ConnectInfo` (the
+    /// shop's sign-up throttle counts per address).
+    peer: Option<std::net::SocketAddr>,
 }
 
 impl<S> hyper::service::Service<hyper::Request<Incoming>> for Tracked<S>
@@ -237,7 +242,12 @@ where
 
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
         let busy = self.activity.begin();
-        let request = request.map(|body| TimedBody::new(body, self.body_limits));
+        let mut request = request.map(|body| TimedBody::new(body, self.body_limits));
+        if let Some(peer) = self.peer {
+            request
+                .extensions_mut()
+                .insert(axum::extract::ConnectInfo(peer));
+        }
         InFlight {
             response: self.inner.call(request),
             busy: Some(busy),

@@ -96,6 +96,14 @@ pub struct ServeArgs {
     #[arg(long)]
     #[serde(skip)]
     skip_supplier_check: bool,
+    /// Who may open an account on the dashboard: `open` or `closed`
+    /// (default closed; open with --demo).
+    #[arg(long, value_parser = ["open", "closed"])]
+    signup_mode: Option<String>,
+    /// The address customers reach the dashboard at, the start of emailed
+    /// links (default http:// + the listen address).
+    #[arg(long)]
+    public_url: Option<String>,
     #[command(flatten)]
     #[serde(flatten)]
     supplier: super::supplier::SupplierArgs,
@@ -192,6 +200,13 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         workers.push(tokio::spawn(
             fulfilment.run(state.purchases_waiting.clone(), shutdown.clone()),
         ));
+        let node = format!(
+            "{}-{}",
+            std::process::id(),
+            billpay_domain::keys::random_hex(4)
+        );
+        let prune = billpay_worker::prune::PruneUnverified::new(store.clone());
+        workers.push(tokio::spawn(prune.run(node, shutdown.clone())));
     }
     let delivery_config = DeliveryConfig {
         allow_private,
@@ -218,9 +233,14 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     }
     println!("billpay listening on http://{address}");
     tracing::info!(%address, role, shared_rate_limits = state.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = settings.sandbox.latency_ms, "billpay started");
+    let public_url = settings
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{address}"));
     let dashboard =
         billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config)
-            .with_funding(dashboard_funding, settings.funding.public_url.clone());
+            .with_funding(dashboard_funding, card_return_url(&settings))
+            .with_account_care(settings.signup.policy(args.demo), &public_url);
     let console = billpay_console::ConsoleState::new(
         store.clone(),
         secrets.clone(),
@@ -228,6 +248,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         settings.needs_review_after(),
     )
     .with_funding(console_funding)
+    .with_public_url(&public_url)
     .with_suppliers(
         super::supplier::configured(&settings)?,
         super::supplier::low_balance(&settings),
@@ -405,4 +426,11 @@ async fn demo(store: &SharedStore, address: std::net::SocketAddr) -> anyhow::Res
         key.secret
     );
     Ok(())
+}
+
+/// Where a card payment sends the customer back: `[funding] public_url`, else
+/// the shop's `public_url`, else the address the customer's browser used.
+fn card_return_url(settings: &Settings) -> Option<String> {
+    let funding = settings.funding.public_url.clone();
+    funding.or_else(|| settings.public_url.clone())
 }

@@ -30,6 +30,12 @@ pub struct AccountRow {
     pub status: &'static str,
     pub balance: String,
     pub created: String,
+    /// "self" (the dashboard's sign-up) or "operator".
+    pub signed_up: &'static str,
+    /// "verified", "not verified" (a self sign-up yet to enter its code),
+    /// or "vouched for by the operator".
+    pub email_state: &'static str,
+    pub phone: String,
 }
 
 impl From<&Account> for AccountRow {
@@ -41,6 +47,13 @@ impl From<&Account> for AccountRow {
             status: a.status.as_str(),
             balance: naira(a.balance),
             created: short_time(&a.created_at),
+            signed_up: a.signed_up.as_str(),
+            email_state: match (a.email_verified_at.is_some(), a.verified()) {
+                (true, _) => "verified",
+                (false, false) => "not verified",
+                (false, true) => "not verified (opened by the operator)",
+            },
+            phone: a.phone.clone().unwrap_or_default(),
         }
     }
 }
@@ -502,6 +515,25 @@ pub async fn set_password(
     Ok(done(
         &format!("/admin/customers/{id}"),
         Notice::DashboardPasswordSet,
+    ))
+}
+
+/// Emails the customer a single-use link to choose a new password (support
+/// may; logged). Nobody at the business sees the link.
+pub async fn send_password_reset(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    _: CsrfForm<billpay_webkit::NoFields>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let store = state.store.as_ref();
+    accounts::send_password_reset(store, actor(&signed_in), id, &state.public_url)
+        .await
+        .map_err(refused)?;
+    Ok(done(
+        &format!("/admin/customers/{id}"),
+        Notice::PasswordResetSent,
     ))
 }
 

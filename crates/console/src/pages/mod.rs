@@ -37,6 +37,7 @@ pub enum Notice {
     ReferenceUsed,
     TierChanged,
     DashboardPasswordSet,
+    PasswordResetSent,
     KeyRateLimitSet,
     KeyActive,
     KeySuspended,
@@ -66,7 +67,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 36] = [
+    const TABLE: [(Notice, &'static str, &'static str); 37] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -89,6 +90,11 @@ impl Notice {
             "that reference was used before, nothing changed",
         ),
         (Notice::TierChanged, "tier-changed", "tier changed"),
+        (
+            Notice::PasswordResetSent,
+            "password-reset-sent",
+            "password-reset link emailed to the customer",
+        ),
         (
             Notice::DashboardPasswordSet,
             "dashboard-password-set",

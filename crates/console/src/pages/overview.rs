@@ -62,6 +62,8 @@ struct OverviewPage {
     floats: Vec<FloatRow>,
     chart_svg: String,
     legend: [(&'static str, &'static str); 2],
+    /// Customers' own sign-ups today and this month (Lagos days).
+    sign_ups: billpay_store::SignUpCounts,
 }
 
 /// At most this many needs-review purchases are counted ("500+").
@@ -85,6 +87,10 @@ pub async fn page(
         })
         .await?;
     let age = backlog.oldest_age_secs() as u64;
+    let sign_ups = state
+        .store
+        .sign_up_counts(&reports::start_of(today), &reports::start_of(month))
+        .await?;
     Ok(render(&OverviewPage {
         chrome: Chrome::new(&signed_in, "overview", &done),
         periods: vec![
@@ -99,6 +105,7 @@ pub async fn page(
         floats: floats(&state).await,
         chart_svg: chart::sales_and_margin_svg(&last_30_days(&state, today).await?),
         legend: [("Sales", SALES_COLOUR), ("Margin", MARGIN_COLOUR)],
+        sign_ups,
     }))
 }
 

@@ -6,32 +6,59 @@ use super::{PageResult, render};
 use crate::DashboardState;
 use crate::session::{SCOPE, SignedIn};
 use askama::Template;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use billpay_store::AccountStatus;
 use billpay_store::issue::issue_session;
 use billpay_webkit::{Credentials, CsrfForm, Found, NoFields, Refusal, SignInForm, SignInView};
+use serde::Deserialize;
 
 #[derive(Template)]
 #[template(path = "login.html")]
 struct LoginPage {
     view: SignInView,
+    signup_open: bool,
+    notice: Option<&'static str>,
+}
+
+/// What sent the visitor here (`?done=…`), looked up: any other text shows nothing.
+#[derive(Deserialize, Default)]
+pub struct Done {
+    #[serde(default)]
+    done: String,
 }
 
 /// The sign-in page sets a fresh double-submit CSRF cookie.
-pub async fn form(headers: HeaderMap) -> Response {
-    login_page(&headers, "", None, StatusCode::OK)
+pub async fn form(
+    State(state): State<DashboardState>,
+    headers: HeaderMap,
+    Query(done): Query<Done>,
+) -> Response {
+    let notice = match done.done.as_str() {
+        "password-reset" => Some(
+            "Your password is changed and every device is signed out. Sign in with the new password.",
+        ),
+        _ => None,
+    };
+    login_page(&state, &headers, "", None, notice, StatusCode::OK)
 }
 
 fn login_page(
+    state: &DashboardState,
     headers: &HeaderMap,
     email: &str,
     error: Option<&str>,
+    notice: Option<&'static str>,
     status: StatusCode,
 ) -> Response {
+    let signup_open = state.care.policy.open;
     SCOPE.sign_in_form(headers, email, error, status, |view| {
-        render(&LoginPage { view })
+        render(&LoginPage {
+            view,
+            signup_open,
+            notice,
+        })
     })
 }
 
@@ -42,7 +69,9 @@ pub async fn submit(
 ) -> PageResult {
     let email = credentials.email();
     let refused = |refusal: Refusal| {
-        refusal.respond(|message| login_page(&headers, email, Some(message), StatusCode::OK))
+        refusal.respond(|message| {
+            login_page(&state, &headers, email, Some(message), None, StatusCode::OK)
+        })
     };
     let found = async {
         let account = state.store.account_by_email(email).await?;
@@ -58,9 +87,11 @@ pub async fn submit(
     if account.status != AccountStatus::Active {
         let message = "This account is suspended. Contact the operator.";
         return Ok(login_page(
+            &state,
             &headers,
             email,
             Some(message),
+            None,
             StatusCode::FORBIDDEN,
         ));
     }

@@ -1,6 +1,7 @@
 //! One module per page group. Handlers load what the page shows for the
 //! signed-in account only (another account's key, event or transaction is a 404).
 
+pub mod care;
 pub mod fund_wallet;
 pub mod keys;
 pub mod login;
@@ -19,6 +20,8 @@ pub struct Chrome {
     pub account_name: String,
     pub csrf: String,
     pub nav: &'static str,
+    /// The address is not proven yet: every page says so (no buying or funding until it is).
+    pub unverified: bool,
 }
 
 impl Chrome {
@@ -27,6 +30,7 @@ impl Chrome {
             account_name: signed_in.user.name.clone(),
             csrf: signed_in.csrf.clone(),
             nav,
+            unverified: !signed_in.user.verified(),
         }
     }
 }

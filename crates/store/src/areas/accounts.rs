@@ -89,7 +89,7 @@ pub(crate) async fn set_status<T: Tx>(
 }
 
 /// A password change signs the account out everywhere.
-async fn set_password<T: Tx>(tx: &T, id: AccountId, hash: &str) -> Result<(), T::Error> {
+pub(crate) async fn set_password<T: Tx>(tx: &T, id: AccountId, hash: &str) -> Result<(), T::Error> {
     let sql = "UPDATE accounts SET password_hash = ?1 WHERE id = ?2";
     match tx.execute(sql, &[&hash, &id.to_string()]).await? {
         0 => Err(StoreError::NotFound("account").into()),

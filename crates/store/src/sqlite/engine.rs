@@ -35,6 +35,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("013_notices.sql"),
     include_str!("014_notice_outbox.sql"),
     include_str!("015_operator_alerts.sql"),
+    include_str!("016_account_care.sql"),
     include_str!("018_checkouts.sql"),
 ];
 

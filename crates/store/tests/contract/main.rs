@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod account_care;
 mod accounts;
 mod audit;
 mod bank_transfers;

@@ -13,6 +13,7 @@ mod journey_money;
 mod journey_owner;
 mod money;
 mod notifications;
+mod reset_link;
 mod sign_in;
 mod takeover;
 

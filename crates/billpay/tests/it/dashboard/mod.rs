@@ -8,6 +8,7 @@ pub mod browser;
 mod lagos;
 mod security;
 mod sign_in_limits;
+pub mod sign_up;
 
 use crate::support::*;
 
