@@ -1,4 +1,5 @@
-//! The account dashboard under `/dashboard`: sign-in, API keys, webhooks,
+//! The account dashboard under `/dashboard`: sign-in, the shop (buying every
+//! product with a transaction PIN, `pages/shop`), API keys, webhooks,
 //! transactions and the wallet statement, as server-rendered pages.
 //!
 //! Sessions, CSRF forms, sign-in checks, security headers and page errors
@@ -26,6 +27,9 @@ pub struct DashboardState {
     pub webhooks: Arc<DeliveryClient>,
     /// Sessions scoped to `/dashboard`, the sign-in throttle and the bound on password checks.
     pub kit: Arc<WebKit>,
+    /// The API's state, for the shop's purchases (the API's own operation);
+    /// `None`: no shop (`with_shop` sets it).
+    pub shop: Option<billpay_api::AppState>,
 }
 
 impl DashboardState {
@@ -35,8 +39,23 @@ impl DashboardState {
             secrets,
             webhooks: Arc::new(DeliveryClient::new(webhook_config)),
             kit: Arc::new(WebKit::new(session::SCOPE)),
+            shop: None,
         }
     }
+
+    /// The shop buys through the API's purchase operation, with its state.
+    pub fn with_shop(mut self, api: billpay_api::AppState) -> Self {
+        self.shop = Some(api);
+        self
+    }
+}
+
+async fn shop_css() -> axum::response::Response {
+    billpay_webkit::asset("text/css", include_str!("../assets/shop.css")).await
+}
+
+async fn shop_js() -> axum::response::Response {
+    billpay_webkit::asset("text/javascript", include_str!("../assets/shop.js")).await
 }
 
 /// All dashboard routes, to be merged into the server's router.
@@ -73,6 +92,14 @@ pub fn router(state: DashboardState) -> Router {
         .route("/dashboard/transactions/{code}", get(transactions::detail))
         .route("/dashboard/wallet", get(wallet::statement))
         .route("/dashboard/wallet.csv", get(wallet::csv))
+        .route("/dashboard/buy", get(shop::home))
+        .route("/dashboard/buy/{product}", get(shop::form).post(shop::buy))
+        .route("/dashboard/buy/{product}/verify", post(shop::verify))
+        .route("/dashboard/receipts/{code}", get(shop::receipt::page))
+        .route("/dashboard/beneficiaries", post(shop::save_beneficiary))
+        .route("/dashboard/pin", get(shop::pin::form).post(shop::pin::set))
+        .route("/dashboard/assets/shop.css", get(shop_css))
+        .route("/dashboard/assets/shop.js", get(shop_js))
         .route("/dashboard/assets/style.css", get(kit_stylesheet))
         // the kit's own name for it: the kit's error pages link it
         .route("/dashboard/assets/kit.css", get(kit_stylesheet))

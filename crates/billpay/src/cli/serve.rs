@@ -194,8 +194,10 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     }
     println!("billpay listening on http://{address}");
     tracing::info!(%address, role, shared_rate_limits = state.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = settings.sandbox.latency_ms, "billpay started");
+    // the shop buys through the API's own purchase operation and state
     let dashboard =
-        billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config);
+        billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config)
+            .with_shop(state.clone());
     let console = billpay_console::ConsoleState::new(
         store.clone(),
         secrets.clone(),

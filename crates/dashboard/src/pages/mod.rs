@@ -5,6 +5,7 @@ pub mod fund_wallet;
 pub mod keys;
 pub mod login;
 pub mod overview;
+pub mod shop;
 pub mod transactions;
 pub mod wallet;
 pub mod webhooks;

@@ -19,6 +19,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/010_reversal_watch.sql"),
     include_str!("migrations/011_last_cost.sql"),
     include_str!("migrations/012_notices.sql"),
+    // issue 31 (branch shop-buy): numbered 016 so that 013-015 of parallel branches merge before it
+    include_str!("migrations/016_shop_buying.sql"),
 ];
 /// `pg_advisory_xact_lock` key: two processes migrating at once take turns.
 const MIGRATION_LOCK: i64 = 0x0062_696c_6c70_6179;

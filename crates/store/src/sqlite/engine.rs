@@ -33,6 +33,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("011_reversal_watch.sql"),
     include_str!("012_last_cost.sql"),
     include_str!("013_notices.sql"),
+    // issue 31 (branch shop-buy): numbered 017 so that 014-016 of parallel branches merge before it
+    include_str!("017_shop_buying.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
