@@ -28,13 +28,7 @@ impl MailDir {
     pub fn path_of(&self, id: &str) -> PathBuf {
         let safe: String = id
             .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
             .collect();
         self.dir.join(format!("{safe}.eml"))
     }
@@ -67,9 +61,9 @@ impl Channel for MailDir {
     async fn send(&self, message: &Message) -> Result<Sent, SendError> {
         let path = self.path_of(&message.id);
         let body = self.render(message);
-        tokio::fs::create_dir_all(&self.dir).await.map_err(|e| {
-            SendError::Transient(format!("cannot create {}: {e}", self.dir.display()))
-        })?;
+        tokio::fs::create_dir_all(&self.dir)
+            .await
+            .map_err(|e| SendError::Transient(format!("cannot create {}: {e}", self.dir.display())))?;
         tokio::fs::write(&path, body)
             .await
             .map_err(|e| SendError::Transient(format!("cannot write {}: {e}", path.display())))?;
@@ -97,9 +91,7 @@ mod tests {
         };
         channel.send(&message).await.unwrap();
         channel.send(&message).await.unwrap();
-        let files: Vec<_> = std::fs::read_dir(dir.path().join("mail"))
-            .unwrap()
-            .collect();
+        let files: Vec<_> = std::fs::read_dir(dir.path().join("mail")).unwrap().collect();
         assert_eq!(files.len(), 1);
         let text = std::fs::read_to_string(channel.path_of("n-1/2")).unwrap();
         assert!(text.contains("To: ada@example.com"), "{text}");
