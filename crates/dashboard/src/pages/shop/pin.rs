@@ -1,5 +1,6 @@
 //! The transaction PIN: set or changed with the account's password (a
-//! stolen session alone cannot change it), asked for on every purchase,
+//! stolen session alone cannot change it; the password is checked within
+//! the sign-in's throttle), asked for on every purchase,
 //! counted in the store before it is checked (`areas/pins.rs`). Neither the
 //! PIN nor the password is logged or echoed back.
 
@@ -15,7 +16,7 @@ use billpay_domain::{AccountId, KeyId};
 use billpay_store::PinTry;
 use billpay_store::clock::rfc3339;
 use billpay_store::issue::shop_key;
-use billpay_webkit::CsrfForm;
+use billpay_webkit::{CsrfForm, Who};
 use billpay_webkit::format::lagos_time;
 use serde::Deserialize;
 
@@ -79,19 +80,29 @@ pub async fn set(
     if form.pin.trim() != form.confirm.trim() {
         return pin_page(&state, &signed_in, say("The two PINs differ."), false).await;
     }
-    let Ok(permit) = state.kit.passwords.permit().await else {
-        return pin_page(
-            &state,
-            &signed_in,
-            say("Too busy just now: try again in a moment."),
-            false,
-        )
-        .await;
+    // the password is checked within the account's one budget of secret
+    // checks, the sign-in's (five wrong in 15 minutes lock both)
+    let email = signed_in.user.email.clone();
+    let mut attempt = match state.kit.throttle.reserve(Who::account(&email)) {
+        Ok(attempt) => attempt,
+        Err(locked) => {
+            let message = format!(
+                "Too many wrong passwords: try again in {} minutes.",
+                locked.minutes()
+            );
+            return pin_page(&state, &signed_in, Some(message), false).await;
+        }
     };
+    let Ok(permit) = state.kit.passwords.permit().await else {
+        let busy = say("Too busy just now: try again in a moment.");
+        return pin_page(&state, &signed_in, busy, false).await;
+    };
+    attempt.spend();
     let stored = signed_in.user.password_hash.clone();
     if !permit.verify(stored, form.password).await {
         return pin_page(&state, &signed_in, say("Wrong password."), false).await;
     }
+    attempt.succeeded();
     let hash = tokio::task::spawn_blocking(move || pin.hash())
         .await
         .map_err(|e| super::PageError::internal(&e))?
