@@ -104,12 +104,14 @@ pub(crate) async fn take_try<T: Tx>(
     let sql = "UPDATE transaction_pins
                   SET failures = CASE WHEN locked_until > 0 THEN 1 ELSE failures + 1 END,
                       locked_until = CASE WHEN locked_until = 0 AND failures + 1 >= ?3
-                                          THEN ?4 ELSE 0 END
+                                          THEN ?4 ELSE CAST(0 AS BIGINT) END
                 WHERE account_id = ?1 AND locked_until <= ?2
             RETURNING pin_hash, shop_key_id, failures";
     let until = now + LOCK.as_millis() as i64;
     let max = i64::from(MAX_FAILURES);
     let account_text = account.to_string();
+    // (the CAST: PostgreSQL types a CASE of `?4` and a bare 0 as INTEGER,
+    // too narrow for a time in ms)
     let params: [&dyn Param; 4] = [&account_text, &now, &max, &until];
     let taken = tx
         .query_opt(sql, &params, |row| {
