@@ -122,8 +122,8 @@ impl Product {
     }
 }
 
-/// Every product's fields; a product reads its own.
-#[derive(Debug, Default, Deserialize)]
+/// Every product's fields; a product reads its own. No `Debug`: it holds the PIN.
+#[derive(Default, Deserialize)]
 #[serde(default)]
 pub struct BuyForm {
     pub reference: String,
@@ -173,6 +173,15 @@ pub fn request(
         let network = Network::of_number(&phone()?)
             .ok_or("We cannot tell this number's network from its prefix: choose the network.")?;
         provider = telco_slug(network).to_owned();
+    }
+    if matches!(product, Product::Airtime | Product::Data) && !f.ported() {
+        // the domain's rule, said for a person (the API's words name its JSON field)
+        billpay_domain::network::check(&phone()?, &provider, false).map_err(|e| {
+            format!(
+                "{} is a {} number, not {}. If it was ported to {}, tick \"Ported number\".",
+                e.phone, e.number, e.provider, e.provider
+            )
+        })?;
     }
     let item = match product {
         Product::Airtime => Item::Airtime {

@@ -126,6 +126,10 @@ pub async fn check(
     let Ok(pin) = TransactionPin::parse(given) else {
         return say("Enter your 4-digit transaction PIN.".into());
     };
+    // a turn to check first: a try is counted only when it will be checked
+    let Ok(permit) = state.kit.passwords.permit().await else {
+        return say("Too busy just now: try again in a moment.".into());
+    };
     let (pin_hash, shop_key, tries) = match state.store.take_pin_try(account).await? {
         PinTry::NotSet => {
             return say("Set your transaction PIN first (Buy → Transaction PIN).".into());
@@ -136,9 +140,6 @@ pub async fn check(
             shop_key,
             tries,
         } => (pin_hash, shop_key, tries),
-    };
-    let Ok(permit) = state.kit.passwords.permit().await else {
-        return say("Too busy just now: try again in a moment.".into());
     };
     if permit.verify(Some(pin_hash), pin.expose().to_owned()).await {
         state.store.pin_matched(account).await?;
