@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 const PIN: &str = "2468";
 
 /// An account with a password, `naira` in its wallet and an API key (to
-/// read its purchases through the API): (account id, API key).
+/// read its purchases through the API): (account id, API key, email).
 fn shopper(server: &TestServer, naira: &str) -> (String, String, String) {
     let email = format!("shop{}@example.com", rand_suffix());
     let account = account_with_password(server, &email, naira);
@@ -51,7 +51,10 @@ async fn receipt_code(b: &Browser) -> String {
 async fn final_receipt(b: &Browser) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        if let Ok(el) = b.client.find(fantoccini::Locator::Css("#receipt-status")).await
+        if let Ok(el) = b
+            .client
+            .find(fantoccini::Locator::Css("#receipt-status"))
+            .await
             && let Ok(status) = el.text().await
             && status != "processing"
         {
@@ -103,11 +106,19 @@ async fn a_customer_sets_a_pin_and_buys_data_electricity_and_e_pins_in_a_browser
     b.click("#show-plans").await;
     assert!(b.text("#network-name").await.contains("MTN"));
     let list_price = b.text("[data-plan='mtn-sme-1gb']").await;
-    b.css("input[value='mtn-sme-1gb']").await.click().await.unwrap();
+    b.css("input[value='mtn-sme-1gb']")
+        .await
+        .click()
+        .await
+        .unwrap();
     b.fill("#save-as", "Mum").await;
     b.fill("#pin", PIN).await;
     screenshots(b, "data").await;
-    b.css("input[value='mtn-sme-1gb']").await.click().await.unwrap();
+    b.css("input[value='mtn-sme-1gb']")
+        .await
+        .click()
+        .await
+        .unwrap();
     b.fill("#save-as", "Mum").await;
     b.fill("#pin", PIN).await;
     b.click("#buy").await;
@@ -272,7 +283,13 @@ async fn post_airtime(
     reference: &str,
     pin: &str,
 ) -> reqwest::Response {
-    post_airtime_at(server.url("/dashboard/buy/airtime"), session.clone(), reference, pin).await
+    post_airtime_at(
+        server.url("/dashboard/buy/airtime"),
+        session.clone(),
+        reference,
+        pin,
+    )
+    .await
 }
 
 async fn post_airtime_at(
@@ -312,7 +329,11 @@ async fn the_same_form_sent_twice_buys_once() {
         assert_eq!(r.status(), 303, "POST → 303 → the receipt");
         r.headers()["location"].to_str().unwrap().to_owned()
     };
-    assert_eq!(location(&first), location(&second), "both land on one receipt");
+    assert_eq!(
+        location(&first),
+        location(&second),
+        "both land on one receipt"
+    );
     // a reload of the form after the purchase: the same answer again
     let third = post_airtime(&server, &session, &reference, PIN).await;
     assert_eq!(location(&third), location(&first));
@@ -352,7 +373,10 @@ async fn five_wrong_pins_lock_purchases_even_sent_at_once() {
     // server says so and counts nothing): at most five are checked at once,
     // and then, one after another, the PINs checked add up to exactly five
     let wrong_at_once = answers.iter().filter(|a| says(a, "Wrong PIN")).count();
-    assert!(wrong_at_once <= 5, "{wrong_at_once} PINs checked: {answers:?}");
+    assert!(
+        wrong_at_once <= 5,
+        "{wrong_at_once} PINs checked: {answers:?}"
+    );
     let mut wrong = wrong_at_once;
     let mut n = 0;
     loop {
@@ -369,7 +393,10 @@ async fn five_wrong_pins_lock_purchases_even_sent_at_once() {
     // the right PIN is locked out too; nothing was bought
     let right = post_airtime(&server, &session, "web-right-1", PIN).await;
     assert_eq!(right.status(), 422);
-    assert!(says(&right.text().await.unwrap(), "purchases are locked until"));
+    assert!(says(
+        &right.text().await.unwrap(),
+        "purchases are locked until"
+    ));
     assert_eq!(server.balance(&api_key).await, 2000.0);
     // one after another: a new PIN (with the password) ends the lock
     let session = http_shopper(&server, &email).await;

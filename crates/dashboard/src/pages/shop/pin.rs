@@ -16,8 +16,8 @@ use billpay_domain::{AccountId, KeyId};
 use billpay_store::PinTry;
 use billpay_store::clock::rfc3339;
 use billpay_store::issue::shop_key;
-use billpay_webkit::{CsrfForm, Who};
 use billpay_webkit::format::lagos_time;
+use billpay_webkit::{CsrfForm, Who};
 use serde::Deserialize;
 
 #[derive(Template)]
