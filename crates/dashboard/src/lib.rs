@@ -1,4 +1,6 @@
-//! The account dashboard under `/dashboard`: sign-in, API keys, webhooks,
+//! The account dashboard under `/dashboard`: sign-up and account care, the
+//! shop (buying every product with a transaction PIN, `pages/shop`), the
+//! wallet (reserved accounts, pay now by card), API keys, webhooks,
 //! transactions, the wallet statement and notification choices, as
 //! server-rendered pages.
 //!
@@ -38,6 +40,9 @@ pub struct DashboardState {
     pub public_url: Option<String>,
     /// Sign-up policy, the public address of emailed links, the open forms' throttles.
     pub care: Arc<policy::AccountCare>,
+    /// The API's state, for the shop's purchases (the API's own operation);
+    /// `None`: no shop (`with_shop` sets it).
+    pub shop: Option<billpay_api::AppState>,
 }
 
 impl DashboardState {
@@ -50,6 +55,7 @@ impl DashboardState {
             funding: Funding::new(store, Vec::new(), FeeRule::default()),
             public_url: None,
             care: Arc::new(policy::AccountCare::default()),
+            shop: None,
         }
     }
 
@@ -66,6 +72,20 @@ impl DashboardState {
         self.care = Arc::new(policy::AccountCare::new(policy, public_url));
         self
     }
+
+    /// The shop buys through the API's purchase operation, with its state.
+    pub fn with_shop(mut self, api: billpay_api::AppState) -> Self {
+        self.shop = Some(api);
+        self
+    }
+}
+
+async fn shop_css() -> axum::response::Response {
+    billpay_webkit::asset("text/css", include_str!("../assets/shop.css")).await
+}
+
+async fn shop_js() -> axum::response::Response {
+    billpay_webkit::asset("text/javascript", include_str!("../assets/shop.js")).await
 }
 
 /// All dashboard routes, to be merged into the server's router.
@@ -144,6 +164,14 @@ pub fn router(state: DashboardState) -> Router {
         .route("/dashboard/wallet/pay", post(pay_now::start))
         .route("/dashboard/wallet/paid", get(pay_now::returned))
         .route("/dashboard/wallet/reserve", post(pay_now::reserve))
+        .route("/dashboard/buy", get(shop::home))
+        .route("/dashboard/buy/{product}", get(shop::form).post(shop::buy))
+        .route("/dashboard/buy/{product}/verify", post(shop::verify))
+        .route("/dashboard/receipts/{code}", get(shop::receipt::page))
+        .route("/dashboard/beneficiaries", post(shop::save_beneficiary))
+        .route("/dashboard/pin", get(shop::pin::form).post(shop::pin::set))
+        .route("/dashboard/assets/shop.css", get(shop_css))
+        .route("/dashboard/assets/shop.js", get(shop_js))
         .route("/dashboard/assets/style.css", get(kit_stylesheet))
         // the kit's own name for it: the kit's error pages link it
         .route("/dashboard/assets/kit.css", get(kit_stylesheet))

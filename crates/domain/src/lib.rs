@@ -28,6 +28,7 @@ pub mod reference;
 pub mod request;
 pub mod sealed;
 pub mod throttle;
+pub mod transaction_pin;
 
 pub use delivery::{Delivery, EpinCard, Pin};
 pub use details::PurchaseDetails;

@@ -22,6 +22,12 @@ pub fn hash(password: &str) -> Result<String, PasswordError> {
     if password.chars().count() < MIN_LENGTH {
         return Err(PasswordError::TooShort);
     }
+    hash_secret(password)
+}
+
+/// argon2id of any secret whose own rules were checked by its caller (a
+/// password above, a transaction PIN in `transaction_pin`).
+pub(crate) fn hash_secret(password: &str) -> Result<String, PasswordError> {
     let salt = SaltString::generate(&mut OsRng);
     Argon2::default()
         .hash_password(password.as_bytes(), &salt)

@@ -7,6 +7,7 @@
 
 mod account_care;
 pub(crate) mod accounts;
+pub(crate) mod beneficiaries;
 pub(crate) mod catalogue;
 pub(crate) mod checkouts;
 pub(crate) mod events;
@@ -16,6 +17,7 @@ mod logged;
 pub(crate) mod notice_admin;
 pub(crate) mod notices;
 pub(crate) mod operators;
+pub(crate) mod pins;
 pub(crate) mod pricing;
 mod sessions;
 pub(crate) mod wallet;
@@ -24,9 +26,12 @@ use crate::*;
 use async_trait::async_trait;
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::pricing::{PriceBook, Rule, Scope};
-use billpay_domain::{AccountId, KeyId, Kobo};
+use billpay_domain::{AccountId, KeyId, Kobo, Product};
 pub use checkouts::{Checkout, CheckoutStatus, NewCheckout, ReservationIdentity};
 use std::time::Duration;
+
+pub use beneficiaries::{Beneficiary, NewBeneficiary};
+pub use pins::{PinState, PinTry};
 
 /// Every area: what a backend (or a wrapper such as `SealedStore`) is.
 pub trait Store:
@@ -47,6 +52,8 @@ pub trait Store:
     + NoticeStore
     + NoticeAdminStore
     + AccountCareStore
+    + PinStore
+    + BeneficiaryStore
 {
 }
 
@@ -68,6 +75,8 @@ impl<T> Store for T where
         + NoticeStore
         + NoticeAdminStore
         + AccountCareStore
+        + PinStore
+        + BeneficiaryStore
 {
 }
 
@@ -570,4 +579,48 @@ pub trait LoggedStore: Send + Sync + 'static {
         change: KeyChange,
         log: NewLogEntry,
     ) -> StoreResult<ApiKey>;
+}
+
+/// The shop's transaction PINs (`areas/pins.rs`): set, counted before each
+/// check, locked after too many wrong tries in a row.
+#[async_trait]
+pub trait PinStore: Send + Sync + 'static {
+    /// Sets or replaces the PIN (an argon2id hash) and ends any lock; the
+    /// first PIN also stores `shop_key`, the key the account's browser
+    /// purchases are placed under. Answers the account's shop key.
+    async fn set_transaction_pin(
+        &self,
+        account: AccountId,
+        pin_hash: String,
+        shop_key: NewApiKey,
+    ) -> StoreResult<KeyId>;
+    async fn transaction_pin(&self, account: AccountId) -> StoreResult<Option<PinState>>;
+    /// Takes one try, counted before the PIN is checked (one conditional
+    /// UPDATE: concurrent tries cannot get past the lock).
+    async fn take_pin_try(&self, account: AccountId) -> StoreResult<PinTry>;
+    /// The PIN tried was right: the run of wrong tries (and a lock its last
+    /// try set) ends.
+    async fn pin_matched(&self, account: AccountId) -> StoreResult<()>;
+}
+
+/// The shop's saved recipients (`areas/beneficiaries.rs`).
+#[async_trait]
+pub trait BeneficiaryStore: Send + Sync + 'static {
+    /// Saving a recipient already saved renames it.
+    async fn save_beneficiary(&self, new: NewBeneficiary) -> StoreResult<Beneficiary>;
+    /// By nickname.
+    async fn beneficiaries(
+        &self,
+        account: AccountId,
+        product: Product,
+    ) -> StoreResult<Vec<Beneficiary>>;
+    /// `false` when the account has no such beneficiary.
+    async fn delete_beneficiary(&self, account: AccountId, id: &str) -> StoreResult<bool>;
+    /// The last `limit` different recipients `account` bought `product` for, newest first.
+    async fn recent_recipients(
+        &self,
+        account: AccountId,
+        product: Product,
+        limit: u32,
+    ) -> StoreResult<Vec<String>>;
 }

@@ -46,6 +46,17 @@ pub async fn issue_api_key_logged(
     Ok(Issued { record, secret })
 }
 
+/// The name of the key an account's browser purchases are placed under.
+pub const SHOP_KEY_NAME: &str = "Shop (browser purchases)";
+
+/// The key an account's shop purchases are placed under (created with its
+/// first transaction PIN, `PinStore::set_transaction_pin`), so each is an
+/// API purchase in every table. Its secret is dropped here, never shown nor
+/// stored: no API request can be signed with it.
+pub fn shop_key(account: AccountId) -> NewApiKey {
+    new_api_key(account, Some(SHOP_KEY_NAME.into())).0
+}
+
 /// A key to store and its secret (shown once, never stored).
 fn new_api_key(account: AccountId, name: Option<String>) -> (NewApiKey, String) {
     let new = generate_api_key();

@@ -10,6 +10,7 @@
 //! a sealed value is recognisable (`{"sealed": "sealed:…"}`, `sealed:…`).
 
 use crate::*;
+use billpay_domain::Product;
 use billpay_domain::pricing::{PriceBook, Rule, Scope};
 use billpay_domain::sealed::SecretBox;
 use serde_json::{Value, json};
@@ -168,6 +169,20 @@ pass_through!(CatalogueStore {
     fn catalogue_version(&self) -> StoreResult<i64>;
     fn replace_catalogue(&self, catalogue: &Catalogue) -> StoreResult<()>;
     fn set_catalogue_active(&self, target: &str, active: bool) -> StoreResult<String>;
+});
+
+pass_through!(PinStore {
+    fn set_transaction_pin(&self, account: AccountId, pin_hash: String, shop_key: NewApiKey) -> StoreResult<KeyId>;
+    fn transaction_pin(&self, account: AccountId) -> StoreResult<Option<PinState>>;
+    fn take_pin_try(&self, account: AccountId) -> StoreResult<PinTry>;
+    fn pin_matched(&self, account: AccountId) -> StoreResult<()>;
+});
+
+pass_through!(BeneficiaryStore {
+    fn save_beneficiary(&self, new: NewBeneficiary) -> StoreResult<Beneficiary>;
+    fn beneficiaries(&self, account: AccountId, product: Product) -> StoreResult<Vec<Beneficiary>>;
+    fn delete_beneficiary(&self, account: AccountId, id: &str) -> StoreResult<bool>;
+    fn recent_recipients(&self, account: AccountId, product: Product, limit: u32) -> StoreResult<Vec<String>>;
 });
 
 pass_through!(SessionStore {

@@ -91,23 +91,23 @@ pub struct DenominationOut {
     pub price: Kobo,
 }
 
-/// One unit's price for the caller; `None` under the least a purchase can
+/// One unit's price for the caller (the API's lists and the shop's pages); `None` under the least a purchase can
 /// charge (a careless price rule): such an item is not listed, as it
 /// cannot be bought (docs/pricing.md, "The floor").
-struct CallerPrices {
+pub struct CallerPrices {
     book: std::sync::Arc<PriceBook>,
     account: AccountId,
 }
 
 impl CallerPrices {
-    async fn of(state: &AppState, caller: &Caller) -> Result<CallerPrices, ApiError> {
+    pub async fn of(state: &AppState, caller: &Caller) -> Result<CallerPrices, ApiError> {
         Ok(CallerPrices {
             book: state.prices.get().await?,
             account: caller.account_id,
         })
     }
 
-    fn unit(
+    pub fn unit(
         &self,
         product: Product,
         provider: &str,

@@ -128,7 +128,9 @@ async fn run(
 
 /// The verification of the first supplier of the product's route, asked with
 /// its codes for the provider; none sells it: not found.
-async fn ask_supplier(state: &AppState, request: &VerifyRequest) -> ApiResult<Verification> {
+/// Asks the supplier that verifies `request`'s product and provider (the
+/// API's verify endpoints and the shop's verify-then-pay pages).
+pub async fn ask_supplier(state: &AppState, request: &VerifyRequest) -> ApiResult<Verification> {
     let Some(supplier) = state.suppliers.verifier(request.product, &request.provider) else {
         return Ok(Verification::NotFound);
     };

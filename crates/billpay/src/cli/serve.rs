@@ -240,7 +240,9 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     let dashboard =
         billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config)
             .with_funding(dashboard_funding, card_return_url(&settings))
-            .with_account_care(settings.signup.policy(args.demo), &public_url);
+            .with_account_care(settings.signup.policy(args.demo), &public_url)
+            // the shop buys through the API's own purchase operation and state
+            .with_shop(state.clone());
     let console = billpay_console::ConsoleState::new(
         store.clone(),
         secrets.clone(),

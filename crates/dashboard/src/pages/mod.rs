@@ -8,6 +8,7 @@ pub mod login;
 pub mod notifications;
 pub mod overview;
 pub mod pay_now;
+pub mod shop;
 pub mod transactions;
 pub mod wallet;
 pub mod webhooks;

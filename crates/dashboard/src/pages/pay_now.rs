@@ -95,7 +95,12 @@ pub async fn wallet_extras(
 ) -> Result<WalletExtras, PageError> {
     let mut reserve_error = notes.reserve_error;
     let mut identity_asks = Vec::new();
-    for gateway in state.funding.gateways() {
+    // Accounts are reserved for a confirmed email only (issue 31).
+    let gateways = match super::shop::may_buy(account) {
+        Ok(()) => state.funding.gateways(),
+        Err(_) => &[],
+    };
+    for gateway in gateways {
         let name = gateway.name();
         if state
             .store
@@ -247,6 +252,9 @@ pub async fn start(
         return Err(bad_request("This address cannot take card payments."));
     };
     let user = &signed_in.user;
+    if let Err(why) = super::shop::may_buy(user) {
+        return refused(&state, &signed_in, refuse(why)).await;
+    }
     let started = state
         .funding
         .start_checkout(user.id, &user.email, wanted, &callback_url)
@@ -312,6 +320,13 @@ pub async fn reserve(
     signed_in: SignedIn,
     CsrfForm(form): CsrfForm<ReserveForm>,
 ) -> PageResult {
+    if let Err(why) = super::shop::may_buy(&signed_in.user) {
+        let notes = WalletNotes {
+            reserve_error: Some(why),
+            ..WalletNotes::default()
+        };
+        return refused(&state, &signed_in, notes).await;
+    }
     let number = form.number.trim();
     let identity = match form.kind.as_str() {
         "bvn" => Identity::of(Some(number), None),

@@ -259,8 +259,10 @@ const PRUNABLE: &str = "a.signed_up = 'self' AND a.email_verified_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM reservation_identities r WHERE r.account_id = a.id)";
 
 /// The rows that only belong to an account, removed with it.
-const OWN_ROWS: [&str; 5] = [
+const OWN_ROWS: [&str; 7] = [
     "DELETE FROM sessions WHERE account_id = ?1",
+    "DELETE FROM transaction_pins WHERE account_id = ?1",
+    "DELETE FROM beneficiaries WHERE account_id = ?1",
     "DELETE FROM notice_preferences WHERE account_id = ?1",
     "DELETE FROM email_codes WHERE account_id = ?1",
     "DELETE FROM password_resets WHERE account_id = ?1",

@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/013_notice_outbox.sql"),
     include_str!("migrations/014_operator_alerts.sql"),
     include_str!("migrations/015_account_care.sql"),
+    include_str!("migrations/016_shop_buying.sql"),
     include_str!("migrations/017_checkouts.sql"),
 ];
 /// `pg_advisory_xact_lock` key: two processes migrating at once take turns.

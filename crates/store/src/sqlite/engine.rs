@@ -36,6 +36,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("014_notice_outbox.sql"),
     include_str!("015_operator_alerts.sql"),
     include_str!("016_account_care.sql"),
+    include_str!("017_shop_buying.sql"),
     include_str!("018_checkouts.sql"),
 ];
 

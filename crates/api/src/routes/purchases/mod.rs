@@ -1,7 +1,7 @@
 //! The seven purchase endpoints and their `/test` twins. Each body becomes a
 //! checked [`PurchaseRequest`] (`requests`), is priced from the catalogue
-//! (`billpay_domain::order`), then [`place`] either checks it (test mode) or commits it in one
-//! atomic write and wakes the fulfilment worker.
+//! (`billpay_domain::order`), then either checked (test mode, [`check`]) or
+//! bought ([`buy`], the one purchase operation the shop calls too).
 
 mod requests;
 mod responses;
@@ -16,8 +16,8 @@ use crate::state::AppState;
 use axum::Extension;
 use axum::extract::State;
 use billpay_domain::PurchaseRequest;
-use billpay_domain::order::{self, Order};
-use billpay_store::{NewPurchase, Refusal, StoreError, TxLookup};
+use billpay_domain::order;
+use billpay_store::{NewPurchase, Refusal, StoreError, Transaction, TxLookup};
 use responses::accepted;
 use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
@@ -42,7 +42,7 @@ pub fn router(mode: Mode) -> OpenApiRouter<AppState> {
         .layer(Extension(mode))
 }
 
-/// Every purchase: check the body's rules, price it, place it.
+/// Every purchase: check the body's rules, then buy it (live) or check it (test).
 async fn purchase<In>(
     state: AppState,
     mode: Mode,
@@ -53,11 +53,59 @@ where
     PurchaseRequest: TryFrom<In, Error = ApiError>,
 {
     let request = PurchaseRequest::try_from(value)?;
+    match mode {
+        Mode::Live => {
+            let tx = buy(&state, caller, request).await?;
+            ok(PurchaseOut::Accepted(Box::new(accepted(tx))))
+        }
+        Mode::Test => check(&state, caller, request, raw).await,
+    }
+}
+
+/// The purchase operation, whoever asks: the API's seven endpoints and the
+/// shop's pages (`billpay_dashboard`) both call this, never a copy. Prices
+/// `request` at the caller's tier, refuses a provider no configured supplier
+/// sells, then commits it in one atomic write (reference, debit,
+/// transaction, ledger entry) and wakes the fulfilment worker, which
+/// delivers it and queues its webhook to `caller.key_id`.
+pub async fn buy(
+    state: &AppState,
+    caller: Caller,
+    request: PurchaseRequest,
+) -> Result<Transaction, ApiError> {
     let reference = request.reference.clone();
     let catalogue = state.catalogue.get().await?;
     let prices = state.prices.get().await?;
     let order = order::price(&catalogue, &prices, caller.account_id, request)?;
-    place(&state, caller, mode, reference, order, raw).await
+    // A provider no configured supplier sells (say, betting when only a
+    // supplier without betting is configured) is refused before any money moves.
+    if !state.suppliers.sells(order.product, &order.provider.slug) {
+        return Err(ApiError::InvalidProvider);
+    }
+    let amount = order.amount;
+    let placed = state
+        .store
+        .place_purchase(NewPurchase {
+            account_id: caller.account_id,
+            key_id: caller.key_id,
+            reference: reference.to_string(),
+            product: order.product,
+            provider: order.provider.slug.clone(),
+            plan_id: order.plan_id,
+            label: order.label,
+            recipient: order.recipient,
+            amount: order.amount,
+            face_value: order.face_value,
+            tier: order.tier,
+            details: order.details,
+        })
+        .await;
+    let tx = match placed {
+        Ok(tx) => tx,
+        Err(e) => return Err(refused(state, &caller, &reference, amount, e).await),
+    };
+    state.purchases_waiting.notify_one();
+    Ok(tx)
 }
 
 /// A refused purchase, said in full: a used reference names the transaction
@@ -87,61 +135,33 @@ async fn refused(
     }
 }
 
-async fn place(
+/// Test mode: the checks of a live purchase (priced the same), changing nothing.
+async fn check(
     state: &AppState,
     caller: Caller,
-    mode: Mode,
-    reference: billpay_domain::Reference,
-    order: Order<'_>,
-    request: Value,
+    request: PurchaseRequest,
+    raw: Value,
 ) -> Reply<PurchaseOut> {
-    if mode == Mode::Test {
-        let balance = match state
-            .store
-            .check_purchase(caller.account_id, reference.as_str(), order.amount)
-            .await
-        {
-            Ok(balance) => balance,
-            Err(e) => return Err(refused(state, &caller, &reference, order.amount, e).await),
-        };
-        return ok(PurchaseOut::Test(TestPurchaseOut {
-            test_mode: true,
-            message: "Test mode: nothing was deducted, recorded or sent",
-            request,
-            would_deduct: order.amount,
-            face_value: order.face_value,
-            balance,
-        }));
-    }
-    // A provider no configured supplier sells (say, betting when only a
-    // supplier without betting is configured) is refused before any money moves.
-    if !state.suppliers.sells(order.product, &order.provider.slug) {
-        return Err(ApiError::InvalidProvider);
-    }
-    let amount = order.amount;
-    let placed = state
+    let reference = request.reference.clone();
+    let catalogue = state.catalogue.get().await?;
+    let prices = state.prices.get().await?;
+    let order = order::price(&catalogue, &prices, caller.account_id, request)?;
+    let balance = match state
         .store
-        .place_purchase(NewPurchase {
-            account_id: caller.account_id,
-            key_id: caller.key_id,
-            reference: reference.to_string(),
-            product: order.product,
-            provider: order.provider.slug.clone(),
-            plan_id: order.plan_id,
-            label: order.label,
-            recipient: order.recipient,
-            amount: order.amount,
-            face_value: order.face_value,
-            tier: order.tier,
-            details: order.details,
-        })
-        .await;
-    let tx = match placed {
-        Ok(tx) => tx,
-        Err(e) => return Err(refused(state, &caller, &reference, amount, e).await),
+        .check_purchase(caller.account_id, reference.as_str(), order.amount)
+        .await
+    {
+        Ok(balance) => balance,
+        Err(e) => return Err(refused(state, &caller, &reference, order.amount, e).await),
     };
-    state.purchases_waiting.notify_one();
-    ok(PurchaseOut::Accepted(Box::new(accepted(tx))))
+    ok(PurchaseOut::Test(TestPurchaseOut {
+        test_mode: true,
+        message: "Test mode: nothing was deducted, recorded or sent",
+        request: raw,
+        would_deduct: order.amount,
+        face_value: order.face_value,
+        balance,
+    }))
 }
 
 /// Send airtime to a Nigerian phone number.

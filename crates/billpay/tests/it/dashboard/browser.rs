@@ -452,7 +452,7 @@ fn reference_for(i: usize) -> String {
     format!("airtime-{i}-{}", rand_suffix())
 }
 
-fn naira(amount: f64) -> String {
+pub fn naira(amount: f64) -> String {
     let kobo = (amount * 100.0).round() as i64;
     let whole = (kobo / 100).to_string();
     let mut grouped = String::new();

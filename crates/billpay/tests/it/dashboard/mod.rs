@@ -7,6 +7,7 @@ mod api_docs;
 pub mod browser;
 mod lagos;
 mod security;
+mod shop;
 mod sign_in_limits;
 pub mod sign_up;
 

@@ -1,0 +1,166 @@
+//! The transaction PIN: set or changed with the account's password (a
+//! stolen session alone cannot change it; the password is checked within
+//! the sign-in's throttle), asked for on every purchase,
+//! counted in the store before it is checked (`areas/pins.rs`). Neither the
+//! PIN nor the password is logged or echoed back.
+
+use super::{Chrome, PageResult, Refused, render};
+use crate::DashboardState;
+use crate::session::SignedIn;
+use askama::Template;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use billpay_domain::transaction_pin::{LOCK, MAX_FAILURES, TransactionPin};
+use billpay_domain::{AccountId, KeyId};
+use billpay_store::PinTry;
+use billpay_store::clock::rfc3339;
+use billpay_store::issue::shop_key;
+use billpay_webkit::format::lagos_time;
+use billpay_webkit::{CsrfForm, Who};
+use serde::Deserialize;
+
+#[derive(Template)]
+#[template(path = "shop_pin.html")]
+struct PinPage {
+    chrome: Chrome,
+    has_pin: bool,
+    error: Option<String>,
+    saved: bool,
+}
+
+async fn pin_page(
+    state: &DashboardState,
+    signed_in: &SignedIn,
+    error: Option<String>,
+    saved: bool,
+) -> PageResult {
+    let has_pin = state.store.transaction_pin(signed_in.user.id).await?;
+    let status = match error {
+        Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        None => StatusCode::OK,
+    };
+    let page = render(&PinPage {
+        chrome: Chrome::new(signed_in, "buy"),
+        has_pin: has_pin.is_some(),
+        error,
+        saved,
+    });
+    Ok((status, page).into_response())
+}
+
+pub async fn form(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
+    pin_page(&state, &signed_in, None, false).await
+}
+
+#[derive(Deserialize)]
+pub struct PinForm {
+    password: String,
+    pin: String,
+    confirm: String,
+}
+
+/// Sets or changes the PIN: the password first (bounded and throttled as a
+/// sign-in), then the new PIN twice.
+pub async fn set(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<PinForm>,
+) -> PageResult {
+    let say = |message: &str| Some(message.to_owned());
+    let Ok(pin) = TransactionPin::parse(&form.pin) else {
+        return pin_page(
+            &state,
+            &signed_in,
+            say("Your PIN must be exactly 4 digits."),
+            false,
+        )
+        .await;
+    };
+    if form.pin.trim() != form.confirm.trim() {
+        return pin_page(&state, &signed_in, say("The two PINs differ."), false).await;
+    }
+    // the password is checked within the account's one budget of secret
+    // checks, the sign-in's (five wrong in 15 minutes lock both)
+    let email = signed_in.user.email.clone();
+    let mut attempt = match state.kit.throttle.reserve(Who::account(&email)) {
+        Ok(attempt) => attempt,
+        Err(locked) => {
+            let message = format!(
+                "Too many wrong passwords: try again in {} minutes.",
+                locked.minutes()
+            );
+            return pin_page(&state, &signed_in, Some(message), false).await;
+        }
+    };
+    let Ok(permit) = state.kit.passwords.permit().await else {
+        let busy = say("Too busy just now: try again in a moment.");
+        return pin_page(&state, &signed_in, busy, false).await;
+    };
+    attempt.spend();
+    let stored = signed_in.user.password_hash.clone();
+    if !permit.verify(stored, form.password).await {
+        return pin_page(&state, &signed_in, say("Wrong password."), false).await;
+    }
+    attempt.succeeded();
+    let hash = tokio::task::spawn_blocking(move || pin.hash())
+        .await
+        .map_err(|e| super::PageError::internal(&e))?
+        .map_err(|e| super::PageError::internal(&e))?;
+    let account = signed_in.user.id;
+    state
+        .store
+        .set_transaction_pin(account, hash, shop_key(account))
+        .await?;
+    pin_page(&state, &signed_in, None, true).await
+}
+
+/// Takes a try of `given` for `account` and checks it; the account's shop
+/// key when it is right.
+pub async fn check(
+    state: &DashboardState,
+    account: AccountId,
+    given: &str,
+) -> Result<KeyId, Refused> {
+    let say = |message: String| Err(Refused::Say(message));
+    let Ok(pin) = TransactionPin::parse(given) else {
+        return say("Enter your 4-digit transaction PIN.".into());
+    };
+    // a turn to check first: a try is counted only when it will be checked
+    let Ok(permit) = state.kit.passwords.permit().await else {
+        return say("Too busy just now: try again in a moment.".into());
+    };
+    let (pin_hash, shop_key, tries) = match state.store.take_pin_try(account).await? {
+        PinTry::NotSet => {
+            return say("Set your transaction PIN first (Buy → Transaction PIN).".into());
+        }
+        PinTry::Locked { until_ms } => return say(locked(until_ms)),
+        PinTry::Check {
+            pin_hash,
+            shop_key,
+            tries,
+        } => (pin_hash, shop_key, tries),
+    };
+    if permit.verify(Some(pin_hash), pin.expose().to_owned()).await {
+        state.store.pin_matched(account).await?;
+        return Ok(shop_key);
+    }
+    let left = MAX_FAILURES.saturating_sub(tries);
+    let minutes = LOCK.as_secs() / 60;
+    say(match left {
+        0 => format!(
+            "Wrong PIN. That was {MAX_FAILURES} wrong PINs in a row: purchases are locked for {minutes} minutes."
+        ),
+        1 => format!("Wrong PIN. One more wrong PIN locks purchases for {minutes} minutes."),
+        n => {
+            format!("Wrong PIN. {n} tries left before purchases are locked for {minutes} minutes.")
+        }
+    })
+}
+
+fn locked(until_ms: i64) -> String {
+    format!(
+        "Too many wrong PINs: purchases are locked until {}. You can set a new PIN with your password.",
+        lagos_time(&rfc3339(until_ms))
+    )
+}

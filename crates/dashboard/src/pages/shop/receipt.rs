@@ -1,0 +1,149 @@
+//! A purchase's receipt: its status (the page refreshes itself while the
+//! purchase is processing), what was charged and delivered, "buy again", a
+//! plain-text copy to share, and saving the recipient. Pins and serials are
+//! cards in a grid that print one page of cards (print CSS).
+
+use super::forms::Product;
+use super::{Chrome, PageResult, render};
+use crate::DashboardState;
+use crate::format::naira;
+use crate::session::SignedIn;
+use askama::Template;
+use axum::extract::{Path, State};
+use billpay_domain::{Pin, TxStatus};
+use billpay_store::{Transaction, TxLookup};
+use billpay_webkit::filters::url_encode;
+use billpay_webkit::format::lagos_time;
+
+pub struct Card {
+    pub serial: String,
+    pub pin: String,
+    pub expires_on: String,
+}
+
+#[derive(Template)]
+#[template(path = "shop_receipt.html")]
+struct ReceiptPage {
+    chrome: Chrome,
+    code: String,
+    status: &'static str,
+    what: String,
+    provider: String,
+    recipient: String,
+    charged: String,
+    face_value: String,
+    when: String,
+    message: String,
+    token: Option<String>,
+    units: Option<String>,
+    cards: Vec<Card>,
+    buy_again: Option<String>,
+    share: String,
+    product: &'static str,
+    saved_as: Option<String>,
+}
+
+pub async fn page(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    Path(code): Path<String>,
+) -> PageResult {
+    let account = signed_in.user.id;
+    let tx = state
+        .store
+        .transaction(Some(account), TxLookup::Code(code))
+        .await?
+        .ok_or_else(super::super::not_found)?;
+    let delivery = tx.delivery()?;
+    let cards: Vec<Card> = delivery.pins.iter().map(card).collect();
+    let token = match cards.is_empty() {
+        true => delivery.pin.clone(),
+        false => None,
+    };
+    let saved = state.store.beneficiaries(account, tx.product).await?;
+    let saved_as = saved
+        .into_iter()
+        .find(|b| b.recipient == tx.recipient)
+        .map(|b| b.nickname);
+    Ok(render(&ReceiptPage {
+        chrome: Chrome::new(&signed_in, "buy"),
+        share: share_text(&tx, token.as_deref(), &cards),
+        code: tx.code.clone(),
+        status: tx.status.as_str(),
+        what: tx.label.clone(),
+        provider: tx.provider.clone(),
+        recipient: tx.recipient.clone(),
+        charged: naira(tx.amount),
+        face_value: naira(tx.face_value),
+        when: lagos_time(&tx.created_at),
+        message: outcome(&tx),
+        token,
+        units: delivery.units.map(|u| format!("{u} kWh")),
+        cards,
+        buy_again: buy_again(&tx),
+        product: tx.product.service(),
+        saved_as,
+    }))
+}
+
+fn card(pin: &Pin) -> Card {
+    match pin {
+        Pin::Card(c) => Card {
+            serial: c.serial.clone(),
+            pin: c.pin.clone(),
+            expires_on: c.expires_on.clone(),
+        },
+        Pin::Code(code) => Card {
+            serial: String::new(),
+            pin: code.clone(),
+            expires_on: String::new(),
+        },
+    }
+}
+
+/// What a person reads of the outcome.
+fn outcome(tx: &Transaction) -> String {
+    match tx.status {
+        TxStatus::Processing => "Processing: this page updates itself.".to_owned(),
+        TxStatus::Successful => "Successful.".to_owned(),
+        TxStatus::Failed => format!("Failed: {} was refunded to your wallet.", naira(tx.amount)),
+    }
+}
+
+/// The same product's form, filled in with this recipient.
+fn buy_again(tx: &Transaction) -> Option<String> {
+    let product = Product::of(tx.product)?;
+    let field = match product {
+        Product::Airtime | Product::Data => "phone",
+        Product::Electricity => "meter_number",
+        Product::Betting => "customer_id",
+        Product::Epin | Product::Exam => return Some(format!("/dashboard/buy/{}", product.slug())),
+    };
+    Some(format!(
+        "/dashboard/buy/{}?{field}={}&provider_id={}",
+        product.slug(),
+        url_encode(&tx.recipient),
+        url_encode(&tx.provider)
+    ))
+}
+
+/// A plain-text receipt to paste into WhatsApp or an SMS.
+fn share_text(tx: &Transaction, token: Option<&str>, cards: &[Card]) -> String {
+    let mut lines = vec![
+        format!("{} for {}", tx.label, tx.recipient),
+        format!("Status: {}", tx.status.as_str()),
+        format!("Amount: {}", naira(tx.face_value)),
+        format!("Date: {}", lagos_time(&tx.created_at)),
+        format!("Ref: {}", tx.code),
+    ];
+    if let Some(token) = token {
+        lines.push(format!("Token: {token}"));
+    }
+    for c in cards {
+        lines.push(match c.serial.is_empty() {
+            true => format!("PIN: {}", c.pin),
+            false => format!("PIN: {} (serial {})", c.pin, c.serial),
+        });
+    }
+    lines.join("\n")
+}

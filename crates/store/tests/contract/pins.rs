@@ -1,0 +1,150 @@
+use crate::common::{join_all, new_account, raw_sql, store};
+use billpay_domain::AccountId;
+use billpay_domain::transaction_pin::MAX_FAILURES;
+use billpay_store::{NewApiKey, PinTry, SharedStore};
+
+fn shop_key(account: AccountId) -> NewApiKey {
+    NewApiKey {
+        account_id: account,
+        name: Some("Shop".into()),
+        key_hash: uuid::Uuid::new_v4().to_string(),
+        display_prefix: "bp_live_shop".into(),
+    }
+}
+
+async fn with_pin(store: &SharedStore) -> AccountId {
+    let account = new_account(store).await.id;
+    store
+        .set_transaction_pin(account, "hash-1".into(), shop_key(account))
+        .await
+        .unwrap();
+    account
+}
+
+fn tries(taken: &[PinTry]) -> (usize, usize) {
+    let checks = taken
+        .iter()
+        .filter(|t| matches!(t, PinTry::Check { .. }))
+        .count();
+    let locked = taken
+        .iter()
+        .filter(|t| matches!(t, PinTry::Locked { .. }))
+        .count();
+    (checks, locked)
+}
+
+#[tokio::test]
+async fn the_first_pin_creates_the_shop_key_and_a_new_pin_keeps_it() {
+    let (_db, store) = store().await;
+    let account = new_account(&store).await.id;
+    assert_eq!(store.take_pin_try(account).await.unwrap(), PinTry::NotSet);
+    assert_eq!(store.transaction_pin(account).await.unwrap(), None);
+    let key = store
+        .set_transaction_pin(account, "hash-1".into(), shop_key(account))
+        .await
+        .unwrap();
+    let stored = store.api_key(key).await.unwrap().expect("the shop key");
+    assert_eq!(stored.account_id, account);
+    let again = store
+        .set_transaction_pin(account, "hash-2".into(), shop_key(account))
+        .await
+        .unwrap();
+    assert_eq!(again, key, "a new PIN keeps the key");
+    assert_eq!(store.api_keys(account).await.unwrap().len(), 1);
+    match store.take_pin_try(account).await.unwrap() {
+        PinTry::Check {
+            pin_hash,
+            shop_key,
+            tries,
+        } => {
+            assert_eq!((pin_hash.as_str(), shop_key, tries), ("hash-2", key, 1));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn five_tries_in_a_row_lock_and_a_right_pin_ends_the_run() {
+    let (_db, store) = store().await;
+    let account = with_pin(&store).await;
+    for _ in 0..MAX_FAILURES - 1 {
+        store.take_pin_try(account).await.unwrap();
+    }
+    store.pin_matched(account).await.unwrap();
+    let state = store.transaction_pin(account).await.unwrap().unwrap();
+    assert_eq!((state.failures, state.locked_until_ms), (0, 0));
+    for n in 1..=MAX_FAILURES {
+        match store.take_pin_try(account).await.unwrap() {
+            PinTry::Check { tries, .. } => assert_eq!(tries, n),
+            other => panic!("try {n}: {other:?}"),
+        }
+    }
+    let now = billpay_store::clock::now_ms();
+    match store.take_pin_try(account).await.unwrap() {
+        PinTry::Locked { until_ms } => {
+            let minutes = (until_ms - now) / 60_000;
+            assert!((29..=30).contains(&minutes), "{minutes} minutes");
+        }
+        other => panic!("{other:?}"),
+    }
+    // a new PIN (set with the password) ends the lock
+    store
+        .set_transaction_pin(account, "hash-3".into(), shop_key(account))
+        .await
+        .unwrap();
+    assert!(matches!(
+        store.take_pin_try(account).await.unwrap(),
+        PinTry::Check { tries: 1, .. }
+    ));
+}
+
+#[tokio::test]
+async fn an_expired_lock_starts_a_new_run() {
+    let (db, store) = store().await;
+    let account = with_pin(&store).await;
+    for _ in 0..MAX_FAILURES {
+        store.take_pin_try(account).await.unwrap();
+    }
+    assert!(matches!(
+        store.take_pin_try(account).await.unwrap(),
+        PinTry::Locked { .. }
+    ));
+    raw_sql(&db, "UPDATE transaction_pins SET locked_until = 1").await;
+    assert!(matches!(
+        store.take_pin_try(account).await.unwrap(),
+        PinTry::Check { tries: 1, .. }
+    ));
+}
+
+#[tokio::test]
+async fn concurrent_tries_check_at_most_five_pins() {
+    let (_db, store) = store().await;
+    let account = with_pin(&store).await;
+    let tasks = (0..20)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move { store.take_pin_try(account).await.unwrap() })
+        })
+        .collect();
+    let taken = join_all(tasks).await;
+    assert_eq!(
+        tries(&taken),
+        (MAX_FAILURES as usize, 20 - MAX_FAILURES as usize)
+    );
+    let state = store.transaction_pin(account).await.unwrap().unwrap();
+    assert_eq!(state.failures, MAX_FAILURES);
+    assert!(state.locked_until_ms > 0);
+}
+
+#[tokio::test]
+async fn one_accounts_tries_do_not_lock_another() {
+    let (_db, store) = store().await;
+    let (a, b) = (with_pin(&store).await, with_pin(&store).await);
+    for _ in 0..=MAX_FAILURES {
+        store.take_pin_try(a).await.unwrap();
+    }
+    assert!(matches!(
+        store.take_pin_try(b).await.unwrap(),
+        PinTry::Check { tries: 1, .. }
+    ));
+}
