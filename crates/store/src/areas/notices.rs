@@ -327,7 +327,7 @@ async fn find<T: Tx>(tx: &T, id: &str) -> Result<Option<Notice>, T::Error> {
 pub(crate) async fn requeue<T: Tx>(tx: &T, id: &str) -> Result<(), T::Error> {
     // Not while a send holds it: that could send it twice at once.
     let sql = "UPDATE notices SET status = 'queued', next_attempt_at = ?1, attempts = 0,
-                   sent_at = NULL
+                   sent_at = NULL, last_error = NULL
                WHERE id = ?2 AND lease_until <= ?1";
     let queued = tx.execute(sql, &[&now_ms(), &id]).await? > 0;
     let found = find(tx, id).await?;
