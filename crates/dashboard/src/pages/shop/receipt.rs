@@ -60,6 +60,11 @@ pub async fn page(
         true => delivery.pin.clone(),
         false => None,
     };
+    // The provider's name as the catalogue has it (its id when it has gone).
+    let catalogue = super::api(&state)?.catalogue.get().await?;
+    let provider = catalogue
+        .provider(&tx.provider)
+        .map_or_else(|| tx.provider.clone(), |p| p.name.clone());
     let saved = state.store.beneficiaries(account, tx.product).await?;
     let saved_as = saved
         .into_iter()
@@ -71,7 +76,7 @@ pub async fn page(
         code: tx.code.clone(),
         status: tx.status.as_str(),
         what: tx.label.clone(),
-        provider: tx.provider.clone(),
+        provider,
         recipient: tx.recipient.clone(),
         charged: naira(tx.amount),
         face_value: naira(tx.face_value),
