@@ -14,6 +14,7 @@ pub(crate) mod events;
 mod funding;
 pub(crate) mod keys;
 mod logged;
+mod low_balance;
 pub(crate) mod notice_admin;
 pub(crate) mod notices;
 pub(crate) mod operators;
@@ -121,6 +122,13 @@ pub trait NoticeStore: Send + Sync + 'static {
         account: AccountId,
         choices: NoticePreferences,
     ) -> StoreResult<()>;
+    /// Whether [`NoticeStore::watch_low_balances`] has anything to do (a read).
+    async fn low_balance_due(&self) -> StoreResult<bool>;
+    /// The low-balance watch, edge-triggered: arms again each watch whose
+    /// balance is back at or above its mark, and tells up to `limit`
+    /// customers with an armed watch under their mark (disarming it), once
+    /// per episode. Answers the accounts told.
+    async fn watch_low_balances(&self, limit: u32) -> StoreResult<Vec<AccountId>>;
 }
 
 /// The operators' side of the outbox: "resend one" with its log line,
@@ -136,8 +144,12 @@ pub trait NoticeAdminStore: Send + Sync + 'static {
     async fn alert_opt_outs(&self, operator: i64) -> StoreResult<Vec<String>>;
     /// Replaces the alert kinds the operator turned off.
     async fn set_alert_opt_outs(&self, operator: i64, kinds: Vec<String>) -> StoreResult<()>;
-    /// Active operators who have not turned `kind` off, whatever their role.
+    /// Active operators who have not turned `kind` off, whatever their role,
+    /// with where it goes by each channel they chose.
     async fn alert_recipients(&self, kind: &str) -> StoreResult<Vec<AlertRecipient>>;
+    /// How the operator gets alerts (the defaults when never changed).
+    async fn alert_channels(&self, operator: i64) -> StoreResult<AlertChannels>;
+    async fn set_alert_channels(&self, operator: i64, channels: AlertChannels) -> StoreResult<()>;
     /// Accounts created in `[from, until)` (RFC 3339 bounds).
     async fn accounts_created(&self, from: &str, until: &str) -> StoreResult<u64>;
 }
@@ -176,6 +188,16 @@ pub trait AccountCareStore: Send + Sync + 'static {
         &self,
         token_hash: &str,
         password_hash: String,
+    ) -> StoreResult<Option<AccountId>>;
+    /// The active account a live PIN-reset link is for.
+    async fn pin_reset_account(&self, token_hash: &str) -> StoreResult<Option<Account>>;
+    /// Uses a PIN-reset link once and sets the new PIN (an argon2id hash),
+    /// ending any lock; `shop_key` as for a first PIN. `None`: no live link.
+    async fn reset_pin(
+        &self,
+        token_hash: &str,
+        pin_hash: String,
+        shop_key: NewApiKey,
     ) -> StoreResult<Option<AccountId>>;
     /// A signed-in customer's new password: their other sessions end.
     async fn change_password(

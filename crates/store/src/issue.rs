@@ -5,7 +5,7 @@
 
 use crate::{
     Account, ApiKey, EmailCode, KeyChange, NewApiKey, NewLogEntry, NewPasswordReset, NoticeDraft,
-    Store, StoreResult,
+    ResetPurpose, Store, StoreResult,
 };
 use billpay_domain::keys::{generate_api_key, hash_api_key, random_hex};
 use billpay_domain::sealed::SecretBox;
@@ -135,6 +135,8 @@ pub const EMAIL_CODE_TRIES: u32 = 5;
 pub const EMAIL_VERIFICATION: &str = "email_verification";
 /// The notice that carries a password-reset link.
 pub const PASSWORD_RESET: &str = "password_reset";
+/// The notice that carries a transaction-PIN reset link.
+pub const PIN_RESET: &str = "pin_reset";
 
 /// A new 6-digit code for `name`'s address: the code in clear (it travels
 /// only in the notice, sealed) and what is stored.
@@ -178,22 +180,62 @@ pub async fn issue_password_reset(
     public_url: &str,
     log: Option<NewLogEntry>,
 ) -> StoreResult<()> {
-    let token = random_hex(32);
-    let link = format!(
-        "{}/dashboard/reset/{token}",
-        public_url.trim_end_matches('/')
-    );
-    let reset = NewPasswordReset {
-        account_id: account.id,
-        token_hash: reset_token_hash(&token),
-        expires_at_ms: crate::rules::ms_from_now(RESET_LINK_LIFETIME),
-        notice: NoticeDraft {
-            kind: PASSWORD_RESET.into(),
-            data: serde_json::json!({ "name": account.name, "link": link }),
-        },
-        log,
-    };
-    store.start_password_reset(reset).await
+    let link = ResetLink::new(public_url, ResetPurpose::Password);
+    store.start_password_reset(link.stored(account, log)).await
+}
+
+/// A single-use link that resets `account`'s transaction PIN (with the
+/// password), emailed to its address: `{public_url}/dashboard/pin/reset/{token}`.
+/// The same link as a password reset's, for the PIN only.
+pub async fn issue_pin_reset(
+    store: &dyn Store,
+    account: &Account,
+    public_url: &str,
+) -> StoreResult<()> {
+    let link = ResetLink::new(public_url, ResetPurpose::Pin);
+    store.start_password_reset(link.stored(account, None)).await
+}
+
+/// A reset link's token and address, before it is stored.
+struct ResetLink {
+    token: String,
+    url: String,
+    purpose: ResetPurpose,
+}
+
+impl ResetLink {
+    fn new(public_url: &str, purpose: ResetPurpose) -> Self {
+        let token = random_hex(32);
+        let path = match purpose {
+            ResetPurpose::Password => "dashboard/reset",
+            ResetPurpose::Pin => "dashboard/pin/reset",
+        };
+        let url = format!("{}/{path}/{token}", public_url.trim_end_matches('/'));
+        ResetLink {
+            token,
+            url,
+            purpose,
+        }
+    }
+
+    /// What is stored: the token's hash, and the notice that carries the link.
+    fn stored(self, account: &Account, log: Option<NewLogEntry>) -> NewPasswordReset {
+        let kind = match self.purpose {
+            ResetPurpose::Password => PASSWORD_RESET,
+            ResetPurpose::Pin => PIN_RESET,
+        };
+        NewPasswordReset {
+            account_id: account.id,
+            token_hash: reset_token_hash(&self.token),
+            expires_at_ms: crate::rules::ms_from_now(RESET_LINK_LIFETIME),
+            purpose: self.purpose,
+            notice: NoticeDraft {
+                kind: kind.into(),
+                data: serde_json::json!({ "name": account.name, "link": self.url }),
+            },
+            log,
+        }
+    }
 }
 
 /// The stored form of a reset link's token (SHA-256, hex).

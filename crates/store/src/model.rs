@@ -747,8 +747,31 @@ impl NoticePreferences {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlertRecipient {
     pub operator_id: i64,
-    pub email: String,
+    /// Where the alert goes by email; `None`: the operator turned email off.
+    pub email: Option<String>,
+    /// Where it goes by SMS (`234XXXXXXXXXX`); `None`: not by SMS.
+    pub sms: Option<String>,
     pub role: crate::OperatorRole,
+}
+
+/// How an operator gets the alerts they chose ("My account"): by email
+/// (the default), and by SMS to `phone` when `by_sms`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlertChannels {
+    /// `234XXXXXXXXXX`.
+    pub phone: Option<String>,
+    pub by_email: bool,
+    pub by_sms: bool,
+}
+
+impl Default for AlertChannels {
+    fn default() -> Self {
+        AlertChannels {
+            phone: None,
+            by_email: true,
+            by_sms: false,
+        }
+    }
 }
 
 /// A notice the store addresses and files under its cause itself (the
@@ -815,8 +838,29 @@ pub struct NewPasswordReset {
     pub account_id: AccountId,
     pub token_hash: String,
     pub expires_at_ms: i64,
+    /// What the link resets: a link of one purpose is no use for the other.
+    pub purpose: ResetPurpose,
     pub notice: NoticeDraft,
     pub log: Option<crate::NewLogEntry>,
+}
+
+/// What an emailed reset link resets (`password_resets.purpose`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResetPurpose {
+    /// The account's password (`/dashboard/reset/{token}`).
+    #[default]
+    Password,
+    /// The shop's transaction PIN, with the password (`/dashboard/pin/reset/{token}`).
+    Pin,
+}
+
+impl ResetPurpose {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResetPurpose::Password => "password",
+            ResetPurpose::Pin => "pin",
+        }
+    }
 }
 
 /// Self sign-ups since the start of a (Lagos) day and of its month.

@@ -253,6 +253,8 @@ pass_through!(AccountCareStore {
     fn pending_email(&self, account: AccountId) -> StoreResult<Option<String>>;
     fn password_reset_valid(&self, token_hash: &str) -> StoreResult<bool>;
     fn reset_password(&self, token_hash: &str, password_hash: String) -> StoreResult<Option<AccountId>>;
+    fn pin_reset_account(&self, token_hash: &str) -> StoreResult<Option<Account>>;
+    fn reset_pin(&self, token_hash: &str, pin_hash: String, shop_key: NewApiKey) -> StoreResult<Option<AccountId>>;
     fn change_password(&self, account: AccountId, password_hash: String, keep_session: &str) -> StoreResult<()>;
     fn update_profile(&self, account: AccountId, name: String, phone: Option<String>) -> StoreResult<Account>;
     fn prune_unverified(&self, created_before: &str) -> StoreResult<u64>;
@@ -281,6 +283,8 @@ pass_through!(NoticeStore {
     fn requeue_notice(&self, id: &str) -> StoreResult<()>;
     fn notice_preferences(&self, account: AccountId) -> StoreResult<NoticePreferences>;
     fn set_notice_preferences(&self, account: AccountId, choices: NoticePreferences) -> StoreResult<()>;
+    fn low_balance_due(&self) -> StoreResult<bool>;
+    fn watch_low_balances(&self, limit: u32) -> StoreResult<Vec<AccountId>>;
 } sealed {
     /// A verification code or reset link is sealed at rest.
     async fn enqueue_notice(&self, mut notice: NewNotice) -> StoreResult<bool> {
@@ -299,6 +303,8 @@ pass_through!(NoticeAdminStore {
     fn alert_opt_outs(&self, operator: i64) -> StoreResult<Vec<String>>;
     fn set_alert_opt_outs(&self, operator: i64, kinds: Vec<String>) -> StoreResult<()>;
     fn alert_recipients(&self, kind: &str) -> StoreResult<Vec<AlertRecipient>>;
+    fn alert_channels(&self, operator: i64) -> StoreResult<AlertChannels>;
+    fn set_alert_channels(&self, operator: i64, channels: AlertChannels) -> StoreResult<()>;
     fn accounts_created(&self, from: &str, until: &str) -> StoreResult<u64>;
 });
 

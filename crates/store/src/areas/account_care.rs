@@ -32,6 +32,10 @@ for_both_engines! {
             = read |tx| reset_valid(tx, &token_hash);
         fn reset_password(token_hash: &str, password_hash: String) -> Option<AccountId>
             = write |tx| reset_password(tx, &token_hash, &password_hash);
+        fn pin_reset_account(token_hash: &str) -> Option<Account>
+            = read |tx| pin_reset_account(tx, &token_hash);
+        fn reset_pin(token_hash: &str, pin_hash: String, shop_key: NewApiKey) -> Option<AccountId>
+            = write |tx| reset_pin(tx, &token_hash, &pin_hash, &shop_key);
         fn change_password(account: AccountId, password_hash: String, keep_session: &str) -> ()
             = write |tx| change_password(tx, account, &password_hash, &keep_session);
         fn update_profile(account: AccountId, name: String, phone: Option<String>) -> Account
@@ -150,17 +154,27 @@ async fn pending_email<T: Tx>(tx: &T, account: AccountId) -> Result<Option<Strin
 /// it from the console) in the same transaction.
 async fn start_reset<T: Tx>(tx: &T, new: &NewPasswordReset) -> Result<(), T::Error> {
     let found = by_id(tx, new.account_id).await?;
-    let sql = "INSERT INTO password_resets (token_hash, account_id, expires_at, created_at)
-               VALUES (?1, ?2, ?3, ?4)";
+    let sql = "INSERT INTO password_resets
+                   (token_hash, account_id, expires_at, purpose, created_at)
+               VALUES (?1, ?2, ?3, ?4, ?5)";
     let account = new.account_id.to_string();
-    let params: [&dyn Param; 4] = [
+    let purpose = new.purpose.as_str();
+    let params: [&dyn Param; 5] = [
         &new.token_hash,
         &account,
         &new.expires_at_ms,
+        &purpose,
         &now_rfc3339(),
     ];
     tx.execute(sql, &params).await?;
-    let cause = format!("reset:{}", &new.token_hash[..new.token_hash.len().min(24)]);
+    let prefix = match new.purpose {
+        ResetPurpose::Password => "reset",
+        ResetPurpose::Pin => "pin-reset",
+    };
+    let cause = format!(
+        "{prefix}:{}",
+        &new.token_hash[..new.token_hash.len().min(24)]
+    );
     let notice = new.notice.addressed(&found.email, found.id, cause);
     notices::enqueue(tx, &notice).await?;
     if let Some(log) = &new.log {
@@ -172,7 +186,8 @@ async fn start_reset<T: Tx>(tx: &T, new: &NewPasswordReset) -> Result<(), T::Err
 async fn reset_valid<T: Tx>(tx: &T, token_hash: &str) -> Result<bool, T::Error> {
     const COLUMNS: &str = "found";
     let sql = "SELECT EXISTS (SELECT 1 FROM password_resets
-                   WHERE token_hash = ?1 AND used_at IS NULL AND expires_at > ?2) AS found";
+                   WHERE token_hash = ?1 AND purpose = 'password'
+                     AND used_at IS NULL AND expires_at > ?2) AS found";
     tx.query_one(sql, &[&token_hash, &now_ms()], |row| row.get(col!("found")))
         .await
 }
@@ -185,20 +200,11 @@ async fn reset_password<T: Tx>(
     token_hash: &str,
     password_hash: &str,
 ) -> Result<Option<AccountId>, T::Error> {
-    const COLUMNS: &str = "account_id";
-    let sql = "UPDATE password_resets SET used_at = ?1
-               WHERE token_hash = ?2 AND used_at IS NULL AND expires_at > ?3
-               RETURNING account_id";
-    let now = now_rfc3339();
-    let used: Option<AccountId> = tx
-        .query_opt(sql, &[&now, &token_hash, &now_ms()], |row| {
-            row.parsed(col!("account_id"))
-        })
-        .await?;
-    let Some(account) = used else {
+    let Some(account) = use_link(tx, token_hash, ResetPurpose::Password).await? else {
         return Ok(None);
     };
-    let id = account.to_string();
+    let (now, id) = (now_rfc3339(), account.to_string());
+    // a new password kills every other link, a PIN's too
     let others =
         "UPDATE password_resets SET used_at = ?1 WHERE account_id = ?2 AND used_at IS NULL";
     tx.execute(others, &[&now, &id]).await?;
@@ -206,6 +212,55 @@ async fn reset_password<T: Tx>(
                   WHERE id = ?2";
     tx.execute(proven, &[&now, &id]).await?;
     accounts::set_password(tx, account, password_hash).await?;
+    Ok(Some(account))
+}
+
+/// Uses a live link of `purpose` once (a conditional UPDATE: two requests
+/// with one link cannot both use it); the account it was for.
+async fn use_link<T: Tx>(
+    tx: &T,
+    token_hash: &str,
+    purpose: ResetPurpose,
+) -> Result<Option<AccountId>, T::Error> {
+    const COLUMNS: &str = "account_id";
+    let sql = "UPDATE password_resets SET used_at = ?1
+               WHERE token_hash = ?2 AND purpose = ?3 AND used_at IS NULL AND expires_at > ?4
+               RETURNING account_id";
+    let params: [&dyn Param; 4] = [&now_rfc3339(), &token_hash, &purpose.as_str(), &now_ms()];
+    tx.query_opt(sql, &params, |row| row.parsed(col!("account_id")))
+        .await
+}
+
+/// The active account a live PIN-reset link is for (its page checks the
+/// account's password before the link is used).
+async fn pin_reset_account<T: Tx>(tx: &T, token_hash: &str) -> Result<Option<Account>, T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE status = 'active' AND id IN
+                 (SELECT account_id FROM password_resets WHERE token_hash = ?1
+                    AND purpose = 'pin' AND used_at IS NULL AND expires_at > ?2)"
+        )
+    });
+    tx.query_opt(&SQL, &[&token_hash, &now_ms()], account).await
+}
+
+/// Uses a PIN-reset link once and sets the new PIN, which ends the run of
+/// wrong tries and any lock (`pins::set`); the account's other PIN links
+/// die. `None`: no such link, used, or expired.
+async fn reset_pin<T: Tx>(
+    tx: &T,
+    token_hash: &str,
+    pin_hash: &str,
+    shop_key: &NewApiKey,
+) -> Result<Option<AccountId>, T::Error> {
+    let Some(account) = use_link(tx, token_hash, ResetPurpose::Pin).await? else {
+        return Ok(None);
+    };
+    let others = "UPDATE password_resets SET used_at = ?1
+                  WHERE account_id = ?2 AND purpose = 'pin' AND used_at IS NULL";
+    tx.execute(others, &[&now_rfc3339(), &account.to_string()])
+        .await?;
+    super::pins::set(tx, account, pin_hash, shop_key).await?;
     Ok(Some(account))
 }
 

@@ -3,7 +3,7 @@
 //! turns off what they do not want), and the few reads the alerts need.
 
 use crate::clock::now_ms;
-use crate::db::{Tx, col, for_both_engines};
+use crate::db::{Param, Tx, col, for_both_engines};
 use crate::*;
 
 for_both_engines! {
@@ -16,6 +16,9 @@ for_both_engines! {
         fn set_alert_opt_outs(operator: i64, kinds: Vec<String>) -> ()
             = write |tx| set_opt_outs(tx, operator, &kinds);
         fn alert_recipients(kind: &str) -> Vec<AlertRecipient> = read |tx| recipients(tx, &kind);
+        fn alert_channels(operator: i64) -> AlertChannels = read |tx| channels(tx, operator);
+        fn set_alert_channels(operator: i64, channels: AlertChannels) -> ()
+            = write |tx| set_channels(tx, operator, &channels);
         fn accounts_created(from: &str, until: &str) -> u64
             = read |tx| accounts_created(tx, &from, &until);
     }
@@ -62,23 +65,68 @@ async fn set_opt_outs<T: Tx>(tx: &T, operator: i64, kinds: &[String]) -> Result<
     Ok(())
 }
 
-/// Active operators who have not turned `kind` off (the caller keeps the
-/// roles the alert is for).
+/// Active operators who have not turned `kind` off, each with the email
+/// and phone it goes to by their channels (no row: by email only); those
+/// who turned every channel off are left out.
 async fn recipients<T: Tx>(tx: &T, kind: &str) -> Result<Vec<AlertRecipient>, T::Error> {
-    const COLUMNS: &str = "id, email, role";
-    let sql = "SELECT id, email, role FROM operators o
-               WHERE status = 'active' AND NOT EXISTS (
+    const COLUMNS: &str = "id, email, sms, role";
+    let sql = "SELECT o.id,
+                      CASE WHEN COALESCE(c.by_email, TRUE) THEN o.email END AS email,
+                      CASE WHEN c.by_sms THEN c.phone END AS sms, o.role
+               FROM operators o LEFT JOIN operator_alert_channels c ON c.operator_id = o.id
+               WHERE o.status = 'active' AND NOT EXISTS (
                    SELECT 1 FROM operator_alert_opt_outs x
                    WHERE x.operator_id = o.id AND x.kind = ?1)
-               ORDER BY id";
-    tx.query_all(sql, &[&kind], |row| {
-        Ok(AlertRecipient {
-            operator_id: row.get(col!("id"))?,
-            email: row.get(col!("email"))?,
-            role: row.parsed(col!("role"))?,
+               ORDER BY o.id";
+    let found = tx
+        .query_all(sql, &[&kind], |row| {
+            Ok(AlertRecipient {
+                operator_id: row.get(col!("id"))?,
+                email: row.get(col!("email"))?,
+                sms: row.get(col!("sms"))?,
+                role: row.parsed(col!("role"))?,
+            })
         })
-    })
-    .await
+        .await?;
+    let reachable = |r: &AlertRecipient| r.email.is_some() || r.sms.is_some();
+    Ok(found.into_iter().filter(reachable).collect())
+}
+
+async fn channels<T: Tx>(tx: &T, operator: i64) -> Result<AlertChannels, T::Error> {
+    const COLUMNS: &str = "phone, by_email, by_sms";
+    let sql = "SELECT phone, by_email, by_sms FROM operator_alert_channels WHERE operator_id = ?1";
+    let found = tx
+        .query_opt(sql, &[&operator], |row| {
+            Ok(AlertChannels {
+                phone: row.get(col!("phone"))?,
+                by_email: row.get(col!("by_email"))?,
+                by_sms: row.get(col!("by_sms"))?,
+            })
+        })
+        .await?;
+    Ok(found.unwrap_or_default())
+}
+
+async fn set_channels<T: Tx>(
+    tx: &T,
+    operator: i64,
+    channels: &AlertChannels,
+) -> Result<(), T::Error> {
+    let sql =
+        "INSERT INTO operator_alert_channels (operator_id, phone, by_email, by_sms, updated_at)
+               VALUES (?1, ?2, ?3, ?4, ?5)
+               ON CONFLICT (operator_id) DO UPDATE SET phone = excluded.phone,
+                   by_email = excluded.by_email, by_sms = excluded.by_sms,
+                   updated_at = excluded.updated_at";
+    let params: [&dyn Param; 5] = [
+        &operator,
+        &channels.phone,
+        &channels.by_email,
+        &channels.by_sms,
+        &crate::clock::now_rfc3339(),
+    ];
+    tx.execute(sql, &params).await?;
+    Ok(())
 }
 
 /// Accounts created in `[from, until)` (RFC 3339 bounds): the daily

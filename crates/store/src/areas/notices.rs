@@ -35,6 +35,11 @@ for_both_engines! {
             = read |tx| preferences(tx, account);
         fn set_notice_preferences(account: AccountId, choices: NoticePreferences) -> ()
             = write |tx| set_preferences(tx, account, &choices);
+        /// Whether a low-balance pass has anything to do.
+        fn low_balance_due() -> bool = read |tx| super::low_balance::pending(tx);
+        /// One low-balance pass (`areas/low_balance.rs`): the accounts told.
+        fn watch_low_balances(limit: u32) -> Vec<AccountId>
+            = write |tx| super::low_balance::watch(tx, limit);
     }
 }
 

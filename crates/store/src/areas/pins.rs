@@ -51,7 +51,7 @@ for_both_engines! {
     }
 }
 
-async fn set<T: Tx>(
+pub(crate) async fn set<T: Tx>(
     tx: &T,
     account: AccountId,
     pin_hash: &str,

@@ -2,8 +2,8 @@ use crate::common::{Db, new_account, store};
 use billpay_domain::{AccountId, Kobo};
 use billpay_store::clock::{now_ms, rfc3339};
 use billpay_store::issue::{
-    email_code_hash, issue_password_reset, issue_session, new_email_code, reset_token_hash,
-    session_token_hash,
+    email_code_hash, issue_password_reset, issue_pin_reset, issue_session, new_email_code,
+    reset_token_hash, session_token_hash, shop_key,
 };
 use billpay_store::*;
 use std::time::Duration;
@@ -321,6 +321,7 @@ async fn an_expired_or_unknown_link_resets_nothing() {
         account_id: account.id,
         token_hash: reset_token_hash("expired"),
         expires_at_ms: now_ms() - 1,
+        purpose: ResetPurpose::Password,
         notice: NoticeDraft {
             kind: "password_reset".into(),
             data: serde_json::json!({ "name": "A", "link": "x" }),
@@ -428,4 +429,90 @@ async fn sign_ups_are_counted_since_each_bound() {
     );
     let counts = store.sign_up_counts(&later, &start).await.unwrap();
     assert_eq!(counts, SignUpCounts { today: 0, month: 2 });
+}
+
+/// The token of the last PIN-reset link emailed to `account`.
+async fn pin_reset_token(db: &Db, account: AccountId) -> String {
+    let notices = notices_of(db, account).await;
+    let (kind, _, data) = notices.last().unwrap();
+    assert_eq!(kind, "pin_reset");
+    let link = data["link"].as_str().unwrap();
+    assert!(
+        link.starts_with("https://shop.example.com/dashboard/pin/reset/"),
+        "{link}"
+    );
+    link.rsplit('/').next().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_pin_reset_link_sets_a_new_pin_once_and_ends_the_lock() {
+    let (db, store) = store().await;
+    let account = new_account(&store).await;
+    let id = account.id;
+    store
+        .set_transaction_pin(id, "$argon2id$old".into(), shop_key(id))
+        .await
+        .unwrap();
+    for _ in 0..billpay_domain::transaction_pin::MAX_FAILURES {
+        store.take_pin_try(id).await.unwrap();
+    }
+    let locked = store.transaction_pin(id).await.unwrap().unwrap();
+    assert!(locked.locked_until_ms > now_ms(), "{locked:?}");
+
+    let base = "https://shop.example.com";
+    issue_pin_reset(store.as_ref(), &account, base)
+        .await
+        .unwrap();
+    let first = pin_reset_token(&db, id).await;
+    issue_pin_reset(store.as_ref(), &account, base)
+        .await
+        .unwrap();
+    let token = pin_reset_token(&db, id).await;
+    let hash = reset_token_hash(&token);
+    // a PIN link is no password link
+    assert!(!store.password_reset_valid(&hash).await.unwrap());
+    assert_eq!(
+        store.reset_password(&hash, "$x".into()).await.unwrap(),
+        None
+    );
+    let found = store.pin_reset_account(&hash).await.unwrap();
+    assert_eq!(found.map(|a| a.id), Some(id));
+
+    let racing = (0..6).map(|_| {
+        let (store, hash) = (store.clone(), hash.clone());
+        tokio::spawn(async move {
+            let new = "$argon2id$new".to_owned();
+            store.reset_pin(&hash, new, shop_key(id)).await.unwrap()
+        })
+    });
+    let used: Vec<_> = futures_util::future::join_all(racing)
+        .await
+        .into_iter()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(used.iter().filter(|u| **u == Some(id)).count(), 1, "once");
+    let state = store.transaction_pin(id).await.unwrap().unwrap();
+    assert_eq!((state.failures, state.locked_until_ms), (0, 0), "unlocked");
+    match store.take_pin_try(id).await.unwrap() {
+        PinTry::Check { pin_hash, .. } => assert_eq!(pin_hash, "$argon2id$new"),
+        other => panic!("{other:?}"),
+    }
+    assert!(store.pin_reset_account(&hash).await.unwrap().is_none());
+    let other = reset_token_hash(&first);
+    assert_eq!(
+        store
+            .reset_pin(&other, "$y".into(), shop_key(id))
+            .await
+            .unwrap(),
+        None,
+        "the other PIN link died"
+    );
+    // and a password link is no PIN link
+    issue_password_reset(store.as_ref(), &account, base, None)
+        .await
+        .unwrap();
+    let password = reset_token_hash(&reset_token(&db, id).await);
+    assert!(store.pin_reset_account(&password).await.unwrap().is_none());
+    let unchanged = store.account(id).await.unwrap().unwrap();
+    assert_eq!(unchanged.password_hash, account.password_hash);
 }

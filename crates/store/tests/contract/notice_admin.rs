@@ -182,7 +182,7 @@ async fn an_alert_goes_to_every_active_operator_who_has_not_turned_it_off() {
     ];
     store.set_alert_opt_outs(support.id, kinds).await.unwrap();
     let emails = |found: Vec<AlertRecipient>| -> Vec<String> {
-        found.into_iter().map(|r| r.email).collect()
+        found.into_iter().filter_map(|r| r.email).collect()
     };
     let float = store.alert_recipients("operator_float_low").await.unwrap();
     assert_eq!(emails(float), ["owner@example.com"]);
@@ -199,6 +199,63 @@ async fn an_alert_goes_to_every_active_operator_who_has_not_turned_it_off() {
     let now_off = store.alert_opt_outs(support.id).await.unwrap();
     assert_eq!(now_off, ["operator_payment"]);
     assert!(store.alert_opt_outs(owner.id).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn an_operator_chooses_email_and_sms_for_their_alerts() {
+    let (_db, store) = store().await;
+    let log = line("operator.create");
+    let owner = operator("owner@example.com", OperatorRole::Owner);
+    let owner = store.create_operator(owner, log.clone()).await.unwrap();
+    let support = operator("help@example.com", OperatorRole::Support);
+    let support = store.create_operator(support, log).await.unwrap();
+    assert_eq!(
+        store.alert_channels(owner.id).await.unwrap(),
+        AlertChannels::default(),
+        "email only until changed"
+    );
+    let both = AlertChannels {
+        phone: Some("2348031234567".into()),
+        by_email: true,
+        by_sms: true,
+    };
+    store
+        .set_alert_channels(owner.id, both.clone())
+        .await
+        .unwrap();
+    assert_eq!(store.alert_channels(owner.id).await.unwrap(), both);
+    let sms_only = AlertChannels {
+        phone: Some("2348099999999".into()),
+        by_email: false,
+        by_sms: true,
+    };
+    store
+        .set_alert_channels(support.id, sms_only.clone())
+        .await
+        .unwrap();
+    let found = store.alert_recipients("operator_payment").await.unwrap();
+    let addresses: Vec<(Option<String>, Option<String>)> =
+        found.into_iter().map(|r| (r.email, r.sms)).collect();
+    assert_eq!(
+        addresses,
+        [
+            (
+                Some("owner@example.com".into()),
+                Some("2348031234567".into())
+            ),
+            (None, Some("2348099999999".into())),
+        ]
+    );
+    // a phone kept but SMS off, and email off too: nobody to tell
+    let none = AlertChannels {
+        by_email: false,
+        by_sms: false,
+        ..sms_only
+    };
+    store.set_alert_channels(support.id, none).await.unwrap();
+    let found = store.alert_recipients("operator_payment").await.unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].sms.as_deref(), Some("2348031234567"));
 }
 
 #[tokio::test]

@@ -477,3 +477,106 @@ async fn a_suppressed_address_gets_a_customer_notice_already_failed() {
         .unwrap();
     assert!(store.claim_notices(10, LEASE).await.unwrap().is_empty());
 }
+
+/// The low-balance notices of `account`, oldest first: (cause, data).
+async fn low_balance_notices(store: &SharedStore, account: AccountId) -> Vec<(String, String)> {
+    let filter = NoticeFilter {
+        account_id: Some(account),
+        kind: Some("low_balance".into()),
+        limit: 100,
+        ..NoticeFilter::default()
+    };
+    let mut found = store.notices(filter).await.unwrap();
+    found.reverse();
+    let found = found.into_iter();
+    found.map(|n| (n.cause, n.data.to_string())).collect()
+}
+
+#[tokio::test]
+async fn a_low_balance_is_told_once_per_fall_under_the_mark() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let (other, _) = funded_account(&store, 10).await; // no mark: never told
+    let mark = NoticePreferences {
+        low_balance_below: Some(Kobo::from_naira(500)),
+        ..NoticePreferences::default()
+    };
+    store.set_notice_preferences(account, mark).await.unwrap();
+    assert!(!store.low_balance_due().await.unwrap(), "₦1,000 is not low");
+    assert!(store.watch_low_balances(100).await.unwrap().is_empty());
+
+    // ₦1,000 → ₦400: under the mark, told once however many passes
+    store
+        .place_purchase(purchase(account, key, "lb1", 600))
+        .await
+        .unwrap();
+    assert!(store.low_balance_due().await.unwrap());
+    assert_eq!(store.watch_low_balances(100).await.unwrap(), vec![account]);
+    // ₦400 → ₦300: still under, nothing more
+    store
+        .place_purchase(purchase(account, key, "lb2", 100))
+        .await
+        .unwrap();
+    assert!(!store.low_balance_due().await.unwrap());
+    assert!(store.watch_low_balances(100).await.unwrap().is_empty());
+    let told = low_balance_notices(&store, account).await;
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(told[0].0, format!("low_balance:{account}:1"));
+    assert!(told[0].1.contains("\"balance\":40000"), "{told:?}");
+    assert!(told[0].1.contains("\"threshold\":50000"), "{told:?}");
+
+    // back at the mark exactly: armed again, nobody told
+    store
+        .credit(account, Kobo::from_naira(200), "top-up")
+        .await
+        .unwrap();
+    assert!(store.low_balance_due().await.unwrap());
+    assert!(store.watch_low_balances(100).await.unwrap().is_empty());
+    assert!(!store.low_balance_due().await.unwrap());
+    // under again: a second episode, a second notice
+    store
+        .place_purchase(purchase(account, key, "lb3", 50))
+        .await
+        .unwrap();
+    assert_eq!(store.watch_low_balances(100).await.unwrap(), vec![account]);
+    let told = low_balance_notices(&store, account).await;
+    assert_eq!(told.len(), 2, "{told:?}");
+    assert_eq!(told[1].0, format!("low_balance:{account}:2"));
+    assert!(low_balance_notices(&store, other).await.is_empty());
+}
+
+#[tokio::test]
+async fn concurrent_low_balance_passes_tell_once() {
+    let (_db, store) = store().await;
+    let mut accounts = Vec::new();
+    for _ in 0..5 {
+        let (account, _) = funded_account(&store, 100).await;
+        let mut choices = NoticePreferences {
+            phone: Some("2348031234567".into()),
+            low_balance_below: Some(Kobo::from_naira(500)),
+            ..NoticePreferences::default()
+        };
+        let both = TopicChoice {
+            email: true,
+            sms: true,
+        };
+        choices.set_topic(NoticeTopic::LowBalance, both);
+        store
+            .set_notice_preferences(account, choices)
+            .await
+            .unwrap();
+        accounts.push(account);
+    }
+    let passes = (0..8).map(|_| {
+        let store = store.clone();
+        tokio::spawn(async move { store.watch_low_balances(100).await.unwrap() })
+    });
+    let told: usize = join_all(passes.collect()).await.iter().map(Vec::len).sum();
+    assert_eq!(told, accounts.len(), "each account told by one pass");
+    for account in accounts {
+        let found = kinds(&store, account).await;
+        let mut channels = of_kind(&found, "low_balance");
+        channels.sort();
+        assert_eq!(channels, vec!["email", "sms"], "{found:?}");
+    }
+}
