@@ -172,6 +172,10 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
             settings.alerts(super::supplier::low_balance(&settings)),
         );
         workers.push(tokio::spawn(alerts.run(shutdown.clone())));
+        // the customers' low-balance watch runs as often as the alerts' check
+        let every = settings.alerts(None).every;
+        let low_balance = billpay_worker::LowBalance::new(store.clone());
+        workers.push(tokio::spawn(low_balance.run(every, shutdown.clone())));
     }
     let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
     let funding = super::funding_command::service(&settings, store.clone())?;

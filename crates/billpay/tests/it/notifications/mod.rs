@@ -289,3 +289,101 @@ async fn a_customer_chooses_their_notices_in_a_browser_at_phone_width() {
     );
     browser.stop().await;
 }
+
+/// Sets the customer's low-balance mark on the dashboard's Notifications
+/// page, low-balance notices by email (the other topics off).
+async fn set_low_balance_mark(server: &TestServer, email: &str, naira: &str) {
+    use crate::dashboard::{PASSWORD, csrf_in, no_redirects, sign_in};
+    let cookie = sign_in(server, email, PASSWORD).await.unwrap();
+    let http = no_redirects();
+    let page = http
+        .get(server.url("/dashboard/notifications"))
+        .header("Cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    let csrf = csrf_in(&page.text().await.unwrap());
+    let form = [
+        ("csrf", csrf.as_str()),
+        ("low_balance_below", naira),
+        ("low_balance_email", "on"),
+    ];
+    let saved = http
+        .post(server.url("/dashboard/notifications"))
+        .header("Cookie", &cookie)
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(saved.status(), 303, "{}", saved.text().await.unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_low_balance_is_told_once_each_time_it_falls_under_the_mark() {
+    let env = [
+        ("BILLPAY_ALERT_INTERVAL_SECS", "1"),
+        ("BILLPAY_BUSINESS_NAME", "Ada Data"),
+        ("BILLPAY_SUPPORT_CONTACT", "help@ada.example"),
+    ];
+    let server = TestServer::spawn_with_env(Options::default(), &env).await;
+    let mail = server.mail_dir();
+    let email = format!("low-{}@example.com", rand_suffix());
+    let account = crate::dashboard::account_with_password(&server, &email, "1000");
+    let key = server.cli(&["key", "create", "--account", &account]);
+    let api_key = key["api_key"].as_str().unwrap().to_owned();
+    set_low_balance_mark(&server, &email, "500").await;
+    let buy = |naira: u32| json!({"provider_id": "mtn", "phone": "08031234567", "amount": naira, "reference": reference()});
+
+    // ₦1,000 → ₦400: under ₦500, told once
+    let code = server
+        .place(&api_key, "/v1/airtime/purchase", buy(600))
+        .await;
+    server.wait_final(&api_key, &code).await;
+    let told = wait_emails(&mail, "balance is low", 1, Duration::from_secs(20)).await;
+    assert_eq!(told.len(), 1, "{told:?}");
+    let text = &told[0].text;
+    assert!(
+        text.contains("Your wallet balance is ₦400.00, under the ₦500.00"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Ada Data") && text.contains("help@ada.example"),
+        "{text}"
+    );
+    // ₦400 → ₦300: still under, nothing more (passes run every second)
+    let code = server
+        .place(&api_key, "/v1/airtime/purchase", buy(100))
+        .await;
+    server.wait_final(&api_key, &code).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(emails(&mail, "balance is low").len(), 1);
+
+    // back above the mark, then under it again: told a second time
+    server.cli(&[
+        "wallet",
+        "credit",
+        "--account",
+        &account,
+        "--amount",
+        "700",
+        "--reference",
+        &format!("top-up-{}", rand_suffix()),
+    ]);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        emails(&mail, "balance is low").len(),
+        1,
+        "₦1,000 is not low"
+    );
+    let code = server
+        .place(&api_key, "/v1/airtime/purchase", buy(800))
+        .await;
+    server.wait_final(&api_key, &code).await;
+    let told = wait_emails(&mail, "balance is low", 2, Duration::from_secs(20)).await;
+    assert_eq!(told.len(), 2, "{told:?}");
+    assert!(
+        told.iter().any(|e| e.text.contains("balance is ₦200.00")),
+        "{told:?}"
+    );
+    server.assert_ledger_consistent(&account);
+}
