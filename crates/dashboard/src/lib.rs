@@ -170,6 +170,11 @@ pub fn router(state: DashboardState) -> Router {
         .route("/dashboard/receipts/{code}", get(shop::receipt::page))
         .route("/dashboard/beneficiaries", post(shop::save_beneficiary))
         .route("/dashboard/pin", get(shop::pin::form).post(shop::pin::set))
+        .route("/dashboard/pin/forgot", post(shop::pin::forgot))
+        .route(
+            "/dashboard/pin/reset/{token}",
+            get(shop::pin_reset::form).post(shop::pin_reset::reset),
+        )
         .route("/dashboard/assets/shop.css", get(shop_css))
         .route("/dashboard/assets/shop.js", get(shop_js))
         .route("/dashboard/assets/style.css", get(kit_stylesheet))

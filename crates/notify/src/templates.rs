@@ -21,9 +21,9 @@ pub struct Brand {
 pub struct Fields {
     /// The customer's name (the greeting).
     pub name: String,
-    /// A verification or PIN-reset code.
+    /// A verification code.
     pub code: String,
-    /// A password-reset link.
+    /// A password- or PIN-reset link.
     pub link: String,
     pub amount: String,
     pub fee: String,
@@ -93,7 +93,7 @@ fn subject(kind: &str, f: &Fields, brand: &Brand) -> String {
     match kind {
         "email_verification" => format!("Your {name} verification code"),
         "password_reset" => format!("Reset your {name} password"),
-        "pin_reset" => format!("Your {name} transaction PIN reset code"),
+        "pin_reset" => format!("Reset your {name} transaction PIN"),
         "funding_credited" => format!("{} added to your {name} wallet", f.credited),
         "purchase_refunded" => format!("Purchase failed: {} returned to your wallet", f.amount),
         "purchase_receipt" => format!("Your receipt for {} ({})", f.product, f.transaction),

@@ -8,11 +8,11 @@ use super::browser::Browser;
 use super::*;
 use std::time::{Duration, Instant};
 
-const PIN: &str = "2468";
+pub(super) const PIN: &str = "2468";
 
 /// An account with a password, `naira` in its wallet and an API key (to
 /// read its purchases through the API): (account id, API key, email).
-fn shopper(server: &TestServer, naira: &str) -> (String, String, String) {
+pub(super) fn shopper(server: &TestServer, naira: &str) -> (String, String, String) {
     let email = format!("shop{}@example.com", rand_suffix());
     let account = account_with_password(server, &email, naira);
     let key = server.cli(&["key", "create", "--account", &account]);
@@ -233,7 +233,7 @@ async fn a_ported_number_is_refused_for_another_network_unless_ticked() {
 }
 
 /// A signed-in HTTP client of the shop with its PIN set: (session cookie, CSRF proof).
-async fn http_shopper(server: &TestServer, email: &str) -> (String, String) {
+pub(super) async fn http_shopper(server: &TestServer, email: &str) -> (String, String) {
     let cookie = sign_in(server, email, PASSWORD).await.unwrap();
     let http = no_redirects();
     let page = http
@@ -277,7 +277,7 @@ async fn minted_reference(server: &TestServer, cookie: &str) -> String {
     html[at..at + html[at..].find('"').unwrap()].to_owned()
 }
 
-async fn post_airtime(
+pub(super) async fn post_airtime(
     server: &TestServer,
     session: &(String, String),
     reference: &str,

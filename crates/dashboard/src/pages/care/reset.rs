@@ -128,7 +128,7 @@ fn reset_page(
 }
 
 /// Only a token of the shape we issue is looked up.
-fn plausible(token: &str) -> bool {
+pub(crate) fn plausible(token: &str) -> bool {
     token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit())
 }
 

@@ -13,6 +13,7 @@
 
 mod forms;
 pub mod pin;
+pub mod pin_reset;
 pub mod receipt;
 
 use super::{Chrome, PageError, PageResult, render};

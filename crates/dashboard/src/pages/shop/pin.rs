@@ -6,6 +6,7 @@
 
 use super::{Chrome, PageResult, Refused, render};
 use crate::DashboardState;
+use crate::pages::care::{public_url, too_often};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::State;
@@ -15,9 +16,9 @@ use billpay_domain::transaction_pin::{LOCK, MAX_FAILURES, TransactionPin};
 use billpay_domain::{AccountId, KeyId};
 use billpay_store::PinTry;
 use billpay_store::clock::rfc3339;
-use billpay_store::issue::shop_key;
+use billpay_store::issue::{issue_pin_reset, shop_key};
 use billpay_webkit::format::lagos_time;
-use billpay_webkit::{CsrfForm, Who};
+use billpay_webkit::{CsrfForm, NoFields, Who};
 use serde::Deserialize;
 
 #[derive(Template)]
@@ -27,6 +28,8 @@ struct PinPage {
     has_pin: bool,
     error: Option<String>,
     saved: bool,
+    /// A reset link was just emailed to this address.
+    link_sent_to: Option<String>,
 }
 
 async fn pin_page(
@@ -35,22 +38,57 @@ async fn pin_page(
     error: Option<String>,
     saved: bool,
 ) -> PageResult {
-    let has_pin = state.store.transaction_pin(signed_in.user.id).await?;
     let status = match error {
         Some(_) => StatusCode::UNPROCESSABLE_ENTITY,
         None => StatusCode::OK,
     };
+    pin_page_with(state, signed_in, status, error, saved, None).await
+}
+
+async fn pin_page_with(
+    state: &DashboardState,
+    signed_in: &SignedIn,
+    status: StatusCode,
+    error: Option<String>,
+    saved: bool,
+    link_sent_to: Option<String>,
+) -> PageResult {
+    let has_pin = state.store.transaction_pin(signed_in.user.id).await?;
     let page = render(&PinPage {
         chrome: Chrome::new(signed_in, "buy"),
         has_pin: has_pin.is_some(),
         error,
         saved,
+        link_sent_to,
     });
     Ok((status, page).into_response())
 }
 
 pub async fn form(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
     pin_page(&state, &signed_in, None, false).await
+}
+
+/// "Forgot your PIN?": a single-use link (30 minutes) emailed to the
+/// account's address, counted per address like a password reset.
+pub async fn forgot(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    _: CsrfForm<NoFields>,
+) -> PageResult {
+    let account = &signed_in.user;
+    // signed in: the request is the account's own, counted by its address
+    if let Err(locked) = state.care.forms.admit(None, &account.email) {
+        let status = StatusCode::TOO_MANY_REQUESTS;
+        let error = Some(too_often(locked));
+        return pin_page_with(&state, &signed_in, status, error, false, None).await;
+    }
+    if state.store.transaction_pin(account.id).await?.is_none() {
+        let error = Some("You have no PIN yet: set one below.".to_owned());
+        return pin_page(&state, &signed_in, error, false).await;
+    }
+    issue_pin_reset(state.store.as_ref(), account, public_url(&state)).await?;
+    let sent = Some(account.email.clone());
+    pin_page_with(&state, &signed_in, StatusCode::OK, None, false, sent).await
 }
 
 #[derive(Deserialize)]
@@ -160,7 +198,7 @@ pub async fn check(
 
 fn locked(until_ms: i64) -> String {
     format!(
-        "Too many wrong PINs: purchases are locked until {}. You can set a new PIN with your password.",
+        "Too many wrong PINs: purchases are locked until {}. You can set a new PIN with your password, or reset a forgotten one by email.",
         lagos_time(&rfc3339(until_ms))
     )
 }
