@@ -148,6 +148,10 @@ pub fn router(state: ConsoleState) -> Router {
         .route("/admin/account/totp/confirm", post(account::confirm_totp))
         .route("/admin/account/totp/disable", post(account::disable_totp))
         .route("/admin/account/alerts", post(account::set_alerts))
+        .route(
+            "/admin/account/alert-channels",
+            post(account::set_alert_channels),
+        )
         .route("/admin/notifications", get(notifications::list))
         .route(
             "/admin/notifications/{id}/resend",

@@ -18,6 +18,9 @@ pub struct Rendered {
 #[derive(Template, Deserialize)]
 #[template(path = "operator_float_low.txt")]
 struct FloatLow {
+    /// The SMS's one short text instead of the email's.
+    #[serde(skip)]
+    sms: bool,
     supplier: String,
     balance: String,
     threshold: String,
@@ -26,6 +29,9 @@ struct FloatLow {
 #[derive(Template, Deserialize)]
 #[template(path = "operator_backlog.txt")]
 struct Backlog {
+    /// The SMS's one short text instead of the email's.
+    #[serde(skip)]
+    sms: bool,
     needs_review: u64,
     review_threshold: u64,
     processing: u64,
@@ -36,6 +42,9 @@ struct Backlog {
 #[derive(Template, Deserialize)]
 #[template(path = "operator_payment.txt")]
 struct Payment {
+    /// The SMS's one short text instead of the email's.
+    #[serde(skip)]
+    sms: bool,
     status: String,
     gateway: String,
     reference: String,
@@ -49,6 +58,9 @@ struct Payment {
 #[derive(Template, Deserialize)]
 #[template(path = "operator_start_check.txt")]
 struct StartCheck {
+    /// The SMS's one short text instead of the email's.
+    #[serde(skip)]
+    sms: bool,
     supplier: String,
     problem: String,
     /// Lagos time, as the alert check wrote it.
@@ -64,6 +76,9 @@ struct FloatNow {
 #[derive(Template, Deserialize)]
 #[template(path = "operator_daily_summary.txt")]
 struct DailySummary {
+    /// The SMS's one short text instead of the email's.
+    #[serde(skip)]
+    sms: bool,
     day: String,
     sales: u64,
     charged: String,
@@ -89,36 +104,7 @@ struct Layout<'a> {
 /// business name); `None` for a kind that is no operator alert, or data
 /// that is not that kind's.
 pub fn render(kind: &str, data: &serde_json::Value, business: &str) -> Option<Rendered> {
-    let (subject, text) = match kind {
-        "operator_float_low" => {
-            let alert: FloatLow = parse(data)?;
-            (format!("Low float at {}", alert.supplier), alert.render())
-        }
-        "operator_backlog" => {
-            let alert: Backlog = parse(data)?;
-            ("Purchases are piling up".to_owned(), alert.render())
-        }
-        "operator_payment" => {
-            let alert: Payment = parse(data)?;
-            (
-                format!("A bank payment is {}", alert.status),
-                alert.render(),
-            )
-        }
-        "operator_start_check" => {
-            let alert: StartCheck = parse(data)?;
-            (
-                format!("{} failed the start-up check", alert.supplier),
-                alert.render(),
-            )
-        }
-        "operator_daily_summary" => {
-            let alert: DailySummary = parse(data)?;
-            (format!("Your day: {}", alert.day), alert.render())
-        }
-        _ => return None,
-    };
-    let text = text.ok()?;
+    let (subject, text) = written(kind, data, false)?;
     let subject = format!("{business}: {subject}");
     let paragraphs = text.split("\n\n").map(str::trim).collect();
     let html = Layout {
@@ -133,6 +119,62 @@ pub fn render(kind: &str, data: &serde_json::Value, business: &str) -> Option<Re
         text: format!("{text}\n\n— {business} · billpay operator alert\n"),
         html,
     })
+}
+
+/// The alert as one SMS: the business name, then its short text (each
+/// template's `sms` part).
+pub fn render_sms(kind: &str, data: &serde_json::Value, business: &str) -> Option<String> {
+    let (_, text) = written(kind, data, true)?;
+    Some(format!("{business}: {}", text.trim()))
+}
+
+/// The alert's subject and its text, for email or (`sms`) for SMS.
+fn written(kind: &str, data: &serde_json::Value, sms: bool) -> Option<(String, String)> {
+    let (subject, text) = match kind {
+        "operator_float_low" => {
+            let alert = FloatLow {
+                sms,
+                ..parse(data)?
+            };
+            (format!("Low float at {}", alert.supplier), alert.render())
+        }
+        "operator_backlog" => {
+            let alert = Backlog {
+                sms,
+                ..parse(data)?
+            };
+            ("Purchases are piling up".to_owned(), alert.render())
+        }
+        "operator_payment" => {
+            let alert = Payment {
+                sms,
+                ..parse(data)?
+            };
+            (
+                format!("A bank payment is {}", alert.status),
+                alert.render(),
+            )
+        }
+        "operator_start_check" => {
+            let alert = StartCheck {
+                sms,
+                ..parse(data)?
+            };
+            (
+                format!("{} failed the start-up check", alert.supplier),
+                alert.render(),
+            )
+        }
+        "operator_daily_summary" => {
+            let alert = DailySummary {
+                sms,
+                ..parse(data)?
+            };
+            (format!("Your day: {}", alert.day), alert.render())
+        }
+        _ => return None,
+    };
+    Some((subject, text.ok()?))
 }
 
 fn parse<T: DeserializeOwned>(data: &serde_json::Value) -> Option<T> {
@@ -173,6 +215,24 @@ mod tests {
         );
         assert!(!alert.html.contains("<b>Bola"));
         assert!(alert.text.contains("assign it"));
+    }
+
+    #[test]
+    fn each_alert_has_a_short_sms_with_the_business_name() {
+        let float = json!({ "supplier": "vtpass", "balance": "1200.00", "threshold": "5000.00" });
+        let sms = render_sms("operator_float_low", &float, "Ada Data").unwrap();
+        assert_eq!(
+            sms,
+            "Ada Data: Low float at vtpass: ₦1200.00, under ₦5000.00. Fund it now."
+        );
+        let payment = json!({
+            "status": "unmatched", "gateway": "monnify", "reference": "MNFY|1",
+            "amount": "5000.00", "payer": null, "account_number": null, "note": ""
+        });
+        let sms = render_sms("operator_payment", &payment, "Ada Data").unwrap();
+        assert!(sms.contains("₦5000.00") && sms.contains("MNFY|1"), "{sms}");
+        assert!(sms.chars().count() <= 160, "{sms}");
+        assert_eq!(render_sms("password_reset", &payment, "Ada Data"), None);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! ("resend", which support may do too), and the alerts an operator chooses.
 
 use crate::{Actor, OpsError, OpsResult, Permission};
-use billpay_store::{Store, StoreError};
+use billpay_domain::phone::Phone;
+use billpay_store::{AlertChannels, Store, StoreError};
 use billpay_worker::alerts::ALERTS;
 
 /// Queues a notice for one more send now, logged in the same transaction;
@@ -51,6 +52,53 @@ pub async fn set_alert_choices(store: &dyn Store, actor: &Actor, on: &[&str]) ->
         .map(|alert| alert.kind.to_owned())
         .collect();
     store.set_alert_opt_outs(id, off).await?;
+    Ok(())
+}
+
+/// How the operator gets their alerts, with the phone as people type it
+/// (`0803…`).
+pub async fn alert_channels(store: &dyn Store, actor: &Actor) -> OpsResult<AlertChannels> {
+    let (id, _) = operator_of(actor)?;
+    let mut channels = store.alert_channels(id).await?;
+    channels.phone = channels
+        .phone
+        .map(|p| format!("0{}", p.trim_start_matches("234")));
+    Ok(channels)
+}
+
+/// Sets how the operator gets their alerts: `phone` as typed (a Nigerian
+/// mobile, stored `234…`; empty: none), by email, by SMS (which needs the
+/// phone). Nothing is kept when refused.
+pub async fn set_alert_channels(
+    store: &dyn Store,
+    actor: &Actor,
+    phone: &str,
+    by_email: bool,
+    by_sms: bool,
+) -> OpsResult<()> {
+    let (id, _) = operator_of(actor)?;
+    let phone = match phone.trim() {
+        "" => None,
+        typed => {
+            let parsed = Phone::parse(typed).map_err(|_| {
+                crate::invalid(
+                    &["phone"],
+                    "must be a Nigerian mobile number, like 0803 123 4567",
+                )
+            })?;
+            Some(format!("234{}", parsed.as_str().trim_start_matches('0')))
+        }
+    };
+    if by_sms && phone.is_none() {
+        return Err(crate::invalid(&["phone"], "is needed for alerts by SMS"));
+    }
+    let channels = AlertChannels {
+        phone,
+        by_email,
+        by_sms,
+    };
+    store.set_alert_channels(id, channels).await?;
+    tracing::info!(%actor, by_email, by_sms, "alert channels saved");
     Ok(())
 }
 

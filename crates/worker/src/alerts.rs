@@ -329,24 +329,28 @@ impl Alerts {
         floats
     }
 
-    /// One notice per operator who wants `alert` (by email); answers how
-    /// many were new.
+    /// One notice per operator who wants `alert` and channel they chose
+    /// (email, SMS to their phone); answers how many were new.
     async fn notify(&self, alert: AlertKind, cause: &str, data: &Value) -> StoreResult<usize> {
         let mut added = 0;
         let recipients = self.store.alert_recipients(alert.kind).await?;
         for to in recipients.into_iter().filter(|r| alert.is_for(r.role)) {
-            let notice = NewNotice {
-                cause: format!("{cause}:op{}", to.operator_id),
-                kind: alert.kind.to_owned(),
-                channel: "email".to_owned(),
-                recipient: to.email,
-                account_id: None,
-                operator_id: Some(to.operator_id.to_string()),
-                data: data.clone(),
-            };
-            if self.store.enqueue_notice(notice).await? {
-                added += 1;
-                tracing::info!(kind = alert.kind, cause, "operator alert queued");
+            let channels = [("email", to.email), ("sms", to.sms)];
+            for (channel, address) in channels {
+                let Some(recipient) = address else { continue };
+                let notice = NewNotice {
+                    cause: format!("{cause}:op{}", to.operator_id),
+                    kind: alert.kind.to_owned(),
+                    channel: channel.to_owned(),
+                    recipient,
+                    account_id: None,
+                    operator_id: Some(to.operator_id.to_string()),
+                    data: data.clone(),
+                };
+                if self.store.enqueue_notice(notice).await? {
+                    added += 1;
+                    tracing::info!(kind = alert.kind, cause, channel, "operator alert queued");
+                }
             }
         }
         Ok(added)

@@ -149,16 +149,7 @@ impl Notices {
     ) -> StoreResult<Result<Message, String>> {
         let brand = &self.settings.brand;
         if notice.kind.starts_with("operator_") {
-            let rendered =
-                operator_templates::render(&notice.kind, &notice.data, &brand.business_name);
-            return Ok(rendered
-                .map(|r| Message {
-                    id: notice.id.clone(),
-                    to: notice.recipient.clone(),
-                    subject: r.subject,
-                    text: r.text,
-                    html: Some(r.html),
-                })
+            return Ok(operator_message(notice, kind, &brand.business_name)
                 .ok_or_else(|| format!("no template reads this {:?} notice", notice.kind)));
         }
         let fields = match self.fields(notice).await? {
@@ -274,6 +265,29 @@ impl Notices {
         count(notice, &name, label);
         Ok(())
     }
+}
+
+/// An operator's alert written for `kind`: an email (subject, text, HTML)
+/// or one short SMS.
+fn operator_message(notice: &Notice, kind: ChannelKind, business: &str) -> Option<Message> {
+    let (kind_name, data) = (notice.kind.as_str(), &notice.data);
+    let (subject, text, html) = match kind {
+        ChannelKind::Email => {
+            let r = operator_templates::render(kind_name, data, business)?;
+            (r.subject, r.text, Some(r.html))
+        }
+        ChannelKind::Sms => {
+            let text = operator_templates::render_sms(kind_name, data, business)?;
+            (String::new(), text, None)
+        }
+    };
+    Some(Message {
+        id: notice.id.clone(),
+        to: notice.recipient.clone(),
+        subject,
+        text,
+        html,
+    })
 }
 
 fn provider_of(outcome: &NoticeOutcome) -> &str {

@@ -5,13 +5,16 @@
 
 use super::{Chrome, Done, Notice, PageError, PageResult, actor, done, refused, render};
 use crate::ConsoleState;
+use crate::form::Refill;
 use crate::session::{SCOPE, SignedIn};
 use askama::Template;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, header};
+use axum::response::IntoResponse;
 use billpay_domain::keys::random_hex;
 use billpay_operations::notices;
 use billpay_operations::operators::{self, TotpCodes, TotpOffer};
+use billpay_store::AlertChannels;
 use billpay_store::issue::session_token_hash;
 use billpay_webkit::{CsrfForm, NoFields, is_https};
 use billpay_worker::alerts::AlertKind;
@@ -27,6 +30,10 @@ struct AccountPage {
     offer: Option<TotpOffer>,
     /// The alerts of the operator's role, each on or off.
     alerts: Vec<(AlertKind, bool)>,
+    /// How they go: email, SMS, the phone.
+    channels: AlertChannels,
+    /// The alert channels' form, refused: the message and what was typed.
+    refill: Refill,
 }
 
 pub async fn page(
@@ -43,8 +50,20 @@ async fn account_page(
     done: &Done,
     offer: Option<TotpOffer>,
 ) -> PageResult {
+    account_page_with(state, signed_in, done, offer, Refill::none()).await
+}
+
+async fn account_page_with(
+    state: &ConsoleState,
+    signed_in: &SignedIn,
+    done: &Done,
+    offer: Option<TotpOffer>,
+    refill: Refill,
+) -> PageResult {
     let me = state.store.operator(signed_in.user.id).await?;
-    let alerts = notices::alert_choices(state.store.as_ref(), &actor(signed_in))
+    let (store, who) = (state.store.as_ref(), actor(signed_in));
+    let alerts = notices::alert_choices(store, &who).await.map_err(refused)?;
+    let channels = notices::alert_channels(store, &who)
         .await
         .map_err(refused)?;
     Ok(render(&AccountPage {
@@ -52,6 +71,8 @@ async fn account_page(
         totp: me.is_some_and(|o| o.totp_enabled()),
         offer,
         alerts,
+        channels,
+        refill,
     }))
 }
 
@@ -179,4 +200,34 @@ pub async fn set_alerts(
         .await
         .map_err(refused)?;
     Ok(done("/admin/account", Notice::AlertsSaved))
+}
+
+#[derive(Deserialize)]
+pub struct ChannelsForm {
+    #[serde(default)]
+    phone: String,
+    /// A ticked box is sent (`on`), an unticked one is not.
+    #[serde(default)]
+    by_email: Option<String>,
+    #[serde(default)]
+    by_sms: Option<String>,
+}
+
+/// By email, by SMS (to the phone given here), or both.
+pub async fn set_alert_channels(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<ChannelsForm>,
+) -> PageResult {
+    let (by_email, by_sms) = (form.by_email.is_some(), form.by_sms.is_some());
+    let (store, who) = (state.store.as_ref(), actor(&signed_in));
+    let saved = notices::set_alert_channels(store, &who, &form.phone, by_email, by_sms);
+    let Err(error) = saved.await else {
+        return Ok(done("/admin/account", Notice::AlertChannelsSaved));
+    };
+    let values = vec![("phone", form.phone)];
+    let (status, refill) = Refill::refused("alert-channels", error, values)?;
+    let done = Done::default();
+    let page = account_page_with(&state, &signed_in, &done, None, refill).await?;
+    Ok((status, page).into_response())
 }

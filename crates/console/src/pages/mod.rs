@@ -63,11 +63,12 @@ pub enum Notice {
     WebhookQueued,
     Resent,
     AlertsSaved,
+    AlertChannelsSaved,
 }
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 37] = [
+    const TABLE: [(Notice, &'static str, &'static str); 38] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -169,6 +170,11 @@ impl Notice {
         ),
         (Notice::Resent, "notice-queued", "notice queued again"),
         (Notice::AlertsSaved, "alerts-saved", "your alerts are saved"),
+        (
+            Notice::AlertChannelsSaved,
+            "alert-channels-saved",
+            "how you get alerts is saved",
+        ),
     ];
 
     fn entry(self) -> (Notice, &'static str, &'static str) {

@@ -126,3 +126,91 @@ async fn support_resends_a_notice_and_chooses_their_alerts_in_a_browser() {
     );
     browser.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operator_who_gives_a_phone_gets_alerts_by_sms_too() {
+    use super::money::post_form;
+    use crate::dashboard::csrf_in;
+    use crate::support::termii::FakeTermii;
+    let termii = FakeTermii::start().await;
+    let termii_env = termii.env();
+    let mut env: Vec<(&str, &str)> = termii_env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    env.extend([
+        ("BILLPAY_SANDBOX_UNREACHABLE", "true"),
+        ("BILLPAY_NEEDS_REVIEW_AFTER_SECS", "0"),
+        ("BILLPAY_ALERT_REVIEW_COUNT", "0"),
+        ("BILLPAY_ALERT_INTERVAL_SECS", "1"),
+        ("BILLPAY_DAILY_SUMMARY_HOUR", "23"),
+        ("BILLPAY_BUSINESS_NAME", "Ada Data"),
+    ]);
+    let server = TestServer::spawn_with_env(Options::default(), &env).await;
+    add_operators(&server);
+    let owner = admin(&server, OWNER).await;
+    let (_, _, html) = page(&server, &owner, "/admin/account").await;
+    let csrf = csrf_in(&html);
+    assert!(
+        html.contains("id=\"by-email\" checked"),
+        "email is on by default"
+    );
+
+    // SMS without a phone is refused beside the field, and nothing is kept
+    let no_phone = [
+        ("csrf", csrf.as_str()),
+        ("by_email", "on"),
+        ("by_sms", "on"),
+    ];
+    let (status, html) =
+        post_form(&server, &owner, "/admin/account/alert-channels", &no_phone).await;
+    assert_eq!(status, 400, "{html}");
+    assert!(html.contains("id=\"alert-phone-error\""), "{html}");
+    let bad = [
+        ("csrf", csrf.as_str()),
+        ("by_sms", "on"),
+        ("phone", "12345"),
+    ];
+    let (status, html) = post_form(&server, &owner, "/admin/account/alert-channels", &bad).await;
+    assert_eq!(status, 400);
+    assert!(
+        html.contains("value=\"12345\""),
+        "what was typed is kept: {html}"
+    );
+    let sms = [
+        ("csrf", csrf.as_str()),
+        ("by_email", "on"),
+        ("by_sms", "on"),
+        ("phone", "0803 123 4567"),
+    ];
+    let (status, _) = post_form(&server, &owner, "/admin/account/alert-channels", &sms).await;
+    assert_eq!(status, 303);
+    let (_, _, html) = page(&server, &owner, "/admin/account").await;
+    assert!(html.contains("value=\"08031234567\""), "{html}");
+    assert!(html.contains("id=\"by-sms\" checked"), "{html}");
+
+    // a purchase stuck in processing: the backlog alert, by SMS to the owner only
+    let customer = server.customer("5000");
+    let body = json!({"provider_id": "mtn", "phone": "08031234567", "amount": 100, "reference": reference()});
+    server
+        .place(&customer.api_key, "/v1/airtime/purchase", body)
+        .await;
+    termii.wait_for(1, Duration::from_secs(20)).await;
+    tokio::time::sleep(Duration::from_secs(3)).await; // later checks add nothing
+    let sent: Vec<_> = termii
+        .requests()
+        .into_iter()
+        .filter(|r| r["sms"].as_str().is_some_and(|t| t.contains("piling up")))
+        .collect();
+    assert_eq!(sent.len(), 1, "one SMS this hour: {sent:?}");
+    assert_eq!(sent[0]["to"], "2348031234567");
+    let text = sent[0]["sms"].as_str().unwrap();
+    assert!(
+        text.starts_with("Ada Data: Purchases are piling up"),
+        "{text}"
+    );
+    // and still by email, to both operators
+    let all = rows(&server, &owner, "").await;
+    let backlog: Vec<&String> = all
+        .iter()
+        .filter(|r| r.contains("<td>operator_backlog</td>"))
+        .collect();
+    assert_eq!(backlog.len(), 3, "two emails and one SMS: {backlog:?}");
+}
