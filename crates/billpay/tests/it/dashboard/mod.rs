@@ -6,6 +6,8 @@
 mod api_docs;
 pub mod browser;
 mod lagos;
+mod mail_journeys;
+mod pin_reset;
 mod security;
 mod shop;
 mod sign_in_limits;
