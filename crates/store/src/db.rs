@@ -365,8 +365,9 @@ macro_rules! for_both_engines {
     ) => {
         #[async_trait::async_trait]
         // A borrowed argument is owned for PostgreSQL's closures, not for
-        // SQLite's `here`: the one call borrows it for both.
-        #[allow(clippy::needless_borrow)]
+        // SQLite's `here`: the one call borrows it for both. An argument
+        // already owned (`arg => arg`) is moved into the closure as it is.
+        #[allow(clippy::needless_borrow, clippy::redundant_locals)]
         impl $area for $crate::sqlite::SqliteStore {
             $(
                 $(#[$meta])*
@@ -377,6 +378,7 @@ macro_rules! for_both_engines {
         }
 
         #[async_trait::async_trait]
+        #[allow(clippy::redundant_locals)]
         impl $area for $crate::postgres::PostgresStore {
             $(
                 $(#[$meta])*

@@ -52,7 +52,7 @@ impl PostgresStore {
                 other => break other?,
             }
         };
-        Ok(changed(&row)?)
+        changed(&row)
     }
 
     /// The one-statement finalize in a transaction with the operator's line.
