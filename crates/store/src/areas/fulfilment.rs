@@ -48,7 +48,7 @@ for_both_engines! {
     }
 }
 
-/// Due processing transactions, oldest due first (`?4`: no key is skipped).
+/// Due processing transactions, oldest due first.
 static FULFILMENTS: LazyLock<[String; 2]> = LazyLock::new(|| {
     let due = |_| "status = 'processing' AND next_attempt_at <= ?2".to_owned();
     claim_sql("transactions", "code", due, "next_attempt_at", TX_COLUMNS)
