@@ -7,10 +7,13 @@
 
 mod account_care;
 pub(crate) mod accounts;
+mod audit;
 pub(crate) mod beneficiaries;
 pub(crate) mod catalogue;
 pub(crate) mod checkouts;
+mod claims;
 pub(crate) mod events;
+mod fulfilment;
 mod funding;
 pub(crate) mod keys;
 mod logged;
@@ -378,8 +381,8 @@ pub trait EventStore: Send + Sync + 'static {
 
 #[async_trait]
 pub trait AuditStore: Send + Sync + 'static {
-    /// Runs every [`audit::CHECKS`] query on one consistent snapshot.
-    async fn audit(&self) -> StoreResult<Vec<audit::CheckOutcome>>;
+    /// Runs every [`crate::audit::CHECKS`] query on one consistent snapshot.
+    async fn audit(&self) -> StoreResult<Vec<crate::audit::CheckOutcome>>;
 }
 
 /// Price tiers, their rules, which account is on which, and the sales they

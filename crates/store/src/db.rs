@@ -120,6 +120,24 @@ pub(crate) fn to_dollar_placeholders(sql: &str) -> String {
     out
 }
 
+/// A JSON array of `values`: a list bound as one parameter, read back by
+/// [`json_values`].
+pub(crate) fn json_list(values: &[String]) -> StoreResult<String> {
+    serde_json::to_string(values).map_err(|e| StoreError::Backend(e.to_string()))
+}
+
+/// The texts of the JSON array bound at `param` (`"?2"`), as a subquery's
+/// rows (`x IN ({…})`): SQLite's `json_each`, PostgreSQL's
+/// `jsonb_array_elements_text`.
+pub(crate) fn json_values(engine: Engine, param: &str) -> String {
+    match engine {
+        Engine::Sqlite => format!("SELECT value FROM json_each({param})"),
+        Engine::Postgres => {
+            format!("SELECT jsonb_array_elements_text(CAST(CAST({param} AS TEXT) AS JSONB))")
+        }
+    }
+}
+
 /// A column of a selected list: its name and its position there.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Column {
@@ -217,6 +235,8 @@ pub(crate) trait RowRead {
     fn int(&self, column: Column) -> StoreResult<Option<i64>>;
     fn text(&self, column: Column) -> StoreResult<Option<String>>;
     fn flag(&self, column: Column) -> StoreResult<Option<bool>>;
+    /// The driver's names of the selected columns, in order.
+    fn names(&self) -> Vec<String>;
 }
 
 /// A value read from a row's column.
@@ -323,25 +343,31 @@ impl Value for Option<billpay_domain::Kobo> {
 ///   PostgreSQL: autocommitted, no BEGIN/COMMIT round trips);
 /// - `read`: a read (SQLite: a reader thread; PostgreSQL: a pooled connection);
 /// - `snapshot`: reads that must agree (SQLite: in one read transaction;
-///   PostgreSQL: as `read`, the area orders its statements for that);
+///   PostgreSQL: in one read-only `REPEATABLE READ` transaction);
 /// - `engine`: what differs by engine, an inherent method each engine has
 ///   (`|store| store.method_here(…)`, in the engine's folder);
 /// - `here`: a point read of the request path (SQLite: this thread's own
 ///   connection, `Engine::read_here`; PostgreSQL: as `read`).
+///
+/// `…, postgres |store| store.method_here(…)` after the call: PostgreSQL
+/// runs its own method instead (a statement of its group-committed lanes,
+/// `postgres/statements.rs`), SQLite the area's function as `kind` says.
 macro_rules! for_both_engines {
     (
         impl $area:ident {
             $(
                 $(#[$meta:meta])*
                 fn $name:ident($($arg:ident: $ty:ty $(=> $own:expr)?),* $(,)?) -> $ret:ty
-                    = $kind:ident |$tx:ident| $call:expr;
+                    = $kind:ident |$tx:ident| $call:expr
+                    $(, postgres |$pg:ident| $pg_call:expr)?;
             )*
         }
     ) => {
         #[async_trait::async_trait]
         // A borrowed argument is owned for PostgreSQL's closures, not for
-        // SQLite's `here`: the one call borrows it for both.
-        #[allow(clippy::needless_borrow)]
+        // SQLite's `here`: the one call borrows it for both. An argument
+        // already owned (`arg => arg`) is moved into the closure as it is.
+        #[allow(clippy::needless_borrow, clippy::redundant_locals)]
         impl $area for $crate::sqlite::SqliteStore {
             $(
                 $(#[$meta])*
@@ -352,14 +378,24 @@ macro_rules! for_both_engines {
         }
 
         #[async_trait::async_trait]
+        #[allow(clippy::redundant_locals)]
         impl $area for $crate::postgres::PostgresStore {
             $(
                 $(#[$meta])*
                 async fn $name(&self, $($arg: $ty),*) -> $crate::StoreResult<$ret> {
-                    $crate::db::for_both_engines!(@postgres $kind self ($($arg $(=> $own)?),*) $tx $call)
+                    $crate::db::for_both_engines!(
+                        @postgres_own ($($pg $pg_call)?) $kind self ($($arg $(=> $own)?),*) $tx $call
+                    )
                 }
             )*
         }
+    };
+    (@postgres_own ($pg:ident $pg_call:expr) $kind:ident $store:ident $args:tt $tx:ident $call:expr) => {{
+        let $pg = $store;
+        $pg_call.await
+    }};
+    (@postgres_own () $kind:ident $store:ident $args:tt $tx:ident $call:expr) => {
+        $crate::db::for_both_engines!(@postgres $kind $store $args $tx $call)
     };
     (@sqlite write $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
@@ -408,6 +444,16 @@ macro_rules! for_both_engines {
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.write(move |t| {
             $(let $arg = $arg.clone();)*
+            Box::pin(async move {
+                let pg = $crate::postgres::Pg(t);
+                let $tx = &pg;
+                $call.await
+            })
+        }).await
+    }};
+    (@postgres snapshot $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
+        $store.snapshot(move |t| {
             Box::pin(async move {
                 let pg = $crate::postgres::Pg(t);
                 let $tx = &pg;

@@ -1,12 +1,13 @@
 //! Webhook events (the outbox): claimed under a lease by the delivery
 //! worker, their attempts recorded, listed, and queued again on request.
-//! Claiming, and recording an attempt, differ by engine (SQLite's claim in one
-//! statement; PostgreSQL's `SKIP LOCKED` claim and its group-committed
-//! statement lanes): `sqlite/claims.rs`, `postgres/events.rs`.
+//! PostgreSQL records an attempt its own way, as one statement of its
+//! group-committed lanes (`postgres/events.rs`); SQLite runs [`record`] in its
+//! writer's group commit.
 
-use crate::clock::now_ms;
+use super::claims::{claim, claim_sql};
+use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{ATTEMPT_COLUMNS, EVENT_COLUMNS};
-use crate::db::{Tx, col, for_both_engines};
+use crate::db::{Param, Tx, col, for_both_engines, json_list, json_values};
 use crate::rows::{attempt, event};
 use crate::*;
 use billpay_domain::KeyId;
@@ -16,11 +17,12 @@ use std::time::Duration;
 for_both_engines! {
     impl EventStore {
         /// Leases up to `limit` due events, none of the keys in `skip_keys`.
-        fn claim_events(limit: u32, lease: Duration, skip_keys: Vec<KeyId>) -> Vec<Event>
-            = engine |store| store.claim_events_here(limit, lease, skip_keys);
+        fn claim_events(limit: u32, lease: Duration, skip_keys: Vec<KeyId> => skip_keys)
+            -> Vec<Event> = statement |tx| claim_due(tx, limit, lease, &skip_keys);
         /// The attempt and the event's next state, in one write.
-        fn record_delivery(event_id: &str, attempt: NewAttempt, next: EventNext) -> ()
-            = engine |store| store.record_delivery_here(event_id, attempt, next);
+        fn record_delivery(event_id: &str, attempt: NewAttempt => attempt, next: EventNext) -> ()
+            = write |tx| record(tx, &event_id, &attempt, &next),
+            postgres |store| store.record_delivery_here(event_id, attempt, next);
         /// Newest first.
         fn events(filter: EventFilter) -> Vec<Event> = read |tx| list(tx, &filter);
         /// By id or by its transaction's reference_code.
@@ -29,6 +31,56 @@ for_both_engines! {
         /// Queues an event for one more delivery now; refused while one is under way.
         fn requeue_event(event_id: &str) -> () = write |tx| requeue(tx, &event_id);
     }
+}
+
+/// Due pending events, oldest due first, none of the keys in `?4`.
+static DUE: LazyLock<[String; 2]> = LazyLock::new(|| {
+    let due = |engine| {
+        let skipped = json_values(engine, "?4");
+        format!("status = 'pending' AND next_attempt_at <= ?2 AND key_id NOT IN ({skipped})")
+    };
+    claim_sql("events", "id", due, "next_attempt_at", EVENT_COLUMNS)
+});
+
+async fn claim_due<T: Tx>(
+    tx: &T,
+    limit: u32,
+    lease: Duration,
+    skip_keys: &[KeyId],
+) -> Result<Vec<Event>, T::Error> {
+    let skip: Vec<String> = skip_keys.iter().map(KeyId::to_string).collect();
+    let skip = json_list(&skip)?;
+    claim(tx, &DUE, (limit, lease), &[&skip], event).await
+}
+
+/// The attempt, then the event's next state (its lease released).
+async fn record<T: Tx>(
+    tx: &T,
+    event_id: &str,
+    attempt: &NewAttempt,
+    next: &EventNext,
+) -> Result<(), T::Error> {
+    let sql = "INSERT INTO webhook_attempts (event_id, url, http_status, error,
+                   latency_ms, response_excerpt, created_at)
+               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+    let latency = attempt.latency_ms.min(i64::MAX as u64) as i64;
+    let status = attempt.http_status.map(i32::from);
+    let params: [&dyn Param; 7] = [
+        &event_id,
+        &attempt.url,
+        &status,
+        &attempt.error,
+        &latency,
+        &attempt.response_excerpt,
+        &now_rfc3339(),
+    ];
+    tx.execute(sql, &params).await?;
+    let (status, next_at) = next.state();
+    let sql = "UPDATE events SET status = ?1, next_attempt_at = ?2, lease_until = 0,
+                   attempts = attempts + 1 WHERE id = ?3";
+    tx.execute(sql, &[&status.as_str(), &next_at, &event_id])
+        .await?;
+    Ok(())
 }
 
 async fn list<T: Tx>(tx: &T, filter: &EventFilter) -> Result<Vec<Event>, T::Error> {

@@ -1,10 +1,10 @@
 //! The operator's changes, each with its log line in the same transaction:
 //! both are stored or neither. A money move's line gets the wallet's balance
 //! before and after, a status change's the status before. Each is its area's
-//! change with the line (`Some(&log)`); a logged finalize is the engine's
-//! own finalize (`finalize_logged_here`).
+//! change with the line (`Some(&log)`); PostgreSQL's logged finalize is its
+//! one-statement finalize with the line (`finalize_logged_here`).
 
-use super::{accounts, catalogue, keys, pricing, wallet};
+use super::{accounts, catalogue, fulfilment, keys, pricing, wallet};
 use crate::db::{Engine, Tx, col, for_both_engines};
 use crate::operators::applied_balance_before;
 use crate::*;
@@ -20,8 +20,9 @@ for_both_engines! {
             -> Credit = write |tx| wallet::debit(tx, account, amount, &reference, &log);
         fn set_account_status_logged(account: AccountId, status: AccountStatus, log: NewLogEntry)
             -> () = write |tx| set_account_status(tx, account, status, &log);
-        fn finalize_logged(code: &str, fin: Finalization, log: NewLogEntry) -> bool
-            = engine |store| store.finalize_logged_here(code, fin, log);
+        fn finalize_logged(code: &str, fin: Finalization => fin, log: NewLogEntry => log) -> bool
+            = write |tx| fulfilment::finalize_logged(tx, &code, &fin, &log),
+            postgres |store| store.finalize_logged_here(code, fin, log);
         fn set_account_tier_logged(
             account: AccountId,
             tier: Option<&str> => tier.map(str::to_owned),

@@ -92,6 +92,28 @@ impl PostgresStore {
         Ok(retried(once).await?)
     }
 
+    /// Runs `op` in one read-only `REPEATABLE READ` transaction, so its
+    /// reads see one snapshot of the database.
+    pub(crate) async fn snapshot<T, F>(&self, op: F) -> StoreResult<T>
+    where
+        T: Send,
+        F: for<'a> FnOnce(&'a PgTx<'a>) -> BoxFut<'a, T> + Send,
+    {
+        let run = async {
+            let mut client = self.client().await?;
+            let tx = client
+                .build_transaction()
+                .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()
+                .await?;
+            let value = op(&tx).await?;
+            tx.commit().await?;
+            Ok::<_, PgError>(value)
+        };
+        Ok(run.await?)
+    }
+
     /// Runs `op` on a pooled connection outside any explicit transaction:
     /// each of its statements commits on its own. For reads, and for writes
     /// of one statement (atomic by themselves).
@@ -249,6 +271,13 @@ impl RowRead for PgRow<'_> {
     }
     fn flag(&self, column: Column) -> StoreResult<Option<bool>> {
         self.value(column)
+    }
+    fn names(&self) -> Vec<String> {
+        self.0
+            .columns()
+            .iter()
+            .map(|c| c.name().to_owned())
+            .collect()
     }
 }
 

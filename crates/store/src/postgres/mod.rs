@@ -17,18 +17,18 @@
 //!   (`lease_until`), so several nodes never take the same work, and a node
 //!   that dies mid-lease has its work taken over when the lease expires.
 //!
-//! One module per area (accounts, keys, wallet, catalogue, purchases,
-//! sessions, fulfilment, events, audit), each implementing that area's trait
-//! (`AccountStore`, …) for this backend; the long statements are in `sql/`.
+//! The areas are written once for both engines (`crate::areas`); what is
+//! left here is PostgreSQL's own: the pool, the lanes and their statements
+//! of several parts (`fulfilment.rs`, `events.rs`: `sql/finalize.sql`,
+//! `mark_submitted.sql`, `record_delivery.sql`), migrations, and purchase
+//! placement (`purchases.rs`), not yet moved.
 
-mod audit;
 mod batch;
 mod connection;
 mod error;
 mod events;
 mod fulfilment;
 mod migrate;
-mod operators;
 mod purchases;
 mod rows;
 pub mod scratch;

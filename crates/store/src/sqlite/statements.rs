@@ -37,11 +37,6 @@ pub(super) fn collect<T>(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// A JSON array of `values`, for `json_each(?)`.
-pub(super) fn json_list(values: &[String]) -> StoreResult<String> {
-    serde_json::to_string(values).map_err(|e| crate::StoreError::Backend(e.to_string()))
-}
-
 /// A connection (the writer's, inside its transaction, or a reader's) as the
 /// shared [`Tx`]: each statement runs at once, so its future is always ready
 /// ([`crate::db::ready`] answers it in the writer's or reader's closure).
@@ -130,5 +125,13 @@ impl RowRead for LiteRow<'_, '_> {
     }
     fn flag(&self, column: Column) -> StoreResult<Option<bool>> {
         self.value(column)
+    }
+    fn names(&self) -> Vec<String> {
+        let statement = self.0.as_ref();
+        statement
+            .column_names()
+            .into_iter()
+            .map(String::from)
+            .collect()
     }
 }

@@ -1,0 +1,53 @@
+//! The workers' claims: due rows of a work queue leased in one statement
+//! (`UPDATE … WHERE id IN (due rows) RETURNING …`). PostgreSQL adds
+//! `FOR UPDATE SKIP LOCKED` to the due rows, so rows another node is claiming
+//! right now are skipped, never waited for; rows another node holds under a
+//! lease (`lease_until` later than now) are skipped on both engines.
+
+use crate::StoreResult;
+use crate::clock::now_ms;
+use crate::db::{Engine, Param, RowRead, Tx};
+use std::time::Duration;
+
+/// A claim statement for each engine (SQLite's first): `?1` the lease's end,
+/// `?2` now, `?3` how many at most; `due` says which rows are due (it may
+/// read `?4` on), `order` which come first.
+pub(crate) fn claim_sql(
+    table: &str,
+    id: &str,
+    due: impl Fn(Engine) -> String,
+    order: &str,
+    columns: &str,
+) -> [String; 2] {
+    [Engine::Sqlite, Engine::Postgres].map(|engine| {
+        let lock = match engine {
+            Engine::Sqlite => "",
+            Engine::Postgres => "FOR UPDATE SKIP LOCKED",
+        };
+        let due = due(engine);
+        format!(
+            "UPDATE {table} SET lease_until = ?1
+             WHERE {id} IN (SELECT {id} FROM {table} WHERE {due} AND lease_until <= ?2
+                 ORDER BY {order} LIMIT ?3 {lock})
+             RETURNING {columns}"
+        )
+    })
+}
+
+/// Runs the engine's statement of a [`claim_sql`] pair: leases up to
+/// `limit` due rows for `lease`, `more` bound from `?4` on.
+pub(crate) async fn claim<T: Tx, R>(
+    tx: &T,
+    sql: &[String; 2],
+    (limit, lease): (u32, Duration),
+    more: &[&dyn Param],
+    map: fn(&dyn RowRead) -> StoreResult<R>,
+) -> Result<Vec<R>, T::Error> {
+    let now = now_ms();
+    let until = now + lease.as_millis() as i64;
+    let limit = i64::from(limit);
+    let mut params: Vec<&dyn Param> = vec![&until, &now, &limit];
+    params.extend_from_slice(more);
+    let sql = &sql[usize::from(T::ENGINE == Engine::Postgres)];
+    tx.query_all(sql, &params, map).await
+}

@@ -1,0 +1,244 @@
+//! The fulfilment worker's queue of purchases: due purchases claimed under a
+//! lease, what the supplier was asked, rescheduling, the reversal watch, and
+//! the final status with its refund, outbox event and notice.
+//!
+//! PostgreSQL runs three writes its own way, as single statements of its
+//! group-committed lanes (`postgres/fulfilment.rs`): marking a purchase
+//! submitted, and the finalize (one statement of several parts, with or
+//! without the operator's log line); SQLite runs the functions here in its
+//! writer's group commit.
+
+use super::claims::{claim, claim_sql};
+use super::{notices, operators, wallet};
+use crate::clock::{new_code, rfc3339};
+use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
+use crate::db::{Column, Engine, Param, Tx, for_both_engines, json_list, json_values};
+use crate::rows::transaction;
+use crate::rules::ms_from_now;
+use crate::*;
+use billpay_domain::TxStatus;
+use std::sync::LazyLock;
+use std::time::Duration;
+
+for_both_engines! {
+    impl FulfilmentStore {
+        /// Leases up to `limit` due processing transactions, oldest placed first.
+        fn claim_fulfilments(limit: u32, lease: Duration) -> Vec<Transaction>
+            = statement |tx| claim_due(tx, limit, lease);
+        /// Leases up to `limit` successful transactions whose watch is due.
+        fn claim_watches(limit: u32, lease: Duration) -> Vec<Transaction>
+            = statement |tx| claim(tx, &WATCHES, (limit, lease), &[], transaction);
+        fn rewatch(code: &str, at_ms: Option<i64>) -> ()
+            = statement |tx| rewatch(tx, &code, at_ms);
+        /// Extends the leases of transactions still being processed.
+        fn renew_fulfilment_leases(codes: Vec<String> => codes, lease: Duration) -> ()
+            = statement |tx| renew_leases(tx, &codes, lease);
+        fn mark_submitted(code: &str, supplier: &str, supplier_reference: Option<&str>
+            => supplier_reference.map(str::to_owned)) -> ()
+            = write |tx| mark_submitted(tx, &code, &supplier, supplier_reference.as_deref()),
+            postgres |store| store.mark_submitted_here(code, supplier, supplier_reference);
+        fn reschedule(code: &str, delay: Duration, note: &str) -> ()
+            = statement |tx| reschedule(tx, &code, delay, &note);
+        /// `false` when the transaction was already final (nothing changed).
+        fn finalize(code: &str, fin: Finalization => fin) -> bool
+            = write |tx| finalize(tx, &code, &fin),
+            postgres |store| store.finalize_here(code, fin);
+        /// How many purchases are `processing`, and since when the oldest.
+        fn fulfilment_backlog() -> Backlog = read |tx| backlog(tx);
+    }
+}
+
+/// Due processing transactions, oldest due first.
+static FULFILMENTS: LazyLock<[String; 2]> = LazyLock::new(|| {
+    let due = |_| "status = 'processing' AND next_attempt_at <= ?2".to_owned();
+    claim_sql("transactions", "code", due, "next_attempt_at", TX_COLUMNS)
+});
+
+/// Successful transactions whose reversal watch is due, soonest first.
+static WATCHES: LazyLock<[String; 2]> = LazyLock::new(|| {
+    let due = |_| "watch_at IS NOT NULL AND watch_at <= ?2 AND status = 'successful'".to_owned();
+    claim_sql("transactions", "code", due, "watch_at", TX_COLUMNS)
+});
+
+async fn claim_due<T: Tx>(
+    tx: &T,
+    limit: u32,
+    lease: Duration,
+) -> Result<Vec<Transaction>, T::Error> {
+    let mut claimed = claim(tx, &FULFILMENTS, (limit, lease), &[], transaction).await?;
+    // The order a statement returns its rows in is neither engine's promise.
+    claimed.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+    Ok(claimed)
+}
+
+async fn rewatch<T: Tx>(tx: &T, code: &str, at_ms: Option<i64>) -> Result<(), T::Error> {
+    let sql = "UPDATE transactions SET watch_at = ?1, lease_until = 0
+               WHERE code = ?2 AND status = 'successful'";
+    tx.execute(sql, &[&at_ms, &code]).await?;
+    Ok(())
+}
+
+/// `lease_until > 0`: a transaction rescheduled or finalized in the meantime
+/// has released its lease; never take it back. PostgreSQL skips a row a
+/// worker's batch is writing right now (left for the next heartbeat): waiting
+/// for it could deadlock with that batch (both lock several rows, in no
+/// common order).
+async fn renew_leases<T: Tx>(tx: &T, codes: &[String], lease: Duration) -> Result<(), T::Error> {
+    static SQL: LazyLock<[String; 2]> = LazyLock::new(|| {
+        [Engine::Sqlite, Engine::Postgres].map(|engine| {
+            let codes = json_values(engine, "?2");
+            let lock = match engine {
+                Engine::Sqlite => "",
+                Engine::Postgres => "FOR UPDATE SKIP LOCKED",
+            };
+            format!(
+                "UPDATE transactions SET lease_until = ?1
+                 WHERE code IN (SELECT code FROM transactions
+                     WHERE code IN ({codes}) AND status IN ('processing', 'successful')
+                       AND lease_until > 0 {lock})"
+            )
+        })
+    });
+    if codes.is_empty() {
+        return Ok(());
+    }
+    let sql = &SQL[usize::from(T::ENGINE == Engine::Postgres)];
+    tx.execute(sql, &[&ms_from_now(lease), &json_list(codes)?])
+        .await?;
+    Ok(())
+}
+
+/// Records that the supplier was asked, before asking.
+async fn mark_submitted<T: Tx>(
+    tx: &T,
+    code: &str,
+    supplier: &str,
+    supplier_reference: Option<&str>,
+) -> Result<(), T::Error> {
+    let sql = "UPDATE transactions SET submitted = ?4, supplier = ?2, supplier_reference = ?3
+               WHERE code = ?1";
+    tx.execute(sql, &[&code, &supplier, &supplier_reference, &true])
+        .await?;
+    Ok(())
+}
+
+/// The note goes in the stored result's `last_note` (JSON text on both).
+async fn reschedule<T: Tx>(
+    tx: &T,
+    code: &str,
+    delay: Duration,
+    note: &str,
+) -> Result<(), T::Error> {
+    let sql = match T::ENGINE {
+        Engine::Sqlite => {
+            "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1,
+               lease_until = 0, result = json_set(result, '$.last_note', ?2)
+             WHERE code = ?3 AND status = 'processing'"
+        }
+        Engine::Postgres => {
+            "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1,
+               lease_until = 0,
+               result = jsonb_set(result::jsonb, '{last_note}', to_jsonb(?2::TEXT))::TEXT
+             WHERE code = ?3 AND status = 'processing'"
+        }
+    };
+    tx.execute(sql, &[&ms_from_now(delay), &note, &code])
+        .await?;
+    Ok(())
+}
+
+/// A final status, its refund (if failed), its outbox event and its notice,
+/// inside the caller's transaction; `false` when the transaction does not
+/// take this finalization (nothing changed).
+pub(crate) async fn finalize<T: Tx>(
+    tx: &T,
+    code: &str,
+    fin: &Finalization,
+) -> Result<bool, T::Error> {
+    let current = locked(tx, code).await?;
+    if !fin.applies_to(current.status) {
+        return Ok(false);
+    }
+    let sql = "UPDATE transactions SET status = ?1, message = ?2, result = ?3, completed_at = ?4,
+                 attempts = attempts + 1, lease_until = 0, cost = ?6, watch_at = ?7
+               WHERE code = ?5";
+    let params: [&dyn Param; 7] = [
+        &fin.status.as_str(),
+        &fin.message,
+        &fin.result.to_string(),
+        &rfc3339(fin.completed_at_ms),
+        &code,
+        &fin.cost.map(|c| c.0),
+        &fin.watch_at_ms,
+    ];
+    tx.execute(sql, &params).await?;
+    if fin.status == TxStatus::Failed {
+        let refund = wallet::Entry::Refund(code);
+        wallet::post_ledger(tx, current.account_id, current.amount, refund).await?;
+    }
+    queue_event(tx, &current, fin).await?;
+    notices::purchase_final(tx, code, current.product, fin.status).await?;
+    Ok(true)
+}
+
+/// [`finalize`] with the operator's line, written only if it changed something.
+pub(crate) async fn finalize_logged<T: Tx>(
+    tx: &T,
+    code: &str,
+    fin: &Finalization,
+    log: &NewLogEntry,
+) -> Result<bool, T::Error> {
+    let changed = finalize(tx, code, fin).await?;
+    if changed {
+        operators::append(tx, log).await?;
+    }
+    Ok(changed)
+}
+
+/// The transaction, its row locked until the transaction ends (PostgreSQL's
+/// `FOR UPDATE`; SQLite's one writer holds every row already).
+async fn locked<T: Tx>(tx: &T, code: &str) -> Result<Transaction, T::Error> {
+    static SQL: LazyLock<[String; 2]> = LazyLock::new(|| {
+        let select = format!("SELECT {TX_COLUMNS} FROM transactions WHERE code = ?1");
+        [select.clone(), format!("{select} FOR UPDATE")]
+    });
+    let sql = &SQL[usize::from(T::ENGINE == Engine::Postgres)];
+    let found = tx.query_opt(sql, &[&code], transaction).await?;
+    Ok(found.ok_or(StoreError::NotFound("transaction"))?)
+}
+
+/// The transaction's webhook event (queued again on a reversal).
+async fn queue_event<T: Tx>(
+    tx: &T,
+    current: &Transaction,
+    fin: &Finalization,
+) -> Result<(), T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7, ?8) {RESEND_ON_REVERSAL}"
+        )
+    });
+    let params: [&dyn Param; 8] = [
+        &new_code("EV"),
+        &current.code,
+        &current.account_id.to_string(),
+        &current.key_id.to_string(),
+        &current.product.event(),
+        &fin.event_payload,
+        &rfc3339(fin.completed_at_ms),
+        &fin.completed_at_ms,
+    ];
+    tx.execute(&SQL, &params).await?;
+    Ok(())
+}
+
+async fn backlog<T: Tx>(tx: &T) -> Result<Backlog, T::Error> {
+    tx.query_one(BACKLOG, &[], |row| {
+        Ok(Backlog {
+            processing: row.get(Column::nth(0))?,
+            oldest_created_at: row.get(Column::nth(1))?,
+        })
+    })
+    .await
+}
