@@ -63,26 +63,7 @@ pub async fn form_sign_in(
     session_cookie: &str,
     fields: &[(&str, &str)],
 ) -> Result<String, u16> {
-    let http = no_redirects();
-    let page = http.get(server.url(login)).send().await.unwrap();
-    let login_cookie = page.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
-    let html = page.text().await.unwrap();
-    let csrf = csrf_in(&html);
-    let mut form = fields.to_vec();
-    form.push(("csrf", &csrf));
-    let response = http
-        .post(server.url(login))
-        .header("Cookie", login_cookie)
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
+    let response = post_open_form(server, login, login, fields).await;
     if response.status() != 303 {
         return Err(response.status().as_u16());
     }
@@ -94,6 +75,35 @@ pub async fn form_sign_in(
         .find(|c| c.starts_with(&format!("{session_cookie}=")))
         .unwrap();
     Ok(cookie)
+}
+
+/// Posts a form anyone may send (sign-in, sign-up, a reset link's) to
+/// `action`: the page at `page` first, for its sign-in cookie and CSRF
+/// proof (double submit); the answer, redirects not followed.
+pub async fn post_open_form(
+    server: &TestServer,
+    page: &str,
+    action: &str,
+    fields: &[(&str, &str)],
+) -> reqwest::Response {
+    let http = no_redirects();
+    let shown = http.get(server.url(page)).send().await.unwrap();
+    let cookie = shown.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let csrf = csrf_in(&shown.text().await.unwrap());
+    let mut form = fields.to_vec();
+    form.push(("csrf", &csrf));
+    http.post(server.url(action))
+        .header("Cookie", cookie)
+        .form(&form)
+        .send()
+        .await
+        .unwrap()
 }
 
 pub fn csrf_in(html: &str) -> String {

@@ -90,31 +90,13 @@ pub(crate) fn link_in(message: &SunkMessage, path: &str) -> String {
     link[at..].to_owned()
 }
 
-/// Posts an open form (the page at `path` first, for its CSRF cookie and
-/// proof) back to `path`.
+/// Posts an open form back to the page at `path` it is on.
 pub(crate) async fn open_form(
     server: &TestServer,
     path: &str,
     fields: &[(&str, &str)],
 ) -> reqwest::Response {
-    let http = no_redirects();
-    let page = http.get(server.url(path)).send().await.unwrap();
-    let cookie = page.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
-    let csrf = csrf_in(&page.text().await.unwrap());
-    let mut form = fields.to_vec();
-    form.push(("csrf", &csrf));
-    http.post(server.url(path))
-        .header("Cookie", cookie)
-        .form(&form)
-        .send()
-        .await
-        .unwrap()
+    post_open_form(server, path, path, fields).await
 }
 
 /// Asks for a PIN link on the PIN page (signed in as `session`).

@@ -97,29 +97,7 @@ async fn fits(b: &Browser, page: &str) {
 /// Posts the sign-up form over HTTP (the open forms' CSRF cookie first, from
 /// the sign-in page: it has one even when sign-up is closed); status and page.
 async fn sign_up_http(server: &TestServer, fields: &[(&str, &str)]) -> (u16, String) {
-    let http = no_redirects();
-    let page = http
-        .get(server.url("/dashboard/login"))
-        .send()
-        .await
-        .unwrap();
-    let cookie = page.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
-    let csrf = csrf_in(&page.text().await.unwrap());
-    let mut form = fields.to_vec();
-    form.push(("csrf", &csrf));
-    let response = http
-        .post(server.url("/dashboard/signup"))
-        .header("Cookie", cookie)
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
+    let response = post_open_form(server, "/dashboard/login", "/dashboard/signup", fields).await;
     let status = response.status().as_u16();
     (status, response.text().await.unwrap())
 }

@@ -110,6 +110,21 @@ pub fn open_page(
     response
 }
 
+/// An open page reached by an emailed link (a reset): the link's token
+/// stays out of other sites' logs (`Referrer-Policy: no-referrer`).
+pub fn link_page(
+    headers: &HeaderMap,
+    status: StatusCode,
+    page: impl FnOnce(String) -> Response,
+) -> Response {
+    let mut response = open_page(headers, status, page);
+    let no_referrer = axum::http::HeaderValue::from_static("no-referrer");
+    response
+        .headers_mut()
+        .insert(axum::http::header::REFERRER_POLICY, no_referrer);
+    response
+}
+
 /// The address reset links and notices point at.
 pub fn public_url(state: &DashboardState) -> &str {
     &state.care.public_url

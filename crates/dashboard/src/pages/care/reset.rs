@@ -3,11 +3,11 @@
 //! same either way; `/dashboard/reset/{token}` sets the new password, ends
 //! every session of the account and kills its other links.
 
-use super::{Client, email_field, new_password, open_page, too_often};
+use super::{Client, email_field, link_page, new_password, open_page, too_often};
 use crate::DashboardState;
 use askama::Template;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use billpay_store::AccountStatus;
 use billpay_store::issue::{issue_password_reset, reset_token_hash};
@@ -112,19 +112,14 @@ fn reset_page(
     error: Option<String>,
     status: StatusCode,
 ) -> Response {
-    let mut response = open_page(headers, status, |csrf| {
+    link_page(headers, status, |csrf| {
         render(&ResetPage {
             csrf,
             token: token.to_owned(),
             valid,
             error,
         })
-    });
-    let no_referrer = HeaderValue::from_static("no-referrer");
-    response
-        .headers_mut()
-        .insert(header::REFERRER_POLICY, no_referrer);
-    response
+    })
 }
 
 /// Only a token of the shape we issue is looked up.

@@ -7,11 +7,11 @@
 //! right one uses the link once, sets the PIN and ends the lock.
 
 use crate::DashboardState;
-use crate::pages::care::open_page;
+use crate::pages::care::link_page;
 use crate::pages::care::reset::plausible;
 use askama::Template;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use billpay_domain::transaction_pin::TransactionPin;
 use billpay_store::issue::{reset_token_hash, shop_key};
@@ -53,7 +53,7 @@ fn reset_page(
     error: Option<String>,
     status: StatusCode,
 ) -> Response {
-    let mut response = open_page(headers, status, |csrf| {
+    link_page(headers, status, |csrf| {
         render(&PinResetPage {
             csrf,
             token: token.to_owned(),
@@ -61,13 +61,7 @@ fn reset_page(
             done: shown == Shown::Done,
             error,
         })
-    });
-    // the link's token stays out of other sites' logs
-    let no_referrer = HeaderValue::from_static("no-referrer");
-    response
-        .headers_mut()
-        .insert(header::REFERRER_POLICY, no_referrer);
-    response
+    })
 }
 
 fn gone(headers: &HeaderMap, token: &str) -> Response {
