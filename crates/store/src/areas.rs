@@ -601,6 +601,13 @@ pub trait PinStore: Send + Sync + 'static {
     /// The PIN tried was right: the run of wrong tries (and a lock its last
     /// try set) ends.
     async fn pin_matched(&self, account: AccountId) -> StoreResult<()>;
+    /// An operator ends a lock (and the run of wrong tries) with its log
+    /// line, in one transaction; `false` (and no line) when none was on.
+    async fn clear_pin_lock_logged(
+        &self,
+        account: AccountId,
+        log: NewLogEntry,
+    ) -> StoreResult<bool>;
 }
 
 /// The shop's saved recipients (`areas/beneficiaries.rs`).

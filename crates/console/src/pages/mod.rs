@@ -57,6 +57,8 @@ pub enum Notice {
     NoSuchRule,
     OnSale,
     OffSale,
+    PinLockCleared,
+    PinNotLocked,
     Requeried,
     MarkedSuccessful,
     MarkedFailed,
@@ -67,7 +69,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 37] = [
+    const TABLE: [(Notice, &'static str, &'static str); 39] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -94,6 +96,16 @@ impl Notice {
             Notice::PasswordResetSent,
             "password-reset-sent",
             "password-reset link emailed to the customer",
+        ),
+        (
+            Notice::PinLockCleared,
+            "pin-lock-cleared",
+            "PIN lock cleared: the customer can buy again",
+        ),
+        (
+            Notice::PinNotLocked,
+            "pin-not-locked",
+            "purchases were not locked, nothing changed",
         ),
         (
             Notice::DashboardPasswordSet,

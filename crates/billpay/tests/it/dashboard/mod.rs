@@ -7,9 +7,12 @@ mod api_docs;
 pub mod browser;
 mod lagos;
 mod security;
-mod shop;
+pub(crate) mod shop;
+mod shop_cable;
+mod shop_key;
 mod sign_in_limits;
 pub mod sign_up;
+mod widths;
 
 use crate::support::*;
 

@@ -41,7 +41,7 @@ async fn pin_page(
         None => StatusCode::OK,
     };
     let page = render(&PinPage {
-        chrome: Chrome::new(signed_in, "buy"),
+        chrome: Chrome::new(signed_in, "pin"),
         has_pin: has_pin.is_some(),
         error,
         saved,
