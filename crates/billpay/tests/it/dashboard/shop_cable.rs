@@ -72,7 +72,7 @@ async fn a_customer_checks_a_smartcard_and_buys_a_bouquet_in_a_browser() {
 
     // the API's own purchase: cable, the bouquet, charged once
     let done = server.wait_final(&api_key, &code).await;
-    assert_eq!(done["product"], "cable", "{done}");
+    assert_eq!(done["event"], "cable.purchase", "{done}");
     assert_eq!(done["amount"].as_f64().unwrap(), 4400.0);
     let statement = server.assert_ledger_consistent(&account);
     assert_eq!(statement["balance"].as_f64().unwrap(), 15_600.0);

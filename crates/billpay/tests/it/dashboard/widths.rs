@@ -10,15 +10,44 @@ use super::browser::Browser;
 use super::shop::{PIN, set_pin_browser, shopper, sign_in_browser};
 use super::*;
 use billpay_api_testkit::kind;
+use serde_json::Value;
 
-/// Looks at `path` at both widths: fits each, a screenshot of each.
-async fn both_widths(b: &Browser, server: &TestServer, path: &str, name: &str) {
+/// Looks at `path` at both widths: a screenshot of each, and what scrolls
+/// sideways added to `wide`.
+async fn both_widths(
+    b: &Browser,
+    server: &TestServer,
+    path: &str,
+    name: &str,
+    wide: &mut Vec<String>,
+) {
     for (width, height, suffix) in [(390, 844, "-phone"), (1280, 900, "")] {
         b.client.set_window_size(width, height).await.unwrap();
         b.client.goto(&server.url(path)).await.unwrap();
-        b.fits_the_width(&format!("{path} at {width} px")).await;
         b.screenshot(&format!("page-{name}{suffix}")).await;
+        if let Some(why) = overflow(b).await {
+            wide.push(format!("{path} at {width} px: {why}"));
+        }
     }
+}
+
+/// What makes the page wider than the window, if anything does:
+/// `document.documentElement.scrollWidth` against the window's width.
+async fn overflow(b: &Browser) -> Option<String> {
+    let measured: Value = b
+        .client
+        .execute(
+            "const d = document.documentElement; \
+             const wide = [...document.querySelectorAll('body *')] \
+               .filter(e => e.getBoundingClientRect().right > d.clientWidth + 0.5) \
+               .map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className).slice(-4); \
+             return [d.scrollWidth, d.clientWidth, wide.join(', ')];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let (scroll, client) = (measured[0].as_i64()?, measured[1].as_i64()?);
+    (scroll > client).then(|| format!("{scroll} px wide in {client} px ({})", measured[2]))
 }
 
 #[tokio::test]
@@ -27,6 +56,7 @@ async fn every_customer_page_fits_a_phone_and_a_laptop() {
     let (account, api_key, email) = shopper(&server, "50000");
     let browser = Browser::start().await;
     let b = &browser;
+    let mut wide = Vec::new();
 
     // the pages anyone may open
     for (path, name) in [
@@ -36,7 +66,7 @@ async fn every_customer_page_fits_a_phone_and_a_laptop() {
         ("/dashboard/forgot", "forgot"),
         ("/dashboard/reset/not-a-real-token", "reset"),
     ] {
-        both_widths(b, &server, path, name).await;
+        both_widths(b, &server, path, name, &mut wide).await;
     }
 
     sign_in_browser(b, &server, &email).await;
@@ -88,7 +118,7 @@ async fn every_customer_page_fits_a_phone_and_a_laptop() {
         ));
     }
     for (path, name) in &pages {
-        both_widths(b, &server, path, name).await;
+        both_widths(b, &server, path, name, &mut wide).await;
     }
 
     // the verify-first forms after their check: the name and what to pay
@@ -100,7 +130,7 @@ async fn every_customer_page_fits_a_phone_and_a_laptop() {
     b.fill("#smartcard-number", "7012345678").await;
     b.click("#verify").await;
     b.fill("#pin", PIN).await;
-    b.fits_the_width("the cable form after its check").await;
+    wide.extend(overflow(b).await.map(|w| format!("cable, checked: {w}")));
     b.client
         .goto(&server.url("/dashboard/buy/electricity"))
         .await
@@ -108,8 +138,16 @@ async fn every_customer_page_fits_a_phone_and_a_laptop() {
     b.fill("#meter-number", "45012345678").await;
     b.fill("#amount", "5000").await;
     b.click("#verify").await;
-    b.fits_the_width("the electricity form after its check")
-        .await;
+    wide.extend(
+        overflow(b)
+            .await
+            .map(|w| format!("electricity, checked: {w}")),
+    );
+    assert!(
+        wide.is_empty(),
+        "pages that scroll sideways:\n{}",
+        wide.join("\n")
+    );
 
     // the nav reaches every page of the shop and the account at 390 px
     b.client.goto(&server.url("/dashboard")).await.unwrap();
