@@ -136,14 +136,7 @@ async fn a_bouquet_of_another_provider_is_refused_and_charges_nothing() {
     assert_eq!(server.balance(&api_key).await, 20000.0, "nothing charged");
     let bought = post("dstv-padi", "web-cable-right").await;
     assert_eq!(bought.status(), 303);
-    let code = bought.headers()["location"]
-        .to_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
-    server.wait_final(&api_key, &code).await;
+    server.wait_final(&api_key, &receipt_of(&bought)).await;
     assert_eq!(server.balance(&api_key).await, 15_600.0);
     server.assert_ledger_consistent(&account);
 }

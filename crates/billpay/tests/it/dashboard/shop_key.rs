@@ -9,15 +9,7 @@ use super::*;
 
 /// The keys page's HTML and the shop key's id on it.
 async fn keys_page(server: &TestServer, cookie: &str) -> (String, String) {
-    let html = no_redirects()
-        .get(server.url("/dashboard/keys"))
-        .header("Cookie", cookie)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = html_of(server, cookie, "/dashboard/keys").await;
     let marked = html.find("shop-key").expect("the shop's key is marked");
     let row = html[..marked].rfind("data-key=\"").unwrap() + 10;
     let id = html[row..row + html[row..].find('"').unwrap()].to_owned();
@@ -87,14 +79,7 @@ async fn the_shop_key_cannot_be_revoked_by_the_customer_and_an_operators_revocat
     assert_ne!(new_key, shop_key, "a new shop key");
     let bought = buy(&server, &session).await;
     assert_eq!(bought.status(), 303);
-    let code = bought.headers()["location"]
-        .to_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_owned();
-    let done = server.wait_final(&api_key, &code).await;
+    let done = server.wait_final(&api_key, &receipt_of(&bought)).await;
     assert_eq!(done["status"], "successful");
     server.assert_ledger_consistent(&account);
 }

@@ -10,7 +10,6 @@ use super::browser::Browser;
 use super::shop::{PIN, set_pin_browser, shopper, sign_in_browser};
 use super::*;
 use billpay_api_testkit::kind;
-use serde_json::Value;
 
 /// Looks at `path` at both widths: a screenshot of each, and what scrolls
 /// sideways added to `wide`.
@@ -30,7 +29,7 @@ async fn both_widths(
             390 => b.screenshot(&shot).await,
             _ => laptop_screenshot(b, &shot).await,
         }
-        if let Some(why) = overflow(b).await {
+        if let Some(why) = b.overflow().await {
             wide.push(format!("{path} at {width} px: {why}"));
         }
     }
@@ -42,25 +41,6 @@ async fn laptop_screenshot(b: &Browser, name: &str) {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(format!("{name}.png")), &png).unwrap();
-}
-
-/// What makes the page wider than the window, if anything does:
-/// `document.documentElement.scrollWidth` against the window's width.
-async fn overflow(b: &Browser) -> Option<String> {
-    let measured: Value = b
-        .client
-        .execute(
-            "const d = document.documentElement; \
-             const wide = [...document.querySelectorAll('body *')] \
-               .filter(e => e.getBoundingClientRect().right > d.clientWidth + 0.5) \
-               .map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className).slice(-4); \
-             return [d.scrollWidth, d.clientWidth, wide.join(', ')];",
-            vec![],
-        )
-        .await
-        .unwrap();
-    let (scroll, client) = (measured[0].as_i64()?, measured[1].as_i64()?);
-    (scroll > client).then(|| format!("{scroll} px wide in {client} px ({})", measured[2]))
 }
 
 #[tokio::test]
@@ -143,7 +123,7 @@ async fn every_customer_page_fits_a_phone_and_a_laptop() {
     b.fill("#smartcard-number", "7012345678").await;
     b.click("#verify").await;
     b.fill("#pin", PIN).await;
-    wide.extend(overflow(b).await.map(|w| format!("cable, checked: {w}")));
+    wide.extend(b.overflow().await.map(|w| format!("cable, checked: {w}")));
     b.client
         .goto(&server.url("/dashboard/buy/electricity"))
         .await
@@ -152,7 +132,7 @@ async fn every_customer_page_fits_a_phone_and_a_laptop() {
     b.fill("#amount", "5000").await;
     b.click("#verify").await;
     wide.extend(
-        overflow(b)
+        b.overflow()
             .await
             .map(|w| format!("electricity, checked: {w}")),
     );

@@ -7,7 +7,7 @@
 
 use super::gateways::{Fake, Setup};
 use crate::dashboard::browser::Browser;
-use crate::dashboard::{PASSWORD, account_with_password, csrf_in, no_redirects, sign_in};
+use crate::dashboard::{PASSWORD, account_with_password, csrf_in, html_of, no_redirects, sign_in};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -382,15 +382,7 @@ async fn a_customer_reserves_accounts_and_pays_by_card_in_a_browser() {
 
 /// The wallet page's status of each of the customer's checkouts.
 async fn checkout_status(setup: &Setup, shopper: &Shopper, reference: &str) -> String {
-    let html = no_redirects()
-        .get(setup.server.url("/dashboard/wallet"))
-        .header("Cookie", &shopper.cookie)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = html_of(&setup.server, &shopper.cookie, "/dashboard/wallet").await;
     let marker = format!("data-reference=\"{reference}\" data-status=\"");
     let at = html
         .find(&marker)
