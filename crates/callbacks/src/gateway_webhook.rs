@@ -91,7 +91,9 @@ async fn checkout_paid(funding: &Funding, name: &str, reference: String) -> Resp
     match tokio::time::timeout(ANSWER_WITHIN, settling).await {
         Ok(Ok(Ok(outcome))) => received(match outcome {
             CheckoutOutcome::Credited { .. } => "credited",
-            CheckoutOutcome::NotPaid(_) | CheckoutOutcome::Failed(_) => "rejected",
+            CheckoutOutcome::NotPaid(_)
+            | CheckoutOutcome::Failed(_)
+            | CheckoutOutcome::Abandoned(_) => "rejected",
             CheckoutOutcome::NotOurs => "ignored",
         }),
         Ok(Ok(Err(FundingError::Store(e)))) => internal(name, e.to_string()),

@@ -118,6 +118,10 @@ pub fn router(state: ConsoleState) -> Router {
             "/admin/customers/{id}/reset-link",
             post(customers::send_password_reset),
         )
+        .route(
+            "/admin/customers/{id}/pin-lock",
+            post(customers::clear_pin_lock),
+        )
         .route("/admin/customers/{id}/credit", post(customers::credit))
         .route("/admin/customers/{id}/debit", post(customers::debit))
         .route("/admin/transactions", get(transactions::list))

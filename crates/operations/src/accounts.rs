@@ -108,6 +108,26 @@ pub async fn send_password_reset(
     Ok(())
 }
 
+/// Ends a customer's transaction-PIN lock (five wrong PINs lock purchases
+/// for 30 minutes) before its time, logged in the same transaction: an
+/// owner's call, once the customer is known to be who they say. `false`:
+/// no lock was on (nothing written).
+pub async fn clear_pin_lock(
+    store: &dyn Store,
+    actor: Actor,
+    account: AccountId,
+) -> OpsResult<bool> {
+    actor.require(Permission::ManageAccounts)?;
+    let mut log = actor.log("account.pin_lock_cleared", account.to_string());
+    log.before = Some("purchases locked after wrong PINs".into());
+    log.after = Some("unlocked".into());
+    let cleared = store.clear_pin_lock_logged(account, log).await?;
+    if cleared {
+        tracing::info!(%actor, %account, "transaction-PIN lock cleared");
+    }
+    Ok(cleared)
+}
+
 pub(crate) fn valid_email(email: &str) -> bool {
     let Some((local, domain)) = email.split_once('@') else {
         return false;

@@ -1,7 +1,8 @@
 //! What the store does, one trait per area, so a new area (funding, pricing,
-//! operators) adds its own trait instead of growing one long list. Each
-//! backend implements an area's trait in its module of that name
-//! (`sqlite/wallet.rs`, `postgres/wallet.rs`); [`Store`] is every area at
+//! operators) adds its own trait instead of growing one long list. An area's
+//! statements are written once in its module below (`areas/wallet.rs`), which
+//! both engines run through `db.rs` (`for_both_engines!`); only purchase
+//! placement is still written per engine; [`Store`] is every area at
 //! once, implemented for whatever implements them all, and is what callers
 //! hold (`SharedStore`): its areas' methods need no import.
 
@@ -626,6 +627,13 @@ pub trait PinStore: Send + Sync + 'static {
     /// The PIN tried was right: the run of wrong tries (and a lock its last
     /// try set) ends.
     async fn pin_matched(&self, account: AccountId) -> StoreResult<()>;
+    /// An operator ends a lock (and the run of wrong tries) with its log
+    /// line, in one transaction; `false` (and no line) when none was on.
+    async fn clear_pin_lock_logged(
+        &self,
+        account: AccountId,
+        log: NewLogEntry,
+    ) -> StoreResult<bool>;
 }
 
 /// The shop's saved recipients (`areas/beneficiaries.rs`).

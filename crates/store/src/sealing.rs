@@ -176,6 +176,7 @@ pass_through!(PinStore {
     fn transaction_pin(&self, account: AccountId) -> StoreResult<Option<PinState>>;
     fn take_pin_try(&self, account: AccountId) -> StoreResult<PinTry>;
     fn pin_matched(&self, account: AccountId) -> StoreResult<()>;
+    fn clear_pin_lock_logged(&self, account: AccountId, log: NewLogEntry) -> StoreResult<bool>;
 });
 
 pass_through!(BeneficiaryStore {

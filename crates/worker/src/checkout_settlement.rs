@@ -11,16 +11,21 @@
 use crate::Funding;
 use crate::payment_settlement::{FundingError, Reconciled, count};
 use billpay_domain::{AccountId, Kobo};
-use billpay_funding::{CheckoutRequest, CheckoutStarted, NotCreditable, SharedGateway};
+use billpay_funding::{
+    CheckoutRequest, CheckoutStarted, GatewayError, NotCreditable, SharedGateway,
+};
 use billpay_store::{
     Checkout, CheckoutStatus, FundingEvent, FundingStatus, NewCheckout, NewFunding, StoreError,
 };
-use time::OffsetDateTime;
 
 /// The least a customer may fund by checkout (₦100).
 pub const CHECKOUT_MIN: Kobo = Kobo(10_000);
 /// The most in one checkout (₦1,000,000).
 pub const CHECKOUT_MAX: Kobo = Kobo(100_000_000);
+/// A checkout still unpaid this long after it was initialized (the gateway
+/// says abandoned, or does not know its reference) is marked abandoned: the
+/// reconciler stops asking about it. Paystack's checkout page lives far less.
+pub const ABANDON_AFTER: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 /// What a checkout for an amount comes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +61,8 @@ pub enum CheckoutOutcome {
     NotPaid(String),
     /// The gateway says it failed (or was paid in another currency): closed.
     Failed(String),
+    /// Still unpaid [`ABANDON_AFTER`] on: closed as abandoned (the gateway's word).
+    Abandoned(String),
     /// Not a checkout billpay initialized: nothing to do.
     NotOurs,
 }
@@ -150,12 +157,19 @@ impl Funding {
         let gateway = self
             .gateway(&checkout.gateway)
             .ok_or_else(|| unverified(format!("{} is no longer configured", checkout.gateway)))?;
-        let payment = gateway
-            .verify(reference)
-            .await
-            .map_err(|e| unverified(e.to_string()))?;
+        let payment = match gateway.verify(reference).await {
+            Ok(payment) => payment,
+            // a definite "no such transaction" (Paystack: reference not found)
+            Err(e @ GatewayError::Refused(_)) if is_stale(&checkout) => {
+                return self.abandon(&checkout, e.to_string()).await;
+            }
+            Err(e) => return Err(unverified(e.to_string())),
+        };
         match payment.creditable() {
             Err(NotCreditable::NotPaid(status)) if !is_final_failure(&status) => {
+                if is_stale(&checkout) {
+                    return self.abandon(&checkout, status).await;
+                }
                 Ok(CheckoutOutcome::NotPaid(status))
             }
             Err(why) => {
@@ -166,6 +180,27 @@ impl Funding {
             }
             Ok(()) => self.credit_checkout(&checkout, payment).await,
         }
+    }
+
+    /// Closes a stale checkout as abandoned, with what the gateway said.
+    async fn abandon(
+        &self,
+        checkout: &Checkout,
+        said: String,
+    ) -> Result<CheckoutOutcome, FundingError> {
+        let store = &self.inner.store;
+        if store
+            .close_checkout(&checkout.reference, CheckoutStatus::Abandoned)
+            .await?
+        {
+            tracing::info!(
+                reference = checkout.reference,
+                gateway = checkout.gateway,
+                said,
+                "checkout abandoned: still unpaid a day after it was opened"
+            );
+        }
+        Ok(CheckoutOutcome::Abandoned(said))
     }
 
     /// Its funding event, when credited already (the checkout then closed).
@@ -237,24 +272,16 @@ impl Funding {
         })
     }
 
-    /// Verifies the gateway's open checkouts since `since` (a customer who
-    /// closed the tab, a webhook that never came).
-    pub(crate) async fn reconcile_checkouts(
-        &self,
-        gateway: &SharedGateway,
-        since: OffsetDateTime,
-        done: &mut Reconciled,
-    ) {
+    /// Verifies the gateway's open checkouts (a customer who closed the tab,
+    /// a webhook that never came); abandons those still unpaid a day on.
+    pub(crate) async fn reconcile_checkouts(&self, gateway: &SharedGateway, done: &mut Reconciled) {
         if gateway.checkout().is_none() {
             return;
         }
-        let since = billpay_store::clock::rfc3339(since_ms(since));
-        let open = match self
-            .inner
-            .store
-            .open_checkouts(gateway.name(), &since)
-            .await
-        {
+        // every open checkout, not only the window's: one older than
+        // ABANDON_AFTER is asked once more and then abandoned, so the open
+        // ones stay few (the window is about the gateway's listing)
+        let open = match self.inner.store.open_checkouts(gateway.name(), "").await {
             Ok(open) => open,
             Err(e) => {
                 tracing::warn!(gateway = gateway.name(), error = %e, "open checkouts not read");
@@ -264,6 +291,7 @@ impl Funding {
         for checkout in open {
             match self.take_checkout(&checkout.reference).await {
                 Ok(CheckoutOutcome::Credited { event, now: true }) => done.credited.push(*event),
+                Ok(CheckoutOutcome::Abandoned(_)) => done.abandoned.push(checkout.reference),
                 Ok(_) => {}
                 Err(e) => {
                     tracing::warn!(gateway = gateway.name(), error = %e, "reconcile: checkout not settled")
@@ -283,6 +311,11 @@ fn new_reference() -> String {
     format!("BPC-{}", billpay_domain::keys::random_hex(10))
 }
 
-fn since_ms(at: OffsetDateTime) -> i64 {
-    i64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or_default()
+/// Opened more than [`ABANDON_AFTER`] ago (an unreadable time: not stale).
+fn is_stale(checkout: &Checkout) -> bool {
+    let Some(opened) = billpay_store::clock::parse_rfc3339_ms(&checkout.created_at) else {
+        return false;
+    };
+    let bound = i64::try_from(ABANDON_AFTER.as_millis()).unwrap_or(i64::MAX);
+    billpay_store::clock::now_ms().saturating_sub(opened) > bound
 }

@@ -62,6 +62,8 @@ pub struct Reconciled {
     pub not_credited: Vec<FundingEvent>,
     /// The gateway's listing failed (the run goes on with the others).
     pub error: Option<String>,
+    /// Checkouts still unpaid a day on, closed as abandoned by this run.
+    pub abandoned: Vec<String>,
 }
 
 impl Funding {
@@ -300,7 +302,7 @@ impl Funding {
             }
         };
         references.extend(self.pending(gateway.name()).await.unwrap_or_default());
-        self.reconcile_checkouts(gateway, since, &mut done).await;
+        self.reconcile_checkouts(gateway, &mut done).await;
         references.sort_by(|a, b| a.reference.cmp(&b.reference));
         references.dedup_by(|a, b| a.reference == b.reference);
         for notice in references {

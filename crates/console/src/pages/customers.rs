@@ -182,8 +182,44 @@ struct AccountPage {
     transactions: Vec<TxRow>,
     entries: Vec<EntryRow>,
     log: Vec<LogRow>,
+    /// The shop's transaction PIN: "not set", "set", or "locked until …".
+    pin: PinRow,
     /// A refused form of this page, drawn again with its message and input.
     refill: Refill,
+}
+
+/// Where the customer's transaction PIN stands (the shop's purchases).
+pub struct PinRow {
+    pub words: String,
+    /// Purchases are locked now (five wrong PINs): an owner may clear it.
+    pub locked: bool,
+}
+
+fn pin_row(pin: Option<billpay_store::PinState>) -> PinRow {
+    let now = billpay_store::clock::now_ms();
+    match pin {
+        None => PinRow {
+            words: "not set".into(),
+            locked: false,
+        },
+        Some(p) if p.locked_until_ms > now => PinRow {
+            words: format!(
+                "locked after wrong PINs, until {}",
+                billpay_webkit::format::lagos_time(&billpay_store::clock::rfc3339(
+                    p.locked_until_ms
+                ))
+            ),
+            locked: true,
+        },
+        Some(p) if p.failures > 0 => PinRow {
+            words: format!("set ({} wrong in a row)", p.failures),
+            locked: false,
+        },
+        Some(_) => PinRow {
+            words: "set".into(),
+            locked: false,
+        },
+    }
 }
 
 pub struct FailedEventRow {
@@ -248,7 +284,9 @@ async fn account_page(
         ..LogFilter::default()
     };
     let log = store.operator_log(log_filter).await?;
+    let pin = pin_row(store.transaction_pin(id).await?);
     Ok(render(&AccountPage {
+        pin,
         chrome: Chrome::new(signed_in, "customers", done),
         new_secret,
         tier,
@@ -535,6 +573,24 @@ pub async fn send_password_reset(
         &format!("/admin/customers/{id}"),
         Notice::PasswordResetSent,
     ))
+}
+
+/// Ends the customer's PIN lock before its 30 minutes (an owner; logged).
+pub async fn clear_pin_lock(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    _: CsrfForm<billpay_webkit::NoFields>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let cleared = accounts::clear_pin_lock(state.store.as_ref(), actor(&signed_in), id)
+        .await
+        .map_err(refused)?;
+    let notice = match cleared {
+        true => Notice::PinLockCleared,
+        false => Notice::PinNotLocked,
+    };
+    Ok(done(&format!("/admin/customers/{id}"), notice))
 }
 
 #[derive(Deserialize)]

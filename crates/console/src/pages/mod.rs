@@ -57,6 +57,8 @@ pub enum Notice {
     NoSuchRule,
     OnSale,
     OffSale,
+    PinLockCleared,
+    PinNotLocked,
     Requeried,
     MarkedSuccessful,
     MarkedFailed,
@@ -68,7 +70,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 38] = [
+    const TABLE: [(Notice, &'static str, &'static str); 40] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -95,6 +97,16 @@ impl Notice {
             Notice::PasswordResetSent,
             "password-reset-sent",
             "password-reset link emailed to the customer",
+        ),
+        (
+            Notice::PinLockCleared,
+            "pin-lock-cleared",
+            "PIN lock cleared: the customer can buy again",
+        ),
+        (
+            Notice::PinNotLocked,
+            "pin-not-locked",
+            "purchases were not locked, nothing changed",
         ),
         (
             Notice::DashboardPasswordSet,

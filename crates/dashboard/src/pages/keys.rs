@@ -1,4 +1,8 @@
-//! API keys: list, create (shown once), suspend, reactivate, revoke.
+//! API keys: list, create (shown once), suspend, reactivate, revoke. The
+//! shop's key (the one the account's browser purchases are placed under) is
+//! listed for its webhooks but cannot be suspended or revoked here: the shop
+//! would stop buying, and nobody can sign a request with it anyway (its
+//! secret was never kept).
 
 use super::{Chrome, PageResult, bad_request, not_found, render};
 use crate::DashboardState;
@@ -21,6 +25,8 @@ pub struct KeyRow {
     pub created: String,
     pub last_used: String,
     pub webhook: String,
+    /// The shop's key: no suspend or revoke.
+    pub shop: bool,
 }
 
 impl From<&ApiKey> for KeyRow {
@@ -37,6 +43,7 @@ impl From<&ApiKey> for KeyRow {
                 .map(short_time)
                 .unwrap_or_else(|| "never".into()),
             webhook: k.webhook_url.clone().unwrap_or_default(),
+            shop: false,
         }
     }
 }
@@ -67,12 +74,29 @@ async fn keys_page(
     new_key: Option<String>,
 ) -> PageResult {
     let keys = state.store.api_keys(signed_in.user.id).await?;
+    let shop_key = shop_key(state, signed_in).await?;
+    let row = |k: &ApiKey| KeyRow {
+        shop: Some(k.id) == shop_key,
+        ..KeyRow::from(k)
+    };
     Ok(render(&KeysPage {
         chrome: Chrome::new(signed_in, "keys"),
-        keys: keys.iter().map(KeyRow::from).collect(),
+        keys: keys.iter().map(row).collect(),
         new_key,
     }))
 }
+
+/// The key the account's shop purchases are placed under, once it has a PIN.
+async fn shop_key(
+    state: &DashboardState,
+    signed_in: &SignedIn,
+) -> Result<Option<KeyId>, super::PageError> {
+    let pin = state.store.transaction_pin(signed_in.user.id).await?;
+    Ok(pin.map(|p| p.shop_key))
+}
+
+/// Said when the shop's key is asked to change status.
+pub const SHOP_KEY_KEPT: &str = "This is the shop's key: your purchases in the browser are placed under it, so it cannot be suspended or revoked. Nobody can call the API with it.";
 
 pub async fn list(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
     keys_page(&state, &signed_in, None).await
@@ -122,6 +146,9 @@ pub async fn set_status(
     };
     if key.status == KeyStatus::Revoked {
         return Err(bad_request("A revoked key cannot be changed."));
+    }
+    if shop_key(&state, &signed_in).await? == Some(key.id) {
+        return Err(bad_request(SHOP_KEY_KEPT));
     }
     state
         .store

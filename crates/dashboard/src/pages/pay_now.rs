@@ -163,6 +163,7 @@ fn checkout_row(c: &Checkout) -> CheckoutRow {
         CheckoutStatus::Open => ("open", "awaiting payment"),
         CheckoutStatus::Credited => ("credited", "credited"),
         CheckoutStatus::Failed => ("failed", "failed, nothing added"),
+        CheckoutStatus::Abandoned => ("abandoned", "not completed, nothing added"),
     };
     CheckoutRow {
         at: short_time(&c.created_at),
@@ -199,6 +200,10 @@ async fn paid_notice(
         (None, CheckoutStatus::Failed) => PaidNotice {
             status: "failed",
             message: "The payment did not go through: nothing was added to your wallet.".into(),
+        },
+        (None, CheckoutStatus::Abandoned) => PaidNotice {
+            status: "abandoned",
+            message: "This payment was not completed: nothing was added to your wallet.".into(),
         },
         (None, _) => PaidNotice {
             status: "open",

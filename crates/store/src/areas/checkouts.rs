@@ -12,14 +12,16 @@ use billpay_domain::{AccountId, Kobo};
 use serde::Serialize;
 use std::str::FromStr;
 
-/// Where a checkout stands: `open` until its payment is credited, or the
-/// gateway says it failed.
+/// Where a checkout stands: `open` until its payment is credited, the
+/// gateway says it failed, or it is still unpaid a day on (`abandoned`: the
+/// reconciler stops asking; a payment that still comes is credited).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CheckoutStatus {
     Open,
     Credited,
     Failed,
+    Abandoned,
 }
 
 impl CheckoutStatus {
@@ -28,6 +30,7 @@ impl CheckoutStatus {
             CheckoutStatus::Open => "open",
             CheckoutStatus::Credited => "credited",
             CheckoutStatus::Failed => "failed",
+            CheckoutStatus::Abandoned => "abandoned",
         }
     }
 }
@@ -39,6 +42,7 @@ impl FromStr for CheckoutStatus {
             "open" => Ok(CheckoutStatus::Open),
             "credited" => Ok(CheckoutStatus::Credited),
             "failed" => Ok(CheckoutStatus::Failed),
+            "abandoned" => Ok(CheckoutStatus::Abandoned),
             other => Err(format!("unknown checkout status {other}")),
         }
     }
@@ -98,7 +102,8 @@ for_both_engines! {
         /// The latest checkouts of an account, newest first.
         fn account_checkouts(account: AccountId, limit: u32) -> Vec<Checkout>
             = read |tx| of_account(tx, account, limit);
-        /// Moves an `open` checkout to `status`; `false` when it was not open.
+        /// Moves an `open` checkout to `status` (an `abandoned` one only to
+        /// `credited`: its payment came after all); `false` when it did not move.
         fn close_checkout(reference: &str, status: CheckoutStatus) -> bool
             = statement |tx| close(tx, &reference, status);
         /// Keeps (replacing) the last 4 digits given to a gateway and its answer.
@@ -180,7 +185,8 @@ async fn of_account<T: Tx>(
 
 async fn close<T: Tx>(tx: &T, reference: &str, status: CheckoutStatus) -> Result<bool, T::Error> {
     let sql = "UPDATE checkouts SET status = ?2, updated_at = ?3
-               WHERE reference = ?1 AND status = 'open'";
+               WHERE reference = ?1
+                 AND (status = 'open' OR (status = 'abandoned' AND ?2 = 'credited'))";
     let changed = tx
         .execute(sql, &[&reference, &status.as_str(), &now_rfc3339()])
         .await?;

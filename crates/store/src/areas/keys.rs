@@ -97,7 +97,7 @@ async fn webhook_url_changed<T: Tx>(
     notices::for_account(tx, owner, NoticeTopic::Security, kind, &cause, &data).await
 }
 
-async fn by_id<T: Tx>(tx: &T, id: KeyId) -> Result<Option<ApiKey>, T::Error> {
+pub(crate) async fn by_id<T: Tx>(tx: &T, id: KeyId) -> Result<Option<ApiKey>, T::Error> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?1"));
     tx.query_opt(&SQL, &[&id.to_string()], api_key).await

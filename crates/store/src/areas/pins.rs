@@ -48,6 +48,8 @@ for_both_engines! {
         fn transaction_pin(account: AccountId) -> Option<PinState> = read |tx| state(tx, account);
         fn take_pin_try(account: AccountId) -> PinTry = write |tx| take_try(tx, account, now_ms());
         fn pin_matched(account: AccountId) -> () = statement |tx| matched(tx, account);
+        fn clear_pin_lock_logged(account: AccountId, log: NewLogEntry) -> bool
+            = write |tx| clear_lock(tx, account, now_ms(), &log);
     }
 }
 
@@ -58,9 +60,17 @@ pub(crate) async fn set<T: Tx>(
     shop_key: &NewApiKey,
 ) -> Result<KeyId, T::Error> {
     let existing = state(tx, account).await?;
+    // A revoked shop key (revoked before the keys page kept it, or by the
+    // operator) can never buy again: a new PIN gives the shop a new key.
+    let replace = match &existing {
+        Some(state) => super::keys::by_id(tx, state.shop_key)
+            .await?
+            .is_none_or(|key| key.status == KeyStatus::Revoked),
+        None => false,
+    };
     let key = match existing {
-        Some(state) => state.shop_key,
-        None => super::keys::create(tx, shop_key, None).await?.id,
+        Some(state) if !replace => state.shop_key,
+        _ => super::keys::create(tx, shop_key, None).await?.id,
     };
     // Two first PINs at once: the row keeps the first key (the other key,
     // never shown to anyone, is unused).
@@ -73,6 +83,10 @@ pub(crate) async fn set<T: Tx>(
     let (account_text, key_text) = (account.to_string(), key.to_string());
     let params: [&dyn Param; 4] = [&account_text, &pin_hash, &key_text, &now_rfc3339()];
     tx.execute(sql, &params).await?;
+    if replace {
+        let sql = "UPDATE transaction_pins SET shop_key_id = ?2 WHERE account_id = ?1";
+        tx.execute(sql, &[&account_text, &key_text]).await?;
+    }
     Ok(state(tx, account)
         .await?
         .map_or(key, |stored| stored.shop_key))
@@ -137,6 +151,25 @@ async fn matched<T: Tx>(tx: &T, account: AccountId) -> Result<(), T::Error> {
     let sql = "UPDATE transaction_pins SET failures = 0, locked_until = 0 WHERE account_id = ?1";
     tx.execute(sql, &[&account.to_string()]).await?;
     Ok(())
+}
+
+/// Ends a lock still on, and its line in the operator log; nothing when
+/// no lock is on (a lock whose time has passed ends by itself).
+async fn clear_lock<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    now: i64,
+    log: &NewLogEntry,
+) -> Result<bool, T::Error> {
+    let sql = "UPDATE transaction_pins SET failures = 0, locked_until = 0
+               WHERE account_id = ?1 AND locked_until > ?2";
+    let account_text = account.to_string();
+    let params: [&dyn Param; 2] = [&account_text, &now];
+    if tx.execute(sql, &params).await? == 0 {
+        return Ok(false);
+    }
+    super::operators::append(tx, log).await?;
+    Ok(true)
 }
 
 fn key_id(stored: String) -> StoreResult<KeyId> {

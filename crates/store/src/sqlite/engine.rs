@@ -38,7 +38,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("016_account_care.sql"),
     include_str!("017_shop_buying.sql"),
     include_str!("018_checkouts.sql"),
-    include_str!("020_notice_watches.sql"),
+    include_str!("019_notice_watches.sql"),
+    include_str!("020_checkouts_abandoned.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;

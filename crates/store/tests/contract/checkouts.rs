@@ -119,3 +119,46 @@ async fn only_the_last_four_digits_of_an_identity_number_are_kept() {
             .is_none()
     );
 }
+
+#[tokio::test]
+async fn an_abandoned_checkout_leaves_the_open_ones_and_may_still_be_credited() {
+    let (_db, store) = store().await;
+    let account = new_account(&store).await.id;
+    for reference in ["PAY-A", "PAY-B"] {
+        store
+            .create_checkout(checkout(reference, account))
+            .await
+            .unwrap();
+    }
+    for reference in ["PAY-A", "PAY-B"] {
+        let closed = store
+            .close_checkout(reference, CheckoutStatus::Abandoned)
+            .await
+            .unwrap();
+        assert!(closed);
+    }
+    assert!(
+        store
+            .open_checkouts("paystack", "")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let found = store.checkout("PAY-A").await.unwrap().unwrap();
+    assert_eq!(found.status, CheckoutStatus::Abandoned);
+    // abandoned moves only to credited (its payment came after all)
+    let failed = store
+        .close_checkout("PAY-A", CheckoutStatus::Failed)
+        .await
+        .unwrap();
+    assert!(!failed);
+    let credited = store
+        .close_checkout("PAY-A", CheckoutStatus::Credited)
+        .await
+        .unwrap();
+    assert!(credited);
+    let found = store.checkout("PAY-A").await.unwrap().unwrap();
+    assert_eq!(found.status, CheckoutStatus::Credited);
+    let other = store.checkout("PAY-B").await.unwrap().unwrap();
+    assert_eq!(other.status, CheckoutStatus::Abandoned);
+}

@@ -148,3 +148,84 @@ async fn one_accounts_tries_do_not_lock_another() {
         PinTry::Check { tries: 1, .. }
     ));
 }
+
+#[tokio::test]
+async fn a_revoked_shop_key_is_replaced_by_the_next_pin() {
+    let (_db, store) = store().await;
+    let account = new_account(&store).await.id;
+    let key = store
+        .set_transaction_pin(account, "hash-1".into(), shop_key(account))
+        .await
+        .unwrap();
+    let revoked = billpay_store::KeyChange::Status(billpay_store::KeyStatus::Revoked);
+    store.update_api_key(key, revoked).await.unwrap();
+    let new = store
+        .set_transaction_pin(account, "hash-2".into(), shop_key(account))
+        .await
+        .unwrap();
+    assert_ne!(new, key, "a new shop key");
+    let state = store.transaction_pin(account).await.unwrap().unwrap();
+    assert_eq!(state.shop_key, new);
+    let stored = store.api_key(new).await.unwrap().unwrap();
+    assert_eq!(stored.status, billpay_store::KeyStatus::Active);
+    // a suspended one is the operator's pause: kept
+    let suspended = billpay_store::KeyChange::Status(billpay_store::KeyStatus::Suspended);
+    store.update_api_key(new, suspended).await.unwrap();
+    let kept = store
+        .set_transaction_pin(account, "hash-3".into(), shop_key(account))
+        .await
+        .unwrap();
+    assert_eq!(kept, new);
+}
+
+fn clear_line(account: AccountId) -> billpay_store::NewLogEntry {
+    billpay_store::NewLogEntry {
+        actor: "cli".into(),
+        action: "account.pin_lock_cleared".into(),
+        subject: account.to_string(),
+        ..billpay_store::NewLogEntry::default()
+    }
+}
+
+async fn cleared_lines(store: &SharedStore, account: AccountId) -> usize {
+    let filter = billpay_store::LogFilter {
+        subject: Some(account.to_string()),
+        limit: 50,
+        ..billpay_store::LogFilter::default()
+    };
+    let log = store.operator_log(filter).await.unwrap();
+    log.iter()
+        .filter(|l| l.action == "account.pin_lock_cleared")
+        .count()
+}
+
+#[tokio::test]
+async fn an_operator_clears_a_lock_once_with_its_log_line() {
+    let (_db, store) = store().await;
+    let account = with_pin(&store).await;
+    let not_locked = store
+        .clear_pin_lock_logged(account, clear_line(account))
+        .await
+        .unwrap();
+    assert!(!not_locked, "no lock on: nothing to clear");
+    assert_eq!(cleared_lines(&store, account).await, 0, "and no line");
+    for _ in 0..MAX_FAILURES {
+        store.take_pin_try(account).await.unwrap();
+    }
+    assert!(matches!(
+        store.take_pin_try(account).await.unwrap(),
+        PinTry::Locked { .. }
+    ));
+    let cleared = store
+        .clear_pin_lock_logged(account, clear_line(account))
+        .await
+        .unwrap();
+    assert!(cleared);
+    assert_eq!(cleared_lines(&store, account).await, 1);
+    let state = store.transaction_pin(account).await.unwrap().unwrap();
+    assert_eq!((state.failures, state.locked_until_ms), (0, 0));
+    assert!(matches!(
+        store.take_pin_try(account).await.unwrap(),
+        PinTry::Check { tries: 1, .. }
+    ));
+}

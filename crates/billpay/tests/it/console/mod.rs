@@ -13,6 +13,7 @@ mod journey_money;
 mod journey_owner;
 mod money;
 mod notifications;
+mod pin_lock;
 mod reset_link;
 mod sign_in;
 mod takeover;

@@ -113,6 +113,14 @@ impl Browser {
 
     /// The page fits the window's width: nothing scrolls sideways.
     pub async fn fits_the_width(&self, page: &str) {
+        if let Some(why) = self.overflow().await {
+            panic!("{page} scrolls sideways: {why}");
+        }
+    }
+
+    /// What makes the page wider than the window, if anything does
+    /// (`document.documentElement.scrollWidth` against the window's width).
+    pub async fn overflow(&self) -> Option<String> {
         let widths: Value = self
             .client
             .execute(
@@ -126,11 +134,8 @@ impl Browser {
             .await
             .unwrap();
         let (scroll, client) = (widths[0].as_i64().unwrap(), widths[1].as_i64().unwrap());
-        assert!(
-            scroll <= client,
-            "{page} scrolls sideways: {scroll} px wide in a {client} px window ({})",
-            widths[2]
-        );
+        (scroll > client)
+            .then(|| format!("{scroll} px wide in a {client} px window ({})", widths[2]))
     }
 
     pub async fn stop(mut self) {

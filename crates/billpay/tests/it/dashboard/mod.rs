@@ -9,9 +9,12 @@ mod lagos;
 mod mail_journeys;
 mod pin_reset;
 mod security;
-mod shop;
+pub(crate) mod shop;
+mod shop_cable;
+mod shop_key;
 mod sign_in_limits;
 pub mod sign_up;
+mod widths;
 
 use crate::support::*;
 
@@ -40,6 +43,23 @@ pub fn account_with_password(server: &TestServer, email: &str, naira: &str) -> S
         &format!("fund-{}", rand_suffix()),
     ]);
     id
+}
+
+/// A signed-in page's HTML (`cookie`: the session), over plain HTTP.
+pub async fn html_of(server: &TestServer, cookie: &str, path: &str) -> String {
+    let page = no_redirects()
+        .get(server.url(path))
+        .header("Cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    page.text().await.unwrap()
+}
+
+/// The code of the receipt a shop's `303` sends to.
+pub fn receipt_of(answer: &reqwest::Response) -> String {
+    let to = answer.headers()["location"].to_str().unwrap();
+    to.rsplit('/').next().unwrap().to_owned()
 }
 
 pub fn no_redirects() -> reqwest::Client {

@@ -8,11 +8,11 @@ use super::browser::Browser;
 use super::*;
 use std::time::{Duration, Instant};
 
-pub(super) const PIN: &str = "2468";
+pub(crate) const PIN: &str = "2468";
 
 /// An account with a password, `naira` in its wallet and an API key (to
 /// read its purchases through the API): (account id, API key, email).
-pub(super) fn shopper(server: &TestServer, naira: &str) -> (String, String, String) {
+pub(crate) fn shopper(server: &TestServer, naira: &str) -> (String, String, String) {
     let email = format!("shop{}@example.com", rand_suffix());
     let account = account_with_password(server, &email, naira);
     let key = server.cli(&["key", "create", "--account", &account]);
@@ -20,7 +20,7 @@ pub(super) fn shopper(server: &TestServer, naira: &str) -> (String, String, Stri
     (account, api_key, email)
 }
 
-async fn sign_in_browser(b: &Browser, server: &TestServer, email: &str) {
+pub(crate) async fn sign_in_browser(b: &Browser, server: &TestServer, email: &str) {
     b.client
         .goto(&server.url("/dashboard/login"))
         .await
@@ -30,7 +30,7 @@ async fn sign_in_browser(b: &Browser, server: &TestServer, email: &str) {
     b.click("#sign-in").await;
 }
 
-async fn set_pin_browser(b: &Browser, server: &TestServer) {
+pub(crate) async fn set_pin_browser(b: &Browser, server: &TestServer) {
     b.client.goto(&server.url("/dashboard/pin")).await.unwrap();
     b.fill("#pin-password", PASSWORD).await;
     b.fill("#new-pin", PIN).await;
@@ -40,7 +40,7 @@ async fn set_pin_browser(b: &Browser, server: &TestServer) {
 }
 
 /// The receipt's code, from the page's path.
-async fn receipt_code(b: &Browser) -> String {
+pub(crate) async fn receipt_code(b: &Browser) -> String {
     let path = b.path().await;
     path.strip_prefix("/dashboard/receipts/")
         .unwrap_or_else(|| panic!("not a receipt: {path}"))
@@ -48,7 +48,7 @@ async fn receipt_code(b: &Browser) -> String {
 }
 
 /// Waits for the receipt (refreshing itself) to say a final status.
-async fn final_receipt(b: &Browser) -> String {
+pub(crate) async fn final_receipt(b: &Browser) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         if let Ok(el) = b
@@ -67,7 +67,7 @@ async fn final_receipt(b: &Browser) -> String {
 
 /// Both sizes of a page, for docs/screenshots.
 /// (The page is resized, not reloaded: some are the answer to a POST.)
-async fn screenshots(b: &Browser, name: &str) {
+pub(crate) async fn screenshots(b: &Browser, name: &str) {
     b.client.set_window_size(390, 844).await.unwrap();
     b.fits_the_width(name).await;
     b.screenshot(&format!("shop-{name}-phone")).await;
@@ -233,7 +233,7 @@ async fn a_ported_number_is_refused_for_another_network_unless_ticked() {
 }
 
 /// A signed-in HTTP client of the shop with its PIN set: (session cookie, CSRF proof).
-pub(super) async fn http_shopper(server: &TestServer, email: &str) -> (String, String) {
+pub(crate) async fn http_shopper(server: &TestServer, email: &str) -> (String, String) {
     let cookie = sign_in(server, email, PASSWORD).await.unwrap();
     let http = no_redirects();
     let page = http
@@ -263,7 +263,7 @@ pub(super) async fn http_shopper(server: &TestServer, email: &str) -> (String, S
 }
 
 /// The reference minted into a fresh airtime form.
-async fn minted_reference(server: &TestServer, cookie: &str) -> String {
+pub(crate) async fn minted_reference(server: &TestServer, cookie: &str) -> String {
     let html = no_redirects()
         .get(server.url("/dashboard/buy/airtime"))
         .header("Cookie", cookie)
@@ -277,7 +277,7 @@ async fn minted_reference(server: &TestServer, cookie: &str) -> String {
     html[at..at + html[at..].find('"').unwrap()].to_owned()
 }
 
-pub(super) async fn post_airtime(
+pub(crate) async fn post_airtime(
     server: &TestServer,
     session: &(String, String),
     reference: &str,

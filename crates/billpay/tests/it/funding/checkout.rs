@@ -7,7 +7,7 @@
 
 use super::gateways::{Fake, Setup};
 use crate::dashboard::browser::Browser;
-use crate::dashboard::{PASSWORD, account_with_password, csrf_in, no_redirects, sign_in};
+use crate::dashboard::{PASSWORD, account_with_password, csrf_in, html_of, no_redirects, sign_in};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -378,4 +378,54 @@ async fn a_customer_reserves_accounts_and_pays_by_card_in_a_browser() {
     let logs = String::from_utf8_lossy(&server.logs()).into_owned();
     assert!(!logs.contains(BVN), "the BVN is in the server log");
     browser.stop().await;
+}
+
+/// The wallet page's status of each of the customer's checkouts.
+async fn checkout_status(setup: &Setup, shopper: &Shopper, reference: &str) -> String {
+    let html = html_of(&setup.server, &shopper.cookie, "/dashboard/wallet").await;
+    let marker = format!("data-reference=\"{reference}\" data-status=\"");
+    let at = html
+        .find(&marker)
+        .unwrap_or_else(|| panic!("{reference} not listed"))
+        + marker.len();
+    html[at..at + html[at..].find('"').unwrap()].to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checkout_unpaid_a_day_on_is_abandoned_and_a_late_payment_still_credits() {
+    let setup = Setup::start(&[]).await;
+    let shopper = setup.shopper("late@example.com").await;
+    let (_, stale) = setup.start_checkout(&shopper, "1000").await;
+    let (_, fresh) = setup.start_checkout(&shopper, "2000").await;
+    // `stale` was opened two days ago; and one Paystack never heard of
+    let unknown = "BPC-00000000000000000000";
+    let aged = format!(
+        "UPDATE checkouts SET created_at = '2020-01-01T00:00:00.000+00:00' WHERE reference = '{stale}';
+         INSERT INTO checkouts (reference, account_id, gateway, amount, fee, status, created_at, updated_at)
+         VALUES ('{unknown}', '{}', 'paystack', 100000, 0, 'open',
+                 '2020-01-01T00:00:00.000+00:00', '2020-01-01T00:00:00.000+00:00');",
+        shopper.account_id
+    );
+    setup.server.raw_sql(&aged, &aged).await;
+
+    let reconciled = setup.cli(&["funding", "reconcile", "--since-hours", "1"]);
+    for reference in [stale.as_str(), unknown] {
+        assert_eq!(
+            checkout_status(&setup, &shopper, reference).await,
+            "abandoned",
+            "{reference}: {reconciled}"
+        );
+    }
+    assert_eq!(checkout_status(&setup, &shopper, &fresh).await, "open");
+    assert_eq!(setup.balance(&shopper), 100.0, "nothing credited");
+
+    // paid after all (the webhook comes): credited once, the checkout too
+    setup.paystack_fake().paystack().pay(&stale);
+    let (status, answer) = setup.checkout_webhook(&stale).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["data"]["outcome"], "credited");
+    assert_eq!(setup.balance(&shopper), 1_100.0);
+    assert_eq!(checkout_status(&setup, &shopper, &stale).await, "credited");
+    setup.cli(&["funding", "reconcile", "--since-hours", "1"]);
+    assert_eq!(setup.balance(&shopper), 1_100.0, "credited once");
 }

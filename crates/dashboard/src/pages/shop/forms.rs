@@ -18,7 +18,7 @@ use billpay_domain::network::Network;
 use billpay_domain::request::recipient_name;
 use billpay_domain::{
     CustomerId, Item, Kobo, MeterNumber, MeterType, Phone, Product as Sold, ProfileId,
-    PurchaseRequest, Reference,
+    PurchaseRequest, Reference, SmartcardNumber,
 };
 use billpay_store::Beneficiary;
 use billpay_supplier::{SupplierCodes, Verification, VerifyRequest};
@@ -31,16 +31,18 @@ pub enum Product {
     Data,
     Airtime,
     Electricity,
+    Cable,
     Epin,
     Exam,
     Betting,
 }
 
 impl Product {
-    pub const ALL: [Product; 6] = [
+    pub const ALL: [Product; 7] = [
         Product::Data,
         Product::Airtime,
         Product::Electricity,
+        Product::Cable,
         Product::Epin,
         Product::Exam,
         Product::Betting,
@@ -51,6 +53,7 @@ impl Product {
             Product::Data => "data",
             Product::Airtime => "airtime",
             Product::Electricity => "electricity",
+            Product::Cable => "cable",
             Product::Epin => "epin",
             Product::Exam => "exam",
             Product::Betting => "betting",
@@ -69,7 +72,7 @@ impl Product {
             Sold::Epin => Product::Epin,
             Sold::Education => Product::Exam,
             Sold::Betting => Product::Betting,
-            Sold::Cable => return None,
+            Sold::Cable => Product::Cable,
         })
     }
 
@@ -78,6 +81,7 @@ impl Product {
             Product::Data => "Data",
             Product::Airtime => "Airtime",
             Product::Electricity => "Electricity",
+            Product::Cable => "Cable TV",
             Product::Epin => "Recharge e-pins",
             Product::Exam => "Exam pins",
             Product::Betting => "Betting wallet",
@@ -89,6 +93,7 @@ impl Product {
             Product::Data => "MTN, Airtel, Glo and 9mobile bundles",
             Product::Airtime => "Top up any Nigerian number",
             Product::Electricity => "Prepaid tokens and postpaid bills",
+            Product::Cable => "DStv, GOtv and StarTimes bouquets",
             Product::Epin => "Printable recharge cards",
             Product::Exam => "WAEC, NECO, NABTEB, JAMB",
             Product::Betting => "Fund a betting account",
@@ -100,6 +105,7 @@ impl Product {
             Product::Data => Sold::Data,
             Product::Airtime => Sold::Airtime,
             Product::Electricity => Sold::Electricity,
+            Product::Cable => Sold::Cable,
             Product::Epin => Sold::Epin,
             Product::Exam => Sold::Education,
             Product::Betting => Sold::Betting,
@@ -111,6 +117,7 @@ impl Product {
         match self {
             Product::Data | Product::Airtime => "phone",
             Product::Electricity => "meter_number",
+            Product::Cable => "smartcard_number",
             Product::Betting => "customer_id",
             Product::Epin | Product::Exam => "",
         }
@@ -118,7 +125,10 @@ impl Product {
 
     /// Products whose number the supplier names before paying.
     fn verified_first(self) -> bool {
-        matches!(self, Product::Electricity | Product::Betting)
+        matches!(
+            self,
+            Product::Electricity | Product::Cable | Product::Betting
+        )
     }
 }
 
@@ -136,6 +146,8 @@ pub struct BuyForm {
     pub ported: Option<String>,
     pub meter_number: String,
     pub meter_type: String,
+    /// Cable: the smartcard or IUC number.
+    pub smartcard_number: String,
     pub customer_id: String,
     pub recipient_name: String,
     /// E-pins: `provider|naira`.
@@ -200,6 +212,11 @@ pub fn request(
             amount: amount()?,
             recipient_name: recipient_name(Some(f.recipient_name.clone())),
         },
+        Product::Cable => Item::Cable {
+            smartcard: smartcard(f)?,
+            plan_id: f.plan_id.trim().to_owned(),
+            phone: (!f.phone.trim().is_empty()).then(phone).transpose()?,
+        },
         Product::Betting => Item::Betting {
             customer: CustomerId::parse(f.customer_id.trim()).map_err(|e| e.to_string())?,
             amount: amount()?,
@@ -227,6 +244,11 @@ pub fn request(
     PurchaseRequest::new(reference, provider, item).map_err(|e| e.to_string())
 }
 
+fn smartcard(f: &BuyForm) -> Result<SmartcardNumber, String> {
+    SmartcardNumber::parse(f.smartcard_number.trim())
+        .map_err(|_| "A smartcard (IUC) number is 6 to 20 digits.".to_owned())
+}
+
 fn meter_type(given: &str) -> Result<MeterType, String> {
     let code = given.trim().parse::<u8>().unwrap_or(0);
     MeterType::parse(code).map_err(|e| e.to_string())
@@ -239,7 +261,7 @@ pub struct Verified {
 }
 
 /// Asks the supplier (as `POST /v1/electricity/verify` does) for the name
-/// on a meter or betting account.
+/// on a meter, smartcard or betting account.
 pub async fn verify(api: &AppState, product: Product, f: &BuyForm) -> Result<Verified, String> {
     let (number, meter_type) = match product {
         Product::Electricity => (
@@ -248,6 +270,7 @@ pub async fn verify(api: &AppState, product: Product, f: &BuyForm) -> Result<Ver
                 .into(),
             Some(meter_type(&f.meter_type)?.code()),
         ),
+        Product::Cable => (smartcard(f)?.into(), None),
         Product::Betting => (
             CustomerId::parse(f.customer_id.trim())
                 .map_err(|e| e.to_string())?
@@ -279,6 +302,10 @@ pub async fn verify(api: &AppState, product: Product, f: &BuyForm) -> Result<Ver
         Verification::NotFound => Err(match product {
             Product::Electricity => {
                 "No customer has this meter number at this provider. Check it and the meter type."
+                    .into()
+            }
+            Product::Cable => {
+                "No subscriber has this smartcard number at this provider. Check it and the provider."
                     .into()
             }
             _ => "No customer has this ID at this provider. Check it.".into(),
@@ -321,6 +348,8 @@ struct BuyPage {
     /// Data: a number was given but its network is not known and none chosen.
     choose_network: bool,
     plans: Vec<PlanGroup>,
+    /// Cable: the chosen provider's bouquets at the customer's price.
+    bouquets: Vec<PlanChoice>,
     denominations: Vec<Choice>,
     verified: Option<Verified>,
     /// The form's recipient field (`phone`, `meter_number`…); empty: none.
@@ -379,6 +408,10 @@ pub async fn page(
         network,
         choose_network,
         plans,
+        bouquets: match product {
+            Product::Cable => bouquets(&catalogue, &prices, &form.provider_id),
+            _ => Vec::new(),
+        },
         denominations: denominations(&catalogue, &prices),
         verified: verified.filter(|_| product.verified_first()),
         recipient_field: product.recipient_field(),
@@ -502,6 +535,32 @@ fn data_plans(
         label: provider.name.clone(),
     };
     (Some(network), false, groups)
+}
+
+/// The provider's bouquets on sale, cheapest first, at the customer's price.
+fn bouquets(catalogue: &Catalogue, prices: &CallerPrices, provider: &str) -> Vec<PlanChoice> {
+    let Some(provider) = catalogue.provider(provider.trim()) else {
+        return Vec::new();
+    };
+    let mut plans: Vec<_> = catalogue
+        .cable_plans
+        .iter()
+        .filter(|p| p.active && p.provider == provider.slug)
+        .filter_map(|p| {
+            let price = prices.unit(Sold::Cable, &p.provider, Some(&p.plan_id), p.price)?;
+            Some((price, p))
+        })
+        .collect();
+    plans.sort_by_key(|(price, _)| *price);
+    plans
+        .into_iter()
+        .map(|(price, p)| PlanChoice {
+            plan_id: p.plan_id.clone(),
+            name: p.name.clone(),
+            validity: validity(p.duration),
+            price: naira(price),
+        })
+        .collect()
 }
 
 fn validity(days: u32) -> String {

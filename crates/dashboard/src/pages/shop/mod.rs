@@ -26,9 +26,9 @@ use axum::response::{IntoResponse, Redirect};
 use billpay_api::AppState;
 use billpay_api::error::ApiError;
 use billpay_api::extract::Caller;
-use billpay_domain::Reference;
 use billpay_domain::keys::random_hex;
-use billpay_store::{Account, Beneficiary, NewBeneficiary, StoreError};
+use billpay_domain::{KeyId, Reference};
+use billpay_store::{Account, Beneficiary, KeyStatus, NewBeneficiary, StoreError};
 use billpay_webkit::CsrfForm;
 use forms::{BuyForm, Product};
 use serde::Deserialize;
@@ -173,6 +173,7 @@ async fn place(
         Reference::parse(&form.reference).map_err(|e| Refused::Say(format!("Reference {e}")))?;
     let request = forms::request(product, reference, form).map_err(Refused::Say)?;
     let key_id = pin::check(state, signed_in.user.id, &form.pin).await?;
+    shop_key_on(state, key_id).await?;
     let caller = Caller {
         account_id: signed_in.user.id,
         key_id,
@@ -187,6 +188,22 @@ async fn place(
     save_recipient(state, signed_in, &tx.product, &tx.recipient, &form.save_as).await?;
     Ok(tx.code)
 }
+
+/// The shop's key must be active, as an API key must: an operator who
+/// suspends or revokes it stops the account's browser purchases (the
+/// customer's keys page offers neither).
+async fn shop_key_on(state: &DashboardState, key_id: KeyId) -> Result<(), Refused> {
+    let status = state.store.api_key(key_id).await?.map(|k| k.status);
+    match status {
+        Some(KeyStatus::Active) => Ok(()),
+        Some(KeyStatus::Suspended) => Err(Refused::Say(SHOP_KEY_SUSPENDED.to_owned())),
+        _ => Err(Refused::Say(SHOP_KEY_REVOKED.to_owned())),
+    }
+}
+
+pub const SHOP_KEY_SUSPENDED: &str =
+    "Buying in the browser is paused for this account. Please contact support.";
+pub const SHOP_KEY_REVOKED: &str = "Buying in the browser was switched off for this account: set your transaction PIN again (with your password) to switch it back on.";
 
 /// The API's refusal as a sentence for a person.
 fn said(e: ApiError) -> String {

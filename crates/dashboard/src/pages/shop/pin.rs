@@ -55,7 +55,7 @@ async fn pin_page_with(
 ) -> PageResult {
     let has_pin = state.store.transaction_pin(signed_in.user.id).await?;
     let page = render(&PinPage {
-        chrome: Chrome::new(signed_in, "buy"),
+        chrome: Chrome::new(signed_in, "pin"),
         has_pin: has_pin.is_some(),
         error,
         saved,

@@ -121,11 +121,17 @@ fn buy_again(tx: &Transaction) -> Option<String> {
     let field = match product {
         Product::Airtime | Product::Data => "phone",
         Product::Electricity => "meter_number",
+        Product::Cable => "smartcard_number",
         Product::Betting => "customer_id",
         Product::Epin | Product::Exam => return Some(format!("/dashboard/buy/{}", product.slug())),
     };
+    // cable: the same bouquet chosen again (a renewal)
+    let plan = match (product, &tx.plan_id) {
+        (Product::Cable, Some(plan)) => format!("&plan_id={}", url_encode(plan)),
+        _ => String::new(),
+    };
     Some(format!(
-        "/dashboard/buy/{}?{field}={}&provider_id={}",
+        "/dashboard/buy/{}?{field}={}&provider_id={}{plan}",
         product.slug(),
         url_encode(&tx.recipient),
         url_encode(&tx.provider)

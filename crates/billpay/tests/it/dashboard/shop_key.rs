@@ -1,0 +1,85 @@
+//! The shop's key (issue 31): the account's browser purchases are placed
+//! under it. The keys page lists it for its webhooks but offers no suspend
+//! or revoke, and refuses one sent anyway; a key the operator suspended or
+//! revoked stops the shop with a sentence and charges nothing; a new PIN
+//! gives the shop a new key after a revocation.
+
+use super::shop::{PIN, http_shopper, minted_reference, post_airtime, shopper};
+use super::*;
+
+/// The keys page's HTML and the shop key's id on it.
+async fn keys_page(server: &TestServer, cookie: &str) -> (String, String) {
+    let html = html_of(server, cookie, "/dashboard/keys").await;
+    let marked = html.find("shop-key").expect("the shop's key is marked");
+    let row = html[..marked].rfind("data-key=\"").unwrap() + 10;
+    let id = html[row..row + html[row..].find('"').unwrap()].to_owned();
+    (html, id)
+}
+
+async fn buy(server: &TestServer, session: &(String, String)) -> reqwest::Response {
+    let reference = minted_reference(server, &session.0).await;
+    post_airtime(server, session, &reference, PIN).await
+}
+
+#[tokio::test]
+async fn the_shop_key_cannot_be_revoked_by_the_customer_and_an_operators_revocation_stops_the_shop()
+{
+    let server = TestServer::spawn().await;
+    let (account, api_key, email) = shopper(&server, "2000");
+    let session = http_shopper(&server, &email).await;
+    let (html, shop_key) = keys_page(&server, &session.0).await;
+    let row_start = html.find(&format!("data-key=\"{shop_key}\"")).unwrap();
+    let row = &html[row_start..row_start + html[row_start..].find("</tr>").unwrap()];
+    assert!(!row.contains("value=\"revoke\""), "no revoke button: {row}");
+    assert!(
+        !row.contains("value=\"suspend\""),
+        "no suspend button: {row}"
+    );
+    assert!(row.contains("/webhooks"), "its webhooks can be set: {row}");
+
+    // a revoke sent anyway is refused, and the key stays on
+    let revoke = no_redirects()
+        .post(server.url(&format!("/dashboard/keys/{shop_key}/status")))
+        .header("Cookie", &session.0)
+        .form(&[("csrf", session.1.as_str()), ("action", "revoke")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoke.status(), 400);
+    assert!(revoke.text().await.unwrap().contains("the shop"));
+    assert_eq!(buy(&server, &session).await.status(), 303, "still buys");
+
+    // the operator suspends it: the shop says so, nothing is charged
+    let before = server.balance(&api_key).await;
+    server.cli(&["key", "suspend", &shop_key]);
+    let paused = buy(&server, &session).await;
+    assert_eq!(paused.status(), 422);
+    assert!(
+        paused
+            .text()
+            .await
+            .unwrap()
+            .contains("paused for this account")
+    );
+    assert_eq!(server.balance(&api_key).await, before, "nothing charged");
+
+    // revoked: switched off until a new PIN gives the shop a new key
+    server.cli(&["key", "revoke", &shop_key]);
+    let off = buy(&server, &session).await;
+    assert_eq!(off.status(), 422);
+    assert!(
+        off.text()
+            .await
+            .unwrap()
+            .contains("set your transaction PIN again")
+    );
+    assert_eq!(server.balance(&api_key).await, before, "nothing charged");
+    let session = http_shopper(&server, &email).await;
+    let (_, new_key) = keys_page(&server, &session.0).await;
+    assert_ne!(new_key, shop_key, "a new shop key");
+    let bought = buy(&server, &session).await;
+    assert_eq!(bought.status(), 303);
+    let done = server.wait_final(&api_key, &receipt_of(&bought)).await;
+    assert_eq!(done["status"], "successful");
+    server.assert_ledger_consistent(&account);
+}
