@@ -77,8 +77,21 @@ async fn support_resends_a_notice_and_chooses_their_alerts_in_a_browser() {
         .place(&customer.api_key, "/v1/airtime/purchase", body)
         .await;
     let cookie = admin(&server, SUPPORT).await;
-    // queued or already sent by the notice worker: any status
-    let queued = wait_rows(&server, &cookie, "", 2).await;
+    // queued or already sent by the notice worker: any status; the two
+    // operators' notices are added one after the other (and the customer's
+    // new-key notice is listed too), so wait for both
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let queued = loop {
+        let queued = rows(&server, &cookie, "").await;
+        let of_backlog = queued
+            .iter()
+            .filter(|r| r.contains("<td>operator_backlog</td>"))
+            .count();
+        if of_backlog >= 2 || Instant::now() > deadline {
+            break queued;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
     let backlog: Vec<&String> = queued
         .iter()
         .filter(|r| r.contains("<td>operator_backlog</td>"))
