@@ -6,6 +6,7 @@
 mod api_docs;
 pub mod browser;
 mod lagos;
+mod my_data;
 mod security;
 mod shop;
 mod sign_in_limits;
