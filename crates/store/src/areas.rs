@@ -638,13 +638,19 @@ pub trait PrivacyStore: Send + Sync + 'static {
     /// Closes an account whose wallet is empty and has no purchase in
     /// flight: suspended for good, its sessions ended, `log` written in the
     /// same transaction. Anything else is `StoreError::Invalid` saying why.
-    async fn close_account_logged(&self, account: AccountId, log: NewLogEntry)
-    -> StoreResult<Closure>;
+    async fn close_account_logged(
+        &self,
+        account: AccountId,
+        log: NewLogEntry,
+    ) -> StoreResult<Closure>;
     /// Erases a closed account's personal data (see `areas/privacy.rs`),
     /// `log` in the same transaction. An open or already erased account is
     /// `StoreError::Invalid`.
-    async fn erase_account_logged(&self, account: AccountId, log: NewLogEntry)
-    -> StoreResult<Erasure>;
+    async fn erase_account_logged(
+        &self,
+        account: AccountId,
+        log: NewLogEntry,
+    ) -> StoreResult<Erasure>;
     /// The account's ledger entries after `after_id`, oldest first.
     async fn ledger_page(
         &self,

@@ -69,7 +69,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 37] = [
+    const TABLE: [(Notice, &'static str, &'static str); 39] = [
         (
             Notice::PasswordChanged,
             "password-changed",
