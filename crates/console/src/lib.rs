@@ -114,6 +114,8 @@ pub fn router(state: ConsoleState) -> Router {
         )
         .route("/admin/customers/{id}", get(customers::account))
         .route("/admin/customers/{id}/status", post(customers::set_status))
+        .route("/admin/customers/{id}/close", post(customers::close))
+        .route("/admin/customers/{id}/erase", post(customers::erase))
         .route(
             "/admin/customers/{id}/reset-link",
             post(customers::send_password_reset),

@@ -246,6 +246,16 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
             true,
         ),
         (
+            format!("/admin/customers/{account}/close"),
+            vec![("reason", "customer asked")],
+            true,
+        ),
+        (
+            format!("/admin/customers/{account}/erase"),
+            vec![("reason", "customer asked")],
+            true,
+        ),
+        (
             format!("/admin/customers/{account}/credit"),
             vec![
                 ("amount", "50"),

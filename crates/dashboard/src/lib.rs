@@ -126,6 +126,7 @@ pub fn router(state: DashboardState) -> Router {
             post(care::account::change_email),
         )
         .route("/dashboard/account/code", post(care::account::enter_code))
+        .route("/dashboard/account/data", post(care::my_data::download))
         .route(
             "/dashboard/account/code/resend",
             post(care::account::resend_code),

@@ -1,8 +1,9 @@
-//! Accounts: create one, suspend or reactivate it, set its dashboard password.
+//! Accounts: create one, suspend or reactivate it, set its dashboard password;
+//! close it, and erase a closed account's personal data (NDPA).
 
-use crate::{Actor, OpsResult, Permission, invalid, optional_reason};
+use crate::{Actor, OpsError, OpsResult, Permission, invalid, optional_reason, reason_of};
 use billpay_domain::AccountId;
-use billpay_store::{Account, AccountStatus, NewAccount, Store};
+use billpay_store::{Account, AccountStatus, Closure, Erasure, NewAccount, Store};
 
 /// A new account (with one NGN wallet); `password` is for the dashboard.
 pub async fn create(
@@ -126,6 +127,61 @@ pub async fn clear_pin_lock(
         tracing::info!(%actor, %account, "transaction-PIN lock cleared");
     }
     Ok(cleared)
+}
+
+/// Closes an account for good (owner): its wallet must be empty and no
+/// purchase of it in flight; it is suspended (keys stop, sessions end) and
+/// can never be reactivated. A reason is required; logged in the same
+/// transaction. Closing is what makes an account's personal data erasable.
+pub async fn close(
+    store: &dyn Store,
+    actor: Actor,
+    account: AccountId,
+    reason: Option<&str>,
+) -> OpsResult<Closure> {
+    actor.require(Permission::ManageAccounts)?;
+    let mut log = actor.log("account.close", account.to_string());
+    log.after = Some("closed".into());
+    log.reason = Some(reason_of(reason)?);
+    let closure = store
+        .close_account_logged(account, log)
+        .await
+        .map_err(refusal)?;
+    tracing::info!(%actor, %account, "account closed");
+    Ok(closure)
+}
+
+/// Erases a closed account's personal data (owner; NDPA): its name, email,
+/// phone, its purchases' recipients and details, notices' addresses, keys'
+/// names and webhooks, and its sessions become a tombstone or are deleted;
+/// amounts, the ledger and the audit stay. A reason is required; the log
+/// line (without any of the erased data) is written in the same transaction.
+/// An open account is refused and nothing changes.
+pub async fn erase(
+    store: &dyn Store,
+    actor: Actor,
+    account: AccountId,
+    reason: Option<&str>,
+) -> OpsResult<Erasure> {
+    actor.require(Permission::ManageAccounts)?;
+    let mut log = actor.log("account.erase", account.to_string());
+    log.after = Some("personal data erased".into());
+    log.reason = Some(reason_of(reason)?);
+    let erasure = store
+        .erase_account_logged(account, log)
+        .await
+        .map_err(refusal)?;
+    tracing::info!(%actor, %account, "account's personal data erased");
+    Ok(erasure)
+}
+
+/// The store's "not as it is now" (an open account, money in the wallet)
+/// as the refusal a person reads.
+fn refusal(error: billpay_store::StoreError) -> OpsError {
+    match error {
+        billpay_store::StoreError::Invalid(why) => OpsError::Refused(why),
+        other => other.into(),
+    }
 }
 
 pub(crate) fn valid_email(email: &str) -> bool {

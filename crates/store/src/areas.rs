@@ -24,6 +24,7 @@ pub(crate) mod notices;
 pub(crate) mod operators;
 pub(crate) mod pins;
 pub(crate) mod pricing;
+mod privacy;
 mod sessions;
 pub(crate) mod wallet;
 
@@ -37,6 +38,7 @@ use std::time::Duration;
 
 pub use beneficiaries::{Beneficiary, NewBeneficiary};
 pub use pins::{PinState, PinTry};
+pub use privacy::{Closure, Erasure, PurchaseCursor, PurchaseRecord, tombstone};
 
 /// Every area: what a backend (or a wrapper such as `SealedStore`) is.
 pub trait Store:
@@ -59,6 +61,7 @@ pub trait Store:
     + AccountCareStore
     + PinStore
     + BeneficiaryStore
+    + PrivacyStore
 {
 }
 
@@ -82,6 +85,7 @@ impl<T> Store for T where
         + AccountCareStore
         + PinStore
         + BeneficiaryStore
+        + PrivacyStore
 {
 }
 
@@ -656,4 +660,44 @@ pub trait BeneficiaryStore: Send + Sync + 'static {
         product: Product,
         limit: u32,
     ) -> StoreResult<Vec<String>>;
+}
+
+/// Data protection (`areas/privacy.rs`): closing an account, erasing a
+/// closed account's personal data, and the pages of a customer's own data.
+#[async_trait]
+pub trait PrivacyStore: Send + Sync + 'static {
+    /// `None`: open (or no such account).
+    async fn account_closure(&self, account: AccountId) -> StoreResult<Option<Closure>>;
+    /// Closes an account whose wallet is empty and has no purchase in
+    /// flight: suspended for good, its sessions ended, `log` written in the
+    /// same transaction. Anything else is `StoreError::Invalid` saying why.
+    async fn close_account_logged(
+        &self,
+        account: AccountId,
+        log: NewLogEntry,
+    ) -> StoreResult<Closure>;
+    /// Erases a closed account's personal data (see `areas/privacy.rs`),
+    /// `log` in the same transaction. An open or already erased account is
+    /// `StoreError::Invalid`.
+    async fn erase_account_logged(
+        &self,
+        account: AccountId,
+        log: NewLogEntry,
+    ) -> StoreResult<Erasure>;
+    /// The account's ledger entries after `after_id`, oldest first.
+    async fn ledger_page(
+        &self,
+        account: AccountId,
+        after_id: i64,
+        limit: u32,
+    ) -> StoreResult<Vec<LedgerEntry>>;
+    /// The account's purchases after `after` (from the first with `None`), oldest first.
+    async fn purchases_page(
+        &self,
+        account: AccountId,
+        after: Option<PurchaseCursor>,
+        limit: u32,
+    ) -> StoreResult<Vec<PurchaseRecord>>;
+    /// Every saved recipient of the account, by product and nickname.
+    async fn all_beneficiaries(&self, account: AccountId) -> StoreResult<Vec<Beneficiary>>;
 }

@@ -186,6 +186,15 @@ pass_through!(BeneficiaryStore {
     fn recent_recipients(&self, account: AccountId, product: Product, limit: u32) -> StoreResult<Vec<String>>;
 });
 
+pass_through!(PrivacyStore {
+    fn account_closure(&self, account: AccountId) -> StoreResult<Option<Closure>>;
+    fn close_account_logged(&self, account: AccountId, log: NewLogEntry) -> StoreResult<Closure>;
+    fn erase_account_logged(&self, account: AccountId, log: NewLogEntry) -> StoreResult<Erasure>;
+    fn ledger_page(&self, account: AccountId, after_id: i64, limit: u32) -> StoreResult<Vec<LedgerEntry>>;
+    fn purchases_page(&self, account: AccountId, after: Option<PurchaseCursor>, limit: u32) -> StoreResult<Vec<PurchaseRecord>>;
+    fn all_beneficiaries(&self, account: AccountId) -> StoreResult<Vec<Beneficiary>>;
+});
+
 pass_through!(SessionStore {
     fn create_session(&self, token_hash: &str, account: AccountId, expires_at_ms: i64) -> StoreResult<()>;
     fn session(&self, token_hash: &str) -> StoreResult<Option<Session>>;

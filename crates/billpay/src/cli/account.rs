@@ -30,6 +30,23 @@ pub enum AccountCommand {
     Suspend { account_id: AccountId },
     /// Reactivate a suspended account.
     Reactivate { account_id: AccountId },
+    /// Close an account for good: its wallet must be empty and no purchase
+    /// in flight; it is suspended and can never be reactivated.
+    Close {
+        account_id: AccountId,
+        /// Why (kept in the operator log).
+        #[arg(long)]
+        reason: String,
+    },
+    /// Erase a closed account's personal data (NDPA): name, email, phone,
+    /// recipients, notice addresses, keys and sessions become a tombstone;
+    /// the ledger, the amounts and the audit stay.
+    Erase {
+        account_id: AccountId,
+        /// Why (kept in the operator log).
+        #[arg(long)]
+        reason: String,
+    },
     /// Set the dashboard password.
     SetPassword {
         account_id: AccountId,
@@ -67,10 +84,24 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
             let tier = pricing::account_tier(store.as_ref(), account_id)
                 .await
                 .map_err(action_error)?;
+            let closure = store.account_closure(account_id).await?;
+            let closed = match &closure {
+                None => String::new(),
+                Some(c) => format!(
+                    "\n  closed   {}{}",
+                    lagos_time(&c.closed_at),
+                    c.erased_at
+                        .as_deref()
+                        .map(|at| format!(" (personal data erased {})", lagos_time(at)))
+                        .unwrap_or_default()
+                ),
+            };
             out.emit(
                 json!({ "account_id": account.id, "name": account.name, "email": account.email,
                         "status": account.status, "balance": account.balance, "tier": tier,
-                        "created_at": account.created_at }),
+                        "created_at": account.created_at,
+                        "closed_at": closure.as_ref().map(|c| &c.closed_at),
+                        "erased_at": closure.as_ref().and_then(|c| c.erased_at.as_ref()) }),
                 format!(
                     "{}
   name     {}
@@ -78,7 +109,7 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
   status   {}
   balance  {}
   tier     {tier}
-  created  {}",
+  created  {}{closed}",
                     account.id,
                     account.name,
                     account.email,
@@ -102,6 +133,33 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
         }
         AccountCommand::Reactivate { account_id } => {
             set_status(store, out, account_id, AccountStatus::Active).await?
+        }
+        AccountCommand::Close { account_id, reason } => {
+            let closure = accounts::close(store.as_ref(), Actor::Cli, account_id, Some(&reason))
+                .await
+                .map_err(action_error)?;
+            out.emit(
+                json!({ "account_id": account_id, "closed_at": closure.closed_at }),
+                format!("Account {account_id} is closed"),
+            );
+        }
+        AccountCommand::Erase { account_id, reason } => {
+            let erased = accounts::erase(store.as_ref(), Actor::Cli, account_id, Some(&reason))
+                .await
+                .map_err(action_error)?;
+            out.emit(
+                json!({ "account_id": account_id, "erased": erased }),
+                format!(
+                    "Account {account_id}'s personal data is erased (now {}): {} purchases, \
+                     {} notices, {} keys, {} saved recipients, {} log lines",
+                    erased.tombstone,
+                    erased.purchases,
+                    erased.notices,
+                    erased.keys,
+                    erased.beneficiaries,
+                    erased.log_lines
+                ),
+            );
         }
         AccountCommand::SetPassword {
             account_id,

@@ -184,6 +184,10 @@ struct AccountPage {
     log: Vec<LogRow>,
     /// The shop's transaction PIN: "not set", "set", or "locked until …".
     pin: PinRow,
+    /// When an operator closed the account (Lagos time), if it is closed.
+    closed: Option<String>,
+    /// When its personal data was erased (Lagos time), if it was.
+    erased: Option<String>,
     /// A refused form of this page, drawn again with its message and input.
     refill: Refill,
 }
@@ -285,8 +289,13 @@ async fn account_page(
     };
     let log = store.operator_log(log_filter).await?;
     let pin = pin_row(store.transaction_pin(id).await?);
+    let closure = store.account_closure(id).await?;
     Ok(render(&AccountPage {
         pin,
+        closed: closure.as_ref().map(|c| short_time(&c.closed_at)),
+        erased: closure
+            .as_ref()
+            .and_then(|c| c.erased_at.as_deref().map(short_time)),
         chrome: Chrome::new(signed_in, "customers", done),
         new_secret,
         tier,
@@ -429,6 +438,52 @@ pub async fn set_status(
         AccountStatus::Suspended => Notice::AccountSuspended,
     };
     Ok(done(&format!("/admin/customers/{id}"), notice))
+}
+
+#[derive(Deserialize)]
+pub struct ReasonForm {
+    #[serde(default)]
+    reason: String,
+}
+
+/// Closes the account for good (owner; its wallet empty, nothing in flight).
+pub async fn close(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    CsrfForm(form): CsrfForm<ReasonForm>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let actor = actor(&signed_in);
+    let closed = accounts::close(state.store.as_ref(), actor, id, Some(&form.reason)).await;
+    if let Err(e) = closed {
+        let values = vec![("reason", form.reason)];
+        return refused_form(&state, &signed_in, id, "close", e, values).await;
+    }
+    Ok(done(
+        &format!("/admin/customers/{id}"),
+        Notice::AccountClosed,
+    ))
+}
+
+/// Erases a closed account's personal data (owner; after a confirmation).
+pub async fn erase(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    CsrfForm(form): CsrfForm<ReasonForm>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let actor = actor(&signed_in);
+    let erased = accounts::erase(state.store.as_ref(), actor, id, Some(&form.reason)).await;
+    if let Err(e) = erased {
+        let values = vec![("reason", form.reason)];
+        return refused_form(&state, &signed_in, id, "erase", e, values).await;
+    }
+    Ok(done(
+        &format!("/admin/customers/{id}"),
+        Notice::AccountErased,
+    ))
 }
 
 #[derive(Deserialize)]

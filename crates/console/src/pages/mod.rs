@@ -32,6 +32,8 @@ pub enum Notice {
     AccountCreated,
     AccountActive,
     AccountSuspended,
+    AccountClosed,
+    AccountErased,
     Credited,
     Debited,
     ReferenceUsed,
@@ -70,7 +72,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 40] = [
+    const TABLE: [(Notice, &'static str, &'static str); 42] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -84,6 +86,12 @@ impl Notice {
             Notice::AccountSuspended,
             "account-suspended",
             "account suspended",
+        ),
+        (Notice::AccountClosed, "account-closed", "account closed"),
+        (
+            Notice::AccountErased,
+            "account-erased",
+            "the customer's personal data is erased",
         ),
         (Notice::Credited, "credited", "wallet credited"),
         (Notice::Debited, "debited", "wallet debited"),

@@ -175,7 +175,7 @@ pub async fn csv(State(state): State<DashboardState>, signed_in: SignedIn) -> Pa
 }
 
 /// Quotes a field when needed, and defuses spreadsheet formulas.
-fn csv_field(value: &str) -> String {
+pub(crate) fn csv_field(value: &str) -> String {
     let value = if value.starts_with(['=', '+', '-', '@']) {
         format!("'{value}")
     } else {

@@ -78,6 +78,9 @@ async fn set_account_status<T: Tx>(
         .query_opt(sql, &[&account.to_string()], |row| row.get(col!("status")))
         .await?;
     let before = before.ok_or(StoreError::NotFound("account"))?;
+    if status == AccountStatus::Active {
+        super::privacy::refuse_if_closed(tx, account).await?;
+    }
     accounts::set_status(tx, account, status).await?;
     super::operators::append(tx, &log.clone().with_before(&before)).await
 }

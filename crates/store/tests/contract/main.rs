@@ -22,6 +22,7 @@ mod notices;
 mod operators;
 mod pins;
 mod pricing;
+mod privacy;
 mod purchases;
 mod sessions;
 mod wallet;

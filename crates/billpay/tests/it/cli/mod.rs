@@ -5,6 +5,7 @@ mod accounts;
 mod audit;
 mod backup;
 mod catalogue;
+mod privacy;
 mod serve;
 mod settings;
 

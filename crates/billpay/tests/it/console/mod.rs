@@ -6,6 +6,7 @@
 mod account;
 mod catalogue;
 mod daily;
+mod erase;
 mod journey;
 mod journey_catalogue;
 mod journey_daily;

@@ -7,6 +7,7 @@ mod api_docs;
 pub mod browser;
 mod lagos;
 mod mail_journeys;
+mod my_data;
 mod pin_reset;
 mod security;
 pub(crate) mod shop;

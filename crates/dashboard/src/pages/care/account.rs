@@ -92,7 +92,7 @@ async fn show(
     Ok(response)
 }
 
-async fn refuse(
+pub(super) async fn refuse(
     state: &DashboardState,
     signed_in: &SignedIn,
     message: impl Into<String>,
@@ -134,7 +134,7 @@ pub async fn save_profile(
 
 /// Whether `password` is the account's, under the account's throttle and
 /// the bound on password checks; `Err` is what the person reads.
-async fn current_password(
+pub(super) async fn current_password(
     state: &DashboardState,
     signed_in: &SignedIn,
     password: &str,

@@ -8,6 +8,7 @@
 //! address and per email first ([`crate::policy::OpenForms`]).
 
 pub mod account;
+pub mod my_data;
 pub mod reset;
 pub mod signup;
 pub mod verify;

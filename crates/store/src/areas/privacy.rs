@@ -1,0 +1,565 @@
+//! Data protection (issue 32, NDPA): an account closed by an operator, the
+//! erasure of a closed account's personal data, and the pages of a
+//! customer's own data that "Download my data" streams.
+//!
+//! **Closing** needs an empty wallet and no purchase in flight; it suspends
+//! the account for good (its keys stop, its sessions end) and is logged in
+//! the same transaction. A closed account is never reactivated.
+//!
+//! **Erasing** a closed account replaces everything that names the person —
+//! name, email, phone, the recipients and details of its purchases, its
+//! webhook URLs and bodies, its notices' addresses and contents, the payer
+//! names of its bank transfers, the operator log's text about it — with the
+//! tombstone `erased-<account id>` (or `[erased]` in the log), and deletes
+//! what only served the person (sessions, codes, reset links, PIN,
+//! beneficiaries, notification choices, identity last-4s). Amounts, codes,
+//! references, times and the ledger stay, so the audit still balances. One
+//! transaction, one operator-log line. On SQLite the freed bytes are zeroed
+//! (`PRAGMA secure_delete`, set on every connection), so the old values are
+//! not left in the file's free space.
+
+use super::{accounts, operators};
+use crate::clock::now_rfc3339;
+use crate::columns::LEDGER_COLUMNS;
+use crate::db::{Engine, Param, Tx, col, for_both_engines};
+use crate::rows::ledger_entry;
+use crate::*;
+use billpay_domain::{AccountId, Kobo, Product};
+use std::sync::LazyLock;
+
+/// When an operator closed an account, and when its personal data was erased.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Closure {
+    pub closed_at: String,
+    pub erased_at: Option<String>,
+}
+
+/// What an erase replaced or deleted, counted for the operator.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Erasure {
+    /// What every erased text now reads.
+    pub tombstone: String,
+    pub purchases: u64,
+    pub beneficiaries: u64,
+    pub notices: u64,
+    pub keys: u64,
+    pub log_lines: u64,
+}
+
+/// A purchase as the customer's data download lists it (no delivered
+/// tokens: those are on the receipt, sealed at rest).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PurchaseRecord {
+    pub code: String,
+    pub reference: String,
+    pub product: String,
+    pub provider: String,
+    pub label: String,
+    pub recipient: String,
+    /// What was charged.
+    pub amount: Kobo,
+    /// What the recipient was to get (`None`: the amount, from before tiers).
+    pub face_value: Option<Kobo>,
+    pub status: String,
+    pub message: String,
+    pub created_at: String,
+    pub completed_at: Option<String>,
+}
+
+/// Where a page of purchases ends: the next page starts after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PurchaseCursor {
+    pub created_at: String,
+    pub code: String,
+}
+
+for_both_engines! {
+    impl PrivacyStore {
+        /// `None`: the account is open (or does not exist).
+        fn account_closure(account: AccountId) -> Option<Closure>
+            = read |tx| closure(tx, account);
+        fn close_account_logged(account: AccountId, log: NewLogEntry) -> Closure
+            = write |tx| close(tx, account, &log);
+        fn erase_account_logged(account: AccountId, log: NewLogEntry) -> Erasure
+            = write |tx| erase(tx, account, &log);
+        fn ledger_page(account: AccountId, after_id: i64, limit: u32) -> Vec<LedgerEntry>
+            = read |tx| ledger_after(tx, account, after_id, limit);
+        fn purchases_page(account: AccountId, after: Option<PurchaseCursor>, limit: u32)
+            -> Vec<PurchaseRecord> = read |tx| purchases_after(tx, account, after.as_ref(), limit);
+        fn all_beneficiaries(account: AccountId) -> Vec<Beneficiary>
+            = read |tx| beneficiaries_of(tx, account);
+    }
+}
+
+async fn closure<T: Tx>(tx: &T, account: AccountId) -> Result<Option<Closure>, T::Error> {
+    const COLUMNS: &str = "closed_at, erased_at";
+    let sql = "SELECT closed_at, erased_at FROM account_closures WHERE account_id = ?1";
+    tx.query_opt(sql, &[&account.to_string()], |row| {
+        Ok(Closure {
+            closed_at: row.get(col!("closed_at"))?,
+            erased_at: row.get(col!("erased_at"))?,
+        })
+    })
+    .await
+}
+
+/// The account as a closure or an erase sees it (PostgreSQL: locked, so a
+/// credit or a purchase on it waits until this transaction ends).
+struct Held {
+    balance: Kobo,
+    status: String,
+    name: String,
+    email: String,
+    phone: Option<String>,
+}
+
+async fn hold<T: Tx>(tx: &T, account: AccountId) -> Result<Held, T::Error> {
+    const COLUMNS: &str = "balance, status, name, email, phone";
+    let sql = match T::ENGINE {
+        Engine::Sqlite => "SELECT balance, status, name, email, phone FROM accounts WHERE id = ?1",
+        Engine::Postgres => {
+            "SELECT balance, status, name, email, phone FROM accounts WHERE id = ?1 FOR UPDATE"
+        }
+    };
+    let held = tx
+        .query_opt(sql, &[&account.to_string()], |row| {
+            Ok(Held {
+                balance: row.get(col!("balance"))?,
+                status: row.get(col!("status"))?,
+                name: row.get(col!("name"))?,
+                email: row.get(col!("email"))?,
+                phone: row.get(col!("phone"))?,
+            })
+        })
+        .await?;
+    Ok(held.ok_or(StoreError::NotFound("account"))?)
+}
+
+/// An account with money in it or a purchase in flight is still someone's:
+/// it is neither closed nor erased.
+async fn refuse_unsettled<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    held: &Held,
+    doing: &str,
+) -> Result<(), T::Error> {
+    if held.balance > Kobo(0) {
+        return Err(StoreError::Invalid(format!(
+            "account {account} still has {} in its wallet: pay it back to the customer and \
+             debit it (billpay wallet debit) before you {doing} it",
+            held.balance
+        ))
+        .into());
+    }
+    const COLUMNS: &str = "processing";
+    let sql = "SELECT CAST(COUNT(*) AS BIGINT) AS processing FROM transactions
+               WHERE account_id = ?1 AND status = 'processing'";
+    let processing: i64 = tx
+        .query_one(sql, &[&account.to_string()], |row| {
+            row.get(col!("processing"))
+        })
+        .await?;
+    if processing > 0 {
+        return Err(StoreError::Invalid(format!(
+            "account {account} has {processing} purchase(s) still processing: {doing} it once \
+             they are final"
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+async fn close<T: Tx>(tx: &T, account: AccountId, log: &NewLogEntry) -> Result<Closure, T::Error> {
+    let held = hold(tx, account).await?;
+    if let Some(closed) = closure(tx, account).await? {
+        return Err(StoreError::Invalid(format!(
+            "account {account} was closed on {}",
+            closed.closed_at
+        ))
+        .into());
+    }
+    refuse_unsettled(tx, account, &held, "close").await?;
+    accounts::set_status(tx, account, AccountStatus::Suspended).await?;
+    let now = now_rfc3339();
+    let sql = "INSERT INTO account_closures (account_id, closed_at) VALUES (?1, ?2)";
+    tx.execute(sql, &[&account.to_string(), &now]).await?;
+    operators::append(tx, &log.clone().with_before(&held.status)).await?;
+    Ok(Closure {
+        closed_at: now,
+        erased_at: None,
+    })
+}
+
+/// Whether an account is closed: a closed account is never reactivated
+/// (`logged::set_account_status` asks, inside its transaction).
+pub(crate) async fn refuse_if_closed<T: Tx>(tx: &T, account: AccountId) -> Result<(), T::Error> {
+    match closure(tx, account).await? {
+        None => Ok(()),
+        Some(closed) => Err(StoreError::Invalid(format!(
+            "account {account} was closed on {}: a closed account stays closed",
+            closed.closed_at
+        ))
+        .into()),
+    }
+}
+
+/// The text an erase leaves wherever the person was named.
+pub fn tombstone(account: AccountId) -> String {
+    format!("erased-{account}")
+}
+
+async fn erase<T: Tx>(tx: &T, account: AccountId, log: &NewLogEntry) -> Result<Erasure, T::Error> {
+    let held = hold(tx, account).await?;
+    match closure(tx, account).await? {
+        None => {
+            return Err(StoreError::Invalid(format!(
+                "account {account} is open: close it first (billpay account close), then erase it"
+            ))
+            .into());
+        }
+        Some(Closure {
+            erased_at: Some(at),
+            ..
+        }) => {
+            return Err(StoreError::Invalid(format!(
+                "account {account}'s personal data was already erased on {at}"
+            ))
+            .into());
+        }
+        Some(_) => {}
+    }
+    refuse_unsettled(tx, account, &held, "erase").await?;
+    let person = person_of(tx, account, held).await?;
+    let tombstone = tombstone(account);
+    let mut erasure = Erasure {
+        tombstone: tombstone.clone(),
+        log_lines: redact_log(tx, account, &person).await?,
+        purchases: erase_purchases(tx, account, &tombstone).await?,
+        ..Erasure::default()
+    };
+    erase_messages(tx, account, &person, &tombstone, &mut erasure).await?;
+    erase_profile(tx, account, &tombstone, &mut erasure).await?;
+    let sql = "UPDATE account_closures SET erased_at = ?2 WHERE account_id = ?1";
+    tx.execute(sql, &[&account.to_string(), &now_rfc3339()])
+        .await?;
+    operators::append(tx, log).await?;
+    Ok(erasure)
+}
+
+/// What names the person: the account's name, email and every phone it gave.
+struct Person {
+    name: String,
+    email: String,
+    phones: Vec<String>,
+}
+
+async fn person_of<T: Tx>(tx: &T, account: AccountId, held: Held) -> Result<Person, T::Error> {
+    const COLUMNS: &str = "phone";
+    let sql = "SELECT phone FROM notice_preferences WHERE account_id = ?1 AND phone IS NOT NULL";
+    let mut phones: Vec<String> = tx
+        .query_all(sql, &[&account.to_string()], |row| row.get(col!("phone")))
+        .await?;
+    phones.extend(held.phone);
+    phones.retain(|p| !p.trim().is_empty());
+    Ok(Person {
+        name: held.name,
+        email: held.email,
+        phones,
+    })
+}
+
+/// Purchases keep their codes, amounts, statuses and times; their
+/// recipients, the product details that name or number someone, what the
+/// supplier delivered, and their webhook bodies and attempts are erased.
+async fn erase_purchases<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    tombstone: &str,
+) -> Result<u64, T::Error> {
+    let id = account.to_string();
+    let params: [&dyn Param; 2] = [&id, &tombstone];
+    let purchases = tx
+        .execute(
+            "UPDATE transactions SET recipient = ?2, details = '{}', result = '{}'
+             WHERE account_id = ?1",
+            &params,
+        )
+        .await?;
+    tx.execute(
+        "UPDATE webhook_attempts SET url = NULL, response_excerpt = '',
+                error = CASE WHEN error IS NULL THEN NULL ELSE 'erased' END
+         WHERE event_id IN (SELECT id FROM events WHERE account_id = ?1)",
+        &[&id],
+    )
+    .await?;
+    tx.execute(
+        "UPDATE events SET payload = '{\"erased\":true}',
+                status = CASE WHEN status = 'pending' THEN 'skipped' ELSE status END
+         WHERE account_id = ?1",
+        &[&id],
+    )
+    .await?;
+    Ok(purchases)
+}
+
+/// Notices keep their kind, channel, status and times; their address,
+/// contents and errors (which may quote the address) are erased, and any
+/// notice still queued is not sent. The erased address is suppressed, so a
+/// later cause (a transfer to its old bank account) writes no notice to it.
+async fn erase_messages<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    person: &Person,
+    tombstone: &str,
+    erasure: &mut Erasure,
+) -> Result<(), T::Error> {
+    let id = account.to_string();
+    let mut addresses = person.phones.clone();
+    addresses.push(person.email.clone());
+    let params: [&dyn Param; 2] = [&id, &tombstone];
+    erasure.notices = tx
+        .execute(
+            "UPDATE notices SET recipient = ?2, data = '{}',
+                    last_error = CASE WHEN last_error IS NULL THEN NULL ELSE 'erased' END,
+                    status = CASE WHEN status = 'queued' THEN 'failed' ELSE status END
+             WHERE account_id = ?1",
+            &params,
+        )
+        .await?;
+    for address in &addresses {
+        let params: [&dyn Param; 2] = [&address, &tombstone];
+        erasure.notices += tx
+            .execute(
+                "UPDATE notices SET recipient = ?2, data = '{}',
+                        last_error = CASE WHEN last_error IS NULL THEN NULL ELSE 'erased' END,
+                        status = CASE WHEN status = 'queued' THEN 'failed' ELSE status END
+                 WHERE lower(recipient) = lower(?1)",
+                &params,
+            )
+            .await?;
+        tx.execute(
+            "DELETE FROM notice_suppressions WHERE lower(recipient) = lower(?1)",
+            &[&address],
+        )
+        .await?;
+    }
+    let params: [&dyn Param; 2] = [&tombstone, &now_rfc3339()];
+    tx.execute(
+        "INSERT INTO notice_suppressions (channel, recipient, reason, created_at)
+         VALUES ('email', ?1, 'account erased', ?2) ON CONFLICT DO NOTHING",
+        &params,
+    )
+    .await?;
+    Ok(())
+}
+
+/// The account row keeps its id, status, balance and times; what only
+/// served the person is deleted; keys are revoked and lose their names and
+/// webhooks; reserved bank accounts and payments keep their numbers and
+/// amounts, not the names on them.
+async fn erase_profile<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    tombstone: &str,
+    erasure: &mut Erasure,
+) -> Result<(), T::Error> {
+    let id = account.to_string();
+    let params: [&dyn Param; 2] = [&id, &tombstone];
+    tx.execute(
+        "UPDATE accounts SET name = ?2, email = ?2, phone = NULL, password_hash = NULL
+         WHERE id = ?1",
+        &params,
+    )
+    .await?;
+    erasure.keys = tx
+        .execute(
+            "UPDATE api_keys SET status = 'revoked', name = NULL, webhook_url = NULL,
+                    webhook_secret_sealed = NULL
+             WHERE account_id = ?1",
+            &[&id],
+        )
+        .await?;
+    tx.execute(
+        "UPDATE funding_accounts SET account_name = ?2 WHERE account_id = ?1",
+        &params,
+    )
+    .await?;
+    tx.execute(
+        "UPDATE funding_events SET payer = CASE WHEN payer IS NULL THEN NULL ELSE ?2 END
+         WHERE account_id = ?1",
+        &params,
+    )
+    .await?;
+    erasure.beneficiaries = tx
+        .execute("DELETE FROM beneficiaries WHERE account_id = ?1", &[&id])
+        .await?;
+    for table in [
+        "sessions",
+        "email_codes",
+        "password_resets",
+        "transaction_pins",
+        "notice_preferences",
+        "reservation_identities",
+    ] {
+        let sql = format!("DELETE FROM {table} WHERE account_id = ?1");
+        tx.execute(&sql, &[&id]).await?;
+    }
+    Ok(())
+}
+
+/// The operator log's text that names the person becomes `[erased]` (the
+/// only change its trigger allows): lines about the account that hold its
+/// name, email or a phone, and any other line that holds its email or a
+/// phone. Who did what, when and to which subject stays.
+async fn redact_log<T: Tx>(tx: &T, account: AccountId, person: &Person) -> Result<u64, T::Error> {
+    let mut everywhere: Vec<String> = person.phones.iter().map(|p| p.to_lowercase()).collect();
+    everywhere.push(person.email.to_lowercase());
+    let mut about_account = everywhere.clone();
+    about_account.push(person.name.to_lowercase());
+    const COLUMNS: &str = "id, subject, before_state, after_state, reason";
+    let sql = "SELECT id, subject, before_state, after_state, reason FROM operator_log
+               WHERE subject = ?1
+                  OR lower(COALESCE(before_state, '') || ' ' || COALESCE(after_state, '') || ' '
+                           || COALESCE(reason, '')) LIKE ?2";
+    let (id, pattern) = (
+        account.to_string(),
+        format!("%{}%", person.email.to_lowercase()),
+    );
+    let params: [&dyn Param; 2] = [&id, &pattern];
+    let mut lines = tx
+        .query_all(sql, &params, |row| {
+            let texts: [Option<String>; 3] = [
+                row.get(col!("before_state"))?,
+                row.get(col!("after_state"))?,
+                row.get(col!("reason"))?,
+            ];
+            let subject: String = row.get(col!("subject"))?;
+            Ok((row.get::<i64>(col!("id"))?, subject, texts))
+        })
+        .await?;
+    for phone in &person.phones {
+        let pattern = format!("%{}%", phone.to_lowercase());
+        let params: [&dyn Param; 2] = [&id, &pattern];
+        let sql = "SELECT id, subject, before_state, after_state, reason FROM operator_log
+                   WHERE subject <> ?1
+                     AND lower(COALESCE(before_state, '') || ' ' || COALESCE(after_state, '')
+                               || ' ' || COALESCE(reason, '')) LIKE ?2";
+        lines.extend(
+            tx.query_all(sql, &params, |row| {
+                let texts: [Option<String>; 3] = [
+                    row.get(col!("before_state"))?,
+                    row.get(col!("after_state"))?,
+                    row.get(col!("reason"))?,
+                ];
+                Ok((
+                    row.get::<i64>(col!("id"))?,
+                    row.get(col!("subject"))?,
+                    texts,
+                ))
+            })
+            .await?,
+        );
+    }
+    let mut redacted = 0;
+    for (line, subject, texts) in lines {
+        let terms = if subject == id {
+            &about_account
+        } else {
+            &everywhere
+        };
+        let names = |text: &Option<String>| {
+            text.as_deref().is_some_and(|t| {
+                let t = t.to_lowercase();
+                terms
+                    .iter()
+                    .any(|term| !term.is_empty() && t.contains(term))
+            })
+        };
+        let [before, after, reason] = [&texts[0], &texts[1], &texts[2]].map(names);
+        if !(before || after || reason) {
+            continue;
+        }
+        let sql = "UPDATE operator_log SET
+                       before_state = CASE WHEN ?2 = 1 THEN '[erased]' ELSE before_state END,
+                       after_state = CASE WHEN ?3 = 1 THEN '[erased]' ELSE after_state END,
+                       reason = CASE WHEN ?4 = 1 THEN '[erased]' ELSE reason END
+                   WHERE id = ?1";
+        let [before, after, reason] = [before, after, reason].map(i32::from);
+        let params: [&dyn Param; 4] = [&line, &before, &after, &reason];
+        redacted += tx.execute(sql, &params).await?;
+    }
+    Ok(redacted)
+}
+
+async fn ledger_after<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    after_id: i64,
+    limit: u32,
+) -> Result<Vec<LedgerEntry>, T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = ?1 AND id > ?2
+             ORDER BY id LIMIT ?3"
+        )
+    });
+    let params: [&dyn Param; 3] = [&account.to_string(), &after_id, &i64::from(limit)];
+    tx.query_all(&SQL, &params, ledger_entry).await
+}
+
+/// Oldest first, by (created_at, code): the `transactions_account` index.
+async fn purchases_after<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    after: Option<&PurchaseCursor>,
+    limit: u32,
+) -> Result<Vec<PurchaseRecord>, T::Error> {
+    const COLUMNS: &str = "code, reference, product, provider, label, recipient, amount, \
+                           face_value, status, message, created_at, completed_at";
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {COLUMNS} FROM transactions
+             WHERE account_id = ?1 AND (created_at > ?2 OR (created_at = ?2 AND code > ?3))
+             ORDER BY created_at, code LIMIT ?4"
+        )
+    });
+    let (from, code) = after.map_or((String::new(), String::new()), |c| {
+        (c.created_at.clone(), c.code.clone())
+    });
+    let params: [&dyn Param; 4] = [&account.to_string(), &from, &code, &i64::from(limit)];
+    tx.query_all(&SQL, &params, |row| {
+        Ok(PurchaseRecord {
+            code: row.get(col!("code"))?,
+            reference: row.get(col!("reference"))?,
+            product: row.get(col!("product"))?,
+            provider: row.get(col!("provider"))?,
+            label: row.get(col!("label"))?,
+            recipient: row.get(col!("recipient"))?,
+            amount: row.get(col!("amount"))?,
+            face_value: row.get(col!("face_value"))?,
+            status: row.get(col!("status"))?,
+            message: row.get(col!("message"))?,
+            created_at: row.get(col!("created_at"))?,
+            completed_at: row.get(col!("completed_at"))?,
+        })
+    })
+    .await
+}
+
+async fn beneficiaries_of<T: Tx>(tx: &T, account: AccountId) -> Result<Vec<Beneficiary>, T::Error> {
+    const COLUMNS: &str = "id, product, recipient, nickname";
+    let sql = "SELECT id, product, recipient, nickname FROM beneficiaries
+               WHERE account_id = ?1 ORDER BY product, nickname, recipient";
+    tx.query_all(sql, &[&account.to_string()], |row| {
+        let product: String = row.get(col!("product"))?;
+        Ok(Beneficiary {
+            id: row.get(col!("id"))?,
+            product: product
+                .parse::<Product>()
+                .map_err(|_| StoreError::Backend(format!("unknown product {product}")))?,
+            recipient: row.get(col!("recipient"))?,
+            nickname: row.get(col!("nickname"))?,
+        })
+    })
+    .await
+}
