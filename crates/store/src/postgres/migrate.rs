@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/015_account_care.sql"),
     include_str!("migrations/016_shop_buying.sql"),
     include_str!("migrations/017_checkouts.sql"),
+    include_str!("migrations/018_limits.sql"),
 ];
 /// `pg_advisory_xact_lock` key: two processes migrating at once take turns.
 const MIGRATION_LOCK: i64 = 0x0062_696c_6c70_6179;

@@ -38,6 +38,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("016_account_care.sql"),
     include_str!("017_shop_buying.sql"),
     include_str!("018_checkouts.sql"),
+    include_str!("019_limits.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
