@@ -94,10 +94,14 @@ pub struct LimitState {
     pub balance: Kobo,
     /// The account's limits (its own over its level's).
     pub limits: Limits,
-    /// Level 0's: what applies while the balance is over the largest balance.
+    /// Level 0's: what applies while the balance is over the largest
+    /// balance (a purchase reads them only then).
     pub level0: Limits,
+    /// Today's usage; the 30-day sums are read only when a 30-day limit
+    /// applies (zero otherwise).
     pub usage: Usage,
-    /// Spent today on the purchase's recipient.
+    /// Spent today on the purchase's recipient (read only when a
+    /// per-recipient limit applies; zero otherwise).
     pub recipient_today: Kobo,
     /// The account or the recipient is on the blocklist.
     pub blocked: bool,
@@ -203,13 +207,26 @@ impl fmt::Display for LimitRefusal {
 }
 
 impl LimitState {
+    /// The balance is over the account's largest balance: level 0's limits apply.
+    pub fn held_to_level0(&self) -> bool {
+        self.limits
+            .max_balance
+            .is_some_and(|cap| self.balance > cap)
+    }
+
+    /// The limits a purchase is checked against now.
+    pub fn applied(&self) -> Limits {
+        if self.held_to_level0() {
+            self.level0
+        } else {
+            self.limits
+        }
+    }
+
     /// The first limit `amount` would exceed, in a fixed order; `None`: it passes.
     pub fn refusal(&self, amount: Kobo) -> Option<LimitRefusal> {
-        let held = self
-            .limits
-            .max_balance
-            .is_some_and(|cap| self.balance > cap);
-        let limits = if held { self.level0 } else { self.limits };
+        let held = self.held_to_level0();
+        let limits = self.applied();
         let usage = &self.usage;
         let a = amount.0;
         let checks: [(LimitKind, Option<i64>, i64, i64); 6] = [

@@ -32,14 +32,18 @@ for_both_engines! {
 const LIMIT_COLUMNS: &str = "max_purchase, daily_value, daily_count, monthly_value, \
                              monthly_count, max_balance, per_recipient_daily";
 
+/// The columns of [`PURCHASE_STATE`].
 const STATE_COLUMNS: &str = "balance, level, max_purchase, daily_value, daily_count, \
-    monthly_value, monthly_count, max_balance, per_recipient_daily, z_max_purchase, \
-    z_daily_value, z_daily_count, z_monthly_value, z_monthly_count, z_per_recipient_daily, \
-    day_value, day_count, month_value, month_count, recipient_today, blocked";
+    monthly_value, monthly_count, max_balance, per_recipient_daily, day_value, day_count, \
+    blocked";
 
-/// Everything a purchase of `account` to `recipient` is checked against:
-/// ?1 account, ?2 today (Lagos), ?3 the 30-day window's first day, ?4 recipient.
-const STATE: &str = "
+/// What every purchase reads, in one statement of primary-key lookups that
+/// replaces the balance read a purchase made before limits: the balance and
+/// level, the account's limits (its own over its level's), today's usage and
+/// the blocklist. ?1 account, ?2 today (Lagos), ?3 recipient. The 30-day
+/// sums, the recipient's usage and level 0's limits are read after it, and
+/// only when a limit needs them ([`state`]).
+const PURCHASE_STATE: &str = "
 SELECT a.balance AS balance, a.kyc_level AS level,
     COALESCE(o.max_purchase, k.max_purchase) AS max_purchase,
     COALESCE(o.daily_value, k.daily_value) AS daily_value,
@@ -48,38 +52,74 @@ SELECT a.balance AS balance, a.kyc_level AS level,
     COALESCE(o.monthly_count, k.monthly_count) AS monthly_count,
     COALESCE(o.max_balance, k.max_balance) AS max_balance,
     COALESCE(o.per_recipient_daily, k.per_recipient_daily) AS per_recipient_daily,
-    z.max_purchase AS z_max_purchase, z.daily_value AS z_daily_value,
-    z.daily_count AS z_daily_count, z.monthly_value AS z_monthly_value,
-    z.monthly_count AS z_monthly_count, z.per_recipient_daily AS z_per_recipient_daily,
-    u.day_value AS day_value, u.day_count AS day_count,
-    u.month_value AS month_value, u.month_count AS month_count,
-    CAST(COALESCE((SELECT r.value FROM recipient_usage r WHERE r.account_id = a.id
-        AND r.recipient = ?4 AND r.day = ?2), 0) AS BIGINT) AS recipient_today,
+    COALESCE(u.value, 0) AS day_value, COALESCE(u.count, 0) AS day_count,
     (EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'account' AND b.value = a.id)
-        OR EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'recipient' AND b.value = ?4))
+        OR EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'recipient' AND b.value = ?3))
         AS blocked
 FROM accounts a
 JOIN kyc_levels k ON k.level = a.kyc_level
-JOIN kyc_levels z ON z.level = 0
 LEFT JOIN account_limits o ON o.account_id = a.id
-CROSS JOIN (SELECT
-    CAST(COALESCE(SUM(CASE WHEN day = ?2 THEN value ELSE 0 END), 0) AS BIGINT) AS day_value,
-    CAST(COALESCE(SUM(CASE WHEN day = ?2 THEN count ELSE 0 END), 0) AS BIGINT) AS day_count,
-    CAST(COALESCE(SUM(value), 0) AS BIGINT) AS month_value,
-    CAST(COALESCE(SUM(count), 0) AS BIGINT) AS month_count
-    FROM limit_usage WHERE account_id = ?1 AND day >= ?3) u
+LEFT JOIN limit_usage u ON u.account_id = a.id AND u.day = ?2
 WHERE a.id = ?1";
 
-/// The state a purchase to `recipient` today is checked against.
-pub(crate) async fn state<T: Tx>(
+/// The Lagos day a purchase counts in.
+pub(crate) struct Today {
+    date: time::Date,
+    /// `YYYY-MM-DD`, the usage rows' key.
+    pub(crate) day: String,
+}
+
+impl Today {
+    pub(crate) fn now() -> Today {
+        let date = lagos_today();
+        Today {
+            date,
+            day: date.to_string(),
+        }
+    }
+
+    /// The first day of the 30-day window ending today.
+    pub(crate) fn window_start(&self) -> String {
+        usage_days(self.date).1
+    }
+}
+
+/// How much of the state a read needs: a purchase only what its limits use,
+/// the account's page all of its usage.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    ForPurchase,
+    Everything,
+}
+
+/// The state a purchase to `recipient` today is checked against. The
+/// 30-day sums are read only when a 30-day limit applies, the recipient's
+/// usage only when a per-recipient limit does, level 0's limits only when
+/// the balance is over the largest balance (left at zero and none otherwise:
+/// no limit reads them then).
+async fn state<T: Tx>(
     tx: &T,
     account: AccountId,
     recipient: &str,
-    today: &(String, String),
+    today: &Today,
+    read: Read,
 ) -> Result<LimitState, T::Error> {
-    let params: [&dyn Param; 4] = [&account.to_string(), &today.0, &today.1, &recipient];
-    let found = tx.query_opt(STATE, &params, state_row).await?;
-    Ok(found.ok_or(StoreError::NotFound("account"))?)
+    let params: [&dyn Param; 3] = [&account.to_string(), &today.day, &recipient];
+    let found = tx.query_opt(PURCHASE_STATE, &params, state_row).await?;
+    let mut state = found.ok_or(StoreError::NotFound("account"))?;
+    if state.held_to_level0() {
+        state.level0 = level0(tx).await?;
+    }
+    let applied = state.applied();
+    let monthly = applied.monthly_value.is_some() || applied.monthly_count.is_some();
+    if monthly || read == Read::Everything {
+        let (value, count) = window(tx, account, &today.window_start()).await?;
+        (state.usage.monthly_value, state.usage.monthly_count) = (value, count);
+    }
+    if applied.per_recipient_daily.is_some() {
+        state.recipient_today = spent_on(tx, account, recipient, &today.day).await?;
+    }
+    Ok(state)
 }
 
 fn state_row(row: &dyn RowRead) -> StoreResult<LimitState> {
@@ -96,56 +136,100 @@ fn state_row(row: &dyn RowRead) -> StoreResult<LimitState> {
             max_balance: row.get(col!("max_balance"))?,
             per_recipient_daily: row.get(col!("per_recipient_daily"))?,
         },
-        level0: Limits {
-            max_purchase: row.get(col!("z_max_purchase"))?,
-            daily_value: row.get(col!("z_daily_value"))?,
-            daily_count: row.get(col!("z_daily_count"))?,
-            monthly_value: row.get(col!("z_monthly_value"))?,
-            monthly_count: row.get(col!("z_monthly_count"))?,
-            max_balance: None,
-            per_recipient_daily: row.get(col!("z_per_recipient_daily"))?,
-        },
+        level0: Limits::default(),
         usage: Usage {
             daily_value: row.get(col!("day_value"))?,
             daily_count: row.get(col!("day_count"))?,
-            monthly_value: row.get(col!("month_value"))?,
-            monthly_count: row.get(col!("month_count"))?,
+            monthly_value: Kobo(0),
+            monthly_count: 0,
         },
-        recipient_today: row.get(col!("recipient_today"))?,
+        recipient_today: Kobo(0),
         blocked: row.get(col!("blocked"))?,
     })
 }
 
-/// Today's usage key: (Lagos day, first day of its 30-day window).
-pub(crate) fn today() -> (String, String) {
-    usage_days(lagos_today())
+/// Level 0's limits, which apply while a wallet is over its largest balance
+/// (its own largest balance does not: it is what put it there).
+async fn level0<T: Tx>(tx: &T) -> Result<Limits, T::Error> {
+    let sql = format!("SELECT {LIMIT_COLUMNS} FROM kyc_levels WHERE level = 0");
+    let found = tx.query_opt(&sql, &[], limits_row).await?;
+    let limits = found.ok_or(StoreError::NotFound("level 0"))?;
+    Ok(Limits {
+        max_balance: None,
+        ..limits
+    })
+}
+
+/// Value and count spent from `first_day` to today.
+async fn window<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    first_day: &str,
+) -> Result<(Kobo, i64), T::Error> {
+    const COLUMNS: &str = "value, count";
+    let sql = "SELECT CAST(COALESCE(SUM(value), 0) AS BIGINT) AS value,
+                   CAST(COALESCE(SUM(count), 0) AS BIGINT) AS count
+               FROM limit_usage WHERE account_id = ?1 AND day >= ?2";
+    let params: [&dyn Param; 2] = [&account.to_string(), &first_day];
+    tx.query_one(sql, &params, |row| {
+        Ok((row.get(col!("value"))?, row.get(col!("count"))?))
+    })
+    .await
+}
+
+/// Spent on `recipient` on `day`.
+async fn spent_on<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    recipient: &str,
+    day: &str,
+) -> Result<Kobo, T::Error> {
+    const COLUMNS: &str = "value";
+    let sql = "SELECT value FROM recipient_usage
+               WHERE account_id = ?1 AND recipient = ?2 AND day = ?3";
+    let params: [&dyn Param; 3] = [&account.to_string(), &recipient, &day];
+    let found = tx
+        .query_opt(sql, &params, |row| row.get(col!("value")))
+        .await?;
+    Ok(found.unwrap_or(Kobo(0)))
+}
+
+/// A purchase that passed its checks: the balance before it, and whether
+/// its recipient's usage is kept (only while a per-recipient limit applies).
+pub(crate) struct Passed {
+    pub(crate) balance: Kobo,
+    pub(crate) keeps_recipient: bool,
 }
 
 /// Refuses a purchase of `amount` to `recipient` that is blocked or over a
-/// limit; answers the balance. Inside the debit's transaction (SQLite's
-/// writer holds every row; the test-mode check reads).
+/// limit. Inside the debit's transaction (SQLite's writer holds every row;
+/// the test-mode check reads).
 pub(crate) async fn check<T: Tx>(
     tx: &T,
     account: AccountId,
     recipient: &str,
     amount: Kobo,
-    today: &(String, String),
-) -> Result<Kobo, T::Error> {
-    let state = state(tx, account, recipient, today).await?;
+    today: &Today,
+) -> Result<Passed, T::Error> {
+    let state = state(tx, account, recipient, today, Read::ForPurchase).await?;
     if state.blocked {
         return Err(Refusal::Blocked.into());
     }
     if let Some(refusal) = state.refusal(amount) {
         return Err(Refusal::LimitExceeded(refusal).into());
     }
-    Ok(state.balance)
+    Ok(Passed {
+        balance: state.balance,
+        keeps_recipient: state.applied().per_recipient_daily.is_some(),
+    })
 }
 
-/// Adds a placed purchase to its day's usage and its recipient's.
+/// Adds a placed purchase to its day's usage (one upsert), and to its
+/// recipient's when `recipient` is given.
 pub(crate) async fn record_usage<T: Tx>(
     tx: &T,
     account: AccountId,
-    recipient: &str,
+    recipient: Option<&str>,
     amount: Kobo,
     day: &str,
 ) -> Result<(), T::Error> {
@@ -157,6 +241,9 @@ pub(crate) async fn record_usage<T: Tx>(
         &[&account, &day, &amount.0],
     )
     .await?;
+    let Some(recipient) = recipient else {
+        return Ok(());
+    };
     tx.execute(
         "INSERT INTO recipient_usage (account_id, recipient, day, value) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (account_id, recipient, day) DO UPDATE SET
@@ -236,11 +323,8 @@ async fn kyc<T: Tx>(tx: &T, account: AccountId) -> Result<Kyc, T::Error> {
 }
 
 async fn view<T: Tx>(tx: &T, account: AccountId) -> Result<AccountLimits, T::Error> {
-    let state = state(tx, account, "", &today()).await?;
-    let held = state
-        .limits
-        .max_balance
-        .is_some_and(|cap| state.balance > cap);
+    let state = state(tx, account, "", &Today::now(), Read::Everything).await?;
+    let held = state.held_to_level0();
     Ok(AccountLimits {
         account_id: account,
         kyc: kyc(tx, account).await?,
@@ -426,6 +510,6 @@ pub(crate) async fn check_purchase<T: Tx>(
     if used {
         return Err(Refusal::DuplicateReference.into());
     }
-    let balance = check(tx, account, recipient, amount, &today()).await?;
-    Ok(rules::check_purchase(balance, false, amount)?)
+    let passed = check(tx, account, recipient, amount, &Today::now()).await?;
+    Ok(rules::check_purchase(passed.balance, false, amount)?)
 }

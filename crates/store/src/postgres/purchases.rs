@@ -11,9 +11,10 @@ use super::error::{
 };
 use super::rows::{daily_spend_row, get, transaction};
 use crate::areas::limits;
+use crate::clock::lagos_today;
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::TX_COLUMNS;
-use crate::limits::{LimitKind, LimitRefusal};
+use crate::limits::{LimitKind, LimitRefusal, usage_days};
 use crate::*;
 use async_trait::async_trait;
 use billpay_domain::{AccountId, Kobo, Product, TxStatus};
@@ -185,7 +186,7 @@ impl PurchaseArgs {
             batch_id: new.batch_id(),
             now_ms,
             now: rfc3339(now_ms),
-            today: limits::today(),
+            today: usage_days(lagos_today()),
             new,
         }
     }

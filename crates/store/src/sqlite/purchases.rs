@@ -44,16 +44,16 @@ impl PurchaseStore for SqliteStore {
                     return Err(Refusal::DuplicateReference.into());
                 }
                 let code = new_code("BP");
-                let (tx, today) = (&Lite(conn), limits::today());
+                let (tx, today) = (&Lite(conn), limits::Today::now());
                 let (account, recipient) = (new.account_id, new.recipient.as_str());
                 // The guarded debit refuses an amount over the balance.
-                let balance_before =
-                    ready(limits::check(tx, account, recipient, new.amount, &today))?;
+                let passed = ready(limits::check(tx, account, recipient, new.amount, &today))?;
                 let debit = Kobo(-new.amount.0);
                 let balance_after = post_ledger(conn, new.account_id, debit, Entry::Debit(&code))?;
-                insert(conn, &code, &new, (balance_before, balance_after))?;
+                insert(conn, &code, &new, (passed.balance, balance_after))?;
+                let kept = passed.keeps_recipient.then_some(recipient);
                 ready(limits::record_usage(
-                    tx, account, recipient, new.amount, &today.0,
+                    tx, account, kept, new.amount, &today.day,
                 ))?;
                 get(conn, &code)
             })

@@ -146,6 +146,41 @@ async fn fifty_concurrent_purchases_never_pass_a_daily_count() {
     assert_invariant(&store, account).await;
 }
 
+/// The 30-day sums are read only when a 30-day limit applies: they must
+/// still hold under concurrency, and count what was placed before.
+#[tokio::test]
+async fn fifty_concurrent_purchases_never_pass_a_30_day_value_limit() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 100_000).await;
+    // Placed while no 30-day limit applied (level 2): still counted.
+    store
+        .place_purchase(purchase(account, key, "before", 30))
+        .await
+        .unwrap();
+    let monthly = Limits {
+        monthly_value: Some(Kobo::from_naira(100)),
+        ..Limits::default()
+    };
+    own_limits(&store, account, monthly).await;
+    let refused = at_once(&store, (account, key), 50, 10, "08031234567").await;
+    assert_eq!(refused.len(), 43, "₦30 + 7 × ₦10 fit in ₦100");
+    assert!(
+        limit_kinds(&refused)
+            .iter()
+            .all(|k| *k == LimitKind::MonthlyValue)
+    );
+    let usage = store.account_limits(account).await.unwrap().usage;
+    assert_eq!(
+        (usage.monthly_value, usage.monthly_count),
+        (Kobo::from_naira(100), 8)
+    );
+    assert_eq!(
+        store.balance(account).await.unwrap(),
+        Kobo::from_naira(100_000 - 100)
+    );
+    assert_invariant(&store, account).await;
+}
+
 #[tokio::test]
 async fn concurrent_purchases_to_one_recipient_stop_at_its_daily_limit() {
     let (_db, store) = store().await;

@@ -72,7 +72,11 @@ CREATE TABLE blocklist (
 -- under the wallet's row lock (which orders every debit of one account, so
 -- usage read here cannot be raced) and the usage added in the same
 -- transaction. The same checks as crate::limits::LimitState::refusal, in
--- the same order; the store contract tests hold both engines to them.
+-- the same order, reading as little as areas/limits.rs does: the 30-day sums
+-- only when a 30-day limit applies, the recipient's usage (read and kept)
+-- only when a per-recipient limit does, level 0's limits only when the
+-- wallet is over its largest balance. The store contract tests hold both
+-- engines to the same answers.
 -- p_day: the Lagos day; p_month_from: the 30-day window's first day.
 CREATE FUNCTION billpay_place_limited_purchase(
     p_code TEXT, p_account TEXT, p_key TEXT, p_reference TEXT, p_product TEXT,
@@ -83,15 +87,30 @@ CREATE FUNCTION billpay_place_limited_purchase(
     OUT limit_name TEXT, OUT limit_value BIGINT, OUT used BIGINT, OUT held BOOLEAN)
 LANGUAGE plpgsql AS $$
 DECLARE
-    lvl INTEGER;
-    own kyc_levels%ROWTYPE;
     lim kyc_levels%ROWTYPE;
-    day_value BIGINT; day_count BIGINT; month_value BIGINT; month_count BIGINT;
+    day_value BIGINT := 0; day_count BIGINT := 0;
+    month_value BIGINT := 0; month_count BIGINT := 0;
     to_recipient BIGINT := 0;
 BEGIN
     held := FALSE;
-    SELECT a.balance, a.kyc_level INTO before_kobo, lvl
-        FROM accounts a WHERE a.id = p_account FOR UPDATE;
+    -- The wallet (locked) and its limits: its level's under its own. Usage
+    -- is read by the statements after this one: under READ COMMITTED each
+    -- takes its snapshot after the lock is held, so it sees every earlier
+    -- purchase of the account (a row joined here would be the one seen
+    -- before waiting for the lock).
+    SELECT a.balance, k.level, k.name,
+            COALESCE(o.max_purchase, k.max_purchase), COALESCE(o.daily_value, k.daily_value),
+            COALESCE(o.daily_count, k.daily_count), COALESCE(o.monthly_value, k.monthly_value),
+            COALESCE(o.monthly_count, k.monthly_count), COALESCE(o.max_balance, k.max_balance),
+            COALESCE(o.per_recipient_daily, k.per_recipient_daily)
+        INTO before_kobo, lim.level, lim.name, lim.max_purchase, lim.daily_value,
+            lim.daily_count, lim.monthly_value, lim.monthly_count, lim.max_balance,
+            lim.per_recipient_daily
+        FROM accounts a
+        JOIN kyc_levels k ON k.level = a.kyc_level
+        LEFT JOIN account_limits o ON o.account_id = a.id
+        WHERE a.id = p_account
+        FOR UPDATE OF a;
     IF NOT FOUND THEN
         outcome := 'no_account';
         RETURN;
@@ -105,23 +124,20 @@ BEGIN
         outcome := 'blocked';
         RETURN;
     END IF;
-    SELECT k.level, k.name,
-            COALESCE(o.max_purchase, k.max_purchase), COALESCE(o.daily_value, k.daily_value),
-            COALESCE(o.daily_count, k.daily_count), COALESCE(o.monthly_value, k.monthly_value),
-            COALESCE(o.monthly_count, k.monthly_count), COALESCE(o.max_balance, k.max_balance),
-            COALESCE(o.per_recipient_daily, k.per_recipient_daily)
-        INTO own FROM kyc_levels k LEFT JOIN account_limits o ON o.account_id = p_account
-        WHERE k.level = lvl;
-    lim := own;
-    IF own.max_balance IS NOT NULL AND before_kobo > own.max_balance THEN
+    IF lim.max_balance IS NOT NULL AND before_kobo > lim.max_balance THEN
         held := TRUE;
         SELECT * INTO lim FROM kyc_levels k WHERE k.level = 0;
     END IF;
-    SELECT COALESCE(SUM(CASE WHEN u.day = p_day THEN u.value ELSE 0 END), 0),
-            COALESCE(SUM(CASE WHEN u.day = p_day THEN u.count ELSE 0 END), 0),
-            COALESCE(SUM(u.value), 0), COALESCE(SUM(u.count), 0)
-        INTO day_value, day_count, month_value, month_count
-        FROM limit_usage u WHERE u.account_id = p_account AND u.day >= p_month_from;
+    IF lim.monthly_value IS NOT NULL OR lim.monthly_count IS NOT NULL THEN
+        SELECT COALESCE(SUM(CASE WHEN u.day = p_day THEN u.value ELSE 0 END), 0),
+                COALESCE(SUM(CASE WHEN u.day = p_day THEN u.count ELSE 0 END), 0),
+                COALESCE(SUM(u.value), 0), COALESCE(SUM(u.count), 0)
+            INTO day_value, day_count, month_value, month_count
+            FROM limit_usage u WHERE u.account_id = p_account AND u.day >= p_month_from;
+    ELSE
+        SELECT COALESCE(MAX(u.value), 0), COALESCE(MAX(u.count), 0) INTO day_value, day_count
+            FROM limit_usage u WHERE u.account_id = p_account AND u.day = p_day;
+    END IF;
     IF lim.per_recipient_daily IS NOT NULL THEN
         SELECT COALESCE(MAX(r.value), 0) INTO to_recipient FROM recipient_usage r
             WHERE r.account_id = p_account AND r.recipient = p_recipient AND r.day = p_day;
@@ -166,9 +182,11 @@ BEGIN
         VALUES (p_account, -p_amount, 'debit', after_kobo, p_code, p_now);
     INSERT INTO limit_usage AS u (account_id, day, value, count) VALUES (p_account, p_day, p_amount, 1)
         ON CONFLICT (account_id, day) DO UPDATE SET value = u.value + p_amount, count = u.count + 1;
-    INSERT INTO recipient_usage AS r (account_id, recipient, day, value)
-        VALUES (p_account, p_recipient, p_day, p_amount)
-        ON CONFLICT (account_id, recipient, day) DO UPDATE SET value = r.value + p_amount;
+    IF lim.per_recipient_daily IS NOT NULL THEN
+        INSERT INTO recipient_usage AS r (account_id, recipient, day, value)
+            VALUES (p_account, p_recipient, p_day, p_amount)
+            ON CONFLICT (account_id, recipient, day) DO UPDATE SET value = r.value + p_amount;
+    END IF;
     outcome := 'ok';
 END
 $$;
