@@ -329,6 +329,22 @@ pub struct AccountLimits {
     pub held_to_level0: bool,
 }
 
+impl AccountLimits {
+    /// What the daily and 30-day value limits still let the account spend
+    /// today (`None`: neither applies). While [`Self::held_to_level0`] level
+    /// 0's limits apply instead, which this does not say.
+    pub fn left_today(&self) -> Option<Kobo> {
+        let left = |limit: Option<Kobo>, used: Kobo| limit.map(|l| l.0 - used.0);
+        let daily = left(self.limits.daily_value, self.usage.daily_value);
+        let monthly = left(self.limits.monthly_value, self.usage.monthly_value);
+        [daily, monthly]
+            .into_iter()
+            .flatten()
+            .min()
+            .map(|kobo| Kobo(kobo.max(0)))
+    }
+}
+
 /// The Lagos day a purchase counts in, and the first day of its 30-day window.
 pub fn usage_days(today: time::Date) -> (String, String) {
     let first = today - time::Duration::days(29);

@@ -82,7 +82,8 @@ pub struct AccountOut {
     /// The limits that apply (the account's own over its level's).
     pub limits: LimitsOut,
     pub usage: UsageOut,
-    /// Naira that can still be spent today (`null`: no daily limit).
+    /// Naira that the daily and 30-day value limits still let the account
+    /// spend today (`null`: neither applies).
     #[schema(value_type = Option<f64>, example = 46500.0)]
     pub left_today: Option<Kobo>,
     /// The balance is over the largest balance: level 0's limits apply until
@@ -99,10 +100,7 @@ pub async fn account(State(state): State<AppState>, caller: Caller) -> Reply<Acc
     let account =
         account.ok_or_else(|| crate::error::ApiError::NotFound("account not found".into()))?;
     let view = state.store.account_limits(id).await?;
-    let left_today = view
-        .limits
-        .daily_value
-        .map(|limit| Kobo((limit.0 - view.usage.daily_value.0).max(0)));
+    let left_today = view.left_today();
     ok(AccountOut {
         account_id: id.to_string(),
         name: account.name,
