@@ -59,6 +59,12 @@ pub enum ApiError {
     SupplierUnavailable,
     #[error("Bad request")]
     BadRequest,
+    /// Over one of the account's limits (docs/limits.md): which, and what is left.
+    #[error("{0}")]
+    LimitExceeded(String),
+    /// The account or the recipient is on the operator's blocklist.
+    #[error("{}", billpay_store::BLOCKED)]
+    Blocked,
 }
 
 fn insufficient_balance(balance: Option<Kobo>, needed: Option<Kobo>) -> String {
@@ -97,7 +103,7 @@ impl ApiError {
         match self {
             InvalidJson(_) | BadRequest => StatusCode::BAD_REQUEST,
             MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
-            Suspended(_) => StatusCode::FORBIDDEN,
+            Suspended(_) | Blocked => StatusCode::FORBIDDEN,
             NotFound(_) => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -110,6 +116,7 @@ impl ApiError {
             | InvalidPlan
             | InsufficientBalance { .. }
             | DuplicateReference(_)
+            | LimitExceeded(_)
             | CustomerNotFound(_) => StatusCode::UNPROCESSABLE_ENTITY,
             RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -141,6 +148,8 @@ impl ApiError {
             RateLimited { .. } => "rate_limited",
             Internal(_) => "internal_error",
             SupplierUnavailable => "supplier_unavailable",
+            LimitExceeded(_) => "limit_exceeded",
+            Blocked => "blocked",
         }
     }
 
@@ -194,6 +203,10 @@ impl From<StoreError> for ApiError {
                 balance: None,
                 needed: None,
             },
+            StoreError::Refused(Refusal::LimitExceeded(refusal)) => {
+                ApiError::LimitExceeded(refusal.to_string())
+            }
+            StoreError::Refused(Refusal::Blocked) => ApiError::Blocked,
             StoreError::NotFound(what) => ApiError::NotFound(format!("{what} not found")),
             other => ApiError::Internal(other.to_string()),
         }

@@ -3,9 +3,11 @@
 
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, optional_reason, reason_of};
 use billpay_domain::AccountId;
+use billpay_store::limits::{LEVELS, OPERATOR_CREATED_LEVEL};
 use billpay_store::{Account, AccountStatus, Closure, Erasure, NewAccount, Store};
 
-/// A new account (with one NGN wallet); `password` is for the dashboard.
+/// A new account (with one NGN wallet) at the level an operator-created
+/// account starts at ([`OPERATOR_CREATED_LEVEL`]); `password` is for the dashboard.
 pub async fn create(
     store: &dyn Store,
     actor: Actor,
@@ -13,7 +15,22 @@ pub async fn create(
     email: &str,
     password: Option<&str>,
 ) -> OpsResult<Account> {
+    create_at_level(store, actor, name, email, password, OPERATOR_CREATED_LEVEL).await
+}
+
+/// [`create`] at the KYC level given (0, 1 or 2; docs/limits.md).
+pub async fn create_at_level(
+    store: &dyn Store,
+    actor: Actor,
+    name: &str,
+    email: &str,
+    password: Option<&str>,
+    kyc_level: u8,
+) -> OpsResult<Account> {
     actor.require(Permission::ManageAccounts)?;
+    if !LEVELS.contains(&kyc_level) {
+        return Err(invalid(&["kyc_level"], "must be 0, 1 or 2"));
+    }
     let name = name.trim().to_owned();
     if name.is_empty() {
         return Err(invalid(&["name"], "must not be empty"));
@@ -32,6 +49,7 @@ pub async fn create(
         name,
         email: email.to_owned(),
         password_hash,
+        kyc_level,
     };
     let account = store.create_account_logged(new, log).await?;
     tracing::info!(%actor, account = %account.id, "account created");

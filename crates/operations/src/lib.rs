@@ -18,6 +18,7 @@ pub mod audit;
 pub mod bank_transfers;
 pub mod catalogue;
 pub mod keys;
+pub mod limits;
 pub mod notices;
 pub mod operators;
 pub mod pricing;

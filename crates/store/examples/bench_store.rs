@@ -89,6 +89,7 @@ async fn measure(store: &SharedStore, purchases: usize, concurrency: usize) -> f
                 name: "Bench".into(),
                 email: format!("bench{i}@example.com"),
                 password_hash: None,
+                kyc_level: billpay_store::limits::OPERATOR_CREATED_LEVEL,
             })
             .await
             .unwrap();

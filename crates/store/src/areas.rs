@@ -17,6 +17,7 @@ pub(crate) mod events;
 mod fulfilment;
 mod funding;
 pub(crate) mod keys;
+pub(crate) mod limits;
 mod logged;
 mod low_balance;
 pub(crate) mod notice_admin;
@@ -62,6 +63,7 @@ pub trait Store:
     + PinStore
     + BeneficiaryStore
     + PrivacyStore
+    + LimitStore
 {
 }
 
@@ -86,6 +88,7 @@ impl<T> Store for T where
         + PinStore
         + BeneficiaryStore
         + PrivacyStore
+        + LimitStore
 {
 }
 
@@ -228,6 +231,53 @@ pub trait AccountCareStore: Send + Sync + 'static {
     -> StoreResult<SignUpCounts>;
 }
 
+/// KYC levels, limits and the blocklist (issue 32; the checks run inside the
+/// purchase's own transaction, see `PurchaseStore::place_purchase`).
+#[async_trait]
+pub trait LimitStore: Send + Sync + 'static {
+    /// Every level and its limits, level 0 first.
+    async fn level_limits(&self) -> StoreResult<Vec<crate::limits::LevelLimits>>;
+    /// An account's level, the limits that apply, its own, and today's and
+    /// the last 30 days' usage.
+    async fn account_limits(&self, account: AccountId)
+    -> StoreResult<crate::limits::AccountLimits>;
+    async fn blocklist(&self) -> StoreResult<Vec<crate::limits::BlockEntry>>;
+    /// Sets the level and how it was reached; the line's `before` is the level before.
+    async fn set_kyc_logged(
+        &self,
+        account: AccountId,
+        change: crate::limits::KycChange,
+        log: NewLogEntry,
+    ) -> StoreResult<crate::limits::Kyc>;
+    /// Replaces a level's limits (`None`: no limit).
+    async fn set_level_limits_logged(
+        &self,
+        level: u8,
+        limits: crate::limits::Limits,
+        log: NewLogEntry,
+    ) -> StoreResult<crate::limits::LevelLimits>;
+    /// Replaces an account's own limits (`None`: its level's).
+    async fn set_account_limits_logged(
+        &self,
+        account: AccountId,
+        limits: crate::limits::Limits,
+        log: NewLogEntry,
+    ) -> StoreResult<crate::limits::AccountLimits>;
+    /// `false` (and no line) when the entry is there already.
+    async fn block_logged(
+        &self,
+        entry: crate::limits::BlockEntry,
+        log: NewLogEntry,
+    ) -> StoreResult<bool>;
+    /// `false` (and no line) when there was no such entry.
+    async fn unblock_logged(
+        &self,
+        kind: crate::limits::BlockKind,
+        value: &str,
+        log: NewLogEntry,
+    ) -> StoreResult<bool>;
+}
+
 #[async_trait]
 pub trait AccountStore: Send + Sync + 'static {
     async fn create_account(&self, new: NewAccount) -> StoreResult<Account>;
@@ -292,13 +342,16 @@ pub trait CatalogueStore: Send + Sync + 'static {
 #[async_trait]
 pub trait PurchaseStore: Send + Sync + 'static {
     /// Test mode: the checks of a live purchase, changing nothing; returns the balance.
+    /// The recipient is checked against the blocklist and its daily limit.
     async fn check_purchase(
         &self,
         account: AccountId,
         reference: &str,
+        recipient: &str,
         amount: Kobo,
     ) -> StoreResult<Kobo>;
-    /// One atomic write: reference, debit, transaction (`processing`), ledger entry.
+    /// One atomic write: reference, blocklist and limits (issue 32), debit,
+    /// transaction (`processing`), ledger entry, usage.
     async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction>;
     async fn transaction(
         &self,

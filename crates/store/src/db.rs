@@ -318,7 +318,7 @@ macro_rules! integers {
         }
     )*};
 }
-integers!(i64, i32, u32, u64, u16);
+integers!(i64, i32, u32, u64, u16, u8);
 
 impl Value for billpay_domain::Kobo {
     fn read(row: &dyn RowRead, column: Column) -> StoreResult<Self> {

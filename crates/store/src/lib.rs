@@ -14,6 +14,7 @@ pub mod clock;
 mod columns;
 mod db;
 pub mod issue;
+pub mod limits;
 pub mod metrics;
 mod model;
 pub mod operators;
@@ -94,7 +95,18 @@ pub enum Refusal {
     DuplicateReference,
     #[error("insufficient wallet balance")]
     InsufficientBalance,
+    /// Over one of the account's limits (issue 32): which, and what is left.
+    #[error("{0}")]
+    LimitExceeded(limits::LimitRefusal),
+    /// The account or the recipient is on the operator's blocklist.
+    #[error("{}", BLOCKED)]
+    Blocked,
 }
+
+/// What a blocked purchase says: not which entry matched, so a fraudster
+/// learns nothing by trying.
+pub const BLOCKED: &str =
+    "This purchase is not allowed by the operator's fraud controls; contact the operator";
 
 pub type StoreResult<T> = Result<T, StoreError>;
 

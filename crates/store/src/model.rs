@@ -96,6 +96,10 @@ pub struct NewAccount {
     pub name: String,
     pub email: String,
     pub password_hash: Option<String>,
+    /// The KYC level it starts at (0, 1 or 2; docs/limits.md): 0 for a
+    /// stranger signing up, the operator's choice (by default
+    /// [`crate::limits::OPERATOR_CREATED_LEVEL`]) for an account an operator creates.
+    pub kyc_level: u8,
 }
 
 #[derive(Debug, Clone, Serialize)]

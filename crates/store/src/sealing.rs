@@ -318,6 +318,17 @@ pass_through!(NoticeAdminStore {
     fn accounts_created(&self, from: &str, until: &str) -> StoreResult<u64>;
 });
 
+pass_through!(LimitStore {
+    fn level_limits(&self) -> StoreResult<Vec<crate::limits::LevelLimits>>;
+    fn account_limits(&self, account: AccountId) -> StoreResult<crate::limits::AccountLimits>;
+    fn blocklist(&self) -> StoreResult<Vec<crate::limits::BlockEntry>>;
+    fn set_kyc_logged(&self, account: AccountId, change: crate::limits::KycChange, log: NewLogEntry) -> StoreResult<crate::limits::Kyc>;
+    fn set_level_limits_logged(&self, level: u8, limits: crate::limits::Limits, log: NewLogEntry) -> StoreResult<crate::limits::LevelLimits>;
+    fn set_account_limits_logged(&self, account: AccountId, limits: crate::limits::Limits, log: NewLogEntry) -> StoreResult<crate::limits::AccountLimits>;
+    fn block_logged(&self, entry: crate::limits::BlockEntry, log: NewLogEntry) -> StoreResult<bool>;
+    fn unblock_logged(&self, kind: crate::limits::BlockKind, value: &str, log: NewLogEntry) -> StoreResult<bool>;
+});
+
 pass_through!(LoggedStore {
     fn credit_logged(&self, account: AccountId, amount: Kobo, reference: &str, log: NewLogEntry) -> StoreResult<Credit>;
     fn debit_logged(&self, account: AccountId, amount: Kobo, reference: &str, log: NewLogEntry) -> StoreResult<Credit>;
@@ -365,9 +376,12 @@ impl PurchaseStore for SealedStore {
         &self,
         account: AccountId,
         reference: &str,
+        recipient: &str,
         amount: Kobo,
     ) -> StoreResult<Kobo> {
-        self.inner.check_purchase(account, reference, amount).await
+        self.inner
+            .check_purchase(account, reference, recipient, amount)
+            .await
     }
     async fn daily_spend(&self, account: AccountId, since: &str) -> StoreResult<Vec<DailySpend>> {
         self.inner.daily_spend(account, since).await

@@ -313,7 +313,8 @@ async fn answers_match_the_sqlite_backend() {
                 .create_account(NewAccount {
                     name: "B".into(),
                     email: email.to_uppercase(),
-                    password_hash: None
+                    password_hash: None,
+                    kyc_level: billpay_store::limits::OPERATOR_CREATED_LEVEL,
                 })
                 .await,
             Err(StoreError::EmailTaken(_))

@@ -2,6 +2,7 @@
 //! handler, whose `#[utoipa::path]` gives both the route (relative to `/v1`)
 //! and its OpenAPI operation, so a path is written once.
 
+pub mod account;
 pub mod catalogue;
 pub mod pricing;
 pub mod purchases;
@@ -19,6 +20,7 @@ pub fn v1() -> OpenApiRouter<AppState> {
     let test_twins = purchases::router(Mode::Test).merge(verify::router(Mode::Test));
     OpenApiRouter::default()
         .merge(wallet::router())
+        .merge(account::router())
         .merge(catalogue::router())
         .merge(pricing::router())
         .merge(purchases::router(Mode::Live))

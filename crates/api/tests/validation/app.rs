@@ -64,6 +64,7 @@ impl App {
             name: "Test Co".into(),
             email: format!("t{n}@example.com"),
             password_hash: None,
+            kyc_level: billpay_store::limits::OPERATOR_CREATED_LEVEL,
         };
         let account = self.store.create_account(new).await.unwrap().id;
         if naira > 0 {

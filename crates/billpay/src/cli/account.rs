@@ -20,6 +20,10 @@ pub enum AccountCommand {
         /// Dashboard password (hashed with argon2id).
         #[arg(long)]
         password: Option<String>,
+        /// The KYC level it starts at (0, 1 or 2; docs/limits.md): 2 by
+        /// default, an operator-created account having been onboarded by the operator.
+        #[arg(long, default_value_t = billpay_store::limits::OPERATOR_CREATED_LEVEL)]
+        kyc_level: u8,
     },
     /// An account: name, email, status, balance and price tier.
     Show { account_id: AccountId },
@@ -61,18 +65,20 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
             name,
             email,
             password,
+            kyc_level,
         } => {
-            let account = accounts::create(
+            let account = accounts::create_at_level(
                 store.as_ref(),
                 Actor::Cli,
                 &name,
                 &email,
                 password.as_deref(),
+                kyc_level,
             )
             .await
             .map_err(action_error)?;
             out.emit(
-                json!({ "account_id": account.id, "name": account.name, "email": account.email, "status": account.status }),
+                json!({ "account_id": account.id, "name": account.name, "email": account.email, "status": account.status, "kyc_level": kyc_level }),
                 format!("Created account {} ({})", account.id, account.email),
             );
         }

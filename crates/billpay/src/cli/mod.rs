@@ -11,6 +11,7 @@ mod flags;
 mod funding_command;
 mod http_server;
 mod key;
+mod limits;
 mod metrics;
 mod notify;
 mod operator;
@@ -91,6 +92,15 @@ pub enum Command {
     /// Inspect transactions.
     #[command(subcommand)]
     Transaction(transaction::TransactionCommand),
+    /// KYC levels of accounts: set-level, show (docs/limits.md).
+    #[command(subcommand)]
+    Kyc(limits::KycCommand),
+    /// Limits per KYC level and per account: show, set.
+    #[command(subcommand)]
+    Limits(limits::LimitsCommand),
+    /// Recipients and accounts refused at purchase: add, list, remove.
+    #[command(subcommand)]
+    Blocklist(limits::BlocklistCommand),
     /// Price tiers: create, list, show, rule.
     #[command(subcommand)]
     Tier(tier::TierCommand),
@@ -177,6 +187,9 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
             transaction::run(cmd, &store, settings.needs_review_after(), out).await?
         }
         Command::Tier(cmd) => tier::run(cmd, &store, out).await?,
+        Command::Kyc(cmd) => limits::kyc(cmd, &store, out).await?,
+        Command::Limits(cmd) => limits::limits(cmd, &store, out).await?,
+        Command::Blocklist(cmd) => limits::blocklist(cmd, &store, out).await?,
         Command::Report(cmd) => report::run(cmd, &store, out).await?,
         Command::Supplier(cmd) => supplier::run(cmd, &settings, out).await?,
         Command::Webhook(cmd) => webhook::run(cmd, &store, out).await?,

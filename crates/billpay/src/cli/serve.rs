@@ -408,6 +408,7 @@ async fn demo(store: &SharedStore, address: std::net::SocketAddr) -> anyhow::Res
             name: "Demo Business".into(),
             email: DEMO_EMAIL.into(),
             password_hash: Some(billpay_domain::password::hash(&password)?),
+            kyc_level: billpay_store::limits::OPERATOR_CREATED_LEVEL,
         })
         .await?;
     store

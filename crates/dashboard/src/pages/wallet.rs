@@ -11,6 +11,7 @@ use axum::extract::{Query, State};
 use axum::http::header;
 use axum::response::IntoResponse;
 use billpay_domain::AccountId;
+use billpay_store::limits::AccountLimits;
 use billpay_store::{LedgerEntry, SharedStore, StoreResult, Transaction, TxFilter, TxLookup};
 use billpay_webkit::rows::entry_description;
 use std::collections::HashMap;
@@ -36,8 +37,36 @@ pub struct EntryRow {
 struct WalletPage {
     chrome: Chrome,
     balance: String,
+    limits: LimitsNote,
     entries: Vec<EntryRow>,
     funding: super::fund_wallet::FundingSection,
+}
+
+/// What the account's limits still allow today, and how to raise them
+/// (docs/limits.md), in words.
+pub struct LimitsNote {
+    /// "You can spend ₦X more today", or why level 0's limits apply.
+    pub left: Option<String>,
+    /// Below level 2: how to reach a higher level.
+    pub raise: Option<&'static str>,
+}
+
+/// What a customer below level 2 is told to raise their limits.
+pub const RAISE_LIMITS: &str = "To raise your limits, have your BVN or NIN verified by the operator (level 1), or ask the operator to approve your business (level 2).";
+
+impl LimitsNote {
+    fn of(view: &AccountLimits) -> LimitsNote {
+        let left = if view.held_to_level0 {
+            Some("Your wallet holds more than its largest balance, so the lowest level's limits apply until the operator reviews your account.".to_owned())
+        } else {
+            view.left_today()
+                .map(|left| format!("You can spend {} more today.", naira(left)))
+        };
+        LimitsNote {
+            left,
+            raise: (view.kyc.level < 2).then_some(RAISE_LIMITS),
+        }
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -64,6 +93,7 @@ pub async fn page(state: &DashboardState, signed_in: &SignedIn, notes: WalletNot
     // First: a first visit may reserve accounts, shown below.
     let extras = super::pay_now::wallet_extras(state, &signed_in.user, notes).await?;
     let balance = state.store.balance(account).await?;
+    let limits = LimitsNote::of(&state.store.account_limits(account).await?);
     let entries = state.store.ledger(account, PAGE_ENTRIES).await?;
     let purchases = purchases_of(&state.store, account, &entries, PAGE_ENTRIES).await?;
     let entries = entries
@@ -87,6 +117,7 @@ pub async fn page(state: &DashboardState, signed_in: &SignedIn, notes: WalletNot
     let page = render(&WalletPage {
         chrome: Chrome::new(signed_in, "wallet"),
         balance: naira(balance),
+        limits,
         entries,
         funding,
     });

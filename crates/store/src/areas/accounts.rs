@@ -29,13 +29,17 @@ pub(crate) async fn create<T: Tx>(
 ) -> Result<Account, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "INSERT INTO accounts (id, name, email, password_hash, status, created_at)
-             VALUES (?1, ?2, ?3, ?4, 'active', ?5) ON CONFLICT DO NOTHING
+            "INSERT INTO accounts (id, name, email, password_hash, status, created_at, kyc_level)
+             VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?6) ON CONFLICT DO NOTHING
              RETURNING {ACCOUNT_COLUMNS}"
         )
     });
     let (id, now) = (AccountId::new().to_string(), now_rfc3339());
-    let params: [&dyn Param; 5] = [&id, &new.name, &new.email, &new.password_hash, &now];
+    if !crate::limits::LEVELS.contains(&new.kyc_level) {
+        return Err(StoreError::Invalid(format!("there is no level {}", new.kyc_level)).into());
+    }
+    let level = i32::from(new.kyc_level);
+    let params: [&dyn Param; 6] = [&id, &new.name, &new.email, &new.password_hash, &now, &level];
     let Some(created) = tx.query_opt(&SQL, &params, account).await? else {
         return Err(rules::email_taken(&new.email).into());
     };

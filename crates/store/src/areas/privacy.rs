@@ -246,11 +246,13 @@ async fn erase<T: Tx>(tx: &T, account: AccountId, log: &NewLogEntry) -> Result<E
     Ok(erasure)
 }
 
-/// What names the person: the account's name, email and every phone it gave.
+/// What names the person: the account's name, email, every phone it gave,
+/// and the last 4 digits of a BVN or NIN verified for its KYC level.
 struct Person {
     name: String,
     email: String,
     phones: Vec<String>,
+    identity_last4: Option<String>,
 }
 
 async fn person_of<T: Tx>(tx: &T, account: AccountId, held: Held) -> Result<Person, T::Error> {
@@ -261,10 +263,20 @@ async fn person_of<T: Tx>(tx: &T, account: AccountId, held: Held) -> Result<Pers
         .await?;
     phones.extend(held.phone);
     phones.retain(|p| !p.trim().is_empty());
+    let identity_last4 = {
+        const COLUMNS: &str = "last4";
+        let sql = "SELECT last4 FROM account_kyc WHERE account_id = ?1";
+        tx.query_opt(sql, &[&account.to_string()], |row| {
+            row.get::<Option<String>>(col!("last4"))
+        })
+        .await?
+        .flatten()
+    };
     Ok(Person {
         name: held.name,
         email: held.email,
         phones,
+        identity_last4,
     })
 }
 
@@ -404,6 +416,23 @@ async fn erase_profile<T: Tx>(
         let sql = format!("DELETE FROM {table} WHERE account_id = ?1");
         tx.execute(&sql, &[&id]).await?;
     }
+    // Limits (issue 32): the per-recipient usage names recipients; the KYC
+    // record keeps its level, method and who set it, not the last 4 digits
+    // or the operator's words about the person. A blocked recipient stays
+    // blocked (fraud control outlives the customer), an entry blocking this
+    // account loses its reason.
+    tx.execute("DELETE FROM recipient_usage WHERE account_id = ?1", &[&id])
+        .await?;
+    tx.execute(
+        "UPDATE account_kyc SET last4 = NULL, reason = '[erased]' WHERE account_id = ?1",
+        &[&id],
+    )
+    .await?;
+    tx.execute(
+        "UPDATE blocklist SET reason = '[erased]' WHERE kind = 'account' AND value = ?1",
+        &[&id],
+    )
+    .await?;
     Ok(())
 }
 
@@ -416,6 +445,8 @@ async fn redact_log<T: Tx>(tx: &T, account: AccountId, person: &Person) -> Resul
     everywhere.push(person.email.to_lowercase());
     let mut about_account = everywhere.clone();
     about_account.push(person.name.to_lowercase());
+    // `billpay kyc set-level` logs "level 1 (bvn ending 1234)".
+    about_account.extend(person.identity_last4.iter().map(|l| format!("ending {l}")));
     const COLUMNS: &str = "id, subject, before_state, after_state, reason";
     let sql = "SELECT id, subject, before_state, after_state, reason FROM operator_log
                WHERE subject = ?1

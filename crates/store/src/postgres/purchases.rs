@@ -3,14 +3,18 @@
 
 use super::PostgresStore;
 use super::batch::Job;
+use super::connection::Pg;
 use super::connection::{map_opt, map_rows, query, query_one, query_opt, with_columns};
 use super::error::{
     PgResult, RECONNECT_WINDOW, TRIES, backoff, connection_ended, retry_after, stopped_queue,
     violates,
 };
 use super::rows::{daily_spend_row, get, transaction};
+use crate::areas::limits;
+use crate::clock::lagos_today;
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::TX_COLUMNS;
+use crate::limits::{LimitKind, LimitRefusal, usage_days};
 use crate::*;
 use async_trait::async_trait;
 use billpay_domain::{AccountId, Kobo, Product, TxStatus};
@@ -28,17 +32,14 @@ impl PurchaseStore for PostgresStore {
         &self,
         account: AccountId,
         reference: &str,
+        recipient: &str,
         amount: Kobo,
     ) -> StoreResult<Kobo> {
-        let reference = reference.to_owned();
-        self.autocommit(|c| {
+        let (reference, recipient) = (reference.to_owned(), recipient.to_owned());
+        self.autocommit(move |c| {
             Box::pin(async move {
-                let sql = include_str!("sql/check_purchase.sql");
-                let row = query_opt(c, sql, &[&account.to_string(), &reference])
-                    .await?
-                    .ok_or(StoreError::NotFound("account"))?;
-                let (balance, used) = (Kobo(get(&row, 0)?), get(&row, 1)?);
-                Ok(rules::check_purchase(balance, used, amount)?)
+                let tx = &Pg(c);
+                limits::check_purchase(tx, account, &reference, &recipient, amount).await
             })
         })
         .await
@@ -169,6 +170,8 @@ struct PurchaseArgs {
     batch_id: Option<String>,
     now_ms: i64,
     now: String,
+    /// The Lagos day the purchase counts in, and its 30-day window's first day.
+    today: (String, String),
 }
 
 impl PurchaseArgs {
@@ -183,11 +186,12 @@ impl PurchaseArgs {
             batch_id: new.batch_id(),
             now_ms,
             now: rfc3339(now_ms),
+            today: usage_days(lagos_today()),
             new,
         }
     }
 
-    fn params(&self) -> [&(dyn ToSql + Sync); 16] {
+    fn params(&self) -> [&(dyn ToSql + Sync); 18] {
         [
             &self.code,
             &self.account,
@@ -205,6 +209,8 @@ impl PurchaseArgs {
             &self.now,
             &self.new.face_value.0,
             &self.new.tier,
+            &self.today.0,
+            &self.today.1,
         ]
     }
 
@@ -215,6 +221,8 @@ impl PurchaseArgs {
             "ok" => self.placed(Kobo(get(row, 1)?), Kobo(get(row, 2)?)),
             "duplicate" => Err(Refusal::DuplicateReference.into()),
             "insufficient" => Err(Refusal::InsufficientBalance.into()),
+            "blocked" => Err(Refusal::Blocked.into()),
+            "limit" => Err(Refusal::LimitExceeded(limit_refusal(row)?).into()),
             "no_account" => Err(StoreError::NotFound("account")),
             other => Err(StoreError::Backend(format!(
                 "unexpected purchase outcome {other}"
@@ -254,6 +262,19 @@ impl PurchaseArgs {
             supplier_reference: None,
         })
     }
+}
+
+/// The function's `limit` answer: which limit, the limit, what was used.
+fn limit_refusal(row: &Row) -> StoreResult<LimitRefusal> {
+    let name: String = get(row, 3)?;
+    let kind = LimitKind::parse(&name)
+        .ok_or_else(|| StoreError::Backend(format!("unexpected limit {name}")))?;
+    Ok(LimitRefusal {
+        kind,
+        limit: get(row, 4)?,
+        used: get(row, 5)?,
+        held_to_level0: get(row, 6)?,
+    })
 }
 
 /// One purchase in its own (single-statement) transaction, retried on

@@ -41,6 +41,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("019_notice_watches.sql"),
     include_str!("020_checkouts_abandoned.sql"),
     include_str!("021_privacy.sql"),
+    include_str!("022_limits.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;

@@ -3,10 +3,13 @@
 
 use super::SqliteStore;
 use super::rows::{daily_spend_row, transaction};
+use super::statements::Lite;
 use super::statements::{collect, execute, query_row};
-use super::wallet::{Entry, balance_of, post_ledger};
+use super::wallet::{Entry, post_ledger};
+use crate::areas::limits;
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::TX_COLUMNS;
+use crate::db::ready;
 use crate::*;
 use async_trait::async_trait;
 use billpay_domain::{AccountId, Kobo, Product, TxStatus};
@@ -20,16 +23,20 @@ impl PurchaseStore for SqliteStore {
         &self,
         account: AccountId,
         reference: &str,
+        recipient: &str,
         amount: Kobo,
     ) -> StoreResult<Kobo> {
         self.engine.read_here(|conn| {
-            let balance = balance_of(conn, account)?;
-            rules::check_purchase(balance, reference_used(conn, account, reference)?, amount)
+            let tx = &Lite(conn);
+            ready(limits::check_purchase(
+                tx, account, reference, recipient, amount,
+            ))
         })
     }
 
-    /// The reference, the debit, the transaction row and its ledger entry, in
-    /// one savepoint of the next group commit.
+    /// The reference, the blocklist and limits, the debit, the transaction
+    /// row, its ledger entry and its usage, in one savepoint of the next group
+    /// commit (the one writer orders every debit, so limits cannot be raced).
     async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction> {
         self.engine
             .write(move |conn| {
@@ -37,11 +44,17 @@ impl PurchaseStore for SqliteStore {
                     return Err(Refusal::DuplicateReference.into());
                 }
                 let code = new_code("BP");
+                let (tx, today) = (&Lite(conn), limits::Today::now());
+                let (account, recipient) = (new.account_id, new.recipient.as_str());
                 // The guarded debit refuses an amount over the balance.
-                let balance_before = balance_of(conn, new.account_id)?;
+                let passed = ready(limits::check(tx, account, recipient, new.amount, &today))?;
                 let debit = Kobo(-new.amount.0);
                 let balance_after = post_ledger(conn, new.account_id, debit, Entry::Debit(&code))?;
-                insert(conn, &code, &new, (balance_before, balance_after))?;
+                insert(conn, &code, &new, (passed.balance, balance_after))?;
+                let kept = passed.keeps_recipient.then_some(recipient);
+                ready(limits::record_usage(
+                    tx, account, kept, new.amount, &today.day,
+                ))?;
                 get(conn, &code)
             })
             .await

@@ -10,10 +10,6 @@ use rusqlite::Connection;
 
 pub(super) use crate::areas::wallet::Entry;
 
-pub(super) fn balance_of(conn: &Connection, account: AccountId) -> StoreResult<Kobo> {
-    ready(wallet::balance_of(&Lite(conn), account))
-}
-
 /// Moves a wallet by `amount` (signed) and appends the matching ledger
 /// entry; refused below zero.
 pub(super) fn post_ledger(

@@ -57,6 +57,7 @@ pub async fn new_account(store: &SharedStore) -> Account {
             name: "A".into(),
             email: format!("{}@example.com", uuid::Uuid::new_v4()),
             password_hash: None,
+            kyc_level: billpay_store::limits::OPERATOR_CREATED_LEVEL,
         })
         .await
         .unwrap()

@@ -15,6 +15,7 @@ fn sign_up_of(email: &str) -> (String, NewSignUp) {
             name: "Ada".into(),
             email: email.into(),
             password_hash: Some("$argon2id$stored".into()),
+            kyc_level: 0,
         },
         phone: Some("08031234567".into()),
         tier: None,

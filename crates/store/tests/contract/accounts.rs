@@ -33,6 +33,7 @@ async fn an_email_in_use_in_any_case_is_refused() {
         name: "B".into(),
         email: first.email.to_uppercase(),
         password_hash: None,
+        kyc_level: billpay_store::limits::OPERATOR_CREATED_LEVEL,
     };
     assert!(matches!(
         store.create_account(again).await,

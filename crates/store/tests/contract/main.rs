@@ -17,6 +17,7 @@ mod checkouts;
 mod events;
 mod fulfilment;
 mod keys;
+mod limits;
 mod notice_admin;
 mod notices;
 mod operators;

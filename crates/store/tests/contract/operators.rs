@@ -468,6 +468,7 @@ async fn a_created_account_tier_or_price_rule_stores_its_line_or_neither() {
         name: "Ada".into(),
         email: "ada@example.com".into(),
         password_hash: None,
+        kyc_level: billpay_store::limits::OPERATOR_CREATED_LEVEL,
     };
     let created = store
         .create_account_logged(new.clone(), line("account.create", ""))

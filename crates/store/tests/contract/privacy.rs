@@ -85,6 +85,16 @@ async fn only_an_empty_closed_account_is_erased_once_and_its_email_is_free_again
 
     let account = new_account(&store).await;
     let id = account.id;
+    let kyc = billpay_store::limits::KycChange {
+        level: 1,
+        method: "bvn".into(),
+        last4: Some("4321".into()),
+        reason: "BVN of the holder matched".into(),
+        set_by: "cli".into(),
+    };
+    let mut kyc_line = line("account.kyc_level", id);
+    kyc_line.after = Some("level 1 (bvn ending 4321)".into());
+    store.set_kyc_logged(id, kyc, kyc_line).await.unwrap();
     let open = store
         .erase_account_logged(id, line("account.erase", id))
         .await;
@@ -118,6 +128,13 @@ async fn only_an_empty_closed_account_is_erased_once_and_its_email_is_free_again
     assert_eq!(stored.name, erased.tombstone);
     assert_eq!(stored.password_hash, None);
     assert_eq!(stored.balance, Kobo(0));
+    let kyc = store.account_limits(id).await.unwrap().kyc;
+    assert_eq!(
+        (kyc.level, kyc.last4),
+        (1, None),
+        "the level stays, not the digits"
+    );
+    assert_eq!(kyc.reason.as_deref(), Some("[erased]"));
     assert!(
         store
             .account_by_email(&account.email)
@@ -156,14 +173,30 @@ async fn only_an_empty_closed_account_is_erased_once_and_its_email_is_free_again
         .collect();
     assert_eq!(
         actions,
-        ["account.erase", "account.close"],
+        ["account.erase", "account.close", "account.kyc_level"],
         "one line each, refusals none"
+    );
+    let lines = store.operator_log(LogFilter {
+        subject: Some(id.to_string()),
+        limit: 10,
+        ..LogFilter::default()
+    });
+    let lines = lines.await.unwrap();
+    let kyc_line = lines
+        .iter()
+        .find(|l| l.action == "account.kyc_level")
+        .unwrap();
+    assert_eq!(
+        kyc_line.after.as_deref(),
+        Some("[erased]"),
+        "no last 4 digits in the log"
     );
     store
         .create_account(NewAccount {
             name: "Again".into(),
             email: account.email.clone(),
             password_hash: None,
+            kyc_level: billpay_store::limits::OPERATOR_CREATED_LEVEL,
         })
         .await
         .expect("the erased address is free");

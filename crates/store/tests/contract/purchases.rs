@@ -94,7 +94,7 @@ async fn the_check_refuses_as_a_purchase_would_and_changes_nothing() {
         let store = store.clone();
         async move {
             store
-                .check_purchase(account, reference, Kobo::from_naira(naira))
+                .check_purchase(account, reference, "08031234567", Kobo::from_naira(naira))
                 .await
         }
     };
@@ -107,7 +107,9 @@ async fn the_check_refuses_as_a_purchase_would_and_changes_nothing() {
         check("fresh", 91).await,
         Err(StoreError::Refused(Refusal::InsufficientBalance))
     ));
-    let unknown = store.check_purchase(AccountId::new(), "x", Kobo(1)).await;
+    let unknown = store
+        .check_purchase(AccountId::new(), "x", "08031234567", Kobo(1))
+        .await;
     assert!(matches!(unknown, Err(StoreError::NotFound(_))));
     assert_eq!(store.balance(account).await.unwrap(), Kobo::from_naira(90));
 }

@@ -131,8 +131,24 @@ async fn refused(
             balance: state.store.balance(caller.account_id).await.ok(),
             needed: Some(needed),
         },
+        StoreError::Refused(refusal @ (Refusal::Blocked | Refusal::LimitExceeded(_))) => {
+            fraud_refusal(caller, refusal)
+        }
         other => other.into(),
     }
+}
+
+/// A purchase refused by the blocklist or a limit: logged (never the
+/// recipient: it is a person's number) and counted for `/metrics`.
+fn fraud_refusal(caller: &Caller, refusal: Refusal) -> ApiError {
+    let reason = match &refusal {
+        Refusal::Blocked => "blocked",
+        Refusal::LimitExceeded(limit) => limit.kind.as_str(),
+        _ => "other",
+    };
+    tracing::warn!(account = %caller.account_id, reason, "purchase refused");
+    metrics::counter!("billpay_purchases_refused_total", "reason" => reason).increment(1);
+    StoreError::Refused(refusal).into()
 }
 
 /// Test mode: the checks of a live purchase (priced the same), changing nothing.
@@ -148,7 +164,12 @@ async fn check(
     let order = order::price(&catalogue, &prices, caller.account_id, request)?;
     let balance = match state
         .store
-        .check_purchase(caller.account_id, reference.as_str(), order.amount)
+        .check_purchase(
+            caller.account_id,
+            reference.as_str(),
+            &order.recipient,
+            order.amount,
+        )
         .await
     {
         Ok(balance) => balance,
@@ -166,7 +187,7 @@ async fn check(
 
 /// Send airtime to a Nigerian phone number.
 #[utoipa::path(post, path = "/airtime/purchase", tag = "purchases", request_body = AirtimeIn,
-    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount, maximum_amount, insufficient_balance, duplicate_reference")))]
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount, maximum_amount, insufficient_balance, duplicate_reference, limit_exceeded"), (status = 403, description = "suspended: the key or its account; blocked: the account or the recipient is on the operator's blocklist")))]
 pub async fn airtime(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
@@ -178,7 +199,7 @@ pub async fn airtime(
 
 /// Buy a data bundle; the price is the plan's.
 #[utoipa::path(post, path = "/data/purchase", tag = "purchases", request_body = DataIn,
-    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, invalid_plan, insufficient_balance, duplicate_reference")))]
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, invalid_plan, insufficient_balance, duplicate_reference, limit_exceeded"), (status = 403, description = "suspended: the key or its account; blocked: the account or the recipient is on the operator's blocklist")))]
 pub async fn data(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
@@ -190,7 +211,7 @@ pub async fn data(
 
 /// Buy recharge e-pins; fetch them later with `GET /v1/epin/batch`.
 #[utoipa::path(post, path = "/epin/purchase", tag = "purchases", request_body = EpinIn,
-    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, insufficient_balance, duplicate_reference")))]
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, insufficient_balance, duplicate_reference, limit_exceeded"), (status = 403, description = "suspended: the key or its account; blocked: the account or the recipient is on the operator's blocklist")))]
 pub async fn epin(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
@@ -202,7 +223,7 @@ pub async fn epin(
 
 /// Pay a cable TV subscription; the price is the plan's.
 #[utoipa::path(post, path = "/cable/purchase", tag = "purchases", request_body = CableIn,
-    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, invalid_plan, insufficient_balance, duplicate_reference")))]
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, invalid_plan, insufficient_balance, duplicate_reference, limit_exceeded"), (status = 403, description = "suspended: the key or its account; blocked: the account or the recipient is on the operator's blocklist")))]
 pub async fn cable(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
@@ -214,7 +235,7 @@ pub async fn cable(
 
 /// Buy an electricity token (prepaid) or pay a postpaid bill.
 #[utoipa::path(post, path = "/electricity/purchase", tag = "purchases", request_body = ElectricityIn,
-    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount, maximum_amount, insufficient_balance, duplicate_reference")))]
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount, maximum_amount, insufficient_balance, duplicate_reference, limit_exceeded"), (status = 403, description = "suspended: the key or its account; blocked: the account or the recipient is on the operator's blocklist")))]
 pub async fn electricity(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
@@ -226,7 +247,7 @@ pub async fn electricity(
 
 /// Buy exam result-checker pins; the price is the provider's pin price.
 #[utoipa::path(post, path = "/education/purchase", tag = "purchases", request_body = EducationIn,
-    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, insufficient_balance, duplicate_reference")))]
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, insufficient_balance, duplicate_reference, limit_exceeded"), (status = 403, description = "suspended: the key or its account; blocked: the account or the recipient is on the operator's blocklist")))]
 pub async fn education(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,
@@ -238,7 +259,7 @@ pub async fn education(
 
 /// Fund a betting wallet.
 #[utoipa::path(post, path = "/bet/purchase", tag = "purchases", request_body = BetIn,
-    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount, maximum_amount, insufficient_balance, duplicate_reference")))]
+    responses((status = 200, body = Envelope<PurchaseAcceptedOut>), (status = 422, description = "validation_error, invalid_provider, minimum_amount, maximum_amount, insufficient_balance, duplicate_reference, limit_exceeded"), (status = 403, description = "suspended: the key or its account; blocked: the account or the recipient is on the operator's blocklist")))]
 pub async fn bet(
     State(state): State<AppState>,
     Extension(mode): Extension<Mode>,

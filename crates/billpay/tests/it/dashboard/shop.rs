@@ -411,3 +411,94 @@ async fn five_wrong_pins_lock_purchases_even_sent_at_once() {
     let bought = post_airtime(&server, &http, "web-after-reset", PIN).await;
     assert_eq!(bought.status(), 303);
 }
+
+/// The wallet page's text, signed in.
+async fn wallet_page(server: &TestServer, cookie: &str) -> String {
+    let page = no_redirects()
+        .get(server.url("/dashboard/wallet"))
+        .header("Cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    page.text().await.unwrap()
+}
+
+/// Issue 32 in the shop: the same limits and blocklist as the API (one
+/// operation), a refusal said as a sentence on the form (not an error
+/// page), and the wallet page saying what is left today and how to raise it.
+#[tokio::test]
+async fn limits_and_the_blocklist_are_said_on_the_form_and_the_wallet_says_what_is_left() {
+    let server = TestServer::spawn().await;
+    let (account, api_key, email) = shopper(&server, "20000");
+    let session = http_shopper(&server, &email).await;
+    let wallet = wallet_page(&server, &session.0).await;
+    assert!(
+        says(&wallet, "You can spend ₦5,000,000.00 more today."),
+        "level 2, an operator's account"
+    );
+    assert!(!says(&wallet, "raise-limits"), "level 2 is the highest");
+
+    server.cli(&[
+        "blocklist",
+        "add",
+        "--recipient",
+        "08031234567",
+        "--reason",
+        "reported",
+    ]);
+    let reference = minted_reference(&server, &session.0).await;
+    let blocked = post_airtime(&server, &session, &reference, PIN).await;
+    assert_eq!(blocked.status(), 422, "the form again, not an error page");
+    let body = blocked.text().await.unwrap();
+    assert!(says(&body, "id=\"buy-error\""), "{body}");
+    assert!(
+        says(&body, "fraud controls; contact the operator."),
+        "{body}"
+    );
+    assert!(
+        says(&body, "name=\"pin\""),
+        "the form is there to try again"
+    );
+    server.cli(&["blocklist", "remove", "--recipient", "08031234567"]);
+
+    server.cli(&["kyc", "set-level", &account, "0", "--reason", "test"]);
+    server.cli(&[
+        "limits",
+        "set",
+        "--account",
+        &account,
+        "--max-purchase",
+        "100",
+    ]);
+    let over = post_airtime(&server, &session, &reference, PIN).await;
+    assert_eq!(over.status(), 422);
+    let body = over.text().await.unwrap();
+    assert!(
+        says(
+            &body,
+            "This purchase is over the largest single purchase of 100.00 Naira."
+        ),
+        "{body}"
+    );
+    assert_eq!(server.balance(&api_key).await, 20000.0, "nothing debited");
+
+    server.cli(&[
+        "limits",
+        "set",
+        "--account",
+        &account,
+        "--max-purchase",
+        "none",
+    ]);
+    let placed = post_airtime(&server, &session, &reference, PIN).await;
+    assert_eq!(placed.status(), 303, "within level 0's limits: bought");
+    let wallet = wallet_page(&server, &session.0).await;
+    assert!(
+        says(&wallet, "You can spend ₦49,500.00 more today."),
+        "level 0's ₦50,000 a day less ₦500"
+    );
+    assert!(says(&wallet, "id=\"raise-limits\""));
+    assert!(says(&wallet, "have your BVN or NIN verified"));
+    server.assert_ledger_consistent(&account);
+}

@@ -14,6 +14,7 @@ mod concurrency;
 mod crash;
 mod failures;
 mod identifiers;
+mod limits;
 mod lookups;
 mod pending;
 mod refusals;

@@ -150,6 +150,8 @@ async fn open_account(
             name: applicant.name.clone(),
             email: applicant.email.clone(),
             password_hash: Some(password_hash),
+            // A stranger signing up: level 0 until verified (docs/limits.md).
+            kyc_level: 0,
         },
         phone: Some(applicant.phone.clone()),
         tier: state.care.policy.tier.clone(),

@@ -1,2 +1,3 @@
-SELECT outcome, before_kobo, after_kobo FROM billpay_place_priced_purchase(
-    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+SELECT outcome, before_kobo, after_kobo, limit_name, limit_value, used, held
+FROM billpay_place_limited_purchase(
+    $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)

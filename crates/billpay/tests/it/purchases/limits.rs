@@ -1,0 +1,163 @@
+//! Limits, KYC levels and the blocklist (issue 32, docs/limits.md) through
+//! the operator CLI and the API of a spawned server: refusals live and in
+//! `/test` alike, nothing debited, counted in `/metrics`; a BVN never kept.
+
+use super::checks::*;
+use super::kind::*;
+use crate::support::*;
+
+#[tokio::test]
+async fn a_blocked_recipient_and_a_limit_are_refused_live_and_in_test_mode() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("100000");
+    let key = c.api_key.as_str();
+    let start = balance_kobo(&server, key).await;
+    let body = Airtime.body(&reference(), "1234");
+    let phone = Airtime.recipient("1234").unwrap();
+
+    // Typed in another form, blocked in the stored one.
+    let intl = format!("+234{}", &phone[1..]);
+    let added = server.cli(&[
+        "blocklist",
+        "add",
+        "--recipient",
+        &intl,
+        "--reason",
+        "stolen card",
+    ]);
+    assert_eq!(added["value"], phone.as_str());
+    for path in [Airtime.live(), Airtime.test()] {
+        let r = server.post(key, &path, body.clone()).await;
+        r.assert_error(403, "blocked");
+    }
+    let listed = server.cli(&["blocklist", "list"]);
+    assert_eq!(listed["entries"][0]["reason"], "stolen card");
+    server.cli(&["blocklist", "remove", "--recipient", &phone]);
+
+    server.cli(&[
+        "limits",
+        "set",
+        "--account",
+        &c.account_id,
+        "--max-purchase",
+        "100",
+    ]);
+    for path in [Airtime.live(), Airtime.test()] {
+        let r = server.post(key, &path, body.clone()).await;
+        r.assert_refusal("limit_exceeded", "", &path);
+        assert_eq!(
+            r.body["message"],
+            "This purchase is over the largest single purchase of 100.00 Naira"
+        );
+    }
+    assert_eq!(balance_kobo(&server, key).await, start);
+    assert!(transactions(&server, &c.account_id, None).is_empty());
+
+    let account = server.get(key, "/v1/account").await;
+    let account = account.assert_ok();
+    assert_eq!(account["kyc_level"], 2);
+    assert_eq!(account["limits"]["max_purchase"], 100.0);
+    assert_eq!(account["usage"]["daily_count"], 0);
+
+    // The owner lowers the level: the account's own limit cleared, level 0's
+    // ₦10,000 applies to the next purchase.
+    server.cli(&[
+        "kyc",
+        "set-level",
+        &c.account_id,
+        "0",
+        "--reason",
+        "new owner",
+    ]);
+    server.cli(&[
+        "limits",
+        "set",
+        "--account",
+        &c.account_id,
+        "--max-purchase",
+        "none",
+    ]);
+    server.place(key, &Airtime.live(), body).await;
+    let dear = Airtime.body(&reference(), "1234");
+    let dear = with(&dear, "amount", serde_json::json!(10_001));
+    let r = server.post(key, &Airtime.live(), dear).await;
+    r.assert_refusal("limit_exceeded", "", "₦10,001 at level 0");
+    let account = server.get(key, "/v1/account").await;
+    let account = account.assert_ok();
+    assert_eq!(account["kyc_level"], 0);
+    assert_eq!(account["usage"]["daily_value"], 500.0);
+    assert_eq!(account["left_today"], 49_500.0);
+
+    let scrape = reqwest::get(server.url("/metrics")).await.unwrap();
+    let text = scrape.text().await.unwrap();
+    for reason in ["blocked", "max_purchase"] {
+        let line = format!("billpay_purchases_refused_total{{reason=\"{reason}\"}}");
+        assert!(text.contains(&line), "{line} in /metrics");
+    }
+    server.assert_ledger_consistent(&c.account_id);
+}
+
+#[tokio::test]
+async fn a_verified_bvn_keeps_only_its_last_four_digits() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("0");
+    let bvn = "22298765432";
+    let set = server.cli(&[
+        "kyc",
+        "set-level",
+        &c.account_id,
+        "1",
+        "--method",
+        "bvn",
+        "--number",
+        bvn,
+        "--reason",
+        "BVN matched at Monnify",
+    ]);
+    assert_eq!(set["kyc"]["level"], 1);
+    assert_eq!(set["kyc"]["last4"], "5432");
+    assert!(!set.to_string().contains(bvn));
+    let shown = server.cli(&["kyc", "show", &c.account_id]);
+    assert_eq!(shown["kyc"]["method"], "bvn");
+    assert_eq!(shown["limits"]["max_purchase"], 50_000.0);
+    assert!(!shown.to_string().contains(bvn));
+    let log = server.cli(&["operator", "log"]);
+    assert!(log.to_string().contains("account.kyc_level"));
+
+    let contents = server.database_contents().await;
+    let found = contents.windows(bvn.len()).any(|w| w == bvn.as_bytes());
+    assert!(!found, "the BVN is in the database");
+    let logs = server.logs();
+    assert!(!logs.windows(bvn.len()).any(|w| w == bvn.as_bytes()));
+}
+
+#[tokio::test]
+async fn limits_are_shown_and_set_per_level_and_bad_input_changes_nothing() {
+    let server = TestServer::spawn().await;
+    let all = server.cli(&["limits", "show"]);
+    assert_eq!(all["levels"].as_array().unwrap().len(), 3);
+    assert_eq!(all["levels"][0]["limits"]["daily_value"], 50_000.0);
+    let set = server.cli(&[
+        "limits",
+        "set",
+        "1",
+        "--daily-value",
+        "150000.50",
+        "--daily-count",
+        "none",
+    ]);
+    assert_eq!(set["level"]["limits"]["daily_value"], 150_000.5);
+    assert!(set["level"]["limits"]["daily_count"].is_null());
+    let one = server.cli(&["limits", "show", "1"]);
+    assert_eq!(one["levels"].as_array().unwrap().len(), 1);
+    assert_eq!(one["levels"][0]["limits"]["daily_value"], 150_000.5);
+
+    let (code, refused) = server.cli_exit(&["limits", "set", "1", "--daily-value", "-5"]);
+    assert_eq!(code, Some(2), "{refused}");
+    let (code, _) = server.cli_exit(&["limits", "set", "3", "--daily-value", "5"]);
+    assert_eq!(code, Some(2));
+    let (code, _) = server.cli_exit(&["kyc", "set-level", "not-an-id", "1", "--reason", "x"]);
+    assert_ne!(code, Some(0));
+    let again = server.cli(&["limits", "show", "1"]);
+    assert_eq!(again["levels"][0]["limits"]["daily_value"], 150_000.5);
+}

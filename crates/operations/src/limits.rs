@@ -1,0 +1,349 @@
+//! KYC levels, limits and the blocklist (issue 32, docs/limits.md): the
+//! operator's actions, each logged in the same transaction as its change.
+//! The checks themselves run in the store, inside each purchase's debit.
+
+use crate::{Actor, OpsError, OpsResult, Permission, invalid, reason_of};
+use billpay_domain::{AccountId, Kobo, Phone};
+use billpay_store::limits::{
+    AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LEVELS, LevelLimits, Limits,
+};
+use billpay_store::{Store, StoreError};
+
+/// A change to some limits: each field left alone (`None`), set to a
+/// value, or cleared (`Some(None)`: no limit for a level, the level's for an
+/// account).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LimitsPatch {
+    pub max_purchase: Option<Option<Kobo>>,
+    pub daily_value: Option<Option<Kobo>>,
+    pub daily_count: Option<Option<i64>>,
+    pub monthly_value: Option<Option<Kobo>>,
+    pub monthly_count: Option<Option<i64>>,
+    pub max_balance: Option<Option<Kobo>>,
+    pub per_recipient_daily: Option<Option<Kobo>>,
+}
+
+/// What clears a limit when typed instead of a number.
+pub const CLEAR: &str = "none";
+
+impl LimitsPatch {
+    /// `limits` with this patch applied.
+    pub fn apply(&self, limits: Limits) -> Limits {
+        Limits {
+            max_purchase: self.max_purchase.unwrap_or(limits.max_purchase),
+            daily_value: self.daily_value.unwrap_or(limits.daily_value),
+            daily_count: self.daily_count.unwrap_or(limits.daily_count),
+            monthly_value: self.monthly_value.unwrap_or(limits.monthly_value),
+            monthly_count: self.monthly_count.unwrap_or(limits.monthly_count),
+            max_balance: self.max_balance.unwrap_or(limits.max_balance),
+            per_recipient_daily: self
+                .per_recipient_daily
+                .unwrap_or(limits.per_recipient_daily),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        *self == LimitsPatch::default()
+    }
+}
+
+/// A value in Naira (`5000`, `5000.50`) or [`CLEAR`], for the field `field`.
+pub fn naira_limit(field: &'static [&'static str], text: &str) -> OpsResult<Option<Kobo>> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case(CLEAR) {
+        return Ok(None);
+    }
+    match Kobo::parse_naira(text) {
+        Ok(kobo) if kobo.0 > 0 => Ok(Some(kobo)),
+        _ => Err(invalid(
+            field,
+            format!("must be an amount in Naira above 0 (such as 5000 or 5000.50) or {CLEAR}"),
+        )),
+    }
+}
+
+/// A number of purchases or [`CLEAR`], for the field `field`.
+pub fn count_limit(field: &'static [&'static str], text: &str) -> OpsResult<Option<i64>> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case(CLEAR) {
+        return Ok(None);
+    }
+    match text.parse::<i64>() {
+        Ok(count) if count > 0 => Ok(Some(count)),
+        _ => Err(invalid(
+            field,
+            format!("must be a whole number of purchases above 0 or {CLEAR}"),
+        )),
+    }
+}
+
+/// A KYC level as typed: 0, 1 or 2.
+pub fn level_of(text: &str) -> OpsResult<u8> {
+    match text.trim().parse::<u8>() {
+        Ok(level) if LEVELS.contains(&level) => Ok(level),
+        _ => Err(invalid(&["level"], "must be 0, 1 or 2")),
+    }
+}
+
+/// Every level and its limits.
+pub async fn levels(store: &dyn Store, actor: &Actor) -> OpsResult<Vec<LevelLimits>> {
+    actor.require(Permission::Read)?;
+    Ok(store.level_limits().await?)
+}
+
+/// An account's level, limits and usage.
+pub async fn account(
+    store: &dyn Store,
+    actor: &Actor,
+    account: AccountId,
+) -> OpsResult<AccountLimits> {
+    actor.require(Permission::Read)?;
+    store.account_limits(account).await.map_err(not_found)
+}
+
+fn not_found(e: StoreError) -> OpsError {
+    match e {
+        StoreError::NotFound(what) => OpsError::NotFound(format!("{what} not found")),
+        other => other.into(),
+    }
+}
+
+/// How a level was verified, when it was not an operator's judgement alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verified {
+    /// Approved by an operator (documents seen outside billpay).
+    Operator,
+    Bvn,
+    Nin,
+}
+
+impl Verified {
+    pub fn parse(text: &str) -> OpsResult<Verified> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "operator" => Ok(Verified::Operator),
+            "bvn" => Ok(Verified::Bvn),
+            "nin" => Ok(Verified::Nin),
+            _ => Err(invalid(&["method"], "must be operator, bvn or nin")),
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Verified::Operator => "operator",
+            Verified::Bvn => "bvn",
+            Verified::Nin => "nin",
+        }
+    }
+}
+
+/// Sets an account's level (owner or CLI) with a reason. `number`: the BVN
+/// or NIN that was verified, if any; only its last 4 digits are kept (the
+/// full number is never stored, logged or printed).
+pub async fn set_level(
+    store: &dyn Store,
+    actor: Actor,
+    account: AccountId,
+    level: u8,
+    method: Verified,
+    number: Option<&str>,
+    reason: &str,
+) -> OpsResult<Kyc> {
+    actor.require(Permission::ManageAccounts)?;
+    if !LEVELS.contains(&level) {
+        return Err(invalid(&["level"], "must be 0, 1 or 2"));
+    }
+    let reason = reason_of(Some(reason))?;
+    let last4 = match (method, number) {
+        (Verified::Operator, _) => None,
+        (_, Some(number)) => Some(last4_of(number)?),
+        (_, None) => return Err(invalid(&["number"], "the BVN or NIN verified is needed")),
+    };
+    let mut log = actor.log("account.kyc_level", account.to_string());
+    log.after = Some(match &last4 {
+        Some(last4) => format!("level {level} ({} ending {last4})", method.as_str()),
+        None => format!("level {level}"),
+    });
+    log.reason = Some(reason.clone());
+    let change = KycChange {
+        level,
+        method: method.as_str().to_owned(),
+        last4,
+        reason,
+        set_by: actor.to_string(),
+    };
+    let kyc = store
+        .set_kyc_logged(account, change, log)
+        .await
+        .map_err(not_found)?;
+    tracing::info!(%actor, %account, level, "KYC level set");
+    Ok(kyc)
+}
+
+/// The last 4 digits of an 11-digit BVN or NIN.
+fn last4_of(number: &str) -> OpsResult<String> {
+    let digits = number.trim();
+    if digits.len() != 11 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid(
+            &["number"],
+            "must be the 11 digits of a BVN or NIN",
+        ));
+    }
+    Ok(digits[7..].to_owned())
+}
+
+/// Changes a level's limits.
+pub async fn set_level_limits(
+    store: &dyn Store,
+    actor: Actor,
+    level: u8,
+    patch: LimitsPatch,
+) -> OpsResult<LevelLimits> {
+    actor.require(Permission::ManageAccounts)?;
+    let levels = store.level_limits().await?;
+    let current = levels
+        .iter()
+        .find(|l| l.level == level)
+        .ok_or_else(|| invalid(&["level"], "must be 0, 1 or 2"))?;
+    let limits = patch.apply(current.limits);
+    let mut log = actor.log("limits.level", format!("level {level}"));
+    log.before = Some(describe(&current.limits));
+    log.after = Some(describe(&limits));
+    let changed = store.set_level_limits_logged(level, limits, log).await?;
+    tracing::info!(%actor, level, "level limits set");
+    Ok(changed)
+}
+
+/// Changes an account's own limits (cleared: its level's).
+pub async fn set_account_limits(
+    store: &dyn Store,
+    actor: Actor,
+    account: AccountId,
+    patch: LimitsPatch,
+) -> OpsResult<AccountLimits> {
+    actor.require(Permission::ManageAccounts)?;
+    let current = store.account_limits(account).await.map_err(not_found)?;
+    let limits = patch.apply(current.overrides);
+    let mut log = actor.log("limits.account", account.to_string());
+    log.before = Some(describe(&current.overrides));
+    log.after = Some(describe(&limits));
+    let changed = store
+        .set_account_limits_logged(account, limits, log)
+        .await?;
+    tracing::info!(%actor, %account, "account limits set");
+    Ok(changed)
+}
+
+/// Limits in words, for the operator log: `max purchase 10000.00, daily count 20…`.
+pub fn describe(limits: &Limits) -> String {
+    let naira = |k: Option<Kobo>| k.map_or_else(|| CLEAR.to_owned(), |k| k.to_string());
+    let count = |c: Option<i64>| c.map_or_else(|| CLEAR.to_owned(), |c| c.to_string());
+    format!(
+        "max purchase {}, daily value {}, daily count {}, 30-day value {}, 30-day count {}, max balance {}, per recipient daily {}",
+        naira(limits.max_purchase),
+        naira(limits.daily_value),
+        count(limits.daily_count),
+        naira(limits.monthly_value),
+        count(limits.monthly_count),
+        naira(limits.max_balance),
+        naira(limits.per_recipient_daily),
+    )
+}
+
+/// A recipient as purchases store it: a Nigerian phone number in its
+/// `0XXXXXXXXXX` form; anything else (meter, smartcard, betting id) trimmed.
+pub fn recipient_value(text: &str) -> String {
+    Phone::parse(text).map_or_else(|_| text.trim().to_owned(), |p| p.as_str().to_owned())
+}
+
+/// Adds a recipient or an account to the blocklist (owner or CLI), with a
+/// reason; `false` when it was there already.
+pub async fn block(
+    store: &dyn Store,
+    actor: Actor,
+    kind: BlockKind,
+    value: &str,
+    reason: &str,
+) -> OpsResult<bool> {
+    actor.require(Permission::ManageAccounts)?;
+    let reason = reason_of(Some(reason))?;
+    let value = match kind {
+        BlockKind::Recipient => recipient_value(value),
+        BlockKind::Account => account_id(value)?.to_string(),
+    };
+    if value.is_empty() || value.chars().count() > 64 {
+        return Err(invalid(&["value"], "must be 1 to 64 characters"));
+    }
+    let mut log = actor.log("blocklist.add", format!("{} {value}", kind.as_str()));
+    log.reason = Some(reason.clone());
+    let entry = BlockEntry {
+        kind,
+        value,
+        reason,
+        added_by: actor.to_string(),
+        added_at: String::new(),
+    };
+    let added = store.block_logged(entry, log).await?;
+    tracing::info!(%actor, kind = kind.as_str(), added, "blocklist entry added");
+    Ok(added)
+}
+
+/// Removes an entry; `false` when there was none.
+pub async fn unblock(
+    store: &dyn Store,
+    actor: Actor,
+    kind: BlockKind,
+    value: &str,
+    reason: Option<&str>,
+) -> OpsResult<bool> {
+    actor.require(Permission::ManageAccounts)?;
+    let value = match kind {
+        BlockKind::Recipient => recipient_value(value),
+        BlockKind::Account => account_id(value)?.to_string(),
+    };
+    let mut log = actor.log("blocklist.remove", format!("{} {value}", kind.as_str()));
+    log.reason = crate::optional_reason(reason)?;
+    let removed = store.unblock_logged(kind, &value, log).await?;
+    tracing::info!(%actor, kind = kind.as_str(), removed, "blocklist entry removed");
+    Ok(removed)
+}
+
+fn account_id(text: &str) -> OpsResult<AccountId> {
+    text.trim()
+        .parse()
+        .map_err(|_| invalid(&["value"], "must be an account id"))
+}
+
+pub async fn blocklist(store: &dyn Store, actor: &Actor) -> OpsResult<Vec<BlockEntry>> {
+    actor.require(Permission::Read)?;
+    Ok(store.blocklist().await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_last_four_digits_are_kept() {
+        assert_eq!(last4_of("22212345678").unwrap(), "5678");
+        assert!(last4_of("2221234567").is_err());
+        assert!(last4_of("2221234567x").is_err());
+    }
+
+    #[test]
+    fn limits_are_typed_in_naira_or_cleared() {
+        assert_eq!(
+            naira_limit(&["daily_value"], "5000").unwrap(),
+            Some(Kobo(500_000))
+        );
+        assert_eq!(naira_limit(&["daily_value"], "none").unwrap(), None);
+        assert!(naira_limit(&["daily_value"], "0").is_err());
+        assert_eq!(count_limit(&["daily_count"], "20").unwrap(), Some(20));
+        assert!(count_limit(&["daily_count"], "2.5").is_err());
+    }
+
+    #[test]
+    fn phones_are_blocked_in_their_stored_form() {
+        assert_eq!(recipient_value("+234 803 123 4567"), "08031234567");
+        assert_eq!(recipient_value(" 1234567890 "), "1234567890");
+    }
+}

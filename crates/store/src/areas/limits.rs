@@ -1,0 +1,515 @@
+//! KYC levels, limits and the blocklist (issue 32): what a purchase is
+//! checked against ([`state`], one statement), the check itself inside the
+//! debit's transaction ([`check`]), the usage a purchase adds
+//! ([`record_usage`]), and the operator's changes, each logged in the same
+//! transaction. PostgreSQL's placement runs the same check in its one
+//! statement (`billpay_place_limited_purchase`, PostgreSQL migration 021).
+
+use crate::clock::{lagos_today, now_rfc3339};
+use crate::db::{Param, RowRead, Tx, col, for_both_engines};
+use crate::limits::*;
+use crate::*;
+use billpay_domain::{AccountId, Kobo};
+
+for_both_engines! {
+    impl LimitStore {
+        fn level_limits() -> Vec<LevelLimits> = read |tx| levels(tx);
+        fn account_limits(account: AccountId) -> AccountLimits = read |tx| view(tx, account);
+        fn blocklist() -> Vec<BlockEntry> = read |tx| blocklist(tx);
+        fn set_kyc_logged(account: AccountId, change: KycChange, log: NewLogEntry) -> Kyc
+            = write |tx| set_kyc(tx, account, &change, &log);
+        fn set_level_limits_logged(level: u8, limits: Limits, log: NewLogEntry) -> LevelLimits
+            = write |tx| set_level_limits(tx, level, &limits, &log);
+        fn set_account_limits_logged(account: AccountId, limits: Limits, log: NewLogEntry)
+            -> AccountLimits = write |tx| set_account_limits(tx, account, &limits, &log);
+        fn block_logged(entry: BlockEntry, log: NewLogEntry) -> bool
+            = write |tx| block(tx, &entry, &log);
+        fn unblock_logged(kind: BlockKind, value: &str, log: NewLogEntry) -> bool
+            = write |tx| unblock(tx, kind, &value, &log);
+    }
+}
+
+const LIMIT_COLUMNS: &str = "max_purchase, daily_value, daily_count, monthly_value, \
+                             monthly_count, max_balance, per_recipient_daily";
+
+/// The columns of [`PURCHASE_STATE`].
+const STATE_COLUMNS: &str = "balance, level, max_purchase, daily_value, daily_count, \
+    monthly_value, monthly_count, max_balance, per_recipient_daily, day_value, day_count, \
+    blocked";
+
+/// What every purchase reads, in one statement of primary-key lookups that
+/// replaces the balance read a purchase made before limits: the balance and
+/// level, the account's limits (its own over its level's), today's usage and
+/// the blocklist. ?1 account, ?2 today (Lagos), ?3 recipient. The 30-day
+/// sums, the recipient's usage and level 0's limits are read after it, and
+/// only when a limit needs them ([`state`]).
+const PURCHASE_STATE: &str = "
+SELECT a.balance AS balance, a.kyc_level AS level,
+    COALESCE(o.max_purchase, k.max_purchase) AS max_purchase,
+    COALESCE(o.daily_value, k.daily_value) AS daily_value,
+    COALESCE(o.daily_count, k.daily_count) AS daily_count,
+    COALESCE(o.monthly_value, k.monthly_value) AS monthly_value,
+    COALESCE(o.monthly_count, k.monthly_count) AS monthly_count,
+    COALESCE(o.max_balance, k.max_balance) AS max_balance,
+    COALESCE(o.per_recipient_daily, k.per_recipient_daily) AS per_recipient_daily,
+    COALESCE(u.value, 0) AS day_value, COALESCE(u.count, 0) AS day_count,
+    (EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'account' AND b.value = a.id)
+        OR EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'recipient' AND b.value = ?3))
+        AS blocked
+FROM accounts a
+JOIN kyc_levels k ON k.level = a.kyc_level
+LEFT JOIN account_limits o ON o.account_id = a.id
+LEFT JOIN limit_usage u ON u.account_id = a.id AND u.day = ?2
+WHERE a.id = ?1";
+
+/// The Lagos day a purchase counts in.
+pub(crate) struct Today {
+    date: time::Date,
+    /// `YYYY-MM-DD`, the usage rows' key.
+    pub(crate) day: String,
+}
+
+impl Today {
+    pub(crate) fn now() -> Today {
+        let date = lagos_today();
+        Today {
+            date,
+            day: date.to_string(),
+        }
+    }
+
+    /// The first day of the 30-day window ending today.
+    pub(crate) fn window_start(&self) -> String {
+        usage_days(self.date).1
+    }
+}
+
+/// How much of the state a read needs: a purchase only what its limits use,
+/// the account's page all of its usage.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    ForPurchase,
+    Everything,
+}
+
+/// The state a purchase to `recipient` today is checked against. The
+/// 30-day sums are read only when a 30-day limit applies, the recipient's
+/// usage only when a per-recipient limit does, level 0's limits only when
+/// the balance is over the largest balance (left at zero and none otherwise:
+/// no limit reads them then).
+async fn state<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    recipient: &str,
+    today: &Today,
+    read: Read,
+) -> Result<LimitState, T::Error> {
+    let params: [&dyn Param; 3] = [&account.to_string(), &today.day, &recipient];
+    let found = tx.query_opt(PURCHASE_STATE, &params, state_row).await?;
+    let mut state = found.ok_or(StoreError::NotFound("account"))?;
+    if state.held_to_level0() {
+        state.level0 = level0(tx).await?;
+    }
+    let applied = state.applied();
+    let monthly = applied.monthly_value.is_some() || applied.monthly_count.is_some();
+    if monthly || read == Read::Everything {
+        let (value, count) = window(tx, account, &today.window_start()).await?;
+        (state.usage.monthly_value, state.usage.monthly_count) = (value, count);
+    }
+    if applied.per_recipient_daily.is_some() {
+        state.recipient_today = spent_on(tx, account, recipient, &today.day).await?;
+    }
+    Ok(state)
+}
+
+fn state_row(row: &dyn RowRead) -> StoreResult<LimitState> {
+    const COLUMNS: &str = STATE_COLUMNS;
+    Ok(LimitState {
+        balance: row.get(col!("balance"))?,
+        level: row.get(col!("level"))?,
+        limits: Limits {
+            max_purchase: row.get(col!("max_purchase"))?,
+            daily_value: row.get(col!("daily_value"))?,
+            daily_count: row.get(col!("daily_count"))?,
+            monthly_value: row.get(col!("monthly_value"))?,
+            monthly_count: row.get(col!("monthly_count"))?,
+            max_balance: row.get(col!("max_balance"))?,
+            per_recipient_daily: row.get(col!("per_recipient_daily"))?,
+        },
+        level0: Limits::default(),
+        usage: Usage {
+            daily_value: row.get(col!("day_value"))?,
+            daily_count: row.get(col!("day_count"))?,
+            monthly_value: Kobo(0),
+            monthly_count: 0,
+        },
+        recipient_today: Kobo(0),
+        blocked: row.get(col!("blocked"))?,
+    })
+}
+
+/// Level 0's limits, which apply while a wallet is over its largest balance
+/// (its own largest balance does not: it is what put it there).
+async fn level0<T: Tx>(tx: &T) -> Result<Limits, T::Error> {
+    let sql = format!("SELECT {LIMIT_COLUMNS} FROM kyc_levels WHERE level = 0");
+    let found = tx.query_opt(&sql, &[], limits_row).await?;
+    let limits = found.ok_or(StoreError::NotFound("level 0"))?;
+    Ok(Limits {
+        max_balance: None,
+        ..limits
+    })
+}
+
+/// Value and count spent from `first_day` to today.
+async fn window<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    first_day: &str,
+) -> Result<(Kobo, i64), T::Error> {
+    const COLUMNS: &str = "value, count";
+    let sql = "SELECT CAST(COALESCE(SUM(value), 0) AS BIGINT) AS value,
+                   CAST(COALESCE(SUM(count), 0) AS BIGINT) AS count
+               FROM limit_usage WHERE account_id = ?1 AND day >= ?2";
+    let params: [&dyn Param; 2] = [&account.to_string(), &first_day];
+    tx.query_one(sql, &params, |row| {
+        Ok((row.get(col!("value"))?, row.get(col!("count"))?))
+    })
+    .await
+}
+
+/// Spent on `recipient` on `day`.
+async fn spent_on<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    recipient: &str,
+    day: &str,
+) -> Result<Kobo, T::Error> {
+    const COLUMNS: &str = "value";
+    let sql = "SELECT value FROM recipient_usage
+               WHERE account_id = ?1 AND recipient = ?2 AND day = ?3";
+    let params: [&dyn Param; 3] = [&account.to_string(), &recipient, &day];
+    let found = tx
+        .query_opt(sql, &params, |row| row.get(col!("value")))
+        .await?;
+    Ok(found.unwrap_or(Kobo(0)))
+}
+
+/// A purchase that passed its checks: the balance before it, and whether
+/// its recipient's usage is kept (only while a per-recipient limit applies).
+pub(crate) struct Passed {
+    pub(crate) balance: Kobo,
+    pub(crate) keeps_recipient: bool,
+}
+
+/// Refuses a purchase of `amount` to `recipient` that is blocked or over a
+/// limit. Inside the debit's transaction (SQLite's writer holds every row;
+/// the test-mode check reads).
+pub(crate) async fn check<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    recipient: &str,
+    amount: Kobo,
+    today: &Today,
+) -> Result<Passed, T::Error> {
+    let state = state(tx, account, recipient, today, Read::ForPurchase).await?;
+    if state.blocked {
+        return Err(Refusal::Blocked.into());
+    }
+    if let Some(refusal) = state.refusal(amount) {
+        return Err(Refusal::LimitExceeded(refusal).into());
+    }
+    Ok(Passed {
+        balance: state.balance,
+        keeps_recipient: state.applied().per_recipient_daily.is_some(),
+    })
+}
+
+/// Adds a placed purchase to its day's usage (one upsert), and to its
+/// recipient's when `recipient` is given.
+pub(crate) async fn record_usage<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    recipient: Option<&str>,
+    amount: Kobo,
+    day: &str,
+) -> Result<(), T::Error> {
+    let account = account.to_string();
+    tx.execute(
+        "INSERT INTO limit_usage (account_id, day, value, count) VALUES (?1, ?2, ?3, 1)
+         ON CONFLICT (account_id, day) DO UPDATE SET
+             value = limit_usage.value + excluded.value, count = limit_usage.count + 1",
+        &[&account, &day, &amount.0],
+    )
+    .await?;
+    let Some(recipient) = recipient else {
+        return Ok(());
+    };
+    tx.execute(
+        "INSERT INTO recipient_usage (account_id, recipient, day, value) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (account_id, recipient, day) DO UPDATE SET
+             value = recipient_usage.value + excluded.value",
+        &[&account, &recipient, &day, &amount.0],
+    )
+    .await?;
+    Ok(())
+}
+
+fn limits_row(row: &dyn RowRead) -> StoreResult<Limits> {
+    const COLUMNS: &str = LIMIT_COLUMNS;
+    Ok(Limits {
+        max_purchase: row.get(col!("max_purchase"))?,
+        daily_value: row.get(col!("daily_value"))?,
+        daily_count: row.get(col!("daily_count"))?,
+        monthly_value: row.get(col!("monthly_value"))?,
+        monthly_count: row.get(col!("monthly_count"))?,
+        max_balance: row.get(col!("max_balance"))?,
+        per_recipient_daily: row.get(col!("per_recipient_daily"))?,
+    })
+}
+
+fn limit_params(limits: &Limits) -> [Option<i64>; 7] {
+    [
+        limits.max_purchase.map(|k| k.0),
+        limits.daily_value.map(|k| k.0),
+        limits.daily_count,
+        limits.monthly_value.map(|k| k.0),
+        limits.monthly_count,
+        limits.max_balance.map(|k| k.0),
+        limits.per_recipient_daily.map(|k| k.0),
+    ]
+}
+
+async fn levels<T: Tx>(tx: &T) -> Result<Vec<LevelLimits>, T::Error> {
+    let sql = format!("SELECT {LIMIT_COLUMNS}, level, name FROM kyc_levels ORDER BY level");
+    tx.query_all(&sql, &[], |row| {
+        const COLUMNS: &str = concat!(
+            "max_purchase, daily_value, daily_count, monthly_value, ",
+            "monthly_count, max_balance, per_recipient_daily, level, name"
+        );
+        Ok(LevelLimits {
+            level: row.get(col!("level"))?,
+            name: row.get(col!("name"))?,
+            limits: limits_row(row)?,
+        })
+    })
+    .await
+}
+
+async fn overrides<T: Tx>(tx: &T, account: AccountId) -> Result<Limits, T::Error> {
+    let sql = format!("SELECT {LIMIT_COLUMNS} FROM account_limits WHERE account_id = ?1");
+    let found = tx
+        .query_opt(&sql, &[&account.to_string()], limits_row)
+        .await?;
+    Ok(found.unwrap_or_default())
+}
+
+async fn kyc<T: Tx>(tx: &T, account: AccountId) -> Result<Kyc, T::Error> {
+    const COLUMNS: &str = "level, method, last4, reason, set_by, set_at";
+    let sql = "SELECT a.kyc_level AS level, k.method, k.last4, k.reason, k.set_by, k.set_at
+               FROM accounts a LEFT JOIN account_kyc k ON k.account_id = a.id WHERE a.id = ?1";
+    let found = tx
+        .query_opt(sql, &[&account.to_string()], |row| {
+            Ok(Kyc {
+                level: row.get(col!("level"))?,
+                method: row.get(col!("method"))?,
+                last4: row.get(col!("last4"))?,
+                reason: row.get(col!("reason"))?,
+                set_by: row.get(col!("set_by"))?,
+                set_at: row.get(col!("set_at"))?,
+            })
+        })
+        .await?;
+    Ok(found.ok_or(StoreError::NotFound("account"))?)
+}
+
+async fn view<T: Tx>(tx: &T, account: AccountId) -> Result<AccountLimits, T::Error> {
+    let state = state(tx, account, "", &Today::now(), Read::Everything).await?;
+    let held = state.held_to_level0();
+    Ok(AccountLimits {
+        account_id: account,
+        kyc: kyc(tx, account).await?,
+        limits: state.limits,
+        overrides: overrides(tx, account).await?,
+        usage: state.usage,
+        held_to_level0: held,
+    })
+}
+
+async fn blocklist<T: Tx>(tx: &T) -> Result<Vec<BlockEntry>, T::Error> {
+    const COLUMNS: &str = "kind, value, reason, added_by, added_at";
+    let sql = "SELECT kind, value, reason, added_by, added_at FROM blocklist ORDER BY added_at, kind, value";
+    tx.query_all(sql, &[], |row| {
+        let kind: String = row.get(col!("kind"))?;
+        Ok(BlockEntry {
+            kind: BlockKind::parse(&kind)
+                .ok_or_else(|| StoreError::Backend(format!("blocklist kind {kind:?}")))?,
+            value: row.get(col!("value"))?,
+            reason: row.get(col!("reason"))?,
+            added_by: row.get(col!("added_by"))?,
+            added_at: row.get(col!("added_at"))?,
+        })
+    })
+    .await
+}
+
+/// The level and how it was reached; the line's `before` is the level before.
+async fn set_kyc<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    change: &KycChange,
+    log: &NewLogEntry,
+) -> Result<Kyc, T::Error> {
+    if !LEVELS.contains(&change.level) {
+        return Err(StoreError::Invalid(format!("there is no level {}", change.level)).into());
+    }
+    let before = kyc(tx, account).await?;
+    let id = account.to_string();
+    tx.execute(
+        "UPDATE accounts SET kyc_level = ?2 WHERE id = ?1",
+        &[&id, &i32::from(change.level)],
+    )
+    .await?;
+    tx.execute(
+        "INSERT INTO account_kyc (account_id, method, last4, reason, set_by, set_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (account_id) DO UPDATE SET method = excluded.method,
+             last4 = excluded.last4, reason = excluded.reason, set_by = excluded.set_by,
+             set_at = excluded.set_at",
+        &[
+            &id,
+            &change.method,
+            &change.last4,
+            &change.reason,
+            &change.set_by,
+            &now_rfc3339(),
+        ],
+    )
+    .await?;
+    let log = log.clone().with_before(&before.level.to_string());
+    super::operators::append(tx, &log).await?;
+    kyc(tx, account).await
+}
+
+async fn set_level_limits<T: Tx>(
+    tx: &T,
+    level: u8,
+    limits: &Limits,
+    log: &NewLogEntry,
+) -> Result<LevelLimits, T::Error> {
+    let values = limit_params(limits);
+    let level = i32::from(level);
+    let changed = tx
+        .execute(
+            "UPDATE kyc_levels SET max_purchase = ?2, daily_value = ?3, daily_count = ?4,
+                 monthly_value = ?5, monthly_count = ?6, max_balance = ?7,
+                 per_recipient_daily = ?8 WHERE level = ?1",
+            &[
+                &level, &values[0], &values[1], &values[2], &values[3], &values[4], &values[5],
+                &values[6],
+            ],
+        )
+        .await?;
+    if changed == 0 {
+        return Err(StoreError::Invalid(format!("there is no level {level}")).into());
+    }
+    super::operators::append(tx, log).await?;
+    let all = levels(tx).await?;
+    let found = all.into_iter().find(|l| i32::from(l.level) == level);
+    Ok(found.ok_or(StoreError::NotFound("level"))?)
+}
+
+async fn set_account_limits<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    limits: &Limits,
+    log: &NewLogEntry,
+) -> Result<AccountLimits, T::Error> {
+    let values = limit_params(limits);
+    tx.execute(
+        "INSERT INTO account_limits (account_id, max_purchase, daily_value, daily_count,
+             monthly_value, monthly_count, max_balance, per_recipient_daily)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT (account_id) DO UPDATE SET max_purchase = excluded.max_purchase,
+             daily_value = excluded.daily_value, daily_count = excluded.daily_count,
+             monthly_value = excluded.monthly_value, monthly_count = excluded.monthly_count,
+             max_balance = excluded.max_balance,
+             per_recipient_daily = excluded.per_recipient_daily",
+        &[
+            &account.to_string(),
+            &values[0],
+            &values[1],
+            &values[2],
+            &values[3],
+            &values[4],
+            &values[5],
+            &values[6],
+        ],
+    )
+    .await?;
+    super::operators::append(tx, log).await?;
+    view(tx, account).await
+}
+
+/// `false` when the entry was there already (it is left as it was).
+async fn block<T: Tx>(tx: &T, entry: &BlockEntry, log: &NewLogEntry) -> Result<bool, T::Error> {
+    let added = tx
+        .execute(
+            "INSERT INTO blocklist (kind, value, reason, added_by, added_at)
+             VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (kind, value) DO NOTHING",
+            &[
+                &entry.kind.as_str(),
+                &entry.value,
+                &entry.reason,
+                &entry.added_by,
+                &now_rfc3339(),
+            ],
+        )
+        .await?;
+    if added == 1 {
+        super::operators::append(tx, log).await?;
+    }
+    Ok(added == 1)
+}
+
+/// `false` when there was no such entry.
+async fn unblock<T: Tx>(
+    tx: &T,
+    kind: BlockKind,
+    value: &str,
+    log: &NewLogEntry,
+) -> Result<bool, T::Error> {
+    let removed = tx
+        .execute(
+            "DELETE FROM blocklist WHERE kind = ?1 AND value = ?2",
+            &[&kind.as_str(), &value],
+        )
+        .await?;
+    if removed == 1 {
+        super::operators::append(tx, log).await?;
+    }
+    Ok(removed == 1)
+}
+
+/// Test mode: a live purchase's checks in its order (reference, blocklist,
+/// limits, balance), changing nothing; answers the balance.
+pub(crate) async fn check_purchase<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    reference: &str,
+    recipient: &str,
+    amount: Kobo,
+) -> Result<Kobo, T::Error> {
+    const COLUMNS: &str = "found";
+    let sql = "SELECT EXISTS (SELECT 1 FROM transactions
+                   WHERE account_id = ?1 AND reference = ?2) AS found";
+    let used: bool = tx
+        .query_one(sql, &[&account.to_string(), &reference], |row| {
+            row.get(col!("found"))
+        })
+        .await?;
+    if used {
+        return Err(Refusal::DuplicateReference.into());
+    }
+    let passed = check(tx, account, recipient, amount, &Today::now()).await?;
+    Ok(rules::check_purchase(passed.balance, false, amount)?)
+}

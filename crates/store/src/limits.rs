@@ -1,0 +1,438 @@
+//! KYC levels, their limits and the blocklist (issue 32, docs/limits.md):
+//! the records, and the one rule deciding which limit a purchase would pass
+//! ([`LimitState::refusal`]). SQLite's placement and both engines' test-mode
+//! check run that rule; PostgreSQL's one-statement placement runs its
+//! PL/pgSQL twin (`billpay_place_limited_purchase`, PostgreSQL migration 021), which the
+//! store contract tests hold to the same answers.
+
+use billpay_domain::{AccountId, Kobo};
+use serde::Serialize;
+use std::fmt;
+
+/// The KYC levels: 0 (email and phone verified), 1 (BVN or NIN verified, or
+/// approved by an owner), 2 (approved by an owner).
+pub const LEVELS: [u8; 3] = [0, 1, 2];
+
+/// The level an operator-created account starts at unless told otherwise:
+/// the operator who creates an API account has onboarded its business
+/// outside billpay, which is level 2's definition.
+pub const OPERATOR_CREATED_LEVEL: u8 = 2;
+
+/// Limits in kobo (values) or purchases (counts); `None`: no limit (for a
+/// level) or the level's (for an account's own limits).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    pub max_purchase: Option<Kobo>,
+    pub daily_value: Option<Kobo>,
+    pub daily_count: Option<i64>,
+    pub monthly_value: Option<Kobo>,
+    pub monthly_count: Option<i64>,
+    pub max_balance: Option<Kobo>,
+    pub per_recipient_daily: Option<Kobo>,
+}
+
+impl Limits {
+    /// `self` where set, else `level`'s: an account's own limits over its level's.
+    pub fn over(self, level: Limits) -> Limits {
+        Limits {
+            max_purchase: self.max_purchase.or(level.max_purchase),
+            daily_value: self.daily_value.or(level.daily_value),
+            daily_count: self.daily_count.or(level.daily_count),
+            monthly_value: self.monthly_value.or(level.monthly_value),
+            monthly_count: self.monthly_count.or(level.monthly_count),
+            max_balance: self.max_balance.or(level.max_balance),
+            per_recipient_daily: self.per_recipient_daily.or(level.per_recipient_daily),
+        }
+    }
+}
+
+/// A level: its number, the operator's name for it, its limits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LevelLimits {
+    pub level: u8,
+    pub name: String,
+    pub limits: Limits,
+}
+
+/// How an account reached its level (never a full BVN or NIN: the last 4 digits at most).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Kyc {
+    pub level: u8,
+    /// `operator`, `bvn`, `nin`, or `created` (the level given at creation);
+    /// `None` for an account whose level nobody has set since the migration.
+    pub method: Option<String>,
+    pub last4: Option<String>,
+    pub reason: Option<String>,
+    pub set_by: Option<String>,
+    pub set_at: Option<String>,
+}
+
+/// A level change: the level, how it was reached and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KycChange {
+    pub level: u8,
+    pub method: String,
+    pub last4: Option<String>,
+    pub reason: String,
+    pub set_by: String,
+}
+
+/// What an account spent: today (Lagos) and over the last 30 Lagos days
+/// (today included), in value and count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    pub daily_value: Kobo,
+    pub daily_count: i64,
+    pub monthly_value: Kobo,
+    pub monthly_count: i64,
+}
+
+/// Everything a purchase is checked against, read in one statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitState {
+    pub level: u8,
+    pub balance: Kobo,
+    /// The account's limits (its own over its level's).
+    pub limits: Limits,
+    /// Level 0's: what applies while the balance is over the largest
+    /// balance (a purchase reads them only then).
+    pub level0: Limits,
+    /// Today's usage; the 30-day sums are read only when a 30-day limit
+    /// applies (zero otherwise).
+    pub usage: Usage,
+    /// Spent today on the purchase's recipient (read only when a
+    /// per-recipient limit applies; zero otherwise).
+    pub recipient_today: Kobo,
+    /// The account or the recipient is on the blocklist.
+    pub blocked: bool,
+}
+
+/// The limits a purchase can exceed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitKind {
+    MaxPurchase,
+    DailyValue,
+    DailyCount,
+    MonthlyValue,
+    MonthlyCount,
+    PerRecipientDaily,
+}
+
+impl LimitKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitKind::MaxPurchase => "max_purchase",
+            LimitKind::DailyValue => "daily_value",
+            LimitKind::DailyCount => "daily_count",
+            LimitKind::MonthlyValue => "monthly_value",
+            LimitKind::MonthlyCount => "monthly_count",
+            LimitKind::PerRecipientDaily => "per_recipient_daily",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<LimitKind> {
+        [
+            LimitKind::MaxPurchase,
+            LimitKind::DailyValue,
+            LimitKind::DailyCount,
+            LimitKind::MonthlyValue,
+            LimitKind::MonthlyCount,
+            LimitKind::PerRecipientDaily,
+        ]
+        .into_iter()
+        .find(|kind| kind.as_str() == text)
+    }
+
+    fn counts_purchases(self) -> bool {
+        matches!(self, LimitKind::DailyCount | LimitKind::MonthlyCount)
+    }
+
+    /// The limit in words, for a person.
+    fn words(self) -> &'static str {
+        match self {
+            LimitKind::MaxPurchase => "largest single purchase",
+            LimitKind::DailyValue => "daily spending limit",
+            LimitKind::DailyCount => "daily limit on purchases",
+            LimitKind::MonthlyValue => "30-day spending limit",
+            LimitKind::MonthlyCount => "30-day limit on purchases",
+            LimitKind::PerRecipientDaily => "daily limit for one recipient",
+        }
+    }
+}
+
+/// A purchase over a limit: which, the limit, and what was used of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitRefusal {
+    pub kind: LimitKind,
+    /// Kobo, or purchases for a count.
+    pub limit: i64,
+    pub used: i64,
+    /// The balance is over the largest balance, so level 0's limits applied.
+    pub held_to_level0: bool,
+}
+
+impl fmt::Display for LimitRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let words = self.kind.words();
+        let left = (self.limit - self.used).max(0);
+        if self.kind.counts_purchases() {
+            write!(
+                f,
+                "This purchase is over the {words} of {} purchases: {left} left",
+                self.limit
+            )?;
+        } else if self.kind == LimitKind::MaxPurchase {
+            write!(
+                f,
+                "This purchase is over the {words} of {} Naira",
+                Kobo(self.limit)
+            )?;
+        } else {
+            write!(
+                f,
+                "This purchase is over the {words} of {} Naira: {} Naira left",
+                Kobo(self.limit),
+                Kobo(left)
+            )?;
+        }
+        if self.held_to_level0 {
+            write!(
+                f,
+                " (the wallet holds more than its largest balance, so level 0's limits apply until an operator reviews the account)"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl LimitState {
+    /// The balance is over the account's largest balance: level 0's limits apply.
+    pub fn held_to_level0(&self) -> bool {
+        self.limits
+            .max_balance
+            .is_some_and(|cap| self.balance > cap)
+    }
+
+    /// The limits a purchase is checked against now.
+    pub fn applied(&self) -> Limits {
+        if self.held_to_level0() {
+            self.level0
+        } else {
+            self.limits
+        }
+    }
+
+    /// The first limit `amount` would exceed, in a fixed order; `None`: it passes.
+    pub fn refusal(&self, amount: Kobo) -> Option<LimitRefusal> {
+        let held = self.held_to_level0();
+        let limits = self.applied();
+        let usage = &self.usage;
+        let a = amount.0;
+        let checks: [(LimitKind, Option<i64>, i64, i64); 6] = [
+            (
+                LimitKind::MaxPurchase,
+                limits.max_purchase.map(|k| k.0),
+                0,
+                a,
+            ),
+            (
+                LimitKind::DailyValue,
+                limits.daily_value.map(|k| k.0),
+                usage.daily_value.0,
+                a,
+            ),
+            (
+                LimitKind::DailyCount,
+                limits.daily_count,
+                usage.daily_count,
+                1,
+            ),
+            (
+                LimitKind::MonthlyValue,
+                limits.monthly_value.map(|k| k.0),
+                usage.monthly_value.0,
+                a,
+            ),
+            (
+                LimitKind::MonthlyCount,
+                limits.monthly_count,
+                usage.monthly_count,
+                1,
+            ),
+            (
+                LimitKind::PerRecipientDaily,
+                limits.per_recipient_daily.map(|k| k.0),
+                self.recipient_today.0,
+                a,
+            ),
+        ];
+        checks.into_iter().find_map(|(kind, limit, used, adds)| {
+            let limit = limit?;
+            (used.saturating_add(adds) > limit).then_some(LimitRefusal {
+                kind,
+                limit,
+                used,
+                held_to_level0: held,
+            })
+        })
+    }
+}
+
+/// What a blocklist entry names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockKind {
+    Recipient,
+    Account,
+}
+
+impl BlockKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockKind::Recipient => "recipient",
+            BlockKind::Account => "account",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<BlockKind> {
+        match text {
+            "recipient" => Some(BlockKind::Recipient),
+            "account" => Some(BlockKind::Account),
+            _ => None,
+        }
+    }
+}
+
+/// A blocklist entry: a recipient (phone, meter, smartcard, betting id…) or an account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BlockEntry {
+    pub kind: BlockKind,
+    pub value: String,
+    pub reason: String,
+    pub added_by: String,
+    pub added_at: String,
+}
+
+/// An account's level, limits and what it used of them: the API's, the
+/// console's and the CLI's view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AccountLimits {
+    pub account_id: AccountId,
+    pub kyc: Kyc,
+    /// The limits that apply (its own over its level's).
+    pub limits: Limits,
+    /// Its own limits (`None`: the level's).
+    pub overrides: Limits,
+    pub usage: Usage,
+    /// The balance is over the largest balance: level 0's limits apply.
+    pub held_to_level0: bool,
+}
+
+impl AccountLimits {
+    /// What the daily and 30-day value limits still let the account spend
+    /// today (`None`: neither applies). While [`Self::held_to_level0`] level
+    /// 0's limits apply instead, which this does not say.
+    pub fn left_today(&self) -> Option<Kobo> {
+        let left = |limit: Option<Kobo>, used: Kobo| limit.map(|l| l.0 - used.0);
+        let daily = left(self.limits.daily_value, self.usage.daily_value);
+        let monthly = left(self.limits.monthly_value, self.usage.monthly_value);
+        [daily, monthly]
+            .into_iter()
+            .flatten()
+            .min()
+            .map(|kobo| Kobo(kobo.max(0)))
+    }
+}
+
+/// The Lagos day a purchase counts in, and the first day of its 30-day window.
+pub fn usage_days(today: time::Date) -> (String, String) {
+    let first = today - time::Duration::days(29);
+    (today.to_string(), first.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(limits: Limits) -> LimitState {
+        LimitState {
+            level: 0,
+            balance: Kobo(100000),
+            limits,
+            level0: Limits {
+                max_purchase: Some(Kobo(1000)),
+                ..Limits::default()
+            },
+            usage: Usage {
+                daily_value: Kobo(4000),
+                daily_count: 4,
+                monthly_value: Kobo(9000),
+                monthly_count: 9,
+            },
+            recipient_today: Kobo(500),
+            blocked: false,
+        }
+    }
+
+    #[test]
+    fn a_purchase_up_to_the_limit_passes_and_one_kobo_over_is_refused() {
+        let daily = Limits {
+            daily_value: Some(Kobo(5000)),
+            ..Limits::default()
+        };
+        assert_eq!(state(daily).refusal(Kobo(1000)), None);
+        let refused = state(daily).refusal(Kobo(1001)).unwrap();
+        assert_eq!(
+            (refused.kind, refused.limit, refused.used),
+            (LimitKind::DailyValue, 5000, 4000)
+        );
+        assert_eq!(
+            refused.to_string(),
+            "This purchase is over the daily spending limit of 50.00 Naira: 10.00 Naira left"
+        );
+    }
+
+    #[test]
+    fn counts_say_purchases_left() {
+        let count = Limits {
+            daily_count: Some(4),
+            ..Limits::default()
+        };
+        let refused = state(count).refusal(Kobo(1)).unwrap();
+        assert_eq!(
+            refused.to_string(),
+            "This purchase is over the daily limit on purchases of 4 purchases: 0 left"
+        );
+    }
+
+    #[test]
+    fn over_the_largest_balance_level_0s_limits_apply() {
+        let capped = Limits {
+            max_balance: Some(Kobo(50000)),
+            ..Limits::default()
+        };
+        let refused = state(capped).refusal(Kobo(1001)).unwrap();
+        assert_eq!(refused.kind, LimitKind::MaxPurchase);
+        assert!(refused.held_to_level0);
+        assert_eq!(state(capped).refusal(Kobo(1000)), None);
+    }
+
+    #[test]
+    fn own_limits_win_over_the_levels() {
+        let own = Limits {
+            daily_count: Some(7),
+            ..Limits::default()
+        };
+        let level = Limits {
+            daily_count: Some(3),
+            max_purchase: Some(Kobo(5)),
+            ..Limits::default()
+        };
+        let both = own.over(level);
+        assert_eq!(
+            (both.daily_count, both.max_purchase),
+            (Some(7), Some(Kobo(5)))
+        );
+    }
+}

@@ -1,0 +1,381 @@
+//! KYC levels, limits and the blocklist (issue 32): enforced inside the
+//! purchase's own transaction, so concurrent purchases never pass a limit by
+//! one kobo, on either backend.
+
+use crate::common::{assert_invariant, funded_account, join_all, purchase, store};
+use billpay_domain::{AccountId, KeyId, Kobo};
+use billpay_store::limits::*;
+use billpay_store::*;
+
+fn line(action: &str) -> NewLogEntry {
+    NewLogEntry {
+        actor: "cli".into(),
+        action: action.into(),
+        subject: "test".into(),
+        ..NewLogEntry::default()
+    }
+}
+
+async fn own_limits(store: &SharedStore, account: AccountId, limits: Limits) {
+    store
+        .set_account_limits_logged(account, limits, line("limits.account"))
+        .await
+        .unwrap();
+}
+
+async fn set_level(store: &SharedStore, account: AccountId, level: u8) {
+    let change = KycChange {
+        level,
+        method: "operator".into(),
+        last4: None,
+        reason: "test".into(),
+        set_by: "cli".into(),
+    };
+    store
+        .set_kyc_logged(account, change, line("account.kyc_level"))
+        .await
+        .unwrap();
+}
+
+/// `count` purchases of `naira` each at once, to `recipient`; the refusals.
+async fn at_once(
+    store: &SharedStore,
+    (account, key): (AccountId, KeyId),
+    count: usize,
+    naira: i64,
+    recipient: &'static str,
+) -> Vec<Refusal> {
+    let tasks: Vec<_> = (0..count)
+        .map(|i| {
+            let store = store.clone();
+            let mut new = purchase(account, key, &format!("race-{recipient}-{i:03}"), naira);
+            new.recipient = recipient.into();
+            tokio::spawn(async move { store.place_purchase(new).await })
+        })
+        .collect();
+    join_all(tasks)
+        .await
+        .into_iter()
+        .filter_map(|placed| match placed {
+            Ok(_) => None,
+            Err(StoreError::Refused(refusal)) => Some(refusal),
+            Err(other) => panic!("unexpected error {other}"),
+        })
+        .collect()
+}
+
+fn limit_kinds(refusals: &[Refusal]) -> Vec<LimitKind> {
+    refusals
+        .iter()
+        .map(|r| match r {
+            Refusal::LimitExceeded(limit) => limit.kind,
+            other => panic!("not a limit: {other}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn fifty_concurrent_purchases_never_pass_a_daily_value_limit() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 100_000).await;
+    let daily = Limits {
+        daily_value: Some(Kobo::from_naira(1_000)),
+        ..Limits::default()
+    };
+    own_limits(&store, account, daily).await;
+    // 50 × ₦41 = ₦2,050 tried against ₦1,000: 24 fit (₦984), the 25th would be ₦1,025.
+    let refused = at_once(&store, (account, key), 50, 41, "08031234567").await;
+    assert_eq!(refused.len(), 26);
+    assert!(
+        limit_kinds(&refused)
+            .iter()
+            .all(|k| *k == LimitKind::DailyValue)
+    );
+    let view = store.account_limits(account).await.unwrap();
+    assert_eq!(view.usage.daily_value, Kobo::from_naira(984));
+    assert_eq!(view.usage.daily_count, 24);
+    assert_eq!(view.usage.monthly_value, Kobo::from_naira(984));
+    assert_eq!(
+        store.balance(account).await.unwrap(),
+        Kobo::from_naira(100_000 - 984)
+    );
+    // ₦16 is left: exactly that passes, one kobo more does not.
+    let mut over = purchase(account, key, "over", 16);
+    over.amount = Kobo(1_601);
+    let Err(StoreError::Refused(Refusal::LimitExceeded(limit))) = store.place_purchase(over).await
+    else {
+        panic!("a kobo over the limit was placed");
+    };
+    assert_eq!((limit.limit, limit.used), (100_000, 98_400));
+    assert_eq!(
+        limit.to_string(),
+        "This purchase is over the daily spending limit of 1000.00 Naira: 16.00 Naira left"
+    );
+    store
+        .place_purchase(purchase(account, key, "exact", 16))
+        .await
+        .unwrap();
+    assert_invariant(&store, account).await;
+}
+
+#[tokio::test]
+async fn fifty_concurrent_purchases_never_pass_a_daily_count() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 100_000).await;
+    let count = Limits {
+        daily_count: Some(7),
+        ..Limits::default()
+    };
+    own_limits(&store, account, count).await;
+    let refused = at_once(&store, (account, key), 50, 10, "08031234567").await;
+    assert_eq!(refused.len(), 43);
+    assert!(
+        limit_kinds(&refused)
+            .iter()
+            .all(|k| *k == LimitKind::DailyCount)
+    );
+    assert_eq!(
+        store
+            .account_limits(account)
+            .await
+            .unwrap()
+            .usage
+            .daily_count,
+        7
+    );
+    assert_invariant(&store, account).await;
+}
+
+/// The 30-day sums are read only when a 30-day limit applies: they must
+/// still hold under concurrency, and count what was placed before.
+#[tokio::test]
+async fn fifty_concurrent_purchases_never_pass_a_30_day_value_limit() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 100_000).await;
+    // Placed while no 30-day limit applied (level 2): still counted.
+    store
+        .place_purchase(purchase(account, key, "before", 30))
+        .await
+        .unwrap();
+    let monthly = Limits {
+        monthly_value: Some(Kobo::from_naira(100)),
+        ..Limits::default()
+    };
+    own_limits(&store, account, monthly).await;
+    let refused = at_once(&store, (account, key), 50, 10, "08031234567").await;
+    assert_eq!(refused.len(), 43, "₦30 + 7 × ₦10 fit in ₦100");
+    assert!(
+        limit_kinds(&refused)
+            .iter()
+            .all(|k| *k == LimitKind::MonthlyValue)
+    );
+    let usage = store.account_limits(account).await.unwrap().usage;
+    assert_eq!(
+        (usage.monthly_value, usage.monthly_count),
+        (Kobo::from_naira(100), 8)
+    );
+    assert_eq!(
+        store.balance(account).await.unwrap(),
+        Kobo::from_naira(100_000 - 100)
+    );
+    assert_invariant(&store, account).await;
+}
+
+#[tokio::test]
+async fn concurrent_purchases_to_one_recipient_stop_at_its_daily_limit() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 100_000).await;
+    let per_recipient = Limits {
+        per_recipient_daily: Some(Kobo::from_naira(100)),
+        ..Limits::default()
+    };
+    own_limits(&store, account, per_recipient).await;
+    let refused = at_once(&store, (account, key), 50, 10, "08031234567").await;
+    assert_eq!(refused.len(), 40);
+    assert!(
+        limit_kinds(&refused)
+            .iter()
+            .all(|k| *k == LimitKind::PerRecipientDaily)
+    );
+    // Another recipient has its own allowance.
+    let other = at_once(&store, (account, key), 5, 10, "08039999999").await;
+    assert!(other.is_empty());
+    assert_eq!(
+        store.balance(account).await.unwrap(),
+        Kobo::from_naira(100_000 - 150)
+    );
+}
+
+#[tokio::test]
+async fn a_level_change_applies_to_the_next_purchase() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 200_000).await;
+    store
+        .place_purchase(purchase(account, key, "at-2", 20_000))
+        .await
+        .unwrap();
+    set_level(&store, account, 0).await;
+    let refused = store
+        .place_purchase(purchase(account, key, "at-0", 20_000))
+        .await;
+    let Err(StoreError::Refused(Refusal::LimitExceeded(limit))) = refused else {
+        panic!("level 0 let ₦20,000 through: {refused:?}");
+    };
+    assert_eq!(limit.kind, LimitKind::MaxPurchase);
+    assert_eq!(
+        limit.to_string(),
+        "This purchase is over the largest single purchase of 10000.00 Naira"
+    );
+    // The test-mode check says the same and changes nothing.
+    let checked = store
+        .check_purchase(account, "at-0", "08031234567", Kobo::from_naira(20_000))
+        .await;
+    assert!(matches!(
+        checked,
+        Err(StoreError::Refused(Refusal::LimitExceeded(_)))
+    ));
+    set_level(&store, account, 1).await;
+    store
+        .place_purchase(purchase(account, key, "at-1", 20_000))
+        .await
+        .unwrap();
+    let view = store.account_limits(account).await.unwrap();
+    assert_eq!(view.kyc.level, 1);
+    assert_eq!(view.kyc.method.as_deref(), Some("operator"));
+    assert_eq!(view.usage.daily_count, 2);
+}
+
+#[tokio::test]
+async fn blocked_recipients_and_accounts_are_refused_and_nothing_moves() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let entry = |kind, value: &str| BlockEntry {
+        kind,
+        value: value.into(),
+        reason: "stolen card".into(),
+        added_by: "cli".into(),
+        added_at: String::new(),
+    };
+    let recipient = entry(BlockKind::Recipient, "08031234567");
+    assert!(
+        store
+            .block_logged(recipient.clone(), line("blocklist.add"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .block_logged(recipient, line("blocklist.add"))
+            .await
+            .unwrap()
+    );
+    let refused = store
+        .place_purchase(purchase(account, key, "b-1", 100))
+        .await;
+    assert!(matches!(
+        refused,
+        Err(StoreError::Refused(Refusal::Blocked))
+    ));
+    let checked = store
+        .check_purchase(account, "b-1", "08031234567", Kobo::from_naira(100))
+        .await;
+    assert!(matches!(
+        checked,
+        Err(StoreError::Refused(Refusal::Blocked))
+    ));
+    assert_eq!(
+        store.balance(account).await.unwrap(),
+        Kobo::from_naira(1_000)
+    );
+    assert!(
+        store
+            .unblock_logged(
+                BlockKind::Recipient,
+                "08031234567",
+                line("blocklist.remove")
+            )
+            .await
+            .unwrap()
+    );
+    store
+        .place_purchase(purchase(account, key, "b-2", 100))
+        .await
+        .unwrap();
+    let whole_account = entry(BlockKind::Account, &account.to_string());
+    store
+        .block_logged(whole_account, line("blocklist.add"))
+        .await
+        .unwrap();
+    let refused = store
+        .place_purchase(purchase(account, key, "b-3", 100))
+        .await;
+    assert!(matches!(
+        refused,
+        Err(StoreError::Refused(Refusal::Blocked))
+    ));
+    let listed = store.blocklist().await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].reason, "stolen card");
+    assert_invariant(&store, account).await;
+}
+
+#[tokio::test]
+async fn a_wallet_over_its_largest_balance_is_held_to_level_0s_limits() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 600_000).await;
+    // Level 1's largest balance is ₦500,000: the credit above it arrived anyway.
+    set_level(&store, account, 1).await;
+    let refused = store
+        .place_purchase(purchase(account, key, "h-1", 20_000))
+        .await;
+    let Err(StoreError::Refused(Refusal::LimitExceeded(limit))) = refused else {
+        panic!("an over-balance account kept its level's limits: {refused:?}");
+    };
+    assert_eq!(limit.kind, LimitKind::MaxPurchase);
+    assert!(limit.held_to_level0);
+    assert!(store.account_limits(account).await.unwrap().held_to_level0);
+    store
+        .place_purchase(purchase(account, key, "h-2", 5_000))
+        .await
+        .unwrap();
+    // The owner's review: a larger balance for this account.
+    let reviewed = Limits {
+        max_balance: Some(Kobo::from_naira(1_000_000)),
+        ..Limits::default()
+    };
+    own_limits(&store, account, reviewed).await;
+    store
+        .place_purchase(purchase(account, key, "h-3", 20_000))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn level_limits_are_listed_changed_and_logged() {
+    let (_db, store) = store().await;
+    let levels = store.level_limits().await.unwrap();
+    assert_eq!(
+        levels.iter().map(|l| l.level).collect::<Vec<_>>(),
+        [0, 1, 2]
+    );
+    assert_eq!(
+        levels[0].limits.max_purchase,
+        Some(Kobo::from_naira(10_000))
+    );
+    let mut limits = levels[0].limits;
+    limits.daily_count = None;
+    let changed = store
+        .set_level_limits_logged(0, limits, line("limits.level"))
+        .await
+        .unwrap();
+    assert_eq!(changed.limits.daily_count, None);
+    assert_eq!(store.level_limits().await.unwrap()[0].limits, limits);
+    let logged = store
+        .operator_log(LogFilter {
+            limit: 50,
+            ..LogFilter::default()
+        })
+        .await
+        .unwrap();
+    assert!(logged.iter().any(|l| l.action == "limits.level"));
+}
