@@ -24,6 +24,9 @@ STATE_REFUSALS = {
     "insufficient_balance",
     "duplicate_reference",
     "customer_not_found",
+    # The account's KYC limits (docs/limits.md): what is left today, the
+    # level's largest purchase — state, not shape.
+    "limit_exceeded",
 }
 # The e-pin denomination must be one the provider sells (GET
 # /v1/recharge-pins/denominations); the catalogue decides, not the schema.
