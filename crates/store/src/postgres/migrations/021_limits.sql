@@ -31,7 +31,7 @@ CREATE TABLE kyc_levels (
 INSERT INTO kyc_levels VALUES
     (0, 'Email and phone verified', 1000000, 5000000, 20, 30000000, 300, 30000000, 2000000),
     (1, 'BVN or NIN verified', 5000000, 20000000, 100, 300000000, 2000, 50000000, 10000000),
-    (2, 'Approved by an owner', 500000000, 500000000, NULL, NULL, NULL, NULL, NULL);
+    (2, 'Approved by an owner', NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 -- An account's own limits; NULL: its level's.
 CREATE TABLE account_limits (
     account_id          TEXT PRIMARY KEY REFERENCES accounts (id),
