@@ -81,7 +81,7 @@ pub(crate) trait Tx {
     ) -> impl Future<Output = Result<T, Self::Error>> {
         async move {
             let found = self.query_opt(sql, params, map).await?;
-            found.ok_or_else(|| StoreError::Backend("the query returned no row".into()).into())
+            found.ok_or_else(|| StoreError::backend("the query returned no row").into())
         }
     }
 }
@@ -93,8 +93,8 @@ pub(crate) fn ready<T>(future: impl Future<Output = StoreResult<T>>) -> StoreRes
     let mut context = std::task::Context::from_waker(std::task::Waker::noop());
     match future.as_mut().poll(&mut context) {
         std::task::Poll::Ready(answer) => answer,
-        std::task::Poll::Pending => Err(StoreError::Backend(
-            "a SQLite store operation waited on something".into(),
+        std::task::Poll::Pending => Err(StoreError::backend(
+            "a SQLite store operation waited on something",
         )),
     }
 }
@@ -123,7 +123,7 @@ pub(crate) fn to_dollar_placeholders(sql: &str) -> String {
 /// A JSON array of `values`: a list bound as one parameter, read back by
 /// [`json_values`].
 pub(crate) fn json_list(values: &[String]) -> StoreResult<String> {
-    serde_json::to_string(values).map_err(|e| StoreError::Backend(e.to_string()))
+    serde_json::to_string(values).map_err(StoreError::caused)
 }
 
 /// The texts of the JSON array bound at `param` (`"?2"`), as a subquery's
@@ -269,7 +269,7 @@ impl dyn RowRead + '_ {
 
 /// A column whose value cannot be read as asked.
 pub(crate) fn unreadable(column: Column, e: impl std::fmt::Display) -> StoreError {
-    StoreError::Backend(format!("column {}: {e}", column.name))
+    StoreError::backend(format!("column {}: {e}", column.name))
 }
 
 fn present<T>(value: Option<T>, column: Column) -> StoreResult<T> {

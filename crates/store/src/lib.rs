@@ -85,7 +85,70 @@ pub enum StoreError {
     #[error("an account with email {0} exists")]
     EmailTaken(String),
     #[error("database error: {0}")]
-    Backend(String),
+    Backend(#[source] BackendError),
+}
+
+/// A failure below the store's operations: what it says, and the error that
+/// caused it when there is one, kept whole so a caller or a log can walk
+/// `source()` (the driver's error code, a PostgreSQL `SqlState`…).
+#[derive(Debug, Clone)]
+pub struct BackendError {
+    message: String,
+    cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl std::fmt::Display for BackendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for BackendError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.as_deref().map(|e| e as _)
+    }
+}
+
+impl StoreError {
+    /// A backend failure with no underlying error (a stopped thread, a row
+    /// that breaks an invariant).
+    pub fn backend(message: impl Into<String>) -> StoreError {
+        StoreError::Backend(BackendError {
+            message: message.into(),
+            cause: None,
+        })
+    }
+
+    /// A backend failure caused by `cause`, saying what it says.
+    pub fn caused(cause: impl std::error::Error + Send + Sync + 'static) -> StoreError {
+        StoreError::Backend(BackendError {
+            message: cause.to_string(),
+            cause: Some(Arc::new(cause)),
+        })
+    }
+
+    /// A backend failure caused by `cause`, saying `message` (which already
+    /// describes the cause, as PostgreSQL's detail and hint do).
+    pub(crate) fn described(
+        message: String,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> StoreError {
+        StoreError::Backend(BackendError {
+            message,
+            cause: Some(Arc::new(cause)),
+        })
+    }
+
+    /// A backend failure caused by `cause` while doing `context`.
+    pub fn caused_in(
+        context: impl std::fmt::Display,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> StoreError {
+        StoreError::Backend(BackendError {
+            message: format!("{context}: {cause}"),
+            cause: Some(Arc::new(cause)),
+        })
+    }
 }
 
 /// Business refusals of a purchase: both change nothing.

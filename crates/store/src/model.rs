@@ -334,7 +334,7 @@ impl Transaction {
     /// What was delivered (empty until then).
     pub fn delivery(&self) -> Result<Delivery, StoreError> {
         Delivery::deserialize(&self.result)
-            .map_err(|e| StoreError::Backend(format!("stored result of {}: {e}", self.code)))
+            .map_err(|e| StoreError::caused_in(format!("stored result of {}", self.code), e))
     }
 }
 

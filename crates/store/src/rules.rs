@@ -109,11 +109,11 @@ pub(crate) fn email_taken(email: &str) -> StoreError {
 
 /// The stored form of the catalogue: one JSON document.
 pub(crate) fn catalogue_document(catalogue: &Catalogue) -> StoreResult<String> {
-    serde_json::to_string(catalogue).map_err(|e| StoreError::Backend(e.to_string()))
+    serde_json::to_string(catalogue).map_err(StoreError::caused)
 }
 
 pub(crate) fn parse_catalogue(document: &str) -> StoreResult<Catalogue> {
-    serde_json::from_str(document).map_err(|e| StoreError::Backend(e.to_string()))
+    serde_json::from_str(document).map_err(StoreError::caused)
 }
 
 /// The catalogue a new database starts with (compiled into the binary).
@@ -192,7 +192,7 @@ pub fn price_book(
         book.tiers.insert(name, tier);
     }
     for (tier, product, provider, plan, kind, value) in rules {
-        let bad = |what: &str| StoreError::Backend(format!("price rule of {tier}: {what}"));
+        let bad = |what: &str| StoreError::backend(format!("price rule of {tier}: {what}"));
         let scope = Scope {
             product: product.parse().map_err(|_| bad("product"))?,
             provider: (!provider.is_empty()).then_some(provider),
@@ -207,7 +207,7 @@ pub fn price_book(
     for (account, tier) in accounts {
         let id = account
             .parse()
-            .map_err(|_| StoreError::Backend(format!("account tier of {account}")))?;
+            .map_err(|_| StoreError::backend(format!("account tier of {account}")))?;
         book.accounts.insert(id, tier);
     }
     Ok(book)

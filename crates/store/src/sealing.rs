@@ -62,7 +62,7 @@ impl SealedStore {
             return Ok(result);
         };
         let clear = self.open_text(sealed.to_owned())?;
-        serde_json::from_str(&clear).map_err(|e| StoreError::Backend(e.to_string()))
+        serde_json::from_str(&clear).map_err(StoreError::caused)
     }
 
     fn seal_draft(&self, draft: NoticeDraft) -> StoreResult<NoticeDraft> {

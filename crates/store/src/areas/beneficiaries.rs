@@ -74,7 +74,7 @@ async fn saved<T: Tx>(
             id: row.get(col!("id"))?,
             product: product
                 .parse()
-                .map_err(|_| StoreError::Backend(format!("unknown product {product}")))?,
+                .map_err(|_| StoreError::backend(format!("unknown product {product}")))?,
             recipient: row.get(col!("recipient"))?,
             nickname: row.get(col!("nickname"))?,
         })

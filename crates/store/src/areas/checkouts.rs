@@ -121,7 +121,7 @@ fn read_checkout(row: &dyn RowRead) -> StoreResult<Checkout> {
     Ok(Checkout {
         reference: row.get(col!("reference"))?,
         account_id: AccountId::from_str(&account)
-            .map_err(|e| StoreError::Backend(format!("checkout account {account}: {e}")))?,
+            .map_err(|e| StoreError::caused_in(format!("checkout account {account}"), e))?,
         gateway: row.get(col!("gateway"))?,
         amount: row.get(col!("amount"))?,
         fee: row.get(col!("fee"))?,

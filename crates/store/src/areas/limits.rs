@@ -342,7 +342,7 @@ async fn blocklist<T: Tx>(tx: &T) -> Result<Vec<BlockEntry>, T::Error> {
         let kind: String = row.get(col!("kind"))?;
         Ok(BlockEntry {
             kind: BlockKind::parse(&kind)
-                .ok_or_else(|| StoreError::Backend(format!("blocklist kind {kind:?}")))?,
+                .ok_or_else(|| StoreError::backend(format!("blocklist kind {kind:?}")))?,
             value: row.get(col!("value"))?,
             reason: row.get(col!("reason"))?,
             added_by: row.get(col!("added_by"))?,

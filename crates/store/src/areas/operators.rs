@@ -266,7 +266,7 @@ async fn account_names<T: Tx>(
              WHERE id IN (SELECT jsonb_array_elements_text(CAST(CAST(?1 AS TEXT) AS JSONB)))"
         }
     };
-    let list = serde_json::to_string(&ids).map_err(|e| StoreError::Backend(e.to_string()))?;
+    let list = serde_json::to_string(&ids).map_err(StoreError::caused)?;
     const COLUMNS: &str = "id, name";
     let rows = tx
         .query_all(sql, &[&list], |row| {

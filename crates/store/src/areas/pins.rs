@@ -175,5 +175,5 @@ async fn clear_lock<T: Tx>(
 fn key_id(stored: String) -> StoreResult<KeyId> {
     stored
         .parse()
-        .map_err(|_| StoreError::Backend(format!("unreadable shop key id {stored}")))
+        .map_err(|_| StoreError::backend(format!("unreadable shop key id {stored}")))
 }

@@ -587,7 +587,7 @@ async fn beneficiaries_of<T: Tx>(tx: &T, account: AccountId) -> Result<Vec<Benef
             id: row.get(col!("id"))?,
             product: product
                 .parse::<Product>()
-                .map_err(|_| StoreError::Backend(format!("unknown product {product}")))?,
+                .map_err(|_| StoreError::backend(format!("unknown product {product}")))?,
             recipient: row.get(col!("recipient"))?,
             nickname: row.get(col!("nickname"))?,
         })

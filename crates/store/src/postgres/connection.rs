@@ -53,7 +53,7 @@ pub(super) fn pool(url: &str, size: usize) -> StoreResult<Pool> {
         .wait_timeout(Some(Duration::from_secs(30)))
         .create_timeout(Some(Duration::from_secs(15)))
         .build()
-        .map_err(|e| StoreError::Backend(format!("PostgreSQL pool: {e}")))
+        .map_err(|e| StoreError::caused_in("PostgreSQL pool", e))
 }
 
 fn config_from_url(url: &str) -> StoreResult<tokio_postgres::Config> {

@@ -38,7 +38,7 @@ impl From<Refusal> for PgError {
 
 impl From<deadpool_postgres::PoolError> for PgError {
     fn from(e: deadpool_postgres::PoolError) -> Self {
-        backend(format!("PostgreSQL pool: {e}"))
+        PgError::Store(StoreError::caused_in("PostgreSQL pool", e))
     }
 }
 
@@ -46,14 +46,14 @@ impl From<PgError> for StoreError {
     fn from(e: PgError) -> Self {
         match e {
             PgError::Store(e) => e,
-            PgError::Db(e) => StoreError::Backend(describe(&e)),
+            PgError::Db(e) => StoreError::described(describe(&e), e),
         }
     }
 }
 
 /// A backend error with this message.
 pub(super) fn backend(message: impl Into<String>) -> PgError {
-    PgError::Store(StoreError::Backend(message.into()))
+    PgError::Store(StoreError::backend(message))
 }
 
 /// The error of a group-commit queue whose lanes have stopped.

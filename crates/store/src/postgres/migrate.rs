@@ -36,7 +36,7 @@ const MIGRATION_LOCK: i64 = 0x0062_696c_6c70_6179;
 pub(super) async fn migrate(pool: &Pool) -> StoreResult<()> {
     apply_missing(pool).await.map_err(|e| match e {
         PgError::Store(e) => e,
-        PgError::Db(e) => StoreError::Backend(format!("PostgreSQL: {}", describe(&e))),
+        PgError::Db(e) => StoreError::described(format!("PostgreSQL: {}", describe(&e)), e),
     })
 }
 
@@ -57,10 +57,8 @@ async fn apply_missing(pool: &Pool) -> Result<(), PgError> {
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(current.max(0) as usize) {
         let version = index as i32 + 1;
         tx.batch_execute(sql).await.map_err(|e| {
-            PgError::Store(StoreError::Backend(format!(
-                "migration {version} failed: {}",
-                describe(&e)
-            )))
+            let message = format!("migration {version} failed: {}", describe(&e));
+            PgError::Store(StoreError::described(message, e))
         })?;
         tx.execute(
             "INSERT INTO billpay_migrations (version, applied_at) VALUES ($1, $2)",

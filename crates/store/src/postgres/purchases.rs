@@ -224,7 +224,7 @@ impl PurchaseArgs {
             "blocked" => Err(Refusal::Blocked.into()),
             "limit" => Err(Refusal::LimitExceeded(limit_refusal(row)?).into()),
             "no_account" => Err(StoreError::NotFound("account")),
-            other => Err(StoreError::Backend(format!(
+            other => Err(StoreError::backend(format!(
                 "unexpected purchase outcome {other}"
             ))),
         }
@@ -247,8 +247,7 @@ impl PurchaseArgs {
             cost: None,
             tier: new.tier.clone(),
             // exactly what reading the stored text back gives
-            details: serde_json::from_str(&self.details)
-                .map_err(|e| StoreError::Backend(e.to_string()))?,
+            details: serde_json::from_str(&self.details).map_err(StoreError::caused)?,
             status: TxStatus::Processing,
             message: "Transaction is processing".into(),
             balance_before,
@@ -268,7 +267,7 @@ impl PurchaseArgs {
 fn limit_refusal(row: &Row) -> StoreResult<LimitRefusal> {
     let name: String = get(row, 3)?;
     let kind = LimitKind::parse(&name)
-        .ok_or_else(|| StoreError::Backend(format!("unexpected limit {name}")))?;
+        .ok_or_else(|| StoreError::backend(format!("unexpected limit {name}")))?;
     Ok(LimitRefusal {
         kind,
         limit: get(row, 4)?,

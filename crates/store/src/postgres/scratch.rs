@@ -27,7 +27,7 @@ pub fn with_database(url: &str, database: &str) -> String {
 async fn admin(url: &str) -> StoreResult<tokio_postgres::Client> {
     let (client, connection) = tokio_postgres::connect(url, NoTls)
         .await
-        .map_err(|e| StoreError::Backend(format!("cannot connect to PostgreSQL: {e}")))?;
+        .map_err(|e| StoreError::caused_in("cannot connect to PostgreSQL", e))?;
     tokio::spawn(async move {
         let _ = connection.await;
     });
@@ -48,7 +48,7 @@ impl ScratchDatabase {
         client
             .batch_execute(&format!("CREATE DATABASE \"{name}\""))
             .await
-            .map_err(|e| StoreError::Backend(format!("CREATE DATABASE {name}: {e}")))?;
+            .map_err(|e| StoreError::caused_in(format!("CREATE DATABASE {name}"), e))?;
         Ok(ScratchDatabase {
             url: with_database(admin_url, &name),
             admin_url: admin_url.to_owned(),

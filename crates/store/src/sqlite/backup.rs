@@ -36,7 +36,7 @@ pub fn backup(database_url: &str, destination: &Path) -> StoreResult<BackupRepor
     let _ = std::fs::remove_file(&partial);
     let copied = copy_into(&from, &partial).and_then(|()| {
         std::fs::rename(&partial, destination).map_err(|e| {
-            StoreError::Backend(format!("cannot write {}: {e}", destination.display()))
+            StoreError::caused_in(format!("cannot write {}", destination.display()), e)
         })
     });
     if copied.is_err() {
@@ -58,7 +58,7 @@ fn copy_into(from: &Connection, path: &Path) -> StoreResult<()> {
     }
     let check: String = to.query_row("PRAGMA integrity_check", [], |row| row.get(0))?;
     if check != "ok" {
-        return Err(StoreError::Backend(format!(
+        return Err(StoreError::backend(format!(
             "the copy failed its integrity check: {check}"
         )));
     }

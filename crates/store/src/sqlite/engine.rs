@@ -74,7 +74,7 @@ fn reader_count() -> usize {
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
-        StoreError::Backend(e.to_string())
+        StoreError::caused(e)
     }
 }
 
@@ -119,7 +119,7 @@ fn migrate(conn: &Connection) -> StoreResult<()> {
             "BEGIN IMMEDIATE; {sql}; PRAGMA user_version = {}; COMMIT;",
             index + 1
         ))
-        .map_err(|e| StoreError::Backend(format!("migration {} failed: {e}", index + 1)))?;
+        .map_err(|e| StoreError::caused_in(format!("migration {} failed", index + 1), e))?;
         tracing::info!(version = index + 1, "applied SQLite migration");
     }
     Ok(())
@@ -129,7 +129,7 @@ impl Engine {
     pub fn open(path: PathBuf) -> StoreResult<Engine> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
-                StoreError::Backend(format!("cannot create {}: {e}", dir.display()))
+                StoreError::caused_in(format!("cannot create {}", dir.display()), e)
             })?;
         }
         let writer_conn = connect(&path)?;
@@ -142,7 +142,7 @@ impl Engine {
         std::thread::Builder::new()
             .name("billpay-sqlite-writer".into())
             .spawn(move || run_writer(writer_conn, jobs))
-            .map_err(|e| StoreError::Backend(e.to_string()))?;
+            .map_err(StoreError::caused)?;
         let (reads, queue) = mpsc::channel::<ReadJob>();
         let queue = Arc::new(Mutex::new(queue));
         for index in 0..reader_count() {
@@ -150,7 +150,7 @@ impl Engine {
             std::thread::Builder::new()
                 .name(format!("billpay-sqlite-reader-{index}"))
                 .spawn(move || run_reader(conn, &queue))
-                .map_err(|e| StoreError::Backend(e.to_string()))?;
+                .map_err(StoreError::caused)?;
         }
         let id = ENGINES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(Engine {
@@ -177,9 +177,9 @@ impl Engine {
         });
         self.writer
             .send(job)
-            .map_err(|_| StoreError::Backend("writer thread stopped".into()))?;
+            .map_err(|_| StoreError::backend("writer thread stopped"))?;
         rx.await
-            .map_err(|_| StoreError::Backend("writer thread stopped".into()))?
+            .map_err(|_| StoreError::backend("writer thread stopped"))?
     }
 
     /// Runs `op` on the next free reader thread's connection; when all are
@@ -193,7 +193,7 @@ impl Engine {
         let job: ReadJob = Box::new(move |conn| {
             let _ = tx.send(caught(|| op(conn)));
         });
-        let stopped = || StoreError::Backend("reader threads stopped".into());
+        let stopped = || StoreError::backend("reader threads stopped");
         self.reads.send(job).map_err(|_| stopped())?;
         rx.await.map_err(|_| stopped())?
     }
@@ -203,7 +203,7 @@ impl Engine {
 /// carry on serving the others.
 fn caught<T>(op: impl FnOnce() -> StoreResult<T>) -> StoreResult<T> {
     std::panic::catch_unwind(AssertUnwindSafe(op))
-        .unwrap_or_else(|_| Err(StoreError::Backend("store operation panicked".into())))
+        .unwrap_or_else(|_| Err(StoreError::backend("store operation panicked")))
 }
 
 impl Engine {
@@ -263,7 +263,8 @@ fn run_writer(conn: Connection, jobs: mpsc::Receiver<Job>) {
             std::thread::sleep(Duration::from_millis(50));
         }
         let replies: Vec<Reply> = batch.into_iter().map(|job| job(&conn)).collect();
-        let commit = conn.execute_batch("COMMIT").map_err(StoreError::from);
+        // shared, so each job's reply carries the driver's error itself
+        let commit = conn.execute_batch("COMMIT").map_err(Arc::new);
         crate::metrics::record_batch("sqlite", "writes", size, started);
         if let Err(e) = &commit {
             tracing::error!(error = %e, "group commit failed; batch rolled back");
@@ -272,7 +273,7 @@ fn run_writer(conn: Connection, jobs: mpsc::Receiver<Job>) {
         for reply in replies {
             reply(match &commit {
                 Ok(()) => Ok(()),
-                Err(e) => Err(StoreError::Backend(e.to_string())),
+                Err(e) => Err(StoreError::caused(Arc::clone(e))),
             });
         }
     }

@@ -34,10 +34,37 @@ impl SqliteStore {
         let path = path_from_url(url)?;
         let engine = tokio::task::spawn_blocking(move || Engine::open(path))
             .await
-            .map_err(|e| StoreError::Backend(e.to_string()))??;
+            .map_err(StoreError::caused)??;
         engine
             .write(|conn| ready(crate::areas::catalogue::seed_default(&Lite(conn))))
             .await?;
         Ok(SqliteStore { engine })
+    }
+}
+
+#[cfg(test)]
+mod errors {
+    use crate::StoreError;
+    use std::error::Error;
+
+    /// A failure below the store keeps the error that caused it (issue 29),
+    /// not only its text.
+    #[tokio::test]
+    async fn a_database_that_cannot_be_created_keeps_its_cause() {
+        let blocker = tempfile::NamedTempFile::new().unwrap();
+        // a directory cannot be made below a file
+        let url = format!("sqlite://{}/billpay.db", blocker.path().display());
+        let Err(error) = super::SqliteStore::open(&url).await else {
+            panic!("opened a database below a file");
+        };
+        assert!(matches!(error, StoreError::Backend(_)), "{error:?}");
+        let backend = error.source().expect("the backend error");
+        let cause = backend.source().expect("its cause");
+        let io = cause.downcast_ref::<std::io::Error>();
+        assert!(
+            io.is_some(),
+            "the cause is the file system's error: {cause:?}"
+        );
+        assert!(error.to_string().contains("cannot create"), "{error}");
     }
 }
