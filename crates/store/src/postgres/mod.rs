@@ -35,6 +35,7 @@ pub mod scratch;
 mod statements;
 
 pub use batch::MAX_BATCH;
+pub use migrate::migrate_to;
 pub(crate) use connection::Pg;
 pub use error::PgError;
 
@@ -85,7 +86,7 @@ impl PostgresStore {
 
     pub async fn open_with(url: &str, options: PostgresOptions) -> StoreResult<PostgresStore> {
         let pool = connection::pool(url, options.pool_size)?;
-        migrate::migrate(&pool).await?;
+        migrate::migrate(&pool, crate::migrations::MIGRATIONS.len()).await?;
         let lanes = options.batches_in_flight;
         let store = PostgresStore {
             purchases: options

@@ -20,7 +20,7 @@ use crate::db::ready;
 use crate::*;
 use engine::Engine;
 
-pub use engine::path_from_url;
+pub use engine::{migrate_to, path_from_url};
 pub(crate) use statements::Lite;
 
 pub struct SqliteStore {

@@ -1,0 +1,106 @@
+//! The schema's migrations, once for both engines: one list, one numbering
+//! (a step's version is its place in [`MIGRATIONS`]), each step a folder
+//! `crates/store/migrations/NNN_name/` compiled into the binary. A step runs
+//! its `both.sql` (if any), then its engine's own `sqlite.sql` or
+//! `postgres.sql` (if any; absent: nothing more to do on that engine).
+//!
+//! `both.sql` is written in PostgreSQL's types; SQLite reads them as its
+//! schema has always spelled them ([`FOR_SQLITE`]), PostgreSQL drops SQLite's
+//! table option `WITHOUT ROWID` ([`FOR_POSTGRES`]). Nothing else is rewritten:
+//! what differs more goes in the engine's own file. Adding a step is one
+//! folder and one line below; an applied step is never edited.
+
+use crate::StoreResult;
+use crate::db::Engine;
+
+pub struct Migration {
+    pub name: &'static str,
+    both: Option<&'static str>,
+    sqlite: Option<&'static str>,
+    postgres: Option<&'static str>,
+}
+
+const NONE: Migration = Migration {
+    name: "",
+    both: None,
+    sqlite: None,
+    postgres: None,
+};
+
+/// `"NNN_name": both postgres;`: the step's folder and the files it has.
+macro_rules! migrations {
+    ($($name:literal: $($file:ident)+;)*) => {
+        &[$(Migration {
+            name: $name,
+            $($file: Some(include_str!(concat!("../migrations/", $name, "/", stringify!($file), ".sql"))),)+
+            ..NONE
+        },)*]
+    };
+}
+
+/// Applied databases have run these: never edit one, add the next.
+pub const MIGRATIONS: &[Migration] = migrations! {
+    "001_initial": sqlite postgres;
+    "002_sessions": sqlite;
+    "003_supplier": both;
+    "004_events_due_by_key": both;
+    "005_ledger_by_transaction": both;
+    "006_credit_source": both;
+    "007_pricing": both postgres;
+    "008_funding": both sqlite postgres;
+    "009_operators": both sqlite postgres;
+    "010_totp_step": both;
+    "011_reversal_watch": both;
+    "012_last_cost": both;
+    "013_notices": both;
+    "014_notice_outbox": both;
+    "015_operator_alerts": both;
+    "016_account_care": both;
+    "017_shop_buying": both;
+    "018_checkouts": both;
+    "019_notice_watches": both;
+    "020_checkouts_abandoned": sqlite postgres;
+    "021_privacy": both sqlite postgres;
+    "022_limits": both postgres;
+};
+
+/// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.
+const FOR_SQLITE: &[(&str, &str)] = &[
+    ("BIGSERIAL PRIMARY KEY", "INTEGER PRIMARY KEY AUTOINCREMENT"),
+    ("BIGINT", "INTEGER"),
+    ("BOOLEAN", "INTEGER"),
+    ("DEFAULT TRUE", "DEFAULT 1"),
+    ("DEFAULT FALSE", "DEFAULT 0"),
+    (" COLLATE \"C\"", ""),
+];
+/// SQLite's table option PostgreSQL has no need of (its tables have no rowid).
+const FOR_POSTGRES: &[(&str, &str)] = &[(" WITHOUT ROWID", "")];
+
+impl Migration {
+    /// What this step runs on `engine` (empty: nothing).
+    pub(crate) fn sql(&self, engine: Engine) -> String {
+        let (own, spellings) = match engine {
+            Engine::Sqlite => (self.sqlite, FOR_SQLITE),
+            Engine::Postgres => (self.postgres, FOR_POSTGRES),
+        };
+        let both = self.both.map(|sql| {
+            spellings
+                .iter()
+                .fold(sql.to_owned(), |sql, (from, to)| sql.replace(from, to))
+        });
+        [both.as_deref(), own].into_iter().flatten().collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// Migrates the database at `database_url` up to step `last` (of the list
+/// above) and stops there: for the migrations' own tests.
+#[doc(hidden)]
+pub async fn migrate_to(database_url: &str, last: usize) -> StoreResult<()> {
+    if crate::is_postgres_url(database_url) {
+        return crate::postgres::migrate_to(database_url, last).await;
+    }
+    let path = crate::sqlite::path_from_url(database_url)?;
+    tokio::task::spawn_blocking(move || crate::sqlite::migrate_to(&path, last))
+        .await
+        .map_err(|e| crate::StoreError::Backend(e.to_string()))?
+}
