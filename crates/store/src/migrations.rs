@@ -1,16 +1,12 @@
-//! The schema's migrations, once for both engines: one list, one numbering
-//! (a step's version is its place in [`MIGRATIONS`]), each step a folder
-//! `crates/store/migrations/NNN_name/` compiled into the binary. A step runs
-//! its `both.sql` (if any), then its engine's own `sqlite.sql` or
-//! `postgres.sql` (if any; absent: nothing more to do on that engine).
-//!
-//! `both.sql` is written in PostgreSQL's types; SQLite reads them as its
-//! schema has always spelled them ([`FOR_SQLITE`]), PostgreSQL drops SQLite's
-//! table option `WITHOUT ROWID` ([`FOR_POSTGRES`]). Nothing else is rewritten:
-//! what differs more goes in the engine's own file. Adding a step is one
-//! folder and one line below; an applied step is never edited.
+//! The schema's migrations, once for both engines: one list, one numbering (a
+//! step's version is its place in [`MIGRATIONS`]), each step a folder
+//! `crates/store/migrations/NNN_name/` compiled in. A step runs its `both.sql`,
+//! then the engine's own `sqlite.sql` or `postgres.sql` (absent: nothing).
+//! `both.sql` is in PostgreSQL's types, which SQLite reads as its schema spells
+//! them ([`FOR_SQLITE`]); PostgreSQL drops SQLite's `WITHOUT ROWID`. Nothing
+//! else is rewritten: what differs more goes in the engine's own file.
+//! Adding a step: its folder and one line below; an applied step is never edited.
 
-use crate::StoreResult;
 use crate::db::Engine;
 
 pub struct Migration {
@@ -20,20 +16,12 @@ pub struct Migration {
     postgres: Option<&'static str>,
 }
 
-const NONE: Migration = Migration {
-    name: "",
-    both: None,
-    sqlite: None,
-    postgres: None,
-};
-
-/// `"NNN_name": both postgres;`: the step's folder and the files it has.
+/// `"NNN_name": both postgres;`: a step's folder and the files it has.
 macro_rules! migrations {
     ($($name:literal: $($file:ident)+;)*) => {
         &[$(Migration {
-            name: $name,
             $($file: Some(include_str!(concat!("../migrations/", $name, "/", stringify!($file), ".sql"))),)+
-            ..NONE
+            ..Migration { name: $name, both: None, sqlite: None, postgres: None }
         },)*]
     };
 }
@@ -73,34 +61,30 @@ const FOR_SQLITE: &[(&str, &str)] = &[
     ("DEFAULT FALSE", "DEFAULT 0"),
     (" COLLATE \"C\"", ""),
 ];
-/// SQLite's table option PostgreSQL has no need of (its tables have no rowid).
-const FOR_POSTGRES: &[(&str, &str)] = &[(" WITHOUT ROWID", "")];
 
 impl Migration {
     /// What this step runs on `engine` (empty: nothing).
     pub(crate) fn sql(&self, engine: Engine) -> String {
         let (own, spellings) = match engine {
             Engine::Sqlite => (self.sqlite, FOR_SQLITE),
-            Engine::Postgres => (self.postgres, FOR_POSTGRES),
+            Engine::Postgres => (self.postgres, &[(" WITHOUT ROWID", "")][..]),
         };
         let both = self.both.map(|sql| {
-            spellings
-                .iter()
-                .fold(sql.to_owned(), |sql, (from, to)| sql.replace(from, to))
+            let read = |sql: String, (from, to): &(&str, &str)| sql.replace(from, to);
+            spellings.iter().fold(sql.to_owned(), read)
         });
-        [both.as_deref(), own].into_iter().flatten().collect::<Vec<_>>().join("\n")
+        [both.as_deref(), own]
+            .map(Option::unwrap_or_default)
+            .join("\n")
     }
 }
 
-/// Migrates the database at `database_url` up to step `last` (of the list
-/// above) and stops there: for the migrations' own tests.
+/// Migrates `database_url` up to step `last` and stops: for the migrations' tests.
 #[doc(hidden)]
-pub async fn migrate_to(database_url: &str, last: usize) -> StoreResult<()> {
+pub async fn migrate_to(database_url: &str, last: usize) -> crate::StoreResult<()> {
     if crate::is_postgres_url(database_url) {
-        return crate::postgres::migrate_to(database_url, last).await;
+        return crate::postgres::migrate(&crate::postgres::pool(database_url, 1)?, last).await;
     }
     let path = crate::sqlite::path_from_url(database_url)?;
-    tokio::task::spawn_blocking(move || crate::sqlite::migrate_to(&path, last))
-        .await
-        .map_err(|e| crate::StoreError::Backend(e.to_string()))?
+    crate::sqlite::migrate(&crate::sqlite::connect(&path)?, last)
 }

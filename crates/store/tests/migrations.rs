@@ -210,9 +210,9 @@ async fn postgres_step_by_step_ends_as_migrated_in_one_go() {
 /// (its 1 = steps 1 and 2, its n > 1 = step n + 1), opened by the new one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_in_the_old_numbering_is_renumbered_and_runs_only_what_it_lacks() {
-    let Some(server) = postgres_server(
-        "postgres_in_the_old_numbering_is_renumbered_and_runs_only_what_it_lacks",
-    ) else {
+    let Some(server) =
+        postgres_server("postgres_in_the_old_numbering_is_renumbered_and_runs_only_what_it_lacks")
+    else {
         return;
     };
     let fresh = ScratchDatabase::create(&server).await.unwrap();
@@ -251,7 +251,11 @@ async fn postgres_in_the_old_numbering_is_renumbered_and_runs_only_what_it_lacks
             };
             assert_eq!(at, &format!("old {was}"), "old {old}, step {version}");
         }
-        assert!(!versions[step + 1..].iter().any(|(_, at)| at.starts_with("old")));
+        assert!(
+            !versions[step + 1..]
+                .iter()
+                .any(|(_, at)| at.starts_with("old"))
+        );
         assert_eq!(postgres_schema(&db.url).await, expected, "old {old}");
         // Opened again: nothing renumbered twice, nothing run again.
         billpay_store::open(&db.url).await.unwrap();

@@ -1,7 +1,7 @@
 //! Schema migrations (`crate::migrations`): applied once, in order, whoever
 //! starts first.
 
-use super::error::{PgError, describe};
+use super::error::{PgError, backend, describe};
 use crate::clock::now_rfc3339;
 use crate::db::Engine;
 use crate::migrations::MIGRATIONS;
@@ -12,7 +12,7 @@ use deadpool_postgres::Pool;
 const MIGRATION_LOCK: i64 = 0x0062_696c_6c70_6179;
 
 /// Applies the steps this database lacks, up to `last`, in one transaction.
-pub(super) async fn migrate(pool: &Pool, last: usize) -> StoreResult<()> {
+pub(crate) async fn migrate(pool: &Pool, last: usize) -> StoreResult<()> {
     apply_missing(pool, last).await.map_err(|e| match e {
         PgError::Store(e) => e,
         PgError::Db(e) => StoreError::Backend(format!("PostgreSQL: {}", describe(&e))),
@@ -34,15 +34,15 @@ async fn apply_missing(pool: &Pool, last: usize) -> Result<(), PgError> {
         )
         .await?
         .try_get(0)?;
-    for (index, step) in MIGRATIONS.iter().enumerate().take(last).skip(current.max(0) as usize) {
+    for (index, step) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .take(last)
+        .skip(current.max(0) as usize)
+    {
         let (version, sql) = (index as i32 + 1, step.sql(Engine::Postgres));
-        tx.batch_execute(&sql).await.map_err(|e| {
-            PgError::Store(StoreError::Backend(format!(
-                "migration {} failed: {}",
-                step.name,
-                describe(&e)
-            )))
-        })?;
+        let failed = |e| backend(format!("migration {} failed: {}", step.name, describe(&e)));
+        tx.batch_execute(&sql).await.map_err(failed)?;
         tx.execute(
             "INSERT INTO billpay_migrations (version, applied_at) VALUES ($1, $2)",
             &[&version, &now_rfc3339()],
@@ -52,9 +52,4 @@ async fn apply_missing(pool: &Pool, last: usize) -> Result<(), PgError> {
     }
     tx.commit().await?;
     Ok(())
-}
-
-/// Migrates the database at `url` up to step `last` ([`crate::migrations::migrate_to`]).
-pub async fn migrate_to(url: &str, last: usize) -> StoreResult<()> {
-    migrate(&super::connection::pool(url, 1)?, last).await
 }

@@ -35,9 +35,9 @@ pub mod scratch;
 mod statements;
 
 pub use batch::MAX_BATCH;
-pub use migrate::migrate_to;
-pub(crate) use connection::Pg;
+pub(crate) use connection::{Pg, pool};
 pub use error::PgError;
+pub(crate) use migrate::migrate;
 
 use crate::*;
 use batch::Lanes;

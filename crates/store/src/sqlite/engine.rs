@@ -68,7 +68,7 @@ pub fn path_from_url(url: &str) -> StoreResult<PathBuf> {
     Ok(PathBuf::from(rest))
 }
 
-fn connect(path: &Path) -> StoreResult<Connection> {
+pub(crate) fn connect(path: &Path) -> StoreResult<Connection> {
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -91,7 +91,7 @@ fn connect(path: &Path) -> StoreResult<Connection> {
 
 /// Applies the steps of `crate::migrations` after the file's `user_version`,
 /// up to `last`, each in its own transaction.
-fn migrate(conn: &Connection, last: usize) -> StoreResult<()> {
+pub(crate) fn migrate(conn: &Connection, last: usize) -> StoreResult<()> {
     let current: usize = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     for (index, step) in MIGRATIONS.iter().enumerate().take(last).skip(current) {
         let (version, sql) = (index + 1, step.sql(crate::db::Engine::Sqlite));
@@ -102,11 +102,6 @@ fn migrate(conn: &Connection, last: usize) -> StoreResult<()> {
         tracing::info!(version, "applied SQLite migration");
     }
     Ok(())
-}
-
-/// Migrates the file at `path` up to step `last` ([`crate::migrations::migrate_to`]).
-pub fn migrate_to(path: &Path, last: usize) -> StoreResult<()> {
-    migrate(&connect(path)?, last)
 }
 
 impl Engine {

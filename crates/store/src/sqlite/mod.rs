@@ -20,7 +20,8 @@ use crate::db::ready;
 use crate::*;
 use engine::Engine;
 
-pub use engine::{migrate_to, path_from_url};
+pub use engine::path_from_url;
+pub(crate) use engine::{connect, migrate};
 pub(crate) use statements::Lite;
 
 pub struct SqliteStore {
