@@ -1,11 +1,9 @@
 //! The schema's migrations, once for both engines: one list, one numbering (a
-//! step's version is its place in [`MIGRATIONS`]), each step a folder
-//! `crates/store/migrations/NNN_name/` compiled in. A step runs its `both.sql`,
-//! then the engine's own `sqlite.sql` or `postgres.sql` (absent: nothing).
-//! `both.sql` is in PostgreSQL's types, which SQLite reads as its schema spells
-//! them ([`FOR_SQLITE`]); PostgreSQL drops SQLite's `WITHOUT ROWID`. Nothing
-//! else is rewritten: what differs more goes in the engine's own file.
-//! Adding a step: its folder and one line below; an applied step is never edited.
+//! step's version is its place in [`MIGRATIONS`]), a folder per step in
+//! `crates/store/migrations/`: its `both.sql`, then the engine's own `sqlite.sql`
+//! or `postgres.sql` (absent: nothing). `both.sql` is in PostgreSQL's types,
+//! which SQLite reads as its schema spells them ([`FOR_SQLITE`]); PostgreSQL
+//! drops `WITHOUT ROWID`. Adding a step: its folder and one line below.
 
 use crate::db::Engine;
 

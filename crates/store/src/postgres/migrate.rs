@@ -10,46 +10,33 @@ use deadpool_postgres::Pool;
 
 /// `pg_advisory_xact_lock` key: two processes migrating at once take turns.
 const MIGRATION_LOCK: i64 = 0x0062_696c_6c70_6179;
+const CURRENT: &str = "SELECT COALESCE(MAX(version), 0) FROM billpay_migrations";
+const RECORD: &str = "INSERT INTO billpay_migrations (version, applied_at) VALUES ($1, $2)";
 
 /// Applies the steps this database lacks, up to `last`, in one transaction.
 pub(crate) async fn migrate(pool: &Pool, last: usize) -> StoreResult<()> {
-    apply_missing(pool, last).await.map_err(|e| match e {
+    let applied: Result<(), PgError> = async {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        tx.query("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+            .await?;
+        // Creates the table; renumbers one kept in PostgreSQL's own numbering.
+        tx.batch_execute(include_str!("sql/migrations_table.sql"))
+            .await?;
+        let current: i32 = tx.query_one(CURRENT, &[]).await?.try_get(0)?;
+        let pending = MIGRATIONS.iter().enumerate().take(last);
+        for (index, step) in pending.skip(current.max(0) as usize) {
+            let (version, sql) = (index as i32 + 1, step.sql(Engine::Postgres));
+            let failed = |e| backend(format!("migration {} failed: {}", step.name, describe(&e)));
+            tx.batch_execute(&sql).await.map_err(failed)?;
+            tx.execute(RECORD, &[&version, &now_rfc3339()]).await?;
+            tracing::info!(version, "applied PostgreSQL migration");
+        }
+        Ok(tx.commit().await?)
+    }
+    .await;
+    applied.map_err(|e| match e {
         PgError::Store(e) => e,
         PgError::Db(e) => StoreError::Backend(format!("PostgreSQL: {}", describe(&e))),
     })
-}
-
-async fn apply_missing(pool: &Pool, last: usize) -> Result<(), PgError> {
-    let mut client = pool.get().await?;
-    let tx = client.transaction().await?;
-    tx.query("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
-        .await?;
-    // Creates the table; renumbers one kept in PostgreSQL's own numbering.
-    tx.batch_execute(include_str!("sql/migrations_table.sql"))
-        .await?;
-    let current: i32 = tx
-        .query_one(
-            "SELECT COALESCE(MAX(version), 0) FROM billpay_migrations",
-            &[],
-        )
-        .await?
-        .try_get(0)?;
-    for (index, step) in MIGRATIONS
-        .iter()
-        .enumerate()
-        .take(last)
-        .skip(current.max(0) as usize)
-    {
-        let (version, sql) = (index as i32 + 1, step.sql(Engine::Postgres));
-        let failed = |e| backend(format!("migration {} failed: {}", step.name, describe(&e)));
-        tx.batch_execute(&sql).await.map_err(failed)?;
-        tx.execute(
-            "INSERT INTO billpay_migrations (version, applied_at) VALUES ($1, $2)",
-            &[&version, &now_rfc3339()],
-        )
-        .await?;
-        tracing::info!(version, "applied PostgreSQL migration");
-    }
-    tx.commit().await?;
-    Ok(())
 }
