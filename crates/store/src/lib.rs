@@ -16,6 +16,7 @@ mod db;
 pub mod issue;
 pub mod limits;
 pub mod metrics;
+pub mod migrations;
 mod model;
 pub mod operators;
 pub mod postgres;

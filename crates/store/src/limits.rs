@@ -2,7 +2,7 @@
 //! the records, and the one rule deciding which limit a purchase would pass
 //! ([`LimitState::refusal`]). SQLite's placement and both engines' test-mode
 //! check run that rule; PostgreSQL's one-statement placement runs its
-//! PL/pgSQL twin (`billpay_place_limited_purchase`, PostgreSQL migration 021), which the
+//! PL/pgSQL twin (`billpay_place_limited_purchase`, migration `022_limits`), which the
 //! store contract tests hold to the same answers.
 
 use billpay_domain::{AccountId, Kobo};

@@ -3,7 +3,7 @@
 //! debit's transaction ([`check`]), the usage a purchase adds
 //! ([`record_usage`]), and the operator's changes, each logged in the same
 //! transaction. PostgreSQL's placement runs the same check in its one
-//! statement (`billpay_place_limited_purchase`, PostgreSQL migration 021).
+//! statement (`billpay_place_limited_purchase`, migration `022_limits`).
 
 use crate::clock::{lagos_today, now_rfc3339};
 use crate::db::{Param, RowRead, Tx, col, for_both_engines};

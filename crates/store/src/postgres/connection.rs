@@ -39,7 +39,7 @@ pub(super) fn borrow(params: &OwnedParams) -> Vec<&(dyn ToSql + Sync)> {
 }
 
 /// A pool for `url` (libpq's URL and key=value forms) of at most `size` connections.
-pub(super) fn pool(url: &str, size: usize) -> StoreResult<Pool> {
+pub(crate) fn pool(url: &str, size: usize) -> StoreResult<Pool> {
     let manager = Manager::from_config(
         config_from_url(url)?,
         NoTls,

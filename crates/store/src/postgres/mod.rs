@@ -35,8 +35,9 @@ pub mod scratch;
 mod statements;
 
 pub use batch::MAX_BATCH;
-pub(crate) use connection::Pg;
+pub(crate) use connection::{Pg, pool};
 pub use error::PgError;
+pub(crate) use migrate::migrate;
 
 use crate::*;
 use batch::Lanes;
@@ -85,7 +86,7 @@ impl PostgresStore {
 
     pub async fn open_with(url: &str, options: PostgresOptions) -> StoreResult<PostgresStore> {
         let pool = connection::pool(url, options.pool_size)?;
-        migrate::migrate(&pool).await?;
+        migrate::migrate(&pool, crate::migrations::MIGRATIONS.len()).await?;
         let lanes = options.batches_in_flight;
         let store = PostgresStore {
             purchases: options

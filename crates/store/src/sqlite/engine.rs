@@ -6,6 +6,7 @@
 //! durable. Both keep their prepared statements
 //! cached per connection, so a hot query is parsed once.
 
+use crate::migrations::MIGRATIONS;
 use crate::{StoreError, StoreResult};
 use rusqlite::{Connection, OpenFlags};
 use std::panic::AssertUnwindSafe;
@@ -19,30 +20,6 @@ const MAX_BATCH: usize = 256;
 /// Prepared statements kept per connection (rusqlite's default is 16, fewer
 /// than the statements the store uses).
 const STATEMENT_CACHE: usize = 128;
-const MIGRATIONS: &[&str] = &[
-    include_str!("001_initial.sql"),
-    include_str!("002_sessions.sql"),
-    include_str!("003_supplier.sql"),
-    include_str!("004_events_due_by_key.sql"),
-    include_str!("005_ledger_by_transaction.sql"),
-    include_str!("006_credit_source.sql"),
-    include_str!("007_pricing.sql"),
-    include_str!("008_funding.sql"),
-    include_str!("009_operators.sql"),
-    include_str!("010_totp_step.sql"),
-    include_str!("011_reversal_watch.sql"),
-    include_str!("012_last_cost.sql"),
-    include_str!("013_notices.sql"),
-    include_str!("014_notice_outbox.sql"),
-    include_str!("015_operator_alerts.sql"),
-    include_str!("016_account_care.sql"),
-    include_str!("017_shop_buying.sql"),
-    include_str!("018_checkouts.sql"),
-    include_str!("019_notice_watches.sql"),
-    include_str!("020_checkouts_abandoned.sql"),
-    include_str!("021_privacy.sql"),
-    include_str!("022_limits.sql"),
-];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 type Job = Box<dyn FnOnce(&Connection) -> Reply + Send>;
@@ -91,7 +68,7 @@ pub fn path_from_url(url: &str) -> StoreResult<PathBuf> {
     Ok(PathBuf::from(rest))
 }
 
-fn connect(path: &Path) -> StoreResult<Connection> {
+pub(crate) fn connect(path: &Path) -> StoreResult<Connection> {
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -112,15 +89,17 @@ fn connect(path: &Path) -> StoreResult<Connection> {
     Ok(conn)
 }
 
-fn migrate(conn: &Connection) -> StoreResult<()> {
+/// Applies the steps of `crate::migrations` after the file's `user_version`,
+/// up to `last`, each in its own transaction.
+pub(crate) fn migrate(conn: &Connection, last: usize) -> StoreResult<()> {
     let current: usize = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    for (index, sql) in MIGRATIONS.iter().enumerate().skip(current) {
+    for (index, step) in MIGRATIONS.iter().enumerate().take(last).skip(current) {
+        let (version, sql) = (index + 1, step.sql(crate::db::Engine::Sqlite));
         conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE; {sql}; PRAGMA user_version = {}; COMMIT;",
-            index + 1
+            "BEGIN IMMEDIATE; {sql}; PRAGMA user_version = {version}; COMMIT;"
         ))
-        .map_err(|e| StoreError::caused_in(format!("migration {} failed", index + 1), e))?;
-        tracing::info!(version = index + 1, "applied SQLite migration");
+        .map_err(|e| StoreError::caused_in(format!("migration {} failed", step.name), e))?;
+        tracing::info!(version, "applied SQLite migration");
     }
     Ok(())
 }
@@ -134,7 +113,7 @@ impl Engine {
         }
         let writer_conn = connect(&path)?;
         // Two migrating processes must not race: take the write lock first.
-        migrate(&writer_conn)?;
+        migrate(&writer_conn, MIGRATIONS.len())?;
         // 16 MiB of pages for the writer (SQLite's default is 2 MiB): the
         // indexes a purchase touches stay in memory as the tables grow.
         writer_conn.execute_batch("PRAGMA cache_size = -16384;")?;

@@ -21,6 +21,7 @@ use crate::*;
 use engine::Engine;
 
 pub use engine::path_from_url;
+pub(crate) use engine::{connect, migrate};
 pub(crate) use statements::Lite;
 
 pub struct SqliteStore {

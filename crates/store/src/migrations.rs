@@ -1,0 +1,88 @@
+//! The schema's migrations, once for both engines: one list, one numbering (a
+//! step's version is its place in [`MIGRATIONS`]), a folder per step in
+//! `crates/store/migrations/`: its `both.sql`, then the engine's own `sqlite.sql`
+//! or `postgres.sql` (absent: nothing). `both.sql` is in PostgreSQL's types,
+//! which SQLite reads as its schema spells them ([`FOR_SQLITE`]); PostgreSQL
+//! drops `WITHOUT ROWID`. Adding a step: its folder and one line below.
+
+use crate::db::Engine;
+
+pub struct Migration {
+    pub name: &'static str,
+    both: Option<&'static str>,
+    sqlite: Option<&'static str>,
+    postgres: Option<&'static str>,
+}
+
+/// `"NNN_name": both postgres;`: a step's folder and the files it has.
+macro_rules! migrations {
+    ($($name:literal: $($file:ident)+;)*) => {
+        &[$(Migration {
+            $($file: Some(include_str!(concat!("../migrations/", $name, "/", stringify!($file), ".sql"))),)+
+            ..Migration { name: $name, both: None, sqlite: None, postgres: None }
+        },)*]
+    };
+}
+
+/// Applied databases have run these: never edit one, add the next.
+pub const MIGRATIONS: &[Migration] = migrations! {
+    "001_initial": sqlite postgres;
+    "002_sessions": sqlite;
+    "003_supplier": both;
+    "004_events_due_by_key": both;
+    "005_ledger_by_transaction": both;
+    "006_credit_source": both;
+    "007_pricing": both postgres;
+    "008_funding": both sqlite postgres;
+    "009_operators": both sqlite postgres;
+    "010_totp_step": both;
+    "011_reversal_watch": both;
+    "012_last_cost": both;
+    "013_notices": both;
+    "014_notice_outbox": both;
+    "015_operator_alerts": both;
+    "016_account_care": both;
+    "017_shop_buying": both;
+    "018_checkouts": both;
+    "019_notice_watches": both;
+    "020_checkouts_abandoned": sqlite postgres;
+    "021_privacy": both sqlite postgres;
+    "022_limits": both postgres;
+};
+
+/// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.
+const FOR_SQLITE: &[(&str, &str)] = &[
+    ("BIGSERIAL PRIMARY KEY", "INTEGER PRIMARY KEY AUTOINCREMENT"),
+    ("BIGINT", "INTEGER"),
+    ("BOOLEAN", "INTEGER"),
+    ("DEFAULT TRUE", "DEFAULT 1"),
+    ("DEFAULT FALSE", "DEFAULT 0"),
+    (" COLLATE \"C\"", ""),
+];
+
+impl Migration {
+    /// What this step runs on `engine` (empty: nothing).
+    pub(crate) fn sql(&self, engine: Engine) -> String {
+        let (own, spellings) = match engine {
+            Engine::Sqlite => (self.sqlite, FOR_SQLITE),
+            Engine::Postgres => (self.postgres, &[(" WITHOUT ROWID", "")][..]),
+        };
+        let both = self.both.map(|sql| {
+            let read = |sql: String, (from, to): &(&str, &str)| sql.replace(from, to);
+            spellings.iter().fold(sql.to_owned(), read)
+        });
+        [both.as_deref(), own]
+            .map(Option::unwrap_or_default)
+            .join("\n")
+    }
+}
+
+/// Migrates `database_url` up to step `last` and stops: for the migrations' tests.
+#[doc(hidden)]
+pub async fn migrate_to(database_url: &str, last: usize) -> crate::StoreResult<()> {
+    if crate::is_postgres_url(database_url) {
+        return crate::postgres::migrate(&crate::postgres::pool(database_url, 1)?, last).await;
+    }
+    let path = crate::sqlite::path_from_url(database_url)?;
+    crate::sqlite::migrate(&crate::sqlite::connect(&path)?, last)
+}
