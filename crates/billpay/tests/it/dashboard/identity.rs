@@ -63,12 +63,14 @@ async fn kyc_of(server: &TestServer, account: &str) -> Vec<Option<String>> {
     text_rows(server, sql, account).await.remove(0)
 }
 
-/// The operator log's lines about an account: (action, after), oldest first.
+/// The operator log's lines about an account's level and checks: (action,
+/// after), oldest first.
 async fn log_of(server: &TestServer, account: &str) -> Vec<(String, String)> {
     let sql = "SELECT action, after_state FROM operator_log WHERE subject = $1 ORDER BY id";
     let rows = text_rows(server, sql, account).await;
     rows.into_iter()
         .map(|r| (r[0].clone().unwrap(), r[1].clone().unwrap_or_default()))
+        .filter(|(action, _)| action.starts_with("account."))
         .collect()
 }
 
