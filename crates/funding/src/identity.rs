@@ -180,17 +180,40 @@ mod tests {
         assert_eq!(format!("{bvn:?}"), "IdNumber(*******2226)");
         assert_eq!(bvn.last4(), "2226");
         assert_eq!(bvn.expose(), "22222222226");
-        assert_eq!(bvn.scrub("Invalid BVN 22222222226"), "Invalid BVN *******2226");
+        assert_eq!(
+            bvn.scrub("Invalid BVN 22222222226"),
+            "Invalid BVN *******2226"
+        );
         assert!(IdNumber::parse("2222222222").is_err());
         assert!(IdNumber::parse("2222222222x").is_err());
     }
 
     #[test]
     fn a_nin_needs_the_surname_and_one_other_name() {
-        assert!(nin_names_match("olatunde ogunboyejo", "OLATUNDE", "JOSIAH", "OGUNBOYEJO"));
-        assert!(nin_names_match("Ogunboyejo, Josiah", "OLATUNDE", "JOSIAH", "OGUNBOYEJO"));
-        assert!(!nin_names_match("Olatunde Josiah", "OLATUNDE", "JOSIAH", "OGUNBOYEJO"));
-        assert!(!nin_names_match("Ogunboyejo", "OLATUNDE", "JOSIAH", "OGUNBOYEJO"));
+        assert!(nin_names_match(
+            "olatunde ogunboyejo",
+            "OLATUNDE",
+            "JOSIAH",
+            "OGUNBOYEJO"
+        ));
+        assert!(nin_names_match(
+            "Ogunboyejo, Josiah",
+            "OLATUNDE",
+            "JOSIAH",
+            "OGUNBOYEJO"
+        ));
+        assert!(!nin_names_match(
+            "Olatunde Josiah",
+            "OLATUNDE",
+            "JOSIAH",
+            "OGUNBOYEJO"
+        ));
+        assert!(!nin_names_match(
+            "Ogunboyejo",
+            "OLATUNDE",
+            "JOSIAH",
+            "OGUNBOYEJO"
+        ));
         assert!(!nin_names_match("Olatunde Ogunboyejo", "OLATUNDE", "", ""));
     }
 }

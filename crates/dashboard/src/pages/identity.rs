@@ -98,7 +98,10 @@ fn reached(kyc: &Kyc) -> String {
         .as_deref()
         .map(|at| format!(" on {}", lagos_time(at)))
         .unwrap_or_default();
-    format!("Your account is at level {}, verified{how}{when}.", kyc.level)
+    format!(
+        "Your account is at level {}, verified{how}{when}.",
+        kyc.level
+    )
 }
 
 async fn page_of(
@@ -154,8 +157,8 @@ fn read(form: &CheckForm) -> Result<(IdKind, IdNumber, Claim), String> {
             "Enter your name as it is on your {title}: at least your first name and surname."
         ));
     }
-    let date_of_birth = birth_date(&form.date_of_birth)
-        .ok_or("Enter your date of birth, such as 1993-04-27.")?;
+    let date_of_birth =
+        birth_date(&form.date_of_birth).ok_or("Enter your date of birth, such as 1993-04-27.")?;
     let phone = match kind {
         IdKind::Bvn => Some(
             Phone::parse(&form.phone)
@@ -225,12 +228,29 @@ pub async fn check(
         return Ok(Redirect::to("/dashboard/identity").into_response());
     }
     if !signed_in.user.verified() {
-        let message = "Confirm your email address first: enter the code we emailed you on your Account page.";
-        return refuse(&state, &signed_in, StatusCode::FORBIDDEN, values, message.into()).await;
+        let message =
+            "Confirm your email address first: enter the code we emailed you on your Account page.";
+        return refuse(
+            &state,
+            &signed_in,
+            StatusCode::FORBIDDEN,
+            values,
+            message.into(),
+        )
+        .await;
     }
     let (kind, number, claim) = match read(&form) {
         Ok(read) => read,
-        Err(message) => return refuse(&state, &signed_in, StatusCode::UNPROCESSABLE_ENTITY, values, message).await,
+        Err(message) => {
+            return refuse(
+                &state,
+                &signed_in,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                values,
+                message,
+            )
+            .await;
+        }
     };
     let title = kind.title();
     let what = format!("{} ending {}", kind.as_str(), number.last4());
@@ -248,7 +268,14 @@ pub async fn check(
         let message = format!(
             "You have used today's {IDENTITY_CHECKS_PER_DAY} checks. Try again tomorrow, or ask the business to verify you."
         );
-        return refuse(&state, &signed_in, StatusCode::TOO_MANY_REQUESTS, values, message).await;
+        return refuse(
+            &state,
+            &signed_in,
+            StatusCode::TOO_MANY_REQUESTS,
+            values,
+            message,
+        )
+        .await;
     };
     let left_words = match left {
         0 => "You have no checks left today.".to_owned(),
@@ -305,7 +332,14 @@ pub async fn check(
         .store
         .append_log(line(account, CHECK_RESULT, format!("{what}: {outcome}")))
         .await?;
-    refuse(&state, &signed_in, StatusCode::UNPROCESSABLE_ENTITY, values, message).await
+    refuse(
+        &state,
+        &signed_in,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        values,
+        message,
+    )
+    .await
 }
 
 /// The form again with why it was refused (the number never in it).

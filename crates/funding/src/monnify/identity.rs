@@ -9,8 +9,10 @@
 //! an [`IdNumber`] and is scrubbed from any error Monnify's answer gives.
 
 use super::MonnifyGateway;
-use crate::identity::{Claim, Field, IdNumber, IdentityCheck, Verdict, name_words, nin_names_match};
 use crate::GatewayError;
+use crate::identity::{
+    Claim, Field, IdNumber, IdentityCheck, Verdict, name_words, nin_names_match,
+};
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -133,7 +135,10 @@ impl NinRecord {
         }
         let given = name_words(&claim.name).len();
         Verdict::Passed {
-            detail: format!("surname and {} other name(s) and date of birth matched", given - 1),
+            detail: format!(
+                "surname and {} other name(s) and date of birth matched",
+                given - 1
+            ),
         }
     }
 }
@@ -196,7 +201,10 @@ impl IdentityCheck for MonnifyGateway {
             "dateOfBirth": monnify_date(claim.date_of_birth),
             "mobileNo": claim.phone.as_deref().unwrap_or_default(),
         });
-        let answer = match self.identity_call("/api/v1/vas/bvn-details-match", body).await {
+        let answer = match self
+            .identity_call("/api/v1/vas/bvn-details-match", body)
+            .await
+        {
             Ok(answer) => answer,
             Err(e) => return read_error(e, bvn),
         };
@@ -278,7 +286,13 @@ mod tests {
 
     #[test]
     fn dates_are_read_in_every_form_and_sent_as_monnify_takes_them() {
-        for text in ["1993-04-27", "27-04-1993", "27/04/1993", "27-Apr-1993", "1993-04-27T00:00:00"] {
+        for text in [
+            "1993-04-27",
+            "27-04-1993",
+            "27/04/1993",
+            "27-Apr-1993",
+            "1993-04-27T00:00:00",
+        ] {
             assert_eq!(birth_date(text), Some(date!(1993 - 04 - 27)), "{text}");
         }
         assert_eq!(monnify_date(date!(1993 - 04 - 27)), "27-Apr-1993");

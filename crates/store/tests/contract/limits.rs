@@ -429,5 +429,8 @@ async fn ten_identity_checks_at_once_start_only_the_days_three() {
     let missing = store
         .start_identity_check(AccountId::new(), today, 3, line("x"))
         .await;
-    assert!(matches!(missing, Err(StoreError::NotFound(_))), "{missing:?}");
+    assert!(
+        matches!(missing, Err(StoreError::NotFound(_))),
+        "{missing:?}"
+    );
 }

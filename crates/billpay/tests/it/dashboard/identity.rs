@@ -126,12 +126,23 @@ async fn a_customer_verifies_their_bvn_and_the_number_is_kept_nowhere() {
     );
     b.click("#verify-identity-link").await;
     assert_eq!(b.path().await, "/dashboard/identity");
-    assert!(b.text("#checks-per-day").await.contains("At most 3 checks a day"));
+    assert!(
+        b.text("#checks-per-day")
+            .await
+            .contains("At most 3 checks a day")
+    );
     b.fits_the_width("identity").await;
     b.screenshot("identity-phone").await;
 
     // A date of birth that is not on the BVN: refused, saying which, nothing changed.
-    fill_bvn(b, BVN_PERSON, "Olatunde Ogunboyejo", "1993-04-28", BVN_PERSON_PHONE).await;
+    fill_bvn(
+        b,
+        BVN_PERSON,
+        "Olatunde Ogunboyejo",
+        "1993-04-28",
+        BVN_PERSON_PHONE,
+    )
+    .await;
     b.click("#verify-identity").await;
     let error = b.text("#identity-error").await;
     assert!(
@@ -142,7 +153,12 @@ async fn a_customer_verifies_their_bvn_and_the_number_is_kept_nowhere() {
     let page = b.client.source().await.unwrap();
     assert!(!page.contains(BVN_PERSON), "the number is not echoed");
     assert_eq!(
-        b.css("#id-name").await.prop("value").await.unwrap().as_deref(),
+        b.css("#id-name")
+            .await
+            .prop("value")
+            .await
+            .unwrap()
+            .as_deref(),
         Some("Olatunde Ogunboyejo"),
         "what was typed is kept, but the number"
     );
@@ -150,15 +166,33 @@ async fn a_customer_verifies_their_bvn_and_the_number_is_kept_nowhere() {
     assert_eq!(kyc_of(&server, &account).await[0].as_deref(), Some("0"));
 
     // Name (all of it on the BVN), date of birth and phone: level 1 at once.
-    fill_bvn(b, BVN_PERSON, "Olatunde Ogunboyejo", "1993-04-27", "0814 222 3149").await;
+    fill_bvn(
+        b,
+        BVN_PERSON,
+        "Olatunde Ogunboyejo",
+        "1993-04-27",
+        "0814 222 3149",
+    )
+    .await;
     b.click("#verify-identity").await;
-    assert!(b.text("#identity-verified").await.contains("limits are raised"));
+    assert!(
+        b.text("#identity-verified")
+            .await
+            .contains("limits are raised")
+    );
     let reached = b.text("#identity-reached").await;
     assert!(
-        reached.contains("level 1") && reached.contains("BVN ending 2226") && reached.contains("WAT"),
+        reached.contains("level 1")
+            && reached.contains("BVN ending 2226")
+            && reached.contains("WAT"),
         "{reached}"
     );
-    assert!(b.client.find(fantoccini::Locator::Css("#identity-form")).await.is_err());
+    assert!(
+        b.client
+            .find(fantoccini::Locator::Css("#identity-form"))
+            .await
+            .is_err()
+    );
     assert_eq!(
         kyc_of(&server, &account).await,
         [Some("1"), Some("bvn"), Some("2226"), Some("self")].map(|v| v.map(str::to_owned))
@@ -191,7 +225,10 @@ async fn a_customer_verifies_their_bvn_and_the_number_is_kept_nowhere() {
             "account.kyc_level"
         ]
     );
-    assert_eq!(lines[1].1, "bvn ending 2226: not matched: the date of birth");
+    assert_eq!(
+        lines[1].1,
+        "bvn ending 2226: not matched: the date of birth"
+    );
     assert_eq!(lines[3].1, "level 1 (bvn ending 2226)");
     browser.stop().await;
 
@@ -281,10 +318,16 @@ async fn throttled_then_nin(server: &TestServer, monnify: &FakeMonnify) -> Strin
     assert_eq!(status, 422);
     assert!(says(&text, "the name did not match"), "{text}");
     let (_, text) = post(bvn(UNKNOWN_BVN, "Ada Okafor")).await;
-    assert!(says(&text, "There is no BVN with those 11 digits"), "{text}");
+    assert!(
+        says(&text, "There is no BVN with those 11 digits"),
+        "{text}"
+    );
     let (_, text) = post(bvn(BVN_PERSON, "Ada Okafor")).await;
     assert!(
-        says(&text, "the name, the date of birth and the phone number did not match"),
+        says(
+            &text,
+            "the name, the date of birth and the phone number did not match"
+        ),
         "{text}"
     );
     assert!(says(&text, "You have no checks left today."), "{text}");
@@ -295,7 +338,10 @@ async fn throttled_then_nin(server: &TestServer, monnify: &FakeMonnify) -> Strin
     assert_eq!(monnify.identity_checks(), asked, "Monnify was not asked");
     assert_eq!(kyc_of(server, &account).await[0].as_deref(), Some("0"));
     let wallet = html_of(server, &session.0, "/dashboard/wallet").await;
-    assert!(says(&wallet, "You can spend ₦50,000.00 more today."), "{wallet}");
+    assert!(
+        says(&wallet, "You can spend ₦50,000.00 more today."),
+        "{wallet}"
+    );
 
     // A NIN whose record says phoneNumber: surname, first name, birthday.
     let email = format!("ngozi-{}@example.com", rand_suffix());

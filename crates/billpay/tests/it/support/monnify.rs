@@ -463,8 +463,7 @@ async fn bvn_details_match(
         && birth.as_bytes()[2] == b'-'
         && birth.as_bytes()[6] == b'-'
         && birth[3..6].bytes().all(|b| b.is_ascii_alphabetic());
-    if !digits(&bvn, 11..=11) || name.trim().is_empty() || !birth_ok || !digits(&mobile, 11..=13)
-    {
+    if !digits(&bvn, 11..=11) || name.trim().is_empty() || !birth_ok || !digits(&mobile, 11..=13) {
         return refused(
             StatusCode::BAD_REQUEST,
             "99",
@@ -481,7 +480,10 @@ async fn bvn_details_match(
     books.bvn_checks += 1;
     let on_bvn: Vec<&str> = on_bvn.split(' ').collect();
     let given: Vec<String> = name.split_whitespace().map(str::to_uppercase).collect();
-    let matched = given.iter().filter(|g| on_bvn.contains(&g.as_str())).count();
+    let matched = given
+        .iter()
+        .filter(|g| on_bvn.contains(&g.as_str()))
+        .count();
     let (status, percent) = if matched == given.len() && matched >= 2 {
         ("FULL_MATCH", 100)
     } else if matched >= 2 {
