@@ -165,6 +165,10 @@ pub fn router(state: DashboardState) -> Router {
         .route("/dashboard/wallet/pay", post(pay_now::start))
         .route("/dashboard/wallet/paid", get(pay_now::returned))
         .route("/dashboard/wallet/reserve", post(pay_now::reserve))
+        .route(
+            "/dashboard/identity",
+            get(identity::page).post(identity::check),
+        )
         .route("/dashboard/buy", get(shop::home))
         .route("/dashboard/buy/{product}", get(shop::form).post(shop::buy))
         .route("/dashboard/buy/{product}/verify", post(shop::verify))

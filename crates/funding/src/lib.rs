@@ -12,6 +12,7 @@
 //! worker's `funding` module records what these answer.
 
 pub mod fee;
+pub mod identity;
 pub mod monnify;
 pub mod paystack;
 pub mod registry;
@@ -175,6 +176,10 @@ pub trait Gateway: Send + Sync + 'static {
     }
     /// Its hosted checkout, where the customer pays now (card, USSD, bank).
     fn checkout(&self) -> Option<&dyn HostedCheckout> {
+        None
+    }
+    /// Its identity checks (BVN, NIN), where it offers them (Monnify's).
+    fn identity(&self) -> Option<&dyn identity::IdentityCheck> {
         None
     }
 }

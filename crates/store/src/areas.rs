@@ -276,6 +276,19 @@ pub trait LimitStore: Send + Sync + 'static {
         value: &str,
         log: NewLogEntry,
     ) -> StoreResult<bool>;
+    /// A customer's own identity check, counted before the gateway is asked:
+    /// with fewer than `most` lines [`crate::limits::IDENTITY_CHECK`] for
+    /// the account since `since` (RFC 3339), `log` is written as one (its
+    /// action set to that) and the checks left after it are answered; else
+    /// `None` and nothing is written. Concurrent checks of one account count
+    /// each other (its row is locked first).
+    async fn start_identity_check(
+        &self,
+        account: AccountId,
+        since: String,
+        most: u32,
+        log: NewLogEntry,
+    ) -> StoreResult<Option<u32>>;
 }
 
 #[async_trait]

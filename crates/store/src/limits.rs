@@ -67,6 +67,15 @@ pub struct Kyc {
     pub set_at: Option<String>,
 }
 
+/// The operator log's action for a customer's own identity check (BVN or
+/// NIN through the gateway): one line per check, written before the gateway
+/// is asked, so the day's lines are the day's checks.
+pub const IDENTITY_CHECK: &str = "account.identity_check";
+
+/// How many identity checks an account may start per Lagos day (each costs
+/// the operator ₦10 to ₦60 at Monnify).
+pub const IDENTITY_CHECKS_PER_DAY: u32 = 3;
+
 /// A level change: the level, how it was reached and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KycChange {

@@ -327,6 +327,7 @@ pass_through!(LimitStore {
     fn set_account_limits_logged(&self, account: AccountId, limits: crate::limits::Limits, log: NewLogEntry) -> StoreResult<crate::limits::AccountLimits>;
     fn block_logged(&self, entry: crate::limits::BlockEntry, log: NewLogEntry) -> StoreResult<bool>;
     fn unblock_logged(&self, kind: crate::limits::BlockKind, value: &str, log: NewLogEntry) -> StoreResult<bool>;
+    fn start_identity_check(&self, account: AccountId, since: String, most: u32, log: NewLogEntry) -> StoreResult<Option<u32>>;
 });
 
 pass_through!(LoggedStore {

@@ -3,6 +3,7 @@
 
 pub mod care;
 pub mod fund_wallet;
+pub mod identity;
 pub mod keys;
 pub mod login;
 pub mod notifications;

@@ -47,24 +47,39 @@ struct WalletPage {
 pub struct LimitsNote {
     /// "You can spend ₦X more today", or why level 0's limits apply.
     pub left: Option<String>,
+    /// Level 0 and the gateway checks identities: the link to verify one's
+    /// BVN or NIN here (`/dashboard/identity`) instead of [`Self::raise`].
+    pub verify_here: bool,
     /// Below level 2: how to reach a higher level.
     pub raise: Option<&'static str>,
 }
 
-/// What a customer below level 2 is told to raise their limits.
+/// What a customer at level 0 is told to raise their limits.
 pub const RAISE_LIMITS: &str = "To raise your limits, have your BVN or NIN verified by the operator (level 1), or ask the operator to approve your business (level 2).";
+/// …at level 1.
+pub const RAISE_TO_LEVEL2: &str =
+    "To raise your limits further, ask the operator to approve your business (level 2).";
 
 impl LimitsNote {
-    fn of(view: &AccountLimits) -> LimitsNote {
+    /// `identity`: the shop can check a BVN or NIN itself.
+    fn of(view: &AccountLimits, identity: bool) -> LimitsNote {
         let left = if view.held_to_level0 {
             Some("Your wallet holds more than its largest balance, so the lowest level's limits apply until the operator reviews your account.".to_owned())
         } else {
             view.left_today()
                 .map(|left| format!("You can spend {} more today.", naira(left)))
         };
+        let verify_here = view.kyc.level == 0 && identity;
+        let raise = match view.kyc.level {
+            0 if verify_here => None,
+            0 => Some(RAISE_LIMITS),
+            1 => Some(RAISE_TO_LEVEL2),
+            _ => None,
+        };
         LimitsNote {
             left,
-            raise: (view.kyc.level < 2).then_some(RAISE_LIMITS),
+            verify_here,
+            raise,
         }
     }
 }
@@ -93,7 +108,8 @@ pub async fn page(state: &DashboardState, signed_in: &SignedIn, notes: WalletNot
     // First: a first visit may reserve accounts, shown below.
     let extras = super::pay_now::wallet_extras(state, &signed_in.user, notes).await?;
     let balance = state.store.balance(account).await?;
-    let limits = LimitsNote::of(&state.store.account_limits(account).await?);
+    let identity = super::identity::offered(state);
+    let limits = LimitsNote::of(&state.store.account_limits(account).await?, identity);
     let entries = state.store.ledger(account, PAGE_ENTRIES).await?;
     let purchases = purchases_of(&state.store, account, &entries, PAGE_ENTRIES).await?;
     let entries = entries

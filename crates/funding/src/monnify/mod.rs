@@ -9,11 +9,14 @@
 //! `GET /api/v1/bank-transfer/reserved-accounts/transactions`. Every answer is
 //! the envelope `{requestSuccessful, responseMessage, responseCode, responseBody}`.
 //! Webhooks are signed with `monnify-signature` (see [`crate::signature`]).
+//! Its BVN and NIN checks (`IdentityCheck`) are in `identity.rs`.
 
+mod identity;
 mod mapping;
 mod registration;
 mod settings;
 
+pub use identity::{BvnMatchBody, MatchStatus, NinDetailsBody, NinRecord};
 pub use mapping::*;
 pub use registration::REGISTRATION;
 pub use settings::{LIVE_URL, MonnifySettings};
@@ -115,6 +118,10 @@ impl Gateway for MonnifyGateway {
 
     fn needs_identity(&self) -> bool {
         true
+    }
+
+    fn identity(&self) -> Option<&dyn crate::identity::IdentityCheck> {
+        Some(self)
     }
 
     async fn reserve(&self, customer: &Customer) -> Result<Reservation, GatewayError> {

@@ -26,6 +26,8 @@ for_both_engines! {
             = write |tx| block(tx, &entry, &log);
         fn unblock_logged(kind: BlockKind, value: &str, log: NewLogEntry) -> bool
             = write |tx| unblock(tx, kind, &value, &log);
+        fn start_identity_check(account: AccountId, since: String, most: u32, log: NewLogEntry)
+            -> Option<u32> = write |tx| start_identity_check(tx, account, &since, most, &log);
     }
 }
 
@@ -388,6 +390,44 @@ async fn set_kyc<T: Tx>(
     let log = log.clone().with_before(&before.level.to_string());
     super::operators::append(tx, &log).await?;
     kyc(tx, account).await
+}
+
+/// See [`LimitStore::start_identity_check`].
+async fn start_identity_check<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    since: &str,
+    most: u32,
+    log: &NewLogEntry,
+) -> Result<Option<u32>, T::Error> {
+    const COLUMNS: &str = "n";
+    let id = account.to_string();
+    // The row locked (PostgreSQL; SQLite's writer runs one job at a time).
+    let locked = tx
+        .execute(
+            "UPDATE accounts SET kyc_level = kyc_level WHERE id = ?1",
+            &[&id],
+        )
+        .await?;
+    if locked == 0 {
+        return Err(StoreError::NotFound("account").into());
+    }
+    let sql = "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM operator_log
+               WHERE subject = ?1 AND action = ?2 AND at >= ?3";
+    let done: i64 = tx
+        .query_one(sql, &[&id, &IDENTITY_CHECK, &since], |row| {
+            row.get(col!("n"))
+        })
+        .await?;
+    let left = i64::from(most) - done;
+    if left <= 0 {
+        return Ok(None);
+    }
+    let mut log = log.clone();
+    log.action = IDENTITY_CHECK.to_owned();
+    log.subject = id;
+    super::operators::append(tx, &log).await?;
+    Ok(Some(u32::try_from(left - 1).unwrap_or(0)))
 }
 
 async fn set_level_limits<T: Tx>(

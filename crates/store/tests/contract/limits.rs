@@ -379,3 +379,58 @@ async fn level_limits_are_listed_changed_and_logged() {
         .unwrap();
     assert!(logged.iter().any(|l| l.action == "limits.level"));
 }
+
+/// A customer's identity checks are counted per day before the gateway is
+/// asked: ten at once on an account with 3 a day start exactly 3, each
+/// with its line; another account and an earlier day are counted apart.
+#[tokio::test]
+async fn ten_identity_checks_at_once_start_only_the_days_three() {
+    let (_db, store) = store().await;
+    let (account, _) = funded_account(&store, 1).await;
+    let (other, _) = funded_account(&store, 1).await;
+    let today = billpay_store::clock::lagos_day_start(billpay_store::clock::lagos_today());
+    let check = |account: AccountId| {
+        let store = store.clone();
+        let since = today.clone();
+        tokio::spawn(async move {
+            store
+                .start_identity_check(account, since, IDENTITY_CHECKS_PER_DAY, line("ignored"))
+                .await
+                .unwrap()
+        })
+    };
+    let started = join_all((0..10).map(|_| check(account)).collect()).await;
+    let mut left: Vec<u32> = started.into_iter().flatten().collect();
+    left.sort_unstable();
+    assert_eq!(left, [0, 1, 2], "exactly 3 started, each told what is left");
+    let lines = store
+        .operator_log(LogFilter {
+            subject: Some(account.to_string()),
+            limit: 100,
+            ..LogFilter::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(lines.len(), 3);
+    assert!(lines.iter().all(|l| l.action == IDENTITY_CHECK));
+    assert_eq!(
+        join_all(vec![check(other)]).await,
+        [Some(2)],
+        "another account counts apart"
+    );
+    let tomorrow = billpay_store::clock::lagos_day_start(
+        billpay_store::clock::lagos_today().next_day().unwrap(),
+    );
+    let later = store
+        .start_identity_check(account, tomorrow, IDENTITY_CHECKS_PER_DAY, line("x"))
+        .await
+        .unwrap();
+    assert_eq!(later, Some(2), "a new day, 3 again");
+    let missing = store
+        .start_identity_check(AccountId::new(), today, 3, line("x"))
+        .await;
+    assert!(
+        matches!(missing, Err(StoreError::NotFound(_))),
+        "{missing:?}"
+    );
+}

@@ -350,7 +350,7 @@ async fn the_same_form_sent_twice_buys_once() {
     assert_eq!(debits, 1, "{statement}");
 }
 
-fn says(body: &str, words: &str) -> bool {
+pub(crate) fn says(body: &str, words: &str) -> bool {
     body.contains(words)
 }
 

@@ -10,12 +10,16 @@ use super::*;
 use billpay_domain::sealed::SecretBox;
 use serde_json::Value;
 
-const OPEN: [(&str, &str); 1] = [("BILLPAY_SIGNUP_MODE", "open")];
+pub(crate) const OPEN: [(&str, &str); 1] = [("BILLPAY_SIGNUP_MODE", "open")];
 const NEW_PASSWORD: &str = "a brand new passphrase";
 
 /// The text columns of the rows `sql` (one `$1` parameter) answers, on
 /// either backend.
-async fn text_rows(server: &TestServer, sql: &str, param: &str) -> Vec<Vec<Option<String>>> {
+pub(crate) async fn text_rows(
+    server: &TestServer,
+    sql: &str,
+    param: &str,
+) -> Vec<Vec<Option<String>>> {
     if server.is_postgres() {
         let url = &server.database_url;
         let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)

@@ -9,6 +9,17 @@
 //! compact body under the secret key — [`sign`] reproduces Monnify's
 //! published test vector, checked below).
 //!
+//! Its identity checks, written from ../shared/design/integrations.md
+//! ("Monnify identity checks (KYC)"), not from billpay's adapter: `POST
+//! /api/v1/vas/bvn-details-match` (`{bvn, name, dateOfBirth: dd-MMM-yyyy,
+//! mobileNo}` → `name.matchStatus` `FULL_MATCH` when every name given is on
+//! the BVN, `PARTIAL_MATCH` for at least two, else `NO_MATCH`; `dateOfBirth`
+//! and `mobileNo` exact) and `POST /api/v1/vas/nin-details` (`{nin}` → the
+//! record), bearer token from the login, an unknown number `responseCode
+//! "99"`. The people it knows are [`BVN_PERSON`], [`BVN_OTHER`],
+//! [`NIN_PERSON`] and [`NIN_PHONE_NUMBER`] (the last answers `phoneNumber`
+//! instead of `mobileNumber`).
+//!
 //! Its verify endpoint can be made slow, down (503) or to answer garbage
 //! ([`Verify`]); a webhook's body can claim another amount than the one
 //! Monnify holds ([`FakeMonnify::webhook_claiming`]).
@@ -55,7 +66,45 @@ struct Books {
     order: Vec<String>,
     verify: Option<Verify>,
     verify_calls: usize,
+    /// Identity checks answered (BVN, NIN).
+    bvn_checks: usize,
+    nin_checks: usize,
     next: u64,
+}
+
+/// Integrations.md's sample BVN and the person on it.
+pub const BVN_PERSON: &str = "22222222226";
+pub const BVN_PERSON_NAME: &str = "OLATUNDE JOSIAH OGUNBOYEJO";
+pub const BVN_PERSON_BIRTH: &str = "27-Apr-1993";
+pub const BVN_PERSON_PHONE: &str = "08142223149";
+/// Another BVN, of ADA NGOZI OKAFOR born 01-Jan-1990, phone 08031234567.
+pub const BVN_OTHER: &str = "22233344455";
+/// A NIN of the same person as [`BVN_PERSON`] (born 1993-04-27).
+pub const NIN_PERSON: &str = "70123456789";
+/// A NIN whose record gives `phoneNumber` (ADA NGOZI OKAFOR, 1990-01-01).
+pub const NIN_PHONE_NUMBER: &str = "70123456790";
+
+/// (name, date of birth as the BVN check takes it, phone) of a BVN.
+fn bvn_record(bvn: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    match bvn {
+        BVN_PERSON => Some((BVN_PERSON_NAME, BVN_PERSON_BIRTH, BVN_PERSON_PHONE)),
+        BVN_OTHER => Some(("ADA NGOZI OKAFOR", "01-Jan-1990", "08031234567")),
+        _ => None,
+    }
+}
+
+fn nin_record(nin: &str) -> Option<Value> {
+    match nin {
+        NIN_PERSON => Some(json!({
+            "nin": nin, "firstName": "OLATUNDE", "middleName": "JOSIAH", "lastName": "OGUNBOYEJO",
+            "dateOfBirth": "1993-04-27", "gender": "M", "mobileNumber": BVN_PERSON_PHONE
+        })),
+        NIN_PHONE_NUMBER => Some(json!({
+            "nin": nin, "firstName": "ADA", "middleName": "NGOZI", "lastName": "OKAFOR",
+            "dateOfBirth": "1990-01-01", "gender": "F", "phoneNumber": "08031234567"
+        })),
+        _ => None,
+    }
 }
 
 #[derive(Clone)]
@@ -82,6 +131,8 @@ impl FakeMonnify {
                 "/api/v1/bank-transfer/reserved-accounts/transactions",
                 get(list),
             )
+            .route("/api/v1/vas/bvn-details-match", post(bvn_details_match))
+            .route("/api/v1/vas/nin-details", post(nin_details))
             .with_state(books.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
@@ -114,6 +165,12 @@ impl FakeMonnify {
 
     pub fn verify_calls(&self) -> usize {
         self.books.lock().unwrap().verify_calls
+    }
+
+    /// Identity checks answered: (BVN, NIN).
+    pub fn identity_checks(&self) -> (usize, usize) {
+        let books = self.books.lock().unwrap();
+        (books.bvn_checks, books.nin_checks)
     }
 
     /// The first account number reserved under `account_ref`.
@@ -379,6 +436,93 @@ async fn list(
     envelope(
         json!({"content": content, "pageable": {"pageNumber": page, "pageSize": size}, "totalElements": mine.len(), "last": last, "first": page == 0}),
     )
+}
+
+/// `{"bvn", "name", "dateOfBirth", "mobileNo"}` → each field's match.
+async fn bvn_details_match(
+    State(books): State<Arc<Mutex<Books>>>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
+    let mut books = books.lock().unwrap();
+    if !bearer_ok(&books, &headers) {
+        return refused(StatusCode::UNAUTHORIZED, "99", "Unauthorized");
+    }
+    let text = |field: &str| body[field].as_str().unwrap_or_default().to_owned();
+    let (bvn, name, birth, mobile) = (
+        text("bvn"),
+        text("name"),
+        text("dateOfBirth"),
+        text("mobileNo"),
+    );
+    let digits = |s: &str, range: std::ops::RangeInclusive<usize>| {
+        range.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit())
+    };
+    // dd-MMM-yyyy
+    let birth_ok = birth.len() == 11
+        && birth.as_bytes()[2] == b'-'
+        && birth.as_bytes()[6] == b'-'
+        && birth[3..6].bytes().all(|b| b.is_ascii_alphabetic());
+    if !digits(&bvn, 11..=11) || name.trim().is_empty() || !birth_ok || !digits(&mobile, 11..=13) {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "99",
+            "Unable to process request. Invalid request",
+        );
+    }
+    let Some((on_bvn, bvn_birth, bvn_phone)) = bvn_record(&bvn) else {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "99",
+            "Unable to process request. Invalid BVN provided",
+        );
+    };
+    books.bvn_checks += 1;
+    let on_bvn: Vec<&str> = on_bvn.split(' ').collect();
+    let given: Vec<String> = name.split_whitespace().map(str::to_uppercase).collect();
+    let matched = given
+        .iter()
+        .filter(|g| on_bvn.contains(&g.as_str()))
+        .count();
+    let (status, percent) = if matched == given.len() && matched >= 2 {
+        ("FULL_MATCH", 100)
+    } else if matched >= 2 {
+        ("PARTIAL_MATCH", matched * 100 / given.len())
+    } else {
+        ("NO_MATCH", matched * 100 / given.len().max(1))
+    };
+    let exact = |a: &str, b: &str| {
+        if a.eq_ignore_ascii_case(b) {
+            "FULL_MATCH"
+        } else {
+            "NO_MATCH"
+        }
+    };
+    envelope(json!({
+        "bvn": bvn,
+        "name": {"matchStatus": status, "matchPercentage": percent},
+        "dateOfBirth": exact(&birth, bvn_birth),
+        "mobileNo": exact(&mobile, bvn_phone),
+    }))
+}
+
+/// `{"nin"}` → the NIN's record.
+async fn nin_details(
+    State(books): State<Arc<Mutex<Books>>>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
+    let mut books = books.lock().unwrap();
+    if !bearer_ok(&books, &headers) {
+        return refused(StatusCode::UNAUTHORIZED, "99", "Unauthorized");
+    }
+    match nin_record(body["nin"].as_str().unwrap_or_default()) {
+        Some(record) => {
+            books.nin_checks += 1;
+            envelope(record)
+        }
+        None => refused(StatusCode::BAD_REQUEST, "99", "Invalid NIN"),
+    }
 }
 
 #[cfg(test)]
