@@ -28,6 +28,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/019_checkouts_abandoned.sql"),
     include_str!("migrations/020_privacy.sql"),
     include_str!("migrations/021_limits.sql"),
+    include_str!("migrations/022_velocity.sql"),
 ];
 /// `pg_advisory_xact_lock` key: two processes migrating at once take turns.
 const MIGRATION_LOCK: i64 = 0x0062_696c_6c70_6179;

@@ -42,6 +42,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("020_checkouts_abandoned.sql"),
     include_str!("021_privacy.sql"),
     include_str!("022_limits.sql"),
+    include_str!("023_velocity.sql"),
 ];
 
 type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
