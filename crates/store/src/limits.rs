@@ -622,6 +622,64 @@ mod tests {
     }
 
     #[test]
+    fn a_refusing_velocity_rule_wins_over_a_holding_one() {
+        let rules = Limits {
+            recipient_hourly_count: Some(2),
+            recipient_hourly_action: Some(RuleAction::Hold),
+            account_hourly_count: Some(5),
+            account_hourly_action: Some(RuleAction::Refuse),
+            ..Limits::default()
+        };
+        let Decision::Refuse(refused) = state(rules).decide(Kobo(1)) else {
+            panic!("not refused");
+        };
+        assert_eq!(refused.kind, LimitKind::AccountHourlyCount);
+        let holding = Limits {
+            account_hourly_action: Some(RuleAction::Hold),
+            ..rules
+        };
+        assert_eq!(
+            state(holding).decide(Kobo(1)),
+            Decision::Hold("recipient_hourly_count")
+        );
+    }
+
+    #[test]
+    fn the_first_day_cap_applies_to_a_new_account_only() {
+        let cap = Limits {
+            first_day_value: Some(Kobo(5000)),
+            first_day_action: Some(RuleAction::Hold),
+            ..Limits::default()
+        };
+        assert_eq!(state(cap).decide(Kobo(1000)), Decision::Pass);
+        assert_eq!(
+            state(cap).decide(Kobo(1001)),
+            Decision::Hold("first_day_value")
+        );
+        let old = LimitState {
+            new_account: false,
+            ..state(cap)
+        };
+        assert_eq!(old.decide(Kobo(1001)), Decision::Pass);
+    }
+
+    #[test]
+    fn over_the_largest_balance_a_hold_still_keeps_the_accounts_own_limits() {
+        let capped = Limits {
+            max_balance: Some(Kobo(50000)),
+            max_purchase: Some(Kobo(3000)),
+            over_balance_action: Some(RuleAction::Hold),
+            ..Limits::default()
+        };
+        assert_eq!(state(capped).decide(Kobo(1000)), Decision::Pass);
+        assert_eq!(state(capped).decide(Kobo(2000)), Decision::Hold(OVER_BALANCE));
+        let Decision::Refuse(refused) = state(capped).decide(Kobo(3001)) else {
+            panic!("over its own limit, not refused");
+        };
+        assert!(!refused.held_to_level0);
+    }
+
+    #[test]
     fn own_limits_win_over_the_levels() {
         let own = Limits {
             daily_count: Some(7),
