@@ -5,8 +5,7 @@
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, reason_of};
 use billpay_domain::{AccountId, Kobo, Phone};
 use billpay_store::limits::{
-    AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LEVELS, LevelLimits, Limits,
-    RuleAction,
+    AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LEVELS, LevelLimits, Limits, RuleAction,
 };
 use billpay_store::{Store, StoreError};
 

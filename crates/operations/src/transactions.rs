@@ -221,7 +221,11 @@ pub async fn decide_held(
             tx.code, tx.status
         ))
     };
-    let Some(rule) = tx.held_for.clone().filter(|_| tx.status == TxStatus::Processing) else {
+    let Some(rule) = tx
+        .held_for
+        .clone()
+        .filter(|_| tx.status == TxStatus::Processing)
+    else {
         return Err(not_held());
     };
     let (action, after) = match decision {

@@ -81,9 +81,7 @@ pub const OVER_BALANCE: &str = "max_balance";
 pub fn held_words(rule: &str) -> &'static str {
     match LimitKind::parse(rule) {
         Some(kind) => kind.words(),
-        None if rule == OVER_BALANCE => {
-            "wallet over its largest balance (above level 0's limits)"
-        }
+        None if rule == OVER_BALANCE => "wallet over its largest balance (above level 0's limits)",
         None => "a fraud rule",
     }
 }
@@ -99,9 +97,7 @@ impl Limits {
             monthly_count: self.monthly_count.or(level.monthly_count),
             max_balance: self.max_balance.or(level.max_balance),
             per_recipient_daily: self.per_recipient_daily.or(level.per_recipient_daily),
-            recipient_hourly_count: self
-                .recipient_hourly_count
-                .or(level.recipient_hourly_count),
+            recipient_hourly_count: self.recipient_hourly_count.or(level.recipient_hourly_count),
             account_hourly_count: self.account_hourly_count.or(level.account_hourly_count),
             first_day_value: self.first_day_value.or(level.first_day_value),
             recipient_hourly_action: self
@@ -672,7 +668,10 @@ mod tests {
             ..Limits::default()
         };
         assert_eq!(state(capped).decide(Kobo(1000)), Decision::Pass);
-        assert_eq!(state(capped).decide(Kobo(2000)), Decision::Hold(OVER_BALANCE));
+        assert_eq!(
+            state(capped).decide(Kobo(2000)),
+            Decision::Hold(OVER_BALANCE)
+        );
         let Decision::Refuse(refused) = state(capped).decide(Kobo(3001)) else {
             panic!("over its own limit, not refused");
         };

@@ -140,10 +140,7 @@ impl LimitFlags {
                 &["recipient_hourly_action"],
                 &self.recipient_hourly_action,
             )?,
-            account_hourly_action: action(
-                &["account_hourly_action"],
-                &self.account_hourly_action,
-            )?,
+            account_hourly_action: action(&["account_hourly_action"], &self.account_hourly_action)?,
             first_day_action: action(&["first_day_action"], &self.first_day_action)?,
             over_balance_action: action(&["over_balance_action"], &self.over_balance_action)?,
         };

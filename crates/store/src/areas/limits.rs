@@ -8,11 +8,11 @@
 use crate::clock::{lagos_today, now_ms, now_rfc3339, rfc3339};
 use crate::columns::TX_COLUMNS;
 use crate::db::{Engine, Param, RowRead, Tx, col, for_both_engines};
-use crate::rows::transaction;
-use std::sync::LazyLock;
 use crate::limits::*;
+use crate::rows::transaction;
 use crate::*;
 use billpay_domain::{AccountId, Kobo};
+use std::sync::LazyLock;
 
 for_both_engines! {
     impl LimitStore {

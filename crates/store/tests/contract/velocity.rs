@@ -117,11 +117,10 @@ async fn over_an_hourly_count_that_holds_purchases_are_placed_but_held() {
     assert!(refused.is_empty(), "{refused:?}");
     let held: Vec<_> = placed.iter().filter(|tx| tx.held_for.is_some()).collect();
     assert_eq!(held.len(), 40);
-    assert!(
-        held.iter()
-            .all(|tx| tx.held_for.as_deref() == Some("recipient_hourly_count")
-                && tx.status == TxStatus::Processing)
-    );
+    assert!(held.iter().all(
+        |tx| tx.held_for.as_deref() == Some("recipient_hourly_count")
+            && tx.status == TxStatus::Processing
+    ));
     // Every one is debited; only the 10 not held are claimed.
     assert_eq!(
         store.balance(account).await.unwrap(),
@@ -196,7 +195,12 @@ async fn a_released_purchase_is_claimed_and_logged() {
         subject: tx.code.clone(),
         ..line("transaction.release")
     };
-    assert!(store.release_held_logged(&tx.code, log.clone()).await.unwrap());
+    assert!(
+        store
+            .release_held_logged(&tx.code, log.clone())
+            .await
+            .unwrap()
+    );
     assert!(!store.release_held_logged(&tx.code, log).await.unwrap());
     assert_eq!(claimed(&store).await, [tx.code.clone()]);
     assert!(store.held_purchases(10).await.unwrap().is_empty());
@@ -244,7 +248,10 @@ async fn a_rejected_purchase_is_refunded_exactly_once() {
         store.reject_held_logged(&tx.code, fin(), reject()),
     );
     assert_eq!(
-        [first.unwrap(), second.unwrap()].iter().filter(|r| **r).count(),
+        [first.unwrap(), second.unwrap()]
+            .iter()
+            .filter(|r| **r)
+            .count(),
         1
     );
     // Neither a release nor the worker's claim takes it now.
@@ -324,8 +331,14 @@ async fn velocity_settings_are_stored_for_levels_and_accounts() {
     let (_db, store) = store().await;
     let levels = store.level_limits().await.unwrap();
     assert_eq!(levels[0].limits.recipient_hourly_count, Some(5));
-    assert_eq!(levels[0].limits.first_day_value, Some(Kobo::from_naira(20_000)));
-    assert_eq!(levels[0].limits.recipient_hourly_action, Some(RuleAction::Hold));
+    assert_eq!(
+        levels[0].limits.first_day_value,
+        Some(Kobo::from_naira(20_000))
+    );
+    assert_eq!(
+        levels[0].limits.recipient_hourly_action,
+        Some(RuleAction::Hold)
+    );
     assert_eq!(levels[2].limits.recipient_hourly_count, None);
     let mut limits = levels[1].limits;
     limits.account_hourly_count = Some(7);

@@ -163,9 +163,7 @@ fn fraud_refusal(caller: &Caller, refusal: Refusal) -> ApiError {
 fn held_reason(rule: &str) -> &'static str {
     match billpay_store::limits::LimitKind::parse(rule) {
         Some(kind) => kind.as_str(),
-        None if rule == billpay_store::limits::OVER_BALANCE => {
-            billpay_store::limits::OVER_BALANCE
-        }
+        None if rule == billpay_store::limits::OVER_BALANCE => billpay_store::limits::OVER_BALANCE,
         None => "other",
     }
 }

@@ -29,20 +29,27 @@ async fn an_owner_releases_and_rejects_held_purchases() {
     ]);
     assert_eq!(set["overrides"]["recipient_hourly_count"], 1);
     assert_eq!(set["overrides"]["recipient_hourly_action"], "hold");
-    let buy = |reference: String| {
-        json!({"provider_id": "mtn", "phone": "08031234567", "amount": 500, "reference": reference})
-    };
-    let first = server.place(key, "/v1/airtime/purchase", buy(reference())).await;
+    let buy = |reference: String| json!({"provider_id": "mtn", "phone": "08031234567", "amount": 500, "reference": reference});
+    let first = server
+        .place(key, "/v1/airtime/purchase", buy(reference()))
+        .await;
     assert_eq!(server.wait_final(key, &first).await["status"], "successful");
     let mut held = Vec::new();
     for _ in 0..3 {
-        held.push(server.place(key, "/v1/airtime/purchase", buy(reference())).await);
+        held.push(
+            server
+                .place(key, "/v1/airtime/purchase", buy(reference()))
+                .await,
+        );
     }
     // Debited, processing, and never sent: the worker has had time to.
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     for code in &held {
         let status = server
-            .get(key, &format!("/v1/transaction/status?reference_code={code}"))
+            .get(
+                key,
+                &format!("/v1/transaction/status?reference_code={code}"),
+            )
             .await;
         assert_eq!(status.assert_ok()["status"], "processing");
         let shown = server.cli(&["transaction", "show", code]);
@@ -88,7 +95,10 @@ async fn an_owner_releases_and_rejects_held_purchases() {
     ];
     let (status, _) = post_form(&server, &owner, &decide, &release).await;
     assert_eq!(status, 303);
-    assert_eq!(server.wait_final(key, &held[0]).await["status"], "successful");
+    assert_eq!(
+        server.wait_final(key, &held[0]).await["status"],
+        "successful"
+    );
     let (status, refusal) = post_form(&server, &owner, &decide, &release).await;
     assert_eq!(status, 409, "{refusal}");
 
@@ -111,11 +121,19 @@ async fn an_owner_releases_and_rejects_held_purchases() {
     let (ok, answer) = server.cli_result(&["transaction", "reject", &held[2]]);
     assert!(!ok, "a rejection without a reason: {answer}");
     let answer = server.cli(&["transaction", "reject", &held[2], "--reason", "fraud"]);
-    assert_eq!((&answer["rejected"], &answer["status"]), (&json!(true), &json!("failed")));
+    assert_eq!(
+        (&answer["rejected"], &answer["status"]),
+        (&json!(true), &json!("failed"))
+    );
     let (ok, _) = server.cli_result(&["transaction", "release", &held[2]]);
     assert!(!ok);
     assert_eq!(server.balance(key).await, 9_000.0);
-    assert!(server.cli(&["transaction", "held"])["held"].as_array().unwrap().is_empty());
+    assert!(
+        server.cli(&["transaction", "held"])["held"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
 
     let log = server.cli(&["operator", "log", "--subject", &held[1]]);
     let entries = log["entries"].as_array().unwrap();
@@ -124,7 +142,12 @@ async fn an_owner_releases_and_rejects_held_purchases() {
     assert_eq!(entries[0]["before"], "recipient_hourly_count");
     assert_eq!(entries[0]["operator_email"], OWNER);
 
-    let text = reqwest::get(server.url("/metrics")).await.unwrap().text().await.unwrap();
+    let text = reqwest::get(server.url("/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     let line = "billpay_purchases_held_total{reason=\"recipient_hourly_count\"} 3";
     assert!(text.contains(line), "{line} in /metrics");
     server.assert_ledger_consistent(&c.account_id);
