@@ -49,7 +49,7 @@ pub enum LimitsCommand {
         #[arg(long)]
         account: Option<AccountId>,
         #[command(flatten)]
-        values: LimitFlags,
+        values: Box<LimitFlags>,
     },
 }
 

@@ -202,7 +202,7 @@ async fn a_released_purchase_is_claimed_and_logged() {
             .unwrap()
     );
     assert!(!store.release_held_logged(&tx.code, log).await.unwrap());
-    assert_eq!(claimed(&store).await, [tx.code.clone()]);
+    assert_eq!(claimed(&store).await, vec![tx.code.clone()]);
     assert!(store.held_purchases(10).await.unwrap().is_empty());
     let logged = store
         .operator_log(LogFilter {
