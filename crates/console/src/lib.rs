@@ -138,6 +138,10 @@ pub fn router(state: ConsoleState) -> Router {
             post(transactions::resolve),
         )
         .route(
+            "/admin/transactions/{code}/held",
+            post(transactions::decide_held),
+        )
+        .route(
             "/admin/operators",
             get(operators::list).post(operators::create),
         )

@@ -319,6 +319,11 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
             false,
         ),
         (
+            format!("/admin/transactions/{code}/held"),
+            vec![("decision", "reject"), ("reason", "reported by the bank")],
+            true,
+        ),
+        (
             format!("/admin/funding/{UNMATCHED}/assign"),
             vec![
                 ("account", account_id),

@@ -5,7 +5,7 @@
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, reason_of};
 use billpay_domain::{AccountId, Kobo, Phone};
 use billpay_store::limits::{
-    AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LEVELS, LevelLimits, Limits,
+    AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LEVELS, LevelLimits, Limits, RuleAction,
 };
 use billpay_store::{Store, StoreError};
 
@@ -21,6 +21,14 @@ pub struct LimitsPatch {
     pub monthly_count: Option<Option<i64>>,
     pub max_balance: Option<Option<Kobo>>,
     pub per_recipient_daily: Option<Option<Kobo>>,
+    pub recipient_hourly_count: Option<Option<i64>>,
+    pub account_hourly_count: Option<Option<i64>>,
+    pub first_day_value: Option<Option<Kobo>>,
+    /// A rule's action; cleared: refuse for a level, the level's for an account.
+    pub recipient_hourly_action: Option<Option<RuleAction>>,
+    pub account_hourly_action: Option<Option<RuleAction>>,
+    pub first_day_action: Option<Option<RuleAction>>,
+    pub over_balance_action: Option<Option<RuleAction>>,
 }
 
 /// What clears a limit when typed instead of a number.
@@ -39,6 +47,23 @@ impl LimitsPatch {
             per_recipient_daily: self
                 .per_recipient_daily
                 .unwrap_or(limits.per_recipient_daily),
+            recipient_hourly_count: self
+                .recipient_hourly_count
+                .unwrap_or(limits.recipient_hourly_count),
+            account_hourly_count: self
+                .account_hourly_count
+                .unwrap_or(limits.account_hourly_count),
+            first_day_value: self.first_day_value.unwrap_or(limits.first_day_value),
+            recipient_hourly_action: self
+                .recipient_hourly_action
+                .unwrap_or(limits.recipient_hourly_action),
+            account_hourly_action: self
+                .account_hourly_action
+                .unwrap_or(limits.account_hourly_action),
+            first_day_action: self.first_day_action.unwrap_or(limits.first_day_action),
+            over_balance_action: self
+                .over_balance_action
+                .unwrap_or(limits.over_balance_action),
         }
     }
 
@@ -75,6 +100,17 @@ pub fn count_limit(field: &'static [&'static str], text: &str) -> OpsResult<Opti
             format!("must be a whole number of purchases above 0 or {CLEAR}"),
         )),
     }
+}
+
+/// A rule's action as typed: `refuse`, `hold`, or [`CLEAR`], for the field `field`.
+pub fn action_limit(field: &'static [&'static str], text: &str) -> OpsResult<Option<RuleAction>> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case(CLEAR) {
+        return Ok(None);
+    }
+    RuleAction::parse(&text.to_ascii_lowercase())
+        .map(Some)
+        .ok_or_else(|| invalid(field, format!("must be refuse, hold or {CLEAR}")))
 }
 
 /// A KYC level as typed: 0, 1 or 2.
@@ -237,15 +273,23 @@ pub async fn set_account_limits(
 pub fn describe(limits: &Limits) -> String {
     let naira = |k: Option<Kobo>| k.map_or_else(|| CLEAR.to_owned(), |k| k.to_string());
     let count = |c: Option<i64>| c.map_or_else(|| CLEAR.to_owned(), |c| c.to_string());
+    let action = |a: Option<RuleAction>| a.map_or(CLEAR, RuleAction::as_str);
     format!(
-        "max purchase {}, daily value {}, daily count {}, 30-day value {}, 30-day count {}, max balance {}, per recipient daily {}",
+        "max purchase {}, daily value {}, daily count {}, 30-day value {}, 30-day count {}, max balance {} ({} over it), per recipient daily {}, per recipient hourly count {} ({}), hourly count {} ({}), first-day value {} ({})",
         naira(limits.max_purchase),
         naira(limits.daily_value),
         count(limits.daily_count),
         naira(limits.monthly_value),
         count(limits.monthly_count),
         naira(limits.max_balance),
+        action(limits.over_balance_action),
         naira(limits.per_recipient_daily),
+        count(limits.recipient_hourly_count),
+        action(limits.recipient_hourly_action),
+        count(limits.account_hourly_count),
+        action(limits.account_hourly_action),
+        naira(limits.first_day_value),
+        action(limits.first_day_action),
     )
 }
 

@@ -121,6 +121,12 @@ pub async fn resolve(
             tx.code, tx.status
         )));
     }
+    if tx.held_for.is_some() {
+        return Err(OpsError::Refused(format!(
+            "{} is held for review and was never sent to a supplier: release it or reject it",
+            tx.code
+        )));
+    }
     let outcome = match resolution {
         Resolution::Successful => Outcome::Successful(Delivery::default()),
         Resolution::Failed => Outcome::Failed("the supplier did not deliver it"),
@@ -168,4 +174,79 @@ pub async fn requery(
     store.append_log(log).await?;
     tracing::info!(%actor, code = after.code, status = %after.status, "requeried by the operator");
     Ok(after)
+}
+
+/// At most this many held purchases are listed.
+pub const HELD_LISTED: u32 = 500;
+
+/// What a rejected held purchase tells the customer (after "Transaction failed: ").
+pub const REJECTED: &str = "it was held for review and not approved";
+
+/// Purchases held for review by a fraud rule, oldest first.
+pub async fn held(store: &dyn Store, actor: &Actor) -> OpsResult<Vec<Transaction>> {
+    actor.require(Permission::Read)?;
+    Ok(store.held_purchases(HELD_LISTED).await?)
+}
+
+/// How an owner resolves a held purchase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldDecision {
+    /// Sent on to the supplier as any purchase.
+    Release,
+    /// Failed and refunded once (webhook and notice as for any failure).
+    Reject,
+}
+
+/// An owner's decision on a purchase held for review (`docs/limits.md`):
+/// released to the supplier, or rejected (failed, refunded once). The line
+/// (its `before` the rule that held it) is written in the same transaction;
+/// a purchase no longer held is refused and nothing changes. A rejection
+/// needs a reason.
+pub async fn decide_held(
+    store: &dyn Store,
+    actor: Actor,
+    name: TxName<'_>,
+    decision: HeldDecision,
+    reason: Option<&str>,
+) -> OpsResult<Transaction> {
+    actor.require(Permission::MoveMoney)?;
+    let reason = match decision {
+        HeldDecision::Reject => Some(crate::reason_of(reason)?),
+        HeldDecision::Release => reason_for(&actor, reason)?,
+    };
+    let tx = find(store, name).await?;
+    let not_held = || {
+        OpsError::Refused(format!(
+            "{} is not held for review (it is {}); nothing changed",
+            tx.code, tx.status
+        ))
+    };
+    let Some(rule) = tx
+        .held_for
+        .clone()
+        .filter(|_| tx.status == TxStatus::Processing)
+    else {
+        return Err(not_held());
+    };
+    let (action, after) = match decision {
+        HeldDecision::Release => ("transaction.release", "released"),
+        HeldDecision::Reject => ("transaction.reject", "rejected"),
+    };
+    let mut log = actor.log(action, tx.code.clone());
+    log.after = Some(after.to_owned());
+    log.reason = reason.clone();
+    let changed = match decision {
+        HeldDecision::Release => store.release_held_logged(&tx.code, log).await?,
+        HeldDecision::Reject => {
+            let (code, fin) = settle(&tx, Outcome::Failed(REJECTED));
+            store.reject_held_logged(&code, fin, log).await?
+        }
+    };
+    if !changed {
+        return Err(not_held());
+    }
+    tracing::info!(%actor, code = tx.code, rule, decision = after, reason = reason.as_deref(), "held purchase resolved");
+    let code = TxLookup::Code(tx.code.clone());
+    let found = store.transaction(None, code).await?;
+    found.ok_or_else(|| OpsError::NotFound(format!("no transaction {}", tx.code)))
 }

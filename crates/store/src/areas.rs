@@ -289,6 +289,20 @@ pub trait LimitStore: Send + Sync + 'static {
         most: u32,
         log: NewLogEntry,
     ) -> StoreResult<Option<u32>>;
+    /// Purchases held for review by a velocity rule or the largest balance
+    /// (`held_for` says which), oldest first.
+    async fn held_purchases(&self, limit: u32) -> StoreResult<Vec<Transaction>>;
+    /// Sends a held purchase on to the supplier (the fulfilment claim takes
+    /// it next); `false` (and no line) when it is not held any more.
+    async fn release_held_logged(&self, code: &str, log: NewLogEntry) -> StoreResult<bool>;
+    /// Fails a held purchase with its refund, webhook and notice (the normal
+    /// failure path, once); `false` (and no line) when it is not held any more.
+    async fn reject_held_logged(
+        &self,
+        code: &str,
+        fin: Finalization,
+        log: NewLogEntry,
+    ) -> StoreResult<bool>;
 }
 
 #[async_trait]

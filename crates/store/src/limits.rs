@@ -29,6 +29,61 @@ pub struct Limits {
     pub monthly_count: Option<i64>,
     pub max_balance: Option<Kobo>,
     pub per_recipient_daily: Option<Kobo>,
+    /// Velocity: purchases to one recipient per clock hour.
+    pub recipient_hourly_count: Option<i64>,
+    /// Velocity: purchases per clock hour.
+    pub account_hourly_count: Option<i64>,
+    /// Velocity: what an account may spend in its first 24 hours after sign-up.
+    pub first_day_value: Option<Kobo>,
+    /// What tripping each velocity rule does (`None`: refuse for a level,
+    /// the level's for an account).
+    pub recipient_hourly_action: Option<RuleAction>,
+    pub account_hourly_action: Option<RuleAction>,
+    pub first_day_action: Option<RuleAction>,
+    /// What a purchase over level 0's limits does while the wallet is over
+    /// its largest balance.
+    pub over_balance_action: Option<RuleAction>,
+}
+
+/// What a velocity rule (or the largest balance) does to a purchase that trips it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleAction {
+    /// Refused like any limit (`422 limit_exceeded`); nothing is debited.
+    #[default]
+    Refuse,
+    /// Debited and recorded (`processing`) but not sent to a supplier until
+    /// an owner releases it (or rejects it: failed and refunded).
+    Hold,
+}
+
+impl RuleAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleAction::Refuse => "refuse",
+            RuleAction::Hold => "hold",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<RuleAction> {
+        match text {
+            "refuse" => Some(RuleAction::Refuse),
+            "hold" => Some(RuleAction::Hold),
+            _ => None,
+        }
+    }
+}
+
+/// The rule named when a wallet over its largest balance held a purchase.
+pub const OVER_BALANCE: &str = "max_balance";
+
+/// A held purchase's rule, for a person.
+pub fn held_words(rule: &str) -> &'static str {
+    match LimitKind::parse(rule) {
+        Some(kind) => kind.words(),
+        None if rule == OVER_BALANCE => "wallet over its largest balance (above level 0's limits)",
+        None => "a fraud rule",
+    }
 }
 
 impl Limits {
@@ -42,6 +97,15 @@ impl Limits {
             monthly_count: self.monthly_count.or(level.monthly_count),
             max_balance: self.max_balance.or(level.max_balance),
             per_recipient_daily: self.per_recipient_daily.or(level.per_recipient_daily),
+            recipient_hourly_count: self.recipient_hourly_count.or(level.recipient_hourly_count),
+            account_hourly_count: self.account_hourly_count.or(level.account_hourly_count),
+            first_day_value: self.first_day_value.or(level.first_day_value),
+            recipient_hourly_action: self
+                .recipient_hourly_action
+                .or(level.recipient_hourly_action),
+            account_hourly_action: self.account_hourly_action.or(level.account_hourly_action),
+            first_day_action: self.first_day_action.or(level.first_day_action),
+            over_balance_action: self.over_balance_action.or(level.over_balance_action),
         }
     }
 }
@@ -114,6 +178,26 @@ pub struct LimitState {
     pub recipient_today: Kobo,
     /// The account or the recipient is on the blocklist.
     pub blocked: bool,
+    /// Purchases to the recipient this clock hour (read only when that
+    /// hourly rule applies; zero otherwise).
+    pub recipient_hour: i64,
+    /// Purchases this clock hour (read only when that hourly rule applies).
+    pub account_hour: i64,
+    /// The account was created less than 24 hours ago.
+    pub new_account: bool,
+    /// Spent since sign-up (read only for a new account under a first-day
+    /// value cap; zero otherwise).
+    pub first_day: Kobo,
+}
+
+/// What the limits say to a purchase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    Pass,
+    /// Debit and record it, but hold it for review: the rule that held it
+    /// (a [`LimitKind`]'s name, or [`OVER_BALANCE`]).
+    Hold(&'static str),
+    Refuse(LimitRefusal),
 }
 
 /// The limits a purchase can exceed.
@@ -126,6 +210,9 @@ pub enum LimitKind {
     MonthlyValue,
     MonthlyCount,
     PerRecipientDaily,
+    RecipientHourlyCount,
+    AccountHourlyCount,
+    FirstDayValue,
 }
 
 impl LimitKind {
@@ -137,6 +224,9 @@ impl LimitKind {
             LimitKind::MonthlyValue => "monthly_value",
             LimitKind::MonthlyCount => "monthly_count",
             LimitKind::PerRecipientDaily => "per_recipient_daily",
+            LimitKind::RecipientHourlyCount => "recipient_hourly_count",
+            LimitKind::AccountHourlyCount => "account_hourly_count",
+            LimitKind::FirstDayValue => "first_day_value",
         }
     }
 
@@ -148,17 +238,26 @@ impl LimitKind {
             LimitKind::MonthlyValue,
             LimitKind::MonthlyCount,
             LimitKind::PerRecipientDaily,
+            LimitKind::RecipientHourlyCount,
+            LimitKind::AccountHourlyCount,
+            LimitKind::FirstDayValue,
         ]
         .into_iter()
         .find(|kind| kind.as_str() == text)
     }
 
     fn counts_purchases(self) -> bool {
-        matches!(self, LimitKind::DailyCount | LimitKind::MonthlyCount)
+        matches!(
+            self,
+            LimitKind::DailyCount
+                | LimitKind::MonthlyCount
+                | LimitKind::RecipientHourlyCount
+                | LimitKind::AccountHourlyCount
+        )
     }
 
     /// The limit in words, for a person.
-    fn words(self) -> &'static str {
+    pub fn words(self) -> &'static str {
         match self {
             LimitKind::MaxPurchase => "largest single purchase",
             LimitKind::DailyValue => "daily spending limit",
@@ -166,6 +265,9 @@ impl LimitKind {
             LimitKind::MonthlyValue => "30-day spending limit",
             LimitKind::MonthlyCount => "30-day limit on purchases",
             LimitKind::PerRecipientDaily => "daily limit for one recipient",
+            LimitKind::RecipientHourlyCount => "hourly limit on purchases to one recipient",
+            LimitKind::AccountHourlyCount => "hourly limit on purchases",
+            LimitKind::FirstDayValue => "spending limit of a new account's first 24 hours",
         }
     }
 }
@@ -232,60 +334,153 @@ impl LimitState {
         }
     }
 
-    /// The first limit `amount` would exceed, in a fixed order; `None`: it passes.
+    /// The first limit `amount` would exceed, in a fixed order, whatever
+    /// the rules' actions say; `None`: it passes them all.
     pub fn refusal(&self, amount: Kobo) -> Option<LimitRefusal> {
         let held = self.held_to_level0();
         let limits = self.applied();
-        let usage = &self.usage;
-        let a = amount.0;
-        let checks: [(LimitKind, Option<i64>, i64, i64); 6] = [
-            (
-                LimitKind::MaxPurchase,
-                limits.max_purchase.map(|k| k.0),
-                0,
-                a,
-            ),
-            (
-                LimitKind::DailyValue,
-                limits.daily_value.map(|k| k.0),
-                usage.daily_value.0,
-                a,
-            ),
-            (
-                LimitKind::DailyCount,
-                limits.daily_count,
-                usage.daily_count,
-                1,
-            ),
-            (
-                LimitKind::MonthlyValue,
-                limits.monthly_value.map(|k| k.0),
-                usage.monthly_value.0,
-                a,
-            ),
-            (
-                LimitKind::MonthlyCount,
-                limits.monthly_count,
-                usage.monthly_count,
-                1,
-            ),
-            (
-                LimitKind::PerRecipientDaily,
-                limits.per_recipient_daily.map(|k| k.0),
-                self.recipient_today.0,
-                a,
-            ),
-        ];
-        checks.into_iter().find_map(|(kind, limit, used, adds)| {
-            let limit = limit?;
-            (used.saturating_add(adds) > limit).then_some(LimitRefusal {
-                kind,
-                limit,
-                used,
-                held_to_level0: held,
-            })
+        fixed_refusal(&limits, &self.usage, self.recipient_today, amount, held).or_else(|| {
+            self.velocity(&limits, amount)
+                .into_iter()
+                .next()
+                .map(|(refusal, _)| refusal)
         })
     }
+
+    /// What the limits say to a purchase of `amount`: the fixed limits
+    /// refuse (while the wallet is over its largest balance, level 0's
+    /// refuse, or hold when the account's `over_balance_action` says so and
+    /// its own limits pass); a velocity rule tripped refuses or holds as its
+    /// action says, a refusing rule winning over a holding one.
+    pub fn decide(&self, amount: Kobo) -> Decision {
+        let held = self.held_to_level0();
+        let limits = self.applied();
+        let mut hold = None;
+        if let Some(refusal) =
+            fixed_refusal(&limits, &self.usage, self.recipient_today, amount, held)
+        {
+            let own = self.limits;
+            if !held || own.over_balance_action.unwrap_or_default() != RuleAction::Hold {
+                return Decision::Refuse(refusal);
+            }
+            if let Some(refusal) =
+                fixed_refusal(&own, &self.usage, self.recipient_today, amount, false)
+            {
+                return Decision::Refuse(refusal);
+            }
+            hold = Some(OVER_BALANCE);
+        }
+        for (refusal, action) in self.velocity(&limits, amount) {
+            match action {
+                RuleAction::Refuse => return Decision::Refuse(refusal),
+                RuleAction::Hold => hold = hold.or(Some(refusal.kind.as_str())),
+            }
+        }
+        hold.map_or(Decision::Pass, Decision::Hold)
+    }
+
+    /// The velocity rules `amount` trips, in a fixed order, with their actions.
+    fn velocity(&self, limits: &Limits, amount: Kobo) -> Vec<(LimitRefusal, RuleAction)> {
+        let held = self.held_to_level0();
+        let first_day = limits.first_day_value.filter(|_| self.new_account);
+        let rules = [
+            (
+                LimitKind::RecipientHourlyCount,
+                limits.recipient_hourly_count,
+                self.recipient_hour,
+                1,
+                limits.recipient_hourly_action,
+            ),
+            (
+                LimitKind::AccountHourlyCount,
+                limits.account_hourly_count,
+                self.account_hour,
+                1,
+                limits.account_hourly_action,
+            ),
+            (
+                LimitKind::FirstDayValue,
+                first_day.map(|k| k.0),
+                self.first_day.0,
+                amount.0,
+                limits.first_day_action,
+            ),
+        ];
+        rules
+            .into_iter()
+            .filter_map(|(kind, limit, used, adds, action)| {
+                let limit = limit?;
+                (used.saturating_add(adds) > limit).then_some((
+                    LimitRefusal {
+                        kind,
+                        limit,
+                        used,
+                        held_to_level0: held,
+                    },
+                    action.unwrap_or_default(),
+                ))
+            })
+            .collect()
+    }
+}
+
+/// The first of the fixed limits (not the velocity rules) `amount` would
+/// exceed under `limits`.
+fn fixed_refusal(
+    limits: &Limits,
+    usage: &Usage,
+    recipient_today: Kobo,
+    amount: Kobo,
+    held: bool,
+) -> Option<LimitRefusal> {
+    let a = amount.0;
+    let checks: [(LimitKind, Option<i64>, i64, i64); 6] = [
+        (
+            LimitKind::MaxPurchase,
+            limits.max_purchase.map(|k| k.0),
+            0,
+            a,
+        ),
+        (
+            LimitKind::DailyValue,
+            limits.daily_value.map(|k| k.0),
+            usage.daily_value.0,
+            a,
+        ),
+        (
+            LimitKind::DailyCount,
+            limits.daily_count,
+            usage.daily_count,
+            1,
+        ),
+        (
+            LimitKind::MonthlyValue,
+            limits.monthly_value.map(|k| k.0),
+            usage.monthly_value.0,
+            a,
+        ),
+        (
+            LimitKind::MonthlyCount,
+            limits.monthly_count,
+            usage.monthly_count,
+            1,
+        ),
+        (
+            LimitKind::PerRecipientDaily,
+            limits.per_recipient_daily.map(|k| k.0),
+            recipient_today.0,
+            a,
+        ),
+    ];
+    checks.into_iter().find_map(|(kind, limit, used, adds)| {
+        let limit = limit?;
+        (used.saturating_add(adds) > limit).then_some(LimitRefusal {
+            kind,
+            limit,
+            used,
+            held_to_level0: held,
+        })
+    })
 }
 
 /// What a blocklist entry names.
@@ -381,6 +576,10 @@ mod tests {
             },
             recipient_today: Kobo(500),
             blocked: false,
+            recipient_hour: 2,
+            account_hour: 5,
+            new_account: true,
+            first_day: Kobo(4000),
         }
     }
 
@@ -425,6 +624,67 @@ mod tests {
         assert_eq!(refused.kind, LimitKind::MaxPurchase);
         assert!(refused.held_to_level0);
         assert_eq!(state(capped).refusal(Kobo(1000)), None);
+    }
+
+    #[test]
+    fn a_refusing_velocity_rule_wins_over_a_holding_one() {
+        let rules = Limits {
+            recipient_hourly_count: Some(2),
+            recipient_hourly_action: Some(RuleAction::Hold),
+            account_hourly_count: Some(5),
+            account_hourly_action: Some(RuleAction::Refuse),
+            ..Limits::default()
+        };
+        let Decision::Refuse(refused) = state(rules).decide(Kobo(1)) else {
+            panic!("not refused");
+        };
+        assert_eq!(refused.kind, LimitKind::AccountHourlyCount);
+        let holding = Limits {
+            account_hourly_action: Some(RuleAction::Hold),
+            ..rules
+        };
+        assert_eq!(
+            state(holding).decide(Kobo(1)),
+            Decision::Hold("recipient_hourly_count")
+        );
+    }
+
+    #[test]
+    fn the_first_day_cap_applies_to_a_new_account_only() {
+        let cap = Limits {
+            first_day_value: Some(Kobo(5000)),
+            first_day_action: Some(RuleAction::Hold),
+            ..Limits::default()
+        };
+        assert_eq!(state(cap).decide(Kobo(1000)), Decision::Pass);
+        assert_eq!(
+            state(cap).decide(Kobo(1001)),
+            Decision::Hold("first_day_value")
+        );
+        let old = LimitState {
+            new_account: false,
+            ..state(cap)
+        };
+        assert_eq!(old.decide(Kobo(1001)), Decision::Pass);
+    }
+
+    #[test]
+    fn over_the_largest_balance_a_hold_still_keeps_the_accounts_own_limits() {
+        let capped = Limits {
+            max_balance: Some(Kobo(50000)),
+            max_purchase: Some(Kobo(3000)),
+            over_balance_action: Some(RuleAction::Hold),
+            ..Limits::default()
+        };
+        assert_eq!(state(capped).decide(Kobo(1000)), Decision::Pass);
+        assert_eq!(
+            state(capped).decide(Kobo(2000)),
+            Decision::Hold(OVER_BALANCE)
+        );
+        let Decision::Refuse(refused) = state(capped).decide(Kobo(3001)) else {
+            panic!("over its own limit, not refused");
+        };
+        assert!(!refused.held_to_level0);
     }
 
     #[test]

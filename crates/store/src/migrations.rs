@@ -48,6 +48,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "020_checkouts_abandoned": sqlite postgres;
     "021_privacy": both sqlite postgres;
     "022_limits": both postgres;
+    "023_velocity": both postgres;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

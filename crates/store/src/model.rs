@@ -262,6 +262,10 @@ pub struct Transaction {
     pub supplier: Option<String>,
     /// Its reference at that supplier (VTpass: our `request_id`).
     pub supplier_reference: Option<String>,
+    /// The rule holding it for review (`limits::LimitKind`'s name or
+    /// `limits::OVER_BALANCE`): not sent to a supplier until an owner
+    /// releases it; `None`: not held, or released. Kept on a rejected one.
+    pub held_for: Option<String>,
 }
 
 #[derive(Debug, Clone)]

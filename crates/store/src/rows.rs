@@ -76,6 +76,7 @@ pub(crate) fn transaction(row: &dyn RowRead) -> StoreResult<Transaction> {
         completed_at: row.get(col!("completed_at"))?,
         supplier: row.get(col!("supplier"))?,
         supplier_reference: row.get(col!("supplier_reference"))?,
+        held_for: row.get(col!("held_for"))?,
     })
 }
 

@@ -328,6 +328,22 @@ pass_through!(LimitStore {
     fn block_logged(&self, entry: crate::limits::BlockEntry, log: NewLogEntry) -> StoreResult<bool>;
     fn unblock_logged(&self, kind: crate::limits::BlockKind, value: &str, log: NewLogEntry) -> StoreResult<bool>;
     fn start_identity_check(&self, account: AccountId, since: String, most: u32, log: NewLogEntry) -> StoreResult<Option<u32>>;
+    fn release_held_logged(&self, code: &str, log: NewLogEntry) -> StoreResult<bool>;
+} sealed {
+    async fn held_purchases(&self, limit: u32) -> StoreResult<Vec<Transaction>> {
+        self.open_txs(self.inner.held_purchases(limit).await?)
+    }
+    /// A rejection's result and webhook payload are sealed as `finalize`'s.
+    async fn reject_held_logged(
+        &self,
+        code: &str,
+        mut fin: Finalization,
+        log: NewLogEntry,
+    ) -> StoreResult<bool> {
+        fin.result = self.seal_result(fin.result)?;
+        fin.event_payload = self.seal_text(&fin.event_payload)?;
+        self.inner.reject_held_logged(code, fin, log).await
+    }
 });
 
 pass_through!(LoggedStore {

@@ -193,6 +193,7 @@ mod tests {
             completed_at: None,
             supplier: None,
             supplier_reference: None,
+            held_for: None,
         }
     }
 

@@ -5,9 +5,11 @@ use super::Output;
 use super::output::action_error;
 use billpay_domain::{AccountId, Kobo};
 use billpay_operations::Actor;
-use billpay_operations::limits::{self, LimitsPatch, Verified, count_limit, naira_limit};
+use billpay_operations::limits::{
+    self, LimitsPatch, Verified, action_limit, count_limit, naira_limit,
+};
 use billpay_store::SharedStore;
-use billpay_store::limits::{AccountLimits, BlockKind, Limits};
+use billpay_store::limits::{AccountLimits, BlockKind, Limits, RuleAction};
 use billpay_webkit::format::lagos_time;
 use clap::{ArgGroup, Args, Subcommand};
 use serde_json::json;
@@ -47,7 +49,7 @@ pub enum LimitsCommand {
         #[arg(long)]
         account: Option<AccountId>,
         #[command(flatten)]
-        values: LimitFlags,
+        values: Box<LimitFlags>,
     },
 }
 
@@ -75,6 +77,29 @@ pub struct LimitFlags {
     /// Spent on one recipient per Lagos day (Naira).
     #[arg(long)]
     per_recipient_daily: Option<String>,
+    /// Velocity: purchases to one recipient per clock hour.
+    #[arg(long)]
+    recipient_hourly_count: Option<String>,
+    /// Velocity: purchases per clock hour.
+    #[arg(long)]
+    account_hourly_count: Option<String>,
+    /// Velocity: spent in a new account's first 24 hours after sign-up (Naira).
+    #[arg(long)]
+    first_day_value: Option<String>,
+    /// What a purchase over --recipient-hourly-count does: refuse or hold
+    /// (for an owner's review).
+    #[arg(long)]
+    recipient_hourly_action: Option<String>,
+    /// What a purchase over --account-hourly-count does: refuse or hold.
+    #[arg(long)]
+    account_hourly_action: Option<String>,
+    /// What a purchase over --first-day-value does: refuse or hold.
+    #[arg(long)]
+    first_day_action: Option<String>,
+    /// What a purchase over level 0's limits does while the wallet is over
+    /// its largest balance: refuse or hold.
+    #[arg(long)]
+    over_balance_action: Option<String>,
 }
 
 impl LimitFlags {
@@ -91,6 +116,12 @@ impl LimitFlags {
                 .transpose()
                 .map_err(action_error)
         };
+        let action = |field, text: &Option<String>| {
+            text.as_deref()
+                .map(|t| action_limit(field, t))
+                .transpose()
+                .map_err(action_error)
+        };
         let patch = LimitsPatch {
             max_purchase: naira(&["max_purchase"], &self.max_purchase)?,
             daily_value: naira(&["daily_value"], &self.daily_value)?,
@@ -99,6 +130,19 @@ impl LimitFlags {
             monthly_count: count(&["monthly_count"], &self.monthly_count)?,
             max_balance: naira(&["max_balance"], &self.max_balance)?,
             per_recipient_daily: naira(&["per_recipient_daily"], &self.per_recipient_daily)?,
+            recipient_hourly_count: count(
+                &["recipient_hourly_count"],
+                &self.recipient_hourly_count,
+            )?,
+            account_hourly_count: count(&["account_hourly_count"], &self.account_hourly_count)?,
+            first_day_value: naira(&["first_day_value"], &self.first_day_value)?,
+            recipient_hourly_action: action(
+                &["recipient_hourly_action"],
+                &self.recipient_hourly_action,
+            )?,
+            account_hourly_action: action(&["account_hourly_action"], &self.account_hourly_action)?,
+            first_day_action: action(&["first_day_action"], &self.first_day_action)?,
+            over_balance_action: action(&["over_balance_action"], &self.over_balance_action)?,
         };
         if patch.is_empty() {
             return Err(super::output::UsageError("give at least one limit to set".into()).into());
@@ -311,14 +355,50 @@ fn entry(recipient: Option<String>, account: Option<String>) -> (BlockKind, Stri
 fn limits_text(limits: &Limits, unset: &str) -> String {
     let naira = |k: Option<Kobo>| k.map_or_else(|| unset.to_owned(), |k| format!("{k} Naira"));
     let count = |c: Option<i64>| c.map_or_else(|| unset.to_owned(), |c| format!("{c} purchases"));
+    // A rule's action, said only where the rule is set (or for the largest balance).
+    let then = |value: String, set: bool, action: Option<RuleAction>| match (set, action) {
+        (true, Some(action)) => format!("{value}, then {}", action.as_str()),
+        _ => value,
+    };
     [
         ("largest purchase", naira(limits.max_purchase)),
         ("per day", naira(limits.daily_value)),
         ("purchases per day", count(limits.daily_count)),
         ("per 30 days", naira(limits.monthly_value)),
         ("purchases per 30 days", count(limits.monthly_count)),
-        ("largest balance", naira(limits.max_balance)),
+        (
+            "largest balance",
+            then(
+                naira(limits.max_balance),
+                limits.max_balance.is_some(),
+                limits.over_balance_action,
+            ),
+        ),
         ("per recipient per day", naira(limits.per_recipient_daily)),
+        (
+            "to 1 recipient an hour",
+            then(
+                count(limits.recipient_hourly_count),
+                limits.recipient_hourly_count.is_some(),
+                limits.recipient_hourly_action,
+            ),
+        ),
+        (
+            "purchases an hour",
+            then(
+                count(limits.account_hourly_count),
+                limits.account_hourly_count.is_some(),
+                limits.account_hourly_action,
+            ),
+        ),
+        (
+            "first 24 h (new)",
+            then(
+                naira(limits.first_day_value),
+                limits.first_day_value.is_some(),
+                limits.first_day_action,
+            ),
+        ),
     ]
     .iter()
     .map(|(name, value)| format!("  {name:<22} {value}"))

@@ -89,7 +89,7 @@ pub enum Command {
     /// Import or export the product catalogue (TOML).
     #[command(subcommand)]
     Catalogue(catalogue::CatalogueCommand),
-    /// Inspect transactions.
+    /// Transactions: show, list, resolve, held, release, reject.
     #[command(subcommand)]
     Transaction(transaction::TransactionCommand),
     /// KYC levels of accounts: set-level, show (docs/limits.md).

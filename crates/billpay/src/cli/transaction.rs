@@ -4,7 +4,8 @@ use super::Output;
 use super::output::action_error;
 use billpay_domain::{AccountId, TxStatus};
 use billpay_operations::Actor;
-use billpay_operations::transactions::{self, Resolution, TxName};
+use billpay_operations::transactions::{self, HeldDecision, Resolution, TxName};
+use billpay_store::limits::held_words;
 use billpay_store::{SharedStore, Transaction, TxFilter};
 use billpay_webkit::format::lagos_time;
 use billpay_worker::fulfilment::needs_review_before;
@@ -52,6 +53,28 @@ pub enum TransactionCommand {
         /// Why (e.g. what the supplier said); logged with the decision and the actor.
         #[arg(long)]
         reason: Option<String>,
+    },
+    /// Purchases held for review by a velocity rule or the largest balance
+    /// (docs/limits.md), oldest first, with the rule that held each.
+    Held,
+    /// Sends a held purchase on to the supplier, as any purchase.
+    Release {
+        reference_or_code: String,
+        #[arg(long)]
+        account: Option<AccountId>,
+        /// Why; logged with the decision and the actor.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Fails a held purchase and refunds the wallet once (the customer's
+    /// webhook and notice go out as for any failure).
+    Reject {
+        reference_or_code: String,
+        #[arg(long)]
+        account: Option<AccountId>,
+        /// Why; logged with the decision and the actor.
+        #[arg(long)]
+        reason: String,
     },
 }
 
@@ -175,6 +198,80 @@ pub async fn run(
             out.emit(
                 json!({ "reference_code": code, "status": status, "resolved": true }),
                 format!("{code} resolved as {status}"),
+            );
+        }
+        TransactionCommand::Held => {
+            let held = transactions::held(store.as_ref(), &Actor::Cli)
+                .await
+                .map_err(action_error)?;
+            let text = if held.is_empty() {
+                "No purchase is held for review".to_owned()
+            } else {
+                held.iter()
+                    .map(|tx| {
+                        format!(
+                            "{}  {}  {} Naira  {} {}  account {}  held: {}",
+                            tx.code,
+                            lagos_time(&tx.created_at),
+                            tx.amount,
+                            tx.product,
+                            tx.recipient,
+                            tx.account_id,
+                            held_words(tx.held_for.as_deref().unwrap_or_default())
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            out.emit(json!({ "held": held }), text);
+        }
+        TransactionCommand::Release {
+            reference_or_code,
+            account,
+            reason,
+        } => {
+            let name = TxName {
+                reference_or_code: &reference_or_code,
+                account,
+            };
+            let tx = transactions::decide_held(
+                store.as_ref(),
+                Actor::Cli,
+                name,
+                HeldDecision::Release,
+                reason.as_deref(),
+            )
+            .await
+            .map_err(action_error)?;
+            out.emit(
+                json!({ "reference_code": tx.code, "status": tx.status, "released": true }),
+                format!("{} released: it goes to the supplier now", tx.code),
+            );
+        }
+        TransactionCommand::Reject {
+            reference_or_code,
+            account,
+            reason,
+        } => {
+            let name = TxName {
+                reference_or_code: &reference_or_code,
+                account,
+            };
+            let tx = transactions::decide_held(
+                store.as_ref(),
+                Actor::Cli,
+                name,
+                HeldDecision::Reject,
+                Some(&reason),
+            )
+            .await
+            .map_err(action_error)?;
+            out.emit(
+                json!({ "reference_code": tx.code, "status": tx.status, "rejected": true }),
+                format!(
+                    "{} rejected: failed, {} Naira refunded to the wallet",
+                    tx.code, tx.amount
+                ),
             );
         }
     }

@@ -64,6 +64,8 @@ pub enum Notice {
     Requeried,
     MarkedSuccessful,
     MarkedFailed,
+    HeldReleased,
+    HeldRejected,
     WebhookQueued,
     Resent,
     AlertsSaved,
@@ -72,7 +74,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 42] = [
+    const TABLE: [(Notice, &'static str, &'static str); 44] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -183,6 +185,16 @@ impl Notice {
             "marked successful",
         ),
         (Notice::MarkedFailed, "marked-failed", "marked failed"),
+        (
+            Notice::HeldReleased,
+            "held-released",
+            "released: it goes to the supplier now",
+        ),
+        (
+            Notice::HeldRejected,
+            "held-rejected",
+            "rejected: failed, and the wallet refunded once",
+        ),
         (
             Notice::WebhookQueued,
             "webhook-queued",

@@ -2,7 +2,8 @@
 //! page with every field, its ledger entries, webhook event and attempts
 //! ("resend webhook", which support may do too), and the operator log about
 //! it; the needs-review queue with "requery now", "mark successful" and
-//! "mark failed (refund once)".
+//! "mark failed (refund once)", and above it the purchases held for review
+//! by a fraud rule (docs/limits.md), which an owner releases or rejects.
 
 use super::customers::LogRow;
 use super::{Chrome, Done, Notice, PageResult, actor, done, not_found, refused, render};
@@ -11,8 +12,9 @@ use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use billpay_domain::{AccountId, Product, TxStatus};
-use billpay_operations::transactions::{self as ops, Resolution, TxName};
+use billpay_operations::transactions::{self as ops, HeldDecision, Resolution, TxName};
 use billpay_operations::webhooks;
+use billpay_store::limits::held_words;
 use billpay_store::{Attempt, LogFilter, Transaction, TxFilter, TxLookup};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::filters::{TxFilters, more_pages, page_link, typed};
@@ -104,6 +106,8 @@ struct ListPage {
     chrome: Chrome,
     title: &'static str,
     review: bool,
+    /// The review page's held purchases and the rule that held each.
+    held: Vec<(TxRow, &'static str)>,
     rows: Vec<TxRow>,
     products: Vec<&'static str>,
     statuses: Vec<&'static str>,
@@ -132,6 +136,7 @@ pub async fn list(
         chrome: Chrome::new(&signed_in, "transactions", &done),
         title: "Transactions",
         review: false,
+        held: Vec::new(),
         rows: named_rows(&state, &txs).await?,
         products: Product::ALL.iter().map(|p| p.service()).collect(),
         statuses: vec!["processing", "successful", "failed"],
@@ -157,7 +162,8 @@ fn next_link(f: &TxFilters, more: &MoreFilters) -> String {
     page_link("/admin/transactions", &kept, f.page() + 1)
 }
 
-/// Processing purchases older than the needs-review bound, oldest first.
+/// Purchases held for review (oldest first, with the rule), then
+/// processing purchases older than the needs-review bound, oldest first.
 pub async fn review(
     State(state): State<ConsoleState>,
     signed_in: SignedIn,
@@ -171,10 +177,20 @@ pub async fn review(
     };
     let mut txs = state.store.transactions(filter).await?;
     txs.reverse();
+    // A held purchase is listed once, in the held list.
+    txs.retain(|tx| tx.held_for.is_none());
+    let held = ops::held(state.store.as_ref(), &actor(&signed_in))
+        .await
+        .map_err(refused)?;
+    let rules = held
+        .iter()
+        .map(|tx| held_words(tx.held_for.as_deref().unwrap_or_default()));
+    let held = named_rows(&state, &held).await?.into_iter().zip(rules);
     Ok(render(&ListPage {
         chrome: Chrome::new(&signed_in, "review", &done),
         title: "Needs review",
         review: true,
+        held: held.collect(),
         rows: named_rows(&state, &txs).await?,
         products: Vec::new(),
         statuses: Vec::new(),
@@ -190,6 +206,8 @@ struct DetailPage {
     chrome: Chrome,
     row: TxRow,
     processing: bool,
+    /// Held for review: the rule, in words.
+    held: Option<&'static str>,
     fields: Vec<Field>,
     ledger: LedgerTable,
     event: Option<(String, &'static str)>,
@@ -226,6 +244,11 @@ pub async fn detail(
     Ok(render(&DetailPage {
         chrome: Chrome::new(&signed_in, "transactions", &done),
         processing: tx.status == TxStatus::Processing,
+        held: tx
+            .held_for
+            .as_deref()
+            .filter(|_| tx.status == TxStatus::Processing)
+            .map(held_words),
         fields: fields_of(&tx),
         row,
         ledger: LedgerTable::of(&ledger),
@@ -373,6 +396,43 @@ pub async fn resolve(
     };
     tracing::debug!(%code, %status, "resolved from the console");
     Ok(done(&format!("/admin/transactions/{code}"), notice))
+}
+
+#[derive(Deserialize)]
+pub struct HeldForm {
+    /// `release` or `reject`.
+    decision: String,
+    reason: String,
+}
+
+/// An owner's decision on a purchase held for review: released to the
+/// supplier, or rejected (failed, refunded once); a reason is required.
+pub async fn decide_held(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(code): Path<String>,
+    CsrfForm(form): CsrfForm<HeldForm>,
+) -> PageResult {
+    let (decision, notice) = match form.decision.as_str() {
+        "release" => (HeldDecision::Release, Notice::HeldReleased),
+        "reject" => (HeldDecision::Reject, Notice::HeldRejected),
+        _ => {
+            return Err(super::PageError::bad_request(
+                "decision must be release or reject",
+            ));
+        }
+    };
+    let tx = ops::decide_held(
+        state.store.as_ref(),
+        actor(&signed_in),
+        TxName::any(&code),
+        decision,
+        Some(form.reason.as_str()),
+    )
+    .await
+    .map_err(refused)?;
+    // A release is claimed by the worker's next poll.
+    Ok(done(&format!("/admin/transactions/{}", tx.code), notice))
 }
 
 /// Queues the transaction's webhook event for one more delivery now.

@@ -48,9 +48,11 @@ for_both_engines! {
     }
 }
 
-/// Due processing transactions, oldest due first.
+/// Due processing transactions, oldest due first; never one held for
+/// review (it waits at a far `next_attempt_at` as well, for a node of the
+/// previous release).
 static FULFILMENTS: LazyLock<[String; 2]> = LazyLock::new(|| {
-    let due = |_| "status = 'processing' AND next_attempt_at <= ?2".to_owned();
+    let due = |_| "status = 'processing' AND next_attempt_at <= ?2 AND held_for IS NULL".to_owned();
     claim_sql("transactions", "code", due, "next_attempt_at", TX_COLUMNS)
 });
 

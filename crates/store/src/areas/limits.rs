@@ -5,11 +5,14 @@
 //! transaction. PostgreSQL's placement runs the same check in its one
 //! statement (`billpay_place_limited_purchase`, migration `022_limits`).
 
-use crate::clock::{lagos_today, now_rfc3339};
-use crate::db::{Param, RowRead, Tx, col, for_both_engines};
+use crate::clock::{lagos_today, now_ms, now_rfc3339, rfc3339};
+use crate::columns::TX_COLUMNS;
+use crate::db::{Engine, Param, RowRead, Tx, col, for_both_engines};
 use crate::limits::*;
+use crate::rows::transaction;
 use crate::*;
 use billpay_domain::{AccountId, Kobo};
+use std::sync::LazyLock;
 
 for_both_engines! {
     impl LimitStore {
@@ -28,21 +31,34 @@ for_both_engines! {
             = write |tx| unblock(tx, kind, &value, &log);
         fn start_identity_check(account: AccountId, since: String, most: u32, log: NewLogEntry)
             -> Option<u32> = write |tx| start_identity_check(tx, account, &since, most, &log);
+        fn held_purchases(limit: u32) -> Vec<Transaction> = read |tx| held(tx, limit);
+        fn release_held_logged(code: &str, log: NewLogEntry) -> bool
+            = write |tx| release(tx, &code, &log);
+        fn reject_held_logged(code: &str, fin: Finalization => fin, log: NewLogEntry) -> bool
+            = write |tx| reject(tx, &code, &fin, &log);
     }
 }
 
 const LIMIT_COLUMNS: &str = "max_purchase, daily_value, daily_count, monthly_value, \
-                             monthly_count, max_balance, per_recipient_daily";
+    monthly_count, max_balance, per_recipient_daily, recipient_hourly_count, \
+    account_hourly_count, first_day_value, recipient_hourly_action, account_hourly_action, \
+    first_day_action, over_balance_action";
 
 /// The columns of [`PURCHASE_STATE`].
 const STATE_COLUMNS: &str = "balance, level, max_purchase, daily_value, daily_count, \
-    monthly_value, monthly_count, max_balance, per_recipient_daily, day_value, day_count, \
-    blocked";
+    monthly_value, monthly_count, max_balance, per_recipient_daily, recipient_hourly_count, \
+    account_hourly_count, first_day_value, recipient_hourly_action, account_hourly_action, \
+    first_day_action, over_balance_action, day_value, day_count, blocked, new_account";
+
+/// A held purchase's `next_attempt_at` (9999-12-31): the fulfilment claim
+/// never reaches it, whatever release claims.
+pub(crate) const HELD_UNTIL_MS: i64 = 253_402_300_799_000;
 
 /// What every purchase reads, in one statement of primary-key lookups that
 /// replaces the balance read a purchase made before limits: the balance and
-/// level, the account's limits (its own over its level's), today's usage and
-/// the blocklist. ?1 account, ?2 today (Lagos), ?3 recipient. The 30-day
+/// level, the account's limits (its own over its level's), today's usage,
+/// the blocklist and whether the account is new. ?1 account, ?2 today
+/// (Lagos), ?3 recipient, ?4 24 hours ago (RFC 3339). The 30-day
 /// sums, the recipient's usage and level 0's limits are read after it, and
 /// only when a limit needs them ([`state`]).
 const PURCHASE_STATE: &str = "
@@ -54,10 +70,18 @@ SELECT a.balance AS balance, a.kyc_level AS level,
     COALESCE(o.monthly_count, k.monthly_count) AS monthly_count,
     COALESCE(o.max_balance, k.max_balance) AS max_balance,
     COALESCE(o.per_recipient_daily, k.per_recipient_daily) AS per_recipient_daily,
+    COALESCE(o.recipient_hourly_count, k.recipient_hourly_count) AS recipient_hourly_count,
+    COALESCE(o.account_hourly_count, k.account_hourly_count) AS account_hourly_count,
+    COALESCE(o.first_day_value, k.first_day_value) AS first_day_value,
+    COALESCE(o.recipient_hourly_action, k.recipient_hourly_action) AS recipient_hourly_action,
+    COALESCE(o.account_hourly_action, k.account_hourly_action) AS account_hourly_action,
+    COALESCE(o.first_day_action, k.first_day_action) AS first_day_action,
+    COALESCE(o.over_balance_action, k.over_balance_action) AS over_balance_action,
     COALESCE(u.value, 0) AS day_value, COALESCE(u.count, 0) AS day_count,
     (EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'account' AND b.value = a.id)
         OR EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'recipient' AND b.value = ?3))
-        AS blocked
+        AS blocked,
+    (a.created_at > ?4) AS new_account
 FROM accounts a
 JOIN kyc_levels k ON k.level = a.kyc_level
 LEFT JOIN account_limits o ON o.account_id = a.id
@@ -69,15 +93,28 @@ pub(crate) struct Today {
     date: time::Date,
     /// `YYYY-MM-DD`, the usage rows' key.
     pub(crate) day: String,
+    /// The clock hour (UTC hours since 1970): the hourly usage rows' key.
+    pub(crate) hour: i64,
+    /// 24 hours ago (RFC 3339): an account created after it is new.
+    pub(crate) new_since: String,
 }
 
 impl Today {
     pub(crate) fn now() -> Today {
         let date = lagos_today();
+        let now = now_ms();
         Today {
             date,
             day: date.to_string(),
+            hour: now / 3_600_000,
+            new_since: rfc3339(now - 86_400_000),
         }
+    }
+
+    /// The day before today: a new account's purchases are in its usage
+    /// rows from it on.
+    pub(crate) fn yesterday(&self) -> String {
+        (self.date - time::Duration::days(1)).to_string()
     }
 
     /// The first day of the 30-day window ending today.
@@ -106,22 +143,89 @@ async fn state<T: Tx>(
     today: &Today,
     read: Read,
 ) -> Result<LimitState, T::Error> {
-    let params: [&dyn Param; 3] = [&account.to_string(), &today.day, &recipient];
+    let params: [&dyn Param; 4] = [
+        &account.to_string(),
+        &today.day,
+        &recipient,
+        &today.new_since,
+    ];
     let found = tx.query_opt(PURCHASE_STATE, &params, state_row).await?;
     let mut state = found.ok_or(StoreError::NotFound("account"))?;
     if state.held_to_level0() {
         state.level0 = level0(tx).await?;
     }
     let applied = state.applied();
-    let monthly = applied.monthly_value.is_some() || applied.monthly_count.is_some();
+    // Over the largest balance, a hold checks the account's own limits too.
+    let own = if state.held_to_level0() {
+        state.limits
+    } else {
+        Limits::default()
+    };
+    let monthly = [applied, own]
+        .iter()
+        .any(|l| l.monthly_value.is_some() || l.monthly_count.is_some());
     if monthly || read == Read::Everything {
         let (value, count) = window(tx, account, &today.window_start()).await?;
         (state.usage.monthly_value, state.usage.monthly_count) = (value, count);
     }
-    if applied.per_recipient_daily.is_some() {
+    if applied.per_recipient_daily.is_some() || own.per_recipient_daily.is_some() {
         state.recipient_today = spent_on(tx, account, recipient, &today.day).await?;
     }
+    let hourly = Hourly::of(&applied);
+    if hourly.any() {
+        (state.recipient_hour, state.account_hour) =
+            this_hour(tx, account, recipient, today.hour).await?;
+    }
+    if applied.first_day_value.is_some() && state.new_account {
+        // A new account's purchases are all in today's and yesterday's rows.
+        state.first_day = window(tx, account, &today.yesterday()).await?.0;
+    }
     Ok(state)
+}
+
+/// Which hourly counts a purchase reads and keeps: only those a rule in
+/// force needs.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Hourly {
+    pub(crate) recipient: bool,
+    pub(crate) account: bool,
+}
+
+impl Hourly {
+    fn of(limits: &Limits) -> Hourly {
+        Hourly {
+            recipient: limits.recipient_hourly_count.is_some(),
+            account: limits.account_hourly_count.is_some(),
+        }
+    }
+
+    fn any(self) -> bool {
+        self.recipient || self.account
+    }
+}
+
+/// Purchases to `recipient`, and in all, this clock hour: one statement.
+async fn this_hour<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    recipient: &str,
+    hour: i64,
+) -> Result<(i64, i64), T::Error> {
+    const COLUMNS: &str = "recipient, count";
+    let sql = "SELECT recipient, count FROM hourly_usage
+               WHERE account_id = ?1 AND hour = ?2 AND recipient IN (?3, '')";
+    let params: [&dyn Param; 3] = [&account.to_string(), &hour, &recipient];
+    let rows: Vec<(String, i64)> = tx
+        .query_all(sql, &params, |row| {
+            Ok((row.get(col!("recipient"))?, row.get(col!("count"))?))
+        })
+        .await?;
+    let count_of = |wanted: &str| {
+        rows.iter()
+            .find(|(r, _)| r == wanted)
+            .map_or(0, |(_, count)| *count)
+    };
+    Ok((count_of(recipient), count_of("")))
 }
 
 fn state_row(row: &dyn RowRead) -> StoreResult<LimitState> {
@@ -137,6 +241,13 @@ fn state_row(row: &dyn RowRead) -> StoreResult<LimitState> {
             monthly_count: row.get(col!("monthly_count"))?,
             max_balance: row.get(col!("max_balance"))?,
             per_recipient_daily: row.get(col!("per_recipient_daily"))?,
+            recipient_hourly_count: row.get(col!("recipient_hourly_count"))?,
+            account_hourly_count: row.get(col!("account_hourly_count"))?,
+            first_day_value: row.get(col!("first_day_value"))?,
+            recipient_hourly_action: action(row.get(col!("recipient_hourly_action"))?)?,
+            account_hourly_action: action(row.get(col!("account_hourly_action"))?)?,
+            first_day_action: action(row.get(col!("first_day_action"))?)?,
+            over_balance_action: action(row.get(col!("over_balance_action"))?)?,
         },
         level0: Limits::default(),
         usage: Usage {
@@ -147,7 +258,20 @@ fn state_row(row: &dyn RowRead) -> StoreResult<LimitState> {
         },
         recipient_today: Kobo(0),
         blocked: row.get(col!("blocked"))?,
+        recipient_hour: 0,
+        account_hour: 0,
+        new_account: row.get(col!("new_account"))?,
+        first_day: Kobo(0),
     })
+}
+
+/// A stored rule action (`None`: not set).
+fn action(text: Option<String>) -> StoreResult<Option<RuleAction>> {
+    text.map(|text| {
+        RuleAction::parse(&text)
+            .ok_or_else(|| StoreError::backend(format!("unexpected rule action {text:?}")))
+    })
+    .transpose()
 }
 
 /// Level 0's limits, which apply while a wallet is over its largest balance
@@ -196,11 +320,15 @@ async fn spent_on<T: Tx>(
     Ok(found.unwrap_or(Kobo(0)))
 }
 
-/// A purchase that passed its checks: the balance before it, and whether
-/// its recipient's usage is kept (only while a per-recipient limit applies).
+/// A purchase that passed its checks: the balance before it, which usage
+/// is kept (the recipient's only while a per-recipient limit applies, the
+/// hourly counts only while an hourly rule does), and the rule that holds it
+/// for review, if one does.
 pub(crate) struct Passed {
     pub(crate) balance: Kobo,
     pub(crate) keeps_recipient: bool,
+    pub(crate) hourly: Hourly,
+    pub(crate) hold: Option<&'static str>,
 }
 
 /// Refuses a purchase of `amount` to `recipient` that is blocked or over a
@@ -217,25 +345,46 @@ pub(crate) async fn check<T: Tx>(
     if state.blocked {
         return Err(Refusal::Blocked.into());
     }
-    if let Some(refusal) = state.refusal(amount) {
-        return Err(Refusal::LimitExceeded(refusal).into());
-    }
+    let hold = match state.decide(amount) {
+        Decision::Pass => None,
+        Decision::Hold(rule) => Some(rule),
+        Decision::Refuse(refusal) => return Err(Refusal::LimitExceeded(refusal).into()),
+    };
+    let applied = state.applied();
     Ok(Passed {
         balance: state.balance,
-        keeps_recipient: state.applied().per_recipient_daily.is_some(),
+        keeps_recipient: applied.per_recipient_daily.is_some(),
+        hourly: Hourly::of(&applied),
+        hold,
     })
 }
 
-/// Adds a placed purchase to its day's usage (one upsert), and to its
-/// recipient's when `recipient` is given.
+/// Adds a placed purchase to its day's usage (one upsert), to its
+/// recipient's when `recipient` is given, and to this hour's counts that
+/// `hourly` names (one upsert for both).
 pub(crate) async fn record_usage<T: Tx>(
     tx: &T,
     account: AccountId,
-    recipient: Option<&str>,
+    (recipient, hourly): (Option<&str>, Option<(Hourly, &str)>),
     amount: Kobo,
-    day: &str,
+    today: &Today,
 ) -> Result<(), T::Error> {
-    let account = account.to_string();
+    let (account, day): (String, &str) = (account.to_string(), &today.day);
+    if let Some((which, to)) = hourly.filter(|(which, _)| which.any()) {
+        let sql = if which.recipient && which.account {
+            "INSERT INTO hourly_usage (account_id, recipient, hour, count)
+             VALUES (?1, ?2, ?3, 1), (?1, '', ?3, 1)
+             ON CONFLICT (account_id, recipient, hour) DO UPDATE SET
+                 count = hourly_usage.count + 1"
+        } else {
+            "INSERT INTO hourly_usage (account_id, recipient, hour, count)
+             VALUES (?1, ?2, ?3, 1)
+             ON CONFLICT (account_id, recipient, hour) DO UPDATE SET
+                 count = hourly_usage.count + 1"
+        };
+        let to = if which.recipient { to } else { "" };
+        tx.execute(sql, &[&account, &to, &today.hour]).await?;
+    }
     tx.execute(
         "INSERT INTO limit_usage (account_id, day, value, count) VALUES (?1, ?2, ?3, 1)
          ON CONFLICT (account_id, day) DO UPDATE SET
@@ -266,10 +415,17 @@ fn limits_row(row: &dyn RowRead) -> StoreResult<Limits> {
         monthly_count: row.get(col!("monthly_count"))?,
         max_balance: row.get(col!("max_balance"))?,
         per_recipient_daily: row.get(col!("per_recipient_daily"))?,
+        recipient_hourly_count: row.get(col!("recipient_hourly_count"))?,
+        account_hourly_count: row.get(col!("account_hourly_count"))?,
+        first_day_value: row.get(col!("first_day_value"))?,
+        recipient_hourly_action: action(row.get(col!("recipient_hourly_action"))?)?,
+        account_hourly_action: action(row.get(col!("account_hourly_action"))?)?,
+        first_day_action: action(row.get(col!("first_day_action"))?)?,
+        over_balance_action: action(row.get(col!("over_balance_action"))?)?,
     })
 }
 
-fn limit_params(limits: &Limits) -> [Option<i64>; 7] {
+fn limit_params(limits: &Limits) -> [Option<i64>; 10] {
     [
         limits.max_purchase.map(|k| k.0),
         limits.daily_value.map(|k| k.0),
@@ -278,7 +434,21 @@ fn limit_params(limits: &Limits) -> [Option<i64>; 7] {
         limits.monthly_count,
         limits.max_balance.map(|k| k.0),
         limits.per_recipient_daily.map(|k| k.0),
+        limits.recipient_hourly_count,
+        limits.account_hourly_count,
+        limits.first_day_value.map(|k| k.0),
     ]
+}
+
+/// The four rule actions, as stored (`None`: not set).
+fn action_params(limits: &Limits) -> [Option<&'static str>; 4] {
+    [
+        limits.recipient_hourly_action,
+        limits.account_hourly_action,
+        limits.first_day_action,
+        limits.over_balance_action,
+    ]
+    .map(|a| a.map(RuleAction::as_str))
 }
 
 async fn levels<T: Tx>(tx: &T) -> Result<Vec<LevelLimits>, T::Error> {
@@ -286,7 +456,9 @@ async fn levels<T: Tx>(tx: &T) -> Result<Vec<LevelLimits>, T::Error> {
     tx.query_all(&sql, &[], |row| {
         const COLUMNS: &str = concat!(
             "max_purchase, daily_value, daily_count, monthly_value, ",
-            "monthly_count, max_balance, per_recipient_daily, level, name"
+            "monthly_count, max_balance, per_recipient_daily, recipient_hourly_count, ",
+            "account_hourly_count, first_day_value, recipient_hourly_action, ",
+            "account_hourly_action, first_day_action, over_balance_action, level, name"
         );
         Ok(LevelLimits {
             level: row.get(col!("level"))?,
@@ -436,16 +608,20 @@ async fn set_level_limits<T: Tx>(
     limits: &Limits,
     log: &NewLogEntry,
 ) -> Result<LevelLimits, T::Error> {
-    let values = limit_params(limits);
+    let [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9] = limit_params(limits);
+    // A level always has an action: unset is refuse.
+    let [a0, a1, a2, a3] = action_params(limits).map(|a| a.unwrap_or("refuse"));
     let level = i32::from(level);
     let changed = tx
         .execute(
             "UPDATE kyc_levels SET max_purchase = ?2, daily_value = ?3, daily_count = ?4,
                  monthly_value = ?5, monthly_count = ?6, max_balance = ?7,
-                 per_recipient_daily = ?8 WHERE level = ?1",
+                 per_recipient_daily = ?8, recipient_hourly_count = ?9,
+                 account_hourly_count = ?10, first_day_value = ?11,
+                 recipient_hourly_action = ?12, account_hourly_action = ?13,
+                 first_day_action = ?14, over_balance_action = ?15 WHERE level = ?1",
             &[
-                &level, &values[0], &values[1], &values[2], &values[3], &values[4], &values[5],
-                &values[6],
+                &level, &v0, &v1, &v2, &v3, &v4, &v5, &v6, &v7, &v8, &v9, &a0, &a1, &a2, &a3,
             ],
         )
         .await?;
@@ -464,25 +640,43 @@ async fn set_account_limits<T: Tx>(
     limits: &Limits,
     log: &NewLogEntry,
 ) -> Result<AccountLimits, T::Error> {
-    let values = limit_params(limits);
+    let [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9] = limit_params(limits);
+    let [a0, a1, a2, a3] = action_params(limits);
     tx.execute(
         "INSERT INTO account_limits (account_id, max_purchase, daily_value, daily_count,
-             monthly_value, monthly_count, max_balance, per_recipient_daily)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             monthly_value, monthly_count, max_balance, per_recipient_daily,
+             recipient_hourly_count, account_hourly_count, first_day_value,
+             recipient_hourly_action, account_hourly_action, first_day_action,
+             over_balance_action)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
          ON CONFLICT (account_id) DO UPDATE SET max_purchase = excluded.max_purchase,
              daily_value = excluded.daily_value, daily_count = excluded.daily_count,
              monthly_value = excluded.monthly_value, monthly_count = excluded.monthly_count,
              max_balance = excluded.max_balance,
-             per_recipient_daily = excluded.per_recipient_daily",
+             per_recipient_daily = excluded.per_recipient_daily,
+             recipient_hourly_count = excluded.recipient_hourly_count,
+             account_hourly_count = excluded.account_hourly_count,
+             first_day_value = excluded.first_day_value,
+             recipient_hourly_action = excluded.recipient_hourly_action,
+             account_hourly_action = excluded.account_hourly_action,
+             first_day_action = excluded.first_day_action,
+             over_balance_action = excluded.over_balance_action",
         &[
             &account.to_string(),
-            &values[0],
-            &values[1],
-            &values[2],
-            &values[3],
-            &values[4],
-            &values[5],
-            &values[6],
+            &v0,
+            &v1,
+            &v2,
+            &v3,
+            &v4,
+            &v5,
+            &v6,
+            &v7,
+            &v8,
+            &v9,
+            &a0,
+            &a1,
+            &a2,
+            &a3,
         ],
     )
     .await?;
@@ -551,5 +745,68 @@ pub(crate) async fn check_purchase<T: Tx>(
         return Err(Refusal::DuplicateReference.into());
     }
     let passed = check(tx, account, recipient, amount, &Today::now()).await?;
+    // A purchase a rule would hold passes the check: it would be accepted.
     Ok(rules::check_purchase(passed.balance, false, amount)?)
+}
+
+/// Held purchases still waiting for an owner, oldest first.
+async fn held<T: Tx>(tx: &T, limit: u32) -> Result<Vec<Transaction>, T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {TX_COLUMNS} FROM transactions
+             WHERE held_for IS NOT NULL AND status = 'processing'
+             ORDER BY created_at LIMIT ?1"
+        )
+    });
+    tx.query_all(&SQL, &[&i64::from(limit)], transaction).await
+}
+
+/// The rule holding `code`, its row locked until the transaction ends
+/// (PostgreSQL's `FOR UPDATE`; SQLite's one writer holds every row);
+/// `None` when it is not a held processing purchase (any more).
+async fn still_held<T: Tx>(tx: &T, code: &str) -> Result<Option<String>, T::Error> {
+    const COLUMNS: &str = "held_for";
+    let sql = match T::ENGINE {
+        Engine::Sqlite => {
+            "SELECT held_for FROM transactions
+             WHERE code = ?1 AND status = 'processing' AND held_for IS NOT NULL"
+        }
+        Engine::Postgres => {
+            "SELECT held_for FROM transactions
+             WHERE code = ?1 AND status = 'processing' AND held_for IS NOT NULL FOR UPDATE"
+        }
+    };
+    tx.query_opt(sql, &[&code], |row| row.get(col!("held_for")))
+        .await
+}
+
+/// Clears the hold and makes the purchase due now; the line's `before` is
+/// the rule that held it.
+async fn release<T: Tx>(tx: &T, code: &str, log: &NewLogEntry) -> Result<bool, T::Error> {
+    let Some(rule) = still_held(tx, code).await? else {
+        return Ok(false);
+    };
+    tx.execute(
+        "UPDATE transactions SET held_for = NULL, next_attempt_at = ?2, lease_until = 0
+         WHERE code = ?1",
+        &[&code, &now_ms()],
+    )
+    .await?;
+    super::operators::append(tx, &log.clone().with_before(&rule)).await?;
+    Ok(true)
+}
+
+/// The normal failure path (status, refund, webhook event, notice) for a
+/// purchase still held, in the same transaction as the check and the line.
+async fn reject<T: Tx>(
+    tx: &T,
+    code: &str,
+    fin: &Finalization,
+    log: &NewLogEntry,
+) -> Result<bool, T::Error> {
+    let Some(rule) = still_held(tx, code).await? else {
+        return Ok(false);
+    };
+    let log = log.clone().with_before(&rule);
+    super::fulfilment::finalize_logged(tx, code, fin, &log).await
 }

@@ -172,6 +172,8 @@ struct PurchaseArgs {
     now: String,
     /// The Lagos day the purchase counts in, and its 30-day window's first day.
     today: (String, String),
+    /// The clock hour, 24 hours ago, and the Lagos day before today.
+    velocity: (i64, String, String),
 }
 
 impl PurchaseArgs {
@@ -187,11 +189,15 @@ impl PurchaseArgs {
             now_ms,
             now: rfc3339(now_ms),
             today: usage_days(lagos_today()),
+            velocity: {
+                let today = limits::Today::now();
+                (today.hour, today.new_since.clone(), today.yesterday())
+            },
             new,
         }
     }
 
-    fn params(&self) -> [&(dyn ToSql + Sync); 18] {
+    fn params(&self) -> [&(dyn ToSql + Sync); 22] {
         [
             &self.code,
             &self.account,
@@ -211,6 +217,10 @@ impl PurchaseArgs {
             &self.new.tier,
             &self.today.0,
             &self.today.1,
+            &self.velocity.0,
+            &self.velocity.1,
+            &self.velocity.2,
+            &limits::HELD_UNTIL_MS,
         ]
     }
 
@@ -218,7 +228,7 @@ impl PurchaseArgs {
     fn answer(&self, row: &Row) -> StoreResult<Transaction> {
         let outcome: String = get(row, 0)?;
         match outcome.as_str() {
-            "ok" => self.placed(Kobo(get(row, 1)?), Kobo(get(row, 2)?)),
+            "ok" => self.placed(Kobo(get(row, 1)?), Kobo(get(row, 2)?), get(row, 7)?),
             "duplicate" => Err(Refusal::DuplicateReference.into()),
             "insufficient" => Err(Refusal::InsufficientBalance.into()),
             "blocked" => Err(Refusal::Blocked.into()),
@@ -230,7 +240,12 @@ impl PurchaseArgs {
         }
     }
 
-    fn placed(&self, balance_before: Kobo, balance_after: Kobo) -> StoreResult<Transaction> {
+    fn placed(
+        &self,
+        balance_before: Kobo,
+        balance_after: Kobo,
+        held_for: Option<String>,
+    ) -> StoreResult<Transaction> {
         let new = &self.new;
         Ok(Transaction {
             code: self.code.clone(),
@@ -259,6 +274,7 @@ impl PurchaseArgs {
             completed_at: None,
             supplier: None,
             supplier_reference: None,
+            held_for,
         })
     }
 }

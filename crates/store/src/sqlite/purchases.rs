@@ -34,9 +34,10 @@ impl PurchaseStore for SqliteStore {
         })
     }
 
-    /// The reference, the blocklist and limits, the debit, the transaction
-    /// row, its ledger entry and its usage, in one savepoint of the next group
-    /// commit (the one writer orders every debit, so limits cannot be raced).
+    /// The reference, the blocklist, limits and velocity rules, the debit,
+    /// the transaction row (held for review when a rule says so), its ledger
+    /// entry and its usage, in one savepoint of the next group commit (the
+    /// one writer orders every debit, so limits cannot be raced).
     async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction> {
         self.engine
             .write(move |conn| {
@@ -50,10 +51,16 @@ impl PurchaseStore for SqliteStore {
                 let passed = ready(limits::check(tx, account, recipient, new.amount, &today))?;
                 let debit = Kobo(-new.amount.0);
                 let balance_after = post_ledger(conn, new.account_id, debit, Entry::Debit(&code))?;
-                insert(conn, &code, &new, (passed.balance, balance_after))?;
+                let balances = (passed.balance, balance_after);
+                insert(conn, &code, &new, balances, passed.hold)?;
                 let kept = passed.keeps_recipient.then_some(recipient);
+                let hourly = Some((passed.hourly, recipient));
                 ready(limits::record_usage(
-                    tx, account, kept, new.amount, &today.day,
+                    tx,
+                    account,
+                    (kept, hourly),
+                    new.amount,
+                    &today,
                 ))?;
                 get(conn, &code)
             })
@@ -129,8 +136,15 @@ fn insert(
     code: &str,
     new: &NewPurchase,
     (before, after): (Kobo, Kobo),
+    held_for: Option<&str>,
 ) -> StoreResult<()> {
     let now = now_ms();
+    // A held purchase is not due until an owner releases it.
+    let due = if held_for.is_some() {
+        limits::HELD_UNTIL_MS
+    } else {
+        now
+    };
     execute(
         conn,
         include_str!("sql/insert_transaction.sql"),
@@ -149,10 +163,11 @@ fn insert(
             new.batch_id(),
             before.0,
             after.0,
-            now,
+            due,
             rfc3339(now),
             new.face_value.0,
             new.tier,
+            held_for,
         ],
     )?;
     Ok(())

@@ -26,4 +26,5 @@ mod pricing;
 mod privacy;
 mod purchases;
 mod sessions;
+mod velocity;
 mod wallet;

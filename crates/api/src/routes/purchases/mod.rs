@@ -104,7 +104,15 @@ pub async fn buy(
         Ok(tx) => tx,
         Err(e) => return Err(refused(state, &caller, &reference, amount, e).await),
     };
-    state.purchases_waiting.notify_one();
+    match tx.held_for.as_deref() {
+        // Held for review (docs/limits.md): logged and counted, never the recipient.
+        Some(rule) => {
+            tracing::warn!(account = %caller.account_id, code = tx.code, rule, "purchase held for review");
+            let reason = held_reason(rule);
+            metrics::counter!("billpay_purchases_held_total", "reason" => reason).increment(1);
+        }
+        None => state.purchases_waiting.notify_one(),
+    }
     Ok(tx)
 }
 
@@ -149,6 +157,15 @@ fn fraud_refusal(caller: &Caller, refusal: Refusal) -> ApiError {
     tracing::warn!(account = %caller.account_id, reason, "purchase refused");
     metrics::counter!("billpay_purchases_refused_total", "reason" => reason).increment(1);
     StoreError::Refused(refusal).into()
+}
+
+/// A held purchase's rule as a metric label (a fixed set of values).
+fn held_reason(rule: &str) -> &'static str {
+    match billpay_store::limits::LimitKind::parse(rule) {
+        Some(kind) => kind.as_str(),
+        None if rule == billpay_store::limits::OVER_BALANCE => billpay_store::limits::OVER_BALANCE,
+        None => "other",
+    }
 }
 
 /// Test mode: the checks of a live purchase (priced the same), changing nothing.

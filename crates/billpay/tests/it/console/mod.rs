@@ -7,6 +7,7 @@ mod account;
 mod catalogue;
 mod daily;
 mod erase;
+mod held;
 mod journey;
 mod journey_catalogue;
 mod journey_daily;
