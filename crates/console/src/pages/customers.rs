@@ -535,12 +535,12 @@ async fn end_account(
     let reason = Some(form.reason.as_str());
     let (ended, which, notice) = match ending {
         Ending::Close => (
-            accounts::close(store, actor, id, reason).await,
+            accounts::close(store, actor, id, reason).await.map(|_| ()),
             "close",
             Notice::AccountClosed,
         ),
         Ending::Erase => (
-            accounts::erase(store, actor, id, reason).await,
+            accounts::erase(store, actor, id, reason).await.map(|_| ()),
             "erase",
             Notice::AccountErased,
         ),
