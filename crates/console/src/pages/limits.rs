@@ -287,7 +287,7 @@ pub async fn set_level(
         let page = limits_page(&state, &signed_in, &Done::default(), refill).await?;
         return Ok((status, page).into_response());
     }
-    Ok(done(&format!("{HOME}#{id}"), Notice::LevelLimitsSet))
+    Ok(done(HOME, Notice::LevelLimitsSet))
 }
 
 // ---- an account's level and limits (its page in customers.rs) ----
