@@ -92,6 +92,15 @@ impl Refill {
             .map_or("", |(_, value)| value.as_str())
     }
 
+    /// What was typed in `form`'s `field` when `form` was the one refused,
+    /// else `current` (a form drawn with the values in force: the limits).
+    pub fn value_or<'a>(&'a self, form: &str, field: &str, current: &'a str) -> &'a str {
+        if self.form.is_empty() || self.form != form {
+            return current;
+        }
+        self.value(form, field)
+    }
+
     /// The message beside `form`'s `field`, if it is the one refused.
     pub fn error(&self, form: &str, field: &str) -> Option<&str> {
         (self.form == form && self.field.as_deref() == Some(field)).then_some(&self.message)
@@ -122,6 +131,9 @@ mod tests {
         assert_eq!(refill.error("credit", "reason"), None);
         assert_eq!(refill.error("debit", "amount"), None);
         assert_eq!(refill.form_error("credit"), None);
+        assert_eq!(refill.value_or("credit", "amount", "7"), "5,0");
+        assert_eq!(refill.value_or("debit", "amount", "7"), "7");
+        assert_eq!(Refill::none().value_or("", "amount", "7"), "7");
         assert_eq!(Refill::none().form_error(""), None);
     }
 }

@@ -2,7 +2,8 @@
 //! (with a TOTP code when they enabled one) and run the business from the
 //! browser — the overview, customers (their wallets, tier, keys and funding
 //! accounts), transactions and the needs-review queue, funding, prices and
-//! the catalogue, suppliers, the sales report, operators and the operator log.
+//! the catalogue, suppliers, the sales report, KYC levels' limits and the
+//! blocklist, operators and the operator log.
 //!
 //! Sessions, CSRF forms, sign-in throttling, security headers and page
 //! errors come from the web kit (`billpay_webkit`, shared with the
@@ -197,6 +198,13 @@ pub fn router(state: ConsoleState) -> Router {
             get(prices::differences).post(prices::apply),
         )
         .route("/admin/customers/{id}/tier", post(customers::set_tier))
+        // KYC levels, limits and the blocklist (docs/limits.md)
+        .route("/admin/limits", get(limits::page))
+        .route("/admin/limits/{level}", post(limits::set_level))
+        .route("/admin/blocklist", get(limits::blocklist).post(limits::add))
+        .route("/admin/blocklist/remove", post(limits::remove))
+        .route("/admin/customers/{id}/kyc", post(customers::set_kyc))
+        .route("/admin/customers/{id}/limits", post(customers::set_limits))
         .route(
             "/admin/customers/{id}/password",
             post(customers::set_password),

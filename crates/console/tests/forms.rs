@@ -347,6 +347,35 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
             vec![("operator_float_low", "on")],
             false,
         ),
+        (
+            "/admin/limits/0".into(),
+            vec![("daily_value", "30000"), ("daily_count", "10")],
+            true,
+        ),
+        (
+            "/admin/blocklist".into(),
+            vec![
+                ("kind", "recipient"),
+                ("value", "08039999999"),
+                ("reason", "stolen card"),
+            ],
+            true,
+        ),
+        (
+            "/admin/blocklist/remove".into(),
+            vec![("kind", "recipient"), ("value", "08039999999")],
+            true,
+        ),
+        (
+            format!("/admin/customers/{account}/kyc"),
+            vec![("level", "1"), ("reason", "documents seen")],
+            true,
+        ),
+        (
+            format!("/admin/customers/{account}/limits"),
+            vec![("max_purchase", "500")],
+            true,
+        ),
         ("/admin/logout".into(), vec![], false),
     ]
 }
@@ -452,10 +481,22 @@ async fn support_is_refused_every_owner_action_and_may_resolve_purchases() {
         "/admin/prices",
         "/admin/audit",
         "/admin/account",
+        "/admin/limits",
+        "/admin/blocklist",
         &format!("/admin/customers/{account}"),
     ] {
         assert_eq!(get(&c, page, &support).await, StatusCode::OK, "{page}");
     }
+    assert!(
+        c.store.blocklist().await.unwrap().is_empty(),
+        "support blocked nothing"
+    );
+    let levels = c.store.level_limits().await.unwrap();
+    assert_eq!(
+        levels[0].limits.daily_value,
+        Some(Kobo::from_naira(50_000)),
+        "support changed no limit"
+    );
     let (status, funding) = get_page(&c, "/admin/funding?status=unmatched", &support).await;
     assert_eq!(status, StatusCode::OK);
     assert!(funding.contains(UNMATCHED), "support sees the payment");
@@ -1153,4 +1194,88 @@ async fn the_console_names_accounts_and_words_its_log_for_people() {
         "{refusal}"
     );
     assert!(!refusal.contains("ManageOperators"), "{refusal}");
+}
+
+#[tokio::test]
+async fn a_levels_limits_are_typed_in_naira_and_a_wrong_one_changes_nothing() {
+    let c = console().await;
+    let owner = signed_in(&c, "boss@example.com", OperatorRole::Owner).await;
+    let support = signed_in(&c, "help@example.com", OperatorRole::Support).await;
+    let proof = csrf_for(&owner);
+    let before = c.store.level_limits().await.unwrap();
+    let lines = log_len(&c).await;
+
+    let (_, page) = get_page(&c, "/admin/limits", &owner).await;
+    assert!(page.contains("id=\"level-1\""), "an owner's form per level");
+    assert!(
+        page.contains("value=\"200000.00\""),
+        "level 1's daily value"
+    );
+    let (_, page) = get_page(&c, "/admin/limits", &support).await;
+    assert!(page.contains("₦200,000.00"), "support reads the limits");
+    assert!(page.contains("no limit"), "level 2 has none");
+    assert!(
+        !page.contains("action=\"/admin/limits/"),
+        "but gets no form"
+    );
+
+    let wrong = [
+        ("max_purchase", "50000"),
+        ("daily_value", "lots"),
+        ("daily_count", "100"),
+        ("csrf", &proof),
+    ];
+    let (status, page) = post_page(&c, "/admin/limits/1", &owner, &wrong).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{page}");
+    assert!(
+        page.contains("id=\"level-1-daily_value-error\""),
+        "the message beside the field: {page}"
+    );
+    assert!(page.contains("must be an amount in Naira above 0"));
+    assert!(page.contains("value=\"lots\""), "what was typed is kept");
+    let (status, _) = post_page(&c, "/admin/limits/3", &owner, &wrong).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "no level 3");
+    assert_eq!(
+        c.store.level_limits().await.unwrap(),
+        before,
+        "nothing changed"
+    );
+    assert_eq!(log_len(&c).await, lines, "nothing logged");
+
+    // Every field as typed; blank is no limit; exact to the kobo.
+    let right = [
+        ("max_purchase", "50000"),
+        ("daily_value", "75000.05"),
+        ("daily_count", "100"),
+        ("monthly_value", ""),
+        ("monthly_count", ""),
+        ("max_balance", "500000"),
+        ("per_recipient_daily", "100000"),
+        ("csrf", &proof),
+    ];
+    let (status, _) = post_page(&c, "/admin/limits/1", &owner, &right).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let after = c.store.level_limits().await.unwrap();
+    let one = after.iter().find(|l| l.level == 1).unwrap();
+    assert_eq!(one.limits.daily_value, Some(Kobo(7_500_005)));
+    assert_eq!(one.limits.monthly_value, None);
+    assert_eq!(one.limits.monthly_count, None);
+    assert_eq!(one.limits.daily_count, Some(100));
+    let others: Vec<_> = after.iter().filter(|l| l.level != 1).collect();
+    let untouched: Vec<_> = before.iter().filter(|l| l.level != 1).collect();
+    assert_eq!(others, untouched, "the other levels are as they were");
+    let filter = LogFilter {
+        limit: 1,
+        ..LogFilter::default()
+    };
+    let line = &c.store.operator_log(filter).await.unwrap()[0];
+    assert_eq!(line.action, "limits.level");
+    assert_eq!(line.operator_email.as_deref(), Some("boss@example.com"));
+    assert!(
+        line.after
+            .as_deref()
+            .unwrap()
+            .contains("daily value 75000.05"),
+        "{line:?}"
+    );
 }

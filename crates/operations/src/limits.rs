@@ -72,13 +72,14 @@ impl LimitsPatch {
     }
 }
 
-/// A value in Naira (`5000`, `5000.50`) or [`CLEAR`], for the field `field`.
+/// A value in Naira as a person types it (`5000`, `5000.50`, `₦50,000`) or
+/// [`CLEAR`], for the field `field`.
 pub fn naira_limit(field: &'static [&'static str], text: &str) -> OpsResult<Option<Kobo>> {
     let text = text.trim();
     if text.eq_ignore_ascii_case(CLEAR) {
         return Ok(None);
     }
-    match Kobo::parse_naira(text) {
+    match Kobo::parse_typed_naira(text) {
         Ok(kobo) if kobo.0 > 0 => Ok(Some(kobo)),
         _ => Err(invalid(
             field,
@@ -379,6 +380,11 @@ mod tests {
             naira_limit(&["daily_value"], "5000").unwrap(),
             Some(Kobo(500_000))
         );
+        assert_eq!(
+            naira_limit(&["daily_value"], "₦50,000.01").unwrap(),
+            Some(Kobo(5_000_001))
+        );
+        assert!(naira_limit(&["daily_value"], "5,00").is_err());
         assert_eq!(naira_limit(&["daily_value"], "none").unwrap(), None);
         assert!(naira_limit(&["daily_value"], "0").is_err());
         assert_eq!(count_limit(&["daily_count"], "20").unwrap(), Some(20));

@@ -3,11 +3,14 @@
 //! accounts, latest transactions, statement, the operator log about it), and
 //! the owner's actions on it: create, suspend/reactivate, credit or debit
 //! the wallet with a reason, change its tier, create or disable a key (a new
-//! key's secret is shown once).
+//! key's secret is shown once), set its KYC level and its own limits (with
+//! the limits that apply and today's and the 30 days' usage beside them,
+//! `limits.rs`), close it and erase a closed account's personal data.
 
 use super::{Chrome, Done, Notice, PageResult, actor, done, not_found, refused, render};
 use crate::ConsoleState;
 use crate::form::Refill;
+use crate::pages::limits::{self as limits_page, KycView, LimitFields, LimitsForm, UsageRow};
 use crate::pages::transactions::TxRow;
 use crate::session::SignedIn;
 use askama::Template;
@@ -15,6 +18,7 @@ use axum::extract::{Path, Query, State};
 use axum::response::IntoResponse;
 use billpay_domain::{AccountId, KeyId};
 use billpay_operations::keys::{self, KeyUpdate};
+use billpay_operations::limits::{self, Verified};
 use billpay_operations::{accounts, pricing, wallets};
 use billpay_store::{Account, AccountStatus, EventFilter, KeyStatus, LogFilter, TxFilter};
 use billpay_webkit::CsrfForm;
@@ -188,6 +192,20 @@ struct AccountPage {
     closed: Option<String>,
     /// When its personal data was erased (Lagos time), if it was.
     erased: Option<String>,
+    /// The KYC level: how, when, by whom, why.
+    kyc: KycView,
+    /// The levels, for the owner's "set level" form.
+    levels: Vec<(u8, String)>,
+    /// The limits that apply, what was used of them and what is left.
+    limits: Vec<UsageRow>,
+    /// What the daily and 30-day value limits still allow today.
+    left_today: Option<String>,
+    /// The wallet is over its largest balance: level 0's limits apply.
+    held_to_level0: bool,
+    /// The account's own limits (an owner's page only).
+    limits_form: Option<LimitsForm>,
+    /// The blocklist's entry for this account: its reason.
+    blocked: Option<String>,
     /// A refused form of this page, drawn again with its message and input.
     refill: Refill,
 }
@@ -290,13 +308,43 @@ async fn account_page(
     let log = store.operator_log(log_filter).await?;
     let pin = pin_row(store.transaction_pin(id).await?);
     let closure = store.account_closure(id).await?;
+    let reader = actor(signed_in);
+    let levels = limits::levels(ops_store, &reader).await.map_err(refused)?;
+    let own = limits::account(ops_store, &reader, id)
+        .await
+        .map_err(refused)?;
+    let blocked = limits::blocklist(ops_store, &reader)
+        .await
+        .map_err(refused)?
+        .into_iter()
+        .find(|e| e.kind == billpay_store::limits::BlockKind::Account && e.value == id.to_string())
+        .map(|e| e.reason);
+    let chrome = Chrome::new(signed_in, "customers", done);
     Ok(render(&AccountPage {
+        kyc: KycView::new(&own.kyc, &levels),
+        levels: levels
+            .iter()
+            .map(|l| (l.level, limits_page::level_title(l)))
+            .collect(),
+        limits: limits_page::usage_rows(&own, account.balance),
+        left_today: own.left_today().map(naira),
+        held_to_level0: own.held_to_level0,
+        limits_form: chrome.owner.then(|| {
+            LimitsForm::new(
+                "account-limits",
+                format!("/admin/customers/{id}/limits"),
+                &own.overrides,
+                "the level's",
+                "Save the account's own limits".into(),
+            )
+        }),
+        blocked,
         pin,
         closed: closure.as_ref().map(|c| short_time(&c.closed_at)),
         erased: closure
             .as_ref()
             .and_then(|c| c.erased_at.as_deref().map(short_time)),
-        chrome: Chrome::new(signed_in, "customers", done),
+        chrome,
         new_secret,
         tier,
         tiers: tiers.into_iter().map(|t| t.name).collect(),
@@ -448,42 +496,60 @@ pub struct ReasonForm {
 
 /// Closes the account for good (owner; its wallet empty, nothing in flight).
 pub async fn close(
-    State(state): State<ConsoleState>,
+    state: State<ConsoleState>,
     signed_in: SignedIn,
-    Path(id): Path<String>,
+    id: Path<String>,
     CsrfForm(form): CsrfForm<ReasonForm>,
 ) -> PageResult {
-    let id: AccountId = id.parse().map_err(|_| not_found())?;
-    let actor = actor(&signed_in);
-    let closed = accounts::close(state.store.as_ref(), actor, id, Some(&form.reason)).await;
-    if let Err(e) = closed {
-        let values = vec![("reason", form.reason)];
-        return refused_form(&state, &signed_in, id, "close", e, values).await;
-    }
-    Ok(done(
-        &format!("/admin/customers/{id}"),
-        Notice::AccountClosed,
-    ))
+    end_account(state, signed_in, id, form, Ending::Close).await
 }
 
 /// Erases a closed account's personal data (owner; after a confirmation).
 pub async fn erase(
+    state: State<ConsoleState>,
+    signed_in: SignedIn,
+    id: Path<String>,
+    CsrfForm(form): CsrfForm<ReasonForm>,
+) -> PageResult {
+    end_account(state, signed_in, id, form, Ending::Erase).await
+}
+
+/// The two ends of an account: closed, then its personal data erased.
+#[derive(Clone, Copy)]
+enum Ending {
+    Close,
+    Erase,
+}
+
+/// Closes or erases the account with the reason typed; a refusal is its
+/// form again with the message.
+async fn end_account(
     State(state): State<ConsoleState>,
     signed_in: SignedIn,
     Path(id): Path<String>,
-    CsrfForm(form): CsrfForm<ReasonForm>,
+    form: ReasonForm,
+    ending: Ending,
 ) -> PageResult {
     let id: AccountId = id.parse().map_err(|_| not_found())?;
-    let actor = actor(&signed_in);
-    let erased = accounts::erase(state.store.as_ref(), actor, id, Some(&form.reason)).await;
-    if let Err(e) = erased {
+    let (actor, store) = (actor(&signed_in), state.store.as_ref());
+    let reason = Some(form.reason.as_str());
+    let (ended, which, notice) = match ending {
+        Ending::Close => (
+            accounts::close(store, actor, id, reason).await.map(|_| ()),
+            "close",
+            Notice::AccountClosed,
+        ),
+        Ending::Erase => (
+            accounts::erase(store, actor, id, reason).await.map(|_| ()),
+            "erase",
+            Notice::AccountErased,
+        ),
+    };
+    if let Err(e) = ended {
         let values = vec![("reason", form.reason)];
-        return refused_form(&state, &signed_in, id, "erase", e, values).await;
+        return refused_form(&state, &signed_in, id, which, e, values).await;
     }
-    Ok(done(
-        &format!("/admin/customers/{id}"),
-        Notice::AccountErased,
-    ))
+    Ok(done(&format!("/admin/customers/{id}"), notice))
 }
 
 #[derive(Deserialize)]
@@ -573,6 +639,68 @@ pub async fn set_tier(
         return refused_form(&state, &signed_in, id, "change-tier", e, values).await;
     }
     Ok(done(&format!("/admin/customers/{id}"), Notice::TierChanged))
+}
+
+#[derive(Deserialize)]
+pub struct KycForm {
+    #[serde(default)]
+    level: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// Sets the account's KYC level (owner), approved by the operator with the
+/// reason typed; its next purchase is checked against the new level's limits.
+pub async fn set_kyc(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    CsrfForm(form): CsrfForm<KycForm>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let set = match limits::level_of(&form.level) {
+        Ok(level) => {
+            let (store, actor) = (state.store.as_ref(), actor(&signed_in));
+            let method = Verified::Operator;
+            limits::set_level(store, actor, id, level, method, None, &form.reason)
+                .await
+                .map(|_| ())
+        }
+        Err(e) => Err(e),
+    };
+    if let Err(e) = set {
+        let values = vec![("level", form.level), ("reason", form.reason)];
+        return refused_form(&state, &signed_in, id, "kyc", e, values).await;
+    }
+    Ok(done(&format!("/admin/customers/{id}"), Notice::KycLevelSet))
+}
+
+/// Sets or clears the account's own limits (owner): every field as typed,
+/// blank = the level's.
+pub async fn set_limits(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    CsrfForm(form): CsrfForm<LimitFields>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let set = match form.patch() {
+        Ok(patch) => {
+            let (store, actor) = (state.store.as_ref(), actor(&signed_in));
+            limits::set_account_limits(store, actor, id, patch)
+                .await
+                .map(|_| ())
+        }
+        Err(e) => Err(e),
+    };
+    if let Err(e) = set {
+        let values = form.values();
+        return refused_form(&state, &signed_in, id, "account-limits", e, values).await;
+    }
+    Ok(done(
+        &format!("/admin/customers/{id}"),
+        Notice::AccountLimitsSet,
+    ))
 }
 
 #[derive(Deserialize)]

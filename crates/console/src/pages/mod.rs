@@ -4,6 +4,7 @@
 pub mod account;
 pub mod audit;
 pub mod customers;
+pub mod limits;
 pub mod login;
 pub mod notifications;
 pub mod operators;
@@ -70,11 +71,18 @@ pub enum Notice {
     Resent,
     AlertsSaved,
     AlertChannelsSaved,
+    LevelLimitsSet,
+    KycLevelSet,
+    AccountLimitsSet,
+    Blocked,
+    AlreadyBlocked,
+    Unblocked,
+    NotBlocked,
 }
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 44] = [
+    const TABLE: [(Notice, &'static str, &'static str); 51] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -206,6 +214,37 @@ impl Notice {
             Notice::AlertChannelsSaved,
             "alert-channels-saved",
             "how you get alerts is saved",
+        ),
+        (
+            Notice::LevelLimitsSet,
+            "level-limits-set",
+            "the level's limits are saved: the next purchase is checked against them",
+        ),
+        (
+            Notice::KycLevelSet,
+            "kyc-level-set",
+            "KYC level set: the next purchase is checked against its limits",
+        ),
+        (
+            Notice::AccountLimitsSet,
+            "account-limits-set",
+            "the account's own limits are saved",
+        ),
+        (
+            Notice::Blocked,
+            "blocked",
+            "added to the blocklist: its purchases are refused",
+        ),
+        (
+            Notice::AlreadyBlocked,
+            "already-blocked",
+            "it was on the blocklist already, nothing changed",
+        ),
+        (Notice::Unblocked, "unblocked", "removed from the blocklist"),
+        (
+            Notice::NotBlocked,
+            "not-blocked",
+            "it was not on the blocklist, nothing changed",
         ),
     ];
 

@@ -13,6 +13,7 @@ mod journey_catalogue;
 mod journey_daily;
 mod journey_money;
 mod journey_owner;
+mod limits;
 mod money;
 mod notifications;
 mod pin_lock;
