@@ -8,6 +8,7 @@ pub mod browser;
 mod lagos;
 mod mail_journeys;
 mod my_data;
+mod pin_change;
 mod pin_reset;
 mod security;
 pub(crate) mod shop;
