@@ -66,7 +66,7 @@ async fn a_customer_changes_the_pin_with_the_current_one() {
 
     // checkout and change form share the five: 3 wrong at checkout, 2 here
     for n in 0..3 {
-        let wrong = post_airtime(&server, &session, &format!("web-w{n}"), "0000").await;
+        let wrong = post_airtime(&server, &session, &format!("web-wrong-{n}"), "0000").await;
         assert!(wrong.text().await.unwrap().contains("Wrong PIN"));
     }
     change_pin(b, &server, "0000", "2222", "2222").await;
@@ -119,7 +119,7 @@ async fn wrong_current_pins_sent_at_once_lock_after_five() {
     let session = (cookie, csrf);
     let mut n = 0;
     loop {
-        let text = post_airtime(&server, &session, &format!("web-x{n}"), "1111")
+        let text = post_airtime(&server, &session, &format!("web-extra-{n}"), "1111")
             .await
             .text()
             .await
