@@ -248,7 +248,12 @@ impl Catalogue {
         let by_code = codes.iter().find_map(|code| {
             plans().find(|p| p.plan_id.eq_ignore_ascii_case(code) || p.codes.has_code(code))
         });
-        let words = |text: &str| text.to_lowercase().split_whitespace().collect::<Vec<_>>().join(" ");
+        let words = |text: &str| {
+            text.to_lowercase()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         let said = words(name);
         by_code.or_else(|| {
             plans()

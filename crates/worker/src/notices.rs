@@ -98,10 +98,13 @@ impl Notices {
             let (store, lease) = (self.store.clone(), self.settings.lease);
             let channels = self.channels.configured();
             async move {
-                store.claim_notices(channels, free, lease).await.unwrap_or_else(|e| {
-                    tracing::error!(error = %e, "claiming notices failed");
-                    Vec::new()
-                })
+                store
+                    .claim_notices(channels, free, lease)
+                    .await
+                    .unwrap_or_else(|e| {
+                        tracing::error!(error = %e, "claiming notices failed");
+                        Vec::new()
+                    })
             }
         };
         let start = |notice: Notice| {

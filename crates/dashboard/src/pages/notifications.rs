@@ -142,7 +142,14 @@ pub async fn save(
         }
         Err(error) => {
             let current = state.store.notice_preferences(account).await?;
-            page_of(state.sms, &signed_in, &current, Some(&form), false, Some(error))
+            page_of(
+                state.sms,
+                &signed_in,
+                &current,
+                Some(&form),
+                false,
+                Some(error),
+            )
         }
     }
 }

@@ -82,12 +82,19 @@ async fn a_claim_leases_each_due_notice_once_and_counts_the_attempt() {
             .all(|n| n.attempts == 1 && n.status == NoticeStatus::Queued)
     );
     assert!(
-        store.claim_notices(both(), 10, LEASE).await.unwrap().is_empty(),
+        store
+            .claim_notices(both(), 10, LEASE)
+            .await
+            .unwrap()
+            .is_empty(),
         "leased"
     );
     // an expired lease (a crashed worker) makes it due again
     store.enqueue_notice(notice("c:3", "email")).await.unwrap();
-    let short = store.claim_notices(both(), 1, Duration::ZERO).await.unwrap();
+    let short = store
+        .claim_notices(both(), 1, Duration::ZERO)
+        .await
+        .unwrap();
     assert_eq!(short.len(), 1);
     let again = store.claim_notices(both(), 10, LEASE).await.unwrap();
     assert_eq!(again.len(), 1);
@@ -166,7 +173,11 @@ async fn a_send_is_recorded_sent_retried_later_or_failed() {
     assert_eq!(retried.status, NoticeStatus::Queued);
     assert_eq!(retried.last_error.as_deref(), Some("421 try later"));
     assert!(
-        store.claim_notices(both(), 10, LEASE).await.unwrap().is_empty(),
+        store
+            .claim_notices(both(), 10, LEASE)
+            .await
+            .unwrap()
+            .is_empty(),
         "not due yet"
     );
     let failed = store.notice(&id("f")).await.unwrap().unwrap();
@@ -198,7 +209,11 @@ async fn an_address_refused_for_good_is_not_tried_again_until_an_operator_resend
         .enqueue_notice(notice("first", "email"))
         .await
         .unwrap();
-    let first = store.claim_notices(both(), 1, LEASE).await.unwrap().remove(0);
+    let first = store
+        .claim_notices(both(), 1, LEASE)
+        .await
+        .unwrap()
+        .remove(0);
     let refused = NoticeOutcome::Refused {
         provider: "smtp".into(),
         error: "550 no such user".into(),
@@ -208,7 +223,13 @@ async fn an_address_refused_for_good_is_not_tried_again_until_an_operator_resend
         .enqueue_notice(notice("second", "email"))
         .await
         .unwrap();
-    assert!(store.claim_notices(both(), 10, LEASE).await.unwrap().is_empty());
+    assert!(
+        store
+            .claim_notices(both(), 10, LEASE)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let filter = NoticeFilter {
         limit: 10,
         ..NoticeFilter::default()
@@ -220,7 +241,10 @@ async fn an_address_refused_for_good_is_not_tried_again_until_an_operator_resend
     assert!(why.contains("550 no such user"), "{why}");
     // another channel, another address: unaffected
     store.enqueue_notice(notice("third", "sms")).await.unwrap();
-    assert_eq!(store.claim_notices(both(), 10, LEASE).await.unwrap().len(), 1);
+    assert_eq!(
+        store.claim_notices(both(), 10, LEASE).await.unwrap().len(),
+        1
+    );
     // the operator's resend lifts the suppression
     store.requeue_notice(&first.id).await.unwrap();
     let resent = store.claim_notices(both(), 10, LEASE).await.unwrap();
@@ -233,14 +257,21 @@ async fn an_address_refused_for_good_is_not_tried_again_until_an_operator_resend
         .enqueue_notice(notice("fourth", "email"))
         .await
         .unwrap();
-    assert_eq!(store.claim_notices(both(), 10, LEASE).await.unwrap().len(), 1);
+    assert_eq!(
+        store.claim_notices(both(), 10, LEASE).await.unwrap().len(),
+        1
+    );
 }
 
 #[tokio::test]
 async fn a_resend_is_refused_while_a_send_holds_the_notice() {
     let (_db, store) = store().await;
     store.enqueue_notice(notice("held", "email")).await.unwrap();
-    let held = store.claim_notices(both(), 1, LEASE).await.unwrap().remove(0);
+    let held = store
+        .claim_notices(both(), 1, LEASE)
+        .await
+        .unwrap()
+        .remove(0);
     let err = store.requeue_notice(&held.id).await.unwrap_err();
     assert!(matches!(err, StoreError::DeliveryInProgress), "{err}");
     let err = store.requeue_notice("NT-none").await.unwrap_err();
@@ -470,7 +501,11 @@ async fn a_suppressed_address_gets_a_customer_notice_already_failed() {
     let mut first = notice("x", "email");
     first.recipient = account.email.clone();
     store.enqueue_notice(first).await.unwrap();
-    let claimed = store.claim_notices(both(), 1, LEASE).await.unwrap().remove(0);
+    let claimed = store
+        .claim_notices(both(), 1, LEASE)
+        .await
+        .unwrap()
+        .remove(0);
     let refused = NoticeOutcome::Refused {
         provider: "smtp".into(),
         error: "550 mailbox unavailable".into(),
@@ -480,7 +515,13 @@ async fn a_suppressed_address_gets_a_customer_notice_already_failed() {
         .record_funding(payment("MNFY|s", account.id))
         .await
         .unwrap();
-    assert!(store.claim_notices(both(), 10, LEASE).await.unwrap().is_empty());
+    assert!(
+        store
+            .claim_notices(both(), 10, LEASE)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 /// The low-balance notices of `account`, oldest first: (cause, data).
@@ -606,8 +647,20 @@ async fn a_claim_leaves_the_notices_of_a_channel_the_worker_lacks_queued() {
             .unwrap()
             .is_empty()
     );
-    assert!(store.claim_notices(Vec::new(), 10, LEASE).await.unwrap().is_empty());
-    let sms = store.notices(NoticeFilter { limit: 10, ..NoticeFilter::default() }).await.unwrap();
+    assert!(
+        store
+            .claim_notices(Vec::new(), 10, LEASE)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let sms = store
+        .notices(NoticeFilter {
+            limit: 10,
+            ..NoticeFilter::default()
+        })
+        .await
+        .unwrap();
     let sms = sms.iter().find(|n| n.channel == "sms").unwrap();
     assert_eq!(sms.status, NoticeStatus::Queued);
     assert_eq!(sms.attempts, 0, "never claimed");

@@ -546,7 +546,10 @@ mod tests {
             panic!("found");
         };
         let current = current.unwrap();
-        assert_eq!((current.codes.len(), current.renewal), (0, Some(Kobo(485_000))));
+        assert_eq!(
+            (current.codes.len(), current.renewal),
+            (0, Some(Kobo(485_000)))
+        );
         // a meter: none
         let meter = json!({"code": "000", "content": {"Customer_Name": "X", "Address": "1 Road"}});
         let Verification::Found { current, .. } = verification(200, &meter).unwrap() else {

@@ -36,7 +36,12 @@ async fn a_customer_changes_the_pin_with_the_current_one() {
 
     // no PIN yet: only the password's form
     b.client.goto(&server.url("/dashboard/pin")).await.unwrap();
-    assert!(b.client.find(fantoccini::Locator::Css("#current-pin")).await.is_err());
+    assert!(
+        b.client
+            .find(fantoccini::Locator::Css("#current-pin"))
+            .await
+            .is_err()
+    );
     set_pin_browser(b, &server).await;
 
     // new PINs that differ: said, and no try spent
@@ -58,7 +63,12 @@ async fn a_customer_changes_the_pin_with_the_current_one() {
     let session = signed_in_http(&server, &email).await;
     let old = post_airtime(&server, &session, "web-old-pin", PIN).await;
     assert_eq!(old.status(), 422);
-    assert!(old.text().await.unwrap().contains("Wrong PIN. 4 tries left"));
+    assert!(
+        old.text()
+            .await
+            .unwrap()
+            .contains("Wrong PIN. 4 tries left")
+    );
     let bought = post_airtime(&server, &session, "web-new-pin", NEW_PIN).await;
     assert_eq!(bought.status(), 303, "the new PIN buys");
     server.wait_final(&api_key, &receipt_of(&bought)).await;
@@ -98,12 +108,21 @@ async fn wrong_current_pins_sent_at_once_lock_after_five() {
     let (cookie, csrf) = http_shopper(&server, &email).await;
     let mut tries = tokio::task::JoinSet::new();
     for _ in 0..12 {
-        let (url, cookie, csrf) = (server.url("/dashboard/pin/change"), cookie.clone(), csrf.clone());
+        let (url, cookie, csrf) = (
+            server.url("/dashboard/pin/change"),
+            cookie.clone(),
+            csrf.clone(),
+        );
         tries.spawn(async move {
             let answer = no_redirects()
                 .post(url)
                 .header("Cookie", cookie)
-                .form(&[("csrf", csrf.as_str()), ("current", "1111"), ("pin", "2222"), ("confirm", "2222")])
+                .form(&[
+                    ("csrf", csrf.as_str()),
+                    ("current", "1111"),
+                    ("pin", "2222"),
+                    ("confirm", "2222"),
+                ])
                 .send()
                 .await
                 .unwrap();

@@ -60,7 +60,9 @@ async fn a_customer_checks_a_smartcard_and_buys_a_bouquet_in_a_browser() {
         Some("true"),
         "the current bouquet is chosen"
     );
-    let tag = b.text("label.plan:has(input[value='dstv-yanga']) #current-tag").await;
+    let tag = b
+        .text("label.plan:has(input[value='dstv-yanga']) #current-tag")
+        .await;
     assert_eq!(tag, "your bouquet");
     screenshots(b, "cable-current").await;
     let price = b.text("[data-plan='dstv-padi']").await;
@@ -170,7 +172,11 @@ async fn the_bouquet_vtpass_names_is_shown_and_chosen() {
     let cookie = sign_in(&server, &email, PASSWORD).await.unwrap();
     let csrf = csrf_in(&html_of(&server, &cookie, "/dashboard/buy/cable").await);
     let check = |provider: &'static str| {
-        let (cookie, csrf, url) = (cookie.clone(), csrf.clone(), server.url("/dashboard/buy/cable/verify"));
+        let (cookie, csrf, url) = (
+            cookie.clone(),
+            csrf.clone(),
+            server.url("/dashboard/buy/cable/verify"),
+        );
         async move {
             let answer = no_redirects()
                 .post(url)
@@ -191,17 +197,35 @@ async fn the_bouquet_vtpass_names_is_shown_and_chosen() {
     };
     let dstv = check("dstv").await;
     assert!(
-        dstv.contains("<dd id=\"current-bouquet\">DStv Compact N19000 + ExtraView Access N5000</dd>"),
+        dstv.contains(
+            "<dd id=\"current-bouquet\">DStv Compact N19000 + ExtraView Access N5000</dd>"
+        ),
         "{dstv}"
     );
-    assert!(dstv.contains("<dd id=\"renewal-amount\">₦24,000.00</dd>"), "{dstv}");
-    assert!(dstv.contains("value=\"dstv-compact\" checked"), "by its code");
+    assert!(
+        dstv.contains("<dd id=\"renewal-amount\">₦24,000.00</dd>"),
+        "{dstv}"
+    );
+    assert!(
+        dstv.contains("value=\"dstv-compact\" checked"),
+        "by its code"
+    );
     let gotv = check("gotv").await;
-    assert!(gotv.contains("<dd id=\"current-bouquet\">GOtv Jolli</dd>"), "{gotv}");
-    assert!(gotv.contains("<dd id=\"renewal-amount\">₦5,800.00</dd>"), "{gotv}");
+    assert!(
+        gotv.contains("<dd id=\"current-bouquet\">GOtv Jolli</dd>"),
+        "{gotv}"
+    );
+    assert!(
+        gotv.contains("<dd id=\"renewal-amount\">₦5,800.00</dd>"),
+        "{gotv}"
+    );
     assert!(gotv.contains("value=\"gotv-jolli\" checked"), "by its name");
     let api = server
-        .post(&api_key, "/v1/cable/verify", serde_json::json!({ "provider_id": "dstv", "smartcard_number": "1212121212" }))
+        .post(
+            &api_key,
+            "/v1/cable/verify",
+            serde_json::json!({ "provider_id": "dstv", "smartcard_number": "1212121212" }),
+        )
         .await;
     let data = api.assert_ok();
     assert_eq!(data["customer_name"], "TEST METER");

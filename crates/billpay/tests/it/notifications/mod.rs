@@ -303,7 +303,11 @@ async fn notifications_form(server: &TestServer, email: &str) -> (String, String
     (cookie, csrf)
 }
 
-async fn save_notifications(server: &TestServer, session: &(String, String), form: &[(&str, &str)]) {
+async fn save_notifications(
+    server: &TestServer,
+    session: &(String, String),
+    form: &[(&str, &str)],
+) {
     let mut form = form.to_vec();
     form.push(("csrf", session.1.as_str()));
     let saved = crate::dashboard::no_redirects()
@@ -334,7 +338,11 @@ async fn a_server_without_sms_offers_none_and_leaves_sms_notices_queued() {
     let session = notifications_form(&server, &email).await;
     let page = html_of(&server, &session.0, "/dashboard/notifications").await;
     assert!(page.contains("id=\"security_sms\"") && !page.contains("id=\"no-sms\""));
-    let form = [("security_email", "on"), ("security_sms", "on"), ("phone", "08031234567")];
+    let form = [
+        ("security_email", "on"),
+        ("security_sms", "on"),
+        ("phone", "08031234567"),
+    ];
     save_notifications(&server, &session, &form).await;
 
     // the same database, SMS no longer configured
@@ -343,7 +351,10 @@ async fn a_server_without_sms_offers_none_and_leaves_sms_notices_queued() {
     server.start();
     let session = notifications_form(&server, &email).await;
     let page = html_of(&server, &session.0, "/dashboard/notifications").await;
-    assert!(page.contains("id=\"no-sms\""), "the page says SMS is not available");
+    assert!(
+        page.contains("id=\"no-sms\""),
+        "the page says SMS is not available"
+    );
     assert!(!page.contains("_sms\""), "no SMS box");
     assert!(!page.contains("id=\"phone\""), "no phone to give");
 
