@@ -43,6 +43,9 @@ pub struct DashboardState {
     /// The API's state, for the shop's purchases (the API's own operation);
     /// `None`: no shop (`with_shop` sets it).
     pub shop: Option<billpay_api::AppState>,
+    /// Whether the server sends SMS (a channel configured): the
+    /// Notifications page offers SMS only then (`with_sms`).
+    pub sms: bool,
 }
 
 impl DashboardState {
@@ -56,7 +59,15 @@ impl DashboardState {
             public_url: None,
             care: Arc::new(policy::AccountCare::default()),
             shop: None,
+            sms: false,
         }
+    }
+
+    /// Whether an SMS channel is configured (the Notifications page offers
+    /// SMS only then).
+    pub fn with_sms(mut self, sms: bool) -> Self {
+        self.sms = sms;
+        self
     }
 
     /// The gateways customers fund their wallets through, and the shop's
@@ -175,6 +186,7 @@ pub fn router(state: DashboardState) -> Router {
         .route("/dashboard/receipts/{code}", get(shop::receipt::page))
         .route("/dashboard/beneficiaries", post(shop::save_beneficiary))
         .route("/dashboard/pin", get(shop::pin::form).post(shop::pin::set))
+        .route("/dashboard/pin/change", post(shop::pin::change))
         .route("/dashboard/pin/forgot", post(shop::pin::forgot))
         .route(
             "/dashboard/pin/reset/{token}",

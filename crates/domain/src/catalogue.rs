@@ -229,6 +229,42 @@ impl Catalogue {
             .ok_or(LookupError::InvalidPlan)
     }
 
+    /// The active bouquet of `provider` that a supplier's verification
+    /// names as a subscriber's bouquet now: by code first (`codes` in the
+    /// supplier's order; a plan's id, or its code at any supplier), else by
+    /// name (the longest plan name that `name` starts with, case and spacing
+    /// aside: "DStv Compact N19000 + ExtraView" is DStv Compact, not Padi).
+    pub fn current_cable_plan(
+        &self,
+        provider: &str,
+        codes: &[String],
+        name: &str,
+    ) -> Option<&CablePlan> {
+        let plans = || {
+            self.cable_plans
+                .iter()
+                .filter(move |p| p.active && p.provider == provider)
+        };
+        let by_code = codes.iter().find_map(|code| {
+            plans().find(|p| p.plan_id.eq_ignore_ascii_case(code) || p.codes.has_code(code))
+        });
+        let words = |text: &str| {
+            text.to_lowercase()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let said = words(name);
+        by_code.or_else(|| {
+            plans()
+                .filter(|p| {
+                    let plan = words(&p.name);
+                    said == plan || said.starts_with(&format!("{plan} "))
+                })
+                .max_by_key(|p| p.name.len())
+        })
+    }
+
     pub fn epin_denomination(
         &self,
         provider: &Provider,
@@ -362,6 +398,28 @@ fn check_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_verified_bouquet_is_found_by_code_then_by_name() {
+        let catalogue = Catalogue::from_toml(Catalogue::default_toml()).unwrap();
+        let found = |codes: &[&str], name: &str| {
+            let codes: Vec<String> = codes.iter().map(|c| c.to_string()).collect();
+            catalogue
+                .current_cable_plan("dstv", &codes, name)
+                .map(|p| p.plan_id.as_str())
+        };
+        assert_eq!(found(&["dstv-yanga"], "whatever"), Some("dstv-yanga"));
+        // another supplier's code (ClubKonnect's dstv79 is Compact)
+        assert_eq!(found(&["DSTV79"], ""), Some("dstv-compact"));
+        // an add-on's code is no bouquet: the name decides
+        assert_eq!(
+            found(&["extraview"], "DStv  Compact Plus N30000 + ExtraView"),
+            Some("dstv-compact-plus")
+        );
+        assert_eq!(found(&[], "dstv compact"), Some("dstv-compact"));
+        assert_eq!(found(&[], "DStv Compactness"), None);
+        assert_eq!(found(&[], "GOtv Jolli"), None, "another provider's");
+    }
 
     #[test]
     fn default_catalogue_is_valid_and_complete() {

@@ -103,6 +103,17 @@ pub struct Channels {
 }
 
 impl Channels {
+    /// The kinds configured (`email`, `sms`): the notices a worker claims.
+    /// A notice of a kind not configured here is never claimed by this
+    /// server (left queued for a node that has it), so never failed for it.
+    pub fn configured(&self) -> Vec<String> {
+        [ChannelKind::Email, ChannelKind::Sms]
+            .into_iter()
+            .filter(|kind| self.for_kind(*kind).is_some())
+            .map(|kind| kind.as_str().to_owned())
+            .collect()
+    }
+
     /// The channel that sends to `kind`, if one is configured.
     pub fn for_kind(&self, kind: ChannelKind) -> Option<&dyn Channel> {
         match kind {

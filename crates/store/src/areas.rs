@@ -116,7 +116,12 @@ pub trait NoticeStore: Send + Sync + 'static {
     async fn enqueue_notice(&self, notice: NewNotice) -> StoreResult<bool>;
     /// Leases up to `limit` due notices (PostgreSQL: skipping those another
     /// node is claiming), each counted as one more attempt.
-    async fn claim_notices(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Notice>>;
+    async fn claim_notices(
+        &self,
+        channels: Vec<String>,
+        limit: u32,
+        lease: Duration,
+    ) -> StoreResult<Vec<Notice>>;
     /// How a send went; a notice no longer queued is left as it is. A
     /// [`NoticeOutcome::Refused`] also suppresses its address.
     async fn record_notice(&self, id: &str, outcome: NoticeOutcome) -> StoreResult<()>;

@@ -302,8 +302,13 @@ pass_through!(NoticeStore {
         self.inner.enqueue_notice(notice).await
     }
     /// Only the worker's claim opens them (a listing shows them sealed).
-    async fn claim_notices(&self, limit: u32, lease: Duration) -> StoreResult<Vec<Notice>> {
-        let claimed = self.inner.claim_notices(limit, lease).await?;
+    async fn claim_notices(
+        &self,
+        channels: Vec<String>,
+        limit: u32,
+        lease: Duration,
+    ) -> StoreResult<Vec<Notice>> {
+        let claimed = self.inner.claim_notices(channels, limit, lease).await?;
         claimed.into_iter().map(|n| self.open_notice(n)).collect()
     }
 });

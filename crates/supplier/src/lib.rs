@@ -102,8 +102,23 @@ pub enum Verification {
     Found {
         customer_name: String,
         address: Option<String>,
+        /// Cable: the subscriber's bouquet now, when the supplier says it.
+        current: Option<CurrentPlan>,
     },
     NotFound,
+}
+
+/// A cable subscriber's bouquet as the supplier's verification says it
+/// (VTpass: `Current_Bouquet`, `Current_Bouquet_Code`, `Renewal_Amount`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CurrentPlan {
+    /// As the supplier writes it ("DStv Compact N12400 + ExtraView Access N5000").
+    pub name: String,
+    /// The supplier's codes for it (VTpass may list several, comma-separated:
+    /// the bouquet, then add-ons); empty when it gives none.
+    pub codes: Vec<String>,
+    /// What renewing it costs at the supplier (add-ons included).
+    pub renewal: Option<Kobo>,
 }
 
 /// A plan a supplier sells for one provider: its code there, name and price.

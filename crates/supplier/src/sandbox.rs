@@ -112,9 +112,24 @@ impl SandboxSupplier {
                 1 + digits(&request.number, 2).parse::<u32>().unwrap_or(0)
             )
         });
+        // a smartcard's bouquet now, as VTpass says it (the default
+        // catalogue's codes, the renewal at its list price)
+        let current = (request.product == Product::Cable).then(|| {
+            let (code, name, naira) = match request.provider.as_str() {
+                "dstv" => ("dstv-yanga", "DStv Yanga", 6_000),
+                "gotv" => ("gotv-jolli", "GOtv Jolli", 5_800),
+                _ => ("startimes-nova-antenna", "StarTimes Nova (Antenna)", 2_100),
+            };
+            CurrentPlan {
+                name: name.to_owned(),
+                codes: vec![code.to_owned()],
+                renewal: Some(Kobo::from_naira(naira)),
+            }
+        });
         Verification::Found {
             customer_name: name,
             address,
+            current,
         }
     }
 

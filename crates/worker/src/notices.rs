@@ -78,7 +78,8 @@ impl Notices {
     /// Claims due notices and sends them all; returns how many were claimed.
     pub async fn run_once(&self) -> StoreResult<usize> {
         let limit = self.settings.concurrency as u32;
-        let notices = self.store.claim_notices(limit, self.settings.lease).await?;
+        let (channels, lease) = (self.channels.configured(), self.settings.lease);
+        let notices = self.store.claim_notices(channels, limit, lease).await?;
         Ok(run_all(notices, |notice| {
             let this = self.clone();
             async move { this.send(notice).await }
@@ -95,11 +96,15 @@ impl Notices {
         };
         let claim = |free: u32| {
             let (store, lease) = (self.store.clone(), self.settings.lease);
+            let channels = self.channels.configured();
             async move {
-                store.claim_notices(free, lease).await.unwrap_or_else(|e| {
-                    tracing::error!(error = %e, "claiming notices failed");
-                    Vec::new()
-                })
+                store
+                    .claim_notices(channels, free, lease)
+                    .await
+                    .unwrap_or_else(|e| {
+                        tracing::error!(error = %e, "claiming notices failed");
+                        Vec::new()
+                    })
             }
         };
         let start = |notice: Notice| {

@@ -100,9 +100,11 @@ async fn run(
         Mode::Test => SandboxSupplier::verify_now(&request),
         Mode::Live => ask_supplier(state, &request).await?,
     };
+    // a cable subscriber's current bouquet is the shop's (no API field)
     let Verification::Found {
         customer_name,
         address,
+        ..
     } = answer
     else {
         return Err(ApiError::CustomerNotFound(what));

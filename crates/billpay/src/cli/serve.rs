@@ -246,7 +246,8 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
             .with_funding(dashboard_funding, card_return_url(&settings))
             .with_account_care(settings.signup.policy(args.demo), &public_url)
             // the shop buys through the API's own purchase operation and state
-            .with_shop(state.clone());
+            .with_shop(state.clone())
+            .with_sms(channels.sms.is_some());
     let console = billpay_console::ConsoleState::new(
         store.clone(),
         secrets.clone(),

@@ -1,6 +1,8 @@
 //! Notifications: which optional notices the customer gets, by email and by
 //! SMS, the phone SMS goes to, and the low-balance mark. The mandatory ones
-//! (verification, password and PIN resets) are not choices.
+//! (verification, password and PIN resets) are not choices. SMS is offered
+//! only when the server has an SMS channel; without one the page says so and
+//! a save turns every SMS choice off (the phone is kept).
 
 use super::{Chrome, PageResult, render};
 use crate::DashboardState;
@@ -34,6 +36,8 @@ struct NotificationsPage {
     low_balance_below: String,
     saved: bool,
     error: Option<String>,
+    /// The server sends SMS (else the page offers email only, saying why).
+    sms: bool,
 }
 
 /// What a person reads about a topic.
@@ -54,6 +58,7 @@ fn describe(topic: NoticeTopic) -> (&'static str, &'static str) {
 }
 
 fn page_of(
+    sms: bool,
     signed_in: &SignedIn,
     choices: &NoticePreferences,
     form: Option<&HashMap<String, String>>,
@@ -73,7 +78,7 @@ fn page_of(
                 title,
                 about,
                 email: choice.email,
-                sms: choice.sms,
+                sms: sms && choice.sms,
             }
         })
         .collect();
@@ -92,6 +97,7 @@ fn page_of(
         low_balance_below: field("low_balance_below").unwrap_or(below),
         saved,
         error,
+        sms,
     }))
 }
 
@@ -107,7 +113,8 @@ pub async fn page(
     Query(saved): Query<Saved>,
 ) -> PageResult {
     let choices = state.store.notice_preferences(signed_in.user.id).await?;
-    page_of(&signed_in, &choices, None, saved.saved.is_some(), None)
+    let saved = saved.saved.is_some();
+    page_of(state.sms, &signed_in, &choices, None, saved, None)
 }
 
 /// Saves every choice at once; a bad phone or amount changes nothing and
@@ -118,16 +125,41 @@ pub async fn save(
     CsrfForm(form): CsrfForm<HashMap<String, String>>,
 ) -> PageResult {
     let account = signed_in.user.id;
-    match choices_from(&form) {
-        Ok(choices) => {
+    // no SMS on this server: email choices only, the phone kept
+    let chosen = if state.sms {
+        choices_from(&form)
+    } else {
+        choices_from(&email_only(&form))
+    };
+    match chosen {
+        Ok(mut choices) => {
+            if !state.sms {
+                let current = state.store.notice_preferences(account).await?;
+                choices.phone = current.phone;
+            }
             state.store.set_notice_preferences(account, choices).await?;
             Ok(Redirect::to("/dashboard/notifications?saved=1").into_response())
         }
         Err(error) => {
             let current = state.store.notice_preferences(account).await?;
-            page_of(&signed_in, &current, Some(&form), false, Some(error))
+            page_of(
+                state.sms,
+                &signed_in,
+                &current,
+                Some(&form),
+                false,
+                Some(error),
+            )
         }
     }
+}
+
+/// The form without its SMS boxes and phone (a server without SMS).
+fn email_only(form: &HashMap<String, String>) -> HashMap<String, String> {
+    form.iter()
+        .filter(|(name, _)| !name.ends_with("_sms") && name.as_str() != "phone")
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect()
 }
 
 /// A topic's boxes as ticked on the form (an unticked box is not sent).

@@ -36,6 +36,14 @@ impl CodesBySupplier {
         self.0.get(supplier).cloned().unwrap_or_default()
     }
 
+    /// Whether any supplier knows it by `code` (case aside).
+    pub fn has_code(&self, code: &str) -> bool {
+        self.0
+            .values()
+            .flat_map(|codes| codes.values())
+            .any(|value| value.eq_ignore_ascii_case(code))
+    }
+
     /// Sets one code of one supplier.
     pub fn set(&mut self, supplier: &str, name: &str, value: &str) {
         self.0

@@ -18,9 +18,12 @@ for_both_engines! {
         /// Adds a notice on its own (a cause with no other change, such as a
         /// test message); `false` when one for that cause and channel exists.
         fn enqueue_notice(notice: NewNotice) -> bool = write |tx| enqueue(tx, &notice);
-        /// Leases up to `limit` due notices, each counted as one more attempt.
-        fn claim_notices(limit: u32, lease: Duration) -> Vec<Notice>
-            = write |tx| claim(tx, limit, lease);
+        /// Leases up to `limit` due notices of `channels` (the ones the
+        /// worker can send: `email`, `sms`), each counted as one more
+        /// attempt. A notice of another channel is left queued, for a node
+        /// that has that channel (or this one, once configured).
+        fn claim_notices(channels: Vec<String> => channels, limit: u32, lease: Duration) -> Vec<Notice>
+            = write |tx| claim(tx, &channels, limit, lease);
         /// How a send went; a notice no longer queued is left as it is.
         fn record_notice(id: &str, outcome: NoticeOutcome) -> ()
             = write |tx| record(tx, &id, &outcome);
@@ -235,7 +238,12 @@ pub fn purchase_notice(
     }
 }
 
-async fn claim<T: Tx>(tx: &T, limit: u32, lease: Duration) -> Result<Vec<Notice>, T::Error> {
+async fn claim<T: Tx>(
+    tx: &T,
+    channels: &[String],
+    limit: u32,
+    lease: Duration,
+) -> Result<Vec<Notice>, T::Error> {
     static SQL: LazyLock<[String; 2]> = LazyLock::new(|| {
         [Engine::Sqlite, Engine::Postgres].map(|engine| {
             // PostgreSQL: rows another node is claiming are skipped, not waited for.
@@ -247,6 +255,7 @@ async fn claim<T: Tx>(tx: &T, limit: u32, lease: Duration) -> Result<Vec<Notice>
                 "UPDATE notices SET lease_until = ?1, attempts = attempts + 1
                  WHERE id IN (SELECT id FROM notices
                      WHERE status = 'queued' AND next_attempt_at <= ?2 AND lease_until <= ?2
+                       AND channel IN (?4, ?5)
                      ORDER BY next_attempt_at LIMIT ?3 {lock})
                  RETURNING {COLUMNS}"
             )
@@ -255,9 +264,11 @@ async fn claim<T: Tx>(tx: &T, limit: u32, lease: Duration) -> Result<Vec<Notice>
     let sql = &SQL[usize::from(T::ENGINE == Engine::Postgres)];
     let now = now_ms();
     let until = now + lease.as_millis() as i64;
-    let mut claimed = tx
-        .query_all(sql, &[&until, &now, &i64::from(limit)], notice)
-        .await?;
+    // two channels at most (email, sms); a missing one matches no notice
+    let channel = |i: usize| channels.get(i).cloned().unwrap_or_default();
+    let (first, second) = (channel(0), channel(1));
+    let params: [&dyn Param; 5] = [&until, &now, &i64::from(limit), &first, &second];
+    let mut claimed = tx.query_all(sql, &params, notice).await?;
     claimed.sort_by_key(|n| n.next_attempt_at_ms);
     Ok(claimed)
 }

@@ -7,6 +7,11 @@ use std::time::Duration;
 
 const LEASE: Duration = Duration::from_secs(30);
 
+/// A worker with both channels.
+fn both() -> Vec<String> {
+    vec!["email".into(), "sms".into()]
+}
+
 fn notice(cause: &str, channel: &str) -> NewNotice {
     NewNotice {
         cause: cause.into(),
@@ -69,7 +74,7 @@ async fn a_claim_leases_each_due_notice_once_and_counts_the_attempt() {
     let (_db, store) = store().await;
     store.enqueue_notice(notice("c:1", "email")).await.unwrap();
     store.enqueue_notice(notice("c:2", "email")).await.unwrap();
-    let claimed = store.claim_notices(10, LEASE).await.unwrap();
+    let claimed = store.claim_notices(both(), 10, LEASE).await.unwrap();
     assert_eq!(claimed.len(), 2);
     assert!(
         claimed
@@ -77,14 +82,21 @@ async fn a_claim_leases_each_due_notice_once_and_counts_the_attempt() {
             .all(|n| n.attempts == 1 && n.status == NoticeStatus::Queued)
     );
     assert!(
-        store.claim_notices(10, LEASE).await.unwrap().is_empty(),
+        store
+            .claim_notices(both(), 10, LEASE)
+            .await
+            .unwrap()
+            .is_empty(),
         "leased"
     );
     // an expired lease (a crashed worker) makes it due again
     store.enqueue_notice(notice("c:3", "email")).await.unwrap();
-    let short = store.claim_notices(1, Duration::ZERO).await.unwrap();
+    let short = store
+        .claim_notices(both(), 1, Duration::ZERO)
+        .await
+        .unwrap();
     assert_eq!(short.len(), 1);
-    let again = store.claim_notices(10, LEASE).await.unwrap();
+    let again = store.claim_notices(both(), 10, LEASE).await.unwrap();
     assert_eq!(again.len(), 1);
     assert_eq!(
         (again[0].id.clone(), again[0].attempts),
@@ -104,7 +116,7 @@ async fn concurrent_claims_never_hand_out_one_notice_twice() {
     let tasks = (0..4)
         .map(|_| {
             let store = store.clone();
-            tokio::spawn(async move { store.claim_notices(8, LEASE).await.unwrap() })
+            tokio::spawn(async move { store.claim_notices(both(), 8, LEASE).await.unwrap() })
         })
         .collect();
     let mut ids: Vec<String> = join_all(tasks)
@@ -126,7 +138,7 @@ async fn a_send_is_recorded_sent_retried_later_or_failed() {
     for cause in ["s", "r", "f"] {
         store.enqueue_notice(notice(cause, "email")).await.unwrap();
     }
-    let claimed = store.claim_notices(10, LEASE).await.unwrap();
+    let claimed = store.claim_notices(both(), 10, LEASE).await.unwrap();
     let id = |cause: &str| {
         claimed
             .iter()
@@ -161,7 +173,11 @@ async fn a_send_is_recorded_sent_retried_later_or_failed() {
     assert_eq!(retried.status, NoticeStatus::Queued);
     assert_eq!(retried.last_error.as_deref(), Some("421 try later"));
     assert!(
-        store.claim_notices(10, LEASE).await.unwrap().is_empty(),
+        store
+            .claim_notices(both(), 10, LEASE)
+            .await
+            .unwrap()
+            .is_empty(),
         "not due yet"
     );
     let failed = store.notice(&id("f")).await.unwrap().unwrap();
@@ -193,7 +209,11 @@ async fn an_address_refused_for_good_is_not_tried_again_until_an_operator_resend
         .enqueue_notice(notice("first", "email"))
         .await
         .unwrap();
-    let first = store.claim_notices(1, LEASE).await.unwrap().remove(0);
+    let first = store
+        .claim_notices(both(), 1, LEASE)
+        .await
+        .unwrap()
+        .remove(0);
     let refused = NoticeOutcome::Refused {
         provider: "smtp".into(),
         error: "550 no such user".into(),
@@ -203,7 +223,13 @@ async fn an_address_refused_for_good_is_not_tried_again_until_an_operator_resend
         .enqueue_notice(notice("second", "email"))
         .await
         .unwrap();
-    assert!(store.claim_notices(10, LEASE).await.unwrap().is_empty());
+    assert!(
+        store
+            .claim_notices(both(), 10, LEASE)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let filter = NoticeFilter {
         limit: 10,
         ..NoticeFilter::default()
@@ -215,10 +241,13 @@ async fn an_address_refused_for_good_is_not_tried_again_until_an_operator_resend
     assert!(why.contains("550 no such user"), "{why}");
     // another channel, another address: unaffected
     store.enqueue_notice(notice("third", "sms")).await.unwrap();
-    assert_eq!(store.claim_notices(10, LEASE).await.unwrap().len(), 1);
+    assert_eq!(
+        store.claim_notices(both(), 10, LEASE).await.unwrap().len(),
+        1
+    );
     // the operator's resend lifts the suppression
     store.requeue_notice(&first.id).await.unwrap();
-    let resent = store.claim_notices(10, LEASE).await.unwrap();
+    let resent = store.claim_notices(both(), 10, LEASE).await.unwrap();
     assert_eq!(resent.len(), 1);
     assert_eq!(
         (resent[0].id.clone(), resent[0].attempts),
@@ -228,14 +257,21 @@ async fn an_address_refused_for_good_is_not_tried_again_until_an_operator_resend
         .enqueue_notice(notice("fourth", "email"))
         .await
         .unwrap();
-    assert_eq!(store.claim_notices(10, LEASE).await.unwrap().len(), 1);
+    assert_eq!(
+        store.claim_notices(both(), 10, LEASE).await.unwrap().len(),
+        1
+    );
 }
 
 #[tokio::test]
 async fn a_resend_is_refused_while_a_send_holds_the_notice() {
     let (_db, store) = store().await;
     store.enqueue_notice(notice("held", "email")).await.unwrap();
-    let held = store.claim_notices(1, LEASE).await.unwrap().remove(0);
+    let held = store
+        .claim_notices(both(), 1, LEASE)
+        .await
+        .unwrap()
+        .remove(0);
     let err = store.requeue_notice(&held.id).await.unwrap_err();
     assert!(matches!(err, StoreError::DeliveryInProgress), "{err}");
     let err = store.requeue_notice("NT-none").await.unwrap_err();
@@ -472,7 +508,11 @@ async fn a_suppressed_address_gets_a_customer_notice_already_failed() {
     let mut first = notice("x", "email");
     first.recipient = account.email.clone();
     store.enqueue_notice(first).await.unwrap();
-    let claimed = store.claim_notices(1, LEASE).await.unwrap().remove(0);
+    let claimed = store
+        .claim_notices(both(), 1, LEASE)
+        .await
+        .unwrap()
+        .remove(0);
     let refused = NoticeOutcome::Refused {
         provider: "smtp".into(),
         error: "550 mailbox unavailable".into(),
@@ -482,7 +522,13 @@ async fn a_suppressed_address_gets_a_customer_notice_already_failed() {
         .record_funding(payment("MNFY|s", account.id))
         .await
         .unwrap();
-    assert!(store.claim_notices(10, LEASE).await.unwrap().is_empty());
+    assert!(
+        store
+            .claim_notices(both(), 10, LEASE)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 /// The low-balance notices of `account`, oldest first: (cause, data).
@@ -586,4 +632,46 @@ async fn concurrent_low_balance_passes_tell_once() {
         channels.sort();
         assert_eq!(channels, vec!["email", "sms"], "{found:?}");
     }
+}
+
+/// A worker claims only the channels it can send: an SMS notice on a
+/// server with email only stays queued (not failed) for a node with SMS.
+#[tokio::test]
+async fn a_claim_leaves_the_notices_of_a_channel_the_worker_lacks_queued() {
+    let (_db, store) = store().await;
+    store.enqueue_notice(notice("c:1", "email")).await.unwrap();
+    store.enqueue_notice(notice("c:1", "sms")).await.unwrap();
+    let email_only = store
+        .claim_notices(vec!["email".into()], 10, LEASE)
+        .await
+        .unwrap();
+    assert_eq!(email_only.len(), 1);
+    assert_eq!(email_only[0].channel, "email");
+    assert!(
+        store
+            .claim_notices(vec!["email".into()], 10, LEASE)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .claim_notices(Vec::new(), 10, LEASE)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let sms = store
+        .notices(NoticeFilter {
+            limit: 10,
+            ..NoticeFilter::default()
+        })
+        .await
+        .unwrap();
+    let sms = sms.iter().find(|n| n.channel == "sms").unwrap();
+    assert_eq!(sms.status, NoticeStatus::Queued);
+    assert_eq!(sms.attempts, 0, "never claimed");
+    let later = store.claim_notices(both(), 10, LEASE).await.unwrap();
+    assert_eq!(later.len(), 1, "a worker with SMS takes it");
+    assert_eq!(later[0].channel, "sms");
 }

@@ -527,6 +527,8 @@ pub fn verification(http_status: u16, body: &Value) -> Result<Verification, Supp
     Ok(Verification::Found {
         customer_name: name.to_owned(),
         address: address.map(str::to_owned),
+        // ClubKonnect's verify answers the name (and a meter's address) only
+        current: None,
     })
 }
 
@@ -866,7 +868,8 @@ mod tests {
             verification(200, &json!({"customer_name": "ADA OBI"})).unwrap(),
             Verification::Found {
                 customer_name: "ADA OBI".into(),
-                address: None
+                address: None,
+                current: None,
             }
         );
         for body in [

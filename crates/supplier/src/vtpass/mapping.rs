@@ -241,9 +241,34 @@ pub(super) fn verification(http_status: u16, body: &Value) -> Result<Verificatio
         Some(name) if content.get("error").is_none() => Ok(Verification::Found {
             customer_name: name.trim().to_owned(),
             address: content["Address"].as_str().map(str::to_owned),
+            current: current_bouquet(content),
         }),
         _ => Ok(Verification::NotFound),
     }
+}
+
+/// A DStv/GOtv smartcard's bouquet now: `Current_Bouquet` (its name),
+/// `Current_Bouquet_Code` (one code, or several comma-separated: the
+/// bouquet, then add-ons) and `Renewal_Amount` (a number in the docs' DStv
+/// sample, text in others: both read).
+fn current_bouquet(content: &Value) -> Option<CurrentPlan> {
+    let name = content["Current_Bouquet"].as_str().map(str::trim)?;
+    if name.is_empty() {
+        return None;
+    }
+    let codes = content["Current_Bouquet_Code"]
+        .as_str()
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|code| !code.is_empty())
+        .map(str::to_owned)
+        .collect();
+    Some(CurrentPlan {
+        name: name.split_whitespace().collect::<Vec<_>>().join(" "),
+        codes,
+        renewal: crate::shared::amount(&content["Renewal_Amount"]).filter(|k| *k > Kobo::ZERO),
+    })
 }
 
 pub(super) fn unreachable_error(path: &str, error: &reqwest::Error) -> SupplierError {
@@ -491,5 +516,45 @@ mod tests {
             delivery(Product::Education, &exam),
             Delivery::exam_pins(vec!["111".into(), "222".into()])
         );
+    }
+
+    #[test]
+    fn a_smartcard_verification_carries_the_bouquet_now_in_either_form() {
+        // DStv: several codes (bouquet, then add-on), the amount a number
+        let dstv = json!({"code": "000", "content": {
+            "Customer_Name": "TEST METER", "Status": "ACTIVE",
+            "Current_Bouquet": "DStv  Compact N12400 + ExtraView Access N5000",
+            "Current_Bouquet_Code": "dstv-compact, extraview",
+            "Renewal_Amount": 17400,
+        }});
+        let Verification::Found { current, .. } = verification(200, &dstv).unwrap() else {
+            panic!("found");
+        };
+        assert_eq!(
+            current,
+            Some(CurrentPlan {
+                name: "DStv Compact N12400 + ExtraView Access N5000".into(),
+                codes: vec!["dstv-compact".into(), "extraview".into()],
+                renewal: Some(Kobo(1_740_000)),
+            })
+        );
+        // GOtv: no code, the amount text
+        let gotv = json!({"code": "000", "content": {
+            "Customer_Name": "ADA OBI", "Current_Bouquet": "GOtv Jolli", "Renewal_Amount": "4,850.00",
+        }});
+        let Verification::Found { current, .. } = verification(200, &gotv).unwrap() else {
+            panic!("found");
+        };
+        let current = current.unwrap();
+        assert_eq!(
+            (current.codes.len(), current.renewal),
+            (0, Some(Kobo(485_000)))
+        );
+        // a meter: none
+        let meter = json!({"code": "000", "content": {"Customer_Name": "X", "Address": "1 Road"}});
+        let Verification::Found { current, .. } = verification(200, &meter).unwrap() else {
+            panic!("found");
+        };
+        assert_eq!(current, None);
     }
 }

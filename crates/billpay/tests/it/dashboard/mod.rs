@@ -9,6 +9,7 @@ mod identity;
 mod lagos;
 mod mail_journeys;
 mod my_data;
+mod pin_change;
 mod pin_reset;
 mod security;
 pub(crate) mod shop;

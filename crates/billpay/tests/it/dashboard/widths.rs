@@ -1,8 +1,9 @@
 //! Every customer page at a phone's width (390 px) and a laptop's (1280 px)
 //! in a real Chromium: nothing scrolls sideways
 //! (`document.documentElement.scrollWidth` within the window), and a
-//! screenshot of each at both widths (the test output's `screenshots/`;
-//! `BILLPAY_UPDATE_SCREENSHOTS=1` writes them to docs/screenshots, which the
+//! screenshot of each at both widths, `page-NAME-phone.png` and
+//! `page-NAME-desktop.png` (the test output's `screenshots/`;
+//! `BILLPAY_UPDATE_SCREENSHOTS=1` writes both to docs/screenshots, which the
 //! README links). The receipts are one of each product, bought through the
 //! API with the sandbox supplier.
 
@@ -20,27 +21,15 @@ async fn both_widths(
     name: &str,
     wide: &mut Vec<String>,
 ) {
-    for (width, height, suffix) in [(390, 844, "-phone"), (1280, 900, "")] {
+    for (width, height, suffix) in [(390, 844, "phone"), (1280, 900, "desktop")] {
         b.client.set_window_size(width, height).await.unwrap();
         b.client.goto(&server.url(path)).await.unwrap();
-        let shot = format!("page-{name}{suffix}");
-        match width {
-            // the phone's are the README's (docs/screenshots when asked)
-            390 => b.screenshot(&shot).await,
-            _ => laptop_screenshot(b, &shot).await,
-        }
+        // both are the README's (docs/screenshots when asked)
+        b.screenshot(&format!("page-{name}-{suffix}")).await;
         if let Some(why) = b.overflow().await {
             wide.push(format!("{path} at {width} px: {why}"));
         }
     }
-}
-
-/// A screenshot to the test output only.
-async fn laptop_screenshot(b: &Browser, name: &str) {
-    let png = b.client.screenshot().await.unwrap();
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(format!("{name}.png")), &png).unwrap();
 }
 
 #[tokio::test]

@@ -237,7 +237,11 @@ async fn a_kill_between_cause_and_send_loses_no_notice_and_doubles_none() {
 async fn a_customer_chooses_their_notices_in_a_browser_at_phone_width() {
     use crate::dashboard::browser::Browser;
     use crate::dashboard::{PASSWORD, account_with_password};
-    let server = TestServer::spawn().await;
+    // SMS is offered only by a server that sends it
+    let termii = crate::support::termii::FakeTermii::start().await;
+    let env = termii.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let server = TestServer::spawn_with_env(Options::default(), &env).await;
     let mail = server.mail_dir();
     let account = account_with_password(&server, "notes@example.com", "1000");
     let browser = Browser::start().await;
@@ -288,6 +292,96 @@ async fn a_customer_chooses_their_notices_in_a_browser_at_phone_width() {
         emails(&mail, "")
     );
     browser.stop().await;
+}
+
+/// The dashboard's form, signed in as `email`: (session cookie, CSRF proof).
+async fn notifications_form(server: &TestServer, email: &str) -> (String, String) {
+    use crate::dashboard::{PASSWORD, csrf_in, html_of, sign_in};
+    let cookie = sign_in(server, email, PASSWORD).await.unwrap();
+    let page = html_of(server, &cookie, "/dashboard/notifications").await;
+    let csrf = csrf_in(&page);
+    (cookie, csrf)
+}
+
+async fn save_notifications(
+    server: &TestServer,
+    session: &(String, String),
+    form: &[(&str, &str)],
+) {
+    let mut form = form.to_vec();
+    form.push(("csrf", session.1.as_str()));
+    let saved = crate::dashboard::no_redirects()
+        .post(server.url("/dashboard/notifications"))
+        .header("Cookie", &session.0)
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(saved.status(), 303, "{}", saved.text().await.unwrap());
+}
+
+/// A server without an SMS channel does not offer SMS (the page says so,
+/// and a save turns SMS off, keeping the phone), and a notice queued for
+/// SMS there (chosen while SMS was configured) is not claimed and failed:
+/// it waits, queued, and is sent once a server with SMS runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_sms_offers_none_and_leaves_sms_notices_queued() {
+    use crate::dashboard::{account_with_password, html_of};
+    let termii = crate::support::termii::FakeTermii::start().await;
+    let with_sms = termii.env();
+    let with_sms: Vec<(&str, &str)> = with_sms.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut server = TestServer::spawn_with_env(Options::default(), &with_sms).await;
+    let mail = server.mail_dir();
+    let email = format!("sms-{}@example.com", rand_suffix());
+    let account = account_with_password(&server, &email, "1000");
+    // with SMS: security notices by email and SMS
+    let session = notifications_form(&server, &email).await;
+    let page = html_of(&server, &session.0, "/dashboard/notifications").await;
+    assert!(page.contains("id=\"security_sms\"") && !page.contains("id=\"no-sms\""));
+    let form = [
+        ("security_email", "on"),
+        ("security_sms", "on"),
+        ("phone", "08031234567"),
+    ];
+    save_notifications(&server, &session, &form).await;
+
+    // the same database, SMS no longer configured
+    server.kill();
+    server.set_env(&[]);
+    server.start();
+    let session = notifications_form(&server, &email).await;
+    let page = html_of(&server, &session.0, "/dashboard/notifications").await;
+    assert!(
+        page.contains("id=\"no-sms\""),
+        "the page says SMS is not available"
+    );
+    assert!(!page.contains("_sms\""), "no SMS box");
+    assert!(!page.contains("id=\"phone\""), "no phone to give");
+
+    // a cause: the email is sent, the SMS waits (never claimed here)
+    server.cli(&["key", "create", "--account", &account]);
+    wait_emails(&mail, "API key", 1, Duration::from_secs(20)).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(termii.requests().is_empty(), "no SMS channel here");
+
+    // a save here turns SMS off (a box sent by hand too) and keeps the phone
+    let form = [("security_email", "on"), ("security_sms", "on")];
+    save_notifications(&server, &session, &form).await;
+
+    // SMS configured again: the queued SMS is sent, once; the choice is off now
+    server.kill();
+    server.set_env(&with_sms);
+    server.start();
+    let sent = termii.wait_for(1, Duration::from_secs(20)).await;
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["to"], "2348031234567");
+    let session = notifications_form(&server, &email).await;
+    let page = html_of(&server, &session.0, "/dashboard/notifications").await;
+    assert!(page.contains("value=\"08031234567\""), "the phone was kept");
+    assert!(!page.contains("id=\"security_sms\" aria-label=\"Security by SMS\" checked"));
+    server.cli(&["key", "create", "--account", &account]);
+    wait_emails(&mail, "API key", 2, Duration::from_secs(20)).await;
+    assert_eq!(termii.requests().len(), 1, "SMS was turned off by the save");
 }
 
 /// Sets the customer's low-balance mark on the dashboard's Notifications

@@ -339,8 +339,18 @@ async fn verify(headers: HeaderMap, Json(body): Json<Value>) -> Response {
         ("1111111111111", Some("prepaid")) | ("1010101010101", Some("postpaid")) => {
             json!({ "Customer_Name": "TESTMETER1", "Address": "ABULE - EGBA BU ABULE", "Meter_Number": number_of(&body) })
         }
+        // the docs' DStv sample: the bouquet, its codes (bouquet, then
+        // add-ons) and the renewal as a number; GOtv's as others show it:
+        // no code, the renewal as text (the adapter reads both)
+        ("1212121212", None) if body["serviceID"] == "gotv" => {
+            json!({ "Customer_Name": "TEST METER", "Status": "ACTIVE", "Current_Bouquet": "GOtv Jolli",
+                    "Renewal_Amount": "5800.00" })
+        }
         ("1212121212", None) => {
-            json!({ "Customer_Name": "TEST METER", "Status": "ACTIVE", "Current_Bouquet": "DStv Compact" })
+            json!({ "Customer_Name": "TEST METER", "Status": "ACTIVE", "Due_Date": "2026-12-06T00:00:00",
+                    "Customer_Number": 8061522780u64, "Customer_Type": "DSTV",
+                    "Current_Bouquet": "DStv Compact N19000 + ExtraView Access N5000",
+                    "Current_Bouquet_Code": "dstv-compact, extraview-access", "Renewal_Amount": 24000 })
         }
         _ => json!({ "error": "This number is not correct or is not valid for this service" }),
     };

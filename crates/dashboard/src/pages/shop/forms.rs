@@ -258,6 +258,18 @@ fn meter_type(given: &str) -> Result<MeterType, String> {
 pub struct Verified {
     pub name: String,
     pub address: Option<String>,
+    /// Cable: the subscriber's bouquet now, when the supplier says it.
+    pub current: Option<CurrentBouquet>,
+}
+
+/// A smartcard's bouquet now, as the supplier's verification says it.
+pub struct CurrentBouquet {
+    /// As the supplier writes it (add-ons included).
+    pub name: String,
+    /// What renewing it costs at the provider, in Naira (add-ons included).
+    pub renewal: Option<String>,
+    /// The catalogue's bouquet it is, if on sale: chosen on the form.
+    pub plan_id: Option<String>,
 }
 
 /// Asks the supplier (as `POST /v1/electricity/verify` does) for the name
@@ -295,9 +307,17 @@ pub async fn verify(api: &AppState, product: Product, f: &BuyForm) -> Result<Ver
         Verification::Found {
             customer_name,
             address,
+            current,
         } => Ok(Verified {
             name: customer_name,
             address,
+            current: current.map(|c| CurrentBouquet {
+                plan_id: catalogue
+                    .current_cable_plan(&provider.slug, &c.codes, &c.name)
+                    .map(|plan| plan.plan_id.clone()),
+                renewal: c.renewal.map(naira),
+                name: c.name,
+            }),
         }),
         Verification::NotFound => Err(match product {
             Product::Electricity => {

@@ -117,18 +117,26 @@ pub async fn form(
     forms::page(&state, &signed_in, product, form, None, None).await
 }
 
-/// Electricity, betting: the supplier's name (and address) for the number,
-/// then the form to pay with it.
+/// Electricity, betting, cable: the supplier's name (and address, or the
+/// smartcard's bouquet now) for the number, then the form to pay with it.
 pub async fn verify(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
     Path(product): Path<String>,
-    CsrfForm(form): CsrfForm<BuyForm>,
+    CsrfForm(mut form): CsrfForm<BuyForm>,
 ) -> PageResult {
     let product = Product::from_slug(&product).ok_or_else(super::not_found)?;
     let api = api(&state)?;
     match forms::verify(api, product, &form).await {
-        Ok(found) => forms::page(&state, &signed_in, product, form, None, Some(found)).await,
+        Ok(found) => {
+            // cable: the subscriber's bouquet is chosen, unless one was
+            // ("buy again" brings the one bought last)
+            let current = found.current.as_ref().and_then(|c| c.plan_id.clone());
+            if let (Some(plan), true) = (current, form.plan_id.trim().is_empty()) {
+                form.plan_id = plan;
+            }
+            forms::page(&state, &signed_in, product, form, None, Some(found)).await
+        }
         Err(e) => forms::page(&state, &signed_in, product, form, Some(e), None).await,
     }
 }

@@ -1,8 +1,9 @@
 //! The transaction PIN: set or changed with the account's password (a
 //! stolen session alone cannot change it; the password is checked within
-//! the sign-in's throttle), asked for on every purchase,
-//! counted in the store before it is checked (`areas/pins.rs`). Neither the
-//! PIN nor the password is logged or echoed back.
+//! the sign-in's throttle), or changed with the current PIN ([`change`]: the
+//! current PIN is one try of the purchases' own five, taken by [`check`]),
+//! asked for on every purchase, counted in the store before it is checked
+//! (`areas/pins.rs`). Neither the PIN nor the password is logged or echoed back.
 
 use super::{Chrome, PageResult, Refused, render};
 use crate::DashboardState;
@@ -146,6 +147,49 @@ pub async fn set(
         .map_err(|e| super::PageError::internal(&e))?
         .map_err(|e| super::PageError::internal(&e))?;
     let account = signed_in.user.id;
+    state
+        .store
+        .set_transaction_pin(account, hash, shop_key(account))
+        .await?;
+    pin_page(&state, &signed_in, None, true).await
+}
+
+#[derive(Deserialize)]
+pub struct ChangeForm {
+    current: String,
+    pin: String,
+    confirm: String,
+}
+
+/// Changes the PIN with the current one: the new PIN is checked first (so a
+/// typo in it spends no try), then the current PIN is one try of the same
+/// five that lock purchases ([`check`], counted in the store before the
+/// check, so tries sent at once cannot get around it).
+pub async fn change(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<ChangeForm>,
+) -> PageResult {
+    let say = |message: &str| Some(message.to_owned());
+    let Ok(pin) = TransactionPin::parse(&form.pin) else {
+        let error = say("Your new PIN must be exactly 4 digits.");
+        return pin_page(&state, &signed_in, error, false).await;
+    };
+    if form.pin.trim() != form.confirm.trim() {
+        return pin_page(&state, &signed_in, say("The two new PINs differ."), false).await;
+    }
+    let account = signed_in.user.id;
+    match check(&state, account, &form.current).await {
+        Ok(_) => {}
+        Err(Refused::Say(message)) => {
+            return pin_page(&state, &signed_in, Some(message), false).await;
+        }
+        Err(Refused::Page(e)) => return Err(e),
+    }
+    let hash = tokio::task::spawn_blocking(move || pin.hash())
+        .await
+        .map_err(|e| super::PageError::internal(&e))?
+        .map_err(|e| super::PageError::internal(&e))?;
     state
         .store
         .set_transaction_pin(account, hash, shop_key(account))
