@@ -26,7 +26,7 @@ const BLOCKLIST: &str = "/admin/blocklist";
 
 /// A limit's field (the form's and the operations'), its words, and
 /// whether it counts purchases (else it is Naira).
-const FIELDS: [(&str, &str, bool); 7] = [
+const FIELDS: [(&str, &str, bool); 10] = [
     ("max_purchase", "Largest single purchase", false),
     ("daily_value", "Spent per day", false),
     ("daily_count", "Purchases per day", true),
@@ -38,6 +38,17 @@ const FIELDS: [(&str, &str, bool); 7] = [
         "Spent on one recipient per day",
         false,
     ),
+    (
+        "recipient_hourly_count",
+        "Purchases to one recipient per hour",
+        true,
+    ),
+    ("account_hourly_count", "Purchases per hour", true),
+    (
+        "first_day_value",
+        "Spent in a new account's first 24 hours",
+        false,
+    ),
 ];
 
 /// Each level's form on the limits page (a [`Refill`] names its form with a
@@ -45,7 +56,7 @@ const FIELDS: [(&str, &str, bool); 7] = [
 const LEVEL_FORMS: [&str; 3] = ["level-0", "level-1", "level-2"];
 
 /// The limits' values in [`FIELDS`]' order: kobo or purchases, `None` for none.
-fn in_order(l: &Limits) -> [Option<i64>; 7] {
+fn in_order(l: &Limits) -> [Option<i64>; 10] {
     let k = |v: Option<Kobo>| v.map(|k| k.0);
     [
         k(l.max_purchase),
@@ -55,6 +66,9 @@ fn in_order(l: &Limits) -> [Option<i64>; 7] {
         l.monthly_count,
         k(l.max_balance),
         k(l.per_recipient_daily),
+        l.recipient_hourly_count,
+        l.account_hourly_count,
+        k(l.first_day_value),
     ]
 }
 
@@ -144,6 +158,12 @@ pub struct LimitFields {
     max_balance: String,
     #[serde(default)]
     per_recipient_daily: String,
+    #[serde(default)]
+    recipient_hourly_count: String,
+    #[serde(default)]
+    account_hourly_count: String,
+    #[serde(default)]
+    first_day_value: String,
 }
 
 impl LimitFields {
@@ -157,6 +177,9 @@ impl LimitFields {
             &self.monthly_count,
             &self.max_balance,
             &self.per_recipient_daily,
+            &self.recipient_hourly_count,
+            &self.account_hourly_count,
+            &self.first_day_value,
         ];
         FIELDS
             .iter()
@@ -182,6 +205,17 @@ impl LimitFields {
             monthly_count: count(&["monthly_count"], &self.monthly_count)?,
             max_balance: naira(&["max_balance"], &self.max_balance)?,
             per_recipient_daily: naira(&["per_recipient_daily"], &self.per_recipient_daily)?,
+            recipient_hourly_count: count(
+                &["recipient_hourly_count"],
+                &self.recipient_hourly_count,
+            )?,
+            account_hourly_count: count(&["account_hourly_count"], &self.account_hourly_count)?,
+            first_day_value: naira(&["first_day_value"], &self.first_day_value)?,
+            // what a tripped rule does (refuse or hold) stays as set: `billpay limits set`
+            recipient_hourly_action: None,
+            account_hourly_action: None,
+            first_day_action: None,
+            over_balance_action: None,
         })
     }
 }
@@ -228,7 +262,7 @@ async fn limits_page(
     let levels = limits::levels(state.store.as_ref(), &actor(signed_in))
         .await
         .map_err(refused)?;
-    let values: Vec<[Option<i64>; 7]> = levels.iter().map(|l| in_order(&l.limits)).collect();
+    let values: Vec<[Option<i64>; 10]> = levels.iter().map(|l| in_order(&l.limits)).collect();
     let rows = FIELDS
         .iter()
         .enumerate()
@@ -350,6 +384,9 @@ pub fn usage_rows(account: &AccountLimits, balance: Kobo) -> Vec<UsageRow> {
         Some(u.monthly_value.0),
         Some(u.monthly_count),
         Some(balance.0),
+        None,
+        None,
+        None,
         None,
     ];
     FIELDS
@@ -503,8 +540,18 @@ mod tests {
             monthly_count: "none".into(),
             max_balance: "300000".into(),
             per_recipient_daily: "0.5".into(),
+            recipient_hourly_count: "5".into(),
+            account_hourly_count: String::new(),
+            first_day_value: "20000".into(),
         };
         let patch = fields.patch().unwrap();
+        assert_eq!(patch.recipient_hourly_count, Some(Some(5)));
+        assert_eq!(patch.account_hourly_count, Some(None));
+        assert_eq!(patch.first_day_value, Some(Some(Kobo(2_000_000))));
+        assert_eq!(
+            patch.first_day_action, None,
+            "a rule's action is left as set"
+        );
         assert_eq!(patch.max_purchase, Some(Some(Kobo(1_000_001))));
         assert_eq!(patch.daily_value, Some(None));
         assert_eq!(patch.daily_count, Some(Some(20)));
