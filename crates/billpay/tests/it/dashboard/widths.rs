@@ -77,6 +77,7 @@ async fn every_customer_page_fits_a_phone_and_a_laptop() {
         ("/dashboard/buy/betting", "buy-betting"),
         ("/dashboard/pin", "pin"),
         ("/dashboard/wallet", "wallet"),
+        ("/dashboard/identity", "identity"),
         ("/dashboard/transactions", "transactions"),
         ("/dashboard/keys", "keys"),
         ("/dashboard/notifications", "notifications"),
