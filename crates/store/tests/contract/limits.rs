@@ -7,7 +7,7 @@ use billpay_domain::{AccountId, KeyId, Kobo};
 use billpay_store::limits::*;
 use billpay_store::*;
 
-fn line(action: &str) -> NewLogEntry {
+pub(crate) fn line(action: &str) -> NewLogEntry {
     NewLogEntry {
         actor: "cli".into(),
         action: action.into(),
@@ -16,7 +16,7 @@ fn line(action: &str) -> NewLogEntry {
     }
 }
 
-async fn own_limits(store: &SharedStore, account: AccountId, limits: Limits) {
+pub(crate) async fn own_limits(store: &SharedStore, account: AccountId, limits: Limits) {
     store
         .set_account_limits_logged(account, limits, line("limits.account"))
         .await
@@ -38,13 +38,15 @@ async fn set_level(store: &SharedStore, account: AccountId, level: u8) {
 }
 
 /// `count` purchases of `naira` each at once, to `recipient`; the refusals.
-async fn at_once(
+/// `count` purchases of ₦`naira` at once to `recipient`: the placed ones
+/// and the refusals.
+pub(crate) async fn at_once(
     store: &SharedStore,
     (account, key): (AccountId, KeyId),
     count: usize,
     naira: i64,
     recipient: &'static str,
-) -> Vec<Refusal> {
+) -> (Vec<Transaction>, Vec<Refusal>) {
     let tasks: Vec<_> = (0..count)
         .map(|i| {
             let store = store.clone();
@@ -53,25 +55,27 @@ async fn at_once(
             tokio::spawn(async move { store.place_purchase(new).await })
         })
         .collect();
-    join_all(tasks)
-        .await
-        .into_iter()
-        .filter_map(|placed| match placed {
-            Ok(_) => None,
-            Err(StoreError::Refused(refusal)) => Some(refusal),
+    let (mut placed, mut refused) = (Vec::new(), Vec::new());
+    for answer in join_all(tasks).await {
+        match answer {
+            Ok(tx) => placed.push(tx),
+            Err(StoreError::Refused(refusal)) => refused.push(refusal),
             Err(other) => panic!("unexpected error {other}"),
-        })
-        .collect()
+        }
+    }
+    (placed, refused)
+}
+
+/// The limit a refusal names.
+pub(crate) fn kind_of(refusal: &Refusal) -> LimitKind {
+    match refusal {
+        Refusal::LimitExceeded(limit) => limit.kind,
+        other => panic!("not a limit: {other}"),
+    }
 }
 
 fn limit_kinds(refusals: &[Refusal]) -> Vec<LimitKind> {
-    refusals
-        .iter()
-        .map(|r| match r {
-            Refusal::LimitExceeded(limit) => limit.kind,
-            other => panic!("not a limit: {other}"),
-        })
-        .collect()
+    refusals.iter().map(kind_of).collect()
 }
 
 #[tokio::test]
@@ -84,7 +88,7 @@ async fn fifty_concurrent_purchases_never_pass_a_daily_value_limit() {
     };
     own_limits(&store, account, daily).await;
     // 50 × ₦41 = ₦2,050 tried against ₦1,000: 24 fit (₦984), the 25th would be ₦1,025.
-    let refused = at_once(&store, (account, key), 50, 41, "08031234567").await;
+    let (_, refused) = at_once(&store, (account, key), 50, 41, "08031234567").await;
     assert_eq!(refused.len(), 26);
     assert!(
         limit_kinds(&refused)
@@ -127,7 +131,7 @@ async fn fifty_concurrent_purchases_never_pass_a_daily_count() {
         ..Limits::default()
     };
     own_limits(&store, account, count).await;
-    let refused = at_once(&store, (account, key), 50, 10, "08031234567").await;
+    let (_, refused) = at_once(&store, (account, key), 50, 10, "08031234567").await;
     assert_eq!(refused.len(), 43);
     assert!(
         limit_kinds(&refused)
@@ -162,7 +166,7 @@ async fn fifty_concurrent_purchases_never_pass_a_30_day_value_limit() {
         ..Limits::default()
     };
     own_limits(&store, account, monthly).await;
-    let refused = at_once(&store, (account, key), 50, 10, "08031234567").await;
+    let (_, refused) = at_once(&store, (account, key), 50, 10, "08031234567").await;
     assert_eq!(refused.len(), 43, "₦30 + 7 × ₦10 fit in ₦100");
     assert!(
         limit_kinds(&refused)
@@ -190,7 +194,7 @@ async fn concurrent_purchases_to_one_recipient_stop_at_its_daily_limit() {
         ..Limits::default()
     };
     own_limits(&store, account, per_recipient).await;
-    let refused = at_once(&store, (account, key), 50, 10, "08031234567").await;
+    let (_, refused) = at_once(&store, (account, key), 50, 10, "08031234567").await;
     assert_eq!(refused.len(), 40);
     assert!(
         limit_kinds(&refused)
@@ -198,7 +202,7 @@ async fn concurrent_purchases_to_one_recipient_stop_at_its_daily_limit() {
             .all(|k| *k == LimitKind::PerRecipientDaily)
     );
     // Another recipient has its own allowance.
-    let other = at_once(&store, (account, key), 5, 10, "08039999999").await;
+    let (_, other) = at_once(&store, (account, key), 5, 10, "08039999999").await;
     assert!(other.is_empty());
     assert_eq!(
         store.balance(account).await.unwrap(),

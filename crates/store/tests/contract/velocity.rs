@@ -4,62 +4,12 @@
 //! a held purchase is debited but never claimed until an owner releases it
 //! (then claimed as any) or rejects it (failed and refunded exactly once).
 
-use crate::common::{assert_invariant, finalization, funded_account, join_all, purchase, store};
-use billpay_domain::{AccountId, KeyId, Kobo, TxStatus};
+use crate::common::{assert_invariant, finalization, funded_account, purchase, store};
+use crate::limits::{at_once, kind_of, line, own_limits};
+use billpay_domain::{Kobo, TxStatus};
 use billpay_store::limits::*;
 use billpay_store::*;
 use std::time::Duration;
-
-fn line(action: &str) -> NewLogEntry {
-    NewLogEntry {
-        actor: "cli".into(),
-        action: action.into(),
-        subject: "test".into(),
-        ..NewLogEntry::default()
-    }
-}
-
-async fn own_limits(store: &SharedStore, account: AccountId, limits: Limits) {
-    store
-        .set_account_limits_logged(account, limits, line("limits.account"))
-        .await
-        .unwrap();
-}
-
-/// `count` purchases of ₦`naira` at once to `recipient`: the placed ones
-/// and the refusals.
-async fn at_once(
-    store: &SharedStore,
-    (account, key): (AccountId, KeyId),
-    count: usize,
-    naira: i64,
-    recipient: &'static str,
-) -> (Vec<Transaction>, Vec<Refusal>) {
-    let tasks: Vec<_> = (0..count)
-        .map(|i| {
-            let store = store.clone();
-            let mut new = purchase(account, key, &format!("v-{recipient}-{i:03}"), naira);
-            new.recipient = recipient.into();
-            tokio::spawn(async move { store.place_purchase(new).await })
-        })
-        .collect();
-    let (mut placed, mut refused) = (Vec::new(), Vec::new());
-    for answer in join_all(tasks).await {
-        match answer {
-            Ok(tx) => placed.push(tx),
-            Err(StoreError::Refused(refusal)) => refused.push(refusal),
-            Err(other) => panic!("unexpected error {other}"),
-        }
-    }
-    (placed, refused)
-}
-
-fn kind_of(refusal: &Refusal) -> LimitKind {
-    match refusal {
-        Refusal::LimitExceeded(limit) => limit.kind,
-        other => panic!("not a limit: {other}"),
-    }
-}
 
 /// Claims everything due (a long lease), the codes.
 async fn claimed(store: &SharedStore) -> Vec<String> {
