@@ -427,10 +427,10 @@ macro_rules! for_both_engines {
     (@sqlite snapshot $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.engine.read(move |conn| {
-            conn.execute_batch("BEGIN")?;
+            conn.prepare_cached("BEGIN")?.execute([])?;
             let $tx = &$crate::sqlite::Lite(conn);
             let answer = $crate::db::ready($call);
-            conn.execute_batch("COMMIT")?;
+            conn.prepare_cached("COMMIT")?.execute([])?;
             answer
         }).await
     }};

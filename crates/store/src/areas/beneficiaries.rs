@@ -97,7 +97,7 @@ async fn recent<T: Tx>(
     const COLUMNS: &str = "recipient, latest";
     let sql = "SELECT recipient, MAX(created_at) AS latest FROM transactions
                WHERE account_id = ?1 AND product = ?2
-               GROUP BY recipient ORDER BY latest DESC LIMIT ?3";
+               GROUP BY recipient ORDER BY latest DESC LIMIT CAST(?3 AS BIGINT)";
     let params: [&dyn Param; 3] = [&account.to_string(), &product.service(), &i64::from(limit)];
     tx.query_all(sql, &params, |row| row.get(col!("recipient")))
         .await

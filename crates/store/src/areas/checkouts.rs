@@ -177,7 +177,7 @@ async fn of_account<T: Tx>(
 ) -> Result<Vec<Checkout>, T::Error> {
     let sql = format!(
         "SELECT {COLUMNS} FROM checkouts WHERE account_id = ?1
-         ORDER BY created_at DESC, reference DESC LIMIT ?2"
+         ORDER BY created_at DESC, reference DESC LIMIT CAST(?2 AS BIGINT)"
     );
     let (account, limit) = (account.to_string(), i64::from(limit));
     tx.query_all(&sql, &[&account, &limit], read_checkout).await

@@ -28,7 +28,7 @@ pub(crate) fn claim_sql(
         format!(
             "UPDATE {table} SET lease_until = ?1
              WHERE {id} IN (SELECT {id} FROM {table} WHERE {due} AND lease_until <= ?2
-                 ORDER BY {order} LIMIT ?3 {lock})
+                 ORDER BY {order} LIMIT CAST(?3 AS BIGINT) {lock})
              RETURNING {columns}"
         )
     })

@@ -89,7 +89,7 @@ async fn list<T: Tx>(tx: &T, filter: &EventFilter) -> Result<Vec<Event>, T::Erro
             "SELECT {EVENT_COLUMNS} FROM events
              WHERE (CAST(?1 AS TEXT) IS NULL OR account_id = ?1)
                AND (NOT ?2 OR status = 'failed') AND (CAST(?4 AS TEXT) IS NULL OR key_id = ?4)
-             ORDER BY created_at DESC LIMIT ?3"
+             ORDER BY created_at DESC LIMIT CAST(?3 AS BIGINT)"
         )
     });
     let account = filter.account_id.map(|a| a.to_string());

@@ -269,7 +269,7 @@ async fn list<T: Tx>(tx: &T, filter: &FundingFilter) -> Result<Vec<FundingEvent>
              WHERE (CAST(?1 AS TEXT) IS NULL OR account_id = ?1)
                AND (CAST(?2 AS TEXT) IS NULL OR status = ?2)
                AND (CAST(?3 AS TEXT) IS NULL OR gateway = ?3)
-             ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5"
+             ORDER BY created_at DESC, id DESC LIMIT CAST(?4 AS BIGINT) OFFSET CAST(?5 AS BIGINT)"
         )
     });
     let account = filter.account_id.map(|a| a.to_string());

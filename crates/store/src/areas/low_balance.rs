@@ -51,7 +51,7 @@ pub(crate) async fn watch<T: Tx>(tx: &T, limit: u32) -> Result<Vec<AccountId>, T
     let sql = format!(
         "UPDATE notice_preferences
             SET low_balance_armed = FALSE, low_balance_episode = low_balance_episode + 1
-          WHERE low_balance_armed AND account_id IN ({UNDER} ORDER BY p.account_id LIMIT ?1)
+          WHERE low_balance_armed AND account_id IN ({UNDER} ORDER BY p.account_id LIMIT CAST(?1 AS BIGINT))
       RETURNING account_id, low_balance_episode, low_balance_below"
     );
     let fired = tx

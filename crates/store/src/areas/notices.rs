@@ -256,7 +256,7 @@ async fn claim<T: Tx>(
                  WHERE id IN (SELECT id FROM notices
                      WHERE status = 'queued' AND next_attempt_at <= ?2 AND lease_until <= ?2
                        AND channel IN (?4, ?5)
-                     ORDER BY next_attempt_at LIMIT ?3 {lock})
+                     ORDER BY next_attempt_at LIMIT CAST(?3 AS BIGINT) {lock})
                  RETURNING {COLUMNS}"
             )
         })
@@ -317,7 +317,7 @@ async fn list<T: Tx>(tx: &T, filter: &NoticeFilter) -> Result<Vec<Notice>, T::Er
                AND (CAST(?2 AS TEXT) IS NULL OR account_id = ?2)
                AND (CAST(?3 AS TEXT) IS NULL OR channel = ?3)
                AND (CAST(?4 AS TEXT) IS NULL OR kind = ?4)
-             ORDER BY created_at DESC, id DESC LIMIT ?5 OFFSET ?6"
+             ORDER BY created_at DESC, id DESC LIMIT CAST(?5 AS BIGINT) OFFSET CAST(?6 AS BIGINT)"
         )
     });
     let status = filter.status.map(NoticeStatus::as_str);

@@ -208,7 +208,7 @@ async fn log<T: Tx>(tx: &T, filter: &LogFilter) -> Result<Vec<LogEntry>, T::Erro
             "SELECT {LOG_COLUMNS} FROM operator_log
              WHERE (CAST(?1 AS TEXT) IS NULL OR subject = ?1)
                AND (CAST(?2 AS BIGINT) IS NULL OR operator_id = ?2)
-             ORDER BY id DESC LIMIT ?3 OFFSET ?4"
+             ORDER BY id DESC LIMIT CAST(?3 AS BIGINT) OFFSET CAST(?4 AS BIGINT)"
         )
     });
     let (limit, offset) = (i64::from(filter.limit), i64::from(filter.offset));
@@ -229,7 +229,7 @@ async fn search_accounts<T: Tx>(tx: &T, query: &str, limit: u32) -> Result<Vec<A
                           AND ?1 <> '' AND {prefix} = ?1)
                OR EXISTS (SELECT 1 FROM funding_accounts f WHERE f.account_id = a.id
                           AND f.account_number = ?1)
-             ORDER BY a.created_at DESC, a.id LIMIT ?2",
+             ORDER BY a.created_at DESC, a.id LIMIT CAST(?2 AS BIGINT)",
             qualified(ACCOUNT_COLUMNS, "a")
         )
     }

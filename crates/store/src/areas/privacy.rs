@@ -531,7 +531,7 @@ async fn ledger_after<T: Tx>(
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
             "SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = ?1 AND id > ?2
-             ORDER BY id LIMIT ?3"
+             ORDER BY id LIMIT CAST(?3 AS BIGINT)"
         )
     });
     let params: [&dyn Param; 3] = [&account.to_string(), &after_id, &i64::from(limit)];
@@ -551,7 +551,7 @@ async fn purchases_after<T: Tx>(
         format!(
             "SELECT {COLUMNS} FROM transactions
              WHERE account_id = ?1 AND (created_at > ?2 OR (created_at = ?2 AND code > ?3))
-             ORDER BY created_at, code LIMIT ?4"
+             ORDER BY created_at, code LIMIT CAST(?4 AS BIGINT)"
         )
     });
     let (from, code) = after.map_or((String::new(), String::new()), |c| {

@@ -205,7 +205,7 @@ async fn ledger<T: Tx>(
 ) -> Result<Vec<LedgerEntry>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = ?1 ORDER BY id DESC LIMIT ?2"
+            "SELECT {LEDGER_COLUMNS} FROM ledger WHERE account_id = ?1 ORDER BY id DESC LIMIT CAST(?2 AS BIGINT)"
         )
     });
     let params: [&dyn Param; 2] = [&account.to_string(), &i64::from(limit)];

@@ -56,7 +56,7 @@ pub(super) fn claim_due<T>(
              WHERE {id} IN (SELECT {id} FROM {table} WHERE status = '{status}'
                  AND next_attempt_at <= ?2 AND lease_until <= ?2
                  AND key_id NOT IN (SELECT value FROM json_each(?4))
-                 ORDER BY next_attempt_at LIMIT ?3)
+                 ORDER BY next_attempt_at LIMIT CAST(?3 AS BIGINT))
              RETURNING {columns}"
         ),
         &[&lease_until, &now, &i64::from(limit), &skip],

@@ -6,6 +6,7 @@
 //! durable. Both keep their prepared statements
 //! cached per connection, so a hot query is parsed once.
 
+use super::statements::execute;
 use crate::migrations::MIGRATIONS;
 use crate::{StoreError, StoreResult};
 use rusqlite::{Connection, OpenFlags};
@@ -237,17 +238,19 @@ fn run_writer(conn: Connection, jobs: mpsc::Receiver<Job>) {
         let started = std::time::Instant::now();
         let size = batch.len();
         // Another process may hold the lock for a while: keep trying, never drop work.
-        while let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        // Through the statement cache: `execute_batch` would parse each
+        // of BEGIN and COMMIT again for every group commit.
+        while let Err(e) = execute(&conn, "BEGIN IMMEDIATE", []) {
             tracing::warn!(error = %e, "waiting for the SQLite write lock");
             std::thread::sleep(Duration::from_millis(50));
         }
         let replies: Vec<Reply> = batch.into_iter().map(|job| job(&conn)).collect();
         // shared, so each job's reply carries the driver's error itself
-        let commit = conn.execute_batch("COMMIT").map_err(Arc::new);
+        let commit = execute(&conn, "COMMIT", []).map(drop).map_err(Arc::new);
         crate::metrics::record_batch("sqlite", "writes", size, started);
         if let Err(e) = &commit {
             tracing::error!(error = %e, "group commit failed; batch rolled back");
-            let _ = conn.execute_batch("ROLLBACK");
+            let _ = execute(&conn, "ROLLBACK", []);
         }
         for reply in replies {
             reply(match &commit {

@@ -4,4 +4,4 @@ SELECT {columns} FROM transactions WHERE (?1 IS NULL OR account_id = ?1)
   AND (?6 IS NULL OR instr(reference, ?6) > 0 OR instr(code, ?6) > 0)
   AND (?9 IS NULL OR provider = ?9) AND (?10 IS NULL OR supplier = ?10)
   AND (?11 IS NULL OR instr(recipient, ?11) > 0)
-ORDER BY created_at DESC, code DESC LIMIT ?7 OFFSET ?8
+ORDER BY created_at DESC, code DESC LIMIT CAST(?7 AS BIGINT) OFFSET CAST(?8 AS BIGINT)
