@@ -23,6 +23,14 @@ pub fn lagos_day_start(day: Date) -> String {
     rfc3339((utc.unix_timestamp_nanos() / 1_000_000) as i64)
 }
 
+/// The Lagos date at a Unix millisecond.
+pub fn lagos_date_at(ms: i64) -> Date {
+    OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+        .to_offset(LAGOS)
+        .date()
+}
+
 pub fn now_ms() -> i64 {
     (OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
 }

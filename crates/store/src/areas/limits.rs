@@ -5,7 +5,7 @@
 //! transaction. PostgreSQL's placement runs the same check in its one
 //! statement (`billpay_place_limited_purchase`, migration `022_limits`).
 
-use crate::clock::{lagos_today, now_ms, now_rfc3339, rfc3339};
+use crate::clock::{lagos_date_at, now_ms, now_rfc3339, rfc3339};
 use crate::columns::TX_COLUMNS;
 use crate::db::{Engine, Param, RowRead, Tx, col, for_both_engines};
 use crate::limits::*;
@@ -48,7 +48,7 @@ const LIMIT_COLUMNS: &str = "max_purchase, daily_value, daily_count, monthly_val
 const STATE_COLUMNS: &str = "balance, level, max_purchase, daily_value, daily_count, \
     monthly_value, monthly_count, max_balance, per_recipient_daily, recipient_hourly_count, \
     account_hourly_count, first_day_value, recipient_hourly_action, account_hourly_action, \
-    first_day_action, over_balance_action, day_value, day_count, blocked, new_account";
+    first_day_action, over_balance_action, day_value, day_count, blocked, created_at";
 
 /// A held purchase's `next_attempt_at` (9999-12-31): the fulfilment claim
 /// never reaches it, whatever release claims.
@@ -57,8 +57,8 @@ pub(crate) const HELD_UNTIL_MS: i64 = 253_402_300_799_000;
 /// What every purchase reads, in one statement of primary-key lookups that
 /// replaces the balance read a purchase made before limits: the balance and
 /// level, the account's limits (its own over its level's), today's usage,
-/// the blocklist and whether the account is new. ?1 account, ?2 today
-/// (Lagos), ?3 recipient, ?4 24 hours ago (RFC 3339). The 30-day
+/// the blocklist and when the account was created. ?1 account, ?2 today
+/// (Lagos), ?3 recipient. The 30-day
 /// sums, the recipient's usage and level 0's limits are read after it, and
 /// only when a limit needs them ([`state`]).
 const PURCHASE_STATE: &str = "
@@ -81,7 +81,7 @@ SELECT a.balance AS balance, a.kyc_level AS level,
     (EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'account' AND b.value = a.id)
         OR EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'recipient' AND b.value = ?3))
         AS blocked,
-    (a.created_at > ?4) AS new_account
+    a.created_at AS created_at
 FROM accounts a
 JOIN kyc_levels k ON k.level = a.kyc_level
 LEFT JOIN account_limits o ON o.account_id = a.id
@@ -95,20 +95,38 @@ pub(crate) struct Today {
     pub(crate) day: String,
     /// The clock hour (UTC hours since 1970): the hourly usage rows' key.
     pub(crate) hour: i64,
-    /// 24 hours ago (RFC 3339): an account created after it is new.
-    pub(crate) new_since: String,
+    now_ms: i64,
 }
+
+/// The last hour's Lagos date and its text: Lagos keeps UTC+1 all year, so
+/// its date turns with a UTC hour, and every purchase in that hour reuses
+/// them instead of formatting a date.
+static THIS_HOUR: std::sync::Mutex<Option<(i64, time::Date, String)>> = std::sync::Mutex::new(None);
 
 impl Today {
     pub(crate) fn now() -> Today {
-        let date = lagos_today();
-        let now = now_ms();
+        let now_ms = now_ms();
+        let hour = now_ms / 3_600_000;
+        let mut cached = THIS_HOUR.lock().unwrap_or_else(|e| e.into_inner());
+        let (_, date, day) = match &*cached {
+            Some(entry) if entry.0 == hour => entry,
+            _ => {
+                let date = lagos_date_at(now_ms);
+                cached.insert((hour, date, date.to_string()))
+            }
+        };
         Today {
-            date,
-            day: date.to_string(),
-            hour: now / 3_600_000,
-            new_since: rfc3339(now - 86_400_000),
+            date: *date,
+            day: day.clone(),
+            hour,
+            now_ms,
         }
+    }
+
+    /// 24 hours ago (RFC 3339): an account created after it is new. Made
+    /// only when a first-day rule applies.
+    pub(crate) fn new_since(&self) -> String {
+        rfc3339(self.now_ms - 86_400_000)
     }
 
     /// The day before today: a new account's purchases are in its usage
@@ -143,14 +161,9 @@ async fn state<T: Tx>(
     today: &Today,
     read: Read,
 ) -> Result<LimitState, T::Error> {
-    let params: [&dyn Param; 4] = [
-        &account.to_string(),
-        &today.day,
-        &recipient,
-        &today.new_since,
-    ];
+    let params: [&dyn Param; 3] = [&account.to_string(), &today.day, &recipient];
     let found = tx.query_opt(PURCHASE_STATE, &params, state_row).await?;
-    let mut state = found.ok_or(StoreError::NotFound("account"))?;
+    let (mut state, created_at) = found.ok_or(StoreError::NotFound("account"))?;
     if state.held_to_level0() {
         state.level0 = level0(tx).await?;
     }
@@ -176,7 +189,9 @@ async fn state<T: Tx>(
         (state.recipient_hour, state.account_hour) =
             this_hour(tx, account, recipient, today.hour).await?;
     }
-    if applied.first_day_value.is_some() && state.new_account {
+    // Stored times are fixed-width RFC 3339 in UTC, so they compare as text.
+    state.new_account = applied.first_day_value.is_some() && created_at > today.new_since();
+    if state.new_account {
         // A new account's purchases are all in today's and yesterday's rows.
         state.first_day = window(tx, account, &today.yesterday()).await?.0;
     }
@@ -228,9 +243,11 @@ async fn this_hour<T: Tx>(
     Ok((count_of(recipient), count_of("")))
 }
 
-fn state_row(row: &dyn RowRead) -> StoreResult<LimitState> {
+/// The state (its account new or not left to [`state`]) and when the account
+/// was created.
+fn state_row(row: &dyn RowRead) -> StoreResult<(LimitState, String)> {
     const COLUMNS: &str = STATE_COLUMNS;
-    Ok(LimitState {
+    let state = LimitState {
         balance: row.get(col!("balance"))?,
         level: row.get(col!("level"))?,
         limits: Limits {
@@ -260,9 +277,10 @@ fn state_row(row: &dyn RowRead) -> StoreResult<LimitState> {
         blocked: row.get(col!("blocked"))?,
         recipient_hour: 0,
         account_hour: 0,
-        new_account: row.get(col!("new_account"))?,
+        new_account: false,
         first_day: Kobo(0),
-    })
+    };
+    Ok((state, row.get(col!("created_at"))?))
 }
 
 /// A stored rule action (`None`: not set).
@@ -755,7 +773,7 @@ async fn held<T: Tx>(tx: &T, limit: u32) -> Result<Vec<Transaction>, T::Error> {
         format!(
             "SELECT {TX_COLUMNS} FROM transactions
              WHERE held_for IS NOT NULL AND status = 'processing'
-             ORDER BY created_at LIMIT ?1"
+             ORDER BY created_at LIMIT CAST(?1 AS BIGINT)"
         )
     });
     tx.query_all(&SQL, &[&i64::from(limit)], transaction).await

@@ -191,7 +191,7 @@ impl PurchaseArgs {
             today: usage_days(lagos_today()),
             velocity: {
                 let today = limits::Today::now();
-                (today.hour, today.new_since.clone(), today.yesterday())
+                (today.hour, today.new_since(), today.yesterday())
             },
             new,
         }
