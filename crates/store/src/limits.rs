@@ -723,4 +723,17 @@ mod tests {
             (Some(7), Some(Kobo(5)))
         );
     }
+
+    #[test]
+    fn pruning_keeps_the_window_the_day_before_it_and_two_hours() {
+        let today = time::macros::date!(2026 - 11 - 26);
+        let (first_day, first_hour) = usage_prune_bounds(today, 3_600_000 * 500_000 + 59_000);
+        assert_eq!(first_day, "2026-10-27");
+        assert_eq!(
+            usage_days(today).1,
+            "2026-10-28",
+            "the window's first day is kept"
+        );
+        assert_eq!(first_hour, 499_998);
+    }
 }

@@ -84,7 +84,11 @@ impl PruneUsage {
             billpay_store::limits::usage_prune_bounds(lagos_today(), now_ms());
         let pruned = self.store.prune_usage(&before_day, before_hour).await?;
         if pruned > 0 {
-            tracing::info!(pruned, before_day, "removed usage rows past every limit's window");
+            tracing::info!(
+                pruned,
+                before_day,
+                "removed usage rows past every limit's window"
+            );
         }
         Ok(pruned)
     }

@@ -4,9 +4,7 @@
 //! held purchases wait for an owner, not in the fulfilment backlog or the
 //! needs-review listing; usage past every limit's window is pruned.
 
-use crate::common::{
-    Db, assert_invariant, finalization, funded_account, purchase, raw_sql, store,
-};
+use crate::common::{Db, assert_invariant, finalization, funded_account, purchase, raw_sql, store};
 use crate::limits::{kind_of, line, own_limits};
 use billpay_domain::{AccountId, KeyId, Kobo, TxStatus};
 use billpay_store::clock::{lagos_today, now_ms, rfc3339};
@@ -72,8 +70,12 @@ async fn a_refund_gives_back_its_days_count_once_so_another_purchase_fits() {
         ..Limits::default()
     };
     own_limits(&store, account, two_a_day).await;
-    let first = place(&store, wallet, "c-1", 100, "08031234567").await.unwrap();
-    let second = place(&store, wallet, "c-2", 30, "08031234567").await.unwrap();
+    let first = place(&store, wallet, "c-1", 100, "08031234567")
+        .await
+        .unwrap();
+    let second = place(&store, wallet, "c-2", 30, "08031234567")
+        .await
+        .unwrap();
     let third = place(&store, wallet, "c-3", 40, "08031234567").await;
     assert_eq!(refused_by(third), LimitKind::DailyCount);
 
@@ -88,7 +90,9 @@ async fn a_refund_gives_back_its_days_count_once_so_another_purchase_fits() {
         (given_back.monthly_value, given_back.monthly_count),
         (Kobo::from_naira(30), 1)
     );
-    place(&store, wallet, "c-3", 40, "08031234567").await.unwrap();
+    place(&store, wallet, "c-3", 40, "08031234567")
+        .await
+        .unwrap();
     let fourth = place(&store, wallet, "c-4", 40, "08031234567").await;
     assert_eq!(refused_by(fourth), LimitKind::DailyCount);
 
@@ -99,7 +103,9 @@ async fn a_refund_gives_back_its_days_count_once_so_another_purchase_fits() {
         (after.daily_value, after.daily_count),
         (Kobo::from_naira(40), 1)
     );
-    place(&store, wallet, "c-4", 40, "08031234567").await.unwrap();
+    place(&store, wallet, "c-4", 40, "08031234567")
+        .await
+        .unwrap();
     let fifth = place(&store, wallet, "c-5", 40, "08031234567").await;
     assert_eq!(refused_by(fifth), LimitKind::DailyCount);
     assert_eq!(
@@ -124,16 +130,23 @@ async fn an_operators_finalize_and_a_reversal_give_back_the_recipients_value() {
         ..Limits::default()
     };
     own_limits(&store, account, limits).await;
-    let delivered = place(&store, wallet, "r-1", 60, "08031234567").await.unwrap();
+    let delivered = place(&store, wallet, "r-1", 60, "08031234567")
+        .await
+        .unwrap();
     let over = place(&store, wallet, "r-2", 60, "08031234567").await;
     assert_eq!(refused_by(over), LimitKind::PerRecipientDaily);
     let fin = finalization(TxStatus::Successful, false);
     assert!(store.finalize(&delivered.code, fin).await.unwrap());
     // The supplier reversed it later: failed, refunded, given back.
     let reversal = || finalization(TxStatus::Failed, true);
-    assert_eq!(finalized_at_once(&store, &delivered.code, reversal).await, 1);
+    assert_eq!(
+        finalized_at_once(&store, &delivered.code, reversal).await,
+        1
+    );
     assert_eq!(usage(&store, account).await.daily_value, Kobo(0));
-    let resolved = place(&store, wallet, "r-2", 60, "08031234567").await.unwrap();
+    let resolved = place(&store, wallet, "r-2", 60, "08031234567")
+        .await
+        .unwrap();
     // An operator's answer for the second: failed.
     let log = NewLogEntry {
         subject: resolved.code.clone(),
@@ -144,7 +157,9 @@ async fn an_operators_finalize_and_a_reversal_give_back_the_recipients_value() {
     assert_eq!(u8::from(first.unwrap()) + u8::from(second.unwrap()), 1);
     assert_eq!(usage(&store, account).await, Usage::default());
     // The recipient's whole ₦100 is there again, and no more.
-    place(&store, wallet, "r-3", 100, "08031234567").await.unwrap();
+    place(&store, wallet, "r-3", 100, "08031234567")
+        .await
+        .unwrap();
     let more = place(&store, wallet, "r-4", 1, "08031234567").await;
     assert_eq!(refused_by(more), LimitKind::PerRecipientDaily);
     assert_eq!(
@@ -173,7 +188,9 @@ async fn a_rejected_held_purchase_gives_back_its_day_but_not_its_hour() {
         ..Limits::default()
     };
     own_limits(&store, account, limits).await;
-    let held = place(&store, wallet, "h-1", 50, "08031234567").await.unwrap();
+    let held = place(&store, wallet, "h-1", 50, "08031234567")
+        .await
+        .unwrap();
     assert!(held.held_for.is_some());
     let next = place(&store, wallet, "h-2", 50, "08039999999").await;
     assert_eq!(refused_by(next), LimitKind::DailyCount);
@@ -190,7 +207,9 @@ async fn a_rejected_held_purchase_gives_back_its_day_but_not_its_hour() {
     // The day allows one again; the recipient's hour still counts the first.
     let same = place(&store, wallet, "h-2", 50, "08031234567").await;
     assert_eq!(refused_by(same), LimitKind::RecipientHourlyCount);
-    let other = place(&store, wallet, "h-3", 50, "08039999999").await.unwrap();
+    let other = place(&store, wallet, "h-3", 50, "08039999999")
+        .await
+        .unwrap();
     assert!(other.held_for.is_some());
     assert_invariant(&store, account).await;
     assert_audit_passes(&store).await;
@@ -203,7 +222,9 @@ async fn a_refund_gives_back_to_the_day_it_was_placed_in_and_never_below_zero() 
     let (db, store) = store().await;
     let wallet = funded_account(&store, 10_000).await;
     let account = wallet.0;
-    let old = place(&store, wallet, "d-1", 70, "08031234567").await.unwrap();
+    let old = place(&store, wallet, "d-1", 70, "08031234567")
+        .await
+        .unwrap();
     // Placed yesterday (Lagos): its row is yesterday's.
     let yesterday = (lagos_today() - time::Duration::days(1)).to_string();
     let placed_at = rfc3339(now_ms() - 86_400_000);
@@ -216,7 +237,9 @@ async fn a_refund_gives_back_to_the_day_it_was_placed_in_and_never_below_zero() 
         ),
     )
     .await;
-    let today = place(&store, wallet, "d-2", 20, "08031234567").await.unwrap();
+    let today = place(&store, wallet, "d-2", 20, "08031234567")
+        .await
+        .unwrap();
     assert!(store.finalize(&old.code, failed()).await.unwrap());
     let after = usage(&store, account).await;
     assert_eq!(
@@ -250,14 +273,18 @@ async fn held_purchases_are_neither_backlog_nor_needing_review() {
     let (db, store) = store().await;
     let wallet = funded_account(&store, 10_000).await;
     let account = wallet.0;
-    let waiting = place(&store, wallet, "b-1", 10, "08031234567").await.unwrap();
+    let waiting = place(&store, wallet, "b-1", 10, "08031234567")
+        .await
+        .unwrap();
     let hold_all = Limits {
         account_hourly_count: Some(0),
         account_hourly_action: Some(RuleAction::Hold),
         ..Limits::default()
     };
     own_limits(&store, account, hold_all).await;
-    let held = place(&store, wallet, "b-2", 10, "08031234567").await.unwrap();
+    let held = place(&store, wallet, "b-2", 10, "08031234567")
+        .await
+        .unwrap();
     assert!(held.held_for.is_some());
     // Both placed long ago: the held one first.
     raw_sql(
@@ -282,7 +309,12 @@ async fn held_purchases_are_neither_backlog_nor_needing_review() {
     // Listed apart, and back in both once released.
     assert_eq!(store.held_purchases(10).await.unwrap().len(), 1);
     let release = line("transaction.release");
-    assert!(store.release_held_logged(&held.code, release).await.unwrap());
+    assert!(
+        store
+            .release_held_logged(&held.code, release)
+            .await
+            .unwrap()
+    );
     assert_eq!(store.fulfilment_backlog().await.unwrap().processing, 2);
     assert_eq!(store.transactions(review).await.unwrap().len(), 2);
     // The ordinary listing still shows every purchase.
@@ -333,20 +365,27 @@ async fn usage_past_every_window_is_pruned_and_the_limits_still_refuse() {
     old_rows(&db, account, &day(30), 500_000, hour - 2).await;
     old_rows(&db, account, &day(29), 6_000, hour - 1).await;
     // Today: ₦30 to the recipient (this hour's count and the day's row).
-    place(&store, wallet, "p-1", 30, "08031234567").await.unwrap();
+    place(&store, wallet, "p-1", 30, "08031234567")
+        .await
+        .unwrap();
     let before = usage(&store, account).await;
     assert_eq!(before.monthly_value, Kobo::from_naira(90));
     let refusals = || async {
         let over_month = place(&store, wallet, "p-2", 11, "08039999999").await;
         let over_hour = {
-            place(&store, wallet, "p-3", 5, "08031234567").await.unwrap();
+            place(&store, wallet, "p-3", 5, "08031234567")
+                .await
+                .unwrap();
             place(&store, wallet, "p-4", 1, "08031234567").await
         };
         (refused_by(over_month), refused_by(over_hour))
     };
 
     let (first_day, first_hour) = usage_prune_bounds(today, now_ms());
-    assert_eq!((first_day.as_str(), first_hour), (day(30).as_str(), hour - 2));
+    assert_eq!(
+        (first_day.as_str(), first_hour),
+        (day(30).as_str(), hour - 2)
+    );
     assert_eq!(store.prune_usage(&first_day, first_hour).await.unwrap(), 3);
     assert_eq!(store.prune_usage(&first_day, first_hour).await.unwrap(), 0);
     assert_eq!(usage(&store, account).await, before);
