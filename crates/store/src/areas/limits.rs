@@ -5,7 +5,7 @@
 //! transaction. PostgreSQL's placement runs the same check in its one
 //! statement (`billpay_place_limited_purchase`, migration `022_limits`).
 
-use crate::clock::{lagos_day_of, lagos_today, now_ms, now_rfc3339, rfc3339};
+use crate::clock::{lagos_today, now_ms, now_rfc3339, rfc3339};
 use crate::columns::TX_COLUMNS;
 use crate::db::{Engine, Param, RowRead, Tx, col, for_both_engines};
 use crate::limits::*;
@@ -821,7 +821,7 @@ async fn reject<T: Tx>(
 /// rules watch. PostgreSQL's one-statement finalize does the same in SQL
 /// (`postgres/sql/finalize.sql`).
 pub(crate) async fn give_back_usage<T: Tx>(tx: &T, refunded: &Transaction) -> Result<(), T::Error> {
-    let Some(day) = lagos_day_of(&refunded.created_at) else {
+    let Some(day) = crate::clock::lagos_day_of(&refunded.created_at) else {
         return Err(StoreError::backend(format!(
             "unreadable created_at {:?} of {}",
             refunded.created_at, refunded.code
