@@ -308,6 +308,12 @@ pub trait LimitStore: Send + Sync + 'static {
         fin: Finalization,
         log: NewLogEntry,
     ) -> StoreResult<bool>;
+    /// Deletes the usage no limit reads any more: the day's and the
+    /// recipients' rows of Lagos days before `before_day` (`YYYY-MM-DD`) and
+    /// the hourly counts of clock hours (UTC hours since 1970) before
+    /// `before_hour`; answers the rows deleted. `limits::usage_prune_bounds`
+    /// gives the bounds that keep what every limit reads.
+    async fn prune_usage(&self, before_day: &str, before_hour: i64) -> StoreResult<u64>;
 }
 
 #[async_trait]

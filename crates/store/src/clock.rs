@@ -16,6 +16,12 @@ pub fn lagos_today() -> Date {
     OffsetDateTime::now_utc().to_offset(LAGOS).date()
 }
 
+/// The Lagos day of a stored time (RFC 3339, as written by [`rfc3339`]).
+pub fn lagos_day_of(text: &str) -> Option<Date> {
+    let at = OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()?;
+    Some(at.to_offset(LAGOS).date())
+}
+
 /// Midnight starting a Lagos day, as stored times are written (UTC, fixed
 /// width): `2026-11-25` → `2026-11-24T23:00:00.000+00:00`.
 pub fn lagos_day_start(day: Date) -> String {
@@ -82,6 +88,14 @@ mod tests {
     fn lagos_days_start_at_23_utc() {
         let day = time::macros::date!(2026 - 11 - 25);
         assert_eq!(super::lagos_day_start(day), "2026-11-24T23:00:00.000+00:00");
+    }
+
+    #[test]
+    fn a_stored_time_falls_in_its_lagos_day() {
+        let day = |text| super::lagos_day_of(text).unwrap().to_string();
+        assert_eq!(day("2026-11-24T22:59:59.999+00:00"), "2026-11-24");
+        assert_eq!(day("2026-11-24T23:00:00.000+00:00"), "2026-11-25");
+        assert!(super::lagos_day_of("not a time").is_none());
     }
 
     #[test]

@@ -44,11 +44,13 @@ pub(crate) const RESEND_ON_REVERSAL: &str = "ON CONFLICT (transaction_code) DO U
     payload = excluded.payload, status = 'pending', attempts = 0,
     next_attempt_at = excluded.next_attempt_at, lease_until = 0";
 
-/// Both backends' [`Store::fulfilment_backlog`].
-pub(crate) const BACKLOG: &str =
-    "SELECT COUNT(*), MIN(created_at) FROM transactions WHERE status = 'processing'";
+/// Both backends' [`Store::fulfilment_backlog`]: a purchase held for review
+/// waits for an owner, not for the supplier, so it is not in it.
+pub(crate) const BACKLOG: &str = "SELECT COUNT(*), MIN(created_at) FROM transactions
+    WHERE status = 'processing' AND held_for IS NULL";
 
-/// Purchases still waiting for a final answer (the fulfilment backlog).
+/// Purchases still waiting for a final answer (the fulfilment backlog),
+/// those held for review aside (they wait for an owner: `held_purchases`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Backlog {
     pub processing: u64,

@@ -555,6 +555,25 @@ pub fn usage_days(today: time::Date) -> (String, String) {
     (today.to_string(), first.to_string())
 }
 
+/// Lagos days of usage kept by the pruning job: the 30-day window and the
+/// day before it (a window read just after midnight still finds its days).
+pub const USAGE_DAYS_KEPT: i64 = 31;
+
+/// Clock hours of hourly counts kept by the pruning job, before the current
+/// hour (only the current hour is read; one more for a purchase that read
+/// the clock just before the hour turned).
+pub const USAGE_HOURS_KEPT: i64 = 2;
+
+/// `LimitStore::prune_usage`'s bounds on `today` (Lagos) at `now_ms`: the
+/// first Lagos day kept ([`USAGE_DAYS_KEPT`] days, today's included) and
+/// the first clock hour kept (the current one and [`USAGE_HOURS_KEPT`]
+/// before it).
+pub fn usage_prune_bounds(today: time::Date, now_ms: i64) -> (String, i64) {
+    let first_day = today - time::Duration::days(USAGE_DAYS_KEPT - 1);
+    let first_hour = now_ms.div_euclid(3_600_000) - USAGE_HOURS_KEPT;
+    (first_day.to_string(), first_hour)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -703,5 +722,18 @@ mod tests {
             (both.daily_count, both.max_purchase),
             (Some(7), Some(Kobo(5)))
         );
+    }
+
+    #[test]
+    fn pruning_keeps_the_window_the_day_before_it_and_two_hours() {
+        let today = time::macros::date!(2026 - 11 - 26);
+        let (first_day, first_hour) = usage_prune_bounds(today, 3_600_000 * 500_000 + 59_000);
+        assert_eq!(first_day, "2026-10-27");
+        assert_eq!(
+            usage_days(today).1,
+            "2026-10-28",
+            "the window's first day is kept"
+        );
+        assert_eq!(first_hour, 499_998);
     }
 }

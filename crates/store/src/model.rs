@@ -291,8 +291,26 @@ pub struct TxFilter {
     pub supplier: Option<String>,
     /// Matches the recipient (phone, meter, smartcard number; substring).
     pub recipient: Option<String>,
+    /// Leaves out purchases held for review (they wait for an owner).
+    pub not_held: bool,
     pub limit: u32,
     pub offset: u32,
+}
+
+impl TxFilter {
+    /// The needs-review listing: processing purchases placed before
+    /// `created_until` (RFC 3339) whose outcome is still unknown, newest
+    /// first; purchases held for review are not in it (they are listed
+    /// apart, `LimitStore::held_purchases`).
+    pub fn needs_review(created_until: String, limit: u32) -> TxFilter {
+        TxFilter {
+            status: Some(TxStatus::Processing),
+            created_until: Some(created_until),
+            not_held: true,
+            limit,
+            ..TxFilter::default()
+        }
+    }
 }
 
 /// Spend of one product on one Lagos day, successful and processing purchases.

@@ -197,12 +197,9 @@ impl Alerts {
     async fn backlog(&self, hour: &str) -> StoreResult<Option<(AlertKind, String, Value)>> {
         let backlog = self.store.fulfilment_backlog().await?;
         let bound = crate::fulfilment::needs_review_before(self.settings.needs_review_after);
-        let review = self.store.transactions(TxFilter {
-            status: Some(TxStatus::Processing),
-            created_until: Some(bound),
-            limit: REVIEW_COUNT_CAP,
-            ..TxFilter::default()
-        });
+        let review = self
+            .store
+            .transactions(TxFilter::needs_review(bound, REVIEW_COUNT_CAP));
         let needs_review = review.await?.len() as u64;
         let oldest_secs = backlog.oldest_age_secs() as u64;
         let too_many = needs_review > self.settings.review_count;

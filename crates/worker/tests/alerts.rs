@@ -193,3 +193,40 @@ async fn a_purchase_processing_too_long_is_a_backlog_alert() {
     assert_eq!(w.alerts.run_once(ten).await.unwrap(), 0, "once an hour");
     assert_eq!(notices_of(&w.store, "operator_backlog").await.len(), 1);
 }
+
+/// A purchase held for review waits for an owner, not the supplier: however
+/// old, it is no backlog alert (nor counted in one).
+#[tokio::test]
+async fn a_purchase_held_for_review_is_no_backlog_alert() {
+    let w = world().await;
+    w.float.0.store(900_000, Ordering::SeqCst);
+    operator(&w.store, "owner@example.com", OperatorRole::Owner).await;
+    let (account, key) = common::funded_account(&w.store, 1_000).await;
+    let hold_all = billpay_store::limits::Limits {
+        account_hourly_count: Some(0),
+        account_hourly_action: Some(billpay_store::limits::RuleAction::Hold),
+        ..Default::default()
+    };
+    let log = NewLogEntry {
+        actor: "cli".into(),
+        action: "limits.account".into(),
+        subject: account.to_string(),
+        ..NewLogEntry::default()
+    };
+    w.store
+        .set_account_limits_logged(account, hold_all, log)
+        .await
+        .unwrap();
+    let purchase = common::purchase(account, key, "REF-HELD", 100);
+    let held = w.store.place_purchase(purchase).await.unwrap();
+    assert!(held.held_for.is_some());
+    let sql = format!(
+        "UPDATE transactions SET created_at = '2000-01-01T00:00:00.000Z' WHERE code = '{}'",
+        held.code
+    );
+    raw_sql(&w.db, &sql).await;
+    let ten = datetime!(2026-11-25 09:05 UTC);
+    assert_eq!(w.alerts.run_once(ten).await.unwrap(), 0);
+    assert!(notices_of(&w.store, "operator_backlog").await.is_empty());
+    assert_eq!(w.store.fulfilment_backlog().await.unwrap().processing, 0);
+}

@@ -210,7 +210,9 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
             billpay_domain::keys::random_hex(4)
         );
         let prune = billpay_worker::prune::PruneUnverified::new(store.clone());
-        workers.push(tokio::spawn(prune.run(node, shutdown.clone())));
+        workers.push(tokio::spawn(prune.run(node.clone(), shutdown.clone())));
+        let prune_usage = billpay_worker::prune::PruneUsage::new(store.clone());
+        workers.push(tokio::spawn(prune_usage.run(node, shutdown.clone())));
     }
     let delivery_config = DeliveryConfig {
         allow_private,

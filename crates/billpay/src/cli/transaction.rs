@@ -97,7 +97,10 @@ pub async fn run(
             let tx = transactions::find(store.as_ref(), name)
                 .await
                 .map_err(action_error)?;
-            let needs_review = tx.status == TxStatus::Processing && tx.created_at < review_before;
+            // A held purchase waits for an owner (`billpay transaction held`).
+            let needs_review = tx.status == TxStatus::Processing
+                && tx.held_for.is_none()
+                && tx.created_at < review_before;
             let profit = transactions::profit(&tx);
             let text = format!(
                 "{}\n  reference  {}\n  account    {}\n  product    {} ({})\n  item/plan  {}\n  recipient  {}\n  face value {}\n  charged    {} ({})\n  cost       {}\n  profit     {}\n  status     {}: {}\n  result     {}\n  supplier   {} {}\n  created    {}\n  completed  {}",
@@ -143,11 +146,7 @@ pub async fn run(
             limit,
         } => {
             let filter = if needs_review {
-                TxFilter {
-                    status: Some(TxStatus::Processing),
-                    created_until: Some(review_before),
-                    ..TxFilter::default()
-                }
+                TxFilter::needs_review(review_before, limit)
             } else {
                 TxFilter {
                     status,

@@ -11,7 +11,7 @@ use crate::chart::{self, Day, MARGIN_COLOUR, SALES_COLOUR};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Query, State};
-use billpay_domain::{Kobo, TxStatus};
+use billpay_domain::Kobo;
 use billpay_operations::reports::{self, GroupBy, SalesReport};
 use billpay_store::{SalesSummary, TxFilter};
 use billpay_webkit::format::{naira, short_time};
@@ -79,12 +79,10 @@ pub async fn page(
     let backlog = state.store.fulfilment_backlog().await?;
     let review = state
         .store
-        .transactions(TxFilter {
-            status: Some(TxStatus::Processing),
-            created_until: Some(needs_review_before(state.needs_review_after)),
-            limit: REVIEW_COUNT_CAP,
-            ..TxFilter::default()
-        })
+        .transactions(TxFilter::needs_review(
+            needs_review_before(state.needs_review_after),
+            REVIEW_COUNT_CAP,
+        ))
         .await?;
     let age = backlog.oldest_age_secs() as u64;
     let sign_ups = state

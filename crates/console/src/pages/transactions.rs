@@ -169,16 +169,10 @@ pub async fn review(
     signed_in: SignedIn,
     Query(done): Query<Done>,
 ) -> PageResult {
-    let filter = TxFilter {
-        status: Some(TxStatus::Processing),
-        created_until: Some(needs_review_before(state.needs_review_after)),
-        limit: 500,
-        ..TxFilter::default()
-    };
+    // A held purchase is listed once, in the held list (the filter leaves it out).
+    let filter = TxFilter::needs_review(needs_review_before(state.needs_review_after), 500);
     let mut txs = state.store.transactions(filter).await?;
     txs.reverse();
-    // A held purchase is listed once, in the held list.
-    txs.retain(|tx| tx.held_for.is_none());
     let held = ops::held(state.store.as_ref(), &actor(&signed_in))
         .await
         .map_err(refused)?;

@@ -149,9 +149,9 @@ async fn reschedule<T: Tx>(
     Ok(())
 }
 
-/// A final status, its refund (if failed), its outbox event and its notice,
-/// inside the caller's transaction; `false` when the transaction does not
-/// take this finalization (nothing changed).
+/// A final status, its refund (if failed) with its usage given back, its
+/// outbox event and its notice, inside the caller's transaction; `false`
+/// when the transaction does not take this finalization (nothing changed).
 pub(crate) async fn finalize<T: Tx>(
     tx: &T,
     code: &str,
@@ -177,6 +177,8 @@ pub(crate) async fn finalize<T: Tx>(
     if fin.status == TxStatus::Failed {
         let refund = wallet::Entry::Refund(code);
         wallet::post_ledger(tx, current.account_id, current.amount, refund).await?;
+        // After the wallet's lock, as a purchase takes them.
+        super::limits::give_back_usage(tx, &current).await?;
     }
     queue_event(tx, &current, fin).await?;
     notices::purchase_final(tx, code, current.product, fin.status).await?;

@@ -36,6 +36,8 @@ for_both_engines! {
             = write |tx| release(tx, &code, &log);
         fn reject_held_logged(code: &str, fin: Finalization => fin, log: NewLogEntry) -> bool
             = write |tx| reject(tx, &code, &fin, &log);
+        fn prune_usage(before_day: &str, before_hour: i64) -> u64
+            = write |tx| prune_usage(tx, &before_day, before_hour);
     }
 }
 
@@ -827,4 +829,56 @@ async fn reject<T: Tx>(
     };
     let log = log.clone().with_before(&rule);
     super::fulfilment::finalize_logged(tx, code, fin, &log).await
+}
+
+/// A refunded purchase's usage given back, inside its refund's transaction
+/// (the caller's finalize changed the purchase, once): its amount and one
+/// count off the usage row of the Lagos day it was placed in, its amount off
+/// its recipient's row of that day if there is one, neither below zero.
+/// The hourly counts are kept: they count attempts, which the velocity
+/// rules watch. PostgreSQL's one-statement finalize does the same in SQL
+/// (`postgres/sql/finalize.sql`).
+pub(crate) async fn give_back_usage<T: Tx>(tx: &T, refunded: &Transaction) -> Result<(), T::Error> {
+    let Some(day) = crate::clock::lagos_day_of(&refunded.created_at) else {
+        return Err(StoreError::backend(format!(
+            "unreadable created_at {:?} of {}",
+            refunded.created_at, refunded.code
+        ))
+        .into());
+    };
+    let (account, day) = (refunded.account_id.to_string(), day.to_string());
+    let (day_sql, recipient_sql) = match T::ENGINE {
+        Engine::Sqlite => (
+            "UPDATE limit_usage SET value = MAX(value - ?3, 0), count = MAX(count - 1, 0)
+             WHERE account_id = ?1 AND day = ?2",
+            "UPDATE recipient_usage SET value = MAX(value - ?4, 0)
+             WHERE account_id = ?1 AND recipient = ?2 AND day = ?3",
+        ),
+        Engine::Postgres => (
+            "UPDATE limit_usage SET value = GREATEST(value - ?3, 0),
+                 count = GREATEST(count - 1, 0)
+             WHERE account_id = ?1 AND day = ?2",
+            "UPDATE recipient_usage SET value = GREATEST(value - ?4, 0)
+             WHERE account_id = ?1 AND recipient = ?2 AND day = ?3",
+        ),
+    };
+    let amount = refunded.amount.0;
+    tx.execute(day_sql, &[&account, &day, &amount]).await?;
+    let params: [&dyn Param; 4] = [&account, &refunded.recipient, &day, &amount];
+    tx.execute(recipient_sql, &params).await?;
+    Ok(())
+}
+
+/// See [`LimitStore::prune_usage`]: three deletes in one transaction.
+async fn prune_usage<T: Tx>(tx: &T, before_day: &str, before_hour: i64) -> Result<u64, T::Error> {
+    let days = tx
+        .execute("DELETE FROM limit_usage WHERE day < ?1", &[&before_day])
+        .await?;
+    let recipients = tx
+        .execute("DELETE FROM recipient_usage WHERE day < ?1", &[&before_day])
+        .await?;
+    let hours = tx
+        .execute("DELETE FROM hourly_usage WHERE hour < ?1", &[&before_hour])
+        .await?;
+    Ok(days + recipients + hours)
 }

@@ -2,7 +2,8 @@
 //! (`areas/fulfilment.rs` has the rest): marking a purchase submitted and its
 //! finalize, each one statement of the group-committed lanes
 //! (`postgres/statements.rs`); the finalize is one statement of several parts
-//! (`sql/finalize.sql`: status, refund, outbox event, notice).
+//! (`sql/finalize.sql`: status, refund with its usage given back, outbox
+//! event, notice).
 
 use super::PostgresStore;
 use super::connection::{OwnedParams, Pg, borrow, owned, query_one, statement};

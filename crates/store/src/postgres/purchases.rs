@@ -86,7 +86,7 @@ impl PurchaseStore for PostgresStore {
             LazyLock::new(|| with_columns(include_str!("sql/transactions.sql"), TX_COLUMNS));
         self.autocommit(|c| {
             Box::pin(async move {
-                let params: [&(dyn ToSql + Sync); 11] = [
+                let params: [&(dyn ToSql + Sync); 12] = [
                     &filter.account_id.map(|a| a.to_string()),
                     &filter.status.map(TxStatus::as_str),
                     &filter.product.map(Product::service),
@@ -98,6 +98,7 @@ impl PurchaseStore for PostgresStore {
                     &filter.provider,
                     &filter.supplier,
                     &filter.recipient,
+                    &filter.not_held,
                 ];
                 map_rows(query(c, &SQL, &params).await?, transaction)
             })

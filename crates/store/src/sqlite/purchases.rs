@@ -109,6 +109,7 @@ impl PurchaseStore for SqliteStore {
                     filter.provider,
                     filter.supplier,
                     filter.recipient,
+                    filter.not_held,
                 ];
                 collect(conn, &SQL, params, transaction)
             })

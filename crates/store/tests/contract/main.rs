@@ -26,5 +26,6 @@ mod pricing;
 mod privacy;
 mod purchases;
 mod sessions;
+mod usage;
 mod velocity;
 mod wallet;

@@ -152,3 +152,50 @@ async fn an_owner_releases_and_rejects_held_purchases() {
     assert!(text.contains(line), "{line} in /metrics");
     server.assert_ledger_consistent(&c.account_id);
 }
+
+/// A held purchase waits for an owner, not the supplier: past the
+/// needs-review time it is listed under Held only — not in the backlog,
+/// the needs-review count, `transaction list --needs-review` or `show`'s
+/// REVIEW line; a purchase whose supplier does not answer is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_purchase_is_neither_backlog_nor_needing_review() {
+    let server = server_with_operators().await;
+    let c = server.customer("10000");
+    let key = c.api_key.as_str();
+    let buy = || json!({"provider_id": "mtn", "phone": "08031234567", "amount": 500, "reference": reference()});
+    server.cli(&[
+        "limits",
+        "set",
+        "--account",
+        &c.account_id,
+        "--account-hourly-count",
+        "1",
+        "--account-hourly-action",
+        "hold",
+    ]);
+    // The supplier is unreachable: the first stays processing; the second
+    // is the hour's second purchase, held.
+    let unanswered = server.place(key, "/v1/airtime/purchase", buy()).await;
+    let held = server.place(key, "/v1/airtime/purchase", buy()).await;
+    let shown = server.cli(&["transaction", "show", &held]);
+    assert_eq!(shown["transaction"]["held_for"], "account_hourly_count");
+    assert_eq!(shown["needs_review"], false, "{shown}");
+    let shown = server.cli(&["transaction", "show", &unanswered]);
+    assert_eq!(shown["needs_review"], true, "{shown}");
+    let listed = server.cli(&["transaction", "list", "--needs-review"]);
+    let codes: Vec<&str> = listed["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tx| tx["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, [unanswered.as_str()], "{listed}");
+
+    let owner = admin(&server, OWNER).await;
+    let (status, _, html) = page(&server, &owner, "/admin").await;
+    assert_eq!(status, 200);
+    assert!(html.contains("id=\"backlog\">1<"), "{html}");
+    assert!(html.contains("id=\"needs-review\"><a href=\"/admin/review\">1<"));
+    let (_, _, html) = page(&server, &owner, "/admin/review").await;
+    assert!(html.contains(&unanswered) && html.contains(&held));
+}

@@ -1,6 +1,7 @@
--- A final status, its refund (if failed; ledger kind $11) and its outbox
--- event, as one statement. Only a transaction in status $10 changes (the row
--- lock makes a concurrent finalize on another node wait, then find it final).
+-- A final status, its refund (if failed; ledger kind $11) with its usage
+-- given back (docs/limits.md), and its outbox event, as one statement. Only
+-- a transaction in status $10 changes (the row lock makes a concurrent
+-- finalize on another node wait, then find it final).
 -- $12 is the supplier's cost of a successful one (NULL: unknown or failed);
 -- $13 when to requery it for a reversal (NULL: not watched).
 -- The customer's notice, if its product and status have one (as
@@ -14,14 +15,27 @@ WITH current AS (
       attempts = t.attempts + 1, lease_until = 0, cost = $12,
       watch_at = $13
     FROM current WHERE t.code = current.code
-    RETURNING t.account_id, t.key_id, t.amount, t.product
+    RETURNING t.account_id, t.key_id, t.amount, t.product, t.recipient,
+      -- the Lagos day it was placed in (UTC+1 all year: clock::LAGOS)
+      to_char((t.created_at::timestamptz AT TIME ZONE 'UTC') + INTERVAL '1 hour', 'YYYY-MM-DD')
+        AS day
 ), refunded AS (
     UPDATE accounts a SET balance = a.balance + changed.amount FROM changed
     WHERE $2 = 'failed' AND a.id = changed.account_id
-    RETURNING a.id, a.balance, changed.amount
+    RETURNING a.id, a.balance, changed.amount, changed.recipient, changed.day
 ), refund AS (
     INSERT INTO ledger (account_id, amount, kind, balance_after, transaction_code, created_at)
     SELECT id, amount, $11, balance, $1, $7 FROM refunded
+), day_given_back AS (
+    -- The refund's usage given back (never below zero), joined to `refunded`
+    -- so the wallet's row is locked first, as a purchase locks them; the
+    -- hourly counts are kept (they count attempts).
+    UPDATE limit_usage u SET value = GREATEST(u.value - r.amount, 0),
+      count = GREATEST(u.count - 1, 0)
+    FROM refunded r WHERE u.account_id = r.id AND u.day = r.day
+), recipient_given_back AS (
+    UPDATE recipient_usage u SET value = GREATEST(u.value - r.amount, 0)
+    FROM refunded r WHERE u.account_id = r.id AND u.recipient = r.recipient AND u.day = r.day
 ), event AS (
     INSERT INTO events (id, transaction_code, account_id, key_id, event, payload, status,
       attempts, created_at, next_attempt_at)
