@@ -308,6 +308,15 @@ pub trait LimitStore: Send + Sync + 'static {
         fin: Finalization,
         log: NewLogEntry,
     ) -> StoreResult<bool>;
+    /// Renames a level (1 to [`crate::limits::LEVEL_NAME_MAX`] characters,
+    /// not blank, else `Invalid`; an unknown level is `NotFound`); the
+    /// line's `before` is the old name, written in the same transaction.
+    async fn rename_level_logged(
+        &self,
+        level: u8,
+        name: &str,
+        log: NewLogEntry,
+    ) -> StoreResult<crate::limits::LevelLimits>;
 }
 
 #[async_trait]

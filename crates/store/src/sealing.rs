@@ -334,6 +334,7 @@ pass_through!(LimitStore {
     fn unblock_logged(&self, kind: crate::limits::BlockKind, value: &str, log: NewLogEntry) -> StoreResult<bool>;
     fn start_identity_check(&self, account: AccountId, since: String, most: u32, log: NewLogEntry) -> StoreResult<Option<u32>>;
     fn release_held_logged(&self, code: &str, log: NewLogEntry) -> StoreResult<bool>;
+    fn rename_level_logged(&self, level: u8, name: &str, log: NewLogEntry) -> StoreResult<crate::limits::LevelLimits>;
 } sealed {
     async fn held_purchases(&self, limit: u32) -> StoreResult<Vec<Transaction>> {
         self.open_txs(self.inner.held_purchases(limit).await?)
