@@ -201,6 +201,7 @@ pub fn router(state: ConsoleState) -> Router {
         // KYC levels, limits and the blocklist (docs/limits.md)
         .route("/admin/limits", get(limits::page))
         .route("/admin/limits/{level}", post(limits::set_level))
+        .route("/admin/limits/{level}/name", post(limits::rename_level))
         .route("/admin/blocklist", get(limits::blocklist).post(limits::add))
         .route("/admin/blocklist/remove", post(limits::remove))
         .route("/admin/customers/{id}/kyc", post(customers::set_kyc))
