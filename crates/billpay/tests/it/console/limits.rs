@@ -341,6 +341,23 @@ async fn the_limits_pages_fit_a_phone_and_a_laptop_in_a_browser() {
     assert!(b.text("#done").await.contains("limits are saved"));
     assert!(b.text("#levels").await.contains("15 purchases"));
 
+    // level 0's recipient-hourly rule from hold to refuse, and level 1 renamed
+    b.client
+        .execute(
+            "document.querySelector('#level-0-recipient_hourly_action').value = 'refuse'",
+            vec![],
+        )
+        .await
+        .unwrap();
+    b.click("#level-0 button").await;
+    let table = b.text("#levels").await;
+    assert!(table.contains("5 purchases, then refuse"), "{table}");
+    assert!(table.contains("15 purchases"), "the other fields kept");
+    b.fill("#level-1-name-input", "BVN or NIN matched").await;
+    b.click("#level-1-name button").await;
+    assert!(b.text("#done").await.contains("name is saved"));
+    assert!(b.text("#levels").await.contains("1 · BVN or NIN matched"));
+
     let account = format!("/admin/customers/{}", customer.account_id);
     let mut wide = Vec::new();
     for (width, height, suffix) in [(390, 844, "-phone"), (1280, 900, "")] {
@@ -364,6 +381,17 @@ async fn the_limits_pages_fit_a_phone_and_a_laptop_in_a_browser() {
             b.screenshot(&format!("{name}{suffix}")).await;
             if let Some(why) = b.overflow().await {
                 wide.push(format!("{path} at {width} px: {why}"));
+            }
+            if path == "/admin/limits" {
+                // an owner's forms: a level's name, its limits and the rules' actions
+                b.client
+                    .execute(
+                        "document.querySelector('#level-0 input[name=max_balance]').scrollIntoView()",
+                        vec![],
+                    )
+                    .await
+                    .unwrap();
+                b.screenshot(&format!("console-limits-form{suffix}")).await;
             }
         }
     }
