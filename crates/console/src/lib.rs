@@ -52,6 +52,9 @@ pub struct ConsoleState {
     pub start_checks: Arc<Vec<StartCheck>>,
     /// Where customers reach the dashboard: the start of a reset link support sends.
     pub public_url: Arc<str>,
+    /// Whether the server sends SMS (a channel configured): "My account"
+    /// offers alerts by SMS only then ([`Self::with_sms`]).
+    pub sms: bool,
 }
 
 impl ConsoleState {
@@ -72,7 +75,15 @@ impl ConsoleState {
             low_balance: None,
             start_checks: Arc::default(),
             public_url: Arc::from("http://127.0.0.1:8080"),
+            sms: false,
         }
+    }
+
+    /// Whether an SMS channel is configured (operators are offered alerts
+    /// by SMS only then).
+    pub fn with_sms(mut self, sms: bool) -> Self {
+        self.sms = sms;
+        self
     }
 
     /// Where customers reach the dashboard (`serve`'s `public_url`).
@@ -201,6 +212,7 @@ pub fn router(state: ConsoleState) -> Router {
         // KYC levels, limits and the blocklist (docs/limits.md)
         .route("/admin/limits", get(limits::page))
         .route("/admin/limits/{level}", post(limits::set_level))
+        .route("/admin/limits/{level}/name", post(limits::rename_level))
         .route("/admin/blocklist", get(limits::blocklist).post(limits::add))
         .route("/admin/blocklist/remove", post(limits::remove))
         .route("/admin/customers/{id}/kyc", post(customers::set_kyc))

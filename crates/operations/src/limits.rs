@@ -5,7 +5,8 @@
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, reason_of};
 use billpay_domain::{AccountId, Kobo, Phone};
 use billpay_store::limits::{
-    AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LEVELS, LevelLimits, Limits, RuleAction,
+    AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LEVEL_NAME_MAX, LEVELS, LevelLimits,
+    Limits, RuleAction,
 };
 use billpay_store::{Store, StoreError};
 
@@ -248,6 +249,33 @@ pub async fn set_level_limits(
     let changed = store.set_level_limits_logged(level, limits, log).await?;
     tracing::info!(%actor, level, "level limits set");
     Ok(changed)
+}
+
+/// Renames a level (owner or CLI): the name as typed, trimmed, 1 to
+/// [`LEVEL_NAME_MAX`] characters; logged (`limits.level_name`, the old name
+/// before) in the same transaction.
+pub async fn rename_level(
+    store: &dyn Store,
+    actor: Actor,
+    level: u8,
+    name: &str,
+) -> OpsResult<LevelLimits> {
+    actor.require(Permission::ManageAccounts)?;
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > LEVEL_NAME_MAX {
+        return Err(invalid(
+            &["name"],
+            format!("must be 1 to {LEVEL_NAME_MAX} characters"),
+        ));
+    }
+    let mut log = actor.log("limits.level_name", format!("level {level}"));
+    log.after = Some(name.to_owned());
+    let renamed = store
+        .rename_level_logged(level, name, log)
+        .await
+        .map_err(not_found)?;
+    tracing::info!(%actor, level, "level renamed");
+    Ok(renamed)
 }
 
 /// Changes an account's own limits (cleared: its level's).

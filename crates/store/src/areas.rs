@@ -314,6 +314,15 @@ pub trait LimitStore: Send + Sync + 'static {
     /// `before_hour`; answers the rows deleted. `limits::usage_prune_bounds`
     /// gives the bounds that keep what every limit reads.
     async fn prune_usage(&self, before_day: &str, before_hour: i64) -> StoreResult<u64>;
+    /// Renames a level (1 to [`crate::limits::LEVEL_NAME_MAX`] characters,
+    /// not blank, else `Invalid`; an unknown level is `NotFound`); the
+    /// line's `before` is the old name, written in the same transaction.
+    async fn rename_level_logged(
+        &self,
+        level: u8,
+        name: &str,
+        log: NewLogEntry,
+    ) -> StoreResult<crate::limits::LevelLimits>;
 }
 
 #[async_trait]

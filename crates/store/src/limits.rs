@@ -110,6 +110,9 @@ impl Limits {
     }
 }
 
+/// The longest name a level may have (characters).
+pub const LEVEL_NAME_MAX: usize = 40;
+
 /// A level: its number, the operator's name for it, its limits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LevelLimits {

@@ -335,6 +335,7 @@ pass_through!(LimitStore {
     fn start_identity_check(&self, account: AccountId, since: String, most: u32, log: NewLogEntry) -> StoreResult<Option<u32>>;
     fn release_held_logged(&self, code: &str, log: NewLogEntry) -> StoreResult<bool>;
     fn prune_usage(&self, before_day: &str, before_hour: i64) -> StoreResult<u64>;
+    fn rename_level_logged(&self, level: u8, name: &str, log: NewLogEntry) -> StoreResult<crate::limits::LevelLimits>;
 } sealed {
     async fn held_purchases(&self, limit: u32) -> StoreResult<Vec<Transaction>> {
         self.open_txs(self.inner.held_purchases(limit).await?)

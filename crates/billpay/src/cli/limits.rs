@@ -51,6 +51,9 @@ pub enum LimitsCommand {
         #[command(flatten)]
         values: Box<LimitFlags>,
     },
+    /// Rename a level (1 to 40 characters): the name the console and
+    /// `limits show` give it.
+    Rename { level: String, name: String },
 }
 
 #[derive(Args, Debug)]
@@ -271,6 +274,14 @@ pub async fn limits(cmd: LimitsCommand, store: &SharedStore, out: &Output) -> an
                 );
                 out.emit(json!({ "level": changed }), text);
             }
+        }
+        LimitsCommand::Rename { level, name } => {
+            let level = limits::level_of(&level).map_err(action_error)?;
+            let renamed = limits::rename_level(store, Actor::Cli, level, &name)
+                .await
+                .map_err(action_error)?;
+            let text = format!("Level {} is now named {}", renamed.level, renamed.name);
+            out.emit(json!({ "level": renamed }), text);
         }
     }
     Ok(())

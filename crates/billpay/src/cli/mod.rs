@@ -95,7 +95,7 @@ pub enum Command {
     /// KYC levels of accounts: set-level, show (docs/limits.md).
     #[command(subcommand)]
     Kyc(limits::KycCommand),
-    /// Limits per KYC level and per account: show, set.
+    /// Limits per KYC level and per account, and the levels' names: show, set, rename.
     #[command(subcommand)]
     Limits(limits::LimitsCommand),
     /// Recipients and accounts refused at purchase: add, list, remove.

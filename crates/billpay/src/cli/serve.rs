@@ -258,6 +258,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     )
     .with_funding(console_funding)
     .with_public_url(&public_url)
+    .with_sms(channels.sms.is_some())
     .with_suppliers(
         super::supplier::configured(&settings)?,
         super::supplier::low_balance(&settings),

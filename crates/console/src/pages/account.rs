@@ -1,7 +1,10 @@
 //! "My account": any signed-in operator changes their own password (the
 //! current one required; their other sessions end, this browser gets a new
 //! one) and turns TOTP on (the secret shown once, enabled only after a code
-//! from it) or off (with a code). The rules are `billpay_operations::operators`'.
+//! from it) or off (with a code), and chooses their alerts and how they come
+//! (by SMS only when the server has an SMS channel: without one the page
+//! says so and a save turns SMS off, the phone kept). The rules are
+//! `billpay_operations::operators`' and `notices`'.
 
 use super::{Chrome, Done, Notice, PageError, PageResult, actor, done, refused, render};
 use crate::ConsoleState;
@@ -32,6 +35,8 @@ struct AccountPage {
     alerts: Vec<(AlertKind, bool)>,
     /// How they go: email, SMS, the phone.
     channels: AlertChannels,
+    /// The server sends SMS (else the page offers email only, saying why).
+    sms: bool,
     /// The alert channels' form, refused: the message and what was typed.
     refill: Refill,
 }
@@ -72,6 +77,7 @@ async fn account_page_with(
         offer,
         alerts,
         channels,
+        sms: state.sms,
         refill,
     }))
 }
@@ -219,9 +225,19 @@ pub async fn set_alert_channels(
     signed_in: SignedIn,
     CsrfForm(form): CsrfForm<ChannelsForm>,
 ) -> PageResult {
-    let (by_email, by_sms) = (form.by_email.is_some(), form.by_sms.is_some());
     let (store, who) = (state.store.as_ref(), actor(&signed_in));
-    let saved = notices::set_alert_channels(store, &who, &form.phone, by_email, by_sms);
+    let by_email = form.by_email.is_some();
+    // no SMS on this server: by email only, the phone kept as it was
+    let (by_sms, phone) = match state.sms {
+        true => (form.by_sms.is_some(), form.phone.clone()),
+        false => {
+            let current = notices::alert_channels(store, &who)
+                .await
+                .map_err(refused)?;
+            (false, current.phone.unwrap_or_default())
+        }
+    };
+    let saved = notices::set_alert_channels(store, &who, &phone, by_email, by_sms);
     let Err(error) = saved.await else {
         return Ok(done("/admin/account", Notice::AlertChannelsSaved));
     };

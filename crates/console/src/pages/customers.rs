@@ -330,11 +330,12 @@ async fn account_page(
         left_today: own.left_today().map(naira),
         held_to_level0: own.held_to_level0,
         limits_form: chrome.owner.then(|| {
+            let level = levels.iter().find(|l| l.level == own.kyc.level);
             LimitsForm::new(
                 "account-limits",
                 format!("/admin/customers/{id}/limits"),
                 &own.overrides,
-                "the level's",
+                Some(level.map(|l| &l.limits).unwrap_or(&own.limits)),
                 "Save the account's own limits".into(),
             )
         }),

@@ -15,8 +15,10 @@ use axum::extract::{Path, Query, State};
 use axum::response::IntoResponse;
 use billpay_domain::Kobo;
 use billpay_operations::OpsResult;
-use billpay_operations::limits::{self, CLEAR, LimitsPatch, count_limit, naira_limit};
-use billpay_store::limits::{AccountLimits, BlockKind, Kyc, LevelLimits, Limits};
+use billpay_operations::limits::{
+    self, CLEAR, LimitsPatch, action_limit, count_limit, naira_limit,
+};
+use billpay_store::limits::{AccountLimits, BlockKind, Kyc, LevelLimits, Limits, RuleAction};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::format::{lagos_time, naira};
 use serde::Deserialize;
@@ -51,9 +53,76 @@ const FIELDS: [(&str, &str, bool); 10] = [
     ),
 ];
 
+/// What tripping a rule does (refuse or hold), the limit it follows on a
+/// form, and its words.
+const ACTIONS: [(&str, &str, &str); 4] = [
+    (
+        "over_balance_action",
+        "max_balance",
+        "While the wallet is over it, a purchase above level 0's limits is",
+    ),
+    (
+        "recipient_hourly_action",
+        "recipient_hourly_count",
+        "A purchase over it is",
+    ),
+    (
+        "account_hourly_action",
+        "account_hourly_count",
+        "A purchase over it is",
+    ),
+    (
+        "first_day_action",
+        "first_day_value",
+        "A purchase over it is",
+    ),
+];
+
 /// Each level's form on the limits page (a [`Refill`] names its form with a
 /// `&'static str`).
 const LEVEL_FORMS: [&str; 3] = ["level-0", "level-1", "level-2"];
+
+/// Each level's name form on the limits page.
+const NAME_FORMS: [&str; 3] = ["level-0-name", "level-1-name", "level-2-name"];
+
+/// The rules' actions in [`ACTIONS`]' order (`None`: not set).
+fn actions_in_order(l: &Limits) -> [Option<RuleAction>; 4] {
+    [
+        l.over_balance_action,
+        l.recipient_hourly_action,
+        l.account_hourly_action,
+        l.first_day_action,
+    ]
+}
+
+/// What a rule's action does to a purchase, for a person.
+fn action_words(action: RuleAction) -> &'static str {
+    match action {
+        RuleAction::Refuse => "refused",
+        RuleAction::Hold => "held for an owner's review",
+    }
+}
+
+/// The limits in words in [`FIELDS`]' order, a rule's action after its
+/// limit where the limit is set (`5 purchases, then hold`).
+fn words_in_order(l: &Limits, none: &str) -> Vec<String> {
+    let actions = actions_in_order(l);
+    FIELDS
+        .iter()
+        .zip(in_order(l))
+        .map(|(&(field, _, counts), value)| {
+            let said = words(value, counts, none);
+            let action = ACTIONS
+                .iter()
+                .position(|&(_, after, _)| after == field)
+                .and_then(|i| actions[i]);
+            match (value, action) {
+                (Some(_), Some(action)) => format!("{said}, then {}", action.as_str()),
+                _ => said,
+            }
+        })
+        .collect()
+}
 
 /// The limits' values in [`FIELDS`]' order: kobo or purchases, `None` for none.
 fn in_order(l: &Limits) -> [Option<i64>; 10] {
@@ -98,6 +167,47 @@ pub struct LimitInput {
     /// The value in force, as typed (blank: none).
     pub current: String,
     pub counts: bool,
+    /// What tripping it does, for a rule (and the largest balance).
+    pub action: Option<ActionInput>,
+}
+
+/// A rule's action on a limits form: refuse or hold (or, for an account,
+/// blank: the level's).
+pub struct ActionInput {
+    pub field: &'static str,
+    pub label: &'static str,
+    /// The option in force: `refuse`, `hold`, or blank (the level's).
+    pub current: &'static str,
+    /// Each option's value and words.
+    pub options: Vec<(&'static str, String)>,
+}
+
+impl ActionInput {
+    /// `i`'s action of [`ACTIONS`]; `level`: the level's limits under an
+    /// account's own (blank is then an option, the level's), `None` for a
+    /// level's form (a level always has one: unset is refuse).
+    fn new(i: usize, limits: &Limits, level: Option<&Limits>) -> ActionInput {
+        let (field, _, label) = ACTIONS[i];
+        let set = actions_in_order(limits)[i];
+        let mut options = Vec::new();
+        let current = match level {
+            None => set.unwrap_or_default().as_str(),
+            Some(level) => {
+                let levels = actions_in_order(level)[i].unwrap_or_default();
+                options.push(("", format!("the level's ({})", action_words(levels))));
+                set.map_or("", RuleAction::as_str)
+            }
+        };
+        for action in [RuleAction::Refuse, RuleAction::Hold] {
+            options.push((action.as_str(), action_words(action).to_owned()));
+        }
+        ActionInput {
+            field,
+            label,
+            current,
+            options,
+        }
+    }
 }
 
 /// A limits form (a level's, or an account's own): where it posts, its
@@ -112,13 +222,19 @@ pub struct LimitsForm {
 }
 
 impl LimitsForm {
+    /// A level's form (`level` `None`), or an account's own over its
+    /// level's limits `level`.
     pub fn new(
         id: &'static str,
         action: String,
         limits: &Limits,
-        blank: &'static str,
+        level: Option<&Limits>,
         button: String,
     ) -> LimitsForm {
+        let blank = match level {
+            None => "no limit",
+            Some(_) => "the level's",
+        };
         let inputs = FIELDS
             .iter()
             .zip(in_order(limits))
@@ -127,6 +243,10 @@ impl LimitsForm {
                 label,
                 current: typed(value, counts),
                 counts,
+                action: ACTIONS
+                    .iter()
+                    .position(|&(_, after, _)| after == field)
+                    .map(|i| ActionInput::new(i, limits, level)),
             })
             .collect();
         LimitsForm {
@@ -141,7 +261,9 @@ impl LimitsForm {
 
 /// A limits form's fields as posted: Naira (`50000`, `₦50,000.50`) or
 /// purchases; blank clears the limit (no limit for a level, the level's for
-/// an account).
+/// an account). A rule's action is `refuse` or `hold`; blank is refuse for a
+/// level and the level's for an account, and an action not sent at all is
+/// left as set.
 #[derive(Deserialize)]
 pub struct LimitFields {
     #[serde(default)]
@@ -164,6 +286,14 @@ pub struct LimitFields {
     account_hourly_count: String,
     #[serde(default)]
     first_day_value: String,
+    #[serde(default)]
+    recipient_hourly_action: Option<String>,
+    #[serde(default)]
+    account_hourly_action: Option<String>,
+    #[serde(default)]
+    first_day_action: Option<String>,
+    #[serde(default)]
+    over_balance_action: Option<String>,
 }
 
 impl LimitFields {
@@ -181,10 +311,21 @@ impl LimitFields {
             &self.account_hourly_count,
             &self.first_day_value,
         ];
+        let actions = [
+            &self.over_balance_action,
+            &self.recipient_hourly_action,
+            &self.account_hourly_action,
+            &self.first_day_action,
+        ];
+        let actions = ACTIONS
+            .iter()
+            .zip(actions)
+            .filter_map(|(&(field, _, _), text)| Some((field, text.clone()?)));
         FIELDS
             .iter()
             .zip(texts)
             .map(|(&(field, _, _), text)| (field, text.clone()))
+            .chain(actions)
             .collect()
     }
 
@@ -197,6 +338,11 @@ impl LimitFields {
         };
         let naira = |field, t: &str| naira_limit(field, &text(t)).map(Some);
         let count = |field, t: &str| count_limit(field, &text(t)).map(Some);
+        let action = |field, t: &Option<String>| {
+            t.as_deref()
+                .map(|t| action_limit(field, &text(t)))
+                .transpose()
+        };
         Ok(LimitsPatch {
             max_purchase: naira(&["max_purchase"], &self.max_purchase)?,
             daily_value: naira(&["daily_value"], &self.daily_value)?,
@@ -211,11 +357,13 @@ impl LimitFields {
             )?,
             account_hourly_count: count(&["account_hourly_count"], &self.account_hourly_count)?,
             first_day_value: naira(&["first_day_value"], &self.first_day_value)?,
-            // what a tripped rule does (refuse or hold) stays as set: `billpay limits set`
-            recipient_hourly_action: None,
-            account_hourly_action: None,
-            first_day_action: None,
-            over_balance_action: None,
+            recipient_hourly_action: action(
+                &["recipient_hourly_action"],
+                &self.recipient_hourly_action,
+            )?,
+            account_hourly_action: action(&["account_hourly_action"], &self.account_hourly_action)?,
+            first_day_action: action(&["first_day_action"], &self.first_day_action)?,
+            over_balance_action: action(&["over_balance_action"], &self.over_balance_action)?,
         })
     }
 }
@@ -233,6 +381,13 @@ pub struct LimitTableRow {
     pub values: Vec<String>,
 }
 
+/// A level's name form (an owner's page only).
+pub struct NameForm {
+    pub id: &'static str,
+    pub action: String,
+    pub current: String,
+}
+
 #[derive(Template)]
 #[template(path = "limits.html")]
 struct LimitsPage {
@@ -241,6 +396,8 @@ struct LimitsPage {
     rows: Vec<LimitTableRow>,
     /// Each level's form (an owner's page only).
     forms: Vec<LimitsForm>,
+    /// Each level's name form, in the forms' order (an owner's page only).
+    names: Vec<NameForm>,
     refill: Refill,
 }
 
@@ -262,39 +419,53 @@ async fn limits_page(
     let levels = limits::levels(state.store.as_ref(), &actor(signed_in))
         .await
         .map_err(refused)?;
-    let values: Vec<[Option<i64>; 10]> = levels.iter().map(|l| in_order(&l.limits)).collect();
+    let values: Vec<Vec<String>> = levels
+        .iter()
+        .map(|l| words_in_order(&l.limits, "no limit"))
+        .collect();
     let rows = FIELDS
         .iter()
         .enumerate()
-        .map(|(i, &(_, label, counts))| LimitTableRow {
+        .map(|(i, &(_, label, _))| LimitTableRow {
             label,
-            values: values
-                .iter()
-                .map(|v| words(v[i], counts, "no limit"))
-                .collect(),
+            values: values.iter().map(|v| v[i].clone()).collect(),
         })
         .collect();
-    let forms = match chrome.owner {
+    // an owner's forms: a level's name and its limits, each level that has both ids
+    let editable: Vec<(&LevelLimits, usize)> = match chrome.owner {
         false => Vec::new(),
         true => levels
             .iter()
-            .filter_map(|l| {
-                let id = LEVEL_FORMS.get(usize::from(l.level)).copied()?;
-                Some(LimitsForm::new(
-                    id,
-                    format!("{HOME}/{}", l.level),
-                    &l.limits,
-                    "no limit",
-                    format!("Save level {}'s limits", l.level),
-                ))
-            })
+            .map(|l| (l, usize::from(l.level)))
+            .filter(|&(_, i)| i < LEVEL_FORMS.len())
             .collect(),
     };
+    let forms = editable
+        .iter()
+        .map(|&(l, i)| {
+            LimitsForm::new(
+                LEVEL_FORMS[i],
+                format!("{HOME}/{}", l.level),
+                &l.limits,
+                None,
+                format!("Save level {}'s limits", l.level),
+            )
+        })
+        .collect();
+    let names = editable
+        .iter()
+        .map(|&(l, i)| NameForm {
+            id: NAME_FORMS[i],
+            action: format!("{HOME}/{}/name", l.level),
+            current: l.name.clone(),
+        })
+        .collect();
     Ok(render(&LimitsPage {
         chrome,
         levels: levels.iter().map(level_title).collect(),
         rows,
         forms,
+        names,
         refill,
     }))
 }
@@ -322,6 +493,31 @@ pub async fn set_level(
         return Ok((status, page).into_response());
     }
     Ok(done(HOME, Notice::LevelLimitsSet))
+}
+
+#[derive(Deserialize)]
+pub struct NameFields {
+    #[serde(default)]
+    name: String,
+}
+
+/// Renames a level (owner): 1 to 40 characters, logged with the old name.
+pub async fn rename_level(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(level): Path<String>,
+    CsrfForm(form): CsrfForm<NameFields>,
+) -> PageResult {
+    let level = limits::level_of(&level).map_err(|_| super::not_found())?;
+    let store = state.store.as_ref();
+    let renamed = limits::rename_level(store, actor(&signed_in), level, &form.name).await;
+    if let Err(e) = renamed {
+        let values = vec![("name", form.name)];
+        let (status, refill) = Refill::refused(NAME_FORMS[usize::from(level)], e, values)?;
+        let page = limits_page(&state, &signed_in, &Done::default(), refill).await?;
+        return Ok((status, page).into_response());
+    }
+    Ok(done(HOME, Notice::LevelRenamed))
 }
 
 // ---- an account's level and limits (its page in customers.rs) ----
@@ -389,21 +585,28 @@ pub fn usage_rows(account: &AccountLimits, balance: Kobo) -> Vec<UsageRow> {
         None,
         None,
     ];
+    let own_actions = actions_in_order(&account.overrides);
     FIELDS
         .iter()
         .zip(in_order(&account.limits))
         .zip(in_order(&account.overrides))
         .zip(used)
-        .map(|(((&(field, label, counts), limit), own), used)| {
+        .zip(words_in_order(&account.limits, "no limit"))
+        .map(|((((&(field, label, counts), limit), own), used), said)| {
             let left = match (limit, used) {
                 (Some(limit), Some(used)) => words(Some((limit - used).max(0)), counts, ""),
                 _ => String::new(),
             };
+            // its own action over the level's counts as its own too
+            let own_action = ACTIONS
+                .iter()
+                .position(|&(_, after, _)| after == field)
+                .is_some_and(|i| own_actions[i].is_some());
             UsageRow {
                 field,
                 label,
-                limit: words(limit, counts, "no limit"),
-                own: own.is_some(),
+                limit: said,
+                own: own.is_some() || own_action,
                 used: used.map_or_else(String::new, |u| words(Some(u), counts, "")),
                 left,
             }
@@ -543,14 +746,31 @@ mod tests {
             recipient_hourly_count: "5".into(),
             account_hourly_count: String::new(),
             first_day_value: "20000".into(),
+            recipient_hourly_action: Some("refuse".into()),
+            account_hourly_action: Some(String::new()),
+            first_day_action: None,
+            over_balance_action: Some(" Hold ".into()),
         };
         let patch = fields.patch().unwrap();
+        assert_eq!(
+            patch.recipient_hourly_action,
+            Some(Some(RuleAction::Refuse))
+        );
+        assert_eq!(
+            patch.account_hourly_action,
+            Some(None),
+            "blank: refuse for a level, the level's for an account"
+        );
+        assert_eq!(patch.over_balance_action, Some(Some(RuleAction::Hold)));
+        let refill = fields.values();
+        assert!(refill.contains(&("recipient_hourly_action", "refuse".to_owned())));
+        assert!(!refill.iter().any(|(f, _)| *f == "first_day_action"));
         assert_eq!(patch.recipient_hourly_count, Some(Some(5)));
         assert_eq!(patch.account_hourly_count, Some(None));
         assert_eq!(patch.first_day_value, Some(Some(Kobo(2_000_000))));
         assert_eq!(
             patch.first_day_action, None,
-            "a rule's action is left as set"
+            "an action not sent is left as set"
         );
         assert_eq!(patch.max_purchase, Some(Some(Kobo(1_000_001))));
         assert_eq!(patch.daily_value, Some(None));
@@ -563,6 +783,52 @@ mod tests {
             ..fields
         };
         assert!(bad.patch().is_err());
+        let maybe = LimitFields {
+            daily_count: "20".into(),
+            first_day_action: Some("maybe".into()),
+            ..bad
+        };
+        assert!(maybe.patch().is_err());
+    }
+
+    #[test]
+    fn a_rules_action_follows_its_limit_in_words_and_on_the_form() {
+        let level = Limits {
+            recipient_hourly_count: Some(5),
+            recipient_hourly_action: Some(RuleAction::Hold),
+            account_hourly_action: Some(RuleAction::Hold),
+            ..Limits::default()
+        };
+        let said = words_in_order(&level, "no limit");
+        assert_eq!(said[7], "5 purchases, then hold");
+        assert_eq!(said[8], "no limit", "no rule, no action said");
+        let own = Limits {
+            account_hourly_action: Some(RuleAction::Refuse),
+            ..Limits::default()
+        };
+        let form = LimitsForm::new("f", String::new(), &own, Some(&level), String::new());
+        let action = |field: &str| {
+            let input = form.inputs.iter().find(|i| i.field == field).unwrap();
+            input.action.as_ref().unwrap()
+        };
+        assert_eq!(action("recipient_hourly_count").current, "", "the level's");
+        assert_eq!(
+            action("recipient_hourly_count").options[0].1,
+            "the level's (held for an owner's review)"
+        );
+        assert_eq!(action("account_hourly_count").current, "refuse");
+        let level_form = LimitsForm::new("f", String::new(), &level, None, String::new());
+        let first_day = level_form
+            .inputs
+            .iter()
+            .find(|i| i.field == "first_day_value");
+        let first_day = first_day.unwrap().action.as_ref().unwrap();
+        assert_eq!(
+            first_day.current, "refuse",
+            "a level's unset action refuses"
+        );
+        assert_eq!(first_day.options.len(), 2, "no blank for a level");
+        assert!(level_form.inputs[0].action.is_none());
     }
 
     #[test]

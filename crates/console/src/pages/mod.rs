@@ -72,6 +72,7 @@ pub enum Notice {
     AlertsSaved,
     AlertChannelsSaved,
     LevelLimitsSet,
+    LevelRenamed,
     KycLevelSet,
     AccountLimitsSet,
     Blocked,
@@ -82,7 +83,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 51] = [
+    const TABLE: [(Notice, &'static str, &'static str); 52] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -219,6 +220,11 @@ impl Notice {
             Notice::LevelLimitsSet,
             "level-limits-set",
             "the level's limits are saved: the next purchase is checked against them",
+        ),
+        (
+            Notice::LevelRenamed,
+            "level-renamed",
+            "the level's name is saved",
         ),
         (
             Notice::KycLevelSet,

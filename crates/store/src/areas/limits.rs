@@ -38,6 +38,8 @@ for_both_engines! {
             = write |tx| reject(tx, &code, &fin, &log);
         fn prune_usage(before_day: &str, before_hour: i64) -> u64
             = write |tx| prune_usage(tx, &before_day, before_hour);
+        fn rename_level_logged(level: u8, name: &str, log: NewLogEntry) -> LevelLimits
+            = write |tx| rename_level(tx, level, &name, &log);
     }
 }
 
@@ -652,6 +654,38 @@ async fn set_level_limits<T: Tx>(
     let all = levels(tx).await?;
     let found = all.into_iter().find(|l| i32::from(l.level) == level);
     Ok(found.ok_or(StoreError::NotFound("level"))?)
+}
+
+/// See [`LimitStore::rename_level_logged`].
+async fn rename_level<T: Tx>(
+    tx: &T,
+    level: u8,
+    name: &str,
+    log: &NewLogEntry,
+) -> Result<LevelLimits, T::Error> {
+    let length = name.chars().count();
+    if name.trim().is_empty() || length > LEVEL_NAME_MAX {
+        return Err(StoreError::Invalid(format!(
+            "a level's name must be 1 to {LEVEL_NAME_MAX} characters"
+        ))
+        .into());
+    }
+    let all = levels(tx).await?;
+    let before = all
+        .into_iter()
+        .find(|l| l.level == level)
+        .ok_or(StoreError::NotFound("level"))?;
+    tx.execute(
+        "UPDATE kyc_levels SET name = ?2 WHERE level = ?1",
+        &[&i32::from(level), &name],
+    )
+    .await?;
+    let log = log.clone().with_before(&before.name);
+    super::operators::append(tx, &log).await?;
+    Ok(LevelLimits {
+        name: name.to_owned(),
+        ..before
+    })
 }
 
 async fn set_account_limits<T: Tx>(

@@ -162,7 +162,10 @@ mod tests {
     fn a_bare_limit_parameter_is_reprepared_on_every_run_a_cast_one_is_not() {
         let bare = "SELECT id FROM q WHERE due <= ?1 ORDER BY due LIMIT ?2";
         let cast = "SELECT id FROM q WHERE due <= ?1 ORDER BY due LIMIT CAST(?2 AS BIGINT)";
-        assert!(reprepares(bare) >= 4, "SQLite no longer re-prepares: drop the CASTs");
+        assert!(
+            reprepares(bare) >= 4,
+            "SQLite no longer re-prepares: drop the CASTs"
+        );
         assert_eq!(reprepares(cast), 0);
     }
 
@@ -191,6 +194,9 @@ mod tests {
                 }
             }
         }
-        assert!(bare.is_empty(), "bind LIMIT/OFFSET as CAST(?n AS BIGINT): {bare:?}");
+        assert!(
+            bare.is_empty(),
+            "bind LIMIT/OFFSET as CAST(?n AS BIGINT): {bare:?}"
+        );
     }
 }

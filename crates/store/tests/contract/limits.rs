@@ -383,6 +383,84 @@ async fn level_limits_are_listed_changed_and_logged() {
     assert!(logged.iter().any(|l| l.action == "limits.level"));
 }
 
+/// An owner renames a level: the new name is read back, the line (old name
+/// before, in the same transaction) is written; an unknown level is not
+/// found, a blank or over-long name is refused, and neither changes a thing.
+#[tokio::test]
+async fn a_level_is_renamed_and_logged_and_a_bad_name_changes_nothing() {
+    let (_db, store) = store().await;
+    let before = store.level_limits().await.unwrap();
+    let mut rename = line("limits.level_name");
+    rename.subject = "level 1".into();
+    rename.after = Some("Verified by BVN".into());
+    let renamed = store
+        .rename_level_logged(1, "Verified by BVN", rename)
+        .await
+        .unwrap();
+    assert_eq!(
+        (renamed.level, renamed.name.as_str()),
+        (1, "Verified by BVN")
+    );
+    assert_eq!(renamed.limits, before[1].limits, "the limits are kept");
+    let after = store.level_limits().await.unwrap();
+    assert_eq!(after[1].name, "Verified by BVN");
+    assert_eq!((&after[0], &after[2]), (&before[0], &before[2]));
+    let logged = store
+        .operator_log(LogFilter {
+            subject: Some("level 1".into()),
+            limit: 50,
+            ..LogFilter::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(logged[0].action, "limits.level_name");
+    assert_eq!(logged[0].before.as_deref(), Some(before[1].name.as_str()));
+    assert_eq!(logged[0].after.as_deref(), Some("Verified by BVN"));
+
+    let unknown = store
+        .rename_level_logged(3, "Level three", line("limits.level_name"))
+        .await;
+    assert!(
+        matches!(unknown, Err(StoreError::NotFound(_))),
+        "{unknown:?}"
+    );
+    let longest = "n".repeat(LEVEL_NAME_MAX);
+    let too_long = format!("{longest}x");
+    for bad in ["", "   ", too_long.as_str()] {
+        let refused = store
+            .rename_level_logged(0, bad, line("limits.level_name"))
+            .await;
+        assert!(
+            matches!(refused, Err(StoreError::Invalid(_))),
+            "{bad:?}: {refused:?}"
+        );
+    }
+    // a name of the longest length, in any script, is taken whole
+    let ok = store
+        .rename_level_logged(2, &longest, line("limits.level_name"))
+        .await
+        .unwrap();
+    assert_eq!(ok.name, longest);
+    let naira = "Ọ̀gá ₦".repeat(5);
+    let named = store
+        .rename_level_logged(0, &naira, line("limits.level_name"))
+        .await
+        .unwrap();
+    assert_eq!(named.name, naira);
+    let all = store.level_limits().await.unwrap();
+    assert_eq!(all[0].name, naira);
+    let lines = store
+        .operator_log(LogFilter {
+            limit: 50,
+            ..LogFilter::default()
+        })
+        .await
+        .unwrap();
+    let renames = lines.iter().filter(|l| l.action == "limits.level_name");
+    assert_eq!(renames.count(), 3, "a refusal writes no line");
+}
+
 /// A customer's identity checks are counted per day before the gateway is
 /// asked: ten at once on an account with 3 a day start exactly 3, each
 /// with its line; another account and an earlier day are counted apart.

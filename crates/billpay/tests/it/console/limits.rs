@@ -341,6 +341,23 @@ async fn the_limits_pages_fit_a_phone_and_a_laptop_in_a_browser() {
     assert!(b.text("#done").await.contains("limits are saved"));
     assert!(b.text("#levels").await.contains("15 purchases"));
 
+    // level 0's recipient-hourly rule from hold to refuse, and level 1 renamed
+    b.client
+        .execute(
+            "document.querySelector('#level-0-recipient_hourly_action').value = 'refuse'",
+            vec![],
+        )
+        .await
+        .unwrap();
+    b.click("#level-0 button").await;
+    let table = b.text("#levels").await;
+    assert!(table.contains("5 purchases, then refuse"), "{table}");
+    assert!(table.contains("15 purchases"), "the other fields kept");
+    b.fill("#level-1-name-input", "BVN or NIN matched").await;
+    b.click("#level-1-name button").await;
+    assert!(b.text("#done").await.contains("name is saved"));
+    assert!(b.text("#levels").await.contains("1 · BVN or NIN matched"));
+
     let account = format!("/admin/customers/{}", customer.account_id);
     let mut wide = Vec::new();
     for (width, height, suffix) in [(390, 844, "-phone"), (1280, 900, "")] {
@@ -365,6 +382,17 @@ async fn the_limits_pages_fit_a_phone_and_a_laptop_in_a_browser() {
             if let Some(why) = b.overflow().await {
                 wide.push(format!("{path} at {width} px: {why}"));
             }
+            if path == "/admin/limits" {
+                // an owner's forms: a level's name, its limits and the rules' actions
+                b.client
+                    .execute(
+                        "document.querySelector('#level-0 input[name=max_balance]').scrollIntoView()",
+                        vec![],
+                    )
+                    .await
+                    .unwrap();
+                b.screenshot(&format!("console-limits-form{suffix}")).await;
+            }
         }
     }
     assert!(
@@ -375,4 +403,264 @@ async fn the_limits_pages_fit_a_phone_and_a_laptop_in_a_browser() {
     let nav = b.css(".top nav a[href='/admin/limits']").await;
     assert!(nav.is_displayed().await.unwrap(), "Limits in the nav");
     browser.stop().await;
+}
+
+/// Level 0's limits as shipped, every field of its form (a form is saved
+/// whole: a blank field is no limit), with `actions` for the rules.
+fn level_0_form<'a>(csrf: &'a str, actions: [&'a str; 4]) -> Vec<(&'a str, &'a str)> {
+    let [recipient, account, first_day, over_balance] = actions;
+    vec![
+        ("csrf", csrf),
+        ("max_purchase", "10,000.00"),
+        ("daily_value", "50000"),
+        ("daily_count", "20"),
+        ("monthly_value", "300000"),
+        ("monthly_count", "300"),
+        ("max_balance", "300000"),
+        ("per_recipient_daily", "20000"),
+        ("recipient_hourly_count", "5"),
+        ("account_hourly_count", "10"),
+        ("first_day_value", "20000"),
+        ("recipient_hourly_action", recipient),
+        ("account_hourly_action", account),
+        ("first_day_action", first_day),
+        ("over_balance_action", over_balance),
+    ]
+}
+
+/// A rule's action from the console: level 0's recipient-hourly rule holds
+/// the 6th purchase to one number as shipped; an owner sets it to refuse
+/// and the next is refused (`422 limit_exceeded`), nothing debited; the
+/// account's own action (hold) wins over it, and blank gives the level's
+/// back. A wrong action comes back on its field; support's POSTs are
+/// refused, nothing changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_turns_a_velocity_rule_from_hold_to_refuse_for_the_next_api_purchase() {
+    let server = &TestServer::spawn().await;
+    add_operators(server);
+    let created = server.cli(&[
+        "account",
+        "create",
+        "--name",
+        "Shop Customer",
+        "--email",
+        &format!("l0-{}@example.com", rand_suffix()),
+        "--kyc-level",
+        "0",
+    ]);
+    let account = created["account_id"].as_str().unwrap().to_owned();
+    server.cli(&[
+        "wallet",
+        "credit",
+        "--account",
+        &account,
+        "--amount",
+        "5000",
+        "--reference",
+        &reference(),
+    ]);
+    let key = server.cli(&["key", "create", "--account", &account])["api_key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let key = key.as_str();
+    let owner = admin(server, OWNER).await;
+    let (_, _, html) = page(server, &owner, "/admin/limits").await;
+    let csrf = csrf_in(&html);
+    let select = &html[html
+        .find("id=\"level-0-recipient_hourly_action\"")
+        .expect("the select")..];
+    let select = &select[..select.find("</select>").unwrap()];
+    assert!(
+        select.contains("<option value=\"hold\" selected>"),
+        "{select}"
+    );
+    assert!(html.contains("5 purchases, then hold"), "the table says it");
+
+    // as shipped: 5 an hour to one number, the 6th held (accepted, processing)
+    for _ in 0..5 {
+        server
+            .place(key, "/v1/airtime/purchase", airtime("08031234567", 100))
+            .await;
+    }
+    let held = server
+        .place(key, "/v1/airtime/purchase", airtime("08031234567", 100))
+        .await;
+    let shown = server.cli(&["transaction", "show", &held]);
+    assert_eq!(shown["transaction"]["held_for"], "recipient_hourly_count");
+
+    // a wrong action: on its field, what was typed kept, nothing changed
+    let mut wrong = level_0_form(&csrf, ["refuse", "hold", "hold", "hold"]);
+    wrong[11].1 = "maybe";
+    let (status, refused) = post_form(server, &owner, "/admin/limits/0", &wrong).await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(
+        refused.contains("id=\"level-0-recipient_hourly_action-error\""),
+        "{refused}"
+    );
+    let level0 = |server: &TestServer| server.cli(&["limits", "show", "0"])["levels"][0].clone();
+    assert_eq!(level0(server)["limits"]["recipient_hourly_action"], "hold");
+
+    // support may not change it
+    let support = admin(server, SUPPORT).await;
+    let (_, _, support_html) = page(server, &support, "/admin/limits").await;
+    assert!(!support_html.contains("id=\"level-0-recipient_hourly_action\""));
+    let support_csrf = csrf_in(&support_html);
+    let theirs = level_0_form(&support_csrf, ["refuse", "hold", "hold", "hold"]);
+    let (status, _) = post_form(server, &support, "/admin/limits/0", &theirs).await;
+    assert_eq!(status, 403, "support may not set a rule's action");
+    assert_eq!(level0(server)["limits"]["recipient_hourly_action"], "hold");
+
+    // the owner: refuse; every number kept as typed, exact to the kobo
+    let before = level0(server);
+    let refuse = level_0_form(&csrf, ["refuse", "hold", "hold", "hold"]);
+    let (status, _) = post_form(server, &owner, "/admin/limits/0", &refuse).await;
+    assert_eq!(status, 303);
+    let after = level0(server);
+    let mut expected = before["limits"].clone();
+    expected["recipient_hourly_action"] = "refuse".into();
+    assert_eq!(after["limits"], expected);
+    let (_, _, html) = page(server, &owner, "/admin/limits").await;
+    assert!(
+        html.contains("5 purchases, then refuse"),
+        "the table says it"
+    );
+    let lines = log_about(server, "level 0");
+    assert_eq!(lines.len(), 1, "one change, one line: {lines:?}");
+    assert_eq!(
+        (lines[0].0.as_str(), lines[0].1.as_str()),
+        ("limits.level", OWNER)
+    );
+
+    let refused = server
+        .post(key, "/v1/airtime/purchase", airtime("08031234567", 100))
+        .await;
+    refused.assert_error(422, "limit_exceeded");
+    let message = refused.body["message"].as_str().unwrap();
+    assert!(
+        message.contains("hourly limit on purchases to one recipient of 5 purchases: 0 left"),
+        "{message}"
+    );
+    assert_eq!(
+        server.balance(key).await,
+        5_000.0 - 600.0,
+        "nothing debited"
+    );
+
+    // the account's own action wins (hold); blank is the level's again (refuse)
+    let own = format!("/admin/customers/{account}/limits");
+    let (_, _, html) = page(server, &owner, &format!("/admin/customers/{account}")).await;
+    let select = &html[html
+        .find("id=\"account-limits-recipient_hourly_action\"")
+        .unwrap()..];
+    let select = &select[..select.find("</select>").unwrap()];
+    assert!(
+        select.contains("<option value=\"\" selected>the level&#39;s (refused)</option>"),
+        "{select}"
+    );
+    let hold = [("recipient_hourly_action", "hold"), ("csrf", csrf.as_str())];
+    let (status, _) = post_form(server, &owner, &own, &hold).await;
+    assert_eq!(status, 303);
+    let shown = server.cli(&["kyc", "show", &account]);
+    assert_eq!(shown["overrides"]["recipient_hourly_action"], "hold");
+    assert!(
+        shown["overrides"]["recipient_hourly_count"].is_null(),
+        "{shown}"
+    );
+    let held = server
+        .place(key, "/v1/airtime/purchase", airtime("08031234567", 100))
+        .await;
+    let shown = server.cli(&["transaction", "show", &held]);
+    assert_eq!(shown["transaction"]["held_for"], "recipient_hourly_count");
+    let (status, _) = post_form(
+        server,
+        &support,
+        &own,
+        &[
+            ("recipient_hourly_action", ""),
+            ("csrf", support_csrf.as_str()),
+        ],
+    )
+    .await;
+    assert_eq!(status, 403, "support may not change the account's either");
+    let level_again = [("recipient_hourly_action", ""), ("csrf", csrf.as_str())];
+    let (status, _) = post_form(server, &owner, &own, &level_again).await;
+    assert_eq!(status, 303);
+    let shown = server.cli(&["kyc", "show", &account]);
+    assert!(
+        shown["overrides"]["recipient_hourly_action"].is_null(),
+        "{shown}"
+    );
+    let refused = server
+        .post(key, "/v1/airtime/purchase", airtime("08031234567", 100))
+        .await;
+    refused.assert_error(422, "limit_exceeded");
+    assert_eq!(server.balance(key).await, 5_000.0 - 700.0);
+}
+
+/// An owner renames a level on the Limits page: the name is shown in the
+/// table and on the customer's page, logged with the old one; a blank or
+/// over-long name comes back on its field, nothing changed; support's
+/// POST is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_renames_a_level_and_a_bad_name_changes_nothing() {
+    let server = &TestServer::spawn().await;
+    add_operators(server);
+    let customer = server.customer("100");
+    let owner = admin(server, OWNER).await;
+    let (_, _, html) = page(server, &owner, "/admin/limits").await;
+    let csrf = csrf_in(&html);
+    let was = server.cli(&["limits", "show", "2"])["levels"][0]["name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(html.contains(&format!("value=\"{was}\"")), "the name field");
+
+    let too_long = "n".repeat(41);
+    for bad in ["   ", too_long.as_str()] {
+        let fields = [("name", bad), ("csrf", csrf.as_str())];
+        let (status, refused) = post_form(server, &owner, "/admin/limits/2/name", &fields).await;
+        assert_eq!(status, 400, "{refused}");
+        assert!(refused.contains("id=\"level-2-name-error\""), "{refused}");
+        assert!(refused.contains(&format!("value=\"{bad}\"")), "kept");
+    }
+    let support = admin(server, SUPPORT).await;
+    let (_, _, support_html) = page(server, &support, "/admin/limits").await;
+    assert!(
+        !support_html.contains("id=\"level-2-name\""),
+        "no form for support"
+    );
+    let support_csrf = csrf_in(&support_html);
+    let theirs = [("name", "Mine"), ("csrf", support_csrf.as_str())];
+    let (status, _) = post_form(server, &support, "/admin/limits/2/name", &theirs).await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        server.cli(&["limits", "show", "2"])["levels"][0]["name"],
+        was.as_str()
+    );
+
+    let fields = [("name", " Resellers (onboarded) "), ("csrf", csrf.as_str())];
+    let (status, _) = post_form(server, &owner, "/admin/limits/2/name", &fields).await;
+    assert_eq!(status, 303);
+    let (_, _, html) = page(server, &owner, "/admin/limits?done=level-renamed").await;
+    assert!(html.contains("name is saved"), "the notice");
+    assert!(
+        html.contains("Level 2 · Resellers (onboarded)"),
+        "the table's heading"
+    );
+    let customer_page = format!("/admin/customers/{}", customer.account_id);
+    let (_, _, html) = page(server, &owner, &customer_page).await;
+    assert!(
+        html.contains("Resellers (onboarded)"),
+        "the account's level named"
+    );
+    let lines = log_about(server, "level 2");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(
+        (lines[0].0.as_str(), lines[0].1.as_str()),
+        ("limits.level_name", OWNER)
+    );
+    let log = server.cli(&["operator", "log", "--subject", "level 2"]);
+    assert_eq!(log["entries"][0]["before"], was.as_str());
+    assert_eq!(log["entries"][0]["after"], "Resellers (onboarded)");
 }

@@ -227,3 +227,72 @@ async fn an_operator_who_gives_a_phone_gets_alerts_by_sms_too() {
         .collect();
     assert_eq!(backlog.len(), 3, "two emails and one SMS: {backlog:?}");
 }
+
+/// "My account" offers alerts by SMS only when the server has an SMS
+/// channel, as the customer dashboard does: with Termii configured an owner
+/// chooses SMS and gives a phone; the same database served without one
+/// says SMS is not available and has no SMS box or phone, and a save there
+/// (an SMS box sent by hand too) turns SMS off and keeps the phone; served
+/// with Termii again, the phone is there and SMS is off.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sms_alerts_are_offered_only_when_the_server_has_an_sms_channel() {
+    use super::money::post_form;
+    use crate::dashboard::csrf_in;
+    use crate::support::termii::FakeTermii;
+    let termii = FakeTermii::start().await;
+    let termii_env = termii.env();
+    let with_sms: Vec<(&str, &str)> = termii_env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut server = TestServer::spawn_with_env(Options::default(), &with_sms).await;
+    add_operators(&server);
+    let owner = admin(&server, OWNER).await;
+    let (_, _, html) = page(&server, &owner, "/admin/account").await;
+    assert!(html.contains("id=\"by-sms\"") && html.contains("id=\"alert-phone\""));
+    assert!(!html.contains("id=\"no-sms\""), "{html}");
+    let csrf = csrf_in(&html);
+    let sms = [
+        ("csrf", csrf.as_str()),
+        ("by_email", "on"),
+        ("by_sms", "on"),
+        ("phone", "0803 123 4567"),
+    ];
+    let (status, _) = post_form(&server, &owner, "/admin/account/alert-channels", &sms).await;
+    assert_eq!(status, 303);
+
+    // the same database, no SMS channel
+    server.kill();
+    server.set_env(&[]);
+    server.start();
+    let owner = admin(&server, OWNER).await;
+    let (_, _, html) = page(&server, &owner, "/admin/account").await;
+    assert!(html.contains("id=\"no-sms\""), "the page says why: {html}");
+    assert!(!html.contains("id=\"by-sms\""), "no SMS box");
+    assert!(!html.contains("id=\"alert-phone\""), "no phone to give");
+    assert!(html.contains("id=\"by-email\" checked"));
+    let csrf = csrf_in(&html);
+    let by_hand = [
+        ("csrf", csrf.as_str()),
+        ("by_email", "on"),
+        ("by_sms", "on"),
+        ("phone", "0809 999 9999"),
+    ];
+    let (status, html) =
+        post_form(&server, &owner, "/admin/account/alert-channels", &by_hand).await;
+    assert_eq!(status, 303, "{html}");
+
+    // Termii again: the phone kept as it was, SMS off
+    server.kill();
+    server.set_env(&with_sms);
+    server.start();
+    let owner = admin(&server, OWNER).await;
+    let (_, _, html) = page(&server, &owner, "/admin/account").await;
+    assert!(
+        html.contains("value=\"08031234567\""),
+        "the phone kept: {html}"
+    );
+    assert!(html.contains("id=\"by-sms\""), "SMS offered again");
+    assert!(
+        !html.contains("id=\"by-sms\" checked"),
+        "SMS is off: {html}"
+    );
+    assert!(html.contains("id=\"by-email\" checked"));
+}

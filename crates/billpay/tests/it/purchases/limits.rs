@@ -161,3 +161,61 @@ async fn limits_are_shown_and_set_per_level_and_bad_input_changes_nothing() {
     let again = server.cli(&["limits", "show", "1"]);
     assert_eq!(again["levels"][0]["limits"]["daily_value"], 150_000.5);
 }
+
+/// `billpay limits rename`: the new name in `limits show` and the operator
+/// log (the old name before it); a blank or over-long name and an unknown
+/// level are refused (exit 2) and change nothing.
+#[tokio::test]
+async fn a_level_is_renamed_from_the_cli_and_a_bad_name_changes_nothing() {
+    let server = TestServer::spawn().await;
+    let was = server.cli(&["limits", "show", "1"])["levels"][0]["name"].clone();
+    let renamed = server.cli(&["limits", "rename", "1", "  Verified by BVN or NIN "]);
+    assert_eq!(renamed["level"]["level"], 1);
+    assert_eq!(
+        renamed["level"]["name"], "Verified by BVN or NIN",
+        "trimmed"
+    );
+    assert_eq!(
+        renamed["level"]["limits"]["daily_value"], 200_000.0,
+        "the limits are kept"
+    );
+    let shown = server.cli(&["limits", "show", "1"]);
+    assert_eq!(shown["levels"][0]["name"], "Verified by BVN or NIN");
+    let log = server.cli(&["operator", "log", "--subject", "level 1"]);
+    let line = &log["entries"][0];
+    assert_eq!(line["action"], "limits.level_name", "{log}");
+    assert_eq!(line["before"], was);
+    assert_eq!(line["after"], "Verified by BVN or NIN");
+
+    let too_long = "x".repeat(41);
+    for args in [
+        ["limits", "rename", "1", " "],
+        ["limits", "rename", "1", too_long.as_str()],
+        ["limits", "rename", "3", "Level three"],
+    ] {
+        let (code, refused) = server.cli_exit(&args);
+        assert_eq!(code, Some(2), "{args:?}: {refused}");
+        assert!(!refused["error"].is_null(), "{refused}");
+    }
+    let again = server.cli(&["limits", "show"]);
+    let names: Vec<&str> = again["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names[1], "Verified by BVN or NIN");
+    let log = server.cli(&["operator", "log", "--subject", "level 1"]);
+    assert_eq!(log["entries"].as_array().unwrap().len(), 1, "{log}");
+
+    // the human output says it in a sentence
+    let text = std::process::Command::new(BIN)
+        .args(["limits", "rename", "0", "Email and phone"])
+        .args(["--database-url", &server.database_url])
+        .env("BILLPAY_MASTER_KEY", MASTER_KEY)
+        .output()
+        .unwrap();
+    assert!(text.status.success());
+    let said = String::from_utf8(text.stdout).unwrap();
+    assert_eq!(said.trim(), "Level 0 is now named Email and phone");
+}
