@@ -262,9 +262,9 @@ fn out(kyc: Kyc, checked: bool) -> IdentityOut {
 #[utoipa::path(post, path = "/account/identity", tag = "wallet", operation_id = "verify_identity", request_body = IdentityIn,
     responses(
         (status = 200, body = Envelope<IdentityOut>),
-        (status = 403, description = "email_unconfirmed: the account's email address is not confirmed yet"),
+        (status = 403, description = "suspended: the key or its account; email_unconfirmed: the account's email address is not confirmed yet"),
         (status = 422, description = "validation_error; identity_mismatch: the number is known but the name, date of birth or phone number given did not match; identity_not_found: no such BVN or NIN"),
-        (status = 429, description = "too_many_attempts: the day's 3 checks are used; retry after `Retry-After` seconds (the next Lagos midnight)"),
+        (status = 429, description = "rate_limited: retry after `Retry-After` seconds; too_many_attempts: the day's 3 checks are used; retry after `Retry-After` seconds (the next Lagos midnight)"),
         (status = 503, description = "identity_unavailable: no identity checks are configured, or the verification service did not answer (that check counts)"),
     ))]
 pub async fn verify_identity(
