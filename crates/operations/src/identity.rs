@@ -188,12 +188,11 @@ pub async fn verify(
             };
             let mut log = line(account, "account.kyc_level", format!("level 1 ({what})"));
             log.reason = Some(reason);
-            // An owner may have raised the level while the gateway answered: never lower it.
-            let now = store.account_limits(account).await?.kyc;
-            let kyc = if now.level == 0 {
-                store.set_kyc_logged(account, change, log).await?
-            } else {
-                now
+            // An owner may have raised the level while the gateway answered:
+            // never lower it (the store changes it only from level 0).
+            let kyc = match store.raise_kyc_logged(account, 0, change, log).await? {
+                Some(kyc) => kyc,
+                None => store.account_limits(account).await?.kyc,
             };
             return Ok(Outcome::Passed(kyc));
         }
