@@ -42,7 +42,8 @@ pub enum Outcome {
     /// Matched: the account is at level 1 now (or higher, when an owner
     /// raised it while the gateway answered: never lowered).
     Passed(Kyc),
-    /// At level 1 or 2 already: nothing counted, nothing asked.
+    /// At level 1 or 2 already (whether or not a gateway is configured):
+    /// nothing counted, nothing asked.
     AlreadyVerified(Kyc),
     /// The number is on the registry but these did not match it.
     Failed {
@@ -59,7 +60,7 @@ pub enum Outcome {
     TooMany { retry_at: OffsetDateTime },
     /// The account's email address is not confirmed yet (a shop sign-up).
     Unconfirmed,
-    /// No configured gateway offers identity checks.
+    /// No configured gateway offers identity checks (to a level-0 account).
     Unavailable,
 }
 
@@ -130,13 +131,13 @@ pub async fn verify(
     account: AccountId,
     request: Request,
 ) -> Result<Outcome, StoreError> {
-    let Some(checker) = checker else {
-        return Ok(Outcome::Unavailable);
-    };
     let kyc = store.account_limits(account).await?.kyc;
     if kyc.level >= 1 {
         return Ok(Outcome::AlreadyVerified(kyc));
     }
+    let Some(checker) = checker else {
+        return Ok(Outcome::Unavailable);
+    };
     let confirmed = store.account(account).await?.is_some_and(|a| a.verified());
     if !confirmed {
         return Ok(Outcome::Unconfirmed);

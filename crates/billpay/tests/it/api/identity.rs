@@ -261,4 +261,18 @@ async fn without_monnify_the_check_is_unavailable() {
     );
     let account = server.get(&c.api_key, "/v1/account").await;
     assert_eq!(account.assert_ok()["kyc_level"], 0);
+    // An account at level 2 is told its level, gateway or not.
+    let operator_made = server.customer("0");
+    let r = server
+        .post(
+            &operator_made.api_key,
+            PATH,
+            bvn(BVN_PERSON, "Olatunde", "Ogunboyejo", "1993-04-27"),
+        )
+        .await;
+    let data = no_number(&r).assert_ok();
+    assert_eq!(
+        (&data["kyc_level"], &data["checked"]),
+        (&json!(2), &json!(false))
+    );
 }
