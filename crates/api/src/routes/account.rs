@@ -13,6 +13,7 @@
 use crate::envelope::{Envelope, Reply, ok};
 use crate::error::ApiError;
 use crate::extract::{ApiJson, Caller};
+use crate::schema;
 use crate::state::AppState;
 use axum::extract::State;
 use billpay_domain::{Kobo, Phone};
@@ -22,7 +23,8 @@ use billpay_operations::identity::{
 };
 use billpay_store::limits::{IDENTITY_CHECKS_PER_DAY, Kyc, Limits};
 use serde::{Deserialize, Deserializer, Serialize};
-use time::OffsetDateTime;
+use time::macros::format_description;
+use time::{Date, OffsetDateTime};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -150,21 +152,20 @@ pub struct IdentityIn {
     /// The 11-digit BVN or NIN, as a string (spaces and dashes allowed).
     /// Never stored, logged or sent back: only its last 4 digits are kept.
     #[serde(deserialize_with = "id_number")]
-    #[schema(value_type = String, example = "22222222226")]
+    #[schema(schema_with = schema::id_number)]
     pub number: IdNumber,
-    #[schema(example = "Olatunde")]
+    #[schema(schema_with = schema::first_name)]
     pub first_name: String,
     #[serde(default)]
-    #[schema(example = "Josiah")]
+    #[schema(schema_with = schema::middle_name)]
     pub middle_name: Option<String>,
-    #[schema(example = "Ogunboyejo")]
+    #[schema(schema_with = schema::first_name)]
     pub last_name: String,
-    /// `YYYY-MM-DD`.
-    #[schema(example = "1993-04-27", format = Date)]
+    #[schema(schema_with = schema::birth_date)]
     pub date_of_birth: String,
     /// For a BVN (required then): the phone number registered with it.
     #[serde(default)]
-    #[schema(example = "08142223149")]
+    #[schema(schema_with = schema::optional_phone)]
     pub phone: Option<String>,
 }
 
@@ -187,12 +188,23 @@ fn request_of(body: IdentityIn) -> Result<Request, ApiError> {
         IdMethod::Nin => IdKind::Nin,
     };
     let invalid = |message: &str| ApiError::Validation(message.to_owned());
-    for (field, value) in [
-        ("first_name", body.first_name.as_str()),
-        ("last_name", body.last_name.as_str()),
+    for (field, value, required) in [
+        ("first_name", body.first_name.as_str(), true),
+        (
+            "middle_name",
+            body.middle_name.as_deref().unwrap_or_default(),
+            false,
+        ),
+        ("last_name", body.last_name.as_str(), true),
     ] {
-        if value.trim().is_empty() {
-            return Err(ApiError::Validation(format!("{field}: is required")));
+        if required && value.trim().is_empty() {
+            return Err(ApiError::Validation(format!("{field}: must not be blank")));
+        }
+        if value.chars().count() > schema::NAME_PART_MAX {
+            return Err(ApiError::Validation(format!(
+                "{field}: at most {} characters",
+                schema::NAME_PART_MAX
+            )));
         }
     }
     let typed = [
@@ -201,20 +213,31 @@ fn request_of(body: IdentityIn) -> Result<Request, ApiError> {
         body.last_name.as_str(),
     ]
     .join(" ");
-    let name = full_name(&typed).ok_or_else(|| {
-        invalid("first_name, middle_name, last_name: at most 100 characters together")
-    })?;
-    let date_of_birth = birth_date(&body.date_of_birth)
-        .ok_or_else(|| invalid("date_of_birth: must be a date in the past, YYYY-MM-DD"))?;
-    let phone = match (kind, body.phone.as_deref()) {
-        (IdKind::Bvn, None) => return Err(invalid("phone: is required for a BVN check")),
-        (IdKind::Bvn, Some(phone)) => Some(
+    let name = full_name(&typed).ok_or_else(|| invalid("first_name: must not be blank"))?;
+    let iso = format_description!("[year]-[month]-[day]");
+    let date_of_birth = Date::parse(&body.date_of_birth, iso)
+        .ok()
+        .and(birth_date(&body.date_of_birth))
+        .ok_or_else(|| {
+            invalid("date_of_birth: must be a date before today, from 1900, as YYYY-MM-DD")
+        })?;
+    // A phone given is checked whatever the method (the document's rule);
+    // only a BVN's check reads it.
+    let phone = match body.phone.as_deref() {
+        Some(phone) => Some(
             Phone::parse(phone)
                 .map_err(|_| invalid("phone: must be a Nigerian phone number (0XXXXXXXXXX)"))?
                 .as_str()
                 .to_owned(),
         ),
-        (IdKind::Nin, _) => None,
+        None => None,
+    };
+    let phone = match kind {
+        IdKind::Bvn if phone.is_none() => {
+            return Err(invalid("phone: is required for a BVN check"));
+        }
+        IdKind::Bvn => phone,
+        IdKind::Nin => None,
     };
     Ok(Request {
         kind,
