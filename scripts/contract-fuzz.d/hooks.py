@@ -35,7 +35,12 @@ STATE_REFUSALS = {
 # A phone number whose prefix is another network's than the telco bought for
 # (crates/domain/src/network.rs) is refused unless "ported": a rule across two
 # fields, which a schema cannot state either.
+# POST /v1/account/identity: a BVN's check needs the phone registered with
+# it (a rule across two fields), and a date of birth must be before today (a
+# rule of the day the request is made).
 STATE_VALIDATION_PREFIXES = (
+    "phone: is required for a BVN check",
+    "date_of_birth: must be a date before today",
     "denomination:",
     "phone: another network's number:",
     "profile_id: required for JAMB",

@@ -65,6 +65,21 @@ pub enum ApiError {
     /// The account or the recipient is on the operator's blocklist.
     #[error("{}", billpay_store::BLOCKED)]
     Blocked,
+    /// An identity check found the BVN or NIN but not the details given.
+    #[error("{0}")]
+    IdentityMismatch(String),
+    /// An identity check found no such BVN or NIN.
+    #[error("{0}")]
+    IdentityNotFound(String),
+    /// The identity check cannot be made: no gateway offers it, or it did not answer.
+    #[error("{0}")]
+    IdentityUnavailable(String),
+    /// Today's identity checks are used; the next is allowed in `retry_after` seconds.
+    #[error("{message}")]
+    TooManyAttempts { retry_after: u64, message: String },
+    /// The account's email address is not confirmed yet.
+    #[error("{0}")]
+    EmailUnconfirmed(String),
 }
 
 fn insufficient_balance(balance: Option<Kobo>, needed: Option<Kobo>) -> String {
@@ -103,7 +118,7 @@ impl ApiError {
         match self {
             InvalidJson(_) | BadRequest => StatusCode::BAD_REQUEST,
             MissingApiKey | InvalidApiKey => StatusCode::UNAUTHORIZED,
-            Suspended(_) | Blocked => StatusCode::FORBIDDEN,
+            Suspended(_) | Blocked | EmailUnconfirmed(_) => StatusCode::FORBIDDEN,
             NotFound(_) => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -117,10 +132,12 @@ impl ApiError {
             | InsufficientBalance { .. }
             | DuplicateReference(_)
             | LimitExceeded(_)
+            | IdentityMismatch(_)
+            | IdentityNotFound(_)
             | CustomerNotFound(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            RateLimited { .. } | TooManyAttempts { .. } => StatusCode::TOO_MANY_REQUESTS,
             Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-            SupplierUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            SupplierUnavailable | IdentityUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -150,6 +167,11 @@ impl ApiError {
             SupplierUnavailable => "supplier_unavailable",
             LimitExceeded(_) => "limit_exceeded",
             Blocked => "blocked",
+            IdentityMismatch(_) => "identity_mismatch",
+            IdentityNotFound(_) => "identity_not_found",
+            IdentityUnavailable(_) => "identity_unavailable",
+            TooManyAttempts { .. } => "too_many_attempts",
+            EmailUnconfirmed(_) => "email_unconfirmed",
         }
     }
 
@@ -186,7 +208,9 @@ impl IntoResponse for ApiError {
             },
         };
         let mut response = (status, axum::Json(body)).into_response();
-        if let ApiError::RateLimited { retry_after } = self {
+        if let ApiError::RateLimited { retry_after }
+        | ApiError::TooManyAttempts { retry_after, .. } = self
+        {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));

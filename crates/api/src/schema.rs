@@ -82,12 +82,92 @@ pub fn customer_id() -> Object {
         .build()
 }
 
+/// `IdNumber::parse`: a BVN or NIN, 11 digits; whitespace and hyphens people
+/// type between them are dropped.
+pub fn id_number() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(format!(r"^[{WHITESPACE}-]*([0-9][{WHITESPACE}-]*){{11}}$")))
+        .description(Some(
+            "The 11-digit BVN or NIN (spaces and hyphens allowed). Never stored, logged or sent back: only its last 4 digits are kept.",
+        ))
+        .examples(["22222222226"])
+        .build()
+}
+
+/// The longest of a person's names an identity check takes (three of them
+/// joined stay within the 100 characters the check takes).
+pub const NAME_PART_MAX: usize = 32;
+
+/// A first name or surname for an identity check: at least one character
+/// that is not whitespace, at most [`NAME_PART_MAX`].
+pub fn first_name() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .max_length(Some(NAME_PART_MAX))
+        .pattern(Some(format!("[^{WHITESPACE}]")))
+        .build()
+}
+
+/// A middle name may be blank (it is left out then), so only its length is a rule.
+pub fn middle_name() -> Object {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .max_length(Some(NAME_PART_MAX))
+        .build()
+}
+
+/// A date of birth: `YYYY-MM-DD`, from 1900 (it must also be before today:
+/// a rule of the day, not of the shape).
+pub fn birth_date() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+            utoipa::openapi::KnownFormat::Date,
+        )))
+        .pattern(Some(r"^(19|[2-9][0-9])[0-9]{2}-"))
+        .description(Some("`YYYY-MM-DD`, from 1900 and before today (Lagos)"))
+        .examples(["1993-04-27"])
+        .build()
+}
+
 #[cfg(test)]
 mod tests {
     use billpay_domain::{Phone, Reference};
 
     fn pattern(schema: super::Object) -> regex::Regex {
         regex::Regex::new(&schema.pattern.unwrap()).unwrap()
+    }
+
+    #[test]
+    fn identity_patterns_are_the_parsers() {
+        use billpay_funding::identity::IdNumber;
+        let number = pattern(super::id_number());
+        for sample in [
+            "22222222226",
+            "222 2222 2226",
+            "222-2222-2226\t",
+            "2222222222",
+            "2222222222x",
+            "222222222267",
+        ] {
+            assert_eq!(
+                number.is_match(sample),
+                IdNumber::parse(sample).is_ok(),
+                "{sample}"
+            );
+        }
+        let name = pattern(super::first_name());
+        for sample in ["Ada", " Ada ", "", " ", "\u{3000}\u{85}", "\u{feff}"] {
+            assert_eq!(
+                name.is_match(sample),
+                !sample.trim().is_empty(),
+                "{sample:?}"
+            );
+        }
+        let born = pattern(super::birth_date());
+        assert!(born.is_match("1900-01-01") && born.is_match("2026-11-26"));
+        assert!(!born.is_match("1899-12-31") && !born.is_match("0999-01-01"));
     }
 
     #[test]

@@ -4,6 +4,8 @@
 
 use crate::key_cache::KeyCache;
 use crate::rate_limit::RateLimiter;
+use billpay_funding::SharedGateway;
+use billpay_funding::identity::IdentityCheck;
 use billpay_store::{CatalogueCache, PriceBookCache, RateLimit, SharedStore};
 use billpay_supplier::routing::Routes;
 use std::sync::Arc;
@@ -23,6 +25,9 @@ pub struct AppState {
     pub default_rate_limit: RateLimit,
     /// Notified after each accepted purchase so fulfilment starts at once.
     pub purchases_waiting: Arc<Notify>,
+    /// The funding gateway that offers identity checks (Monnify's), if one
+    /// is configured: `POST /v1/account/identity` asks it.
+    pub identity: Option<SharedGateway>,
 }
 
 impl AppState {
@@ -36,6 +41,18 @@ impl AppState {
             limiter: Arc::new(RateLimiter::default()),
             default_rate_limit,
             purchases_waiting: Arc::new(Notify::new()),
+            identity: None,
         }
+    }
+
+    /// The first of `gateways` that offers identity checks asks them.
+    pub fn with_identity(mut self, gateways: &[SharedGateway]) -> Self {
+        self.identity = gateways.iter().find(|g| g.identity().is_some()).cloned();
+        self
+    }
+
+    /// The identity checks, if a gateway offers them.
+    pub fn identity_check(&self) -> Option<&dyn IdentityCheck> {
+        self.identity.as_deref().and_then(|g| g.identity())
     }
 }

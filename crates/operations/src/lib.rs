@@ -17,6 +17,7 @@ pub mod accounts;
 pub mod audit;
 pub mod bank_transfers;
 pub mod catalogue;
+pub mod identity;
 pub mod keys;
 pub mod limits;
 pub mod notices;

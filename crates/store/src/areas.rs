@@ -254,6 +254,17 @@ pub trait LimitStore: Send + Sync + 'static {
         change: crate::limits::KycChange,
         log: NewLogEntry,
     ) -> StoreResult<crate::limits::Kyc>;
+    /// [`Self::set_kyc_logged`] only while the account is at level `from`
+    /// (checked by the level's own update, under the row's lock): a
+    /// customer's check that passed never lowers a level an owner raised
+    /// while the gateway answered. `None`, and nothing written, otherwise.
+    async fn raise_kyc_logged(
+        &self,
+        account: AccountId,
+        from: u8,
+        change: crate::limits::KycChange,
+        log: NewLogEntry,
+    ) -> StoreResult<Option<crate::limits::Kyc>>;
     /// Replaces a level's limits (`None`: no limit).
     async fn set_level_limits_logged(
         &self,

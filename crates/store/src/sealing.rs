@@ -328,6 +328,7 @@ pass_through!(LimitStore {
     fn account_limits(&self, account: AccountId) -> StoreResult<crate::limits::AccountLimits>;
     fn blocklist(&self) -> StoreResult<Vec<crate::limits::BlockEntry>>;
     fn set_kyc_logged(&self, account: AccountId, change: crate::limits::KycChange, log: NewLogEntry) -> StoreResult<crate::limits::Kyc>;
+    fn raise_kyc_logged(&self, account: AccountId, from: u8, change: crate::limits::KycChange, log: NewLogEntry) -> StoreResult<Option<crate::limits::Kyc>>;
     fn set_level_limits_logged(&self, level: u8, limits: crate::limits::Limits, log: NewLogEntry) -> StoreResult<crate::limits::LevelLimits>;
     fn set_account_limits_logged(&self, account: AccountId, limits: crate::limits::Limits, log: NewLogEntry) -> StoreResult<crate::limits::AccountLimits>;
     fn block_logged(&self, entry: crate::limits::BlockEntry, log: NewLogEntry) -> StoreResult<bool>;

@@ -179,6 +179,8 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     }
     let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
     let funding = super::funding_command::service(&settings, store.clone())?;
+    // `POST /v1/account/identity` asks the gateway that offers identity checks
+    state = state.with_identity(funding.gateways());
     let console_funding = funding.clone();
     let dashboard_funding = funding.clone();
     let console_fulfilment = fulfilment.clone();

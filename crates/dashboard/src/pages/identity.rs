@@ -4,6 +4,9 @@
 //! (method `bvn`/`nin`, set by `self`, the last 4 digits). At most
 //! [`IDENTITY_CHECKS_PER_DAY`] checks per account per Lagos day, counted in
 //! the store before the gateway is asked (each costs the operator a fee).
+//! The flow is `billpay_operations::identity::verify`, which the API's
+//! `POST /v1/account/identity` runs too; this page reads the form and says
+//! the outcome.
 //!
 //! The number is an [`IdNumber`] from the moment it is read: it is never
 //! stored, logged, echoed on the page or put in an error — the operator log
@@ -16,22 +19,19 @@ use askama::Template;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
-use billpay_domain::{AccountId, Phone};
-use billpay_funding::identity::{Claim, IdKind, IdNumber, IdentityCheck, Verdict};
-use billpay_store::NewLogEntry;
-use billpay_store::clock::{lagos_day_start, lagos_today};
-use billpay_store::limits::{IDENTITY_CHECK, IDENTITY_CHECKS_PER_DAY, Kyc, KycChange};
+use billpay_domain::Phone;
+use billpay_funding::identity::{Claim, IdKind, IdNumber, IdentityCheck};
+use billpay_operations::identity::{
+    self, Outcome, Request, birth_date, fields_in_words, full_name, left_in_words,
+};
+use billpay_store::limits::{IDENTITY_CHECKS_PER_DAY, Kyc};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::format::{lagos_time, naira};
 use serde::Deserialize;
-use time::Date;
-use time::macros::format_description;
 
-/// Who the log and the level name for a customer's own check.
-const SELF: &str = "self";
-/// The operator log's action for a check's outcome other than a pass (a
-/// pass is the level change's own line, `account.kyc_level`).
-const CHECK_RESULT: &str = "account.identity_check_result";
+/// Said to a customer whose email address is not confirmed yet.
+const UNCONFIRMED: &str =
+    "Confirm your email address first: enter the code we emailed you on your Account page.";
 
 #[derive(Template)]
 #[template(path = "identity.html")]
@@ -142,7 +142,7 @@ pub async fn page(
 }
 
 /// A claim as typed, checked: the kind, the number, and what is compared.
-fn read(form: &CheckForm) -> Result<(IdKind, IdNumber, Claim), String> {
+fn read(form: &CheckForm) -> Result<Request, String> {
     let kind = match form.kind.as_str() {
         "bvn" => IdKind::Bvn,
         "nin" => IdKind::Nin,
@@ -151,12 +151,9 @@ fn read(form: &CheckForm) -> Result<(IdKind, IdNumber, Claim), String> {
     let title = kind.title();
     let number = IdNumber::parse(&form.number)
         .map_err(|_| format!("Your {title} is 11 digits: check it and enter it again."))?;
-    let name = form.name.split_whitespace().collect::<Vec<_>>().join(" ");
-    if name.split(' ').count() < 2 || name.chars().count() > 100 {
-        return Err(format!(
-            "Enter your name as it is on your {title}: at least your first name and surname."
-        ));
-    }
+    let name = full_name(&form.name).ok_or_else(|| {
+        format!("Enter your name as it is on your {title}: at least your first name and surname.")
+    })?;
     let date_of_birth =
         birth_date(&form.date_of_birth).ok_or("Enter your date of birth, such as 1993-04-27.")?;
     let phone = match kind {
@@ -170,42 +167,19 @@ fn read(form: &CheckForm) -> Result<(IdKind, IdNumber, Claim), String> {
         ),
         IdKind::Nin => None,
     };
-    Ok((
+    Ok(Request {
         kind,
         number,
-        Claim {
+        claim: Claim {
             name,
             date_of_birth,
             phone,
         },
-    ))
+    })
 }
 
-/// `1993-04-27` (a date field) or `27/04/1993` (typed), in the past.
-fn birth_date(text: &str) -> Option<Date> {
-    let text = text.trim();
-    let formats = [
-        format_description!("[year]-[month]-[day]"),
-        format_description!("[day]/[month]/[year]"),
-    ];
-    let date = formats.iter().find_map(|f| Date::parse(text, f).ok())?;
-    (date.year() >= 1900 && date < lagos_today()).then_some(date)
-}
-
-fn line(account: AccountId, action: &str, after: String) -> NewLogEntry {
-    NewLogEntry {
-        actor: SELF.to_owned(),
-        operator_id: None,
-        operator_email: None,
-        action: action.to_owned(),
-        subject: account.to_string(),
-        before: None,
-        after: Some(after),
-        reason: None,
-    }
-}
-
-/// Runs one check: counted first, then asked; a pass sets level 1.
+/// Runs one check through `billpay_operations::identity::verify` (counted
+/// first, then asked; a pass sets level 1) and says its outcome.
 pub async fn check(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
@@ -228,18 +202,16 @@ pub async fn check(
         return Ok(Redirect::to("/dashboard/identity").into_response());
     }
     if !signed_in.user.verified() {
-        let message =
-            "Confirm your email address first: enter the code we emailed you on your Account page.";
         return refuse(
             &state,
             &signed_in,
             StatusCode::FORBIDDEN,
             values,
-            message.into(),
+            UNCONFIRMED.into(),
         )
         .await;
     }
-    let (kind, number, claim) = match read(&form) {
+    let request = match read(&form) {
         Ok(read) => read,
         Err(message) => {
             return refuse(
@@ -252,94 +224,46 @@ pub async fn check(
             .await;
         }
     };
-    let title = kind.title();
-    let what = format!("{} ending {}", kind.as_str(), number.last4());
-    let since = lagos_day_start(lagos_today());
-    let started = state
-        .store
-        .start_identity_check(
-            account,
-            since,
-            IDENTITY_CHECKS_PER_DAY,
-            line(account, IDENTITY_CHECK, what.clone()),
-        )
-        .await?;
-    let Some(left) = started else {
-        let message = format!(
-            "You have used today's {IDENTITY_CHECKS_PER_DAY} checks. Try again tomorrow, or ask the business to verify you."
-        );
-        return refuse(
-            &state,
-            &signed_in,
-            StatusCode::TOO_MANY_REQUESTS,
-            values,
-            message,
-        )
-        .await;
-    };
-    let left_words = match left {
-        0 => "You have no checks left today.".to_owned(),
-        1 => "You have 1 check left today.".to_owned(),
-        n => format!("You have {n} checks left today."),
-    };
-    let verdict = checker.verify(kind, &number, &claim).await;
-    let outcome = match &verdict {
-        Ok(Verdict::Passed { detail }) => detail.clone(),
-        Ok(Verdict::Failed { mismatched }) => {
-            let fields: Vec<&str> = mismatched.iter().map(|f| f.words()).collect();
-            format!("not matched: {}", fields.join(", "))
-        }
-        Ok(Verdict::Unknown) => "no such number".to_owned(),
-        Err(_) => "no answer from the gateway".to_owned(),
-    };
-    tracing::info!(%account, kind = kind.as_str(), last4 = number.last4(), %outcome, "identity check");
-    let message = match verdict {
-        Ok(Verdict::Passed { detail }) => {
-            let reason = format!("{title} matched through the payment gateway: {detail}");
-            let change = KycChange {
-                level: 1,
-                method: kind.as_str().to_owned(),
-                last4: Some(number.last4().to_owned()),
-                reason: reason.clone(),
-                set_by: SELF.to_owned(),
-            };
-            let mut log = line(account, "account.kyc_level", format!("level 1 ({what})"));
-            log.reason = Some(reason);
-            // An owner may have raised the level while Monnify answered: never lower it.
-            if state.store.account_limits(account).await?.kyc.level == 0 {
-                state.store.set_kyc_logged(account, change, log).await?;
-            }
+    let title = request.kind.title();
+    let outcome = identity::verify(state.store.as_ref(), Some(checker), account, request).await?;
+    let (status, message) = match outcome {
+        Outcome::Passed(_) => {
             return Ok(Redirect::to("/dashboard/identity?verified=1").into_response());
         }
-        Ok(Verdict::Failed { mismatched }) => {
-            let fields: Vec<&str> = mismatched.iter().map(|f| f.words()).collect();
-            let fields = join_words(&fields);
-            format!(
-                "Your {title} was found, but {fields} did not match what it holds. Nothing has changed. Check what you typed, as it is on your {title}. {left_words}"
-            )
+        Outcome::AlreadyVerified(_) | Outcome::Unavailable => {
+            return Ok(Redirect::to("/dashboard/identity").into_response());
         }
-        Ok(Verdict::Unknown) => format!(
-            "There is no {title} with those 11 digits. Nothing has changed. Check the number and try again. {left_words}"
+        Outcome::Unconfirmed => (StatusCode::FORBIDDEN, UNCONFIRMED.to_owned()),
+        Outcome::TooMany { .. } => (
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "You have used today's {IDENTITY_CHECKS_PER_DAY} checks. Try again tomorrow, or ask the business to verify you."
+            ),
         ),
-        Err(e) => {
-            tracing::warn!(%account, error = %e, "identity check: no answer");
+        Outcome::Failed { mismatched, left } => (
+            StatusCode::UNPROCESSABLE_ENTITY,
             format!(
-                "The check could not be made just now: the verification service did not answer. Nothing has changed; try again later. {left_words}"
-            )
-        }
+                "Your {title} was found, but {} did not match what it holds. Nothing has changed. Check what you typed, as it is on your {title}. {}",
+                fields_in_words(&mismatched),
+                left_in_words(left)
+            ),
+        ),
+        Outcome::Unknown { left } => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "There is no {title} with those 11 digits. Nothing has changed. Check the number and try again. {}",
+                left_in_words(left)
+            ),
+        ),
+        Outcome::NoAnswer { left } => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "The check could not be made just now: the verification service did not answer. Nothing has changed; try again later. {}",
+                left_in_words(left)
+            ),
+        ),
     };
-    state
-        .store
-        .append_log(line(account, CHECK_RESULT, format!("{what}: {outcome}")))
-        .await?;
-    refuse(
-        &state,
-        &signed_in,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        values,
-        message,
-    )
-    .await
+    refuse(&state, &signed_in, status, values, message).await
 }
 
 /// The form again with why it was refused (the number never in it).
@@ -354,27 +278,9 @@ async fn refuse(
     Ok((status, page).into_response())
 }
 
-/// `a`, `a and b`, `a, b and c`.
-fn join_words(words: &[&str]) -> String {
-    match words {
-        [] => String::new(),
-        [one] => (*one).to_owned(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fields_are_joined_for_a_person() {
-        assert_eq!(join_words(&["the name"]), "the name");
-        assert_eq!(
-            join_words(&["the name", "the date of birth", "the phone number"]),
-            "the name, the date of birth and the phone number"
-        );
-    }
 
     #[test]
     fn a_claim_is_checked_before_anything_is_asked() {
@@ -391,10 +297,11 @@ mod tests {
             number: "22222222226".into(),
             ..form
         };
-        let (kind, number, claim) = read(&form).unwrap();
-        assert_eq!((kind, number.last4()), (IdKind::Bvn, "2226"));
-        assert_eq!(claim.phone.as_deref(), Some("08142223149"));
-        assert!(birth_date("27/04/1993").is_some());
-        assert!(birth_date("2999-01-01").is_none());
+        let request = read(&form).unwrap();
+        assert_eq!(
+            (request.kind, request.number.last4()),
+            (IdKind::Bvn, "2226")
+        );
+        assert_eq!(request.claim.phone.as_deref(), Some("08142223149"));
     }
 }

@@ -21,6 +21,8 @@ for_both_engines! {
         fn blocklist() -> Vec<BlockEntry> = read |tx| blocklist(tx);
         fn set_kyc_logged(account: AccountId, change: KycChange, log: NewLogEntry) -> Kyc
             = write |tx| set_kyc(tx, account, &change, &log);
+        fn raise_kyc_logged(account: AccountId, from: u8, change: KycChange, log: NewLogEntry)
+            -> Option<Kyc> = write |tx| raise_kyc(tx, account, from, &change, &log);
         fn set_level_limits_logged(level: u8, limits: Limits, log: NewLogEntry) -> LevelLimits
             = write |tx| set_level_limits(tx, level, &limits, &log);
         fn set_account_limits_logged(account: AccountId, limits: Limits, log: NewLogEntry)
@@ -565,6 +567,43 @@ async fn set_kyc<T: Tx>(
         &[&id, &i32::from(change.level)],
     )
     .await?;
+    record_kyc(tx, account, before.level, change, log).await
+}
+
+/// See [`LimitStore::raise_kyc_logged`].
+async fn raise_kyc<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    from: u8,
+    change: &KycChange,
+    log: &NewLogEntry,
+) -> Result<Option<Kyc>, T::Error> {
+    if !LEVELS.contains(&change.level) {
+        return Err(StoreError::Invalid(format!("there is no level {}", change.level)).into());
+    }
+    let id = account.to_string();
+    let changed = tx
+        .execute(
+            "UPDATE accounts SET kyc_level = ?2 WHERE id = ?1 AND kyc_level = ?3",
+            &[&id, &i32::from(change.level), &i32::from(from)],
+        )
+        .await?;
+    if changed == 0 {
+        return Ok(None);
+    }
+    record_kyc(tx, account, from, change, log).await.map(Some)
+}
+
+/// How a level was reached and its log line (`before`: the level before),
+/// after the level's own update.
+async fn record_kyc<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    before: u8,
+    change: &KycChange,
+    log: &NewLogEntry,
+) -> Result<Kyc, T::Error> {
+    let id = account.to_string();
     tx.execute(
         "INSERT INTO account_kyc (account_id, method, last4, reason, set_by, set_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)
@@ -581,7 +620,7 @@ async fn set_kyc<T: Tx>(
         ],
     )
     .await?;
-    let log = log.clone().with_before(&before.level.to_string());
+    let log = log.clone().with_before(&before.to_string());
     super::operators::append(tx, &log).await?;
     kyc(tx, account).await
 }

@@ -461,6 +461,71 @@ async fn a_level_is_renamed_and_logged_and_a_bad_name_changes_nothing() {
     assert_eq!(renames.count(), 3, "a refusal writes no line");
 }
 
+/// The level line of `account`.
+fn about(account: AccountId) -> NewLogEntry {
+    NewLogEntry {
+        subject: account.to_string(),
+        ..line("account.kyc_level")
+    }
+}
+
+/// A customer's check that passed raises the level only from level 0: once
+/// an owner has set another level, it changes nothing and writes no line.
+#[tokio::test]
+async fn a_passed_check_never_lowers_a_level_an_owner_set() {
+    let (_db, store) = store().await;
+    let (account, _) = funded_account(&store, 1).await;
+    let (raised, _) = funded_account(&store, 1).await;
+    set_level(&store, account, 0).await;
+    set_level(&store, raised, 2).await;
+    let change = KycChange {
+        level: 1,
+        method: "bvn".into(),
+        last4: Some("2226".into()),
+        reason: "BVN matched".into(),
+        set_by: "self".into(),
+    };
+    let kyc = store
+        .raise_kyc_logged(account, 0, change.clone(), about(account))
+        .await
+        .unwrap()
+        .expect("raised from level 0");
+    assert_eq!(
+        (kyc.level, kyc.method.as_deref(), kyc.last4.as_deref()),
+        (1, Some("bvn"), Some("2226"))
+    );
+    let again = store
+        .raise_kyc_logged(account, 0, change.clone(), about(account))
+        .await
+        .unwrap();
+    assert_eq!(again, None, "at level 1 now: not from level 0");
+    let kept = store
+        .raise_kyc_logged(raised, 0, change, about(raised))
+        .await
+        .unwrap();
+    assert_eq!(kept, None);
+    let view = store.account_limits(raised).await.unwrap();
+    assert_eq!(
+        (view.kyc.level, view.kyc.method.as_deref()),
+        (2, Some("operator"))
+    );
+    let log_of = |subject: AccountId| {
+        let store = store.clone();
+        async move {
+            let filter = LogFilter {
+                subject: Some(subject.to_string()),
+                limit: 100,
+                ..LogFilter::default()
+            };
+            store.operator_log(filter).await.unwrap()
+        }
+    };
+    let lines = log_of(account).await;
+    assert_eq!(lines.len(), 1, "one line, of the raise that changed it");
+    assert_eq!(lines[0].before.as_deref(), Some("0"));
+    assert!(log_of(raised).await.is_empty(), "no line without a change");
+}
+
 /// A customer's identity checks are counted per day before the gateway is
 /// asked: ten at once on an account with 3 a day start exactly 3, each
 /// with its line; another account and an earlier day are counted apart.

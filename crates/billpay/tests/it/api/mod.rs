@@ -6,6 +6,7 @@
 mod auth;
 mod catalogue;
 mod connections;
+mod identity;
 mod nesting;
 mod openapi;
 mod rate_limits;
