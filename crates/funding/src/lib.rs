@@ -35,9 +35,9 @@ pub struct Customer {
     pub reference: String,
     pub name: String,
     pub email: String,
-    /// Monnify requires one of BVN or NIN (11 digits).
-    pub bvn: Option<String>,
-    pub nin: Option<String>,
+    /// Monnify requires one of BVN or NIN; `Debug` shows their last 4 digits only.
+    pub bvn: Option<identity::IdNumber>,
+    pub nin: Option<identity::IdNumber>,
 }
 
 /// A bank account customers transfer to.
@@ -312,6 +312,23 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("PENDING")
+        );
+    }
+
+    #[test]
+    fn a_customer_printed_shows_only_the_last_4_digits_of_its_bvn_or_nin() {
+        let customer = Customer {
+            reference: "acct".into(),
+            name: "Ada".into(),
+            email: "ada@example.com".into(),
+            bvn: Some(identity::IdNumber::parse("22222222226").unwrap()),
+            nin: Some(identity::IdNumber::parse("12345678901").unwrap()),
+        };
+        let printed = format!("{customer:?}");
+        assert!(!printed.contains("22222222226") && !printed.contains("12345678901"));
+        assert!(
+            printed.contains("2226") && printed.contains("8901"),
+            "{printed}"
         );
     }
 }

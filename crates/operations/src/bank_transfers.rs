@@ -6,6 +6,7 @@ use crate::wallets::reason_for;
 use crate::{Actor, OpsError, OpsResult, Permission, invalid};
 use billpay_domain::AccountId;
 use billpay_funding::Customer;
+use billpay_funding::identity::IdNumber;
 use billpay_store::{
     FundingEvent, FundingFilter, FundingStatus, NewReservation, ReservationIdentity,
     ReservedAccount, Store,
@@ -74,7 +75,7 @@ pub async fn reserve_own(
 /// A BVN or a NIN (11 digits), passed to the gateway and never kept whole.
 pub struct Identity {
     kind: &'static str,
-    number: String,
+    number: IdNumber,
 }
 
 impl Identity {
@@ -84,19 +85,15 @@ impl Identity {
             let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
                 continue;
             };
-            if value.len() != 11 || !value.bytes().all(|b| b.is_ascii_digit()) {
-                let fields: &'static [&'static str] =
-                    if kind == "bvn" { &["bvn"] } else { &["nin"] };
-                return Err(invalid(fields, "must be 11 digits"));
-            }
-            let number = value.to_owned();
+            let fields: &'static [&'static str] = if kind == "bvn" { &["bvn"] } else { &["nin"] };
+            let number = IdNumber::parse(value).map_err(|why| invalid(fields, why))?;
             return Ok(Some(Identity { kind, number }));
         }
         Ok(None)
     }
 
     fn last4(&self) -> (&'static str, String) {
-        (self.kind, self.number[self.number.len() - 4..].to_owned())
+        (self.kind, self.number.last4().to_owned())
     }
 }
 

@@ -135,8 +135,8 @@ impl Gateway for MonnifyGateway {
             "getAllAvailableBanks": true,
         });
         match (&customer.bvn, &customer.nin) {
-            (Some(bvn), _) => body["bvn"] = json!(bvn),
-            (None, Some(nin)) => body["nin"] = json!(nin),
+            (Some(bvn), _) => body["bvn"] = json!(bvn.expose()),
+            (None, Some(nin)) => body["nin"] = json!(nin.expose()),
             (None, None) => return Err(GatewayError::Refused("Monnify needs a BVN or NIN".into())),
         }
         let url = format!("{}/api/v2/bank-transfer/reserved-accounts", self.base_url);
