@@ -467,6 +467,10 @@ pub trait FulfilmentStore: Send + Sync + 'static {
     async fn finalize(&self, code: &str, fin: Finalization) -> StoreResult<bool>;
     /// How many purchases are `processing`, and since when the oldest.
     async fn fulfilment_backlog(&self) -> StoreResult<Backlog>;
+    /// How many of them (held ones aside) were created before `before`
+    /// (RFC 3339), counted up to `cap`: the needs-review count, read through
+    /// the processing rows' index, never a scan of every purchase.
+    async fn needs_review_count(&self, before: &str, cap: u32) -> StoreResult<u64>;
 }
 
 /// Webhook events (the outbox) and their delivery attempts.

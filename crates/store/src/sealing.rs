@@ -457,6 +457,9 @@ impl FulfilmentStore for SealedStore {
     async fn fulfilment_backlog(&self) -> StoreResult<Backlog> {
         self.inner.fulfilment_backlog().await
     }
+    async fn needs_review_count(&self, before: &str, cap: u32) -> StoreResult<u64> {
+        self.inner.needs_review_count(before, cap).await
+    }
 }
 
 /// An event's payload is opened on every read.

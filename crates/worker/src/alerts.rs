@@ -13,7 +13,7 @@
 use billpay_domain::{Kobo, TxStatus};
 use billpay_store::clock::{LAGOS, lagos_day_start};
 use billpay_store::{
-    FundingFilter, FundingStatus, NewNotice, OperatorRole, SharedStore, StoreResult, TxFilter,
+    FundingFilter, FundingStatus, NewNotice, OperatorRole, SharedStore, StoreResult,
 };
 use billpay_supplier::Supplier;
 use billpay_supplier::health::{Health, StartCheck, float};
@@ -197,10 +197,8 @@ impl Alerts {
     async fn backlog(&self, hour: &str) -> StoreResult<Option<(AlertKind, String, Value)>> {
         let backlog = self.store.fulfilment_backlog().await?;
         let bound = crate::fulfilment::needs_review_before(self.settings.needs_review_after);
-        let review = self
-            .store
-            .transactions(TxFilter::needs_review(bound, REVIEW_COUNT_CAP));
-        let needs_review = review.await?.len() as u64;
+        let review = self.store.needs_review_count(&bound, REVIEW_COUNT_CAP);
+        let needs_review = review.await?;
         let oldest_secs = backlog.oldest_age_secs() as u64;
         let too_many = needs_review > self.settings.review_count;
         let too_old =

@@ -306,6 +306,11 @@ async fn held_purchases_are_neither_backlog_nor_needing_review() {
     let listed = store.transactions(review.clone()).await.unwrap();
     let codes: Vec<&str> = listed.iter().map(|tx| tx.code.as_str()).collect();
     assert_eq!(codes, [waiting.code.as_str()]);
+    // The alerts' count agrees: held aside, only before the bound, capped.
+    let now = rfc3339(now_ms());
+    assert_eq!(store.needs_review_count(&now, 100).await.unwrap(), 1);
+    let between = "2000-01-01T12:00:00.000+00:00";
+    assert_eq!(store.needs_review_count(between, 100).await.unwrap(), 0);
     // Listed apart, and back in both once released.
     assert_eq!(store.held_purchases(10).await.unwrap().len(), 1);
     let release = line("transaction.release");
@@ -317,6 +322,9 @@ async fn held_purchases_are_neither_backlog_nor_needing_review() {
     );
     assert_eq!(store.fulfilment_backlog().await.unwrap().processing, 2);
     assert_eq!(store.transactions(review).await.unwrap().len(), 2);
+    assert_eq!(store.needs_review_count(&now, 100).await.unwrap(), 2);
+    assert_eq!(store.needs_review_count(&now, 1).await.unwrap(), 1);
+    assert_eq!(store.needs_review_count(between, 100).await.unwrap(), 1);
     // The ordinary listing still shows every purchase.
     let all = TxFilter {
         account_id: Some(account),
