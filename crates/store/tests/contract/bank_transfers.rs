@@ -29,7 +29,8 @@ fn payment(reference: &str, status: FundingStatus, account: Option<AccountId>) -
     }
 }
 
-async fn assert_audit_clean(store: &SharedStore) {
+/// Every audit check passes (the usage tests call it too).
+pub(crate) async fn assert_audit_clean(store: &SharedStore) {
     for outcome in store.audit().await.unwrap() {
         assert!(
             outcome.passed(),

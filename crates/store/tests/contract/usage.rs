@@ -4,6 +4,7 @@
 //! held purchases wait for an owner, not in the fulfilment backlog or the
 //! needs-review listing; usage past every limit's window is pruned.
 
+use crate::bank_transfers::assert_audit_clean;
 use crate::common::{Db, assert_invariant, finalization, funded_account, purchase, raw_sql, store};
 use crate::limits::{kind_of, line, own_limits};
 use billpay_domain::{AccountId, KeyId, Kobo, TxStatus};
@@ -34,17 +35,6 @@ fn refused_by(placed: StoreResult<Transaction>) -> LimitKind {
 
 async fn usage(store: &SharedStore, account: AccountId) -> Usage {
     store.account_limits(account).await.unwrap().usage
-}
-
-async fn assert_audit_passes(store: &SharedStore) {
-    for outcome in store.audit().await.unwrap() {
-        assert!(
-            outcome.passed(),
-            "{}: {:?}",
-            outcome.name,
-            outcome.violations
-        );
-    }
 }
 
 /// Two finalizes of one purchase at once: how many changed it.
@@ -113,7 +103,7 @@ async fn a_refund_gives_back_its_days_count_once_so_another_purchase_fits() {
         Kobo::from_naira(10_000 - 80)
     );
     assert_invariant(&store, account).await;
-    assert_audit_passes(&store).await;
+    assert_audit_clean(&store).await;
 }
 
 /// The operator's finalize (`finalize_logged`) and a late reversal of a
@@ -167,7 +157,7 @@ async fn an_operators_finalize_and_a_reversal_give_back_the_recipients_value() {
         Kobo::from_naira(10_000 - 100)
     );
     assert_invariant(&store, account).await;
-    assert_audit_passes(&store).await;
+    assert_audit_clean(&store).await;
 }
 
 /// A held purchase rejected by two owners at once gives its day's count
@@ -212,7 +202,7 @@ async fn a_rejected_held_purchase_gives_back_its_day_but_not_its_hour() {
         .unwrap();
     assert!(other.held_for.is_some());
     assert_invariant(&store, account).await;
-    assert_audit_passes(&store).await;
+    assert_audit_clean(&store).await;
 }
 
 /// The usage given back is the day the purchase was placed in (Lagos),

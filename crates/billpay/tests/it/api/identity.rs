@@ -9,6 +9,7 @@
 //! WAL, or every PostgreSQL row) and the server's logs: absent. On the test
 //! backend (`BILLPAY_TEST_BACKEND`).
 
+use crate::dashboard::identity::assert_only_last4_kept;
 use crate::support::monnify::*;
 use crate::support::*;
 use serde_json::{Value, json};
@@ -222,24 +223,7 @@ async fn an_api_customer_verifies_their_bvn_and_the_number_is_kept_nowhere() {
     assert_eq!(monnify.identity_checks().1, 1);
 
     // Only the last 4 digits anywhere: the database, the logs.
-    let database = server.database_contents().await;
-    let logs = server.logs();
-    assert!(
-        logs.windows(14).any(|w| w == b"identity check"),
-        "the logs were captured"
-    );
-    for (what, bytes) in [("the database", &database), ("the logs", &logs)] {
-        for number in NUMBERS {
-            assert!(
-                !bytes.windows(11).any(|w| w == number.as_bytes()),
-                "{number} is in {what}"
-            );
-        }
-    }
-    assert!(
-        database.windows(15).any(|w| w == b"bvn ending 2226"),
-        "what is kept is there: the search reads the right database"
-    );
+    assert_only_last4_kept(&server, &NUMBERS).await;
     server.assert_ledger_consistent(&c.account_id);
 }
 

@@ -5,7 +5,7 @@
 
 mod api_docs;
 pub mod browser;
-mod identity;
+pub mod identity;
 mod lagos;
 mod mail_journeys;
 mod my_data;
