@@ -4,6 +4,7 @@
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, optional_reason, reason_of};
 use billpay_domain::AccountId;
 use billpay_store::limits::{LEVELS, OPERATOR_CREATED_LEVEL};
+use billpay_store::work;
 use billpay_store::{Account, AccountStatus, Closure, Erasure, NewAccount, Store};
 
 /// A new account (with one NGN wallet) at the level an operator-created
@@ -51,7 +52,11 @@ pub async fn create_at_level(
         password_hash,
         kyc_level,
     };
-    let account = store.create_account_logged(new, log).await?;
+    let account = store
+        .write((new, log), |tx, (new, log)| {
+            Box::pin(work::create_account_logged(tx, new, log))
+        })
+        .await?;
     tracing::info!(%actor, account = %account.id, "account created");
     Ok(account)
 }
@@ -80,7 +85,9 @@ pub async fn set_status_because(
     log.after = Some(status.as_str().to_owned());
     log.reason = optional_reason(reason)?;
     store
-        .set_account_status_logged(account, status, log)
+        .write((account, status, log), |tx, (account, status, log)| {
+            Box::pin(work::set_account_status_logged(tx, *account, *status, log))
+        })
         .await?;
     tracing::info!(%actor, %account, status = status.as_str(), "account status set");
     Ok(())
@@ -140,7 +147,11 @@ pub async fn clear_pin_lock(
     let mut log = actor.log("account.pin_lock_cleared", account.to_string());
     log.before = Some("purchases locked after wrong PINs".into());
     log.after = Some("unlocked".into());
-    let cleared = store.clear_pin_lock_logged(account, log).await?;
+    let cleared = store
+        .write((account, log), |tx, (account, log)| {
+            Box::pin(work::clear_pin_lock_logged(tx, *account, log))
+        })
+        .await?;
     if cleared {
         tracing::info!(%actor, %account, "transaction-PIN lock cleared");
     }
@@ -162,7 +173,9 @@ pub async fn close(
     log.after = Some("closed".into());
     log.reason = Some(reason_of(reason)?);
     let closure = store
-        .close_account_logged(account, log)
+        .write((account, log), |tx, (account, log)| {
+            Box::pin(work::close_account_logged(tx, *account, log))
+        })
         .await
         .map_err(refusal)?;
     tracing::info!(%actor, %account, "account closed");
@@ -186,7 +199,9 @@ pub async fn erase(
     log.after = Some("personal data erased".into());
     log.reason = Some(reason_of(reason)?);
     let erasure = store
-        .erase_account_logged(account, log)
+        .write((account, log), |tx, (account, log)| {
+            Box::pin(work::erase_account_logged(tx, *account, log))
+        })
         .await
         .map_err(refusal)?;
     tracing::info!(%actor, %account, "account's personal data erased");

@@ -4,6 +4,7 @@
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, quoted};
 use billpay_domain::Kobo;
 use billpay_store::Store;
+use billpay_store::work;
 
 /// What an operator puts on or off sale.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +48,12 @@ pub async fn set_on_sale(
     let mut log = actor.log(&format!("catalogue.{}", kind.as_str()), target);
     log.after = Some(if on_sale { "on sale" } else { "off sale" }.to_owned());
     let changed = store
-        .set_catalogue_active_logged(target, on_sale, log)
+        .write(
+            (target.to_owned(), on_sale, log),
+            |tx, (target, on_sale, log)| {
+                Box::pin(work::set_catalogue_active_logged(tx, target, *on_sale, log))
+            },
+        )
         .await?;
     tracing::info!(%actor, kind = kind.as_str(), target, on_sale, "catalogue changed");
     Ok(changed)
@@ -96,7 +102,11 @@ pub async fn set_list_price(
     let mut log = actor.log("catalogue.price", plan_id.as_str());
     log.before = Some(before.to_string());
     log.after = Some(price.to_string());
-    store.replace_catalogue_logged(&catalogue, log).await?;
+    store
+        .write((catalogue, log), |tx, (catalogue, log)| {
+            Box::pin(work::replace_catalogue_logged(tx, catalogue, log))
+        })
+        .await?;
     tracing::info!(%actor, plan = plan_id, %before, %price, "list price set");
     Ok((plan_id, before, price))
 }

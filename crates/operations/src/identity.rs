@@ -18,6 +18,7 @@ use billpay_domain::AccountId;
 use billpay_funding::identity::{Claim, Field, IdKind, IdNumber, IdentityCheck, Verdict};
 use billpay_store::clock::{LAGOS, lagos_day_start, lagos_today};
 use billpay_store::limits::{IDENTITY_CHECK, IDENTITY_CHECKS_PER_DAY, Kyc, KycChange};
+use billpay_store::work;
 use billpay_store::{NewLogEntry, Store, StoreError};
 use time::macros::format_description;
 use time::{Date, OffsetDateTime, PrimitiveDateTime, Time};
@@ -191,7 +192,12 @@ pub async fn verify(
             log.reason = Some(reason);
             // An owner may have raised the level while the gateway answered:
             // never lower it (the store changes it only from level 0).
-            let kyc = match store.raise_kyc_logged(account, 0, change, log).await? {
+            let raised = store
+                .write((account, change, log), |tx, (account, change, log)| {
+                    Box::pin(work::raise_kyc_logged(tx, *account, 0, change, log))
+                })
+                .await?;
+            let kyc = match raised {
                 Some(kyc) => kyc,
                 None => store.account_limits(account).await?.kyc,
             };

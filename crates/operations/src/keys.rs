@@ -4,6 +4,7 @@ use crate::{Actor, OpsResult, Permission, invalid};
 use billpay_domain::sealed::SecretBox;
 use billpay_domain::{AccountId, KeyId};
 use billpay_store::issue::{Issued, issue_api_key_logged, issue_webhook_secret_logged};
+use billpay_store::work;
 use billpay_store::{ApiKey, KeyChange, KeyStatus, RateLimit, Store};
 
 /// What an operator changes on a key.
@@ -50,7 +51,11 @@ pub async fn update(
     let change = change_of(update)?;
     let mut log = actor.log("key.update", key.to_string());
     log.after = Some(what.to_owned());
-    let updated = store.update_api_key_logged(key, change, log).await?;
+    let updated = store
+        .write((key, change, log), |tx, (key, change, log)| {
+            Box::pin(work::update_api_key_logged(tx, *key, change, log))
+        })
+        .await?;
     tracing::info!(%actor, %key, change = what, "API key changed");
     Ok(updated)
 }

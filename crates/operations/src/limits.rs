@@ -8,7 +8,9 @@ use billpay_store::limits::{
     AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LEVEL_NAME_MAX, LEVELS, LevelLimits,
     Limits, RuleAction,
 };
+use billpay_store::work;
 use billpay_store::{Store, StoreError};
+use serde::Deserialize;
 
 /// A change to some limits: each field left alone (`None`), set to a
 /// value, or cleared (`Some(None)`: no limit for a level, the level's for an
@@ -70,6 +72,144 @@ impl LimitsPatch {
 
     pub fn is_empty(&self) -> bool {
         *self == LimitsPatch::default()
+    }
+}
+
+/// Each limit as a person types it: the one form of the console's limits
+/// forms and the CLI's `limits set` flags. Naira (`50000`, `₦50,000.50`), a
+/// number of purchases, or a rule's action (`refuse`, `hold`); `none` or a
+/// blank clears it (no limit for a level, the level's for an account); one
+/// not given is left as set.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+#[serde(default)]
+pub struct LimitTexts {
+    /// Largest single purchase (Naira).
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub max_purchase: Option<String>,
+    /// Spent per Lagos day (Naira).
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub daily_value: Option<String>,
+    /// Purchases per Lagos day.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub daily_count: Option<String>,
+    /// Spent over the last 30 Lagos days (Naira).
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub monthly_value: Option<String>,
+    /// Purchases over the last 30 Lagos days.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub monthly_count: Option<String>,
+    /// Largest wallet balance (Naira): a transfer over it is still credited,
+    /// and the account's purchases are held to level 0's limits until reviewed.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub max_balance: Option<String>,
+    /// Spent on one recipient per Lagos day (Naira).
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub per_recipient_daily: Option<String>,
+    /// Velocity: purchases to one recipient per clock hour.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub recipient_hourly_count: Option<String>,
+    /// Velocity: purchases per clock hour.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub account_hourly_count: Option<String>,
+    /// Velocity: spent in a new account's first 24 hours after sign-up (Naira).
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub first_day_value: Option<String>,
+    /// What a purchase over --recipient-hourly-count does: refuse or hold
+    /// (for an owner's review).
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub recipient_hourly_action: Option<String>,
+    /// What a purchase over --account-hourly-count does: refuse or hold.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub account_hourly_action: Option<String>,
+    /// What a purchase over --first-day-value does: refuse or hold.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub first_day_action: Option<String>,
+    /// What a purchase over level 0's limits does while the wallet is over
+    /// its largest balance: refuse or hold.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub over_balance_action: Option<String>,
+}
+
+impl LimitTexts {
+    /// The change they make; the first that is not a limit is refused
+    /// (`Invalid`, naming its field), nothing changed.
+    pub fn patch(&self) -> OpsResult<LimitsPatch> {
+        fn read<T>(
+            field: &'static [&'static str],
+            text: &Option<String>,
+            parse: fn(&'static [&'static str], &str) -> OpsResult<Option<T>>,
+        ) -> OpsResult<Option<Option<T>>> {
+            let typed = |t: &str| match t.trim() {
+                "" => CLEAR.to_owned(),
+                typed => typed.to_owned(),
+            };
+            text.as_deref().map(|t| parse(field, &typed(t))).transpose()
+        }
+        Ok(LimitsPatch {
+            max_purchase: read(&["max_purchase"], &self.max_purchase, naira_limit)?,
+            daily_value: read(&["daily_value"], &self.daily_value, naira_limit)?,
+            daily_count: read(&["daily_count"], &self.daily_count, count_limit)?,
+            monthly_value: read(&["monthly_value"], &self.monthly_value, naira_limit)?,
+            monthly_count: read(&["monthly_count"], &self.monthly_count, count_limit)?,
+            max_balance: read(&["max_balance"], &self.max_balance, naira_limit)?,
+            per_recipient_daily: read(
+                &["per_recipient_daily"],
+                &self.per_recipient_daily,
+                naira_limit,
+            )?,
+            recipient_hourly_count: read(
+                &["recipient_hourly_count"],
+                &self.recipient_hourly_count,
+                count_limit,
+            )?,
+            account_hourly_count: read(
+                &["account_hourly_count"],
+                &self.account_hourly_count,
+                count_limit,
+            )?,
+            first_day_value: read(&["first_day_value"], &self.first_day_value, naira_limit)?,
+            recipient_hourly_action: read(
+                &["recipient_hourly_action"],
+                &self.recipient_hourly_action,
+                action_limit,
+            )?,
+            account_hourly_action: read(
+                &["account_hourly_action"],
+                &self.account_hourly_action,
+                action_limit,
+            )?,
+            first_day_action: read(&["first_day_action"], &self.first_day_action, action_limit)?,
+            over_balance_action: read(
+                &["over_balance_action"],
+                &self.over_balance_action,
+                action_limit,
+            )?,
+        })
+    }
+
+    /// Each limit given, by its field's name, as typed (a refused form drawn again).
+    pub fn given(&self) -> Vec<(&'static str, String)> {
+        let texts = [
+            ("max_purchase", &self.max_purchase),
+            ("daily_value", &self.daily_value),
+            ("daily_count", &self.daily_count),
+            ("monthly_value", &self.monthly_value),
+            ("monthly_count", &self.monthly_count),
+            ("max_balance", &self.max_balance),
+            ("per_recipient_daily", &self.per_recipient_daily),
+            ("recipient_hourly_count", &self.recipient_hourly_count),
+            ("account_hourly_count", &self.account_hourly_count),
+            ("first_day_value", &self.first_day_value),
+            ("recipient_hourly_action", &self.recipient_hourly_action),
+            ("account_hourly_action", &self.account_hourly_action),
+            ("first_day_action", &self.first_day_action),
+            ("over_balance_action", &self.over_balance_action),
+        ];
+        texts
+            .into_iter()
+            .filter_map(|(field, text)| Some((field, text.clone()?)))
+            .collect()
     }
 }
 
@@ -210,7 +350,9 @@ pub async fn set_level(
         set_by: actor.to_string(),
     };
     let kyc = store
-        .set_kyc_logged(account, change, log)
+        .write((account, change, log), |tx, (account, change, log)| {
+            Box::pin(work::set_kyc_logged(tx, *account, change, log))
+        })
         .await
         .map_err(not_found)?;
     tracing::info!(%actor, %account, level, "KYC level set");
@@ -246,7 +388,11 @@ pub async fn set_level_limits(
     let mut log = actor.log("limits.level", format!("level {level}"));
     log.before = Some(describe(&current.limits));
     log.after = Some(describe(&limits));
-    let changed = store.set_level_limits_logged(level, limits, log).await?;
+    let changed = store
+        .write((level, limits, log), |tx, (level, limits, log)| {
+            Box::pin(work::set_level_limits_logged(tx, *level, limits, log))
+        })
+        .await?;
     tracing::info!(%actor, level, "level limits set");
     Ok(changed)
 }
@@ -271,7 +417,9 @@ pub async fn rename_level(
     let mut log = actor.log("limits.level_name", format!("level {level}"));
     log.after = Some(name.to_owned());
     let renamed = store
-        .rename_level_logged(level, name, log)
+        .write((level, name.to_owned(), log), |tx, (level, name, log)| {
+            Box::pin(work::rename_level_logged(tx, *level, name, log))
+        })
         .await
         .map_err(not_found)?;
     tracing::info!(%actor, level, "level renamed");
@@ -292,7 +440,9 @@ pub async fn set_account_limits(
     log.before = Some(describe(&current.overrides));
     log.after = Some(describe(&limits));
     let changed = store
-        .set_account_limits_logged(account, limits, log)
+        .write((account, limits, log), |tx, (account, limits, log)| {
+            Box::pin(work::set_account_limits_logged(tx, *account, limits, log))
+        })
         .await?;
     tracing::info!(%actor, %account, "account limits set");
     Ok(changed)
@@ -355,7 +505,11 @@ pub async fn block(
         added_by: actor.to_string(),
         added_at: String::new(),
     };
-    let added = store.block_logged(entry, log).await?;
+    let added = store
+        .write((entry, log), |tx, (entry, log)| {
+            Box::pin(work::block_logged(tx, entry, log))
+        })
+        .await?;
     tracing::info!(%actor, kind = kind.as_str(), added, "blocklist entry added");
     Ok(added)
 }
@@ -375,7 +529,11 @@ pub async fn unblock(
     };
     let mut log = actor.log("blocklist.remove", format!("{} {value}", kind.as_str()));
     log.reason = crate::optional_reason(reason)?;
-    let removed = store.unblock_logged(kind, &value, log).await?;
+    let removed = store
+        .write((kind, value, log), |tx, (kind, value, log)| {
+            Box::pin(work::unblock_logged(tx, *kind, value, log))
+        })
+        .await?;
     tracing::info!(%actor, kind = kind.as_str(), removed, "blocklist entry removed");
     Ok(removed)
 }

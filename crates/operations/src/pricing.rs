@@ -9,6 +9,7 @@ use billpay_domain::pricing::{
     BasisPoints, DEFAULT_TIER, Rule, Scope, Tier, denomination_key, valid_tier_name,
 };
 use billpay_domain::{AccountId, Kobo, Product};
+use billpay_store::work;
 use billpay_store::{Store, StoreError};
 
 /// A rule as typed: one of the three, each value still text.
@@ -58,7 +59,12 @@ pub async fn create_tier(store: &dyn Store, actor: Actor, name: &str) -> OpsResu
     }
     let mut log = actor.log("pricing.tier", name);
     log.after = Some("created".to_owned());
-    store.create_tier_logged(name, log).await.map_err(refused)?;
+    store
+        .write((name.to_owned(), log), |tx, (name, log)| {
+            Box::pin(work::create_tier_logged(tx, name, log))
+        })
+        .await
+        .map_err(refused)?;
     tracing::info!(%actor, tier = name, "price tier created");
     Ok(())
 }
@@ -98,7 +104,12 @@ pub async fn set_rule(
     log.after = Some(format!("{}: {what}", catalogue.scope_label(&scope)));
     // Logged with the change, when it changed something (a set always does).
     let changed = store
-        .set_price_rule_logged(tier, scope.clone(), rule, log)
+        .write(
+            (tier.to_owned(), scope.clone(), rule, log),
+            |tx, (tier, scope, rule, log)| {
+                Box::pin(work::set_price_rule_logged(tx, tier, scope, *rule, log))
+            },
+        )
         .await
         .map_err(not_found)?;
     tracing::info!(%actor, tier, scope = %catalogue.scope_label(&scope), rule = what, "price rule set");
@@ -130,7 +141,17 @@ pub async fn set_account_tier_because(
     log.after = Some(tier.to_owned());
     log.reason = optional_reason(reason)?;
     store
-        .set_account_tier_logged(account, named, log)
+        .write(
+            (account, named.map(str::to_owned), log),
+            |tx, (account, named, log)| {
+                Box::pin(work::set_account_tier_logged(
+                    tx,
+                    *account,
+                    named.as_deref(),
+                    log,
+                ))
+            },
+        )
         .await
         .map_err(not_found)?;
     tracing::info!(%actor, %account, tier, "account tier set");

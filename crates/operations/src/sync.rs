@@ -10,6 +10,7 @@ use crate::{Actor, OpsError, OpsResult, Permission};
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::{Kobo, Product};
 use billpay_store::Store;
+use billpay_store::work;
 use billpay_supplier::{Supplier, SupplierPlan};
 use serde::Serialize;
 
@@ -174,7 +175,11 @@ pub async fn sync(
         crate::pricing::check_catalogue_floor(store, &catalogue).await?;
         let mut log = actor.log("catalogue.sync", supplier.name());
         log.after = Some(format!("{} differences applied", differences.len()));
-        store.replace_catalogue_logged(&catalogue, log).await?;
+        store
+            .write((catalogue.clone(), log), |tx, (catalogue, log)| {
+                Box::pin(work::replace_catalogue_logged(tx, catalogue, log))
+            })
+            .await?;
         tracing::info!(%actor, supplier = supplier.name(), count = differences.len(), "catalogue synced");
     }
     Ok(Synced {

@@ -4,6 +4,7 @@
 use crate::wallets::reason_for;
 use crate::{Actor, OpsError, OpsResult, Permission};
 use billpay_domain::{AccountId, Delivery, TxStatus};
+use billpay_store::work;
 use billpay_store::{Store, Transaction, TxFilter, TxLookup};
 use billpay_worker::Fulfilment;
 use billpay_worker::fulfilment::{Outcome, settle};
@@ -137,7 +138,12 @@ pub async fn resolve(
     log.before = Some(tx.status.to_string());
     log.after = Some(status.to_string());
     log.reason = reason.clone();
-    if !store.finalize_logged(&code, fin, log).await? {
+    let changed = store
+        .write((code.clone(), fin, log), |tx, (code, fin, log)| {
+            Box::pin(work::finalize_logged(tx, code, fin, log))
+        })
+        .await?;
+    if !changed {
         return Err(OpsError::Refused(format!(
             "{code} became final meanwhile; nothing changed"
         )));
@@ -236,10 +242,20 @@ pub async fn decide_held(
     log.after = Some(after.to_owned());
     log.reason = reason.clone();
     let changed = match decision {
-        HeldDecision::Release => store.release_held_logged(&tx.code, log).await?,
+        HeldDecision::Release => {
+            store
+                .write((tx.code.clone(), log), |tx, (code, log)| {
+                    Box::pin(work::release_held_logged(tx, code, log))
+                })
+                .await?
+        }
         HeldDecision::Reject => {
             let (code, fin) = settle(&tx, Outcome::Failed(REJECTED));
-            store.reject_held_logged(&code, fin, log).await?
+            store
+                .write((code, fin, log), |tx, (code, fin, log)| {
+                    Box::pin(work::reject_held_logged(tx, code, fin, log))
+                })
+                .await?
         }
     };
     if !changed {

@@ -4,6 +4,7 @@
 
 use crate::{Actor, OpsResult, Permission, invalid, optional_reason, reason_of};
 use billpay_domain::{AccountId, Kobo};
+use billpay_store::work;
 use billpay_store::{Credit, Store};
 
 /// Credits `account` once per `reference` (a repeat changes nothing and
@@ -23,7 +24,14 @@ pub async fn credit(
     let mut log = actor.log("wallet.credit", account.to_string());
     log.after = Some(format!("+{amount}, reference {reference}"));
     log.reason = reason.clone();
-    let credit = store.credit_logged(account, amount, reference, log).await?;
+    let credit = store
+        .write(
+            (account, amount, reference.to_owned(), log),
+            |tx, (account, amount, reference, log)| {
+                Box::pin(work::credit_logged(tx, *account, *amount, reference, log))
+            },
+        )
+        .await?;
     tracing::info!(%actor, %account, %amount, reference, reason = reason.as_deref(), applied = credit.applied, "wallet credited");
     Ok(credit)
 }
@@ -45,7 +53,14 @@ pub async fn debit(
     let mut log = actor.log("wallet.debit", account.to_string());
     log.after = Some(format!("-{amount}, reference {reference}"));
     log.reason = Some(reason.clone());
-    let debit = store.debit_logged(account, amount, reference, log).await?;
+    let debit = store
+        .write(
+            (account, amount, reference.to_owned(), log),
+            |tx, (account, amount, reference, log)| {
+                Box::pin(work::debit_logged(tx, *account, *amount, reference, log))
+            },
+        )
+        .await?;
     tracing::info!(%actor, %account, %amount, reference, reason, applied = debit.applied, "wallet debited");
     Ok(debit)
 }

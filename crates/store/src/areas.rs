@@ -14,18 +14,17 @@ pub(crate) mod catalogue;
 pub(crate) mod checkouts;
 mod claims;
 pub(crate) mod events;
-mod fulfilment;
+pub(crate) mod fulfilment;
 mod funding;
 pub(crate) mod keys;
 pub(crate) mod limits;
-mod logged;
 mod low_balance;
 pub(crate) mod notice_admin;
 pub(crate) mod notices;
 pub(crate) mod operators;
 pub(crate) mod pins;
 pub(crate) mod pricing;
-mod privacy;
+pub(crate) mod privacy;
 mod sessions;
 pub(crate) mod wallet;
 
@@ -56,7 +55,7 @@ pub trait Store:
     + FundingStore
     + CheckoutStore
     + OperatorStore
-    + LoggedStore
+    + crate::work::WorkStore
     + NoticeStore
     + NoticeAdminStore
     + AccountCareStore
@@ -81,7 +80,7 @@ impl<T> Store for T where
         + FundingStore
         + CheckoutStore
         + OperatorStore
-        + LoggedStore
+        + crate::work::WorkStore
         + NoticeStore
         + NoticeAdminStore
         + AccountCareStore
@@ -247,51 +246,6 @@ pub trait LimitStore: Send + Sync + 'static {
     async fn account_limits(&self, account: AccountId)
     -> StoreResult<crate::limits::AccountLimits>;
     async fn blocklist(&self) -> StoreResult<Vec<crate::limits::BlockEntry>>;
-    /// Sets the level and how it was reached; the line's `before` is the level before.
-    async fn set_kyc_logged(
-        &self,
-        account: AccountId,
-        change: crate::limits::KycChange,
-        log: NewLogEntry,
-    ) -> StoreResult<crate::limits::Kyc>;
-    /// [`Self::set_kyc_logged`] only while the account is at level `from`
-    /// (checked by the level's own update, under the row's lock): a
-    /// customer's check that passed never lowers a level an owner raised
-    /// while the gateway answered. `None`, and nothing written, otherwise.
-    async fn raise_kyc_logged(
-        &self,
-        account: AccountId,
-        from: u8,
-        change: crate::limits::KycChange,
-        log: NewLogEntry,
-    ) -> StoreResult<Option<crate::limits::Kyc>>;
-    /// Replaces a level's limits (`None`: no limit).
-    async fn set_level_limits_logged(
-        &self,
-        level: u8,
-        limits: crate::limits::Limits,
-        log: NewLogEntry,
-    ) -> StoreResult<crate::limits::LevelLimits>;
-    /// Replaces an account's own limits (`None`: its level's).
-    async fn set_account_limits_logged(
-        &self,
-        account: AccountId,
-        limits: crate::limits::Limits,
-        log: NewLogEntry,
-    ) -> StoreResult<crate::limits::AccountLimits>;
-    /// `false` (and no line) when the entry is there already.
-    async fn block_logged(
-        &self,
-        entry: crate::limits::BlockEntry,
-        log: NewLogEntry,
-    ) -> StoreResult<bool>;
-    /// `false` (and no line) when there was no such entry.
-    async fn unblock_logged(
-        &self,
-        kind: crate::limits::BlockKind,
-        value: &str,
-        log: NewLogEntry,
-    ) -> StoreResult<bool>;
     /// A customer's own identity check, counted before the gateway is asked:
     /// with fewer than `most` lines [`crate::limits::IDENTITY_CHECK`] for
     /// the account since `since` (RFC 3339), `log` is written as one (its
@@ -308,32 +262,12 @@ pub trait LimitStore: Send + Sync + 'static {
     /// Purchases held for review by a velocity rule or the largest balance
     /// (`held_for` says which), oldest first.
     async fn held_purchases(&self, limit: u32) -> StoreResult<Vec<Transaction>>;
-    /// Sends a held purchase on to the supplier (the fulfilment claim takes
-    /// it next); `false` (and no line) when it is not held any more.
-    async fn release_held_logged(&self, code: &str, log: NewLogEntry) -> StoreResult<bool>;
-    /// Fails a held purchase with its refund, webhook and notice (the normal
-    /// failure path, once); `false` (and no line) when it is not held any more.
-    async fn reject_held_logged(
-        &self,
-        code: &str,
-        fin: Finalization,
-        log: NewLogEntry,
-    ) -> StoreResult<bool>;
     /// Deletes the usage no limit reads any more: the day's and the
     /// recipients' rows of Lagos days before `before_day` (`YYYY-MM-DD`) and
     /// the hourly counts of clock hours (UTC hours since 1970) before
     /// `before_hour`; answers the rows deleted. `limits::usage_prune_bounds`
     /// gives the bounds that keep what every limit reads.
     async fn prune_usage(&self, before_day: &str, before_hour: i64) -> StoreResult<u64>;
-    /// Renames a level (1 to [`crate::limits::LEVEL_NAME_MAX`] characters,
-    /// not blank, else `Invalid`; an unknown level is `NotFound`); the
-    /// line's `before` is the old name, written in the same transaction.
-    async fn rename_level_logged(
-        &self,
-        level: u8,
-        name: &str,
-        log: NewLogEntry,
-    ) -> StoreResult<crate::limits::LevelLimits>;
 }
 
 #[async_trait]
@@ -641,91 +575,6 @@ pub trait OperatorStore: Send + Sync + 'static {
     async fn supplier_outcomes(&self, since: &str) -> StoreResult<Vec<SupplierOutcome>>;
 }
 
-/// The operator's changes that move money or a status, each with its log
-/// line in the same transaction: both are stored or neither. A money move's
-/// line gets the wallet's balance before and after, a status change's the
-/// status before, filled in by the store.
-#[async_trait]
-pub trait LoggedStore: Send + Sync + 'static {
-    /// An operator's credit once per reference (as [`WalletStore::credit`]).
-    async fn credit_logged(
-        &self,
-        account: AccountId,
-        amount: Kobo,
-        reference: &str,
-        log: NewLogEntry,
-    ) -> StoreResult<Credit>;
-    /// An operator's debit of `amount` (positive) once per reference: a
-    /// `debit` ledger entry with the operator's reference and no purchase;
-    /// refused below zero. A reference is one operator move on the wallet,
-    /// credit or debit.
-    async fn debit_logged(
-        &self,
-        account: AccountId,
-        amount: Kobo,
-        reference: &str,
-        log: NewLogEntry,
-    ) -> StoreResult<Credit>;
-    async fn set_account_status_logged(
-        &self,
-        account: AccountId,
-        status: AccountStatus,
-        log: NewLogEntry,
-    ) -> StoreResult<()>;
-    /// [`FulfilmentStore::finalize`] with its log line (written only if it changed something).
-    async fn finalize_logged(
-        &self,
-        code: &str,
-        fin: Finalization,
-        log: NewLogEntry,
-    ) -> StoreResult<bool>;
-    /// [`PricingStore::set_account_tier`]; the line's `before` is the tier before.
-    async fn set_account_tier_logged(
-        &self,
-        account: AccountId,
-        tier: Option<&str>,
-        log: NewLogEntry,
-    ) -> StoreResult<()>;
-    /// [`CatalogueStore::set_catalogue_active`]; the line's `before` is
-    /// `on sale` or `off sale`.
-    async fn set_catalogue_active_logged(
-        &self,
-        target: &str,
-        active: bool,
-        log: NewLogEntry,
-    ) -> StoreResult<String>;
-    async fn create_api_key_logged(&self, new: NewApiKey, log: NewLogEntry) -> StoreResult<ApiKey>;
-    /// [`AccountStore::create_account`]; the line's subject becomes the new account's id.
-    async fn create_account_logged(
-        &self,
-        new: NewAccount,
-        log: NewLogEntry,
-    ) -> StoreResult<Account>;
-    /// [`CatalogueStore::replace_catalogue`] (a supplier sync applied).
-    async fn replace_catalogue_logged(
-        &self,
-        catalogue: &Catalogue,
-        log: NewLogEntry,
-    ) -> StoreResult<()>;
-    /// [`PricingStore::create_tier`].
-    async fn create_tier_logged(&self, name: &str, log: NewLogEntry) -> StoreResult<()>;
-    /// [`PricingStore::set_price_rule`]; the line is written only when the
-    /// rule changed (a removal that removed nothing is not logged).
-    async fn set_price_rule_logged(
-        &self,
-        tier: &str,
-        scope: Scope,
-        rule: Option<Rule>,
-        log: NewLogEntry,
-    ) -> StoreResult<bool>;
-    async fn update_api_key_logged(
-        &self,
-        id: KeyId,
-        change: KeyChange,
-        log: NewLogEntry,
-    ) -> StoreResult<ApiKey>;
-}
-
 /// The shop's transaction PINs (`areas/pins.rs`): set, counted before each
 /// check, locked after too many wrong tries in a row.
 #[async_trait]
@@ -746,13 +595,6 @@ pub trait PinStore: Send + Sync + 'static {
     /// The PIN tried was right: the run of wrong tries (and a lock its last
     /// try set) ends.
     async fn pin_matched(&self, account: AccountId) -> StoreResult<()>;
-    /// An operator ends a lock (and the run of wrong tries) with its log
-    /// line, in one transaction; `false` (and no line) when none was on.
-    async fn clear_pin_lock_logged(
-        &self,
-        account: AccountId,
-        log: NewLogEntry,
-    ) -> StoreResult<bool>;
 }
 
 /// The shop's saved recipients (`areas/beneficiaries.rs`).
@@ -783,22 +625,6 @@ pub trait BeneficiaryStore: Send + Sync + 'static {
 pub trait PrivacyStore: Send + Sync + 'static {
     /// `None`: open (or no such account).
     async fn account_closure(&self, account: AccountId) -> StoreResult<Option<Closure>>;
-    /// Closes an account whose wallet is empty and has no purchase in
-    /// flight: suspended for good, its sessions ended, `log` written in the
-    /// same transaction. Anything else is `StoreError::Invalid` saying why.
-    async fn close_account_logged(
-        &self,
-        account: AccountId,
-        log: NewLogEntry,
-    ) -> StoreResult<Closure>;
-    /// Erases a closed account's personal data (see `areas/privacy.rs`),
-    /// `log` in the same transaction. An open or already erased account is
-    /// `StoreError::Invalid`.
-    async fn erase_account_logged(
-        &self,
-        account: AccountId,
-        log: NewLogEntry,
-    ) -> StoreResult<Erasure>;
     /// The account's ledger entries after `after_id`, oldest first.
     async fn ledger_page(
         &self,

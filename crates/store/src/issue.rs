@@ -3,6 +3,7 @@
 //! 256 random bits, shown to its owner once and stored only as its SHA-256
 //! (keys, session tokens) or sealed under the master key (webhook secrets).
 
+use crate::work;
 use crate::{
     Account, ApiKey, EmailCode, KeyChange, NewApiKey, NewLogEntry, NewPasswordReset, NoticeDraft,
     ResetPurpose, Store, StoreResult,
@@ -42,7 +43,11 @@ pub async fn issue_api_key_logged(
         after: Some(format!("key {}", new.display_prefix)),
         ..log
     };
-    let record = store.create_api_key_logged(new, log).await?;
+    let record = store
+        .write((new, log), |tx, (new, log)| {
+            Box::pin(work::create_api_key_logged(tx, new, log))
+        })
+        .await?;
     Ok(Issued { record, secret })
 }
 
@@ -75,7 +80,9 @@ pub async fn issue_webhook_secret(
     key: KeyId,
     secrets: &SecretBox,
 ) -> StoreResult<Issued<ApiKey>> {
-    issue_webhook_secret_with(store, key, secrets, None).await
+    let (change, secret) = new_webhook_secret(secrets);
+    let record = store.update_api_key(key, change).await?;
+    Ok(Issued { record, secret })
 }
 
 /// [`issue_webhook_secret`] with an operator log line in the same transaction.
@@ -85,25 +92,20 @@ pub async fn issue_webhook_secret_logged(
     secrets: &SecretBox,
     log: NewLogEntry,
 ) -> StoreResult<Issued<ApiKey>> {
-    issue_webhook_secret_with(store, key, secrets, Some(log)).await
+    let (change, secret) = new_webhook_secret(secrets);
+    let record = store
+        .write((key, change, log), |tx, (key, change, log)| {
+            Box::pin(work::update_api_key_logged(tx, *key, change, log))
+        })
+        .await?;
+    Ok(Issued { record, secret })
 }
 
-async fn issue_webhook_secret_with(
-    store: &dyn Store,
-    key: KeyId,
-    secrets: &SecretBox,
-    log: Option<NewLogEntry>,
-) -> StoreResult<Issued<ApiKey>> {
+/// The key's change that stores a new signing secret (sealed), and the secret.
+fn new_webhook_secret(secrets: &SecretBox) -> (KeyChange, String) {
     let secret = format!("whsec_{}", random_hex(32));
     let change = KeyChange::WebhookSecretSealed(Some(secrets.seal(&secret)));
-    let key = match log {
-        Some(log) => store.update_api_key_logged(key, change, log).await?,
-        None => store.update_api_key(key, change).await?,
-    };
-    Ok(Issued {
-        record: key,
-        secret,
-    })
+    (change, secret)
 }
 
 /// A new dashboard session of `account`; answers the token for its cookie.

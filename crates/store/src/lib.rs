@@ -24,12 +24,14 @@ mod rows;
 pub mod rules;
 pub mod sealing;
 pub mod sqlite;
+pub mod work;
 
 pub use areas::*;
 pub use catalogue_cache::{CatalogueCache, PriceBookCache};
 pub use model::*;
 pub use operators::*;
 pub use rules::redact_url;
+pub use work::{WorkError, WorkFuture, WorkStore, WriteTx};
 
 use async_trait::async_trait;
 use billpay_domain::catalogue::Catalogue;

@@ -19,50 +19,41 @@ const SEALED: &str = "sealed:";
 
 pub struct SealedStore {
     inner: SharedStore,
+    sealer: Arc<Sealer>,
+}
+
+/// The master key (or why there is none) and what it seals: held by
+/// [`SealedStore`], and handed to a unit of work (`crate::work`) whose
+/// changes write something sealed.
+pub(crate) struct Sealer {
     /// The master key, or why there is none (said when a value needs it).
     secrets: Result<SecretBox, String>,
 }
 
 impl SealedStore {
     pub fn wrap(inner: SharedStore, secrets: Result<SecretBox, String>) -> SharedStore {
-        Arc::new(SealedStore { inner, secrets })
-    }
-
-    fn secrets(&self) -> StoreResult<&SecretBox> {
-        self.secrets.as_ref().map_err(|why| {
-            StoreError::Invalid(format!(
-                "delivered pins are sealed under the master key: {why}"
-            ))
-        })
+        let sealer = Arc::new(Sealer { secrets });
+        Arc::new(SealedStore { inner, sealer })
     }
 
     fn seal_text(&self, clear: &str) -> StoreResult<String> {
-        Ok(format!("{SEALED}{}", self.secrets()?.seal(clear)))
+        self.sealer.seal_text(clear)
     }
 
     fn open_text(&self, stored: String) -> StoreResult<String> {
-        let Some(sealed) = stored.strip_prefix(SEALED) else {
-            return Ok(stored); // written before sealing: clear
-        };
-        self.secrets()?
-            .open(sealed)
-            .map_err(|e| StoreError::Invalid(format!("cannot open a delivered pin: {e}")))
+        self.sealer.open_text(stored)
     }
 
-    /// The result stays a JSON object, so the column remains valid JSON.
     fn seal_result(&self, result: Value) -> StoreResult<Value> {
-        if result.as_object().is_some_and(|o| o.is_empty()) {
-            return Ok(result);
-        }
-        Ok(json!({ "sealed": self.seal_text(&result.to_string())? }))
+        self.sealer.seal_result(result)
     }
 
     fn open_result(&self, result: Value) -> StoreResult<Value> {
-        let Some(sealed) = result.get("sealed").and_then(Value::as_str) else {
-            return Ok(result);
-        };
-        let clear = self.open_text(sealed.to_owned())?;
-        serde_json::from_str(&clear).map_err(StoreError::caused)
+        self.sealer.open_result(result)
+    }
+
+    fn seal_finalization(&self, fin: Finalization) -> StoreResult<Finalization> {
+        self.sealer.seal_finalization(fin)
     }
 
     fn seal_draft(&self, draft: NoticeDraft) -> StoreResult<NoticeDraft> {
@@ -117,6 +108,52 @@ impl SealedStore {
             fields.extend(secret);
         }
         Ok(notice)
+    }
+}
+
+impl Sealer {
+    fn secrets(&self) -> StoreResult<&SecretBox> {
+        self.secrets.as_ref().map_err(|why| {
+            StoreError::Invalid(format!(
+                "delivered pins are sealed under the master key: {why}"
+            ))
+        })
+    }
+
+    fn seal_text(&self, clear: &str) -> StoreResult<String> {
+        Ok(format!("{SEALED}{}", self.secrets()?.seal(clear)))
+    }
+
+    fn open_text(&self, stored: String) -> StoreResult<String> {
+        let Some(sealed) = stored.strip_prefix(SEALED) else {
+            return Ok(stored); // written before sealing: clear
+        };
+        self.secrets()?
+            .open(sealed)
+            .map_err(|e| StoreError::Invalid(format!("cannot open a delivered pin: {e}")))
+    }
+
+    /// The result stays a JSON object, so the column remains valid JSON.
+    fn seal_result(&self, result: Value) -> StoreResult<Value> {
+        if result.as_object().is_some_and(|o| o.is_empty()) {
+            return Ok(result);
+        }
+        Ok(json!({ "sealed": self.seal_text(&result.to_string())? }))
+    }
+
+    fn open_result(&self, result: Value) -> StoreResult<Value> {
+        let Some(sealed) = result.get("sealed").and_then(Value::as_str) else {
+            return Ok(result);
+        };
+        let clear = self.open_text(sealed.to_owned())?;
+        serde_json::from_str(&clear).map_err(StoreError::caused)
+    }
+
+    /// A finalization's result and webhook payload, sealed as they are written.
+    pub(crate) fn seal_finalization(&self, mut fin: Finalization) -> StoreResult<Finalization> {
+        fin.result = self.seal_result(fin.result)?;
+        fin.event_payload = self.seal_text(&fin.event_payload)?;
+        Ok(fin)
     }
 }
 
@@ -176,7 +213,6 @@ pass_through!(PinStore {
     fn transaction_pin(&self, account: AccountId) -> StoreResult<Option<PinState>>;
     fn take_pin_try(&self, account: AccountId) -> StoreResult<PinTry>;
     fn pin_matched(&self, account: AccountId) -> StoreResult<()>;
-    fn clear_pin_lock_logged(&self, account: AccountId, log: NewLogEntry) -> StoreResult<bool>;
 });
 
 pass_through!(BeneficiaryStore {
@@ -188,8 +224,6 @@ pass_through!(BeneficiaryStore {
 
 pass_through!(PrivacyStore {
     fn account_closure(&self, account: AccountId) -> StoreResult<Option<Closure>>;
-    fn close_account_logged(&self, account: AccountId, log: NewLogEntry) -> StoreResult<Closure>;
-    fn erase_account_logged(&self, account: AccountId, log: NewLogEntry) -> StoreResult<Erasure>;
     fn ledger_page(&self, account: AccountId, after_id: i64, limit: u32) -> StoreResult<Vec<LedgerEntry>>;
     fn purchases_page(&self, account: AccountId, after: Option<PurchaseCursor>, limit: u32) -> StoreResult<Vec<PurchaseRecord>>;
     fn all_beneficiaries(&self, account: AccountId) -> StoreResult<Vec<Beneficiary>>;
@@ -327,58 +361,26 @@ pass_through!(LimitStore {
     fn level_limits(&self) -> StoreResult<Vec<crate::limits::LevelLimits>>;
     fn account_limits(&self, account: AccountId) -> StoreResult<crate::limits::AccountLimits>;
     fn blocklist(&self) -> StoreResult<Vec<crate::limits::BlockEntry>>;
-    fn set_kyc_logged(&self, account: AccountId, change: crate::limits::KycChange, log: NewLogEntry) -> StoreResult<crate::limits::Kyc>;
-    fn raise_kyc_logged(&self, account: AccountId, from: u8, change: crate::limits::KycChange, log: NewLogEntry) -> StoreResult<Option<crate::limits::Kyc>>;
-    fn set_level_limits_logged(&self, level: u8, limits: crate::limits::Limits, log: NewLogEntry) -> StoreResult<crate::limits::LevelLimits>;
-    fn set_account_limits_logged(&self, account: AccountId, limits: crate::limits::Limits, log: NewLogEntry) -> StoreResult<crate::limits::AccountLimits>;
-    fn block_logged(&self, entry: crate::limits::BlockEntry, log: NewLogEntry) -> StoreResult<bool>;
-    fn unblock_logged(&self, kind: crate::limits::BlockKind, value: &str, log: NewLogEntry) -> StoreResult<bool>;
     fn start_identity_check(&self, account: AccountId, since: String, most: u32, log: NewLogEntry) -> StoreResult<Option<u32>>;
-    fn release_held_logged(&self, code: &str, log: NewLogEntry) -> StoreResult<bool>;
     fn prune_usage(&self, before_day: &str, before_hour: i64) -> StoreResult<u64>;
-    fn rename_level_logged(&self, level: u8, name: &str, log: NewLogEntry) -> StoreResult<crate::limits::LevelLimits>;
 } sealed {
     async fn held_purchases(&self, limit: u32) -> StoreResult<Vec<Transaction>> {
         self.open_txs(self.inner.held_purchases(limit).await?)
     }
-    /// A rejection's result and webhook payload are sealed as `finalize`'s.
-    async fn reject_held_logged(
-        &self,
-        code: &str,
-        mut fin: Finalization,
-        log: NewLogEntry,
-    ) -> StoreResult<bool> {
-        fin.result = self.seal_result(fin.result)?;
-        fin.event_payload = self.seal_text(&fin.event_payload)?;
-        self.inner.reject_held_logged(code, fin, log).await
-    }
 });
 
-pass_through!(LoggedStore {
-    fn credit_logged(&self, account: AccountId, amount: Kobo, reference: &str, log: NewLogEntry) -> StoreResult<Credit>;
-    fn debit_logged(&self, account: AccountId, amount: Kobo, reference: &str, log: NewLogEntry) -> StoreResult<Credit>;
-    fn set_account_status_logged(&self, account: AccountId, status: AccountStatus, log: NewLogEntry) -> StoreResult<()>;
-    fn set_account_tier_logged(&self, account: AccountId, tier: Option<&str>, log: NewLogEntry) -> StoreResult<()>;
-    fn set_catalogue_active_logged(&self, target: &str, active: bool, log: NewLogEntry) -> StoreResult<String>;
-    fn create_api_key_logged(&self, new: NewApiKey, log: NewLogEntry) -> StoreResult<ApiKey>;
-    fn create_account_logged(&self, new: NewAccount, log: NewLogEntry) -> StoreResult<Account>;
-    fn replace_catalogue_logged(&self, catalogue: &Catalogue, log: NewLogEntry) -> StoreResult<()>;
-    fn create_tier_logged(&self, name: &str, log: NewLogEntry) -> StoreResult<()>;
-    fn set_price_rule_logged(&self, tier: &str, scope: Scope, rule: Option<Rule>, log: NewLogEntry) -> StoreResult<bool>;
-    fn update_api_key_logged(&self, id: KeyId, change: KeyChange, log: NewLogEntry) -> StoreResult<ApiKey>;
-} sealed {
-    /// A resolution's result and webhook payload are sealed as `finalize`'s.
-    async fn finalize_logged(
+/// A unit of work's changes seal what they write with this store's key.
+#[async_trait]
+impl crate::work::WorkStore for SealedStore {
+    async fn run_work(
         &self,
-        code: &str,
-        mut fin: Finalization,
-        log: NewLogEntry,
-    ) -> StoreResult<bool> {
-        fin.result = self.seal_result(fin.result)?;
-        fin.event_payload = self.seal_text(&fin.event_payload)?;
-        self.inner.finalize_logged(code, fin, log).await
+        work: crate::work::Work,
+    ) -> StoreResult<Box<dyn std::any::Any + Send>> {
+        self.inner
+            .run_work(work.sealed_with(self.sealer.clone()))
+            .await
     }
-});
+}
 
 /// A transaction's `result` is opened on every read.
 #[async_trait]
@@ -416,9 +418,8 @@ impl PurchaseStore for SealedStore {
 /// `finalize` seals the result and the webhook payload; claims open them.
 #[async_trait]
 impl FulfilmentStore for SealedStore {
-    async fn finalize(&self, code: &str, mut fin: Finalization) -> StoreResult<bool> {
-        fin.result = self.seal_result(fin.result)?;
-        fin.event_payload = self.seal_text(&fin.event_payload)?;
+    async fn finalize(&self, code: &str, fin: Finalization) -> StoreResult<bool> {
+        let fin = self.seal_finalization(fin)?;
         self.inner.finalize(code, fin).await
     }
     async fn claim_fulfilments(
@@ -507,7 +508,7 @@ mod tests {
         let key = SecretBox::from_hex(&SecretBox::generate_master_key()).unwrap();
         let sealed = SealedStore {
             inner: open(&url).await.unwrap(),
-            secrets: Ok(key),
+            sealer: Arc::new(Sealer { secrets: Ok(key) }),
         };
         let result = json!({ "pin": "1234-5678", "units": 2.5 });
         let stored = sealed.seal_result(result.clone()).unwrap();
@@ -519,7 +520,9 @@ mod tests {
         // without a master key a sealed value cannot be written or read, and says why
         let keyless = SealedStore {
             inner: open(&url).await.unwrap(),
-            secrets: Err("set BILLPAY_MASTER_KEY".into()),
+            sealer: Arc::new(Sealer {
+                secrets: Err("set BILLPAY_MASTER_KEY".into()),
+            }),
         };
         let sealed_text = sealed.seal_text("secret").unwrap();
         let err = keyless.open_text(sealed_text).unwrap_err().to_string();

@@ -7,6 +7,7 @@
 mod common;
 
 use billpay_domain::Kobo;
+use billpay_store::work;
 use billpay_store::*;
 use billpay_supplier::{
     Order, Supplier, SupplierError, SupplierStatus, Verification, VerifyRequest,
@@ -214,7 +215,9 @@ async fn a_purchase_held_for_review_is_no_backlog_alert() {
         ..NewLogEntry::default()
     };
     w.store
-        .set_account_limits_logged(account, hold_all, log)
+        .write((account, hold_all, log), |tx, (account, limits, log)| {
+            Box::pin(work::set_account_limits_logged(tx, *account, limits, log))
+        })
         .await
         .unwrap();
     let purchase = common::purchase(account, key, "REF-HELD", 100);

@@ -5,9 +5,7 @@ use super::Output;
 use super::output::action_error;
 use billpay_domain::{AccountId, Kobo};
 use billpay_operations::Actor;
-use billpay_operations::limits::{
-    self, LimitsPatch, Verified, action_limit, count_limit, naira_limit,
-};
+use billpay_operations::limits::{self, LimitTexts, LimitsPatch, Verified};
 use billpay_store::SharedStore;
 use billpay_store::limits::{AccountLimits, BlockKind, Limits, RuleAction};
 use billpay_webkit::format::lagos_time;
@@ -56,97 +54,16 @@ pub enum LimitsCommand {
     Rename { level: String, name: String },
 }
 
+/// `limits set`'s flags: each limit as typed (`billpay_operations::limits::LimitTexts`).
 #[derive(Args, Debug)]
 pub struct LimitFlags {
-    /// Largest single purchase (Naira).
-    #[arg(long)]
-    max_purchase: Option<String>,
-    /// Spent per Lagos day (Naira).
-    #[arg(long)]
-    daily_value: Option<String>,
-    /// Purchases per Lagos day.
-    #[arg(long)]
-    daily_count: Option<String>,
-    /// Spent over the last 30 Lagos days (Naira).
-    #[arg(long)]
-    monthly_value: Option<String>,
-    /// Purchases over the last 30 Lagos days.
-    #[arg(long)]
-    monthly_count: Option<String>,
-    /// Largest wallet balance (Naira): a transfer over it is still credited,
-    /// and the account's purchases are held to level 0's limits until reviewed.
-    #[arg(long)]
-    max_balance: Option<String>,
-    /// Spent on one recipient per Lagos day (Naira).
-    #[arg(long)]
-    per_recipient_daily: Option<String>,
-    /// Velocity: purchases to one recipient per clock hour.
-    #[arg(long)]
-    recipient_hourly_count: Option<String>,
-    /// Velocity: purchases per clock hour.
-    #[arg(long)]
-    account_hourly_count: Option<String>,
-    /// Velocity: spent in a new account's first 24 hours after sign-up (Naira).
-    #[arg(long)]
-    first_day_value: Option<String>,
-    /// What a purchase over --recipient-hourly-count does: refuse or hold
-    /// (for an owner's review).
-    #[arg(long)]
-    recipient_hourly_action: Option<String>,
-    /// What a purchase over --account-hourly-count does: refuse or hold.
-    #[arg(long)]
-    account_hourly_action: Option<String>,
-    /// What a purchase over --first-day-value does: refuse or hold.
-    #[arg(long)]
-    first_day_action: Option<String>,
-    /// What a purchase over level 0's limits does while the wallet is over
-    /// its largest balance: refuse or hold.
-    #[arg(long)]
-    over_balance_action: Option<String>,
+    #[command(flatten)]
+    texts: LimitTexts,
 }
 
 impl LimitFlags {
     fn patch(&self) -> anyhow::Result<LimitsPatch> {
-        let naira = |field, text: &Option<String>| {
-            text.as_deref()
-                .map(|t| naira_limit(field, t))
-                .transpose()
-                .map_err(action_error)
-        };
-        let count = |field, text: &Option<String>| {
-            text.as_deref()
-                .map(|t| count_limit(field, t))
-                .transpose()
-                .map_err(action_error)
-        };
-        let action = |field, text: &Option<String>| {
-            text.as_deref()
-                .map(|t| action_limit(field, t))
-                .transpose()
-                .map_err(action_error)
-        };
-        let patch = LimitsPatch {
-            max_purchase: naira(&["max_purchase"], &self.max_purchase)?,
-            daily_value: naira(&["daily_value"], &self.daily_value)?,
-            daily_count: count(&["daily_count"], &self.daily_count)?,
-            monthly_value: naira(&["monthly_value"], &self.monthly_value)?,
-            monthly_count: count(&["monthly_count"], &self.monthly_count)?,
-            max_balance: naira(&["max_balance"], &self.max_balance)?,
-            per_recipient_daily: naira(&["per_recipient_daily"], &self.per_recipient_daily)?,
-            recipient_hourly_count: count(
-                &["recipient_hourly_count"],
-                &self.recipient_hourly_count,
-            )?,
-            account_hourly_count: count(&["account_hourly_count"], &self.account_hourly_count)?,
-            first_day_value: naira(&["first_day_value"], &self.first_day_value)?,
-            recipient_hourly_action: action(
-                &["recipient_hourly_action"],
-                &self.recipient_hourly_action,
-            )?,
-            account_hourly_action: action(&["account_hourly_action"], &self.account_hourly_action)?,
-            first_day_action: action(&["first_day_action"], &self.first_day_action)?,
-            over_balance_action: action(&["over_balance_action"], &self.over_balance_action)?,
-        };
+        let patch = self.texts.patch().map_err(action_error)?;
         if patch.is_empty() {
             return Err(super::output::UsageError("give at least one limit to set".into()).into());
         }

@@ -10,7 +10,7 @@
 use super::{Chrome, Done, Notice, PageResult, actor, done, not_found, refused, render};
 use crate::ConsoleState;
 use crate::form::Refill;
-use crate::pages::limits::{self as limits_page, KycView, LimitFields, LimitsForm, UsageRow};
+use crate::pages::limits::{self as limits_page, KycView, LimitsForm, UsageRow};
 use crate::pages::transactions::TxRow;
 use crate::session::SignedIn;
 use askama::Template;
@@ -18,6 +18,7 @@ use axum::extract::{Path, Query, State};
 use axum::response::IntoResponse;
 use billpay_domain::{AccountId, KeyId};
 use billpay_operations::keys::{self, KeyUpdate};
+use billpay_operations::limits::LimitTexts;
 use billpay_operations::limits::{self, Verified};
 use billpay_operations::{accounts, pricing, wallets};
 use billpay_store::{Account, AccountStatus, EventFilter, KeyStatus, LogFilter, TxFilter};
@@ -682,7 +683,7 @@ pub async fn set_limits(
     State(state): State<ConsoleState>,
     signed_in: SignedIn,
     Path(id): Path<String>,
-    CsrfForm(form): CsrfForm<LimitFields>,
+    CsrfForm(form): CsrfForm<LimitTexts>,
 ) -> PageResult {
     let id: AccountId = id.parse().map_err(|_| not_found())?;
     let set = match form.patch() {
@@ -695,7 +696,7 @@ pub async fn set_limits(
         Err(e) => Err(e),
     };
     if let Err(e) = set {
-        let values = form.values();
+        let values = form.given();
         return refused_form(&state, &signed_in, id, "account-limits", e, values).await;
     }
     Ok(done(

@@ -14,10 +14,7 @@ use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::response::IntoResponse;
 use billpay_domain::Kobo;
-use billpay_operations::OpsResult;
-use billpay_operations::limits::{
-    self, CLEAR, LimitsPatch, action_limit, count_limit, naira_limit,
-};
+use billpay_operations::limits::{self, LimitTexts};
 use billpay_store::limits::{AccountLimits, BlockKind, Kyc, LevelLimits, Limits, RuleAction};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::format::{lagos_time, naira};
@@ -259,115 +256,6 @@ impl LimitsForm {
     }
 }
 
-/// A limits form's fields as posted: Naira (`50000`, `₦50,000.50`) or
-/// purchases; blank clears the limit (no limit for a level, the level's for
-/// an account). A rule's action is `refuse` or `hold`; blank is refuse for a
-/// level and the level's for an account, and an action not sent at all is
-/// left as set.
-#[derive(Deserialize)]
-pub struct LimitFields {
-    #[serde(default)]
-    max_purchase: String,
-    #[serde(default)]
-    daily_value: String,
-    #[serde(default)]
-    daily_count: String,
-    #[serde(default)]
-    monthly_value: String,
-    #[serde(default)]
-    monthly_count: String,
-    #[serde(default)]
-    max_balance: String,
-    #[serde(default)]
-    per_recipient_daily: String,
-    #[serde(default)]
-    recipient_hourly_count: String,
-    #[serde(default)]
-    account_hourly_count: String,
-    #[serde(default)]
-    first_day_value: String,
-    #[serde(default)]
-    recipient_hourly_action: Option<String>,
-    #[serde(default)]
-    account_hourly_action: Option<String>,
-    #[serde(default)]
-    first_day_action: Option<String>,
-    #[serde(default)]
-    over_balance_action: Option<String>,
-}
-
-impl LimitFields {
-    /// The fields as typed, for a refused form drawn again.
-    pub fn values(&self) -> Vec<(&'static str, String)> {
-        let texts = [
-            &self.max_purchase,
-            &self.daily_value,
-            &self.daily_count,
-            &self.monthly_value,
-            &self.monthly_count,
-            &self.max_balance,
-            &self.per_recipient_daily,
-            &self.recipient_hourly_count,
-            &self.account_hourly_count,
-            &self.first_day_value,
-        ];
-        let actions = [
-            &self.over_balance_action,
-            &self.recipient_hourly_action,
-            &self.account_hourly_action,
-            &self.first_day_action,
-        ];
-        let actions = ACTIONS
-            .iter()
-            .zip(actions)
-            .filter_map(|(&(field, _, _), text)| Some((field, text.clone()?)));
-        FIELDS
-            .iter()
-            .zip(texts)
-            .map(|(&(field, _, _), text)| (field, text.clone()))
-            .chain(actions)
-            .collect()
-    }
-
-    /// Every limit as typed, a blank one cleared; the first field that is
-    /// not a limit is refused, nothing changed.
-    pub fn patch(&self) -> OpsResult<LimitsPatch> {
-        let text = |t: &str| match t.trim() {
-            "" => CLEAR.to_owned(),
-            typed => typed.to_owned(),
-        };
-        let naira = |field, t: &str| naira_limit(field, &text(t)).map(Some);
-        let count = |field, t: &str| count_limit(field, &text(t)).map(Some);
-        let action = |field, t: &Option<String>| {
-            t.as_deref()
-                .map(|t| action_limit(field, &text(t)))
-                .transpose()
-        };
-        Ok(LimitsPatch {
-            max_purchase: naira(&["max_purchase"], &self.max_purchase)?,
-            daily_value: naira(&["daily_value"], &self.daily_value)?,
-            daily_count: count(&["daily_count"], &self.daily_count)?,
-            monthly_value: naira(&["monthly_value"], &self.monthly_value)?,
-            monthly_count: count(&["monthly_count"], &self.monthly_count)?,
-            max_balance: naira(&["max_balance"], &self.max_balance)?,
-            per_recipient_daily: naira(&["per_recipient_daily"], &self.per_recipient_daily)?,
-            recipient_hourly_count: count(
-                &["recipient_hourly_count"],
-                &self.recipient_hourly_count,
-            )?,
-            account_hourly_count: count(&["account_hourly_count"], &self.account_hourly_count)?,
-            first_day_value: naira(&["first_day_value"], &self.first_day_value)?,
-            recipient_hourly_action: action(
-                &["recipient_hourly_action"],
-                &self.recipient_hourly_action,
-            )?,
-            account_hourly_action: action(&["account_hourly_action"], &self.account_hourly_action)?,
-            first_day_action: action(&["first_day_action"], &self.first_day_action)?,
-            over_balance_action: action(&["over_balance_action"], &self.over_balance_action)?,
-        })
-    }
-}
-
 /// A level's name, as its pickers and headings show it: `1 · BVN verified`.
 pub fn level_title(level: &LevelLimits) -> String {
     format!("{} · {}", level.level, level.name)
@@ -475,7 +363,7 @@ pub async fn set_level(
     State(state): State<ConsoleState>,
     signed_in: SignedIn,
     Path(level): Path<String>,
-    CsrfForm(form): CsrfForm<LimitFields>,
+    CsrfForm(form): CsrfForm<LimitTexts>,
 ) -> PageResult {
     let level = limits::level_of(&level).map_err(|_| super::not_found())?;
     let id = LEVEL_FORMS[usize::from(level)];
@@ -488,7 +376,7 @@ pub async fn set_level(
         Err(e) => Err(e),
     };
     if let Err(e) = set {
-        let (status, refill) = Refill::refused(id, e, form.values())?;
+        let (status, refill) = Refill::refused(id, e, form.given())?;
         let page = limits_page(&state, &signed_in, &Done::default(), refill).await?;
         return Ok((status, page).into_response());
     }
@@ -735,17 +623,17 @@ mod tests {
 
     #[test]
     fn a_blank_field_clears_its_limit_and_naira_are_exact() {
-        let fields = LimitFields {
-            max_purchase: "₦10,000.01".into(),
-            daily_value: String::new(),
-            daily_count: "20".into(),
-            monthly_value: " ".into(),
-            monthly_count: "none".into(),
-            max_balance: "300000".into(),
-            per_recipient_daily: "0.5".into(),
-            recipient_hourly_count: "5".into(),
-            account_hourly_count: String::new(),
-            first_day_value: "20000".into(),
+        let fields = LimitTexts {
+            max_purchase: Some("₦10,000.01".into()),
+            daily_value: Some(String::new()),
+            daily_count: Some("20".into()),
+            monthly_value: Some(" ".into()),
+            monthly_count: Some("none".into()),
+            max_balance: Some("300000".into()),
+            per_recipient_daily: Some("0.5".into()),
+            recipient_hourly_count: Some("5".into()),
+            account_hourly_count: Some(String::new()),
+            first_day_value: Some("20000".into()),
             recipient_hourly_action: Some("refuse".into()),
             account_hourly_action: Some(String::new()),
             first_day_action: None,
@@ -762,7 +650,7 @@ mod tests {
             "blank: refuse for a level, the level's for an account"
         );
         assert_eq!(patch.over_balance_action, Some(Some(RuleAction::Hold)));
-        let refill = fields.values();
+        let refill = fields.given();
         assert!(refill.contains(&("recipient_hourly_action", "refuse".to_owned())));
         assert!(!refill.iter().any(|(f, _)| *f == "first_day_action"));
         assert_eq!(patch.recipient_hourly_count, Some(Some(5)));
@@ -778,17 +666,21 @@ mod tests {
         assert_eq!(patch.monthly_value, Some(None));
         assert_eq!(patch.monthly_count, Some(None));
         assert_eq!(patch.per_recipient_daily, Some(Some(Kobo(50))));
-        let bad = LimitFields {
-            daily_count: "2.5".into(),
+        let bad = LimitTexts {
+            daily_count: Some("2.5".into()),
             ..fields
         };
         assert!(bad.patch().is_err());
-        let maybe = LimitFields {
-            daily_count: "20".into(),
+        let maybe = LimitTexts {
+            daily_count: Some("20".into()),
             first_day_action: Some("maybe".into()),
             ..bad
         };
         assert!(maybe.patch().is_err());
+        assert!(
+            LimitTexts::default().patch().unwrap().is_empty(),
+            "a field not sent is left as set"
+        );
     }
 
     #[test]

@@ -51,12 +51,12 @@ for_both_engines! {
 /// and its first code with the code's notice; the address taken is
 /// [`StoreError::EmailTaken`] and nothing is written.
 async fn sign_up<T: Tx>(tx: &T, new: &NewSignUp) -> Result<Account, T::Error> {
-    let created = accounts::create(tx, &new.account, None).await?;
+    let created = accounts::create(tx, &new.account).await?;
     let sql = "UPDATE accounts SET signed_up = 'self', phone = ?1 WHERE id = ?2";
     tx.execute(sql, &[&new.phone, &created.id.to_string()])
         .await?;
     if let Some(tier) = &new.tier {
-        pricing::set_account_tier(tx, created.id, Some(tier), None).await?;
+        pricing::set_account_tier(tx, created.id, Some(tier)).await?;
     }
     issue_code(tx, created.id, &created.email, &new.code).await?;
     by_id(tx, created.id).await

@@ -2,7 +2,7 @@
 
 use crate::clock::now_rfc3339;
 use crate::columns::ACCOUNT_COLUMNS;
-use crate::db::{Engine, Param, Tx, for_both_engines};
+use crate::db::{Engine, Param, Tx, col, for_both_engines};
 use crate::rows::account;
 use crate::*;
 use billpay_domain::AccountId;
@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 for_both_engines! {
     impl AccountStore {
-        fn create_account(new: NewAccount) -> Account = write |tx| create(tx, &new, None);
+        fn create_account(new: NewAccount) -> Account = write |tx| create(tx, &new);
         fn account(id: AccountId) -> Option<Account> = read |tx| by_id(tx, id);
         fn account_by_email(email: &str) -> Option<Account> = read |tx| by_email(tx, &email);
         fn set_account_status(id: AccountId, status: AccountStatus) -> ()
@@ -20,13 +20,8 @@ for_both_engines! {
     }
 }
 
-/// A new account, with `log` in the same transaction when given (its
-/// subject the new account's id).
-pub(crate) async fn create<T: Tx>(
-    tx: &T,
-    new: &NewAccount,
-    log: Option<&NewLogEntry>,
-) -> Result<Account, T::Error> {
+/// A new account.
+pub(crate) async fn create<T: Tx>(tx: &T, new: &NewAccount) -> Result<Account, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
             "INSERT INTO accounts (id, name, email, password_hash, status, created_at, kyc_level)
@@ -43,13 +38,6 @@ pub(crate) async fn create<T: Tx>(
     let Some(created) = tx.query_opt(&SQL, &params, account).await? else {
         return Err(rules::email_taken(&new.email).into());
     };
-    if let Some(log) = log {
-        let log = NewLogEntry {
-            subject: id,
-            ..log.clone()
-        };
-        super::operators::append(tx, &log).await?;
-    }
     Ok(created)
 }
 
@@ -105,4 +93,27 @@ async fn end_sessions<T: Tx>(tx: &T, id: AccountId) -> Result<(), T::Error> {
     let sql = "DELETE FROM sessions WHERE account_id = ?1";
     tx.execute(sql, &[&id.to_string()]).await?;
     Ok(())
+}
+
+/// The status before goes in the line (PostgreSQL: read under the row's lock).
+pub(crate) async fn set_status_logged<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    status: AccountStatus,
+    log: &NewLogEntry,
+) -> Result<(), T::Error> {
+    const COLUMNS: &str = "status";
+    let sql = match T::ENGINE {
+        Engine::Sqlite => "SELECT status FROM accounts WHERE id = ?1",
+        Engine::Postgres => "SELECT status FROM accounts WHERE id = ?1 FOR UPDATE",
+    };
+    let before: Option<String> = tx
+        .query_opt(sql, &[&account.to_string()], |row| row.get(col!("status")))
+        .await?;
+    let before = before.ok_or(StoreError::NotFound("account"))?;
+    if status == AccountStatus::Active {
+        super::privacy::refuse_if_closed(tx, account).await?;
+    }
+    set_status(tx, account, status).await?;
+    super::operators::append(tx, &log.clone().with_before(&before)).await
 }

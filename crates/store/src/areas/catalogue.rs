@@ -11,10 +11,10 @@ for_both_engines! {
         /// A point read on the request path.
         fn catalogue_version() -> i64 = here |tx| version(tx);
         fn replace_catalogue(catalogue: &Catalogue) -> ()
-            = write |tx| replace(tx, &catalogue, None);
+            = write |tx| replace(tx, &catalogue);
         /// Enables/disables a provider or plan; says what changed.
         fn set_catalogue_active(target: &str, active: bool) -> String
-            = write |tx| set_active(tx, &target, active, None);
+            = write |tx| async { Ok(set_active(tx, &target, active).await?.0) };
     }
 }
 
@@ -27,33 +27,24 @@ pub(crate) async fn seed_default<T: Tx>(tx: &T) -> Result<(), T::Error> {
     Ok(())
 }
 
-/// [`CatalogueStore::replace_catalogue`], with `log` in the same transaction when given.
-pub(crate) async fn replace<T: Tx>(
-    tx: &T,
-    catalogue: &Catalogue,
-    log: Option<&NewLogEntry>,
-) -> Result<(), T::Error> {
+/// [`CatalogueStore::replace_catalogue`].
+pub(crate) async fn replace<T: Tx>(tx: &T, catalogue: &Catalogue) -> Result<(), T::Error> {
     catalogue.validate().map_err(StoreError::Invalid)?;
-    save(tx, catalogue).await?;
-    super::operators::append_opt(tx, log).await
+    save(tx, catalogue).await
 }
 
-/// [`CatalogueStore::set_catalogue_active`], with `log` in the same
-/// transaction when given (its `before` the on-sale state before).
+/// [`CatalogueStore::set_catalogue_active`]: what changed, and the on-sale
+/// state before (`on sale`, `off sale`).
 pub(crate) async fn set_active<T: Tx>(
     tx: &T,
     target: &str,
     active: bool,
-    log: Option<&NewLogEntry>,
-) -> Result<String, T::Error> {
+) -> Result<(String, String), T::Error> {
     let (_, mut catalogue) = load(tx, true).await?;
     let before = rules::on_sale_state(&catalogue, target);
     let what = rules::set_active(&mut catalogue, target, active)?;
     save(tx, &catalogue).await?;
-    if let Some(log) = log {
-        super::operators::append(tx, &log.clone().with_before(before)).await?;
-    }
-    Ok(what)
+    Ok((what, before.to_owned()))
 }
 
 async fn save<T: Tx>(tx: &T, catalogue: &Catalogue) -> Result<(), T::Error> {

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 for_both_engines! {
     impl KeyStore {
-        fn create_api_key(new: NewApiKey) -> ApiKey = write |tx| create(tx, &new, None);
+        fn create_api_key(new: NewApiKey) -> ApiKey = write |tx| create(tx, &new);
         fn api_key(id: KeyId) -> Option<ApiKey> = read |tx| by_id(tx, id);
         fn api_keys(account: AccountId) -> Vec<ApiKey> = read |tx| of_account(tx, account);
         /// The key with this hash and its account's status: a point read on
@@ -19,18 +19,14 @@ for_both_engines! {
         fn authenticate(key_hash: &str) -> Option<(ApiKey, AccountStatus)>
             = here |tx| authenticate(tx, &key_hash);
         fn update_api_key(id: KeyId, change: KeyChange) -> ApiKey
-            = write |tx| update(tx, id, &change, None);
+            = write |tx| update(tx, id, &change);
         /// Stamps `last_used_at`.
         fn touch_api_key(id: KeyId) -> () = statement |tx| touch(tx, id);
     }
 }
 
-/// A new key, with `log` in the same transaction when given.
-pub(crate) async fn create<T: Tx>(
-    tx: &T,
-    new: &NewApiKey,
-    log: Option<&NewLogEntry>,
-) -> Result<ApiKey, T::Error> {
+/// A new key, and its owner's security notice.
+pub(crate) async fn create<T: Tx>(tx: &T, new: &NewApiKey) -> Result<ApiKey, T::Error> {
     super::wallet::balance_of(tx, new.account_id).await?; // the account must exist
     let id = KeyId::new();
     let sql =
@@ -46,7 +42,6 @@ pub(crate) async fn create<T: Tx>(
         &now,
     ];
     tx.execute(sql, &params).await?;
-    super::operators::append_opt(tx, log).await?;
     let data = serde_json::json!({ "prefix": new.display_prefix, "key_name": new.name });
     let cause = format!("key:{key}:created");
     let owner = Owner::Account(new.account_id);
@@ -64,16 +59,14 @@ pub(crate) async fn create<T: Tx>(
         .ok_or(StoreError::NotFound("API key"))?)
 }
 
-/// Applies `change`, with `log` in the same transaction when given.
+/// Applies `change`.
 pub(crate) async fn update<T: Tx>(
     tx: &T,
     id: KeyId,
     change: &KeyChange,
-    log: Option<&NewLogEntry>,
 ) -> Result<ApiKey, T::Error> {
     let changed = apply(tx, &id.to_string(), change).await? > 0;
     let key = rules::key_change_outcome(changed, by_id(tx, id).await?)?;
-    super::operators::append_opt(tx, log).await?;
     if let KeyChange::WebhookUrl(url) = change {
         webhook_url_changed(tx, &key, url.as_deref()).await?;
     }

@@ -19,29 +19,11 @@ for_both_engines! {
         fn level_limits() -> Vec<LevelLimits> = read |tx| levels(tx);
         fn account_limits(account: AccountId) -> AccountLimits = read |tx| view(tx, account);
         fn blocklist() -> Vec<BlockEntry> = read |tx| blocklist(tx);
-        fn set_kyc_logged(account: AccountId, change: KycChange, log: NewLogEntry) -> Kyc
-            = write |tx| set_kyc(tx, account, &change, &log);
-        fn raise_kyc_logged(account: AccountId, from: u8, change: KycChange, log: NewLogEntry)
-            -> Option<Kyc> = write |tx| raise_kyc(tx, account, from, &change, &log);
-        fn set_level_limits_logged(level: u8, limits: Limits, log: NewLogEntry) -> LevelLimits
-            = write |tx| set_level_limits(tx, level, &limits, &log);
-        fn set_account_limits_logged(account: AccountId, limits: Limits, log: NewLogEntry)
-            -> AccountLimits = write |tx| set_account_limits(tx, account, &limits, &log);
-        fn block_logged(entry: BlockEntry, log: NewLogEntry) -> bool
-            = write |tx| block(tx, &entry, &log);
-        fn unblock_logged(kind: BlockKind, value: &str, log: NewLogEntry) -> bool
-            = write |tx| unblock(tx, kind, &value, &log);
         fn start_identity_check(account: AccountId, since: String, most: u32, log: NewLogEntry)
             -> Option<u32> = write |tx| start_identity_check(tx, account, &since, most, &log);
         fn held_purchases(limit: u32) -> Vec<Transaction> = read |tx| held(tx, limit);
-        fn release_held_logged(code: &str, log: NewLogEntry) -> bool
-            = write |tx| release(tx, &code, &log);
-        fn reject_held_logged(code: &str, fin: Finalization => fin, log: NewLogEntry) -> bool
-            = write |tx| reject(tx, &code, &fin, &log);
         fn prune_usage(before_day: &str, before_hour: i64) -> u64
             = write |tx| prune_usage(tx, &before_day, before_hour);
-        fn rename_level_logged(level: u8, name: &str, log: NewLogEntry) -> LevelLimits
-            = write |tx| rename_level(tx, level, &name, &log);
     }
 }
 
@@ -551,7 +533,7 @@ async fn blocklist<T: Tx>(tx: &T) -> Result<Vec<BlockEntry>, T::Error> {
 }
 
 /// The level and how it was reached; the line's `before` is the level before.
-async fn set_kyc<T: Tx>(
+pub(crate) async fn set_kyc<T: Tx>(
     tx: &T,
     account: AccountId,
     change: &KycChange,
@@ -570,8 +552,8 @@ async fn set_kyc<T: Tx>(
     record_kyc(tx, account, before.level, change, log).await
 }
 
-/// See [`LimitStore::raise_kyc_logged`].
-async fn raise_kyc<T: Tx>(
+/// See [`crate::work::raise_kyc_logged`].
+pub(crate) async fn raise_kyc<T: Tx>(
     tx: &T,
     account: AccountId,
     from: u8,
@@ -663,7 +645,7 @@ async fn start_identity_check<T: Tx>(
     Ok(Some(u32::try_from(left - 1).unwrap_or(0)))
 }
 
-async fn set_level_limits<T: Tx>(
+pub(crate) async fn set_level_limits<T: Tx>(
     tx: &T,
     level: u8,
     limits: &Limits,
@@ -695,8 +677,8 @@ async fn set_level_limits<T: Tx>(
     Ok(found.ok_or(StoreError::NotFound("level"))?)
 }
 
-/// See [`LimitStore::rename_level_logged`].
-async fn rename_level<T: Tx>(
+/// See [`crate::work::rename_level_logged`].
+pub(crate) async fn rename_level<T: Tx>(
     tx: &T,
     level: u8,
     name: &str,
@@ -727,7 +709,7 @@ async fn rename_level<T: Tx>(
     })
 }
 
-async fn set_account_limits<T: Tx>(
+pub(crate) async fn set_account_limits<T: Tx>(
     tx: &T,
     account: AccountId,
     limits: &Limits,
@@ -778,7 +760,11 @@ async fn set_account_limits<T: Tx>(
 }
 
 /// `false` when the entry was there already (it is left as it was).
-async fn block<T: Tx>(tx: &T, entry: &BlockEntry, log: &NewLogEntry) -> Result<bool, T::Error> {
+pub(crate) async fn block<T: Tx>(
+    tx: &T,
+    entry: &BlockEntry,
+    log: &NewLogEntry,
+) -> Result<bool, T::Error> {
     let added = tx
         .execute(
             "INSERT INTO blocklist (kind, value, reason, added_by, added_at)
@@ -799,7 +785,7 @@ async fn block<T: Tx>(tx: &T, entry: &BlockEntry, log: &NewLogEntry) -> Result<b
 }
 
 /// `false` when there was no such entry.
-async fn unblock<T: Tx>(
+pub(crate) async fn unblock<T: Tx>(
     tx: &T,
     kind: BlockKind,
     value: &str,
@@ -875,7 +861,11 @@ async fn still_held<T: Tx>(tx: &T, code: &str) -> Result<Option<String>, T::Erro
 
 /// Clears the hold and makes the purchase due now; the line's `before` is
 /// the rule that held it.
-async fn release<T: Tx>(tx: &T, code: &str, log: &NewLogEntry) -> Result<bool, T::Error> {
+pub(crate) async fn release<T: Tx>(
+    tx: &T,
+    code: &str,
+    log: &NewLogEntry,
+) -> Result<bool, T::Error> {
     let Some(rule) = still_held(tx, code).await? else {
         return Ok(false);
     };
@@ -891,7 +881,7 @@ async fn release<T: Tx>(tx: &T, code: &str, log: &NewLogEntry) -> Result<bool, T
 
 /// The normal failure path (status, refund, webhook event, notice) for a
 /// purchase still held, in the same transaction as the check and the line.
-async fn reject<T: Tx>(
+pub(crate) async fn reject<T: Tx>(
     tx: &T,
     code: &str,
     fin: &Finalization,

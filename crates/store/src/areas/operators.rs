@@ -354,11 +354,3 @@ pub(crate) async fn append<T: Tx>(tx: &T, log: &NewLogEntry) -> Result<(), T::Er
     tx.execute(sql, &params).await?;
     Ok(())
 }
-
-/// [`append`] when there is a line.
-pub(crate) async fn append_opt<T: Tx>(tx: &T, log: Option<&NewLogEntry>) -> Result<(), T::Error> {
-    match log {
-        Some(log) => append(tx, log).await,
-        None => Ok(()),
-    }
-}

@@ -48,8 +48,6 @@ for_both_engines! {
         fn transaction_pin(account: AccountId) -> Option<PinState> = read |tx| state(tx, account);
         fn take_pin_try(account: AccountId) -> PinTry = write |tx| take_try(tx, account, now_ms());
         fn pin_matched(account: AccountId) -> () = statement |tx| matched(tx, account);
-        fn clear_pin_lock_logged(account: AccountId, log: NewLogEntry) -> bool
-            = write |tx| clear_lock(tx, account, now_ms(), &log);
     }
 }
 
@@ -70,7 +68,7 @@ pub(crate) async fn set<T: Tx>(
     };
     let key = match existing {
         Some(state) if !replace => state.shop_key,
-        _ => super::keys::create(tx, shop_key, None).await?.id,
+        _ => super::keys::create(tx, shop_key).await?.id,
     };
     // Two first PINs at once: the row keeps the first key (the other key,
     // never shown to anyone, is unused).
@@ -155,7 +153,7 @@ async fn matched<T: Tx>(tx: &T, account: AccountId) -> Result<(), T::Error> {
 
 /// Ends a lock still on, and its line in the operator log; nothing when
 /// no lock is on (a lock whose time has passed ends by itself).
-async fn clear_lock<T: Tx>(
+pub(crate) async fn clear_lock<T: Tx>(
     tx: &T,
     account: AccountId,
     now: i64,

@@ -14,11 +14,11 @@ for_both_engines! {
         fn price_book() -> (i64, PriceBook) = snapshot |tx| load(tx);
         /// A point read on the request path.
         fn pricing_version() -> i64 = here |tx| version(tx);
-        fn create_tier(name: &str) -> () = write |tx| create_tier(tx, &name, None);
+        fn create_tier(name: &str) -> () = write |tx| create_tier(tx, &name);
         fn set_price_rule(tier: &str, scope: Scope, rule: Option<Rule>) -> bool
-            = write |tx| set_rule(tx, &tier, &scope, rule, None);
+            = write |tx| set_rule(tx, &tier, &scope, rule);
         fn set_account_tier(account: AccountId, tier: Option<&str> => tier.map(str::to_owned)) -> ()
-            = write |tx| set_account_tier(tx, account, tier.as_deref(), None);
+            = write |tx| async { set_account_tier(tx, account, tier.as_deref()).await.map(drop) };
         fn sales(from: String, until: String) -> Vec<SalesGroup> = read |tx| sales(tx, &from, &until);
     }
 }
@@ -86,28 +86,21 @@ fn rule_row(row: &dyn RowRead) -> StoreResult<RuleRow> {
     ))
 }
 
-/// [`PricingStore::create_tier`], with `log` in the same transaction when given.
-pub(crate) async fn create_tier<T: Tx>(
-    tx: &T,
-    name: &str,
-    log: Option<&NewLogEntry>,
-) -> Result<(), T::Error> {
+/// [`PricingStore::create_tier`].
+pub(crate) async fn create_tier<T: Tx>(tx: &T, name: &str) -> Result<(), T::Error> {
     let sql = "INSERT INTO price_tiers (name, created_at) VALUES (?1, ?2) ON CONFLICT DO NOTHING";
     if tx.execute(sql, &[&name, &now_rfc3339()]).await? == 0 {
         return Err(tier_taken(name).into());
     }
-    bump(tx).await?;
-    super::operators::append_opt(tx, log).await
+    bump(tx).await
 }
 
-/// [`PricingStore::set_price_rule`], with `log` in the same transaction
-/// when given and the rule changed (a removal that removed nothing is not logged).
+/// [`PricingStore::set_price_rule`]: whether it changed anything.
 pub(crate) async fn set_rule<T: Tx>(
     tx: &T,
     tier: &str,
     scope: &Scope,
     rule: Option<Rule>,
-    log: Option<&NewLogEntry>,
 ) -> Result<bool, T::Error> {
     bump(tx).await?;
     require_tier(tx, tier).await?;
@@ -135,20 +128,15 @@ pub(crate) async fn set_rule<T: Tx>(
                 .await?
         }
     };
-    if changed > 0 {
-        super::operators::append_opt(tx, log).await?;
-    }
     Ok(changed > 0)
 }
 
-/// [`PricingStore::set_account_tier`], with `log` in the same transaction
-/// when given (its `before` the tier before).
+/// [`PricingStore::set_account_tier`]; answers the tier before.
 pub(crate) async fn set_account_tier<T: Tx>(
     tx: &T,
     account: AccountId,
     tier: Option<&str>,
-    log: Option<&NewLogEntry>,
-) -> Result<(), T::Error> {
+) -> Result<String, T::Error> {
     bump(tx).await?;
     let id = account.to_string();
     let sql = "SELECT EXISTS(SELECT 1 FROM accounts WHERE id = ?1) AS found";
@@ -171,11 +159,7 @@ pub(crate) async fn set_account_tier<T: Tx>(
             tx.execute(sql, &[&id]).await?;
         }
     }
-    if let Some(log) = log {
-        let before = before.as_deref().unwrap_or(DEFAULT_TIER);
-        super::operators::append(tx, &log.clone().with_before(before)).await?;
-    }
-    Ok(())
+    Ok(before.unwrap_or_else(|| DEFAULT_TIER.to_owned()))
 }
 
 async fn sales<T: Tx>(tx: &T, from: &str, until: &str) -> Result<Vec<SalesGroup>, T::Error> {

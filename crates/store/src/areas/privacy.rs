@@ -78,10 +78,6 @@ for_both_engines! {
         /// `None`: the account is open (or does not exist).
         fn account_closure(account: AccountId) -> Option<Closure>
             = read |tx| closure(tx, account);
-        fn close_account_logged(account: AccountId, log: NewLogEntry) -> Closure
-            = write |tx| close(tx, account, &log);
-        fn erase_account_logged(account: AccountId, log: NewLogEntry) -> Erasure
-            = write |tx| erase(tx, account, &log);
         fn ledger_page(account: AccountId, after_id: i64, limit: u32) -> Vec<LedgerEntry>
             = read |tx| ledger_after(tx, account, after_id, limit);
         fn purchases_page(account: AccountId, after: Option<PurchaseCursor>, limit: u32)
@@ -169,7 +165,11 @@ async fn refuse_unsettled<T: Tx>(
     Ok(())
 }
 
-async fn close<T: Tx>(tx: &T, account: AccountId, log: &NewLogEntry) -> Result<Closure, T::Error> {
+pub(crate) async fn close<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    log: &NewLogEntry,
+) -> Result<Closure, T::Error> {
     let held = hold(tx, account).await?;
     if let Some(closed) = closure(tx, account).await? {
         return Err(StoreError::Invalid(format!(
@@ -208,7 +208,11 @@ pub fn tombstone(account: AccountId) -> String {
     format!("erased-{account}")
 }
 
-async fn erase<T: Tx>(tx: &T, account: AccountId, log: &NewLogEntry) -> Result<Erasure, T::Error> {
+pub(crate) async fn erase<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    log: &NewLogEntry,
+) -> Result<Erasure, T::Error> {
     let held = hold(tx, account).await?;
     match closure(tx, account).await? {
         None => {

@@ -5,6 +5,7 @@
 use crate::clock::now_rfc3339;
 use crate::columns::LEDGER_COLUMNS;
 use crate::db::{Engine, Param, Tx, col, for_both_engines};
+use crate::operators::applied_balance_before;
 use crate::rows::ledger_entry;
 use crate::*;
 use billpay_domain::{AccountId, Kobo};
@@ -225,4 +226,21 @@ async fn of_transaction<T: Tx>(tx: &T, code: &str) -> Result<Vec<LedgerEntry>, T
         format!("SELECT {LEDGER_COLUMNS} FROM ledger WHERE transaction_code = ?1 ORDER BY id")
     });
     tx.query_all(&SQL, &[&code], ledger_entry).await
+}
+
+/// An operator's credit; its line only when it applied.
+pub(crate) async fn credit_logged<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    amount: Kobo,
+    reference: &str,
+    log: &NewLogEntry,
+) -> Result<Credit, T::Error> {
+    let credit = credit(tx, account, amount, CreditSource::Operator, reference).await?;
+    if credit.applied {
+        let before = applied_balance_before(&credit, amount);
+        let log = log.clone().with_balances(before, credit.balance);
+        super::operators::append(tx, &log).await?;
+    }
+    Ok(credit)
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row};
 
-pub(super) type PgTx<'a> = deadpool_postgres::Transaction<'a>;
+pub(crate) type PgTx<'a> = deadpool_postgres::Transaction<'a>;
 pub(super) type Client = deadpool_postgres::Object;
 pub(super) type BoxFut<'a, T> = Pin<Box<dyn Future<Output = PgResult<T>> + Send + 'a>>;
 pub(super) type Params<'a> = &'a [&'a (dyn ToSql + Sync)];

@@ -6,11 +6,10 @@
 //! event, notice).
 
 use super::PostgresStore;
-use super::connection::{OwnedParams, Pg, borrow, owned, query_one, statement};
+use super::connection::{OwnedParams, borrow, owned, statement};
 use super::error::violates;
 use super::rows::get;
 use crate::areas::notices::purchase_notice;
-use crate::areas::operators;
 use crate::clock::{new_code, now_rfc3339, rfc3339};
 use crate::*;
 use billpay_domain::{Product, TxStatus};
@@ -54,28 +53,6 @@ impl PostgresStore {
             }
         };
         changed(&row)
-    }
-
-    /// The one-statement finalize in a transaction with the operator's line.
-    pub(crate) async fn finalize_logged_here(
-        &self,
-        code: &str,
-        fin: Finalization,
-        log: NewLogEntry,
-    ) -> StoreResult<bool> {
-        let code = code.to_owned();
-        self.write(move |tx| {
-            let (code, fin, log) = (code.clone(), fin.clone(), log.clone());
-            Box::pin(async move {
-                let params = finalize_params(&code, &fin);
-                let changed = changed(&query_one(tx, &FINALIZE, &borrow(&params)).await?)?;
-                if changed {
-                    operators::append(&Pg(tx), &log).await?;
-                }
-                Ok(changed)
-            })
-        })
-        .await
     }
 }
 

@@ -35,7 +35,7 @@ pub mod scratch;
 mod statements;
 
 pub use batch::MAX_BATCH;
-pub(crate) use connection::{Pg, pool};
+pub(crate) use connection::{Pg, PgTx, pool};
 pub use error::PgError;
 pub(crate) use migrate::migrate;
 
@@ -101,5 +101,25 @@ impl PostgresStore {
             .write(|t| Box::pin(async move { crate::areas::catalogue::seed_default(&Pg(t)).await }))
             .await?;
         Ok(store)
+    }
+}
+
+/// A unit of work is one pooled transaction, run again whole after a
+/// serialisation failure or deadlock.
+#[async_trait::async_trait]
+impl crate::work::WorkStore for PostgresStore {
+    async fn run_work(
+        &self,
+        work: crate::work::Work,
+    ) -> StoreResult<Box<dyn std::any::Any + Send>> {
+        let work = Arc::new(work);
+        self.write(move |tx| {
+            let work = work.clone();
+            Box::pin(async move {
+                let tx = crate::work::WriteTx::postgres(tx, work.sealer());
+                Ok(work.run(&tx).await?)
+            })
+        })
+        .await
     }
 }

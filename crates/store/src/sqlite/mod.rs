@@ -28,6 +28,43 @@ pub struct SqliteStore {
     pub(crate) engine: Engine,
 }
 
+scoped_tls::scoped_thread_local!(
+    /// The writer's connection while it runs a unit of work: its changes
+    /// (`crate::work`) find it here, so the work's future holds no
+    /// connection and can be `Send` like PostgreSQL's.
+    static WRITER: rusqlite::Connection
+);
+
+/// `op` on the writer's connection, inside the unit of work it is running.
+pub(crate) fn on_writer<T>(
+    op: impl FnOnce(&rusqlite::Connection) -> StoreResult<T>,
+) -> StoreResult<T> {
+    if !WRITER.is_set() {
+        return Err(StoreError::backend(
+            "a unit of work ran a statement outside the SQLite writer",
+        ));
+    }
+    WRITER.with(op)
+}
+
+/// A unit of work is one job of the writer's group commit, in its own savepoint.
+#[async_trait::async_trait]
+impl crate::work::WorkStore for SqliteStore {
+    async fn run_work(
+        &self,
+        work: crate::work::Work,
+    ) -> StoreResult<Box<dyn std::any::Any + Send>> {
+        self.engine
+            .write(move |conn| {
+                WRITER.set(conn, || {
+                    let tx = crate::work::WriteTx::sqlite(work.sealer());
+                    ready(async { Ok(work.run(&tx).await?) })
+                })
+            })
+            .await
+    }
+}
+
 impl SqliteStore {
     /// Opens (creating and migrating) the database, and seeds the default
     /// catalogue on first start.

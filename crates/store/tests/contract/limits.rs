@@ -5,6 +5,7 @@
 use crate::common::{assert_invariant, funded_account, join_all, purchase, store};
 use billpay_domain::{AccountId, KeyId, Kobo};
 use billpay_store::limits::*;
+use billpay_store::work;
 use billpay_store::*;
 
 pub(crate) fn line(action: &str) -> NewLogEntry {
@@ -18,7 +19,12 @@ pub(crate) fn line(action: &str) -> NewLogEntry {
 
 pub(crate) async fn own_limits(store: &SharedStore, account: AccountId, limits: Limits) {
     store
-        .set_account_limits_logged(account, limits, line("limits.account"))
+        .write(
+            (account, limits, line("limits.account")),
+            |tx, (account, limits, log)| {
+                Box::pin(work::set_account_limits_logged(tx, *account, limits, log))
+            },
+        )
         .await
         .unwrap();
 }
@@ -32,7 +38,10 @@ async fn set_level(store: &SharedStore, account: AccountId, level: u8) {
         set_by: "cli".into(),
     };
     store
-        .set_kyc_logged(account, change, line("account.kyc_level"))
+        .write(
+            (account, change, line("account.kyc_level")),
+            |tx, (account, change, log)| Box::pin(work::set_kyc_logged(tx, *account, change, log)),
+        )
         .await
         .unwrap();
 }
@@ -263,13 +272,18 @@ async fn blocked_recipients_and_accounts_are_refused_and_nothing_moves() {
     let recipient = entry(BlockKind::Recipient, "08031234567");
     assert!(
         store
-            .block_logged(recipient.clone(), line("blocklist.add"))
+            .write(
+                (recipient.clone(), line("blocklist.add")),
+                |tx, (entry, log)| Box::pin(work::block_logged(tx, entry, log))
+            )
             .await
             .unwrap()
     );
     assert!(
         !store
-            .block_logged(recipient, line("blocklist.add"))
+            .write((recipient, line("blocklist.add")), |tx, (entry, log)| {
+                Box::pin(work::block_logged(tx, entry, log))
+            })
             .await
             .unwrap()
     );
@@ -293,10 +307,13 @@ async fn blocked_recipients_and_accounts_are_refused_and_nothing_moves() {
     );
     assert!(
         store
-            .unblock_logged(
-                BlockKind::Recipient,
-                "08031234567",
-                line("blocklist.remove")
+            .write(
+                (
+                    BlockKind::Recipient,
+                    "08031234567".to_string(),
+                    line("blocklist.remove")
+                ),
+                |tx, (kind, value, log)| Box::pin(work::unblock_logged(tx, *kind, value, log))
             )
             .await
             .unwrap()
@@ -307,7 +324,10 @@ async fn blocked_recipients_and_accounts_are_refused_and_nothing_moves() {
         .unwrap();
     let whole_account = entry(BlockKind::Account, &account.to_string());
     store
-        .block_logged(whole_account, line("blocklist.add"))
+        .write(
+            (whole_account, line("blocklist.add")),
+            |tx, (entry, log)| Box::pin(work::block_logged(tx, entry, log)),
+        )
         .await
         .unwrap();
     let refused = store
@@ -368,7 +388,12 @@ async fn level_limits_are_listed_changed_and_logged() {
     let mut limits = levels[0].limits;
     limits.daily_count = None;
     let changed = store
-        .set_level_limits_logged(0, limits, line("limits.level"))
+        .write(
+            (0, limits, line("limits.level")),
+            |tx, (level, limits, log)| {
+                Box::pin(work::set_level_limits_logged(tx, *level, limits, log))
+            },
+        )
         .await
         .unwrap();
     assert_eq!(changed.limits.daily_count, None);
@@ -394,7 +419,10 @@ async fn a_level_is_renamed_and_logged_and_a_bad_name_changes_nothing() {
     rename.subject = "level 1".into();
     rename.after = Some("Verified by BVN".into());
     let renamed = store
-        .rename_level_logged(1, "Verified by BVN", rename)
+        .write(
+            (1, "Verified by BVN".to_string(), rename),
+            |tx, (level, name, log)| Box::pin(work::rename_level_logged(tx, *level, name, log)),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -419,7 +447,10 @@ async fn a_level_is_renamed_and_logged_and_a_bad_name_changes_nothing() {
     assert_eq!(logged[0].after.as_deref(), Some("Verified by BVN"));
 
     let unknown = store
-        .rename_level_logged(3, "Level three", line("limits.level_name"))
+        .write(
+            (3, "Level three".to_string(), line("limits.level_name")),
+            |tx, (level, name, log)| Box::pin(work::rename_level_logged(tx, *level, name, log)),
+        )
         .await;
     assert!(
         matches!(unknown, Err(StoreError::NotFound(_))),
@@ -429,7 +460,10 @@ async fn a_level_is_renamed_and_logged_and_a_bad_name_changes_nothing() {
     let too_long = format!("{longest}x");
     for bad in ["", "   ", too_long.as_str()] {
         let refused = store
-            .rename_level_logged(0, bad, line("limits.level_name"))
+            .write(
+                (0, bad.to_string(), line("limits.level_name")),
+                |tx, (level, name, log)| Box::pin(work::rename_level_logged(tx, *level, name, log)),
+            )
             .await;
         assert!(
             matches!(refused, Err(StoreError::Invalid(_))),
@@ -438,13 +472,19 @@ async fn a_level_is_renamed_and_logged_and_a_bad_name_changes_nothing() {
     }
     // a name of the longest length, in any script, is taken whole
     let ok = store
-        .rename_level_logged(2, &longest, line("limits.level_name"))
+        .write(
+            (2, longest.to_string(), line("limits.level_name")),
+            |tx, (level, name, log)| Box::pin(work::rename_level_logged(tx, *level, name, log)),
+        )
         .await
         .unwrap();
     assert_eq!(ok.name, longest);
     let naira = "Ọ̀gá ₦".repeat(5);
     let named = store
-        .rename_level_logged(0, &naira, line("limits.level_name"))
+        .write(
+            (0, naira.to_string(), line("limits.level_name")),
+            |tx, (level, name, log)| Box::pin(work::rename_level_logged(tx, *level, name, log)),
+        )
         .await
         .unwrap();
     assert_eq!(named.name, naira);
@@ -486,7 +526,12 @@ async fn a_passed_check_never_lowers_a_level_an_owner_set() {
         set_by: "self".into(),
     };
     let kyc = store
-        .raise_kyc_logged(account, 0, change.clone(), about(account))
+        .write(
+            (account, 0, change.clone(), about(account)),
+            |tx, (account, from, change, log)| {
+                Box::pin(work::raise_kyc_logged(tx, *account, *from, change, log))
+            },
+        )
         .await
         .unwrap()
         .expect("raised from level 0");
@@ -495,12 +540,22 @@ async fn a_passed_check_never_lowers_a_level_an_owner_set() {
         (1, Some("bvn"), Some("2226"))
     );
     let again = store
-        .raise_kyc_logged(account, 0, change.clone(), about(account))
+        .write(
+            (account, 0, change.clone(), about(account)),
+            |tx, (account, from, change, log)| {
+                Box::pin(work::raise_kyc_logged(tx, *account, *from, change, log))
+            },
+        )
         .await
         .unwrap();
     assert_eq!(again, None, "at level 1 now: not from level 0");
     let kept = store
-        .raise_kyc_logged(raised, 0, change, about(raised))
+        .write(
+            (raised, 0, change, about(raised)),
+            |tx, (account, from, change, log)| {
+                Box::pin(work::raise_kyc_logged(tx, *account, *from, change, log))
+            },
+        )
         .await
         .unwrap();
     assert_eq!(kept, None);

@@ -29,3 +29,4 @@ mod sessions;
 mod usage;
 mod velocity;
 mod wallet;
+mod work;

@@ -6,6 +6,7 @@ use crate::common::{
 };
 use billpay_domain::{AccountId, KeyId, Kobo, TxStatus};
 use billpay_store::clock::now_ms;
+use billpay_store::work;
 use billpay_store::*;
 
 fn line(action: &str, subject: &str) -> NewLogEntry {
@@ -134,31 +135,61 @@ async fn a_logged_credit_and_debit_carry_the_balances_and_count_once() {
     let subject = account.to_string();
     let five = Kobo::from_naira(500);
     let credit = store
-        .credit_logged(account, five, "r1", line("wallet.credit", &subject))
+        .write(
+            (
+                account,
+                five,
+                "r1".to_string(),
+                line("wallet.credit", &subject),
+            ),
+            |tx, (account, amount, reference, log)| {
+                Box::pin(work::credit_logged(tx, *account, *amount, reference, log))
+            },
+        )
         .await
         .unwrap();
     assert!(credit.applied);
     let repeat = store
-        .credit_logged(account, five, "r1", line("wallet.credit", &subject))
+        .write(
+            (
+                account,
+                five,
+                "r1".to_string(),
+                line("wallet.credit", &subject),
+            ),
+            |tx, (account, amount, reference, log)| {
+                Box::pin(work::credit_logged(tx, *account, *amount, reference, log))
+            },
+        )
         .await
         .unwrap();
     assert!(!repeat.applied);
     let debit = store
-        .debit_logged(
-            account,
-            Kobo::from_naira(200),
-            "r2",
-            line("wallet.debit", &subject),
+        .write(
+            (
+                account,
+                Kobo::from_naira(200),
+                "r2".to_string(),
+                line("wallet.debit", &subject),
+            ),
+            |tx, (account, amount, reference, log)| {
+                Box::pin(work::debit_logged(tx, *account, *amount, reference, log))
+            },
         )
         .await
         .unwrap();
     assert_eq!(debit.balance, Kobo::from_naira(300));
     let too_much = store
-        .debit_logged(
-            account,
-            Kobo::from_naira(301),
-            "r3",
-            line("wallet.debit", &subject),
+        .write(
+            (
+                account,
+                Kobo::from_naira(301),
+                "r3".to_string(),
+                line("wallet.debit", &subject),
+            ),
+            |tx, (account, amount, reference, log)| {
+                Box::pin(work::debit_logged(tx, *account, *amount, reference, log))
+            },
         )
         .await;
     assert!(matches!(
@@ -166,11 +197,16 @@ async fn a_logged_credit_and_debit_carry_the_balances_and_count_once() {
         Err(StoreError::Refused(Refusal::InsufficientBalance))
     ));
     let same_reference = store
-        .debit_logged(
-            account,
-            Kobo::from_naira(1),
-            "r1",
-            line("wallet.debit", &subject),
+        .write(
+            (
+                account,
+                Kobo::from_naira(1),
+                "r1".to_string(),
+                line("wallet.debit", &subject),
+            ),
+            |tx, (account, amount, reference, log)| {
+                Box::pin(work::debit_logged(tx, *account, *amount, reference, log))
+            },
         )
         .await
         .unwrap();
@@ -194,10 +230,15 @@ async fn a_logged_status_change_and_resolution_log_once_with_the_state_before() 
     let (account, key) = funded_account(&store, 1000).await;
     let subject = account.to_string();
     store
-        .set_account_status_logged(
-            account,
-            AccountStatus::Suspended,
-            line("account.status", &subject),
+        .write(
+            (
+                account,
+                AccountStatus::Suspended,
+                line("account.status", &subject),
+            ),
+            |tx, (account, status, log)| {
+                Box::pin(work::set_account_status_logged(tx, *account, *status, log))
+            },
         )
         .await
         .unwrap();
@@ -213,11 +254,22 @@ async fn a_logged_status_change_and_resolution_log_once_with_the_state_before() 
     let resolve = line("transaction.resolve", &tx.code);
     assert!(
         store
-            .finalize_logged(&tx.code, fin.clone(), resolve.clone())
+            .write(
+                (tx.code.to_string(), fin.clone(), resolve.clone()),
+                |tx, (code, fin, log)| Box::pin(work::finalize_logged(tx, code, fin, log))
+            )
             .await
             .unwrap()
     );
-    assert!(!store.finalize_logged(&tx.code, fin, resolve).await.unwrap());
+    assert!(
+        !store
+            .write(
+                (tx.code.to_string(), fin, resolve),
+                |tx, (code, fin, log)| Box::pin(work::finalize_logged(tx, code, fin, log))
+            )
+            .await
+            .unwrap()
+    );
     assert_eq!(
         log_of(&store, &tx.code).await.len(),
         1,
@@ -228,7 +280,12 @@ async fn a_logged_status_change_and_resolution_log_once_with_the_state_before() 
         Kobo::from_naira(1000)
     );
     let missing = store
-        .set_account_status_logged(AccountId::new(), AccountStatus::Active, line("x", "y"))
+        .write(
+            (AccountId::new(), AccountStatus::Active, line("x", "y")),
+            |tx, (account, status, log)| {
+                Box::pin(work::set_account_status_logged(tx, *account, *status, log))
+            },
+        )
         .await;
     assert!(matches!(missing, Err(StoreError::NotFound(_))));
     assert!(log_of(&store, "y").await.is_empty());
@@ -344,15 +401,45 @@ async fn a_logged_tier_catalogue_or_key_change_stores_its_line_or_neither() {
     store.create_tier("gold").await.unwrap();
     let tier = line("pricing.account_tier", &subject);
     store
-        .set_account_tier_logged(account, Some("gold"), tier.clone())
+        .write(
+            (account, Some("gold".to_owned()), tier.clone()),
+            |tx, (account, tier, log)| {
+                Box::pin(work::set_account_tier_logged(
+                    tx,
+                    *account,
+                    tier.as_deref(),
+                    log,
+                ))
+            },
+        )
         .await
         .unwrap();
     let refused = store
-        .set_account_tier_logged(account, Some("platinum"), tier.clone())
+        .write(
+            (account, Some("platinum".to_owned()), tier.clone()),
+            |tx, (account, tier, log)| {
+                Box::pin(work::set_account_tier_logged(
+                    tx,
+                    *account,
+                    tier.as_deref(),
+                    log,
+                ))
+            },
+        )
         .await;
     assert!(refused.is_err(), "no such tier");
     store
-        .set_account_tier_logged(account, None, tier)
+        .write(
+            (account, None.map(str::to_owned), tier),
+            |tx, (account, tier, log)| {
+                Box::pin(work::set_account_tier_logged(
+                    tx,
+                    *account,
+                    tier.as_deref(),
+                    log,
+                ))
+            },
+        )
         .await
         .unwrap();
     let lines = log_of(&store, &subject).await;
@@ -362,13 +449,27 @@ async fn a_logged_tier_catalogue_or_key_change_stores_its_line_or_neither() {
 
     let off = line("catalogue.provider", "glo");
     store
-        .set_catalogue_active_logged("glo", false, off.clone())
+        .write(
+            ("glo".to_string(), false, off.clone()),
+            |tx, (target, active, log)| {
+                Box::pin(work::set_catalogue_active_logged(tx, target, *active, log))
+            },
+        )
         .await
         .unwrap();
     let (_, catalogue) = store.catalogue().await.unwrap();
     assert!(!catalogue.provider("glo").unwrap().active);
     let missing = store
-        .set_catalogue_active_logged("no-such-plan", false, line("catalogue.plan", "nope"))
+        .write(
+            (
+                "no-such-plan".to_string(),
+                false,
+                line("catalogue.plan", "nope"),
+            ),
+            |tx, (target, active, log)| {
+                Box::pin(work::set_catalogue_active_logged(tx, target, *active, log))
+            },
+        )
         .await;
     assert!(matches!(missing, Err(StoreError::NotFound(_))));
     assert!(log_of(&store, "nope").await.is_empty());
@@ -384,7 +485,9 @@ async fn a_logged_tier_catalogue_or_key_change_stores_its_line_or_neither() {
         display_prefix: "bp_live_abc".into(),
     };
     let created = store
-        .create_api_key_logged(new.clone(), line("key.create", "k"))
+        .write((new.clone(), line("key.create", "k")), |tx, (new, log)| {
+            Box::pin(work::create_api_key_logged(tx, new, log))
+        })
         .await
         .unwrap();
     let orphan = NewApiKey {
@@ -393,24 +496,32 @@ async fn a_logged_tier_catalogue_or_key_change_stores_its_line_or_neither() {
         ..new
     };
     let no_account = store
-        .create_api_key_logged(orphan, line("key.create", "orphan"))
+        .write((orphan, line("key.create", "orphan")), |tx, (new, log)| {
+            Box::pin(work::create_api_key_logged(tx, new, log))
+        })
         .await;
     assert!(no_account.is_err());
     assert!(log_of(&store, "orphan").await.is_empty());
     let suspended = store
-        .update_api_key_logged(
-            created.id,
-            KeyChange::Status(KeyStatus::Suspended),
-            line("key.update", "k"),
+        .write(
+            (
+                created.id,
+                KeyChange::Status(KeyStatus::Suspended),
+                line("key.update", "k"),
+            ),
+            |tx, (id, change, log)| Box::pin(work::update_api_key_logged(tx, *id, change, log)),
         )
         .await
         .unwrap();
     assert_eq!(suspended.status, KeyStatus::Suspended);
     let gone = store
-        .update_api_key_logged(
-            KeyId::new(),
-            KeyChange::Status(KeyStatus::Active),
-            line("key.update", "gone"),
+        .write(
+            (
+                KeyId::new(),
+                KeyChange::Status(KeyStatus::Active),
+                line("key.update", "gone"),
+            ),
+            |tx, (id, change, log)| Box::pin(work::update_api_key_logged(tx, *id, change, log)),
         )
         .await;
     assert!(gone.is_err());
@@ -471,7 +582,10 @@ async fn a_created_account_tier_or_price_rule_stores_its_line_or_neither() {
         kyc_level: billpay_store::limits::OPERATOR_CREATED_LEVEL,
     };
     let created = store
-        .create_account_logged(new.clone(), line("account.create", ""))
+        .write(
+            (new.clone(), line("account.create", "")),
+            |tx, (new, log)| Box::pin(work::create_account_logged(tx, new, log)),
+        )
         .await
         .unwrap();
     let lines = log_of(&store, &created.id.to_string()).await;
@@ -482,7 +596,10 @@ async fn a_created_account_tier_or_price_rule_stores_its_line_or_neither() {
         ..new
     };
     let refused = store
-        .create_account_logged(taken, line("account.create", "taken"))
+        .write(
+            (taken, line("account.create", "taken")),
+            |tx, (new, log)| Box::pin(work::create_account_logged(tx, new, log)),
+        )
         .await;
     assert!(
         matches!(refused, Err(StoreError::EmailTaken(_))),
@@ -495,11 +612,17 @@ async fn a_created_account_tier_or_price_rule_stores_its_line_or_neither() {
     assert_eq!(store.operator_log(all.clone()).await.unwrap().len(), 1);
 
     store
-        .create_tier_logged("gold", line("pricing.tier", "gold"))
+        .write(
+            ("gold".to_string(), line("pricing.tier", "gold")),
+            |tx, (name, log)| Box::pin(work::create_tier_logged(tx, name, log)),
+        )
         .await
         .unwrap();
     let again = store
-        .create_tier_logged("gold", line("pricing.tier", "gold"))
+        .write(
+            ("gold".to_string(), line("pricing.tier", "gold")),
+            |tx, (name, log)| Box::pin(work::create_tier_logged(tx, name, log)),
+        )
         .await;
     assert!(again.is_err(), "a tier is created once");
     assert_eq!(
@@ -515,26 +638,61 @@ async fn a_created_account_tier_or_price_rule_stores_its_line_or_neither() {
     };
     let rule = Some(Rule::DiscountPercent(BasisPoints(200)));
     let set = store
-        .set_price_rule_logged("gold", scope.clone(), rule, line("pricing.rule", "gold"))
+        .write(
+            (
+                "gold".to_string(),
+                scope.clone(),
+                rule,
+                line("pricing.rule", "gold"),
+            ),
+            |tx, (tier, scope, rule, log)| {
+                Box::pin(work::set_price_rule_logged(tx, tier, scope, *rule, log))
+            },
+        )
         .await
         .unwrap();
     assert!(set);
     let none = store
-        .set_price_rule_logged(
-            "silver",
-            scope.clone(),
-            rule,
-            line("pricing.rule", "silver"),
+        .write(
+            (
+                "silver".to_string(),
+                scope.clone(),
+                rule,
+                line("pricing.rule", "silver"),
+            ),
+            |tx, (tier, scope, rule, log)| {
+                Box::pin(work::set_price_rule_logged(tx, tier, scope, *rule, log))
+            },
         )
         .await;
     assert!(none.is_err(), "no such tier");
     assert!(log_of(&store, "silver").await.is_empty());
     let removed = store
-        .set_price_rule_logged("gold", scope.clone(), None, line("pricing.rule", "gold"))
+        .write(
+            (
+                "gold".to_string(),
+                scope.clone(),
+                None,
+                line("pricing.rule", "gold"),
+            ),
+            |tx, (tier, scope, rule, log)| {
+                Box::pin(work::set_price_rule_logged(tx, tier, scope, *rule, log))
+            },
+        )
         .await
         .unwrap();
     let nothing = store
-        .set_price_rule_logged("gold", scope, None, line("pricing.rule", "gold"))
+        .write(
+            (
+                "gold".to_string(),
+                scope,
+                None,
+                line("pricing.rule", "gold"),
+            ),
+            |tx, (tier, scope, rule, log)| {
+                Box::pin(work::set_price_rule_logged(tx, tier, scope, *rule, log))
+            },
+        )
         .await
         .unwrap();
     assert!(removed && !nothing);
@@ -558,7 +716,10 @@ async fn a_sync_applied_or_a_new_webhook_secret_stores_its_line_or_neither() {
     let (_, mut catalogue) = store.catalogue().await.unwrap();
     catalogue.providers[0].active = !catalogue.providers[0].active;
     store
-        .replace_catalogue_logged(&catalogue, line("catalogue.sync", "vtpass"))
+        .write(
+            (catalogue.clone(), line("catalogue.sync", "vtpass")),
+            |tx, (catalogue, log)| Box::pin(work::replace_catalogue_logged(tx, catalogue, log)),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -569,7 +730,10 @@ async fn a_sync_applied_or_a_new_webhook_secret_stores_its_line_or_neither() {
     let mut broken = catalogue.clone();
     broken.providers.push(broken.providers[0].clone());
     let refused = store
-        .replace_catalogue_logged(&broken, line("catalogue.sync", "broken"))
+        .write(
+            (broken.clone(), line("catalogue.sync", "broken")),
+            |tx, (catalogue, log)| Box::pin(work::replace_catalogue_logged(tx, catalogue, log)),
+        )
         .await;
     assert!(
         matches!(refused, Err(StoreError::Invalid(_))),

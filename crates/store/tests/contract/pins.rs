@@ -1,6 +1,7 @@
 use crate::common::{join_all, new_account, raw_sql, store};
 use billpay_domain::AccountId;
 use billpay_domain::transaction_pin::MAX_FAILURES;
+use billpay_store::work;
 use billpay_store::{NewApiKey, PinTry, SharedStore};
 
 fn shop_key(account: AccountId) -> NewApiKey {
@@ -204,7 +205,9 @@ async fn an_operator_clears_a_lock_once_with_its_log_line() {
     let (_db, store) = store().await;
     let account = with_pin(&store).await;
     let not_locked = store
-        .clear_pin_lock_logged(account, clear_line(account))
+        .write((account, clear_line(account)), |tx, (account, log)| {
+            Box::pin(work::clear_pin_lock_logged(tx, *account, log))
+        })
         .await
         .unwrap();
     assert!(!not_locked, "no lock on: nothing to clear");
@@ -217,7 +220,9 @@ async fn an_operator_clears_a_lock_once_with_its_log_line() {
         PinTry::Locked { .. }
     ));
     let cleared = store
-        .clear_pin_lock_logged(account, clear_line(account))
+        .write((account, clear_line(account)), |tx, (account, log)| {
+            Box::pin(work::clear_pin_lock_logged(tx, *account, log))
+        })
         .await
         .unwrap();
     assert!(cleared);

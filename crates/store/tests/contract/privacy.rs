@@ -4,6 +4,7 @@
 
 use crate::common::{funded_account, new_account, purchase, store};
 use billpay_domain::{AccountId, Kobo};
+use billpay_store::work;
 use billpay_store::*;
 
 fn line(action: &str, subject: AccountId) -> NewLogEntry {
@@ -71,7 +72,10 @@ async fn only_an_empty_closed_account_is_erased_once_and_its_email_is_free_again
     let (_db, store) = store().await;
     let (funded, _) = funded_account(&store, 50).await;
     let refused = store
-        .close_account_logged(funded, line("account.close", funded))
+        .write(
+            (funded, line("account.close", funded)),
+            |tx, (account, log)| Box::pin(work::close_account_logged(tx, *account, log)),
+        )
         .await;
     assert!(
         matches!(&refused, Err(StoreError::Invalid(m)) if m.contains("still has 50.00")),
@@ -94,9 +98,16 @@ async fn only_an_empty_closed_account_is_erased_once_and_its_email_is_free_again
     };
     let mut kyc_line = line("account.kyc_level", id);
     kyc_line.after = Some("level 1 (bvn ending 4321)".into());
-    store.set_kyc_logged(id, kyc, kyc_line).await.unwrap();
+    store
+        .write((id, kyc, kyc_line), |tx, (account, change, log)| {
+            Box::pin(work::set_kyc_logged(tx, *account, change, log))
+        })
+        .await
+        .unwrap();
     let open = store
-        .erase_account_logged(id, line("account.erase", id))
+        .write((id, line("account.erase", id)), |tx, (account, log)| {
+            Box::pin(work::erase_account_logged(tx, *account, log))
+        })
         .await;
     assert!(
         matches!(&open, Err(StoreError::Invalid(m)) if m.contains("is open")),
@@ -104,14 +115,21 @@ async fn only_an_empty_closed_account_is_erased_once_and_its_email_is_free_again
     );
 
     let closed = store
-        .close_account_logged(id, line("account.close", id))
+        .write((id, line("account.close", id)), |tx, (account, log)| {
+            Box::pin(work::close_account_logged(tx, *account, log))
+        })
         .await
         .unwrap();
     assert_eq!(closed.erased_at, None);
     let stored = store.account(id).await.unwrap().unwrap();
     assert_eq!(stored.status, AccountStatus::Suspended);
     let reopen = store
-        .set_account_status_logged(id, AccountStatus::Active, line("account.status", id))
+        .write(
+            (id, AccountStatus::Active, line("account.status", id)),
+            |tx, (account, status, log)| {
+                Box::pin(work::set_account_status_logged(tx, *account, *status, log))
+            },
+        )
         .await;
     assert!(
         matches!(&reopen, Err(StoreError::Invalid(m)) if m.contains("stays closed")),
@@ -119,7 +137,9 @@ async fn only_an_empty_closed_account_is_erased_once_and_its_email_is_free_again
     );
 
     let erased = store
-        .erase_account_logged(id, line("account.erase", id))
+        .write((id, line("account.erase", id)), |tx, (account, log)| {
+            Box::pin(work::erase_account_logged(tx, *account, log))
+        })
         .await
         .unwrap();
     assert_eq!(erased.tombstone, format!("erased-{id}"));
@@ -152,7 +172,9 @@ async fn only_an_empty_closed_account_is_erased_once_and_its_email_is_free_again
             .is_some()
     );
     let again = store
-        .erase_account_logged(id, line("account.erase", id))
+        .write((id, line("account.erase", id)), |tx, (account, log)| {
+            Box::pin(work::erase_account_logged(tx, *account, log))
+        })
         .await;
     assert!(
         matches!(&again, Err(StoreError::Invalid(m)) if m.contains("already erased")),

@@ -10,6 +10,7 @@ use crate::limits::{kind_of, line, own_limits};
 use billpay_domain::{AccountId, KeyId, Kobo, TxStatus};
 use billpay_store::clock::{lagos_today, now_ms, rfc3339};
 use billpay_store::limits::*;
+use billpay_store::work;
 use billpay_store::*;
 
 /// Places a purchase of ₦`naira` to `recipient`.
@@ -142,7 +143,12 @@ async fn an_operators_finalize_and_a_reversal_give_back_the_recipients_value() {
         subject: resolved.code.clone(),
         ..line("transaction.resolve")
     };
-    let resolve = || store.finalize_logged(&resolved.code, failed(), log.clone());
+    let resolve = || {
+        store.write(
+            (resolved.code.to_string(), failed(), log.clone()),
+            |tx, (code, fin, log)| Box::pin(work::finalize_logged(tx, code, fin, log)),
+        )
+    };
     let (first, second) = tokio::join!(resolve(), resolve());
     assert_eq!(u8::from(first.unwrap()) + u8::from(second.unwrap()), 1);
     assert_eq!(usage(&store, account).await, Usage::default());
@@ -189,7 +195,10 @@ async fn a_rejected_held_purchase_gives_back_its_day_but_not_its_hour() {
             subject: held.code.clone(),
             ..line("transaction.reject")
         };
-        store.reject_held_logged(&held.code, failed(), log)
+        store.write(
+            (held.code.to_string(), failed(), log),
+            |tx, (code, fin, log)| Box::pin(work::reject_held_logged(tx, code, fin, log)),
+        )
     };
     let (first, second) = tokio::join!(reject(), reject());
     assert_eq!(u8::from(first.unwrap()) + u8::from(second.unwrap()), 1);
@@ -306,7 +315,9 @@ async fn held_purchases_are_neither_backlog_nor_needing_review() {
     let release = line("transaction.release");
     assert!(
         store
-            .release_held_logged(&held.code, release)
+            .write((held.code.to_string(), release), |tx, (code, log)| {
+                Box::pin(work::release_held_logged(tx, code, log))
+            })
             .await
             .unwrap()
     );

@@ -8,6 +8,7 @@ use crate::common::{assert_invariant, finalization, funded_account, purchase, st
 use crate::limits::{at_once, kind_of, line, own_limits};
 use billpay_domain::{Kobo, TxStatus};
 use billpay_store::limits::*;
+use billpay_store::work;
 use billpay_store::*;
 use std::time::Duration;
 
@@ -147,11 +148,20 @@ async fn a_released_purchase_is_claimed_and_logged() {
     };
     assert!(
         store
-            .release_held_logged(&tx.code, log.clone())
+            .write((tx.code.to_string(), log.clone()), |tx, (code, log)| {
+                Box::pin(work::release_held_logged(tx, code, log))
+            })
             .await
             .unwrap()
     );
-    assert!(!store.release_held_logged(&tx.code, log).await.unwrap());
+    assert!(
+        !store
+            .write((tx.code.to_string(), log), |tx, (code, log)| Box::pin(
+                work::release_held_logged(tx, code, log)
+            ))
+            .await
+            .unwrap()
+    );
     assert_eq!(claimed(&store).await, vec![tx.code.clone()]);
     assert!(store.held_purchases(10).await.unwrap().is_empty());
     let logged = store
@@ -194,8 +204,14 @@ async fn a_rejected_purchase_is_refunded_exactly_once() {
     };
     let fin = || finalization(TxStatus::Failed, false);
     let (first, second) = tokio::join!(
-        store.reject_held_logged(&tx.code, fin(), reject()),
-        store.reject_held_logged(&tx.code, fin(), reject()),
+        store.write(
+            (tx.code.to_string(), fin(), reject()),
+            |tx, (code, fin, log)| Box::pin(work::reject_held_logged(tx, code, fin, log))
+        ),
+        store.write(
+            (tx.code.to_string(), fin(), reject()),
+            |tx, (code, fin, log)| Box::pin(work::reject_held_logged(tx, code, fin, log))
+        ),
     );
     assert_eq!(
         [first.unwrap(), second.unwrap()]
@@ -206,7 +222,14 @@ async fn a_rejected_purchase_is_refunded_exactly_once() {
     );
     // Neither a release nor the worker's claim takes it now.
     let release = line("transaction.release");
-    assert!(!store.release_held_logged(&tx.code, release).await.unwrap());
+    assert!(
+        !store
+            .write((tx.code.to_string(), release), |tx, (code, log)| Box::pin(
+                work::release_held_logged(tx, code, log)
+            ))
+            .await
+            .unwrap()
+    );
     assert!(claimed(&store).await.is_empty());
     let after = store
         .transaction(None, TxLookup::Code(tx.code.clone()))
@@ -294,7 +317,12 @@ async fn velocity_settings_are_stored_for_levels_and_accounts() {
     limits.account_hourly_count = Some(7);
     limits.account_hourly_action = Some(RuleAction::Refuse);
     let changed = store
-        .set_level_limits_logged(1, limits, line("limits.level"))
+        .write(
+            (1, limits, line("limits.level")),
+            |tx, (level, limits, log)| {
+                Box::pin(work::set_level_limits_logged(tx, *level, limits, log))
+            },
+        )
         .await
         .unwrap();
     assert_eq!(changed.limits, limits);
@@ -305,7 +333,12 @@ async fn velocity_settings_are_stored_for_levels_and_accounts() {
         ..Limits::default()
     };
     let view = store
-        .set_account_limits_logged(account, own, line("limits.account"))
+        .write(
+            (account, own, line("limits.account")),
+            |tx, (account, limits, log)| {
+                Box::pin(work::set_account_limits_logged(tx, *account, limits, log))
+            },
+        )
         .await
         .unwrap();
     assert_eq!(view.overrides, own);

@@ -1,0 +1,479 @@
+//! The unit of work, given to the caller: changes composed in one
+//! transaction, all stored or none — an operator's change and its log line,
+//! next a change and its notice — without a store method per combination.
+//!
+//! ```ignore
+//! store.write((account, amount, reference, log), |tx, (account, amount, reference, log)| {
+//!     Box::pin(work::credit_logged(tx, *account, *amount, reference, log))
+//! }).await?;
+//! ```
+//!
+//! - The body gets the transaction ([`WriteTx`]) and its input by reference,
+//!   and runs the changes listed below (each an area's function, written once
+//!   for both engines) with `.await?`.
+//! - SQLite runs it as one job of the writer's group commit (in its own
+//!   savepoint); PostgreSQL in one pooled transaction, run again whole after a
+//!   serialisation failure or deadlock (so the body is `Fn`, and its input is
+//!   kept by the store rather than moved into it).
+//! - A body runs statements only: it must not wait on anything else (a
+//!   supplier, a timer). On SQLite such a wait is an error and nothing is stored.
+//! - A change that writes a secret seals it here, with the master key of the
+//!   `SealedStore` the work went through.
+//!
+//! A new change a caller may compose is its area's function and one entry in
+//! [`changes!`] below.
+
+use crate::areas::{accounts, catalogue, fulfilment, keys, limits, operators, pins};
+use crate::areas::{pricing, privacy, wallet};
+use crate::limits::{AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LevelLimits, Limits};
+use crate::postgres::{PgError, PgTx};
+use crate::sealing::Sealer;
+use crate::*;
+use billpay_domain::catalogue::Catalogue;
+use billpay_domain::pricing::{Rule, Scope};
+use billpay_domain::{AccountId, KeyId, Kobo};
+use std::any::Any;
+use std::future::Future;
+use std::pin::Pin;
+
+/// The transaction a unit of work's body runs its changes in.
+pub struct WriteTx<'a> {
+    on: On<'a>,
+    sealer: Option<&'a Sealer>,
+}
+
+#[derive(Clone, Copy)]
+enum On<'a> {
+    /// The writer thread's connection, inside its batch (`sqlite::on_writer`).
+    Sqlite,
+    Postgres(&'a PgTx<'a>),
+}
+
+impl<'a> WriteTx<'a> {
+    pub(crate) fn sqlite(sealer: Option<&'a Sealer>) -> Self {
+        WriteTx {
+            on: On::Sqlite,
+            sealer,
+        }
+    }
+
+    pub(crate) fn postgres(tx: &'a PgTx<'a>, sealer: Option<&'a Sealer>) -> Self {
+        WriteTx {
+            on: On::Postgres(tx),
+            sealer,
+        }
+    }
+
+    /// A finalization as it is written: sealed when the work went through a
+    /// `SealedStore` (a bare engine, in the store's own tests, writes it clear).
+    fn sealed(&self, fin: &Finalization) -> StoreResult<Finalization> {
+        match self.sealer {
+            Some(sealer) => sealer.seal_finalization(fin.clone()),
+            None => Ok(fin.clone()),
+        }
+    }
+}
+
+/// Why a unit of work failed: the store's error, or PostgreSQL's whole (so a
+/// serialisation failure is retried). A body returns it; `?` makes one of a
+/// [`StoreError`] or a [`Refusal`].
+#[derive(Debug)]
+pub struct WorkError(PgError);
+
+impl From<StoreError> for WorkError {
+    fn from(e: StoreError) -> Self {
+        WorkError(PgError::Store(e))
+    }
+}
+
+impl From<Refusal> for WorkError {
+    fn from(e: Refusal) -> Self {
+        WorkError(e.into())
+    }
+}
+
+impl From<PgError> for WorkError {
+    fn from(e: PgError) -> Self {
+        WorkError(e)
+    }
+}
+
+impl From<WorkError> for PgError {
+    fn from(e: WorkError) -> Self {
+        e.0
+    }
+}
+
+impl From<WorkError> for StoreError {
+    fn from(e: WorkError) -> Self {
+        e.0.into()
+    }
+}
+
+/// What a unit of work's body answers.
+pub type WorkFuture<'t, T> = Pin<Box<dyn Future<Output = Result<T, WorkError>> + Send + 't>>;
+
+type Answer = Box<dyn Any + Send>;
+type Input = dyn Any + Send + Sync;
+type Body = dyn for<'t> Fn(&'t WriteTx<'t>, &'t Input) -> WorkFuture<'t, Answer> + Send + Sync;
+
+/// A unit of work on its way to an engine, its types erased so it crosses
+/// `dyn Store`: see [`Store::write`](crate::Store).
+pub struct Work {
+    input: Box<Input>,
+    body: Box<Body>,
+    sealer: Option<Arc<Sealer>>,
+}
+
+impl Work {
+    /// The body on `tx`, with its input.
+    pub(crate) fn run<'t>(&'t self, tx: &'t WriteTx<'t>) -> WorkFuture<'t, Answer> {
+        (self.body)(tx, &*self.input)
+    }
+
+    pub(crate) fn sealer(&self) -> Option<&Sealer> {
+        self.sealer.as_deref()
+    }
+
+    /// The work, its changes sealing with `sealer`.
+    pub(crate) fn sealed_with(self, sealer: Arc<Sealer>) -> Work {
+        Work {
+            sealer: Some(sealer),
+            ..self
+        }
+    }
+}
+
+/// Runs units of work: each engine and `SealedStore`.
+#[async_trait::async_trait]
+pub trait WorkStore: Send + Sync + 'static {
+    /// Runs `work` in one transaction; callers use [`Store::write`](crate::Store).
+    async fn run_work(&self, work: Work) -> StoreResult<Box<dyn Any + Send>>;
+}
+
+fn erased<F>(body: F) -> Box<Body>
+where
+    F: for<'t> Fn(&'t WriteTx<'t>, &'t Input) -> WorkFuture<'t, Answer> + Send + Sync + 'static,
+{
+    Box::new(body)
+}
+
+impl dyn Store {
+    /// Runs `body` with `input` in one transaction: what it changes is stored
+    /// if it answers `Ok`, nothing if it answers an error (see the module).
+    pub async fn write<I, R, F>(&self, input: I, body: F) -> StoreResult<R>
+    where
+        I: Send + Sync + 'static,
+        R: Send + 'static,
+        F: for<'t> Fn(&'t WriteTx<'t>, &'t I) -> WorkFuture<'t, R> + Send + Sync + 'static,
+    {
+        let body = erased(move |tx, input| {
+            let input = input
+                .downcast_ref::<I>()
+                .expect("a unit of work's body gets its own input");
+            let answer = body(tx, input);
+            Box::pin(async move { Ok(Box::new(answer.await?) as Answer) })
+        });
+        let work = Work {
+            input: Box::new(input),
+            body,
+            sealer: None,
+        };
+        let answer = self.run_work(work).await?;
+        Ok(*answer
+            .downcast::<R>()
+            .expect("a unit of work answers its own type"))
+    }
+}
+
+/// `$call` with `$tx` bound to the engine's own transaction, on whichever
+/// engine `tx` runs.
+macro_rules! on_engine {
+    ($work:expr, |$tx:ident| $call:expr) => {
+        match $work.on {
+            On::Sqlite => crate::sqlite::on_writer(|conn| {
+                let $tx = &crate::sqlite::Lite(conn);
+                crate::db::ready($call)
+            })
+            .map_err(WorkError::from),
+            On::Postgres(pg) => {
+                let $tx = &crate::postgres::Pg(pg);
+                $call.await.map_err(WorkError::from)
+            }
+        }
+    };
+}
+
+/// The changes a unit of work may compose, each a public function of a
+/// [`WriteTx`] calling its area's function (written once for both engines).
+macro_rules! changes {
+    ($(
+        $(#[$meta:meta])*
+        fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty = |$tx:ident| $call:expr;
+    )*) => {$(
+        $(#[$meta])*
+        pub async fn $name(tx: &WriteTx<'_>, $($arg: $ty),*) -> Result<$ret, WorkError> {
+            on_engine!(tx, |$tx| $call)
+        }
+    )*};
+}
+
+changes! {
+    /// A line in the operator log.
+    fn log(entry: &NewLogEntry) -> () = |tx| operators::append(tx, entry);
+
+    /// An operator's credit once per reference (as `WalletStore::credit`);
+    /// its line, with the balance before and after, only when it applied.
+    fn credit_logged(account: AccountId, amount: Kobo, reference: &str, log: &NewLogEntry)
+        -> Credit = |tx| wallet::credit_logged(tx, account, amount, reference, log);
+    /// An operator's debit of `amount` (positive) once per reference: a
+    /// `debit` ledger entry with the operator's reference and no purchase;
+    /// refused below zero. A reference is one operator move on the wallet,
+    /// credit or debit.
+    fn debit_logged(account: AccountId, amount: Kobo, reference: &str, log: &NewLogEntry)
+        -> Credit = |tx| wallet::debit(tx, account, amount, reference, log);
+
+    /// The line's `before` is the status before (read under the row's lock).
+    fn set_account_status_logged(account: AccountId, status: AccountStatus, log: &NewLogEntry)
+        -> () = |tx| accounts::set_status_logged(tx, account, status, log);
+    /// `AccountStore::create_account`.
+    fn create_account(new: &NewAccount) -> Account = |tx| accounts::create(tx, new);
+
+    /// `KeyStore::create_api_key`.
+    fn create_api_key(new: &NewApiKey) -> ApiKey = |tx| keys::create(tx, new);
+    /// `KeyStore::update_api_key`.
+    fn update_api_key(id: KeyId, change: &KeyChange) -> ApiKey
+        = |tx| keys::update(tx, id, change);
+
+    /// `CatalogueStore::replace_catalogue`.
+    fn replace_catalogue(catalogue: &Catalogue) -> () = |tx| catalogue::replace(tx, catalogue);
+    /// `CatalogueStore::set_catalogue_active`: what changed, and the on-sale
+    /// state before (`on sale` or `off sale`).
+    fn set_catalogue_active(target: &str, active: bool) -> (String, String)
+        = |tx| catalogue::set_active(tx, target, active);
+
+    /// `PricingStore::create_tier`.
+    fn create_tier(name: &str) -> () = |tx| pricing::create_tier(tx, name);
+    /// `PricingStore::set_price_rule`: whether it changed anything.
+    fn set_price_rule(tier: &str, scope: &Scope, rule: Option<Rule>) -> bool
+        = |tx| pricing::set_rule(tx, tier, scope, rule);
+    /// `PricingStore::set_account_tier`: the tier before.
+    fn set_account_tier(account: AccountId, tier: Option<&str>) -> String
+        = |tx| pricing::set_account_tier(tx, account, tier);
+
+    /// Sets the level and how it was reached; the line's `before` is the level before.
+    fn set_kyc_logged(account: AccountId, change: &KycChange, log: &NewLogEntry) -> Kyc
+        = |tx| limits::set_kyc(tx, account, change, log);
+    /// [`set_kyc_logged`] only while the account is at level `from`
+    /// (checked by the level's own update, under the row's lock): a
+    /// customer's check that passed never lowers a level an owner raised
+    /// while the gateway answered. `None`, and nothing written, otherwise.
+    fn raise_kyc_logged(account: AccountId, from: u8, change: &KycChange, log: &NewLogEntry)
+        -> Option<Kyc> = |tx| limits::raise_kyc(tx, account, from, change, log);
+    /// Replaces a level's limits (`None`: no limit).
+    fn set_level_limits_logged(level: u8, limits: &Limits, log: &NewLogEntry) -> LevelLimits
+        = |tx| limits::set_level_limits(tx, level, limits, log);
+    /// Renames a level (1 to [`crate::limits::LEVEL_NAME_MAX`] characters,
+    /// not blank, else `Invalid`; an unknown level is `NotFound`); the
+    /// line's `before` is the old name.
+    fn rename_level_logged(level: u8, name: &str, log: &NewLogEntry) -> LevelLimits
+        = |tx| limits::rename_level(tx, level, name, log);
+    /// Replaces an account's own limits (`None`: its level's).
+    fn set_account_limits_logged(account: AccountId, limits: &Limits, log: &NewLogEntry)
+        -> AccountLimits = |tx| limits::set_account_limits(tx, account, limits, log);
+    /// `false` (and no line) when the entry is there already.
+    fn block_logged(entry: &BlockEntry, log: &NewLogEntry) -> bool
+        = |tx| limits::block(tx, entry, log);
+    /// `false` (and no line) when there was no such entry.
+    fn unblock_logged(kind: BlockKind, value: &str, log: &NewLogEntry) -> bool
+        = |tx| limits::unblock(tx, kind, value, log);
+    /// Sends a held purchase on to the supplier (the fulfilment claim takes
+    /// it next); `false` (and no line) when it is not held any more.
+    fn release_held_logged(code: &str, log: &NewLogEntry) -> bool
+        = |tx| limits::release(tx, code, log);
+
+    /// An operator ends a transaction-PIN lock (and the run of wrong tries);
+    /// `false` (and no line) when none was on.
+    fn clear_pin_lock_logged(account: AccountId, log: &NewLogEntry) -> bool
+        = |tx| pins::clear_lock(tx, account, crate::clock::now_ms(), log);
+    /// Closes an account whose wallet is empty and has no purchase in
+    /// flight: suspended for good, its sessions ended. Anything else is
+    /// `StoreError::Invalid` saying why.
+    fn close_account_logged(account: AccountId, log: &NewLogEntry) -> Closure
+        = |tx| privacy::close(tx, account, log);
+    /// Erases a closed account's personal data (see `areas/privacy.rs`). An
+    /// open or already erased account is `StoreError::Invalid`.
+    fn erase_account_logged(account: AccountId, log: &NewLogEntry) -> Erasure
+        = |tx| privacy::erase(tx, account, log);
+}
+
+/// [`create_account`] with its line, whose subject is the new account's id.
+pub async fn create_account_logged(
+    tx: &WriteTx<'_>,
+    new: &NewAccount,
+    line: &NewLogEntry,
+) -> Result<Account, WorkError> {
+    let account = create_account(tx, new).await?;
+    let line = NewLogEntry {
+        subject: account.id.to_string(),
+        ..line.clone()
+    };
+    log(tx, &line).await?;
+    Ok(account)
+}
+
+/// [`create_api_key`] with its line.
+pub async fn create_api_key_logged(
+    tx: &WriteTx<'_>,
+    new: &NewApiKey,
+    line: &NewLogEntry,
+) -> Result<ApiKey, WorkError> {
+    let key = create_api_key(tx, new).await?;
+    log(tx, line).await?;
+    Ok(key)
+}
+
+/// [`update_api_key`] with its line.
+pub async fn update_api_key_logged(
+    tx: &WriteTx<'_>,
+    id: KeyId,
+    change: &KeyChange,
+    line: &NewLogEntry,
+) -> Result<ApiKey, WorkError> {
+    let key = update_api_key(tx, id, change).await?;
+    log(tx, line).await?;
+    Ok(key)
+}
+
+/// [`replace_catalogue`] with its line (a supplier sync applied, a list price set).
+pub async fn replace_catalogue_logged(
+    tx: &WriteTx<'_>,
+    catalogue: &Catalogue,
+    line: &NewLogEntry,
+) -> Result<(), WorkError> {
+    replace_catalogue(tx, catalogue).await?;
+    log(tx, line).await
+}
+
+/// [`set_catalogue_active`] with its line, whose `before` is the on-sale
+/// state before; answers what changed.
+pub async fn set_catalogue_active_logged(
+    tx: &WriteTx<'_>,
+    target: &str,
+    active: bool,
+    line: &NewLogEntry,
+) -> Result<String, WorkError> {
+    let (what, before) = set_catalogue_active(tx, target, active).await?;
+    log(tx, &line.clone().with_before(&before)).await?;
+    Ok(what)
+}
+
+/// [`create_tier`] with its line.
+pub async fn create_tier_logged(
+    tx: &WriteTx<'_>,
+    name: &str,
+    line: &NewLogEntry,
+) -> Result<(), WorkError> {
+    create_tier(tx, name).await?;
+    log(tx, line).await
+}
+
+/// [`set_price_rule`] with its line, written only when the rule changed (a
+/// removal that removed nothing is not logged).
+pub async fn set_price_rule_logged(
+    tx: &WriteTx<'_>,
+    tier: &str,
+    scope: &Scope,
+    rule: Option<Rule>,
+    line: &NewLogEntry,
+) -> Result<bool, WorkError> {
+    let changed = set_price_rule(tx, tier, scope, rule).await?;
+    if changed {
+        log(tx, line).await?;
+    }
+    Ok(changed)
+}
+
+/// [`set_account_tier`] with its line, whose `before` is the tier before.
+pub async fn set_account_tier_logged(
+    tx: &WriteTx<'_>,
+    account: AccountId,
+    tier: Option<&str>,
+    line: &NewLogEntry,
+) -> Result<(), WorkError> {
+    let before = set_account_tier(tx, account, tier).await?;
+    log(tx, &line.clone().with_before(&before)).await
+}
+
+/// `FulfilmentStore::finalize` by an operator, with its line (written only
+/// if it changed something); the result and webhook payload sealed.
+pub async fn finalize_logged(
+    tx: &WriteTx<'_>,
+    code: &str,
+    fin: &Finalization,
+    log: &NewLogEntry,
+) -> Result<bool, WorkError> {
+    let fin = tx.sealed(fin)?;
+    on_engine!(tx, |tx| fulfilment::finalize_logged(tx, code, &fin, log))
+}
+
+/// Fails a held purchase with its refund, webhook and notice (the normal
+/// failure path, once); `false` (and no line) when it is not held any more.
+pub async fn reject_held_logged(
+    tx: &WriteTx<'_>,
+    code: &str,
+    fin: &Finalization,
+    log: &NewLogEntry,
+) -> Result<bool, WorkError> {
+    let fin = tx.sealed(fin)?;
+    on_engine!(tx, |tx| limits::reject(tx, code, &fin, log))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On SQLite a body runs inside the writer's batch, polled once: one that
+    /// waits on anything but its statements is an error, and what it changed
+    /// before waiting is rolled back.
+    #[tokio::test]
+    async fn a_body_that_waits_on_something_else_stores_nothing_on_sqlite() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("w.db").display());
+        let store = crate::open(&url).await.unwrap();
+        let account = AccountId::new();
+        let subject = account.to_string();
+        let entry = NewLogEntry {
+            actor: "operator".into(),
+            action: "test.wait".into(),
+            subject: subject.clone(),
+            ..NewLogEntry::default()
+        };
+        let waited = store
+            .write(entry, |tx, entry| {
+                Box::pin(async move {
+                    log(tx, entry).await?;
+                    // Waits once, as anything that is not a statement may.
+                    let mut first = true;
+                    std::future::poll_fn(|cx| {
+                        if std::mem::take(&mut first) {
+                            cx.waker().wake_by_ref();
+                            return std::task::Poll::Pending;
+                        }
+                        std::task::Poll::Ready(())
+                    })
+                    .await;
+                    Ok(())
+                })
+            })
+            .await;
+        let error = waited.expect_err("a wait inside a SQLite unit of work");
+        assert!(error.to_string().contains("waited"), "{error}");
+        let filter = LogFilter {
+            subject: Some(subject),
+            limit: 10,
+            ..LogFilter::default()
+        };
+        assert!(store.operator_log(filter).await.unwrap().is_empty());
+    }
+}
