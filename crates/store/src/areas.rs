@@ -2,7 +2,7 @@
 //! operators) adds its own trait instead of growing one long list. An area's
 //! statements are written once in its module below (`areas/wallet.rs`), which
 //! both engines run through `db.rs` (`for_both_engines!`); only purchase
-//! placement is still written per engine; [`Store`] is every area at
+//! placement is each engine's own (`place_purchase_here`); [`Store`] is every area at
 //! once, implemented for whatever implements them all, and is what callers
 //! hold (`SharedStore`): its areas' methods need no import.
 
@@ -25,6 +25,7 @@ pub(crate) mod operators;
 pub(crate) mod pins;
 pub(crate) mod pricing;
 pub(crate) mod privacy;
+pub(crate) mod purchases;
 mod sessions;
 pub(crate) mod wallet;
 

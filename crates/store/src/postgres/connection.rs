@@ -173,21 +173,6 @@ pub(super) async fn execute<C: GenericClient>(
     Ok(c.execute(&stmt, params).await?)
 }
 
-/// Every row through `map`.
-pub(super) fn map_rows<T>(rows: Vec<Row>, map: fn(&Row) -> PgResult<T>) -> PgResult<Vec<T>> {
-    rows.iter().map(map).collect()
-}
-
-/// The first row, if any, through `map`.
-pub(super) fn map_opt<T>(row: Option<Row>, map: fn(&Row) -> PgResult<T>) -> PgResult<Option<T>> {
-    row.map(|row| map(&row)).transpose()
-}
-
-/// A statement of `sql/` with its `{columns}` filled in.
-pub(super) fn with_columns(sql: &str, columns: &str) -> String {
-    sql.replace("{columns}", columns)
-}
-
 /// A pooled connection or transaction as the shared [`Tx`]: the one
 /// dialect's `?n` placeholders become `$n` before the prepared-statement cache.
 pub(crate) struct Pg<'c, C>(pub &'c C);
@@ -279,9 +264,4 @@ impl RowRead for PgRow<'_> {
             .map(|c| c.name().to_owned())
             .collect()
     }
-}
-
-/// A row through a shared mapper (`crate::rows`).
-pub(super) fn mapped<T>(row: &Row, map: fn(&dyn RowRead) -> StoreResult<T>) -> PgResult<T> {
-    Ok(map(&PgRow(row))?)
 }

@@ -1,51 +1,31 @@
-//! Purchases: the test-mode check, placing one (group-committed in per-wallet
-//! lanes), and reading them back.
+//! Placing a purchase, group-committed in per-wallet lanes (the check and
+//! the reads are written once, `areas/purchases.rs`).
 
 use super::PostgresStore;
 use super::batch::Job;
-use super::connection::Pg;
-use super::connection::{map_opt, map_rows, query, query_one, query_opt, with_columns};
+use super::connection::query_one;
 use super::error::{
     PgResult, RECONNECT_WINDOW, TRIES, backoff, connection_ended, retry_after, stopped_queue,
     violates,
 };
-use super::rows::{daily_spend_row, get, transaction};
+use super::rows::get;
 use crate::areas::limits;
 use crate::clock::lagos_today;
 use crate::clock::{new_code, now_ms, rfc3339};
-use crate::columns::TX_COLUMNS;
 use crate::limits::{LimitKind, LimitRefusal, usage_days};
 use crate::*;
-use async_trait::async_trait;
-use billpay_domain::{AccountId, Kobo, Product, TxStatus};
+use billpay_domain::{AccountId, Kobo, TxStatus};
 use deadpool_postgres::Pool;
-use std::sync::LazyLock;
 use tokio::sync::oneshot;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 const PLACE_PURCHASE: &str = include_str!("sql/place_purchase.sql");
 
-#[async_trait]
-impl PurchaseStore for PostgresStore {
-    async fn check_purchase(
-        &self,
-        account: AccountId,
-        reference: &str,
-        recipient: &str,
-        amount: Kobo,
-    ) -> StoreResult<Kobo> {
-        let (reference, recipient) = (reference.to_owned(), recipient.to_owned());
-        self.autocommit(move |c| {
-            Box::pin(async move {
-                let tx = &Pg(c);
-                limits::check_purchase(tx, account, &reference, &recipient, amount).await
-            })
-        })
-        .await
-    }
-
-    async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction> {
+impl PostgresStore {
+    /// Group-committed in the wallet's lane (one statement each), or alone
+    /// without lanes.
+    pub(crate) async fn place_purchase_here(&self, new: NewPurchase) -> StoreResult<Transaction> {
         let args = PurchaseArgs::new(new);
         let Some(lanes) = &self.purchases else {
             let mut args = args;
@@ -57,65 +37,6 @@ impl PurchaseStore for PostgresStore {
         answer
             .await
             .map_err(|_| stopped_queue(PurchaseJob::QUEUE))?
-    }
-
-    /// One statement: PostgreSQL plans it per execution, so the optional account
-    /// costs no index.
-    async fn transaction(
-        &self,
-        account: Option<AccountId>,
-        lookup: TxLookup,
-    ) -> StoreResult<Option<Transaction>> {
-        let (column, value) = lookup.column_and_value();
-        let account = account.map(|a| a.to_string());
-        self.autocommit(|c| {
-            Box::pin(async move {
-                let sql = format!(
-                    "SELECT {TX_COLUMNS} FROM transactions
-                         WHERE {column} = $1 AND ($2::TEXT IS NULL OR account_id = $2)
-                         ORDER BY created_at LIMIT 1"
-                );
-                map_opt(query_opt(c, &sql, &[&value, &account]).await?, transaction)
-            })
-        })
-        .await
-    }
-
-    async fn transactions(&self, filter: TxFilter) -> StoreResult<Vec<Transaction>> {
-        static SQL: LazyLock<String> =
-            LazyLock::new(|| with_columns(include_str!("sql/transactions.sql"), TX_COLUMNS));
-        self.autocommit(|c| {
-            Box::pin(async move {
-                let params: [&(dyn ToSql + Sync); 12] = [
-                    &filter.account_id.map(|a| a.to_string()),
-                    &filter.status.map(TxStatus::as_str),
-                    &filter.product.map(Product::service),
-                    &filter.created_from,
-                    &filter.created_until,
-                    &filter.search,
-                    &i64::from(filter.limit.max(1)),
-                    &i64::from(filter.offset),
-                    &filter.provider,
-                    &filter.supplier,
-                    &filter.recipient,
-                    &filter.not_held,
-                ];
-                map_rows(query(c, &SQL, &params).await?, transaction)
-            })
-        })
-        .await
-    }
-
-    async fn daily_spend(&self, account: AccountId, since: &str) -> StoreResult<Vec<DailySpend>> {
-        let since = since.to_owned();
-        self.autocommit(|c| {
-            Box::pin(async move {
-                let sql = include_str!("sql/daily_spend.sql");
-                let rows = query(c, sql, &[&account.to_string(), &since]).await?;
-                map_rows(rows, daily_spend_row)
-            })
-        })
-        .await
     }
 }
 

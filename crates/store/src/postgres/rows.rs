@@ -1,9 +1,7 @@
-//! The shared row mappers (`crate::rows`) for the PostgreSQL statements not
-//! yet written once for both backends, and `get` for one-column answers.
+//! `get`, for one-column answers of the PostgreSQL statements not written
+//! once for both backends.
 
-use super::connection::mapped;
 use super::error::PgError;
-use crate::*;
 use tokio_postgres::Row;
 use tokio_postgres::row::RowIndex;
 use tokio_postgres::types::FromSql;
@@ -14,12 +12,4 @@ pub fn get<'a, T: FromSql<'a>>(
     column: impl RowIndex + std::fmt::Display,
 ) -> Result<T, PgError> {
     Ok(row.try_get(column)?)
-}
-
-pub fn transaction(row: &Row) -> Result<Transaction, PgError> {
-    mapped(row, crate::rows::transaction)
-}
-
-pub fn daily_spend_row(row: &Row) -> Result<DailySpend, PgError> {
-    mapped(row, crate::rows::daily_spend_row)
 }

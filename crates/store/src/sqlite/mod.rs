@@ -12,7 +12,6 @@ mod audit_plans;
 pub mod backup;
 mod engine;
 mod purchases;
-mod rows;
 mod statements;
 mod wallet;
 

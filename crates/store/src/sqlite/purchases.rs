@@ -1,44 +1,23 @@
-//! Purchases: the test-mode check, placing one (one write of the
-//! group-commit engine), and reading them back.
+//! Placing a purchase: one job of the writer's group commit (the check and
+//! the reads are written once, `areas/purchases.rs`).
 
 use super::SqliteStore;
-use super::rows::{daily_spend_row, transaction};
 use super::statements::Lite;
-use super::statements::{collect, execute, query_row};
+use super::statements::{execute, query_row};
 use super::wallet::{Entry, post_ledger};
-use crate::areas::limits;
+use crate::areas::{limits, purchases};
 use crate::clock::{new_code, now_ms, rfc3339};
-use crate::columns::TX_COLUMNS;
 use crate::db::ready;
 use crate::*;
-use async_trait::async_trait;
-use billpay_domain::{AccountId, Kobo, Product, TxStatus};
-use rusqlite::{Connection, OptionalExtension, params};
-use std::sync::LazyLock;
+use billpay_domain::{AccountId, Kobo};
+use rusqlite::{Connection, params};
 
-#[async_trait]
-impl PurchaseStore for SqliteStore {
-    /// A point read on the request path, so on this thread's own connection.
-    async fn check_purchase(
-        &self,
-        account: AccountId,
-        reference: &str,
-        recipient: &str,
-        amount: Kobo,
-    ) -> StoreResult<Kobo> {
-        self.engine.read_here(|conn| {
-            let tx = &Lite(conn);
-            ready(limits::check_purchase(
-                tx, account, reference, recipient, amount,
-            ))
-        })
-    }
-
+impl SqliteStore {
     /// The reference, the blocklist, limits and velocity rules, the debit,
     /// the transaction row (held for review when a rule says so), its ledger
     /// entry and its usage, in one savepoint of the next group commit (the
     /// one writer orders every debit, so limits cannot be raced).
-    async fn place_purchase(&self, new: NewPurchase) -> StoreResult<Transaction> {
+    pub(crate) async fn place_purchase_here(&self, new: NewPurchase) -> StoreResult<Transaction> {
         self.engine
             .write(move |conn| {
                 if reference_used(conn, new.account_id, &new.reference)? {
@@ -62,71 +41,7 @@ impl PurchaseStore for SqliteStore {
                     new.amount,
                     &today,
                 ))?;
-                get(conn, &code)
-            })
-            .await
-    }
-
-    async fn transaction(
-        &self,
-        account: Option<AccountId>,
-        lookup: TxLookup,
-    ) -> StoreResult<Option<Transaction>> {
-        self.engine
-            .read(move |conn| {
-                let (column, value) = lookup.column_and_value();
-                // Two statements, not `?2 IS NULL OR …`: with it SQLite cannot
-                // use the (account_id, reference) index and scans every row.
-                let found = match account {
-                    Some(account) => query_row(
-                        conn,
-                        lookup_sql(column, Scope::Account),
-                        params![value, account.to_string()],
-                        transaction,
-                    ),
-                    // The operator's lookup across accounts (a scan for a reference).
-                    None => query_row(conn, lookup_sql(column, Scope::All), [value], transaction),
-                };
-                Ok(found.optional()?)
-            })
-            .await
-    }
-
-    async fn transactions(&self, filter: TxFilter) -> StoreResult<Vec<Transaction>> {
-        static SQL: LazyLock<String> =
-            LazyLock::new(|| include_str!("sql/transactions.sql").replace("{columns}", TX_COLUMNS));
-        self.engine
-            .read(move |conn| {
-                let params = params![
-                    filter.account_id.map(|a| a.to_string()),
-                    filter.status.map(TxStatus::as_str),
-                    filter.product.map(Product::service),
-                    filter.created_from,
-                    filter.created_until,
-                    filter.search,
-                    filter.limit.max(1),
-                    filter.offset,
-                    filter.provider,
-                    filter.supplier,
-                    filter.recipient,
-                    filter.not_held,
-                ];
-                collect(conn, &SQL, params, transaction)
-            })
-            .await
-    }
-
-    async fn daily_spend(&self, account: AccountId, since: &str) -> StoreResult<Vec<DailySpend>> {
-        let since = since.to_owned();
-        self.engine
-            .read(move |conn| {
-                let sql = include_str!("sql/daily_spend.sql");
-                collect(
-                    conn,
-                    sql,
-                    params![account.to_string(), since],
-                    daily_spend_row,
-                )
+                ready(purchases::by_code(tx, &code))
             })
             .await
     }
@@ -182,51 +97,4 @@ fn reference_used(conn: &Connection, account: AccountId, reference: &str) -> Sto
         params![account.to_string(), reference],
         |r| r.get(0),
     )?)
-}
-
-/// Whose transactions a lookup searches.
-#[derive(Clone, Copy, PartialEq)]
-enum Scope {
-    Account,
-    All,
-}
-
-/// The statement looking a transaction up by `column` (one of
-/// `TxLookup::column_and_value`'s) in `scope`, formatted once, not per
-/// request.
-fn lookup_sql(column: &str, scope: Scope) -> &'static str {
-    static STATEMENTS: LazyLock<Vec<(&str, Scope, String)>> = LazyLock::new(|| {
-        let by = |column| {
-            [
-                (
-                    column,
-                    Scope::Account,
-                    format!(
-                        "SELECT {TX_COLUMNS} FROM transactions WHERE account_id = ?2 AND {column} = ?1"
-                    ),
-                ),
-                (
-                    column,
-                    Scope::All,
-                    format!(
-                        "SELECT {TX_COLUMNS} FROM transactions WHERE {column} = ?1 ORDER BY created_at LIMIT 1"
-                    ),
-                ),
-            ]
-        };
-        ["code", "reference", "batch_id"]
-            .into_iter()
-            .flat_map(by)
-            .collect()
-    });
-    let found = STATEMENTS
-        .iter()
-        .find(|(named, searched, _)| *named == column && *searched == scope);
-    &found.expect("a column TxLookup names").2
-}
-
-pub(super) fn get(conn: &Connection, code: &str) -> StoreResult<Transaction> {
-    query_row(conn, lookup_sql("code", Scope::All), [code], transaction)
-        .optional()?
-        .ok_or(StoreError::NotFound("transaction"))
 }

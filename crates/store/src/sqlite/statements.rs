@@ -25,18 +25,6 @@ pub(super) fn query_row<T>(
     conn.prepare_cached(sql)?.query_row(params, map)
 }
 
-/// Every row, through `map`.
-pub(super) fn collect<T>(
-    conn: &Connection,
-    sql: &str,
-    params: impl rusqlite::Params,
-    map: fn(&rusqlite::Row) -> rusqlite::Result<T>,
-) -> StoreResult<Vec<T>> {
-    let mut stmt = conn.prepare_cached(sql)?;
-    let rows = stmt.query_map(params, map)?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
 /// A connection (the writer's, inside its transaction, or a reader's) as the
 /// shared [`Tx`]: each statement runs at once, so its future is always ready
 /// ([`crate::db::ready`] answers it in the writer's or reader's closure).

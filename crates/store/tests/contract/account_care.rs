@@ -243,16 +243,27 @@ async fn a_new_address_takes_effect_only_with_its_code() {
     assert_eq!(checked, CodeCheck::EmailTaken);
 }
 
-async fn reset_token(db: &Db, account: AccountId) -> String {
-    let notices = notices_of(db, account).await;
-    let (kind, _, data) = notices.last().unwrap();
-    assert_eq!(kind, "password_reset");
-    let link = data["link"].as_str().unwrap();
-    assert!(
-        link.starts_with("https://shop.example.com/dashboard/reset/"),
-        "{link}"
-    );
-    link.rsplit('/').next().unwrap().to_owned()
+/// The token of the one `kind` link (`password_reset`, `pin_reset`) sent to
+/// the account that is not in `seen`: notices stored in the same millisecond
+/// have no order between them, so "the last" would be either.
+async fn new_link_token(db: &Db, account: AccountId, kind: &str, seen: &[&str]) -> String {
+    let prefix = match kind {
+        "password_reset" => "https://shop.example.com/dashboard/reset/",
+        _ => "https://shop.example.com/dashboard/pin/reset/",
+    };
+    let tokens: Vec<String> = notices_of(db, account)
+        .await
+        .into_iter()
+        .filter(|(k, _, _)| k == kind)
+        .map(|(_, _, data)| {
+            let link = data["link"].as_str().unwrap().to_owned();
+            assert!(link.starts_with(prefix), "{link}");
+            link.rsplit('/').next().unwrap().to_owned()
+        })
+        .filter(|token| !seen.contains(&token.as_str()))
+        .collect();
+    assert_eq!(tokens.len(), 1, "one new {kind} link: {tokens:?}");
+    tokens.into_iter().next().unwrap()
 }
 
 #[tokio::test]
@@ -267,11 +278,11 @@ async fn a_reset_link_is_used_once_and_ends_every_session() {
     issue_password_reset(store.as_ref(), &account, base, None)
         .await
         .unwrap();
-    let first = reset_token(&db, account.id).await;
+    let first = new_link_token(&db, account.id, "password_reset", &[]).await;
     issue_password_reset(store.as_ref(), &account, base, None)
         .await
         .unwrap();
-    let token = reset_token(&db, account.id).await;
+    let token = new_link_token(&db, account.id, "password_reset", &[&first]).await;
     assert_ne!(first, token);
     let hash = reset_token_hash(&token);
     assert!(store.password_reset_valid(&hash).await.unwrap());
@@ -433,18 +444,6 @@ async fn sign_ups_are_counted_since_each_bound() {
 }
 
 /// The token of the last PIN-reset link emailed to `account`.
-async fn pin_reset_token(db: &Db, account: AccountId) -> String {
-    let notices = notices_of(db, account).await;
-    let (kind, _, data) = notices.last().unwrap();
-    assert_eq!(kind, "pin_reset");
-    let link = data["link"].as_str().unwrap();
-    assert!(
-        link.starts_with("https://shop.example.com/dashboard/pin/reset/"),
-        "{link}"
-    );
-    link.rsplit('/').next().unwrap().to_owned()
-}
-
 #[tokio::test]
 async fn a_pin_reset_link_sets_a_new_pin_once_and_ends_the_lock() {
     let (db, store) = store().await;
@@ -464,11 +463,11 @@ async fn a_pin_reset_link_sets_a_new_pin_once_and_ends_the_lock() {
     issue_pin_reset(store.as_ref(), &account, base)
         .await
         .unwrap();
-    let first = pin_reset_token(&db, id).await;
+    let first = new_link_token(&db, id, "pin_reset", &[]).await;
     issue_pin_reset(store.as_ref(), &account, base)
         .await
         .unwrap();
-    let token = pin_reset_token(&db, id).await;
+    let token = new_link_token(&db, id, "pin_reset", &[&first]).await;
     let hash = reset_token_hash(&token);
     // a PIN link is no password link
     assert!(!store.password_reset_valid(&hash).await.unwrap());
@@ -512,7 +511,7 @@ async fn a_pin_reset_link_sets_a_new_pin_once_and_ends_the_lock() {
     issue_password_reset(store.as_ref(), &account, base, None)
         .await
         .unwrap();
-    let password = reset_token_hash(&reset_token(&db, id).await);
+    let password = reset_token_hash(&new_link_token(&db, id, "password_reset", &[]).await);
     assert!(store.pin_reset_account(&password).await.unwrap().is_none());
     let unchanged = store.account(id).await.unwrap().unwrap();
     assert_eq!(unchanged.password_hash, account.password_hash);

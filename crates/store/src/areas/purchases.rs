@@ -1,0 +1,148 @@
+//! Purchases: the test-mode check and reading them back, written once.
+//! Placing one is each engine's own (`sqlite/purchases.rs`: a job of the
+//! writer's group commit; `postgres/purchases.rs`: per-wallet lanes of one
+//! statement each), because that is where their write paths differ.
+
+use super::limits;
+use crate::columns::TX_COLUMNS;
+use crate::db::{Engine, Param, Tx, for_both_engines};
+use crate::rows::{daily_spend_row, transaction};
+use crate::*;
+use billpay_domain::{AccountId, Kobo, Product, TxStatus};
+use std::sync::LazyLock;
+
+for_both_engines! {
+    impl PurchaseStore {
+        /// A point read on the request path.
+        fn check_purchase(account: AccountId, reference: &str, recipient: &str, amount: Kobo)
+            -> Kobo = here |tx| limits::check_purchase(tx, account, &reference, &recipient, amount);
+        /// The reference, the blocklist, limits and velocity rules, the
+        /// debit, the transaction row (held for review when a rule says so),
+        /// its ledger entry and its usage, in one transaction.
+        fn place_purchase(new: NewPurchase) -> Transaction
+            = engine |store| store.place_purchase_here(new);
+        fn transaction(account: Option<AccountId>, lookup: TxLookup) -> Option<Transaction>
+            = read |tx| look_up(tx, account, lookup);
+        fn transactions(filter: TxFilter) -> Vec<Transaction> = read |tx| list(tx, &filter);
+        fn daily_spend(account: AccountId, since: &str) -> Vec<DailySpend>
+            = read |tx| daily_spend(tx, account, &since);
+    }
+}
+
+/// Whose transactions a lookup searches.
+#[derive(Clone, Copy, PartialEq)]
+enum Scope {
+    Account,
+    All,
+}
+
+/// Two statements, not `?2 IS NULL OR …`: with that SQLite cannot use the
+/// (account_id, reference) index and scans every row.
+async fn look_up<T: Tx>(
+    tx: &T,
+    account: Option<AccountId>,
+    lookup: TxLookup,
+) -> Result<Option<Transaction>, T::Error> {
+    let (column, value) = lookup.column_and_value();
+    match account {
+        Some(account) => {
+            let sql = lookup_sql(column, Scope::Account);
+            tx.query_opt(sql, &[&value, &account.to_string()], transaction)
+                .await
+        }
+        // The operator's lookup across accounts (a scan for a reference).
+        None => {
+            tx.query_opt(lookup_sql(column, Scope::All), &[&value], transaction)
+                .await
+        }
+    }
+}
+
+/// A transaction by its code (SQLite's placement answers it so).
+pub(crate) async fn by_code<T: Tx>(tx: &T, code: &str) -> Result<Transaction, T::Error> {
+    let found = look_up(tx, None, TxLookup::Code(code.to_owned())).await?;
+    Ok(found.ok_or(StoreError::NotFound("transaction"))?)
+}
+
+/// The statement looking a transaction up by `column` (one of
+/// `TxLookup::column_and_value`'s) in `scope`, formatted once, not per
+/// request.
+fn lookup_sql(column: &str, scope: Scope) -> &'static str {
+    static STATEMENTS: LazyLock<Vec<(&str, Scope, String)>> = LazyLock::new(|| {
+        let by = |column| {
+            let select = format!("SELECT {TX_COLUMNS} FROM transactions");
+            [
+                (
+                    column,
+                    Scope::Account,
+                    format!("{select} WHERE account_id = ?2 AND {column} = ?1"),
+                ),
+                (
+                    column,
+                    Scope::All,
+                    format!("{select} WHERE {column} = ?1 ORDER BY created_at LIMIT 1"),
+                ),
+            ]
+        };
+        ["code", "reference", "batch_id"]
+            .into_iter()
+            .flat_map(by)
+            .collect()
+    });
+    let found = STATEMENTS
+        .iter()
+        .find(|(named, searched, _)| *named == column && *searched == scope);
+    &found.expect("a column TxLookup names").2
+}
+
+/// The listing with its optional filters (`?n IS NULL OR …`), newest first.
+async fn list<T: Tx>(tx: &T, filter: &TxFilter) -> Result<Vec<Transaction>, T::Error> {
+    static SQL: LazyLock<[String; 2]> = LazyLock::new(|| {
+        let sql = include_str!("sql/transactions.sql").replace("{columns}", TX_COLUMNS);
+        // PostgreSQL needs an unset filter's type; SQLite's `instr` is its `strpos`.
+        let sqlite = sql.replace("{text}", "").replace("{instr}", "instr");
+        let postgres = sql.replace("{text}", "::TEXT").replace("{instr}", "strpos");
+        [sqlite, postgres]
+    });
+    let sql = &SQL[usize::from(T::ENGINE == Engine::Postgres)];
+    let params: [&dyn Param; 12] = [
+        &filter.account_id.map(|a| a.to_string()),
+        &filter.status.map(TxStatus::as_str),
+        &filter.product.map(Product::service),
+        &filter.created_from,
+        &filter.created_until,
+        &filter.search,
+        &i64::from(filter.limit.max(1)),
+        &i64::from(filter.offset),
+        &filter.provider,
+        &filter.supplier,
+        &filter.recipient,
+        &filter.not_held,
+    ];
+    tx.query_all(sql, &params, transaction).await
+}
+
+/// Spend per Lagos day (UTC+1 all year: `clock::LAGOS`) and product.
+async fn daily_spend<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    since: &str,
+) -> Result<Vec<DailySpend>, T::Error> {
+    let sql = match T::ENGINE {
+        Engine::Sqlite => DAILY_SPEND_SQLITE,
+        Engine::Postgres => DAILY_SPEND_POSTGRES,
+    };
+    tx.query_all(sql, &[&account.to_string(), &since], daily_spend_row)
+        .await
+}
+
+const DAILY_SPEND_SQLITE: &str = "SELECT date(created_at, '+1 hour') AS day, product,
+        COUNT(*) AS purchases, CAST(SUM(amount) AS BIGINT) AS spent
+    FROM transactions WHERE account_id = ?1 AND created_at >= ?2 AND status != 'failed'
+    GROUP BY day, product ORDER BY day, product";
+
+const DAILY_SPEND_POSTGRES: &str = "SELECT to_char((created_at::timestamptz AT TIME ZONE 'UTC')
+            + INTERVAL '1 hour', 'YYYY-MM-DD') AS day, product,
+        COUNT(*) AS purchases, CAST(SUM(amount) AS BIGINT) AS spent
+    FROM transactions WHERE account_id = ?1 AND created_at >= ?2 AND status != 'failed'
+    GROUP BY day, product ORDER BY day, product";
