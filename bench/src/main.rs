@@ -4,7 +4,7 @@
 //! connections, on the same cores), then prints a Markdown table of ratios
 //! and writes the figures as JSON.
 //!
-//!   bench [--seconds N] [--json FILE] [--only fan-out | --only audit [--stored N]]
+//!   bench [--seconds N] [--json FILE] [--only fan-out | --only stored | --only audit [--stored N]]
 //!
 //! PostgreSQL is measured when `BILLPAY_BENCH_POSTGRES_URL` names a server
 //! (each scenario gets a fresh database on it, dropped afterwards).
@@ -375,6 +375,23 @@ async fn main() {
     if flag("--only").as_deref() == Some("fan-out") {
         // The webhook runs alone (a quicker loop while working on delivery).
         fan_out(&mut bench, &mut rows, &mut 0.0).await;
+    } else if flag("--only").as_deref() == Some("stored") {
+        // The 1 M stored runs alone, against an empty hot-wallet run and echo.
+        let echo = echo_ceiling(&mut bench);
+        let server = Billpay::start(None, &[]).await;
+        let keys = server.provision(1, 16);
+        let load = Load {
+            kind: "purchase",
+            path: PURCHASE,
+            keys: &keys,
+            delay_ms: 0,
+        };
+        let empty = bench
+            .wrk(&server.base, &load)
+            .row("SQLite live purchase, hot wallet, API + workers");
+        drop(server);
+        let stored = million_stored(&mut bench, &echo, empty.rate, &mut 0.0).await;
+        rows = [echo, empty].into_iter().chain(stored).collect();
     } else if flag("--only").as_deref() == Some("audit") {
         // The audit alone, on both backends, at any size.
         let stored = flag("--stored").map_or(STORED, |n| n.parse().expect("--stored N"));
