@@ -7,6 +7,7 @@ use crate::{Actor, OpsError, OpsResult, Permission, invalid};
 use billpay_domain::AccountId;
 use billpay_funding::Customer;
 use billpay_funding::identity::IdNumber;
+use billpay_store::work;
 use billpay_store::{
     FundingEvent, FundingFilter, FundingStatus, NewReservation, ReservationIdentity,
     ReservedAccount, Store,
@@ -239,7 +240,12 @@ pub async fn assign(
     ));
     log.reason = reason;
     let event = store
-        .assign_funding(&event.id, account, fee, &note, log)
+        .write(
+            (event.id.to_string(), account, fee, note.to_string(), log),
+            |tx, (id, account, fee, note, log)| {
+                Box::pin(work::assign_funding(tx, id, *account, *fee, note, log))
+            },
+        )
         .await
         .map_err(|e| match e {
             billpay_store::StoreError::Invalid(why) => OpsError::Refused(why),

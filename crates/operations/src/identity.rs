@@ -151,11 +151,16 @@ pub async fn verify(
     let what = format!("{} ending {}", kind.as_str(), number.last4());
     let since = lagos_day_start(lagos_today());
     let started = store
-        .start_identity_check(
-            account,
-            since,
-            IDENTITY_CHECKS_PER_DAY,
-            line(account, IDENTITY_CHECK, what.clone()),
+        .write(
+            (
+                account,
+                since,
+                IDENTITY_CHECKS_PER_DAY,
+                line(account, IDENTITY_CHECK, what.clone()),
+            ),
+            |tx, (account, since, most, log)| {
+                Box::pin(work::start_identity_check(tx, *account, since, *most, log))
+            },
         )
         .await?;
     let Some(left) = started else {

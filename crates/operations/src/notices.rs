@@ -3,6 +3,7 @@
 
 use crate::{Actor, OpsError, OpsResult, Permission};
 use billpay_domain::phone::Phone;
+use billpay_store::work;
 use billpay_store::{AlertChannels, Store, StoreError};
 use billpay_worker::alerts::ALERTS;
 
@@ -11,7 +12,12 @@ use billpay_worker::alerts::ALERTS;
 pub async fn resend(store: &dyn Store, actor: &Actor, id: &str) -> OpsResult<()> {
     actor.require(Permission::ResendNotices)?;
     let log = actor.log("notice.resend", id);
-    match store.resend_notice(id, log).await {
+    match store
+        .write((id.to_string(), log), |tx, (id, log)| {
+            Box::pin(work::resend_notice(tx, id, log))
+        })
+        .await
+    {
         Ok(true) => {}
         Ok(false) => {
             return Err(OpsError::Refused(

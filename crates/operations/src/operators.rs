@@ -6,6 +6,7 @@
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, valid_email};
 use billpay_domain::sealed::SecretBox;
 use billpay_domain::throttle::{SecretThrottle, Who};
+use billpay_store::work;
 use billpay_store::{
     LogEntry, LogFilter, NewOperator, Operator, OperatorChange, OperatorRole, OperatorStatus, Store,
 };
@@ -38,12 +39,17 @@ pub async fn create(
         role,
         password_hash,
     };
-    let operator = store.create_operator(new, log).await.map_err(|e| match e {
-        billpay_store::StoreError::EmailTaken(email) => {
-            OpsError::Refused(format!("an operator with email {email} exists"))
-        }
-        other => other.into(),
-    })?;
+    let operator = store
+        .write((new, log), |tx, (new, log)| {
+            Box::pin(work::create_operator(tx, new, log))
+        })
+        .await
+        .map_err(|e| match e {
+            billpay_store::StoreError::EmailTaken(email) => {
+                OpsError::Refused(format!("an operator with email {email} exists"))
+            }
+            other => other.into(),
+        })?;
     tracing::info!(%actor, operator = operator.id, role = %role, "operator created");
     Ok(operator)
 }
@@ -80,7 +86,11 @@ pub async fn set_status(
     log.before = Some(operator.status.to_string());
     log.after = Some(status.to_string());
     let change = OperatorChange::Status(status);
-    let updated = store.update_operator(operator.id, change, log).await?;
+    let updated = store
+        .write((operator.id, change, log), |tx, (id, change, log)| {
+            Box::pin(work::update_operator(tx, *id, change, log))
+        })
+        .await?;
     tracing::info!(%actor, operator = operator.id, status = %status, "operator status set");
     Ok(updated)
 }
@@ -97,7 +107,11 @@ pub async fn set_password(
     let hash = billpay_domain::password::hash(password)?;
     let log = actor.log("operator.password", operator.email.clone());
     let change = OperatorChange::PasswordHash(hash);
-    let updated = store.update_operator(operator.id, change, log).await?;
+    let updated = store
+        .write((operator.id, change, log), |tx, (id, change, log)| {
+            Box::pin(work::update_operator(tx, *id, change, log))
+        })
+        .await?;
     tracing::info!(%actor, operator = operator.id, "operator password set");
     Ok(updated)
 }
@@ -129,7 +143,11 @@ pub async fn enable_totp(
     log.before = Some(on_off(&operator).to_owned());
     log.after = Some("on (new secret)".to_owned());
     let change = OperatorChange::TotpSecretSealed(Some(secrets.seal(&secret)));
-    let operator = store.update_operator(operator.id, change, log).await?;
+    let operator = store
+        .write((operator.id, change, log), |tx, (id, change, log)| {
+            Box::pin(work::update_operator(tx, *id, change, log))
+        })
+        .await?;
     tracing::info!(%actor, operator = operator.id, "operator TOTP enabled");
     Ok(TotpEnabled {
         operator,
@@ -173,7 +191,11 @@ pub async fn change_own_password(
     let hash = billpay_domain::password::hash(new)?;
     let log = actor.log("operator.password", operator.email.clone());
     let change = OperatorChange::PasswordHash(hash);
-    let updated = store.update_operator(operator.id, change, log).await?;
+    let updated = store
+        .write((operator.id, change, log), |tx, (id, change, log)| {
+            Box::pin(work::update_operator(tx, *id, change, log))
+        })
+        .await?;
     tracing::info!(%actor, operator = operator.id, "operator changed own password");
     Ok(updated)
 }
@@ -247,7 +269,11 @@ pub async fn confirm_totp(
     log.before = Some(on_off(&operator).to_owned());
     log.after = Some("on (new secret)".to_owned());
     let change = OperatorChange::TotpSecretSealed(Some(sealed.to_owned()));
-    let updated = store.update_operator(operator.id, change, log).await?;
+    let updated = store
+        .write((operator.id, change, log), |tx, (id, change, log)| {
+            Box::pin(work::update_operator(tx, *id, change, log))
+        })
+        .await?;
     store.claim_totp_step(operator.id, step).await?;
     tracing::info!(%actor, operator = operator.id, "operator turned TOTP on");
     Ok(updated)
@@ -271,7 +297,11 @@ pub async fn disable_own_totp(
     log.before = Some("on".to_owned());
     log.after = Some("off".to_owned());
     let change = OperatorChange::TotpSecretSealed(None);
-    let updated = store.update_operator(operator.id, change, log).await?;
+    let updated = store
+        .write((operator.id, change, log), |tx, (id, change, log)| {
+            Box::pin(work::update_operator(tx, *id, change, log))
+        })
+        .await?;
     tracing::info!(%actor, operator = operator.id, "operator turned TOTP off");
     Ok(updated)
 }

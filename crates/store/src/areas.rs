@@ -15,7 +15,7 @@ pub(crate) mod checkouts;
 mod claims;
 pub(crate) mod events;
 pub(crate) mod fulfilment;
-mod funding;
+pub(crate) mod funding;
 pub(crate) mod keys;
 pub(crate) mod limits;
 mod low_balance;
@@ -151,11 +151,6 @@ pub trait NoticeStore: Send + Sync + 'static {
 /// which operator gets which alert, and the reads the alerts need.
 #[async_trait]
 pub trait NoticeAdminStore: Send + Sync + 'static {
-    /// Queues a notice for one more send now ([`NoticeStore::requeue_notice`]:
-    /// its attempts start again, its address is no longer suppressed), with
-    /// the operator's log line; `false` while a send holds it.
-    /// [`StoreError::NotFound`] for an unknown id.
-    async fn resend_notice(&self, id: &str, log: NewLogEntry) -> StoreResult<bool>;
     /// The alert kinds the operator turned off.
     async fn alert_opt_outs(&self, operator: i64) -> StoreResult<Vec<String>>;
     /// Replaces the alert kinds the operator turned off.
@@ -247,19 +242,6 @@ pub trait LimitStore: Send + Sync + 'static {
     async fn account_limits(&self, account: AccountId)
     -> StoreResult<crate::limits::AccountLimits>;
     async fn blocklist(&self) -> StoreResult<Vec<crate::limits::BlockEntry>>;
-    /// A customer's own identity check, counted before the gateway is asked:
-    /// with fewer than `most` lines [`crate::limits::IDENTITY_CHECK`] for
-    /// the account since `since` (RFC 3339), `log` is written as one (its
-    /// action set to that) and the checks left after it are answered; else
-    /// `None` and nothing is written. Concurrent checks of one account count
-    /// each other (its row is locked first).
-    async fn start_identity_check(
-        &self,
-        account: AccountId,
-        since: String,
-        most: u32,
-        log: NewLogEntry,
-    ) -> StoreResult<Option<u32>>;
     /// Purchases held for review by a velocity rule or the largest balance
     /// (`held_for` says which), oldest first.
     async fn held_purchases(&self, limit: u32) -> StoreResult<Vec<Transaction>>;
@@ -497,17 +479,6 @@ pub trait FundingStore: Send + Sync + 'static {
     /// Records a payment, and credits it if `new.status` is credited — all
     /// in one transaction, once: a payment already credited changes nothing.
     async fn record_funding(&self, new: NewFunding) -> StoreResult<FundingRecorded>;
-    /// Credits an unmatched payment to `account`, less `fee`, with the
-    /// operator's log line, in one transaction; refused unless it is
-    /// unmatched (so it is credited once).
-    async fn assign_funding(
-        &self,
-        id: &str,
-        account: AccountId,
-        fee: Kobo,
-        note: &str,
-        log: NewLogEntry,
-    ) -> StoreResult<FundingEvent>;
     /// By its id or its gateway reference.
     async fn funding_event(&self, id_or_reference: &str) -> StoreResult<Option<FundingEvent>>;
     /// Newest first.
@@ -524,21 +495,10 @@ pub trait FundingStore: Send + Sync + 'static {
 /// operator log, and the reads only the console makes.
 #[async_trait]
 pub trait OperatorStore: Send + Sync + 'static {
-    /// With its log line, in one transaction; [`StoreError::EmailTaken`] when
-    /// another operator has the address (in any case).
-    async fn create_operator(&self, new: NewOperator, log: NewLogEntry) -> StoreResult<Operator>;
     async fn operator(&self, id: i64) -> StoreResult<Option<Operator>>;
     /// Case-insensitive.
     async fn operator_by_email(&self, email: &str) -> StoreResult<Option<Operator>>;
     async fn operators(&self) -> StoreResult<Vec<Operator>>;
-    /// With its log line, in one transaction; disabling or a new password
-    /// ends the operator's sessions.
-    async fn update_operator(
-        &self,
-        id: i64,
-        change: OperatorChange,
-        log: NewLogEntry,
-    ) -> StoreResult<Operator>;
     /// Stores a session, dropping the expired ones first.
     async fn create_operator_session(
         &self,

@@ -252,7 +252,6 @@ pass_through!(FundingStore {
     fn reserved_accounts(&self, account: Option<AccountId>) -> StoreResult<Vec<ReservedAccount>>;
     fn funding_owner(&self, gateway: &str, customer_ref: Option<&str>, account_number: Option<&str>) -> StoreResult<Option<AccountId>>;
     fn record_funding(&self, new: NewFunding) -> StoreResult<FundingRecorded>;
-    fn assign_funding(&self, id: &str, account: AccountId, fee: Kobo, note: &str, log: NewLogEntry) -> StoreResult<FundingEvent>;
     fn funding_event(&self, id_or_reference: &str) -> StoreResult<Option<FundingEvent>>;
     fn funding_events(&self, filter: FundingFilter) -> StoreResult<Vec<FundingEvent>>;
     fn take_job_lease(&self, name: &str, holder: &str, lease: Duration) -> StoreResult<bool>;
@@ -273,11 +272,9 @@ pass_through!(PricingStore {
 });
 
 pass_through!(OperatorStore {
-    fn create_operator(&self, new: NewOperator, log: NewLogEntry) -> StoreResult<Operator>;
     fn operator(&self, id: i64) -> StoreResult<Option<Operator>>;
     fn operator_by_email(&self, email: &str) -> StoreResult<Option<Operator>>;
     fn operators(&self) -> StoreResult<Vec<Operator>>;
-    fn update_operator(&self, id: i64, change: OperatorChange, log: NewLogEntry) -> StoreResult<Operator>;
     fn create_operator_session(&self, token_hash: &str, operator: i64, expires_at_ms: i64) -> StoreResult<()>;
     fn operator_session(&self, token_hash: &str) -> StoreResult<Option<OperatorSession>>;
     fn touch_operator_session(&self, token_hash: &str) -> StoreResult<()>;
@@ -348,7 +345,6 @@ pass_through!(NoticeStore {
 });
 
 pass_through!(NoticeAdminStore {
-    fn resend_notice(&self, id: &str, log: NewLogEntry) -> StoreResult<bool>;
     fn alert_opt_outs(&self, operator: i64) -> StoreResult<Vec<String>>;
     fn set_alert_opt_outs(&self, operator: i64, kinds: Vec<String>) -> StoreResult<()>;
     fn alert_recipients(&self, kind: &str) -> StoreResult<Vec<AlertRecipient>>;
@@ -361,7 +357,6 @@ pass_through!(LimitStore {
     fn level_limits(&self) -> StoreResult<Vec<crate::limits::LevelLimits>>;
     fn account_limits(&self, account: AccountId) -> StoreResult<crate::limits::AccountLimits>;
     fn blocklist(&self) -> StoreResult<Vec<crate::limits::BlockEntry>>;
-    fn start_identity_check(&self, account: AccountId, since: String, most: u32, log: NewLogEntry) -> StoreResult<Option<u32>>;
     fn prune_usage(&self, before_day: &str, before_hour: i64) -> StoreResult<u64>;
 } sealed {
     async fn held_purchases(&self, limit: u32) -> StoreResult<Vec<Transaction>> {

@@ -23,7 +23,8 @@
 //! A new change a caller may compose is its area's function and one entry in
 //! [`changes!`] below.
 
-use crate::areas::{accounts, catalogue, fulfilment, keys, limits, operators, pins};
+use crate::areas::{accounts, catalogue, fulfilment, funding, keys, limits, notice_admin};
+use crate::areas::{operators, pins};
 use crate::areas::{pricing, privacy, wallet};
 use crate::limits::{AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LevelLimits, Limits};
 use crate::postgres::{PgError, PgTx};
@@ -291,6 +292,30 @@ changes! {
     /// it next); `false` (and no line) when it is not held any more.
     fn release_held_logged(code: &str, log: &NewLogEntry) -> bool
         = |tx| limits::release(tx, code, log);
+
+    /// A customer's own identity check, counted before the gateway is asked:
+    /// with fewer than `most` lines [`crate::limits::IDENTITY_CHECK`] for
+    /// the account since `since` (RFC 3339), `log` is written as one (its
+    /// action set to that) and the checks left after it are answered; else
+    /// `None` and nothing is written. Concurrent checks of one account count
+    /// each other (its row is locked first).
+    fn start_identity_check(account: AccountId, since: &str, most: u32, log: &NewLogEntry)
+        -> Option<u32> = |tx| limits::start_identity_check(tx, account, since, most, log);
+
+    /// Credits an unmatched payment to `account`, less `fee`, with the
+    /// operator's line; refused unless it is unmatched (so it is credited once).
+    fn assign_funding(id: &str, account: AccountId, fee: Kobo, note: &str, log: &NewLogEntry)
+        -> FundingEvent = |tx| funding::assign(tx, id, account, fee, note, log);
+    /// Queues a notice for one more send now (the outbox's requeue), with
+    /// the operator's line; `false` while a send holds it.
+    fn resend_notice(id: &str, log: &NewLogEntry) -> bool = |tx| notice_admin::resend(tx, id, log);
+    /// A new operator with its line; `StoreError::EmailTaken` when another
+    /// operator has the address (in any case).
+    fn create_operator(new: &NewOperator, log: &NewLogEntry) -> Operator
+        = |tx| operators::create(tx, new, log);
+    /// With its line; disabling or a new password ends the operator's sessions.
+    fn update_operator(id: i64, change: &OperatorChange, log: &NewLogEntry) -> Operator
+        = |tx| operators::update(tx, id, change, log);
 
     /// An operator ends a transaction-PIN lock (and the run of wrong tries);
     /// `false` (and no line) when none was on.

@@ -51,7 +51,12 @@ async fn operator(store: &SharedStore, email: &str, role: OperatorRole) -> Opera
         action: "operator.create".into(),
         ..NewLogEntry::default()
     };
-    store.create_operator(new, log).await.unwrap()
+    store
+        .write((new, log), |tx, (new, log)| {
+            Box::pin(work::create_operator(tx, new, log))
+        })
+        .await
+        .unwrap()
 }
 
 async fn notices_of(store: &SharedStore, kind: &str) -> Vec<Notice> {

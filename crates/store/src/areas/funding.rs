@@ -29,8 +29,6 @@ for_both_engines! {
         ) -> Option<AccountId>
             = read |tx| owner(tx, &gateway, customer_ref.as_deref(), account_number.as_deref());
         fn record_funding(new: NewFunding) -> FundingRecorded = write |tx| record_checked(tx, &new);
-        fn assign_funding(id: &str, account: AccountId, fee: Kobo, note: &str, log: NewLogEntry)
-            -> FundingEvent = write |tx| assign(tx, &id, account, fee, &note, &log);
         fn funding_event(id_or_reference: &str) -> Option<FundingEvent>
             = read |tx| find(tx, &id_or_reference);
         fn funding_events(filter: FundingFilter) -> Vec<FundingEvent>
@@ -125,7 +123,7 @@ async fn record_checked<T: Tx>(tx: &T, new: &NewFunding) -> Result<FundingRecord
 
 /// An unmatched payment credited to `account` with the operator's line;
 /// refused unless it is still unmatched (PostgreSQL: read under its row lock).
-async fn assign<T: Tx>(
+pub(crate) async fn assign<T: Tx>(
     tx: &T,
     id: &str,
     account: AccountId,

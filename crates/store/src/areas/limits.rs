@@ -19,8 +19,6 @@ for_both_engines! {
         fn level_limits() -> Vec<LevelLimits> = read |tx| levels(tx);
         fn account_limits(account: AccountId) -> AccountLimits = read |tx| view(tx, account);
         fn blocklist() -> Vec<BlockEntry> = read |tx| blocklist(tx);
-        fn start_identity_check(account: AccountId, since: String, most: u32, log: NewLogEntry)
-            -> Option<u32> = write |tx| start_identity_check(tx, account, &since, most, &log);
         fn held_purchases(limit: u32) -> Vec<Transaction> = read |tx| held(tx, limit);
         fn prune_usage(before_day: &str, before_hour: i64) -> u64
             = write |tx| prune_usage(tx, &before_day, before_hour);
@@ -607,8 +605,8 @@ async fn record_kyc<T: Tx>(
     kyc(tx, account).await
 }
 
-/// See [`LimitStore::start_identity_check`].
-async fn start_identity_check<T: Tx>(
+/// See [`crate::work::start_identity_check`].
+pub(crate) async fn start_identity_check<T: Tx>(
     tx: &T,
     account: AccountId,
     since: &str,

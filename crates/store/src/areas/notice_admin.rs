@@ -8,10 +8,6 @@ use crate::*;
 
 for_both_engines! {
     impl NoticeAdminStore {
-        /// Queues a notice for one more send now (the outbox's requeue), with
-        /// the operator's log line; `false` while a send holds it.
-        fn resend_notice(id: &str, log: NewLogEntry) -> bool
-            = write |tx| resend(tx, &id, &log);
         fn alert_opt_outs(operator: i64) -> Vec<String> = read |tx| opt_outs(tx, operator);
         fn set_alert_opt_outs(operator: i64, kinds: Vec<String>) -> ()
             = write |tx| set_opt_outs(tx, operator, &kinds);
@@ -27,7 +23,7 @@ for_both_engines! {
 /// Queues the notice for one more send now, with its log line; `false`
 /// while a send holds it (two at once could reach the person twice).
 /// Its attempts start again, so the retry bound applies afresh.
-async fn resend<T: Tx>(tx: &T, id: &str, log: &NewLogEntry) -> Result<bool, T::Error> {
+pub(crate) async fn resend<T: Tx>(tx: &T, id: &str, log: &NewLogEntry) -> Result<bool, T::Error> {
     const COLUMNS: &str = "status, lease_until";
     let sql = "SELECT status, lease_until FROM notices WHERE id = ?1";
     let found: Option<(String, i64)> = tx

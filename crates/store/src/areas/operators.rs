@@ -16,14 +16,10 @@ use std::sync::LazyLock;
 
 for_both_engines! {
     impl OperatorStore {
-        fn create_operator(new: NewOperator, log: NewLogEntry) -> Operator
-            = write |tx| create(tx, &new, &log);
         fn operator(id: i64) -> Option<Operator> = read |tx| by_id(tx, id);
         /// Case-insensitive.
         fn operator_by_email(email: &str) -> Option<Operator> = read |tx| by_email(tx, &email);
         fn operators() -> Vec<Operator> = read |tx| all(tx);
-        fn update_operator(id: i64, change: OperatorChange, log: NewLogEntry) -> Operator
-            = write |tx| update(tx, id, &change, &log);
         /// Stores a session, dropping the expired ones first.
         fn create_operator_session(token_hash: &str, operator: i64, expires_at_ms: i64) -> ()
             = write |tx| create_session(tx, &token_hash, operator, expires_at_ms);
@@ -77,7 +73,11 @@ fn log_row(row: &dyn RowRead) -> StoreResult<LogEntry> {
     })
 }
 
-async fn create<T: Tx>(tx: &T, new: &NewOperator, log: &NewLogEntry) -> Result<Operator, T::Error> {
+pub(crate) async fn create<T: Tx>(
+    tx: &T,
+    new: &NewOperator,
+    log: &NewLogEntry,
+) -> Result<Operator, T::Error> {
     let sql = "INSERT INTO operators (email, role, status, password_hash, created_at)
                VALUES (?1, ?2, 'active', ?3, ?4) ON CONFLICT DO NOTHING RETURNING id";
     let params: [&dyn Param; 4] = [
@@ -116,7 +116,7 @@ async fn all<T: Tx>(tx: &T) -> Result<Vec<Operator>, T::Error> {
 }
 
 /// With its log line; disabling or a new password ends the operator's sessions.
-async fn update<T: Tx>(
+pub(crate) async fn update<T: Tx>(
     tx: &T,
     id: i64,
     change: &OperatorChange,

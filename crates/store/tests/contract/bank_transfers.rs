@@ -1,5 +1,6 @@
 use crate::common::{account, assert_invariant, join_all, store};
 use billpay_domain::{AccountId, Kobo};
+use billpay_store::work;
 use billpay_store::*;
 use std::time::Duration;
 
@@ -116,12 +117,17 @@ async fn an_unmatched_payment_is_assigned_once() {
         .unwrap();
     assert_eq!(listed, std::slice::from_ref(&event));
     let assigned = store
-        .assign_funding(
-            &event.id,
-            account,
-            Kobo(0),
-            "by cli",
-            assign_line(&event.id),
+        .write(
+            (
+                event.id.to_string(),
+                account,
+                Kobo(0),
+                "by cli".to_string(),
+                assign_line(&event.id),
+            ),
+            |tx, (id, account, fee, note, log)| {
+                Box::pin(work::assign_funding(tx, id, *account, *fee, note, log))
+            },
         )
         .await
         .unwrap();
@@ -130,12 +136,17 @@ async fn an_unmatched_payment_is_assigned_once() {
         (FundingStatus::Credited, Kobo(500_000))
     );
     let again = store
-        .assign_funding(
-            &event.id,
-            account,
-            Kobo(0),
-            "by cli",
-            assign_line(&event.id),
+        .write(
+            (
+                event.id.to_string(),
+                account,
+                Kobo(0),
+                "by cli".to_string(),
+                assign_line(&event.id),
+            ),
+            |tx, (id, account, fee, note, log)| {
+                Box::pin(work::assign_funding(tx, id, *account, *fee, note, log))
+            },
         )
         .await;
     assert!(matches!(again, Err(StoreError::Invalid(_))), "{again:?}");

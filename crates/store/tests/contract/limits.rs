@@ -595,7 +595,12 @@ async fn ten_identity_checks_at_once_start_only_the_days_three() {
         let since = today.clone();
         tokio::spawn(async move {
             store
-                .start_identity_check(account, since, IDENTITY_CHECKS_PER_DAY, line("ignored"))
+                .write(
+                    (account, since, IDENTITY_CHECKS_PER_DAY, line("ignored")),
+                    |tx, (account, since, most, log)| {
+                        Box::pin(work::start_identity_check(tx, *account, since, *most, log))
+                    },
+                )
                 .await
                 .unwrap()
         })
@@ -623,12 +628,22 @@ async fn ten_identity_checks_at_once_start_only_the_days_three() {
         billpay_store::clock::lagos_today().next_day().unwrap(),
     );
     let later = store
-        .start_identity_check(account, tomorrow, IDENTITY_CHECKS_PER_DAY, line("x"))
+        .write(
+            (account, tomorrow, IDENTITY_CHECKS_PER_DAY, line("x")),
+            |tx, (account, since, most, log)| {
+                Box::pin(work::start_identity_check(tx, *account, since, *most, log))
+            },
+        )
         .await
         .unwrap();
     assert_eq!(later, Some(2), "a new day, 3 again");
     let missing = store
-        .start_identity_check(AccountId::new(), today, 3, line("x"))
+        .write(
+            (AccountId::new(), today, 3, line("x")),
+            |tx, (account, since, most, log)| {
+                Box::pin(work::start_identity_check(tx, *account, since, *most, log))
+            },
+        )
         .await;
     assert!(
         matches!(missing, Err(StoreError::NotFound(_))),

@@ -1,4 +1,5 @@
 use crate::common::{new_account, raw_sql, store};
+use billpay_store::work;
 use billpay_store::*;
 
 fn notice(cause: &str, channel: &str, recipient: &str) -> NewNotice {
@@ -113,7 +114,9 @@ async fn a_failed_notice_is_queued_again_with_its_log_line_but_not_while_it_is_b
 
     assert!(
         store
-            .resend_notice(&id, line("notice.resend"))
+            .write((id.to_string(), line("notice.resend")), |tx, (id, log)| {
+                Box::pin(work::resend_notice(tx, id, log))
+            })
             .await
             .unwrap()
     );
@@ -135,11 +138,18 @@ async fn a_failed_notice_is_queued_again_with_its_log_line_but_not_while_it_is_b
     raw_sql(&db, "UPDATE notices SET lease_until = 99999999999999").await;
     assert!(
         !store
-            .resend_notice(&id, line("notice.resend"))
+            .write((id.to_string(), line("notice.resend")), |tx, (id, log)| {
+                Box::pin(work::resend_notice(tx, id, log))
+            })
             .await
             .unwrap()
     );
-    let missing = store.resend_notice("NT-nope", line("notice.resend")).await;
+    let missing = store
+        .write(
+            ("NT-nope".to_string(), line("notice.resend")),
+            |tx, (id, log)| Box::pin(work::resend_notice(tx, id, log)),
+        )
+        .await;
     assert!(matches!(missing, Err(StoreError::NotFound("notice"))));
     let log = store.operator_log(LogFilter {
         limit: 10,
@@ -153,28 +163,42 @@ async fn an_alert_goes_to_every_active_operator_who_has_not_turned_it_off() {
     let (_db, store) = store().await;
     let log = line("operator.create");
     let owner = store
-        .create_operator(
-            operator("owner@example.com", OperatorRole::Owner),
-            log.clone(),
+        .write(
+            (
+                operator("owner@example.com", OperatorRole::Owner),
+                log.clone(),
+            ),
+            |tx, (new, log)| Box::pin(work::create_operator(tx, new, log)),
         )
         .await
         .unwrap();
     let support = store
-        .create_operator(
-            operator("help@example.com", OperatorRole::Support),
-            log.clone(),
+        .write(
+            (
+                operator("help@example.com", OperatorRole::Support),
+                log.clone(),
+            ),
+            |tx, (new, log)| Box::pin(work::create_operator(tx, new, log)),
         )
         .await
         .unwrap();
     let gone = store
-        .create_operator(
-            operator("gone@example.com", OperatorRole::Owner),
-            log.clone(),
+        .write(
+            (
+                operator("gone@example.com", OperatorRole::Owner),
+                log.clone(),
+            ),
+            |tx, (new, log)| Box::pin(work::create_operator(tx, new, log)),
         )
         .await
         .unwrap();
     let off = OperatorChange::Status(OperatorStatus::Disabled);
-    store.update_operator(gone.id, off, log).await.unwrap();
+    store
+        .write((gone.id, off, log), |tx, (id, change, log)| {
+            Box::pin(work::update_operator(tx, *id, change, log))
+        })
+        .await
+        .unwrap();
 
     let kinds = vec![
         "operator_float_low".to_owned(),
@@ -206,9 +230,19 @@ async fn an_operator_chooses_email_and_sms_for_their_alerts() {
     let (_db, store) = store().await;
     let log = line("operator.create");
     let owner = operator("owner@example.com", OperatorRole::Owner);
-    let owner = store.create_operator(owner, log.clone()).await.unwrap();
+    let owner = store
+        .write((owner, log.clone()), |tx, (new, log)| {
+            Box::pin(work::create_operator(tx, new, log))
+        })
+        .await
+        .unwrap();
     let support = operator("help@example.com", OperatorRole::Support);
-    let support = store.create_operator(support, log).await.unwrap();
+    let support = store
+        .write((support, log), |tx, (new, log)| {
+            Box::pin(work::create_operator(tx, new, log))
+        })
+        .await
+        .unwrap();
     assert_eq!(
         store.alert_channels(owner.id).await.unwrap(),
         AlertChannels::default(),

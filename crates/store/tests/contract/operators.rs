@@ -42,12 +42,18 @@ fn owner(email: &str) -> NewOperator {
 async fn an_operator_email_is_unique_in_any_case_and_found_in_any_case() {
     let (_db, store) = store().await;
     let created = store
-        .create_operator(owner("Boss@Example.com"), line("operator.create", "boss"))
+        .write(
+            (owner("Boss@Example.com"), line("operator.create", "boss")),
+            |tx, (new, log)| Box::pin(work::create_operator(tx, new, log)),
+        )
         .await
         .unwrap();
     assert_eq!(created.status, OperatorStatus::Active);
     let again = store
-        .create_operator(owner("boss@example.COM"), line("operator.create", "boss"))
+        .write(
+            (owner("boss@example.COM"), line("operator.create", "boss")),
+            |tx, (new, log)| Box::pin(work::create_operator(tx, new, log)),
+        )
         .await;
     assert!(matches!(again, Err(StoreError::EmailTaken(_))));
     let found = store.operator_by_email("BOSS@example.com").await.unwrap();
@@ -64,7 +70,10 @@ async fn an_operator_email_is_unique_in_any_case_and_found_in_any_case() {
 async fn a_totp_step_is_taken_once_and_only_forward() {
     let (_db, store) = store().await;
     let op = store
-        .create_operator(owner("t@example.com"), line("operator.create", "t"))
+        .write(
+            (owner("t@example.com"), line("operator.create", "t")),
+            |tx, (new, log)| Box::pin(work::create_operator(tx, new, log)),
+        )
         .await
         .unwrap();
     assert!(store.claim_totp_step(op.id, 100).await.unwrap());
@@ -90,7 +99,10 @@ async fn a_totp_step_is_taken_once_and_only_forward() {
 async fn disabling_or_a_new_password_ends_the_sessions_and_logs_it() {
     let (_db, store) = store().await;
     let op = store
-        .create_operator(owner("a@example.com"), line("operator.create", "a"))
+        .write(
+            (owner("a@example.com"), line("operator.create", "a")),
+            |tx, (new, log)| Box::pin(work::create_operator(tx, new, log)),
+        )
         .await
         .unwrap();
     let later = now_ms() + 60_000;
@@ -102,7 +114,10 @@ async fn disabling_or_a_new_password_ends_the_sessions_and_logs_it() {
     assert_eq!(session.operator_id, op.id);
     let change = OperatorChange::PasswordHash("new".into());
     let changed = store
-        .update_operator(op.id, change, line("operator.password", "a"))
+        .write(
+            (op.id, change, line("operator.password", "a")),
+            |tx, (id, change, log)| Box::pin(work::update_operator(tx, *id, change, log)),
+        )
         .await
         .unwrap();
     assert_eq!(changed.password_hash, "new");
@@ -113,7 +128,10 @@ async fn disabling_or_a_new_password_ends_the_sessions_and_logs_it() {
         .unwrap();
     let change = OperatorChange::Status(OperatorStatus::Disabled);
     store
-        .update_operator(op.id, change, line("operator.status", "a"))
+        .write(
+            (op.id, change, line("operator.status", "a")),
+            |tx, (id, change, log)| Box::pin(work::update_operator(tx, *id, change, log)),
+        )
         .await
         .unwrap();
     assert!(store.operator_session("s2").await.unwrap().is_none());
