@@ -205,6 +205,17 @@ macro_rules! on_engine {
     };
 }
 
+/// `change`, then its operator-log line, in the caller's transaction.
+async fn then_log<T: crate::db::Tx, R>(
+    tx: &T,
+    change: impl Future<Output = Result<R, T::Error>>,
+    line: &NewLogEntry,
+) -> Result<R, T::Error> {
+    let answer = change.await?;
+    operators::append(tx, line).await?;
+    Ok(answer)
+}
+
 /// The changes a unit of work may compose, each a public function of a
 /// [`WriteTx`] calling its area's function (written once for both engines).
 macro_rules! changes {
@@ -255,6 +266,19 @@ changes! {
 
     /// `PricingStore::create_tier`.
     fn create_tier(name: &str) -> () = |tx| pricing::create_tier(tx, name);
+
+    /// [`create_api_key`] with its line.
+    fn create_api_key_logged(new: &NewApiKey, line: &NewLogEntry) -> ApiKey
+        = |tx| then_log(tx, keys::create(tx, new), line);
+    /// [`update_api_key`] with its line.
+    fn update_api_key_logged(id: KeyId, change: &KeyChange, line: &NewLogEntry) -> ApiKey
+        = |tx| then_log(tx, keys::update(tx, id, change), line);
+    /// [`replace_catalogue`] with its line (a supplier sync applied, a list price set).
+    fn replace_catalogue_logged(catalogue: &Catalogue, line: &NewLogEntry) -> ()
+        = |tx| then_log(tx, catalogue::replace(tx, catalogue), line);
+    /// [`create_tier`] with its line.
+    fn create_tier_logged(name: &str, line: &NewLogEntry) -> ()
+        = |tx| then_log(tx, pricing::create_tier(tx, name), line);
     /// `PricingStore::set_price_rule`: whether it changed anything.
     fn set_price_rule(tier: &str, scope: &Scope, rule: Option<Rule>) -> bool
         = |tx| pricing::set_rule(tx, tier, scope, rule);
@@ -347,39 +371,6 @@ pub async fn create_account_logged(
     Ok(account)
 }
 
-/// [`create_api_key`] with its line.
-pub async fn create_api_key_logged(
-    tx: &WriteTx<'_>,
-    new: &NewApiKey,
-    line: &NewLogEntry,
-) -> Result<ApiKey, WorkError> {
-    let key = create_api_key(tx, new).await?;
-    log(tx, line).await?;
-    Ok(key)
-}
-
-/// [`update_api_key`] with its line.
-pub async fn update_api_key_logged(
-    tx: &WriteTx<'_>,
-    id: KeyId,
-    change: &KeyChange,
-    line: &NewLogEntry,
-) -> Result<ApiKey, WorkError> {
-    let key = update_api_key(tx, id, change).await?;
-    log(tx, line).await?;
-    Ok(key)
-}
-
-/// [`replace_catalogue`] with its line (a supplier sync applied, a list price set).
-pub async fn replace_catalogue_logged(
-    tx: &WriteTx<'_>,
-    catalogue: &Catalogue,
-    line: &NewLogEntry,
-) -> Result<(), WorkError> {
-    replace_catalogue(tx, catalogue).await?;
-    log(tx, line).await
-}
-
 /// [`set_catalogue_active`] with its line, whose `before` is the on-sale
 /// state before; answers what changed.
 pub async fn set_catalogue_active_logged(
@@ -391,16 +382,6 @@ pub async fn set_catalogue_active_logged(
     let (what, before) = set_catalogue_active(tx, target, active).await?;
     log(tx, &line.clone().with_before(&before)).await?;
     Ok(what)
-}
-
-/// [`create_tier`] with its line.
-pub async fn create_tier_logged(
-    tx: &WriteTx<'_>,
-    name: &str,
-    line: &NewLogEntry,
-) -> Result<(), WorkError> {
-    create_tier(tx, name).await?;
-    log(tx, line).await
 }
 
 /// [`set_price_rule`] with its line, written only when the rule changed (a
