@@ -332,7 +332,8 @@ impl Value for Option<billpay_domain::Kobo> {
     }
 }
 
-/// An area's trait implemented for both engines from one list: each method
+/// An area's trait, declared and implemented for both engines from one list
+/// (`pub trait XStore { fn … }` in `areas/x.rs`): each method
 /// names how it runs and the area's function it calls with the engine's [`Tx`]
 /// (arguments are taken as owned values first: `to_owned`, or as the
 /// method says after `=>`):
@@ -349,20 +350,36 @@ impl Value for Option<billpay_domain::Kobo> {
 /// - `here`: a point read of the request path (SQLite: this thread's own
 ///   connection, `Engine::read_here`; PostgreSQL: as `read`).
 ///
+/// Secrets (`crate::sealing`): an argument marked `#[sealed]` is sealed with
+/// the engine's key before it goes to the engine; `opened` after the kind
+/// (`= read opened |tx| …`) opens the answer as it leaves. Neither runs on
+/// SQLite's writer thread.
+///
 /// `…, postgres |store| store.method_here(…)` after the call: PostgreSQL
 /// runs its own method instead (a statement of its group-committed lanes,
 /// `postgres/statements.rs`), SQLite the area's function as `kind` says.
 macro_rules! for_both_engines {
     (
-        impl $area:ident {
+        $(#[$area_meta:meta])*
+        pub trait $area:ident {
             $(
                 $(#[$meta:meta])*
-                fn $name:ident($($arg:ident: $ty:ty $(=> $own:expr)?),* $(,)?) -> $ret:ty
-                    = $kind:ident |$tx:ident| $call:expr
+                fn $name:ident($($(#[$seal:ident])? $arg:ident: $ty:ty $(=> $own:expr)?),* $(,)?)
+                    -> $ret:ty
+                    = $kind:ident $($open:ident)? |$tx:ident| $call:expr
                     $(, postgres |$pg:ident| $pg_call:expr)?;
             )*
         }
     ) => {
+        $(#[$area_meta])*
+        #[async_trait::async_trait]
+        pub trait $area: Send + Sync + 'static {
+            $(
+                $(#[$meta])*
+                async fn $name(&self, $($arg: $ty),*) -> $crate::StoreResult<$ret>;
+            )*
+        }
+
         #[async_trait::async_trait]
         // A borrowed argument is owned for PostgreSQL's closures, not for
         // SQLite's `here`: the one call borrows it for both. An argument
@@ -372,7 +389,10 @@ macro_rules! for_both_engines {
             $(
                 $(#[$meta])*
                 async fn $name(&self, $($arg: $ty),*) -> $crate::StoreResult<$ret> {
-                    $crate::db::for_both_engines!(@sqlite $kind self ($($arg $(=> $own)?),*) $tx $call)
+                    $($crate::db::for_both_engines!(@seal self $arg $($seal)?);)*
+                    let answer =
+                        $crate::db::for_both_engines!(@sqlite $kind self ($($arg $(=> $own)?),*) $tx $call);
+                    $crate::db::for_both_engines!(@open self answer $($open)?)
                 }
             )*
         }
@@ -383,12 +403,24 @@ macro_rules! for_both_engines {
             $(
                 $(#[$meta])*
                 async fn $name(&self, $($arg: $ty),*) -> $crate::StoreResult<$ret> {
-                    $crate::db::for_both_engines!(
+                    $($crate::db::for_both_engines!(@seal self $arg $($seal)?);)*
+                    let answer = $crate::db::for_both_engines!(
                         @postgres_own ($($pg $pg_call)?) $kind self ($($arg $(=> $own)?),*) $tx $call
-                    )
+                    );
+                    $crate::db::for_both_engines!(@open self answer $($open)?)
                 }
             )*
         }
+    };
+    (@seal $store:ident $arg:ident) => {};
+    (@seal $store:ident $arg:ident sealed) => {
+        let $arg = $crate::sealing::Seal::sealed($arg, &$store.sealer)?;
+    };
+    (@open $store:ident $answer:ident) => {
+        $answer
+    };
+    (@open $store:ident $answer:ident opened) => {
+        $crate::sealing::Open::opened($answer?, &$store.sealer)
     };
     (@postgres_own ($pg:ident $pg_call:expr) $kind:ident $store:ident $args:tt $tx:ident $call:expr) => {{
         let $pg = $store;

@@ -33,11 +33,7 @@ pub use operators::*;
 pub use rules::redact_url;
 pub use work::{WorkError, WorkFuture, WorkStore, WriteTx};
 
-use async_trait::async_trait;
-use billpay_domain::catalogue::Catalogue;
-use billpay_domain::{AccountId, KeyId, Kobo};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Both backends' finalize: a transaction has one webhook event; a reversal
 /// (the only second finalization) replaces its body with the new status and
@@ -189,12 +185,30 @@ pub fn is_postgres_url(database_url: &str) -> bool {
 
 /// Opens the backend named by a database URL: `sqlite://…` (embedded, the
 /// default) or `postgres://…` / `postgresql://…` (several nodes may share it).
+/// What purchases deliver is stored as it is: see [`open_sealed`].
 pub async fn open(database_url: &str) -> StoreResult<SharedStore> {
+    open_with(database_url, sealing::Sealer::clear()).await
+}
+
+/// [`open`], sealing what purchases deliver and notices' codes and links
+/// under the master key (`secrets`: the key, or why there is none, said
+/// when a value needs it).
+pub async fn open_sealed(
+    database_url: &str,
+    secrets: Result<billpay_domain::sealed::SecretBox, String>,
+) -> StoreResult<SharedStore> {
+    open_with(database_url, sealing::Sealer::with(secrets)).await
+}
+
+async fn open_with(database_url: &str, sealer: sealing::Sealer) -> StoreResult<SharedStore> {
+    let sealer = Arc::new(sealer);
     if database_url.starts_with("sqlite:") {
-        let store = sqlite::SqliteStore::open(database_url).await?;
+        let mut store = sqlite::SqliteStore::open(database_url).await?;
+        store.sealer = sealer;
         Ok(Arc::new(store))
     } else if is_postgres_url(database_url) {
-        let store = postgres::PostgresStore::open(database_url).await?;
+        let mut store = postgres::PostgresStore::open(database_url).await?;
+        store.sealer = sealer;
         Ok(Arc::new(store))
     } else {
         Err(StoreError::Invalid(format!(

@@ -66,23 +66,49 @@ text_enum!(LedgerKind { Credit = "credit", Debit = "debit", Refund = "refund", F
 /// source, so a payment gateway's reference can never collide with an
 /// operator's. Credits stored before sources existed have none in the
 /// database and read as [`CreditSource::Operator`] (the only source then).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CreditSource {
     /// `billpay wallet credit` (and the demo account's funding).
     Operator,
-    /// A bank transfer through Monnify, by its transaction reference.
-    Monnify,
-    /// A bank transfer through Paystack, by its transaction reference.
-    Paystack,
+    /// A bank transfer through a payment gateway (`monnify`, `paystack`: its
+    /// name in the funding registry), by the gateway's transaction reference.
+    Gateway(String),
 }
 
-text_enum!(CreditSource { Operator = "operator", Monnify = "monnify", Paystack = "paystack" });
-
 impl CreditSource {
-    /// The funding gateway of this name (not the operator).
+    /// The funding gateway of this name (not the operator): a name as the
+    /// funding registry spells them, lower-case letters, digits and `_`.
     pub fn gateway(name: &str) -> Option<CreditSource> {
-        name.parse().ok().filter(|s| *s != CreditSource::Operator)
+        let spelled = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        (spelled && name != "operator").then(|| CreditSource::Gateway(name.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            CreditSource::Operator => "operator",
+            CreditSource::Gateway(name) => name,
+        }
+    }
+}
+
+impl FromStr for CreditSource {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "operator" => Ok(CreditSource::Operator),
+            other => {
+                CreditSource::gateway(other).ok_or_else(|| format!("unknown CreditSource {other}"))
+            }
+        }
+    }
+}
+
+impl Serialize for CreditSource {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 

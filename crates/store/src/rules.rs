@@ -283,6 +283,21 @@ mod funding_tests {
         assert!(funding_writes(Some(PendingVerification), Credited));
         assert!(funding_writes(Some(Rejected), Credited));
     }
+
+    #[test]
+    fn a_credit_source_is_the_operator_or_a_gateway_by_its_registry_name() {
+        let read = |s: &str| s.parse::<CreditSource>();
+        assert_eq!(read("operator"), Ok(CreditSource::Operator));
+        let paystack = CreditSource::Gateway("paystack".into());
+        assert_eq!(read("paystack"), Ok(paystack.clone()));
+        assert_eq!(paystack.as_str(), "paystack");
+        // the operator is not a gateway; a name is spelled as the registry spells it
+        assert_eq!(CreditSource::gateway("operator"), None);
+        for bad in ["", "Monnify", "pay stack", "paystack;--"] {
+            assert_eq!(CreditSource::gateway(bad), None, "{bad:?}");
+            assert!(read(bad).is_err(), "{bad:?}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -17,8 +17,8 @@
 //!   kept by the store rather than moved into it).
 //! - A body runs statements only: it must not wait on anything else (a
 //!   supplier, a timer). On SQLite such a wait is an error and nothing is stored.
-//! - A change that writes a secret seals it here, with the master key of the
-//!   `SealedStore` the work went through.
+//! - A change that writes a secret seals it here, with the engine's key
+//!   (`crate::sealing`).
 //!
 //! A new change a caller may compose is its area's function and one entry in
 //! [`changes!`] below.
@@ -28,7 +28,7 @@ use crate::areas::{operators, pins};
 use crate::areas::{pricing, privacy, wallet};
 use crate::limits::{AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LevelLimits, Limits};
 use crate::postgres::{PgError, PgTx};
-use crate::sealing::Sealer;
+use crate::sealing::{Seal, Sealer};
 use crate::*;
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::pricing::{Rule, Scope};
@@ -40,7 +40,7 @@ use std::pin::Pin;
 /// The transaction a unit of work's body runs its changes in.
 pub struct WriteTx<'a> {
     on: On<'a>,
-    sealer: Option<&'a Sealer>,
+    sealer: &'a Sealer,
 }
 
 #[derive(Clone, Copy)]
@@ -51,27 +51,23 @@ enum On<'a> {
 }
 
 impl<'a> WriteTx<'a> {
-    pub(crate) fn sqlite(sealer: Option<&'a Sealer>) -> Self {
+    pub(crate) fn sqlite(sealer: &'a Sealer) -> Self {
         WriteTx {
             on: On::Sqlite,
             sealer,
         }
     }
 
-    pub(crate) fn postgres(tx: &'a PgTx<'a>, sealer: Option<&'a Sealer>) -> Self {
+    pub(crate) fn postgres(tx: &'a PgTx<'a>, sealer: &'a Sealer) -> Self {
         WriteTx {
             on: On::Postgres(tx),
             sealer,
         }
     }
 
-    /// A finalization as it is written: sealed when the work went through a
-    /// `SealedStore` (a bare engine, in the store's own tests, writes it clear).
-    fn sealed(&self, fin: &Finalization) -> StoreResult<Finalization> {
-        match self.sealer {
-            Some(sealer) => sealer.seal_finalization(fin.clone()),
-            None => Ok(fin.clone()),
-        }
+    /// `value` as it is written: sealed with the engine's key.
+    fn sealed<T: Seal + Clone>(&self, value: &T) -> StoreResult<T> {
+        value.clone().sealed(self.sealer)
     }
 }
 
@@ -123,7 +119,6 @@ type Body = dyn for<'t> Fn(&'t WriteTx<'t>, &'t Input) -> WorkFuture<'t, Answer>
 pub struct Work {
     input: Box<Input>,
     body: Box<Body>,
-    sealer: Option<Arc<Sealer>>,
 }
 
 impl Work {
@@ -131,21 +126,9 @@ impl Work {
     pub(crate) fn run<'t>(&'t self, tx: &'t WriteTx<'t>) -> WorkFuture<'t, Answer> {
         (self.body)(tx, &*self.input)
     }
-
-    pub(crate) fn sealer(&self) -> Option<&Sealer> {
-        self.sealer.as_deref()
-    }
-
-    /// The work, its changes sealing with `sealer`.
-    pub(crate) fn sealed_with(self, sealer: Arc<Sealer>) -> Work {
-        Work {
-            sealer: Some(sealer),
-            ..self
-        }
-    }
 }
 
-/// Runs units of work: each engine and `SealedStore`.
+/// Runs units of work: each engine.
 #[async_trait::async_trait]
 pub trait WorkStore: Send + Sync + 'static {
     /// Runs `work` in one transaction; callers use [`Store::write`](crate::Store).
@@ -178,7 +161,6 @@ impl dyn Store {
         let work = Work {
             input: Box::new(input),
             body,
-            sealer: None,
         };
         let answer = self.run_work(work).await?;
         Ok(*answer

@@ -45,12 +45,20 @@ pub fn entry_description(entry: &LedgerEntry, tx: Option<&Transaction>) -> Strin
         (LedgerKind::Debit, None) => "Taken off by the operator".into(),
         (LedgerKind::Refund, None) => "Refund".into(),
         (LedgerKind::Fee, _) => "Bank transfer fee".into(),
-        (LedgerKind::Credit, _) => match entry.credit_source {
-            Some(CreditSource::Monnify) => "Bank transfer (Monnify)".into(),
-            Some(CreditSource::Paystack) => "Bank transfer (Paystack)".into(),
+        (LedgerKind::Credit, _) => match &entry.credit_source {
+            Some(CreditSource::Gateway(name)) => format!("Bank transfer ({})", title(name)),
             _ => "Wallet top-up".into(),
         },
     }
+}
+
+/// A gateway's name as a person reads it: `monnify` → `Monnify`.
+fn title(name: &str) -> String {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 pub struct TxRow {
@@ -229,10 +237,23 @@ mod tests {
             entry_description(&refund, Some(&data)),
             "Refund: MTN 1GB data to 08031234567"
         );
-        let transfer = entry(LedgerKind::Credit, None, Some(CreditSource::Monnify));
+        let transfer = entry(
+            LedgerKind::Credit,
+            None,
+            Some(CreditSource::Gateway("monnify".into())),
+        );
         assert_eq!(
             entry_description(&transfer, None),
             "Bank transfer (Monnify)"
+        );
+        let transfer = entry(
+            LedgerKind::Credit,
+            None,
+            Some(CreditSource::Gateway("paystack".into())),
+        );
+        assert_eq!(
+            entry_description(&transfer, None),
+            "Bank transfer (Paystack)"
         );
     }
 

@@ -22,7 +22,6 @@ use billpay_funding::FundingSettings;
 use billpay_funding::registry::GatewaySections;
 use billpay_notify::registry::ChannelSections;
 use billpay_store::SharedStore;
-use billpay_store::sealing::SealedStore;
 use billpay_supplier::registry::{SupplierSections, Wanted};
 use billpay_supplier::sandbox::SandboxSettings;
 use billpay_worker::fulfilment::DEFAULT_NEEDS_REVIEW_AFTER;
@@ -329,11 +328,10 @@ impl Settings {
     /// The database, sealing what purchases deliver under the master key
     /// (a command that never reads a pin works without one).
     pub async fn open_store(&self) -> anyhow::Result<SharedStore> {
-        let store = billpay_store::open(&self.database_url)
-            .await
-            .with_context(|| format!("cannot open database {}", redact(&self.database_url)))?;
         let secrets = self.secret_box().map_err(|e| format!("{e:#}"));
-        Ok(SealedStore::wrap(store, secrets))
+        billpay_store::open_sealed(&self.database_url, secrets)
+            .await
+            .with_context(|| format!("cannot open database {}", redact(&self.database_url)))
     }
 
     /// The master key that seals webhook secrets: `BILLPAY_MASTER_KEY` or the

@@ -19,29 +19,48 @@ use billpay_domain::AccountId;
 use std::sync::LazyLock;
 
 for_both_engines! {
-    impl AccountCareStore {
-        fn sign_up(new: NewSignUp) -> Account = write |tx| sign_up(tx, &new);
-        fn issue_email_code(account: AccountId, email: &str, code: EmailCode) -> ()
+    /// Sign-up and account care: codes that prove an email address, password
+    /// resets, the profile (`areas/account_care.rs`). Each code or link is used
+    /// once, atomically; its notice is written with it.
+    pub trait AccountCareStore {
+        /// A customer's own account, unverified, with its first code and the
+        /// code's notice; [`StoreError::EmailTaken`] (nothing written) when the
+        /// address is anyone's.
+        fn sign_up(#[sealed] new: NewSignUp) -> Account = write |tx| sign_up(tx, &new);
+        /// A fresh code (replacing any) proving `email` for `account` — its own
+        /// address, or a new one that becomes its address once proven.
+        fn issue_email_code(account: AccountId, email: &str, #[sealed] code: EmailCode) -> ()
             = write |tx| issue_code(tx, account, &email, &code);
+        /// One try of a code: counted atomically, at most `max_attempts` per code.
         fn check_email_code(account: AccountId, code_hash: String, max_attempts: u32)
             -> CodeCheck = write |tx| check_code(tx, account, &code_hash, max_attempts);
+        /// The new address an account asked to move to, while its code is live.
         fn pending_email(account: AccountId) -> Option<String>
             = read |tx| pending_email(tx, account);
-        fn start_password_reset(new: NewPasswordReset) -> () = write |tx| start_reset(tx, &new);
+        fn start_password_reset(#[sealed] new: NewPasswordReset) -> () = write |tx| start_reset(tx, &new);
+        /// Whether a reset link is unused and unexpired (to show its form).
         fn password_reset_valid(token_hash: &str) -> bool
             = read |tx| reset_valid(tx, &token_hash);
+        /// Uses a reset link once: the new password, every session ended.
         fn reset_password(token_hash: &str, password_hash: String) -> Option<AccountId>
             = write |tx| reset_password(tx, &token_hash, &password_hash);
+        /// The active account a live PIN-reset link is for.
         fn pin_reset_account(token_hash: &str) -> Option<Account>
             = read |tx| pin_reset_account(tx, &token_hash);
+        /// Uses a PIN-reset link once and sets the new PIN (an argon2id hash),
+        /// ending any lock; `shop_key` as for a first PIN. `None`: no live link.
         fn reset_pin(token_hash: &str, pin_hash: String, shop_key: NewApiKey) -> Option<AccountId>
             = write |tx| reset_pin(tx, &token_hash, &pin_hash, &shop_key);
+        /// A signed-in customer's new password: their other sessions end.
         fn change_password(account: AccountId, password_hash: String, keep_session: &str) -> ()
             = write |tx| change_password(tx, account, &password_hash, &keep_session);
         fn update_profile(account: AccountId, name: String, phone: Option<String>) -> Account
             = write |tx| update_profile(tx, account, &name, phone.as_deref());
+        /// Removes self sign-ups created before `created_before` (RFC 3339),
+        /// never verified, that hold no money, purchase, key or funding.
         fn prune_unverified(created_before: &str) -> u64
             = write |tx| prune_unverified(tx, &created_before);
+        /// Self sign-ups since each bound (RFC 3339).
         fn sign_up_counts(today_from: &str, month_from: &str) -> SignUpCounts
             = read |tx| counts(tx, &today_from, &month_from);
     }

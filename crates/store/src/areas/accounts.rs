@@ -9,7 +9,7 @@ use billpay_domain::AccountId;
 use std::sync::LazyLock;
 
 for_both_engines! {
-    impl AccountStore {
+    pub trait AccountStore {
         fn create_account(new: NewAccount) -> Account = write |tx| create(tx, &new);
         fn account(id: AccountId) -> Option<Account> = read |tx| by_id(tx, id);
         fn account_by_email(email: &str) -> Option<Account> = read |tx| by_email(tx, &email);

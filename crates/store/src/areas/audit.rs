@@ -6,7 +6,8 @@ use crate::db::{Column, RowRead, Tx, for_both_engines};
 use crate::*;
 
 for_both_engines! {
-    impl AuditStore {
+    pub trait AuditStore {
+        /// Runs every [`crate::audit::CHECKS`] query on one consistent snapshot.
         fn audit() -> Vec<CheckOutcome> = snapshot |tx| run(tx);
     }
 }

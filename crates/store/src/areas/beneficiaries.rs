@@ -24,8 +24,9 @@ pub struct NewBeneficiary {
 }
 
 for_both_engines! {
-    impl BeneficiaryStore {
-        /// Saves a recipient; saving one already saved renames it.
+    /// The shop's saved recipients (`areas/beneficiaries.rs`).
+    pub trait BeneficiaryStore {
+        /// Saving a recipient already saved renames it.
         fn save_beneficiary(new: NewBeneficiary) -> Beneficiary = write |tx| save(tx, &new);
         /// The account's saved recipients of `product`, by nickname.
         fn beneficiaries(account: AccountId, product: Product) -> Vec<Beneficiary>
@@ -33,7 +34,7 @@ for_both_engines! {
         /// `false` when the account has no such beneficiary.
         fn delete_beneficiary(account: AccountId, id: &str) -> bool
             = statement |tx| delete(tx, account, &id);
-        /// The last `limit` different recipients the account bought `product` for, newest first.
+        /// The last `limit` different recipients `account` bought `product` for, newest first.
         fn recent_recipients(account: AccountId, product: Product, limit: u32) -> Vec<String>
             = read |tx| recent(tx, account, product, limit);
     }

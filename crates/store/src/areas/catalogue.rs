@@ -6,13 +6,14 @@ use crate::*;
 use billpay_domain::catalogue::Catalogue;
 
 for_both_engines! {
-    impl CatalogueStore {
+    pub trait CatalogueStore {
+        /// The catalogue and its version (bumped on every change).
         fn catalogue() -> (i64, Catalogue) = read |tx| load(tx, false);
         /// A point read on the request path.
         fn catalogue_version() -> i64 = here |tx| version(tx);
         fn replace_catalogue(catalogue: &Catalogue) -> ()
             = write |tx| replace(tx, &catalogue);
-        /// Enables/disables a provider or plan; says what changed.
+        /// Enables/disables a provider (UUID or slug) or plan; says what changed.
         fn set_catalogue_active(target: &str, active: bool) -> String
             = write |tx| async { Ok(set_active(tx, &target, active).await?.0) };
     }

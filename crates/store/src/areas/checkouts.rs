@@ -92,7 +92,9 @@ pub struct ReservationIdentity {
 }
 
 for_both_engines! {
-    impl CheckoutStore {
+    /// Pay now through a gateway's hosted checkout, and the identity numbers
+    /// (last 4 digits) given to reserve accounts (`areas/checkouts.rs`).
+    pub trait CheckoutStore {
         /// Stores a new checkout, `open`; a reference already used is refused.
         fn create_checkout(new: NewCheckout) -> Checkout = write |tx| create(tx, &new);
         fn checkout(reference: &str) -> Option<Checkout> = read |tx| find(tx, &reference);

@@ -15,20 +15,23 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 for_both_engines! {
-    impl EventStore {
-        /// Leases up to `limit` due events, none of the keys in `skip_keys`.
+    /// Webhook events (the outbox) and their delivery attempts.
+    pub trait EventStore {
+        /// Leases up to `limit` due events, none of the keys in `skip_keys` (the
+        /// delivery worker's keys that have all the deliveries in flight they may).
         fn claim_events(limit: u32, lease: Duration, skip_keys: Vec<KeyId> => skip_keys)
-            -> Vec<Event> = statement |tx| claim_due(tx, limit, lease, &skip_keys);
+            -> Vec<Event> = statement opened |tx| claim_due(tx, limit, lease, &skip_keys);
         /// The attempt and the event's next state, in one write.
         fn record_delivery(event_id: &str, attempt: NewAttempt => attempt, next: EventNext) -> ()
             = write |tx| record(tx, &event_id, &attempt, &next),
             postgres |store| store.record_delivery_here(event_id, attempt, next);
         /// Newest first.
-        fn events(filter: EventFilter) -> Vec<Event> = read |tx| list(tx, &filter);
-        /// By id or by its transaction's reference_code.
-        fn event(id_or_code: &str) -> Option<Event> = read |tx| find(tx, &id_or_code);
+        fn events(filter: EventFilter) -> Vec<Event> = read opened |tx| list(tx, &filter);
+        /// Event by id or by its transaction's reference_code.
+        fn event(id_or_code: &str) -> Option<Event> = read opened |tx| find(tx, &id_or_code);
         fn attempts(event_id: &str) -> Vec<Attempt> = read |tx| attempts(tx, &event_id);
-        /// Queues an event for one more delivery now; refused while one is under way.
+        /// Queues an event for one more delivery now; refused with
+        /// [`StoreError::DeliveryInProgress`] while one is under way.
         fn requeue_event(event_id: &str) -> () = write |tx| requeue(tx, &event_id);
     }
 }

@@ -21,30 +21,42 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 for_both_engines! {
-    impl FulfilmentStore {
+    /// The fulfilment worker's queue of purchases.
+    pub trait FulfilmentStore {
         /// Leases up to `limit` due processing transactions, oldest placed first.
         fn claim_fulfilments(limit: u32, lease: Duration) -> Vec<Transaction>
-            = statement |tx| claim_due(tx, limit, lease);
-        /// Leases up to `limit` successful transactions whose watch is due.
+            = statement opened |tx| claim_due(tx, limit, lease);
+        /// Leases up to `limit` successful transactions whose reversal watch is
+        /// due (`Finalization::watch_at_ms`), soonest first.
         fn claim_watches(limit: u32, lease: Duration) -> Vec<Transaction>
-            = statement |tx| claim(tx, &WATCHES, (limit, lease), &[], transaction);
+            = statement opened |tx| claim(tx, &WATCHES, (limit, lease), &[], transaction);
+        /// A watched successful transaction was requeried and still stands: watch
+        /// it again at `at_ms`, or (`None`) no more; its lease is released.
         fn rewatch(code: &str, at_ms: Option<i64>) -> ()
             = statement |tx| rewatch(tx, &code, at_ms);
-        /// Extends the leases of transactions still being processed.
+        /// Extends the lease of transactions still being processed (the worker's
+        /// heartbeat; a watched successful one too), so a short lease never expires
+        /// under a live worker while a crashed worker's transactions are picked up again soon.
         fn renew_fulfilment_leases(codes: Vec<String> => codes, lease: Duration) -> ()
             = statement |tx| renew_leases(tx, &codes, lease);
+        /// Records that the supplier was asked, before asking: after a crash we requery instead.
         fn mark_submitted(code: &str, supplier: &str, supplier_reference: Option<&str>
             => supplier_reference.map(str::to_owned)) -> ()
             = write |tx| mark_submitted(tx, &code, &supplier, supplier_reference.as_deref()),
             postgres |store| store.mark_submitted_here(code, supplier, supplier_reference);
+        /// Outcome unknown or pending: check again after `delay`.
         fn reschedule(code: &str, delay: Duration, note: &str) -> ()
             = statement |tx| reschedule(tx, &code, delay, &note);
+        /// Final status + refund (if failed) + outbox event, in one transaction.
         /// `false` when the transaction was already final (nothing changed).
-        fn finalize(code: &str, fin: Finalization => fin) -> bool
+        fn finalize(code: &str, #[sealed] fin: Finalization => fin) -> bool
             = write |tx| finalize(tx, &code, &fin),
             postgres |store| store.finalize_here(code, fin);
         /// How many purchases are `processing`, and since when the oldest.
         fn fulfilment_backlog() -> Backlog = read |tx| backlog(tx);
+        /// How many of them (held ones aside) were created before `before`
+        /// (RFC 3339), counted up to `cap`: the needs-review count, read through
+        /// the processing rows' index, never a scan of every purchase.
         fn needs_review_count(before: &str, cap: u32) -> u64
             = read |tx| needs_review_count(tx, &before, cap);
     }

@@ -15,26 +15,45 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 for_both_engines! {
-    impl FundingStore {
+    /// Money in by bank transfer: the accounts reserved at each gateway, and
+    /// every payment received with where it stands. A payment is credited once
+    /// per (gateway, gateway reference): its event row is unique on that pair
+    /// and is written in the same transaction as its two ledger entries (the
+    /// payment as a credit of its gateway's [`CreditSource`], then the fee).
+    pub trait FundingStore {
+        /// Stores a reservation and its accounts (those already held are kept).
         fn save_reservation(new: NewReservation) -> () = write |tx| save_reservation(tx, &new);
+        /// The gateway's name for this account's customer, if it has reserved.
         fn funding_customer(account: AccountId, gateway: &str) -> Option<String>
             = read |tx| customer_of(tx, account, &gateway);
+        /// Every customer reference held with a gateway (for reconciliation).
         fn funding_customers(gateway: &str) -> Vec<String> = read |tx| customers(tx, &gateway);
+        /// Reserved accounts: one account's, or all.
         fn reserved_accounts(account: Option<AccountId>) -> Vec<ReservedAccount>
             = read |tx| reserved(tx, account);
+        /// Whose payment this is: by the gateway's customer reference, else by
+        /// the account number it was paid into.
         fn funding_owner(
             gateway: &str,
             customer_ref: Option<&str> => customer_ref.map(str::to_owned),
             account_number: Option<&str> => account_number.map(str::to_owned),
         ) -> Option<AccountId>
             = read |tx| owner(tx, &gateway, customer_ref.as_deref(), account_number.as_deref());
+        /// Records a payment, and credits it if `new.status` is credited — all
+        /// in one transaction, once: a payment already credited changes nothing.
         fn record_funding(new: NewFunding) -> FundingRecorded = write |tx| record_checked(tx, &new);
+        /// By its id or its gateway reference.
         fn funding_event(id_or_reference: &str) -> Option<FundingEvent>
             = read |tx| find(tx, &id_or_reference);
+        /// Newest first.
         fn funding_events(filter: FundingFilter) -> Vec<FundingEvent>
             = read |tx| list(tx, &filter);
+        /// The funding ledger entries written in `[from, until)` (RFC 3339
+        /// bounds, as `sales`): payments credited and fees.
         fn funding_totals(from: &str, until: &str) -> FundingTotals
             = read |tx| totals(tx, &from, &until);
+        /// A named job's lease for `holder` (one node at a time): taken when free
+        /// or expired, renewed when `holder` has it; false when another holds it.
         fn take_job_lease(name: &str, holder: &str, lease: Duration) -> bool
             = statement |tx| take_lease(tx, &name, &holder, lease);
     }
@@ -215,7 +234,7 @@ async fn record<T: Tx>(
     tx.execute(update, &params).await?;
     if let (true, Some(account)) = (credited, new.account_id) {
         let payment = Entry::Funding {
-            source,
+            source: &source,
             reference: &new.gateway_reference,
             funding_id: &existing.id,
         };

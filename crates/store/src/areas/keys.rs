@@ -10,17 +10,18 @@ use billpay_domain::{AccountId, KeyId};
 use std::sync::LazyLock;
 
 for_both_engines! {
-    impl KeyStore {
+    pub trait KeyStore {
         fn create_api_key(new: NewApiKey) -> ApiKey = write |tx| create(tx, &new);
         fn api_key(id: KeyId) -> Option<ApiKey> = read |tx| by_id(tx, id);
         fn api_keys(account: AccountId) -> Vec<ApiKey> = read |tx| of_account(tx, account);
-        /// The key with this hash and its account's status: a point read on
-        /// the request path.
+        /// The key with this hash and its account's status (a point read on the request path); also
+        /// stamps last use.
         fn authenticate(key_hash: &str) -> Option<(ApiKey, AccountStatus)>
             = here |tx| authenticate(tx, &key_hash);
+        /// Refused with [`StoreError::KeyRevoked`] for a revoked key.
         fn update_api_key(id: KeyId, change: KeyChange) -> ApiKey
             = write |tx| update(tx, id, &change);
-        /// Stamps `last_used_at`.
+        /// Stamps `last_used_at` (callers throttle this; it is a write).
         fn touch_api_key(id: KeyId) -> () = statement |tx| touch(tx, id);
     }
 }

@@ -15,11 +15,23 @@ use billpay_domain::{AccountId, Kobo};
 use std::sync::LazyLock;
 
 for_both_engines! {
-    impl LimitStore {
+    /// KYC levels, limits and the blocklist (issue 32; the checks run inside the
+    /// purchase's own transaction, see `PurchaseStore::place_purchase`).
+    pub trait LimitStore {
+        /// Every level and its limits, level 0 first.
         fn level_limits() -> Vec<LevelLimits> = read |tx| levels(tx);
+        /// An account's level, the limits that apply, its own, and today's and
+        /// the last 30 days' usage.
         fn account_limits(account: AccountId) -> AccountLimits = read |tx| view(tx, account);
         fn blocklist() -> Vec<BlockEntry> = read |tx| blocklist(tx);
-        fn held_purchases(limit: u32) -> Vec<Transaction> = read |tx| held(tx, limit);
+        /// Purchases held for review by a velocity rule or the largest balance
+        /// (`held_for` says which), oldest first.
+        fn held_purchases(limit: u32) -> Vec<Transaction> = read opened |tx| held(tx, limit);
+        /// Deletes the usage no limit reads any more: the day's and the
+        /// recipients' rows of Lagos days before `before_day` (`YYYY-MM-DD`) and
+        /// the hourly counts of clock hours (UTC hours since 1970) before
+        /// `before_hour`; answers the rows deleted. `limits::usage_prune_bounds`
+        /// gives the bounds that keep what every limit reads.
         fn prune_usage(before_day: &str, before_hour: i64) -> u64
             = write |tx| prune_usage(tx, &before_day, before_hour);
     }

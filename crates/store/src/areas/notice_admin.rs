@@ -7,14 +7,22 @@ use crate::db::{Param, Tx, col, for_both_engines};
 use crate::*;
 
 for_both_engines! {
-    impl NoticeAdminStore {
+    /// The operators' side of the outbox: "resend one" with its log line,
+    /// which operator gets which alert, and the reads the alerts need.
+    pub trait NoticeAdminStore {
+        /// The alert kinds the operator turned off.
         fn alert_opt_outs(operator: i64) -> Vec<String> = read |tx| opt_outs(tx, operator);
+        /// Replaces the alert kinds the operator turned off.
         fn set_alert_opt_outs(operator: i64, kinds: Vec<String>) -> ()
             = write |tx| set_opt_outs(tx, operator, &kinds);
+        /// Active operators who have not turned `kind` off, whatever their role,
+        /// with where it goes by each channel they chose.
         fn alert_recipients(kind: &str) -> Vec<AlertRecipient> = read |tx| recipients(tx, &kind);
+        /// How the operator gets alerts (the defaults when never changed).
         fn alert_channels(operator: i64) -> AlertChannels = read |tx| channels(tx, operator);
         fn set_alert_channels(operator: i64, channels: AlertChannels) -> ()
             = write |tx| set_channels(tx, operator, &channels);
+        /// Accounts created in `[from, until)` (RFC 3339 bounds).
         fn accounts_created(from: &str, until: &str) -> u64
             = read |tx| accounts_created(tx, &from, &until);
     }

@@ -14,33 +14,38 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 for_both_engines! {
-    impl NoticeStore {
+    /// The notification outbox: notices written with their cause, sent by the worker.
+    pub trait NoticeStore {
         /// Adds a notice on its own (a cause with no other change, such as a
         /// test message); `false` when one for that cause and channel exists.
-        fn enqueue_notice(notice: NewNotice) -> bool = write |tx| enqueue(tx, &notice);
-        /// Leases up to `limit` due notices of `channels` (the ones the
-        /// worker can send: `email`, `sms`), each counted as one more
-        /// attempt. A notice of another channel is left queued, for a node
-        /// that has that channel (or this one, once configured).
+        fn enqueue_notice(#[sealed] notice: NewNotice) -> bool = write |tx| enqueue(tx, &notice);
+        /// Leases up to `limit` due notices of `channels` (the ones the worker can send: `email`,
+        /// `sms`; PostgreSQL: skipping those another node is claiming), each counted as one more
+        /// attempt. A notice of another channel is left queued, for a node that has that channel
+        /// (or this one, once configured).
         fn claim_notices(channels: Vec<String> => channels, limit: u32, lease: Duration) -> Vec<Notice>
-            = write |tx| claim(tx, &channels, limit, lease);
-        /// How a send went; a notice no longer queued is left as it is.
+            = write opened |tx| claim(tx, &channels, limit, lease);
+        /// How a send went; a notice no longer queued is left as it is. A
+        /// [`NoticeOutcome::Refused`] also suppresses its address.
         fn record_notice(id: &str, outcome: NoticeOutcome) -> ()
             = write |tx| record(tx, &id, &outcome);
         /// Newest first.
         fn notices(filter: NoticeFilter) -> Vec<Notice> = read |tx| list(tx, &filter);
         fn notice(id: &str) -> Option<Notice> = read |tx| find(tx, &id);
-        /// Sends it again now (the operator's resend), lifting a suppression
-        /// of its address; refused while a send holds it.
+        /// Queues it to be sent again now, lifting a suppression of its address;
+        /// refused with [`StoreError::DeliveryInProgress`] while a send holds it.
         fn requeue_notice(id: &str) -> () = write |tx| requeue(tx, &id);
-        /// The customer's choices (the defaults when never changed).
+        /// The customer's choices of optional notices (the defaults if never set).
         fn notice_preferences(account: AccountId) -> NoticePreferences
             = read |tx| preferences(tx, account);
         fn set_notice_preferences(account: AccountId, choices: NoticePreferences) -> ()
             = write |tx| set_preferences(tx, account, &choices);
-        /// Whether a low-balance pass has anything to do.
+        /// Whether [`NoticeStore::watch_low_balances`] has anything to do (a read).
         fn low_balance_due() -> bool = read |tx| super::low_balance::pending(tx);
-        /// One low-balance pass (`areas/low_balance.rs`): the accounts told.
+        /// The low-balance watch (`areas/low_balance.rs`), edge-triggered: arms again each watch
+        /// whose balance is back at or above its mark, and tells up to `limit` customers with an
+        /// armed watch under their mark (disarming it), once per episode. Answers the accounts
+        /// told.
         fn watch_low_balances(limit: u32) -> Vec<AccountId>
             = write |tx| super::low_balance::watch(tx, limit);
     }

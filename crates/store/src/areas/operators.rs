@@ -15,7 +15,9 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 for_both_engines! {
-    impl OperatorStore {
+    /// Operators (not customers), their console sessions, the append-only
+    /// operator log, and the reads only the console makes.
+    pub trait OperatorStore {
         fn operator(id: i64) -> Option<Operator> = read |tx| by_id(tx, id);
         /// Case-insensitive.
         fn operator_by_email(email: &str) -> Option<Operator> = read |tx| by_email(tx, &email);
@@ -23,22 +25,35 @@ for_both_engines! {
         /// Stores a session, dropping the expired ones first.
         fn create_operator_session(token_hash: &str, operator: i64, expires_at_ms: i64) -> ()
             = write |tx| create_session(tx, &token_hash, operator, expires_at_ms);
+        /// The unexpired session with this token hash (idle or not: the caller decides).
         fn operator_session(token_hash: &str) -> Option<OperatorSession>
             = read |tx| session(tx, &token_hash);
+        /// Records a request on the session now (the idle timeout restarts).
         fn touch_operator_session(token_hash: &str) -> () = statement |tx| touch(tx, &token_hash);
         fn delete_operator_session(token_hash: &str) -> ()
             = statement |tx| delete_session(tx, &token_hash);
+        /// Takes TOTP time step `step` for `operator` if it is later than the
+        /// last one taken: true once per step, whichever node asks.
         fn claim_totp_step(operator: i64, step: u64) -> bool
             = statement |tx| claim_totp_step(tx, operator, step);
+        /// A log line for an action whose change the store makes elsewhere.
         fn append_log(log: NewLogEntry) -> () = statement |tx| append(tx, &log);
         /// Newest first.
         fn operator_log(filter: LogFilter) -> Vec<LogEntry> = read |tx| log(tx, &filter);
+        /// Accounts whose id, key prefix or virtual (funding) account number is
+        /// `query`, or whose name or email contains it (case-insensitive); newest first.
         fn search_accounts(query: &str, limit: u32) -> Vec<Account>
             = read |tx| search_accounts(tx, query.trim(), limit);
+        /// The names of the accounts among `ids` (one query, however many ids;
+        /// an id with no account is left out): the console shows names, not ids.
         fn account_names(ids: &[AccountId]) -> HashMap<AccountId, String>
             = read |tx| account_names(tx, &ids);
+        /// Per data or cable plan, the supplier cost of its most recent successful
+        /// purchase whose cost is known (docs/pricing.md, "Supplier cost").
         fn last_plan_costs() -> Vec<PlanCost> = read |tx| last_plan_costs(tx);
+        /// Purchases placed since `since` (RFC 3339), by outcome.
         fn sales_summary(since: &str) -> SalesSummary = read |tx| sales_summary(tx, &since);
+        /// Purchases placed since `since` (RFC 3339), by supplier and outcome.
         fn supplier_outcomes(since: &str) -> Vec<SupplierOutcome>
             = read |tx| supplier_outcomes(tx, &since);
     }

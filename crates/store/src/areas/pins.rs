@@ -40,13 +40,20 @@ pub enum PinTry {
 }
 
 for_both_engines! {
-    impl PinStore {
-        /// Sets or replaces the PIN and ends any lock; the first PIN also
-        /// stores `shop_key`. Answers the account's shop key.
+    /// The shop's transaction PINs (`areas/pins.rs`): set, counted before each
+    /// check, locked after too many wrong tries in a row.
+    pub trait PinStore {
+        /// Sets or replaces the PIN (an argon2id hash) and ends any lock; the
+        /// first PIN also stores `shop_key`, the key the account's browser
+        /// purchases are placed under. Answers the account's shop key.
         fn set_transaction_pin(account: AccountId, pin_hash: String, shop_key: NewApiKey) -> KeyId
             = write |tx| set(tx, account, &pin_hash, &shop_key);
         fn transaction_pin(account: AccountId) -> Option<PinState> = read |tx| state(tx, account);
+        /// Takes one try, counted before the PIN is checked (one conditional
+        /// UPDATE: concurrent tries cannot get past the lock).
         fn take_pin_try(account: AccountId) -> PinTry = write |tx| take_try(tx, account, now_ms());
+        /// The PIN tried was right: the run of wrong tries (and a lock its last
+        /// try set) ends.
         fn pin_matched(account: AccountId) -> () = statement |tx| matched(tx, account);
     }
 }

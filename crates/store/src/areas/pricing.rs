@@ -10,15 +10,24 @@ use billpay_domain::pricing::{DEFAULT_TIER, PriceBook, Rule, Scope};
 use std::sync::LazyLock;
 
 for_both_engines! {
-    impl PricingStore {
+    /// Price tiers, their rules, which account is on which, and the sales they
+    /// made. Every change moves the version, which `PriceBookCache` watches.
+    pub trait PricingStore {
+        /// Every tier with its rules and the accounts on one, and the version.
         fn price_book() -> (i64, PriceBook) = snapshot |tx| load(tx);
         /// A point read on the request path.
         fn pricing_version() -> i64 = here |tx| version(tx);
+        /// Refused with [`StoreError::Invalid`] when the name is taken.
         fn create_tier(name: &str) -> () = write |tx| create_tier(tx, &name);
+        /// Sets the rule at `scope` (`Some`) or removes it (`None`); `false`
+        /// when there was none to remove. The tier must exist.
         fn set_price_rule(tier: &str, scope: Scope, rule: Option<Rule>) -> bool
             = write |tx| set_rule(tx, &tier, &scope, rule);
+        /// Puts the account on `tier`; `None` returns it to list prices.
         fn set_account_tier(account: AccountId, tier: Option<&str> => tier.map(str::to_owned)) -> ()
             = write |tx| async { set_account_tier(tx, account, tier.as_deref()).await.map(drop) };
+        /// Final purchases created in `[from, until)` (RFC 3339 bounds), summed
+        /// per UTC hour and every dimension the sales report groups by.
         fn sales(from: String, until: String) -> Vec<SalesGroup> = read |tx| sales(tx, &from, &until);
     }
 }

@@ -74,14 +74,19 @@ pub struct PurchaseCursor {
 }
 
 for_both_engines! {
-    impl PrivacyStore {
-        /// `None`: the account is open (or does not exist).
+    /// Data protection (`areas/privacy.rs`): closing an account, erasing a
+    /// closed account's personal data, and the pages of a customer's own data.
+    pub trait PrivacyStore {
+        /// `None`: open (or no such account).
         fn account_closure(account: AccountId) -> Option<Closure>
             = read |tx| closure(tx, account);
+        /// The account's ledger entries after `after_id`, oldest first.
         fn ledger_page(account: AccountId, after_id: i64, limit: u32) -> Vec<LedgerEntry>
             = read |tx| ledger_after(tx, account, after_id, limit);
+        /// The account's purchases after `after` (from the first with `None`), oldest first.
         fn purchases_page(account: AccountId, after: Option<PurchaseCursor>, limit: u32)
             -> Vec<PurchaseRecord> = read |tx| purchases_after(tx, account, after.as_ref(), limit);
+        /// Every saved recipient of the account, by product and nickname.
         fn all_beneficiaries(account: AccountId) -> Vec<Beneficiary>
             = read |tx| beneficiaries_of(tx, account);
     }

@@ -12,18 +12,22 @@ use billpay_domain::{AccountId, Kobo, Product, TxStatus};
 use std::sync::LazyLock;
 
 for_both_engines! {
-    impl PurchaseStore {
-        /// A point read on the request path.
+    pub trait PurchaseStore {
+        /// Test mode: the checks of a live purchase, changing nothing, as a point read on the
+        /// request path; returns the balance. The recipient is checked against the blocklist and
+        /// its daily limit.
         fn check_purchase(account: AccountId, reference: &str, recipient: &str, amount: Kobo)
             -> Kobo = here |tx| limits::check_purchase(tx, account, &reference, &recipient, amount);
-        /// The reference, the blocklist, limits and velocity rules, the
-        /// debit, the transaction row (held for review when a rule says so),
-        /// its ledger entry and its usage, in one transaction.
+        /// One atomic write: the reference, the blocklist, limits and velocity rules, the debit,
+        /// the transaction row (`processing`, or held for review when a rule says so), its ledger
+        /// entry and its usage.
         fn place_purchase(new: NewPurchase) -> Transaction
-            = engine |store| store.place_purchase_here(new);
+            = engine opened |store| store.place_purchase_here(new);
         fn transaction(account: Option<AccountId>, lookup: TxLookup) -> Option<Transaction>
-            = read |tx| look_up(tx, account, lookup);
-        fn transactions(filter: TxFilter) -> Vec<Transaction> = read |tx| list(tx, &filter);
+            = read opened |tx| look_up(tx, account, lookup);
+        /// Newest first, filtered, paginated with `limit`/`offset`.
+        fn transactions(filter: TxFilter) -> Vec<Transaction> = read opened |tx| list(tx, &filter);
+        /// Spend per UTC day and product since `since` (RFC 3339), failed purchases excluded.
         fn daily_spend(account: AccountId, since: &str) -> Vec<DailySpend>
             = read |tx| daily_spend(tx, account, &since);
     }

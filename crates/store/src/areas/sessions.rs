@@ -6,10 +6,12 @@ use crate::*;
 use billpay_domain::AccountId;
 
 for_both_engines! {
-    impl SessionStore {
+    /// Dashboard sessions.
+    pub trait SessionStore {
         /// Stores a session, dropping the expired ones first.
         fn create_session(token_hash: &str, account: AccountId, expires_at_ms: i64) -> ()
             = write |tx| create(tx, &token_hash, account, expires_at_ms);
+        /// The unexpired session with this token hash.
         fn session(token_hash: &str) -> Option<Session> = read |tx| find(tx, &token_hash);
         fn delete_session(token_hash: &str) -> () = statement |tx| delete(tx, &token_hash);
     }

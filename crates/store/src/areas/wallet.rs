@@ -12,16 +12,21 @@ use billpay_domain::{AccountId, Kobo};
 use std::sync::LazyLock;
 
 for_both_engines! {
-    impl WalletStore {
+    pub trait WalletStore {
         /// A point read on the request path.
         fn balance(account: AccountId) -> Kobo = here |tx| balance_of(tx, account);
+        /// An operator's credit (`billpay wallet credit`): [`Self::credit_from`]
+        /// with [`CreditSource::Operator`].
+        fn credit(account: AccountId, amount: Kobo, reference: &str) -> Credit
+            = write |tx| credit(tx, account, amount, &CreditSource::Operator, &reference);
+        /// Credits once per (account, source, reference); a repeat is `applied: false`.
         fn credit_from(account: AccountId, amount: Kobo, source: CreditSource, reference: &str)
-            -> Credit = write |tx| credit(tx, account, amount, source, &reference);
+            -> Credit = write |tx| credit(tx, account, amount, &source, &reference);
         /// Newest first.
         fn ledger(account: AccountId, limit: u32) -> Vec<LedgerEntry>
             = read |tx| ledger(tx, account, limit);
         fn ledger_sum(account: AccountId) -> Kobo = read |tx| ledger_sum(tx, account);
-        /// The entries of one transaction: its debit, and its refund if any.
+        /// The entries of one transaction (its debit, and its refund if any).
         fn ledger_for_transaction(code: &str) -> Vec<LedgerEntry>
             = read |tx| of_transaction(tx, &code);
     }
@@ -55,7 +60,7 @@ pub(crate) async fn credit<T: Tx>(
     tx: &T,
     account: AccountId,
     amount: Kobo,
-    source: CreditSource,
+    source: &CreditSource,
     reference: &str,
 ) -> Result<Credit, T::Error> {
     // The wallet's row lock orders credits of one account, so the check
@@ -84,7 +89,7 @@ pub(crate) async fn debit<T: Tx>(
     log: &NewLogEntry,
 ) -> Result<Credit, T::Error> {
     let balance = balance_locked(tx, account).await?;
-    if reference_seen(tx, account, CreditSource::Operator, reference).await? {
+    if reference_seen(tx, account, &CreditSource::Operator, reference).await? {
         return Ok(Credit {
             balance,
             applied: false,
@@ -104,7 +109,7 @@ pub(crate) async fn debit<T: Tx>(
 pub(crate) async fn reference_seen<T: Tx>(
     tx: &T,
     account: AccountId,
-    source: CreditSource,
+    source: &CreditSource,
     reference: &str,
 ) -> Result<bool, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
@@ -122,14 +127,14 @@ pub(crate) async fn reference_seen<T: Tx>(
 /// Why a wallet moves, and what the ledger entry refers to.
 pub(crate) enum Entry<'a> {
     /// A credit, by its source and reference.
-    Credit(CreditSource, &'a str),
+    Credit(&'a CreditSource, &'a str),
     /// A purchase's debit, by the transaction's code.
     Debit(&'a str),
     /// A failed purchase's refund, by the transaction's code.
     Refund(&'a str),
     /// A bank transfer's payment, by its gateway reference and funding event.
     Funding {
-        source: CreditSource,
+        source: &'a CreditSource,
         reference: &'a str,
         funding_id: &'a str,
     },
@@ -177,7 +182,7 @@ pub(crate) async fn post_ledger<T: Tx>(
         Entry::OperatorDebit(reference) => (
             LedgerKind::Debit,
             None,
-            Some((CreditSource::Operator, reference)),
+            Some((&CreditSource::Operator, reference)),
             None,
         ),
     };
@@ -236,7 +241,7 @@ pub(crate) async fn credit_logged<T: Tx>(
     reference: &str,
     log: &NewLogEntry,
 ) -> Result<Credit, T::Error> {
-    let credit = credit(tx, account, amount, CreditSource::Operator, reference).await?;
+    let credit = credit(tx, account, amount, &CreditSource::Operator, reference).await?;
     if credit.applied {
         let before = applied_balance_before(&credit, amount);
         let log = log.clone().with_balances(before, credit.balance);

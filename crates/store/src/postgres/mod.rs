@@ -75,6 +75,8 @@ pub struct PostgresStore {
     purchases: Option<Lanes<PurchaseJob>>,
     /// The workers' single-statement writes, lanes sharing one queue.
     statements: Option<Lanes<StatementJob>>,
+    /// Seals and opens secrets (`crate::sealing`).
+    pub(crate) sealer: Arc<crate::sealing::Sealer>,
 }
 
 impl PostgresStore {
@@ -96,6 +98,7 @@ impl PostgresStore {
                 .group_commit
                 .then(|| Lanes::one_shared_queue(&pool, lanes)),
             pool,
+            sealer: Arc::new(crate::sealing::Sealer::clear()),
         };
         store
             .write(|t| Box::pin(async move { crate::areas::catalogue::seed_default(&Pg(t)).await }))
@@ -114,9 +117,9 @@ impl crate::work::WorkStore for PostgresStore {
     ) -> StoreResult<Box<dyn std::any::Any + Send>> {
         let work = Arc::new(work);
         self.write(move |tx| {
-            let work = work.clone();
+            let (work, sealer) = (work.clone(), self.sealer.clone());
             Box::pin(async move {
-                let tx = crate::work::WriteTx::postgres(tx, work.sealer());
+                let tx = crate::work::WriteTx::postgres(tx, &sealer);
                 Ok(work.run(&tx).await?)
             })
         })

@@ -25,6 +25,8 @@ pub(crate) use statements::Lite;
 
 pub struct SqliteStore {
     pub(crate) engine: Engine,
+    /// Seals and opens secrets (`crate::sealing`).
+    pub(crate) sealer: Arc<crate::sealing::Sealer>,
 }
 
 scoped_tls::scoped_thread_local!(
@@ -53,10 +55,11 @@ impl crate::work::WorkStore for SqliteStore {
         &self,
         work: crate::work::Work,
     ) -> StoreResult<Box<dyn std::any::Any + Send>> {
+        let sealer = self.sealer.clone();
         self.engine
             .write(move |conn| {
                 WRITER.set(conn, || {
-                    let tx = crate::work::WriteTx::sqlite(work.sealer());
+                    let tx = crate::work::WriteTx::sqlite(&sealer);
                     ready(async { Ok(work.run(&tx).await?) })
                 })
             })
@@ -75,7 +78,10 @@ impl SqliteStore {
         engine
             .write(|conn| ready(crate::areas::catalogue::seed_default(&Lite(conn))))
             .await?;
-        Ok(SqliteStore { engine })
+        Ok(SqliteStore {
+            engine,
+            sealer: Arc::new(crate::sealing::Sealer::clear()),
+        })
     }
 }
 

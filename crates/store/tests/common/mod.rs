@@ -35,6 +35,16 @@ pub async fn store() -> (Db, SharedStore) {
     (Db::Sqlite(dir), open(&url).await.unwrap())
 }
 
+/// A second store on the test's database, sealing under `key` (the store
+/// from [`store`] is bare: it reads what is stored, as it is).
+pub async fn sealed_store(db: &Db, key: billpay_domain::sealed::SecretBox) -> SharedStore {
+    let url = match db {
+        Db::Sqlite(dir) => format!("sqlite://{}", dir.path().join("t.db").display()),
+        Db::Postgres(db) => db.url.clone(),
+    };
+    open_sealed(&url, Ok(key)).await.unwrap()
+}
+
 /// A new account (unique email) with one API key.
 pub async fn account(store: &SharedStore) -> (AccountId, KeyId) {
     let account = new_account(store).await;

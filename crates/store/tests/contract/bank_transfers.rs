@@ -63,7 +63,7 @@ async fn a_payment_is_credited_once_as_payment_then_fee() {
             (LedgerKind::Fee, Kobo(-7_500))
         ]
     );
-    assert_eq!(ledger[1].credit_source, Some(CreditSource::Monnify));
+    assert_eq!(ledger[1].credit_source, CreditSource::gateway("monnify"));
     assert_invariant(&store, account).await;
     assert_audit_clean(&store).await;
 }

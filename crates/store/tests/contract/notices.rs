@@ -1,5 +1,5 @@
 use crate::common::{
-    account, finalization, funded_account, join_all, new_account, purchase, store,
+    account, finalization, funded_account, join_all, new_account, purchase, sealed_store, store,
 };
 use billpay_domain::{AccountId, Kobo, Product, TxStatus};
 use billpay_store::*;
@@ -674,4 +674,33 @@ async fn a_claim_leaves_the_notices_of_a_channel_the_worker_lacks_queued() {
     let later = store.claim_notices(both(), 10, LEASE).await.unwrap();
     assert_eq!(later.len(), 1, "a worker with SMS takes it");
     assert_eq!(later[0].channel, "sms");
+}
+
+/// A code in a notice is sealed at rest by a store that has the master key:
+/// a listing shows it sealed, only the worker's claim opens it.
+#[tokio::test]
+async fn a_sealed_store_seals_a_notices_code_until_the_worker_claims_it() {
+    let (db, _bare) = store().await;
+    let key = billpay_domain::sealed::SecretBox::generate_master_key();
+    let key = billpay_domain::sealed::SecretBox::from_hex(&key).unwrap();
+    let sealed = sealed_store(&db, key).await;
+    let mut new = notice("verify:sealed-1", "email");
+    new.data = serde_json::json!({ "code": "482915", "name": "Ada" });
+    assert!(sealed.enqueue_notice(new).await.unwrap());
+
+    let filter = NoticeFilter {
+        limit: 10,
+        ..NoticeFilter::default()
+    };
+    let listed = sealed.notices(filter).await.unwrap();
+    let stored = &listed[0].data;
+    assert_eq!(stored["name"], "Ada", "{stored}");
+    assert!(stored["sealed"].is_string(), "{stored}");
+    assert!(!stored.to_string().contains("482915"), "{stored}");
+
+    let claimed = sealed.claim_notices(both(), 10, LEASE).await.unwrap();
+    assert_eq!(
+        claimed[0].data,
+        serde_json::json!({ "code": "482915", "name": "Ada" })
+    );
 }

@@ -121,10 +121,13 @@ async fn a_credit_from_before_sources_is_an_operators() {
     let sources: Vec<_> = store.ledger(account, 10).await.unwrap();
     let sources: Vec<_> = sources
         .iter()
-        .map(|e| (e.credit_reference.as_deref(), e.credit_source))
+        .map(|e| (e.credit_reference.as_deref(), e.credit_source.clone()))
         .collect();
     let operator = Some(CreditSource::Operator);
-    assert_eq!(sources, [(Some("old"), operator), (Some("new"), operator)]);
+    assert_eq!(
+        sources,
+        [(Some("old"), operator.clone()), (Some("new"), operator)]
+    );
     assert_invariant(&store, account).await;
     let audit = store.audit().await.unwrap();
     assert!(audit.iter().all(|check| check.passed()), "{audit:?}");

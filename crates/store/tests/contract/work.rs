@@ -1,10 +1,11 @@
 //! The unit of work a caller composes (`store.write`): its changes are all
 //! stored or none, on either engine, and what it writes sealed is sealed.
 
-use crate::common::{assert_invariant, finalization, funded_account, purchase, store};
+use crate::common::{
+    assert_invariant, finalization, funded_account, purchase, sealed_store, store,
+};
 use billpay_domain::sealed::SecretBox;
 use billpay_domain::{Kobo, TxStatus};
-use billpay_store::sealing::SealedStore;
 use billpay_store::*;
 
 fn line(action: &str, subject: &str) -> NewLogEntry {
@@ -90,10 +91,10 @@ async fn a_unit_of_work_stores_every_change_or_none() {
 }
 
 #[tokio::test]
-async fn a_unit_of_work_through_the_sealed_store_seals_what_it_finalizes() {
-    let (_db, store) = store().await;
+async fn a_unit_of_work_on_a_sealed_store_seals_what_it_finalizes() {
+    let (db, store) = store().await;
     let key = SecretBox::from_hex(&SecretBox::generate_master_key()).unwrap();
-    let sealed = SealedStore::wrap(store.clone(), Ok(key));
+    let sealed = sealed_store(&db, key).await;
     let (account, key_id) = funded_account(&store, 100).await;
     let placed = sealed
         .place_purchase(purchase(account, key_id, "sealed-1", 10))

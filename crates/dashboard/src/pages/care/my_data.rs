@@ -339,7 +339,7 @@ fn ledger_text(entries: &[LedgerEntry], format: Format, first: bool) -> String {
                     "amount_naira": e.amount.to_string(),
                     "balance_after_naira": e.balance_after.to_string(),
                     "reference": reference,
-                    "source": e.credit_source.map(|s| s.as_str()),
+                    "source": e.credit_source.as_ref().map(billpay_store::CreditSource::as_str),
                 });
                 out.push_str(&line.to_string());
             }
