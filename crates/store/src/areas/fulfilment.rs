@@ -131,12 +131,16 @@ async fn mark_submitted<T: Tx>(
     supplier: &str,
     supplier_reference: Option<&str>,
 ) -> Result<(), T::Error> {
-    let sql = "UPDATE transactions SET submitted = ?4, supplier = ?2, supplier_reference = ?3
-               WHERE code = ?1";
-    tx.execute(sql, &[&code, &supplier, &supplier_reference, &true])
+    tx.execute(MARK_SUBMITTED, &[&code, &supplier, &supplier_reference])
         .await?;
     Ok(())
 }
+
+/// Marks a purchase submitted: `?1` its code, `?2` the supplier, `?3` the
+/// supplier's reference. PostgreSQL runs it as a statement of its lanes
+/// (`postgres/fulfilment.rs`).
+pub(crate) const MARK_SUBMITTED: &str = "UPDATE transactions
+    SET submitted = TRUE, supplier = ?2, supplier_reference = ?3 WHERE code = ?1";
 
 /// The note goes in the stored result's `last_note` (JSON text on both).
 async fn reschedule<T: Tx>(

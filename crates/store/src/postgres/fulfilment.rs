@@ -11,6 +11,7 @@ use super::error::violates;
 use super::rows::get;
 use crate::areas::notices::purchase_notice;
 use crate::clock::{new_code, now_rfc3339, rfc3339};
+use crate::db::to_dollar_placeholders;
 use crate::*;
 use billpay_domain::{Product, TxStatus};
 use std::sync::LazyLock;
@@ -28,7 +29,7 @@ impl PostgresStore {
             supplier.to_owned(),
             supplier_reference.map(str::to_owned)
         ];
-        self.write_statement(include_str!("sql/mark_submitted.sql"), params)
+        self.write_statement(MARK_SUBMITTED.as_str(), params)
             .await?;
         Ok(())
     }
@@ -55,6 +56,13 @@ impl PostgresStore {
         changed(&row)
     }
 }
+
+/// The area's statement (`areas::fulfilment::MARK_SUBMITTED`), answering
+/// one row (`RETURNING` in a `WITH`, found or not) as a lane's statement must.
+static MARK_SUBMITTED: LazyLock<String> = LazyLock::new(|| {
+    let update = to_dollar_placeholders(crate::areas::fulfilment::MARK_SUBMITTED);
+    format!("WITH marked AS ({update} RETURNING 1) SELECT COUNT(*) FROM marked")
+});
 
 /// Whether the finalize's answer (the transaction exists, rows changed)
 /// says it changed something; an unknown transaction is an error.

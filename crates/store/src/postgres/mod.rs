@@ -20,7 +20,7 @@
 //! The areas are written once for both engines (`crate::areas`); what is
 //! left here is PostgreSQL's own: the pool, the lanes and their statements
 //! of several parts (`fulfilment.rs`, `events.rs`: `sql/finalize.sql`,
-//! `mark_submitted.sql`, `record_delivery.sql`), migrations, and purchase
+//! `record_delivery.sql`), migrations, and purchase
 //! placement (`purchases.rs`), not yet moved.
 
 mod batch;
