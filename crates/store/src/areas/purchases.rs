@@ -42,7 +42,7 @@ enum Scope {
 
 /// Two statements, not `?2 IS NULL OR …`: with that SQLite cannot use the
 /// (account_id, reference) index and scans every row.
-async fn look_up<T: Tx>(
+pub(crate) async fn look_up<T: Tx>(
     tx: &T,
     account: Option<AccountId>,
     lookup: TxLookup,

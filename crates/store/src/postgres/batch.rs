@@ -29,6 +29,12 @@ pub(super) trait Job: Send + Sync + Sized + 'static {
     fn answer(self, row: PgResult<Row>);
     /// Runs it in a transaction of its own and answers (after its batch rolled back).
     fn run_alone(self, pool: &Pool) -> impl Future<Output = ()> + Send + '_;
+    /// Its batch's COMMIT lost its connection (`why`), so whether it was
+    /// accepted is unknown. By default the caller is told so: it may have
+    /// been, so it is not run again. A job that can find out overrides this.
+    fn outcome_unknown(self, _pool: &Pool, why: String) -> impl Future<Output = ()> + Send + '_ {
+        async move { self.answer(Err(backend(why))) }
+    }
     /// Puts a batch in the order its rows are locked in (every batch of
     /// every node alike, so batches never deadlock). As queued by default.
     fn lock_order(_batch: &mut [Self]) {}
@@ -122,11 +128,13 @@ async fn run_batch<J: Job>(pool: &Pool, mut batch: Vec<J>) {
             }
             Err(BatchError::Unknown(e)) => {
                 // The COMMIT itself was lost: its outcome is unknown, so no
-                // job of it may be retried (it may have been accepted).
-                tracing::error!(error = %describe(&e), queue = J::QUEUE, "group commit outcome unknown");
-                for job in batch {
-                    job.answer(Err(backend(describe(&e))));
-                }
+                // job of it may simply be retried (it may have been accepted).
+                let why = describe(&e);
+                tracing::warn!(error = %why, queue = J::QUEUE, "group commit outcome unknown");
+                let settled = batch
+                    .into_iter()
+                    .map(|job| job.outcome_unknown(pool, why.clone()));
+                futures_util::future::join_all(settled).await;
                 return;
             }
             Err(BatchError::RolledBack(e)) => {

@@ -12,7 +12,9 @@
 //!   `billpay_place_purchase` function) run in per-wallet lanes; a batch
 //!   locks wallets in account order, so batches of different nodes never
 //!   deadlock. Should a batch fail as a whole, each of its statements is
-//!   retried in a transaction of its own.
+//!   retried in a transaction of its own; should its COMMIT lose its
+//!   connection, each purchase looks itself up by its code to learn whether
+//!   it committed.
 //! - Workers claim due rows with `FOR UPDATE SKIP LOCKED` plus a lease
 //!   (`lease_until`), so several nodes never take the same work, and a node
 //!   that dies mid-lease has its work taken over when the lease expires.

@@ -1,6 +1,7 @@
 //! Placing a purchase, group-committed in per-wallet lanes (the check and
 //! the reads are written once, `areas/purchases.rs`).
 
+use super::Pg;
 use super::PostgresStore;
 use super::batch::Job;
 use super::connection::query_one;
@@ -73,6 +74,19 @@ impl Job for PurchaseJob {
     async fn run_alone(self, pool: &Pool) {
         let mut args = self.args;
         let _ = self.reply.send(place_one(pool, &mut args).await);
+    }
+
+    /// The purchase's code is drawn before its batch, so a transaction
+    /// under that code means the batch committed: that is the answer. None
+    /// means nothing of the batch did, and placing it alone is safe.
+    async fn outcome_unknown(self, pool: &Pool, _why: String) {
+        let mut args = self.args;
+        let answer = match placed_under(pool, &args.code).await {
+            Ok(Some(placed)) => Ok(placed),
+            Ok(None) => place_one(pool, &mut args).await,
+            Err(e) => Err(e),
+        };
+        let _ = self.reply.send(answer);
     }
 
     /// Wallets are locked in account order.
@@ -212,6 +226,28 @@ fn limit_refusal(row: &Row) -> StoreResult<LimitRefusal> {
         used: get(row, 5)?,
         held_to_level0: get(row, 6)?,
     })
+}
+
+/// The purchase stored under `code`, if any: read on a fresh connection, and
+/// again for up to [`RECONNECT_WINDOW`] while connections end under it.
+async fn placed_under(pool: &Pool, code: &str) -> StoreResult<Option<Transaction>> {
+    let started = std::time::Instant::now();
+    let mut attempt = 0;
+    loop {
+        let found = async {
+            let client = pool.get().await?;
+            let lookup = TxLookup::Code(code.to_owned());
+            crate::areas::purchases::look_up(&Pg(&client), None, lookup).await
+        }
+        .await;
+        match found {
+            Err(e) if connection_ended(&e) && started.elapsed() < RECONNECT_WINDOW => {
+                attempt += 1;
+                backoff(attempt.min(4)).await;
+            }
+            other => return Ok(other?),
+        }
+    }
 }
 
 /// One purchase in its own (single-statement) transaction, retried on
