@@ -14,8 +14,8 @@ for_both_engines! {
         fn create_api_key(new: NewApiKey) -> ApiKey = write |tx| create(tx, &new);
         fn api_key(id: KeyId) -> Option<ApiKey> = read |tx| by_id(tx, id);
         fn api_keys(account: AccountId) -> Vec<ApiKey> = read |tx| of_account(tx, account);
-        /// The key with this hash and its account's status (a point read on the request path); also
-        /// stamps last use.
+        /// The key with this hash and its account's status: a point read on
+        /// the request path (callers stamp its last use with `touch_api_key`).
         fn authenticate(key_hash: &str) -> Option<(ApiKey, AccountStatus)>
             = here |tx| authenticate(tx, &key_hash);
         /// Refused with [`StoreError::KeyRevoked`] for a revoked key.
