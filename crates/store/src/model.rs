@@ -278,7 +278,7 @@ pub struct Transaction {
     pub balance_before: Kobo,
     pub balance_after: Kobo,
     /// What the supplier delivered, as stored: a [`Delivery`] (read it with
-    /// [`Transaction::delivery`]); `SealedStore` seals it at rest.
+    /// [`Transaction::delivery`]); the store seals it at rest (`crate::sealing`).
     pub result: serde_json::Value,
     pub attempts: u32,
     pub submitted: bool,
@@ -829,7 +829,7 @@ impl Default for AlertChannels {
 /// A notice the store addresses and files under its cause itself (the
 /// account's address, a cause unique to the code or link it carries):
 /// only its template and what the template reads. `data` may hold a code
-/// or link: `SealedStore` seals it before it is stored.
+/// or link: the store seals it before it is stored (`crate::sealing`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NoticeDraft {
     pub kind: String,
