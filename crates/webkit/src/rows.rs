@@ -237,24 +237,14 @@ mod tests {
             entry_description(&refund, Some(&data)),
             "Refund: MTN 1GB data to 08031234567"
         );
-        let transfer = entry(
-            LedgerKind::Credit,
-            None,
-            Some(CreditSource::Gateway("monnify".into())),
-        );
-        assert_eq!(
-            entry_description(&transfer, None),
-            "Bank transfer (Monnify)"
-        );
-        let transfer = entry(
-            LedgerKind::Credit,
-            None,
-            Some(CreditSource::Gateway("paystack".into())),
-        );
-        assert_eq!(
-            entry_description(&transfer, None),
-            "Bank transfer (Paystack)"
-        );
+        for (gateway, words) in [
+            ("monnify", "Bank transfer (Monnify)"),
+            ("paystack", "Bank transfer (Paystack)"),
+        ] {
+            let source = CreditSource::gateway(gateway);
+            let transfer = entry(LedgerKind::Credit, None, source);
+            assert_eq!(entry_description(&transfer, None), words);
+        }
     }
 
     #[test]
