@@ -414,13 +414,13 @@ macro_rules! for_both_engines {
     };
     (@seal $store:ident $arg:ident) => {};
     (@seal $store:ident $arg:ident sealed) => {
-        let $arg = $crate::sealing::Seal::sealed($arg, &$store.sealer)?;
+        let $arg = $store.sealer.seal($arg)?;
     };
     (@open $store:ident $answer:ident) => {
         $answer
     };
     (@open $store:ident $answer:ident opened) => {
-        $crate::sealing::Open::opened($answer?, &$store.sealer)
+        $store.sealer.open($answer?)
     };
     (@postgres_own ($pg:ident $pg_call:expr) $kind:ident $store:ident $args:tt $tx:ident $call:expr) => {{
         let $pg = $store;

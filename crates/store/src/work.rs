@@ -67,7 +67,7 @@ impl<'a> WriteTx<'a> {
 
     /// `value` as it is written: sealed with the engine's key.
     fn sealed<T: Seal + Clone>(&self, value: &T) -> StoreResult<T> {
-        value.clone().sealed(self.sealer)
+        self.sealer.seal(value.clone())
     }
 }
 
