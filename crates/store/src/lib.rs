@@ -39,8 +39,17 @@ use std::sync::Arc;
 /// (the only second finalization) replaces its body with the new status and
 /// sends it again, so receivers get the same `reference_code` as `failed`.
 pub(crate) const RESEND_ON_REVERSAL: &str = "ON CONFLICT (transaction_code) DO UPDATE SET
-    payload = excluded.payload, status = 'pending', attempts = 0,
+    payload = excluded.payload, status = excluded.status, attempts = excluded.attempts,
     next_attempt_at = excluded.next_attempt_at, lease_until = 0";
+
+/// Both backends' finalize: an event's status and attempts when it is
+/// written, read from its key (`k`, joined by the statement). A key without a
+/// webhook URL gets no webhook, so its event is written `skipped` with the
+/// one attempt that says why, and never waits for the delivery worker
+/// (docs/decisions.md, "A webhook's URL is read when its event is written").
+pub(crate) const FIRST_STATE: &str =
+    "CASE WHEN k.webhook_url IS NULL THEN 'skipped' ELSE 'pending' END,
+    CASE WHEN k.webhook_url IS NULL THEN 1 ELSE 0 END";
 
 /// Both backends' [`Store::fulfilment_backlog`]: a purchase held for review
 /// waits for an owner, not for the supplier, so it is not in it.

@@ -436,6 +436,22 @@ pub struct NewAttempt {
     pub response_excerpt: String,
 }
 
+/// Why an event was skipped: its key had no webhook URL.
+pub const NO_WEBHOOK_URL: &str = "no webhook URL configured on the API key";
+
+impl NewAttempt {
+    /// The attempt of an event whose key has no webhook URL: nothing was sent.
+    pub fn no_webhook_url() -> Self {
+        NewAttempt {
+            url: None,
+            http_status: None,
+            error: Some(NO_WEBHOOK_URL.into()),
+            latency_ms: 0,
+            response_excerpt: String::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Attempt {
     pub id: i64,

@@ -9,7 +9,7 @@ use billpay_domain::{KeyId, Kobo, TxStatus};
 use billpay_store::postgres::scratch::ScratchDatabase;
 use billpay_store::postgres::{PostgresOptions, PostgresStore};
 use billpay_store::*;
-use common::{funded_account, purchase};
+use common::{funded_account, funded_account_with_webhook, purchase};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -138,7 +138,7 @@ async fn nodes_claim_disjoint_work_and_take_over_expired_leases() {
         return;
     };
     let nodes = [node(&db, true).await, node(&db, true).await];
-    let (account, key) = funded_account(&nodes[0], 1_000_000).await;
+    let (account, key) = funded_account_with_webhook(&nodes[0], 1_000_000).await;
     let mut codes = HashSet::new();
     for i in 0..300 {
         let tx = nodes[i % 2]
@@ -272,7 +272,7 @@ async fn answers_match_the_sqlite_backend() {
         serde_json::to_value(postgres.catalogue().await.unwrap().1).unwrap()
     );
     for store in [&sqlite, &postgres] {
-        let (account, key) = funded_account(store, 1_000).await;
+        let (account, key) = funded_account_with_webhook(store, 1_000).await;
         let tx = store
             .place_purchase(purchase(account, key, "same-0001", 300))
             .await

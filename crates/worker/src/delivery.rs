@@ -133,14 +133,10 @@ impl Delivery {
     async fn try_deliver(&self, event: &Event) -> StoreResult<()> {
         let key = self.store.api_key(event.key_id).await?;
         let url = key.as_ref().and_then(|k| k.webhook_url.clone());
+        // Events of a key without a URL are written skipped; this one lost its
+        // URL after it was written (removed, or the key closed).
         let Some(url) = url else {
-            let attempt = NewAttempt {
-                url: None,
-                http_status: None,
-                error: Some("no webhook URL configured on the API key".into()),
-                latency_ms: 0,
-                response_excerpt: String::new(),
-            };
+            let attempt = NewAttempt::no_webhook_url();
             return self.record(event, attempt, EventNext::Skipped).await;
         };
         let key = key.expect("url came from the key");

@@ -63,6 +63,21 @@ async fn record<T: Tx>(
     attempt: &NewAttempt,
     next: &EventNext,
 ) -> Result<(), T::Error> {
+    add_attempt(tx, event_id, attempt).await?;
+    let (status, next_at) = next.state();
+    let sql = "UPDATE events SET status = ?1, next_attempt_at = ?2, lease_until = 0,
+                   attempts = attempts + 1 WHERE id = ?3";
+    tx.execute(sql, &[&status.as_str(), &next_at, &event_id])
+        .await?;
+    Ok(())
+}
+
+/// One attempt in the event's log.
+pub(super) async fn add_attempt<T: Tx>(
+    tx: &T,
+    event_id: &str,
+    attempt: &NewAttempt,
+) -> Result<(), T::Error> {
     let sql = "INSERT INTO webhook_attempts (event_id, url, http_status, error,
                    latency_ms, response_excerpt, created_at)
                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
@@ -78,11 +93,6 @@ async fn record<T: Tx>(
         &now_rfc3339(),
     ];
     tx.execute(sql, &params).await?;
-    let (status, next_at) = next.state();
-    let sql = "UPDATE events SET status = ?1, next_attempt_at = ?2, lease_until = 0,
-                   attempts = attempts + 1 WHERE id = ?3";
-    tx.execute(sql, &[&status.as_str(), &next_at, &event_id])
-        .await?;
     Ok(())
 }
 

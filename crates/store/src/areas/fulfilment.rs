@@ -9,7 +9,7 @@
 //! writer's group commit.
 
 use super::claims::{claim, claim_sql};
-use super::{notices, operators, wallet};
+use super::{events, notices, operators, wallet};
 use crate::clock::{new_code, rfc3339};
 use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
 use crate::db::{Column, Engine, Param, Tx, for_both_engines, json_list, json_values};
@@ -229,16 +229,21 @@ async fn locked<T: Tx>(tx: &T, code: &str) -> Result<Transaction, T::Error> {
     Ok(found.ok_or(StoreError::NotFound("transaction"))?)
 }
 
-/// The transaction's webhook event (queued again on a reversal).
+/// The transaction's webhook event (queued again on a reversal), or, for a
+/// key without a webhook URL, the event skipped with its attempt.
 async fn queue_event<T: Tx>(
     tx: &T,
     current: &Transaction,
     fin: &Finalization,
 ) -> Result<(), T::Error> {
+    // `WHERE TRUE`: SQLite reads `ON CONFLICT` after a join as the join's `ON`.
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
             "INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7, ?8) {RESEND_ON_REVERSAL}"
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6, {FIRST_STATE}, ?7, ?8
+             FROM (SELECT CAST(?4 AS TEXT) AS id) AS owner LEFT JOIN api_keys k ON k.id = owner.id
+             WHERE TRUE
+             {RESEND_ON_REVERSAL} RETURNING id, status"
         )
     });
     let params: [&dyn Param; 8] = [
@@ -251,7 +256,14 @@ async fn queue_event<T: Tx>(
         &rfc3339(fin.completed_at_ms),
         &fin.completed_at_ms,
     ];
-    tx.execute(&SQL, &params).await?;
+    let (id, status): (String, String) = tx
+        .query_one(&SQL, &params, |row| {
+            Ok((row.get(Column::nth(0))?, row.get(Column::nth(1))?))
+        })
+        .await?;
+    if status == EventStatus::Skipped.as_str() {
+        events::add_attempt(tx, &id, &NewAttempt::no_webhook_url()).await?;
+    }
     Ok(())
 }
 

@@ -92,6 +92,8 @@ static FINALIZE: LazyLock<String> = LazyLock::new(|| {
     include_str!("sql/finalize.sql")
         .replace("{events}", &events)
         .replace("{resend}", crate::RESEND_ON_REVERSAL)
+        .replace("{first_state}", crate::FIRST_STATE)
+        .replace("{no_webhook_url}", &format!("'{}'", crate::NO_WEBHOOK_URL))
         .replace("{receipts}", &receipts)
 });
 

@@ -98,6 +98,15 @@ pub async fn funded_account(store: &SharedStore, naira: i64) -> (AccountId, KeyI
     (account, key)
 }
 
+/// A funded account whose key has a webhook URL, so its purchases' events
+/// wait for the delivery worker (a key without one has them skipped at once).
+pub async fn funded_account_with_webhook(store: &SharedStore, naira: i64) -> (AccountId, KeyId) {
+    let (account, key) = funded_account(store, naira).await;
+    let url = KeyChange::WebhookUrl(Some("https://example.com/hook".into()));
+    store.update_api_key(key, url).await.unwrap();
+    (account, key)
+}
+
 /// An airtime purchase of `naira` with this reference.
 pub fn purchase(account: AccountId, key: KeyId, reference: &str, naira: i64) -> NewPurchase {
     NewPurchase {

@@ -1,4 +1,4 @@
-use crate::common::{finalization, funded_account, purchase, store};
+use crate::common::{finalization, funded_account, funded_account_with_webhook, purchase, store};
 use billpay_domain::{AccountId, KeyId, TxStatus};
 use billpay_store::clock::now_ms;
 use billpay_store::*;
@@ -6,9 +6,9 @@ use std::time::Duration;
 
 const LEASE: Duration = Duration::from_secs(60);
 
-/// A finalized purchase of a new account: its event is due.
+/// A finalized purchase of a new account with a webhook URL: its event is due.
 async fn due_event(store: &SharedStore, status: TxStatus) -> (AccountId, KeyId, String) {
-    let (account, key) = funded_account(store, 1_000).await;
+    let (account, key) = funded_account_with_webhook(store, 1_000).await;
     let tx = store
         .place_purchase(purchase(account, key, "evented", 100))
         .await
@@ -157,4 +157,81 @@ async fn a_skipped_event_is_final() {
         .unwrap();
     assert_eq!(status_of(&store, &event.id).await, EventStatus::Skipped);
     assert!(store.attempts(&event.id).await.unwrap()[0].url.is_none());
+}
+
+#[tokio::test]
+async fn a_key_without_a_webhook_url_has_its_event_written_skipped() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let tx = store
+        .place_purchase(purchase(account, key, "no-url", 100))
+        .await
+        .unwrap();
+    let fin = finalization;
+    assert!(
+        store
+            .finalize(&tx.code, fin(TxStatus::Successful, false))
+            .await
+            .unwrap()
+    );
+    let skipped = store.event(&tx.code).await.unwrap().unwrap();
+    assert_eq!(
+        (skipped.status, skipped.attempts),
+        (EventStatus::Skipped, 1)
+    );
+    assert!(
+        store
+            .claim_events(10, LEASE, vec![])
+            .await
+            .unwrap()
+            .is_empty(),
+        "nothing to deliver"
+    );
+    let attempts = store.attempts(&skipped.id).await.unwrap();
+    assert_eq!(attempts.len(), 1);
+    assert_eq!(attempts[0].url, None);
+    assert_eq!(attempts[0].http_status, None);
+    assert_eq!(attempts[0].error.as_deref(), Some(NO_WEBHOOK_URL));
+
+    // A reversal sends the event again: skipped again, with its own attempt.
+    assert!(
+        store
+            .finalize(&tx.code, fin(TxStatus::Failed, true))
+            .await
+            .unwrap()
+    );
+    let again = store.event(&tx.code).await.unwrap().unwrap();
+    assert_eq!(
+        (again.id.as_str(), again.status),
+        (skipped.id.as_str(), EventStatus::Skipped)
+    );
+    assert_eq!(again.payload, "failed");
+    assert_eq!(store.attempts(&again.id).await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_webhook_url_set_later_applies_to_the_events_written_after_it() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let place =
+        |reference: &'static str| store.place_purchase(purchase(account, key, reference, 100));
+    let (before, after) = (
+        place("before").await.unwrap(),
+        place("after").await.unwrap(),
+    );
+    let fin = || finalization(TxStatus::Successful, false);
+    assert!(store.finalize(&before.code, fin()).await.unwrap());
+    let url = KeyChange::WebhookUrl(Some("https://example.com/hook".into()));
+    store.update_api_key(key, url).await.unwrap();
+    assert!(store.finalize(&after.code, fin()).await.unwrap());
+    assert_eq!(status_of(&store, &before.code).await, EventStatus::Skipped);
+    let claimed = claim_one(&store).await;
+    assert_eq!(
+        (claimed.transaction_code, claimed.attempts),
+        (after.code, 0)
+    );
+    // The skipped one is sent when asked for again.
+    let skipped = store.event(&before.code).await.unwrap().unwrap();
+    store.requeue_event(&skipped.id).await.unwrap();
+    assert_eq!(claim_one(&store).await.transaction_code, before.code);
 }

@@ -1,4 +1,6 @@
-use crate::common::{assert_invariant, finalization, funded_account, purchase, store};
+use crate::common::{
+    assert_invariant, finalization, funded_account, funded_account_with_webhook, purchase, store,
+};
 use billpay_domain::{Kobo, TxStatus};
 use billpay_store::*;
 use std::time::Duration;
@@ -80,7 +82,7 @@ async fn submission_and_rescheduling_are_recorded() {
 #[tokio::test]
 async fn a_success_is_final_and_emits_one_event() {
     let (_db, store) = store().await;
-    let (account, key) = funded_account(&store, 1_000).await;
+    let (account, key) = funded_account_with_webhook(&store, 1_000).await;
     let tx = store
         .place_purchase(purchase(account, key, "ok", 300))
         .await
@@ -112,7 +114,7 @@ async fn a_success_is_final_and_emits_one_event() {
 #[tokio::test]
 async fn a_reversal_refunds_a_successful_purchase_once() {
     let (_db, store) = store().await;
-    let (account, key) = funded_account(&store, 1_000).await;
+    let (account, key) = funded_account_with_webhook(&store, 1_000).await;
     let tx = store
         .place_purchase(purchase(account, key, "ref-reversed", 300))
         .await

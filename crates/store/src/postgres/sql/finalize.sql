@@ -1,6 +1,7 @@
 -- A final status, its refund (if failed; ledger kind $11) with its usage
--- given back (docs/limits.md), and its outbox event, as one statement. Only
--- a transaction in status $10 changes (the row lock makes a concurrent
+-- given back (docs/limits.md), and its outbox event (skipped at once, with
+-- its attempt, for a key without a webhook URL), as one statement. Only a
+-- transaction in status $10 changes (the row lock makes a concurrent
 -- finalize on another node wait, then find it final).
 -- $12 is the supplier's cost of a successful one (NULL: unknown or failed);
 -- $13 when to requery it for a reversal (NULL: not watched).
@@ -39,8 +40,14 @@ WITH current AS (
 ), event AS (
     INSERT INTO events (id, transaction_code, account_id, key_id, event, payload, status,
       attempts, created_at, next_attempt_at)
-    SELECT $6, $1, account_id, key_id, CASE product {events} END, $8, 'pending', 0, $5, $9
-    FROM changed {resend}
+    SELECT $6, $1, c.account_id, c.key_id, CASE c.product {events} END, $8, {first_state}, $5, $9
+    FROM changed c LEFT JOIN api_keys k ON k.id = c.key_id {resend}
+    RETURNING id, status
+), skipped AS (
+    -- A key without a webhook URL: the event's one attempt says why.
+    INSERT INTO webhook_attempts (event_id, url, http_status, error, latency_ms,
+      response_excerpt, created_at)
+    SELECT id, NULL, NULL, {no_webhook_url}, 0, '', $7 FROM event WHERE status = 'skipped'
 ), notice_kind AS (
     SELECT account_id,
       CASE WHEN $2 = 'failed' THEN 'purchase_refunded' ELSE 'purchase_receipt' END AS kind
