@@ -387,13 +387,19 @@ impl Transaction {
 }
 
 impl Finalization {
-    /// Whether a transaction now `current` takes this finalization.
-    pub fn applies_to(&self, current: TxStatus) -> bool {
-        if self.reversal {
-            current == TxStatus::Successful && self.status == TxStatus::Failed
+    /// The status a transaction must be in to take this finalization: a
+    /// reversal moves a successful one to failed, any other a processing one
+    /// to a final status. `None`: no transaction takes it.
+    pub fn takes_from(&self) -> Option<TxStatus> {
+        let (from, valid) = if self.reversal {
+            (TxStatus::Successful, self.status == TxStatus::Failed)
         } else {
-            current.can_become(self.status)
-        }
+            (
+                TxStatus::Processing,
+                TxStatus::Processing.can_become(self.status),
+            )
+        };
+        valid.then_some(from)
     }
 }
 

@@ -12,11 +12,11 @@ use super::claims::{claim, claim_sql};
 use super::{events, notices, operators, wallet};
 use crate::clock::{new_code, rfc3339};
 use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
-use crate::db::{Column, Engine, Param, Tx, for_both_engines, json_list, json_values};
+use crate::db::{Column, Engine, Param, Tx, col, for_both_engines, json_list, json_values};
 use crate::rows::transaction;
 use crate::rules::ms_from_now;
 use crate::*;
-use billpay_domain::TxStatus;
+use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
 use std::sync::LazyLock;
 use std::time::Duration;
 
@@ -175,14 +175,54 @@ pub(crate) async fn finalize<T: Tx>(
     code: &str,
     fin: &Finalization,
 ) -> Result<bool, T::Error> {
-    let current = locked(tx, code).await?;
-    if !fin.applies_to(current.status) {
-        return Ok(false);
+    let Some(changed) = change_status(tx, code, fin).await? else {
+        return match exists(tx, code).await? {
+            true => Ok(false),
+            false => Err(StoreError::NotFound("transaction").into()),
+        };
+    };
+    if fin.status == TxStatus::Failed {
+        let refund = wallet::Entry::Refund(code);
+        wallet::post_ledger(tx, changed.account_id, changed.amount, refund).await?;
+        // After the wallet's lock, as a purchase takes them.
+        super::limits::give_back_usage(tx, &changed).await?;
     }
-    let sql = "UPDATE transactions SET status = ?1, message = ?2, result = ?3, completed_at = ?4,
-                 attempts = attempts + 1, lease_until = 0, cost = ?6, watch_at = ?7
-               WHERE code = ?5";
-    let params: [&dyn Param; 7] = [
+    queue_event(tx, &changed, fin).await?;
+    notices::purchase_final(tx, code, changed.product, fin.status).await?;
+    Ok(true)
+}
+
+/// What the rest of a finalization needs of its transaction.
+pub(crate) struct Finalized {
+    pub code: String,
+    pub account_id: AccountId,
+    pub key_id: KeyId,
+    pub amount: Kobo,
+    pub product: Product,
+    pub recipient: String,
+    pub created_at: String,
+}
+
+/// The final status written, if the transaction is in the status the
+/// finalization takes it from (PostgreSQL's `UPDATE` locks the row and reads
+/// it again after a concurrent finalize, so only one of them changes it).
+async fn change_status<T: Tx>(
+    tx: &T,
+    code: &str,
+    fin: &Finalization,
+) -> Result<Option<Finalized>, T::Error> {
+    let Some(from) = fin.takes_from() else {
+        return Ok(None);
+    };
+    const COLUMNS: &str = "account_id, key_id, amount, product, recipient, created_at";
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "UPDATE transactions SET status = ?1, message = ?2, result = ?3, completed_at = ?4,
+               attempts = attempts + 1, lease_until = 0, cost = ?6, watch_at = ?7
+             WHERE code = ?5 AND status = ?8 RETURNING {COLUMNS}"
+        )
+    });
+    let params: [&dyn Param; 8] = [
         &fin.status.as_str(),
         &fin.message,
         &fin.result.to_string(),
@@ -190,17 +230,26 @@ pub(crate) async fn finalize<T: Tx>(
         &code,
         &fin.cost.map(|c| c.0),
         &fin.watch_at_ms,
+        &from.as_str(),
     ];
-    tx.execute(sql, &params).await?;
-    if fin.status == TxStatus::Failed {
-        let refund = wallet::Entry::Refund(code);
-        wallet::post_ledger(tx, current.account_id, current.amount, refund).await?;
-        // After the wallet's lock, as a purchase takes them.
-        super::limits::give_back_usage(tx, &current).await?;
-    }
-    queue_event(tx, &current, fin).await?;
-    notices::purchase_final(tx, code, current.product, fin.status).await?;
-    Ok(true)
+    tx.query_opt(&SQL, &params, |row| {
+        Ok(Finalized {
+            code: code.to_owned(),
+            account_id: row.parsed(col!("account_id"))?,
+            key_id: row.parsed(col!("key_id"))?,
+            amount: row.get(col!("amount"))?,
+            product: row.parsed(col!("product"))?,
+            recipient: row.get(col!("recipient"))?,
+            created_at: row.get(col!("created_at"))?,
+        })
+    })
+    .await
+}
+
+async fn exists<T: Tx>(tx: &T, code: &str) -> Result<bool, T::Error> {
+    let sql = "SELECT EXISTS (SELECT 1 FROM transactions WHERE code = ?1)";
+    tx.query_one(sql, &[&code], |row| row.get(Column::nth(0)))
+        .await
 }
 
 /// [`finalize`] with the operator's line, written only if it changed something.
@@ -217,23 +266,11 @@ pub(crate) async fn finalize_logged<T: Tx>(
     Ok(changed)
 }
 
-/// The transaction, its row locked until the transaction ends (PostgreSQL's
-/// `FOR UPDATE`; SQLite's one writer holds every row already).
-async fn locked<T: Tx>(tx: &T, code: &str) -> Result<Transaction, T::Error> {
-    static SQL: LazyLock<[String; 2]> = LazyLock::new(|| {
-        let select = format!("SELECT {TX_COLUMNS} FROM transactions WHERE code = ?1");
-        [select.clone(), format!("{select} FOR UPDATE")]
-    });
-    let sql = &SQL[usize::from(T::ENGINE == Engine::Postgres)];
-    let found = tx.query_opt(sql, &[&code], transaction).await?;
-    Ok(found.ok_or(StoreError::NotFound("transaction"))?)
-}
-
 /// The transaction's webhook event (queued again on a reversal), or, for a
 /// key without a webhook URL, the event skipped with its attempt.
 async fn queue_event<T: Tx>(
     tx: &T,
-    current: &Transaction,
+    current: &Finalized,
     fin: &Finalization,
 ) -> Result<(), T::Error> {
     // `WHERE TRUE`: SQLite reads `ON CONFLICT` after a join as the join's `ON`.

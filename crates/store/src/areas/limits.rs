@@ -911,7 +911,10 @@ pub(crate) async fn reject<T: Tx>(
 /// The hourly counts are kept: they count attempts, which the velocity
 /// rules watch. PostgreSQL's one-statement finalize does the same in SQL
 /// (`postgres/sql/finalize.sql`).
-pub(crate) async fn give_back_usage<T: Tx>(tx: &T, refunded: &Transaction) -> Result<(), T::Error> {
+pub(crate) async fn give_back_usage<T: Tx>(
+    tx: &T,
+    refunded: &super::fulfilment::Finalized,
+) -> Result<(), T::Error> {
     let Some(day) = crate::clock::lagos_day_of(&refunded.created_at) else {
         return Err(StoreError::backend(format!(
             "unreadable created_at {:?} of {}",

@@ -98,12 +98,8 @@ static FINALIZE: LazyLock<String> = LazyLock::new(|| {
 });
 
 fn finalize_params(code: &str, fin: &Finalization) -> OwnedParams {
-    // the status it must be in now
-    let from = if fin.reversal {
-        "successful"
-    } else {
-        "processing"
-    };
+    // the status it must be in now (NULL: none, so nothing changes)
+    let from = fin.takes_from().map(TxStatus::as_str);
     owned![
         code.to_owned(),
         fin.status.as_str(),

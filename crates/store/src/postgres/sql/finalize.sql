@@ -10,7 +10,7 @@
 -- email ($14) unless turned off, by SMS ($15) if turned on; $16 its data.
 -- Answers (the transaction exists, rows changed).
 WITH current AS (
-    SELECT code FROM transactions WHERE code = $1 AND status = $10 AND $2 <> $10 FOR UPDATE
+    SELECT code FROM transactions WHERE code = $1 AND status = $10 FOR UPDATE
 ), changed AS (
     UPDATE transactions t SET status = $2, message = $3, result = $4, completed_at = $5,
       attempts = t.attempts + 1, lease_until = 0, cost = $12,
