@@ -1,7 +1,8 @@
 //! The loop both workers share: claim as much due work as there is free
 //! capacity, process each item in its own task (so one slow item never holds
-//! up another), sleep when idle until woken or the poll interval passes, and
-//! on shutdown give the work in flight a bounded time to finish.
+//! up another), sleep when a claim took all that was due until woken or the
+//! poll interval passes, and on shutdown give the work in flight a bounded
+//! time to finish.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -48,7 +49,10 @@ pub(crate) async fn claim_loop<T, Claim, Claimed, Start, Work>(
         } else {
             claim(free).await
         };
-        let idle = claimed.is_empty();
+        // A claim that left free slots took all that was due: wait for a wake
+        // (new work) or the poll rather than claim again at once, which would
+        // be an empty write (on SQLite, a job for the one writer).
+        let idle = (claimed.len() as u32) < free || free == 0;
         for item in claimed {
             let Some(work) = start(item) else { continue };
             let permit = permits

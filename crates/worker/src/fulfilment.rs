@@ -24,7 +24,7 @@ use billpay_supplier::{Order, Supplier, SupplierStatus};
 use billpay_webhooks::{Purchase, WebhookPayload};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 use tracing::Instrument;
 
@@ -102,6 +102,7 @@ impl Fulfilment {
             &self.store,
             self.settings.concurrency as u32,
             self.settings.lease,
+            true,
         )
         .await?;
         Ok(run_all(claimed, |tx| {
@@ -127,14 +128,18 @@ impl Fulfilment {
             idle_poll: Duration::from_millis(250),
             drain: Duration::from_secs(10),
         };
+        let watches_claimed = Mutex::new(None);
         let claim = |free: u32| {
             let store = self.store.clone();
             let lease = self.settings.lease;
+            let watches = watch_poll_due(&watches_claimed);
             async move {
-                claim(&store, free, lease).await.unwrap_or_else(|e| {
-                    tracing::error!(error = %e, "claiming fulfilments failed");
-                    Vec::new()
-                })
+                claim(&store, free, lease, watches)
+                    .await
+                    .unwrap_or_else(|e| {
+                        tracing::error!(error = %e, "claiming fulfilments failed");
+                        Vec::new()
+                    })
             }
         };
         let start = |tx: Transaction| {
@@ -478,14 +483,36 @@ pub fn settle(tx: &Transaction, outcome: Outcome) -> (String, Finalization) {
     (tx.code.clone(), fin)
 }
 
-/// Due processing purchases, then, with the room left, due reversal watches.
-async fn claim(store: &SharedStore, limit: u32, lease: Duration) -> StoreResult<Vec<Transaction>> {
+/// Due processing purchases, then, with the room left and if `watches`, due
+/// reversal watches.
+async fn claim(
+    store: &SharedStore,
+    limit: u32,
+    lease: Duration,
+    watches: bool,
+) -> StoreResult<Vec<Transaction>> {
     let mut claimed = store.claim_fulfilments(limit, lease).await?;
     let room = limit.saturating_sub(claimed.len() as u32);
-    if room > 0 {
+    if room > 0 && watches {
         claimed.extend(store.claim_watches(room, lease).await?);
     }
     Ok(claimed)
+}
+
+/// How often the loop looks for due reversal watches. A watch falls due
+/// minutes after a success, and a claim, even an empty one, is a write on
+/// SQLite's one writer: a busy loop claims after every purchase it finishes,
+/// so it looks for watches only at the pace of an idle loop's poll.
+const WATCH_POLL: Duration = Duration::from_millis(250);
+
+/// Whether this claim looks for watches (`last`: when one last did).
+fn watch_poll_due(last: &Mutex<Option<Instant>>) -> bool {
+    let mut last = last.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let due = last.is_none_or(|at| at.elapsed() >= WATCH_POLL);
+    if due {
+        *last = Some(Instant::now());
+    }
+    due
 }
 
 /// The next reversal requery of a purchase successful at `completed_ms`: the
@@ -584,6 +611,15 @@ pub fn webhook_payload(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn watches_are_looked_for_at_most_once_a_poll() {
+        let last = Mutex::new(None);
+        assert!(watch_poll_due(&last), "the first claim looks");
+        assert!(!watch_poll_due(&last), "the next one, at once, does not");
+        *last.lock().unwrap() = Instant::now().checked_sub(WATCH_POLL);
+        assert!(watch_poll_due(&last), "a poll later it looks again");
+    }
 
     #[test]
     fn the_watch_takes_the_next_time_ahead_and_ends_after_the_last() {
