@@ -176,9 +176,10 @@ pub(crate) async fn finalize<T: Tx>(
     fin: &Finalization,
 ) -> Result<bool, T::Error> {
     let Some(changed) = change_status(tx, code, fin).await? else {
-        return match exists(tx, code).await? {
-            true => Ok(false),
-            false => Err(StoreError::NotFound("transaction").into()),
+        let lookup = TxLookup::Code(code.to_owned());
+        return match super::purchases::look_up(tx, None, lookup).await? {
+            Some(_) => Ok(false),
+            None => Err(StoreError::NotFound("transaction").into()),
         };
     };
     if fin.status == TxStatus::Failed {
@@ -244,12 +245,6 @@ async fn change_status<T: Tx>(
         })
     })
     .await
-}
-
-async fn exists<T: Tx>(tx: &T, code: &str) -> Result<bool, T::Error> {
-    let sql = "SELECT EXISTS (SELECT 1 FROM transactions WHERE code = ?1)";
-    tx.query_one(sql, &[&code], |row| row.get(Column::nth(0)))
-        .await
 }
 
 /// [`finalize`] with the operator's line, written only if it changed something.

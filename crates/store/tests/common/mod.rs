@@ -102,9 +102,14 @@ pub async fn funded_account(store: &SharedStore, naira: i64) -> (AccountId, KeyI
 /// wait for the delivery worker (a key without one has them skipped at once).
 pub async fn funded_account_with_webhook(store: &SharedStore, naira: i64) -> (AccountId, KeyId) {
     let (account, key) = funded_account(store, naira).await;
+    set_webhook_url(store, key).await;
+    (account, key)
+}
+
+/// Gives `key` a webhook URL.
+pub async fn set_webhook_url(store: &SharedStore, key: KeyId) {
     let url = KeyChange::WebhookUrl(Some("https://example.com/hook".into()));
     store.update_api_key(key, url).await.unwrap();
-    (account, key)
 }
 
 /// An airtime purchase of `naira` with this reference.

@@ -1,4 +1,6 @@
-use crate::common::{finalization, funded_account, funded_account_with_webhook, purchase, store};
+use crate::common::{
+    finalization, funded_account, funded_account_with_webhook, purchase, set_webhook_url, store,
+};
 use billpay_domain::{AccountId, KeyId, TxStatus};
 use billpay_store::clock::now_ms;
 use billpay_store::*;
@@ -200,8 +202,7 @@ async fn a_webhook_url_set_later_applies_to_the_events_written_after_it() {
     );
     let fin = || finalization(TxStatus::Successful, false);
     assert!(store.finalize(&before.code, fin()).await.unwrap());
-    let url = KeyChange::WebhookUrl(Some("https://example.com/hook".into()));
-    store.update_api_key(key, url).await.unwrap();
+    set_webhook_url(&store, key).await;
     assert!(store.finalize(&after.code, fin()).await.unwrap());
     assert_eq!(status_of(&store, &before.code).await, EventStatus::Skipped);
     let claimed = claim_one(&store).await;
