@@ -1,8 +1,8 @@
-//! The loop both workers share: claim as much due work as there is free
+//! The loop the workers share: claim as much due work as there is free
 //! capacity, process each item in its own task (so one slow item never holds
 //! up another), sleep when a claim took all that was due until woken or the
-//! poll interval passes, and on shutdown give the work in flight a bounded
-//! time to finish.
+//! poll interval passes (or, when every slot was busy, until a task ends),
+//! and on shutdown give the work in flight a bounded time to finish.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -73,9 +73,13 @@ pub(crate) async fn claim_loop<T, Claim, Claimed, Start, Work>(
                     None => std::future::pending().await,
                 }
             };
+            // Every slot busy: work may still be due, so a slot set free is
+            // a reason to claim again, not the poll (up to 250 ms later).
+            let saturated = free == 0;
             tokio::select! {
                 _ = stop.as_mut() => break,
                 _ = woken => {}
+                Some(_) = tasks.join_next(), if saturated => {}
                 _ = tokio::time::sleep(settings.idle_poll) => {}
             }
         } else {
@@ -102,4 +106,52 @@ where
     }
     tasks.join_all().await;
     count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    /// One slot, three items due, a poll far longer than the test: each item
+    /// after the first is claimed when the one before it ends.
+    #[tokio::test]
+    async fn a_slot_set_free_claims_again_before_the_poll() {
+        let due = Arc::new(Mutex::new(vec![3u32, 2, 1]));
+        let done = Arc::new(Semaphore::new(0));
+        let shutdown = Arc::new(Notify::new());
+        let settings = LoopSettings {
+            concurrency: 1,
+            idle_poll: Duration::from_secs(60),
+            drain: Duration::from_secs(1),
+        };
+        let queue = due.clone();
+        let claim = move |n: u32| {
+            let mut queue = queue.lock().unwrap();
+            let take = (n as usize).min(queue.len());
+            let split = queue.len() - take;
+            std::future::ready(queue.split_off(split))
+        };
+        let finished = done.clone();
+        let start = move |_item: u32| {
+            let finished = finished.clone();
+            Some(async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                finished.add_permits(1);
+            })
+        };
+        let started = Instant::now();
+        let worker = tokio::spawn(claim_loop(settings, None, shutdown.clone(), claim, start));
+        let all = tokio::time::timeout(Duration::from_secs(10), done.acquire_many(3)).await;
+        assert!(all.is_ok(), "three items worked one after another");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "not held back by the 60 s poll: {:?}",
+            started.elapsed()
+        );
+        assert!(due.lock().unwrap().is_empty());
+        shutdown.notify_waiters();
+        worker.await.unwrap();
+    }
 }
