@@ -125,14 +125,14 @@ impl Fulfilment {
         ));
         let settings = LoopSettings {
             concurrency: self.settings.concurrency,
-            idle_poll: Duration::from_millis(250),
+            idle_poll: POLL,
             drain: Duration::from_secs(10),
         };
-        let watches_claimed = Mutex::new(None);
+        let mut watches_claimed = None;
         let claim = |free: u32| {
             let store = self.store.clone();
             let lease = self.settings.lease;
-            let watches = watch_poll_due(&watches_claimed);
+            let watches = watch_poll_due(&mut watches_claimed);
             async move {
                 claim(&store, free, lease, watches)
                     .await
@@ -499,16 +499,15 @@ async fn claim(
     Ok(claimed)
 }
 
-/// How often the loop looks for due reversal watches. A watch falls due
-/// minutes after a success, and a claim, even an empty one, is a write on
-/// SQLite's one writer: a busy loop claims after every purchase it finishes,
-/// so it looks for watches only at the pace of an idle loop's poll.
-const WATCH_POLL: Duration = Duration::from_millis(250);
+/// The idle loop's poll, and how often a claim looks for due reversal
+/// watches. A watch falls due minutes after a success, and a claim, even an
+/// empty one, is a write on SQLite's one writer: a busy loop claims after
+/// every purchase it finishes, so it looks for watches only at this pace.
+const POLL: Duration = Duration::from_millis(250);
 
 /// Whether this claim looks for watches (`last`: when one last did).
-fn watch_poll_due(last: &Mutex<Option<Instant>>) -> bool {
-    let mut last = last.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let due = last.is_none_or(|at| at.elapsed() >= WATCH_POLL);
+fn watch_poll_due(last: &mut Option<Instant>) -> bool {
+    let due = last.is_none_or(|at| at.elapsed() >= POLL);
     if due {
         *last = Some(Instant::now());
     }
@@ -614,11 +613,14 @@ mod tests {
 
     #[test]
     fn watches_are_looked_for_at_most_once_a_poll() {
-        let last = Mutex::new(None);
-        assert!(watch_poll_due(&last), "the first claim looks");
-        assert!(!watch_poll_due(&last), "the next one, at once, does not");
-        *last.lock().unwrap() = Instant::now().checked_sub(WATCH_POLL);
-        assert!(watch_poll_due(&last), "a poll later it looks again");
+        let mut last = None;
+        assert!(watch_poll_due(&mut last), "the first claim looks");
+        assert!(
+            !watch_poll_due(&mut last),
+            "the next one, at once, does not"
+        );
+        last = Instant::now().checked_sub(POLL);
+        assert!(watch_poll_due(&mut last), "a poll later it looks again");
     }
 
     #[test]
