@@ -49,6 +49,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "021_privacy": both sqlite postgres;
     "022_limits": both postgres;
     "023_velocity": both postgres;
+    "024_checks_as_comparisons": sqlite;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

@@ -73,11 +73,7 @@ async fn record<T: Tx>(
 }
 
 /// One attempt in the event's log.
-pub(super) async fn add_attempt<T: Tx>(
-    tx: &T,
-    event_id: &str,
-    attempt: &NewAttempt,
-) -> Result<(), T::Error> {
+async fn add_attempt<T: Tx>(tx: &T, event_id: &str, attempt: &NewAttempt) -> Result<(), T::Error> {
     let sql = "INSERT INTO webhook_attempts (event_id, url, http_status, error,
                    latency_ms, response_excerpt, created_at)
                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
@@ -93,6 +89,18 @@ pub(super) async fn add_attempt<T: Tx>(
         &now_rfc3339(),
     ];
     tx.execute(sql, &params).await?;
+    Ok(())
+}
+
+/// The one attempt of the event of transaction `code`, if it was written
+/// skipped ([`NewAttempt::no_webhook_url`], from the event's row).
+pub(super) async fn add_skipped_attempt<T: Tx>(tx: &T, code: &str) -> Result<(), T::Error> {
+    let sql = "INSERT INTO webhook_attempts (event_id, url, http_status, error,
+                   latency_ms, response_excerpt, created_at)
+               SELECT id, NULL, NULL, ?2, 0, '', ?3 FROM events
+               WHERE transaction_code = ?1 AND status = 'skipped'";
+    tx.execute(sql, &[&code, &crate::NO_WEBHOOK_URL, &now_rfc3339()])
+        .await?;
     Ok(())
 }
 

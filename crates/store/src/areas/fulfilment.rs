@@ -206,7 +206,9 @@ pub(crate) struct Finalized {
 
 /// The final status written, if the transaction is in the status the
 /// finalization takes it from (PostgreSQL's `UPDATE` locks the row and reads
-/// it again after a concurrent finalize, so only one of them changes it).
+/// it again after a concurrent finalize, so only one of them changes it);
+/// then the row read back, not `RETURNING` (docs/decisions.md, "No temporary
+/// B-tree on a purchase's path").
 async fn change_status<T: Tx>(
     tx: &T,
     code: &str,
@@ -215,14 +217,9 @@ async fn change_status<T: Tx>(
     let Some(from) = fin.takes_from() else {
         return Ok(None);
     };
-    const COLUMNS: &str = "account_id, key_id, amount, product, recipient, created_at";
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "UPDATE transactions SET status = ?1, message = ?2, result = ?3, completed_at = ?4,
-               attempts = attempts + 1, lease_until = 0, cost = ?6, watch_at = ?7
-             WHERE code = ?5 AND status = ?8 RETURNING {COLUMNS}"
-        )
-    });
+    let sql = "UPDATE transactions SET status = ?1, message = ?2, result = ?3, completed_at = ?4,
+                 attempts = attempts + 1, lease_until = 0, cost = ?6, watch_at = ?7
+               WHERE code = ?5 AND status = ?8";
     let params: [&dyn Param; 8] = [
         &fin.status.as_str(),
         &fin.message,
@@ -233,18 +230,26 @@ async fn change_status<T: Tx>(
         &fin.watch_at_ms,
         &from.as_str(),
     ];
-    tx.query_opt(&SQL, &params, |row| {
-        Ok(Finalized {
-            code: code.to_owned(),
-            account_id: row.parsed(col!("account_id"))?,
-            key_id: row.parsed(col!("key_id"))?,
-            amount: row.get(col!("amount"))?,
-            product: row.parsed(col!("product"))?,
-            recipient: row.get(col!("recipient"))?,
-            created_at: row.get(col!("created_at"))?,
+    if tx.execute(sql, &params).await? == 0 {
+        return Ok(None);
+    }
+    const COLUMNS: &str = "account_id, key_id, amount, product, recipient, created_at";
+    static CHANGED: LazyLock<String> =
+        LazyLock::new(|| format!("SELECT {COLUMNS} FROM transactions WHERE code = ?1"));
+    let changed = tx
+        .query_one(&CHANGED, &[&code], |row| {
+            Ok(Finalized {
+                code: code.to_owned(),
+                account_id: row.parsed(col!("account_id"))?,
+                key_id: row.parsed(col!("key_id"))?,
+                amount: row.get(col!("amount"))?,
+                product: row.parsed(col!("product"))?,
+                recipient: row.get(col!("recipient"))?,
+                created_at: row.get(col!("created_at"))?,
+            })
         })
-    })
-    .await
+        .await?;
+    Ok(Some(changed))
 }
 
 /// [`finalize`] with the operator's line, written only if it changed something.
@@ -262,20 +267,21 @@ pub(crate) async fn finalize_logged<T: Tx>(
 }
 
 /// The transaction's webhook event (queued again on a reversal), or, for a
-/// key without a webhook URL, the event skipped with its attempt.
+/// key without a webhook URL, the event skipped with its attempt. The key's
+/// row is the statement's one source row (its key always exists: a
+/// transaction's key is a foreign key), and the attempt is written from the
+/// event's row, not from `RETURNING` (docs/decisions.md, "No temporary
+/// B-tree on a purchase's path").
 async fn queue_event<T: Tx>(
     tx: &T,
     current: &Finalized,
     fin: &Finalization,
 ) -> Result<(), T::Error> {
-    // `WHERE TRUE`: SQLite reads `ON CONFLICT` after a join as the join's `ON`.
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
             "INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at)
-             SELECT ?1, ?2, ?3, ?4, ?5, ?6, {FIRST_STATE}, ?7, ?8
-             FROM (SELECT CAST(?4 AS TEXT) AS id) AS owner LEFT JOIN api_keys k ON k.id = owner.id
-             WHERE TRUE
-             {RESEND_ON_REVERSAL} RETURNING id, status"
+             SELECT ?1, ?2, ?3, k.id, ?5, ?6, {FIRST_STATE}, ?7, ?8 FROM api_keys k WHERE k.id = ?4
+             {RESEND_ON_REVERSAL}"
         )
     });
     let params: [&dyn Param; 8] = [
@@ -288,15 +294,8 @@ async fn queue_event<T: Tx>(
         &rfc3339(fin.completed_at_ms),
         &fin.completed_at_ms,
     ];
-    let (id, status): (String, String) = tx
-        .query_one(&SQL, &params, |row| {
-            Ok((row.get(Column::nth(0))?, row.get(Column::nth(1))?))
-        })
-        .await?;
-    if status == EventStatus::Skipped.as_str() {
-        events::add_attempt(tx, &id, &NewAttempt::no_webhook_url()).await?;
-    }
-    Ok(())
+    tx.execute(&SQL, &params).await?;
+    events::add_skipped_attempt(tx, &current.code).await
 }
 
 /// `status = 'processing'` written out, so the planner takes the partial

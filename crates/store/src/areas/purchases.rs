@@ -62,10 +62,55 @@ pub(crate) async fn look_up<T: Tx>(
     }
 }
 
-/// A transaction by its code (SQLite's placement answers it so).
-pub(crate) async fn by_code<T: Tx>(tx: &T, code: &str) -> Result<Transaction, T::Error> {
-    let found = look_up(tx, None, TxLookup::Code(code.to_owned())).await?;
-    Ok(found.ok_or(StoreError::NotFound("transaction"))?)
+/// A placed purchase's message until it is final.
+pub(crate) const PROCESSING: &str = "Transaction is processing";
+
+/// A purchase just placed: both engines answer a placement with the
+/// transaction built from it, exactly as reading its row back would give it,
+/// instead of reading it back.
+pub(crate) struct Placed<'a> {
+    pub new: &'a NewPurchase,
+    pub code: &'a str,
+    /// The details as stored (JSON text).
+    pub details: &'a str,
+    pub created_at: &'a str,
+    pub balance_before: Kobo,
+    pub balance_after: Kobo,
+    pub held_for: Option<String>,
+}
+
+impl Placed<'_> {
+    pub(crate) fn transaction(self) -> StoreResult<Transaction> {
+        let new = self.new;
+        Ok(Transaction {
+            code: self.code.to_owned(),
+            account_id: new.account_id,
+            key_id: new.key_id,
+            reference: new.reference.clone(),
+            product: new.product,
+            provider: new.provider.clone(),
+            plan_id: new.plan_id.clone(),
+            label: new.label.clone(),
+            recipient: new.recipient.clone(),
+            amount: new.amount,
+            face_value: new.face_value,
+            cost: None,
+            tier: new.tier.clone(),
+            details: serde_json::from_str(self.details).map_err(StoreError::caused)?,
+            status: TxStatus::Processing,
+            message: PROCESSING.into(),
+            balance_before: self.balance_before,
+            balance_after: self.balance_after,
+            result: serde_json::json!({}),
+            attempts: 0,
+            submitted: false,
+            created_at: self.created_at.to_owned(),
+            completed_at: None,
+            supplier: None,
+            supplier_reference: None,
+            held_for: self.held_for,
+        })
+    }
 }
 
 /// The statement looking a transaction up by `column` (one of

@@ -153,15 +153,16 @@ pub(crate) async fn post_ledger<T: Tx>(
     entry: Entry<'_>,
 ) -> Result<Kobo, T::Error> {
     const COLUMNS: &str = "balance";
-    let moved = "UPDATE accounts SET balance = balance + ?1 WHERE id = ?2 AND balance + ?1 >= 0
-                 RETURNING balance";
+    // Read back, not `RETURNING` (crate::db::NO_RETURNING says why).
+    let moved = "UPDATE accounts SET balance = balance + ?1 WHERE id = ?2 AND balance + ?1 >= 0";
     let account = account.to_string();
-    let balance_after: Option<i64> = tx
-        .query_opt(moved, &[&amount.0, &account], |row| {
-            row.get(col!("balance"))
-        })
+    if tx.execute(moved, &[&amount.0, &account]).await? == 0 {
+        return Err(Refusal::InsufficientBalance.into());
+    }
+    let balance = "SELECT balance FROM accounts WHERE id = ?1";
+    let balance_after: i64 = tx
+        .query_one(balance, &[&account], |row| row.get(col!("balance")))
         .await?;
-    let balance_after = balance_after.ok_or(Refusal::InsufficientBalance)?;
     let (kind, transaction_code, credit, funding_id) = match entry {
         Entry::Credit(source, reference) => {
             (LedgerKind::Credit, None, Some((source, reference)), None)

@@ -10,12 +10,12 @@ use super::error::{
     violates,
 };
 use super::rows::get;
-use crate::areas::limits;
+use crate::areas::{limits, purchases};
 use crate::clock::lagos_today;
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::limits::{LimitKind, LimitRefusal, usage_days};
 use crate::*;
-use billpay_domain::{AccountId, Kobo, TxStatus};
+use billpay_domain::{AccountId, Kobo};
 use deadpool_postgres::Pool;
 use tokio::sync::oneshot;
 use tokio_postgres::Row;
@@ -182,36 +182,16 @@ impl PurchaseArgs {
         balance_after: Kobo,
         held_for: Option<String>,
     ) -> StoreResult<Transaction> {
-        let new = &self.new;
-        Ok(Transaction {
-            code: self.code.clone(),
-            account_id: new.account_id,
-            key_id: new.key_id,
-            reference: new.reference.clone(),
-            product: new.product,
-            provider: new.provider.clone(),
-            plan_id: new.plan_id.clone(),
-            label: new.label.clone(),
-            recipient: new.recipient.clone(),
-            amount: new.amount,
-            face_value: new.face_value,
-            cost: None,
-            tier: new.tier.clone(),
-            // exactly what reading the stored text back gives
-            details: serde_json::from_str(&self.details).map_err(StoreError::caused)?,
-            status: TxStatus::Processing,
-            message: "Transaction is processing".into(),
+        let placed = purchases::Placed {
+            new: &self.new,
+            code: &self.code,
+            details: &self.details,
+            created_at: &self.now,
             balance_before,
             balance_after,
-            result: serde_json::json!({}),
-            attempts: 0,
-            submitted: false,
-            created_at: self.now.clone(),
-            completed_at: None,
-            supplier: None,
-            supplier_reference: None,
             held_for,
-        })
+        };
+        placed.transaction()
     }
 }
 

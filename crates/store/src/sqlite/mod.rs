@@ -11,6 +11,8 @@
 mod audit_plans;
 pub mod backup;
 mod engine;
+#[cfg(test)]
+mod purchase_path;
 mod purchases;
 mod statements;
 mod wallet;

@@ -30,8 +30,17 @@ impl SqliteStore {
                 let passed = ready(limits::check(tx, account, recipient, new.amount, &today))?;
                 let debit = Kobo(-new.amount.0);
                 let balance_after = post_ledger(conn, new.account_id, debit, Entry::Debit(&code))?;
-                let balances = (passed.balance, balance_after);
-                insert(conn, &code, &new, balances, passed.hold)?;
+                let now = now_ms();
+                let placed = purchases::Placed {
+                    new: &new,
+                    code: &code,
+                    details: &new.details.to_json(),
+                    created_at: &rfc3339(now),
+                    balance_before: passed.balance,
+                    balance_after,
+                    held_for: passed.hold.map(str::to_owned),
+                };
+                insert(conn, &placed, now)?;
                 let kept = passed.keeps_recipient.then_some(recipient);
                 let hourly = Some((passed.hourly, recipient));
                 ready(limits::record_usage(
@@ -41,22 +50,17 @@ impl SqliteStore {
                     new.amount,
                     &today,
                 ))?;
-                ready(purchases::by_code(tx, &code))
+                placed.transaction()
             })
             .await
     }
 }
 
-fn insert(
-    conn: &Connection,
-    code: &str,
-    new: &NewPurchase,
-    (before, after): (Kobo, Kobo),
-    held_for: Option<&str>,
-) -> StoreResult<()> {
-    let now = now_ms();
+/// The transaction row, due at `now` (milliseconds) unless it is held.
+fn insert(conn: &Connection, placed: &purchases::Placed, now: i64) -> StoreResult<()> {
+    let new = placed.new;
     // A held purchase is not due until an owner releases it.
-    let due = if held_for.is_some() {
+    let due = if placed.held_for.is_some() {
         limits::HELD_UNTIL_MS
     } else {
         now
@@ -65,7 +69,7 @@ fn insert(
         conn,
         include_str!("sql/insert_transaction.sql"),
         params![
-            code,
+            placed.code,
             new.account_id.to_string(),
             new.key_id.to_string(),
             new.reference,
@@ -75,15 +79,16 @@ fn insert(
             new.label,
             new.recipient,
             new.amount.0,
-            new.details.to_json(),
+            placed.details,
             new.batch_id(),
-            before.0,
-            after.0,
+            placed.balance_before.0,
+            placed.balance_after.0,
             due,
-            rfc3339(now),
+            placed.created_at,
             new.face_value.0,
             new.tier,
-            held_for,
+            placed.held_for,
+            purchases::PROCESSING,
         ],
     )?;
     Ok(())
