@@ -340,8 +340,9 @@ impl Value for Option<billpay_domain::Kobo> {
 ///
 /// - `write`: one transaction (SQLite: a job of the writer's group commit;
 ///   PostgreSQL: a pooled transaction, retried whole on a serialisation failure);
-/// - `statement`: a write that is one statement (SQLite: as `write`;
-///   PostgreSQL: autocommitted, no BEGIN/COMMIT round trips);
+/// - `statement`: a write that is one statement (SQLite: as `write`, without
+///   the job's savepoint, `Engine::write_statement`; PostgreSQL: autocommitted,
+///   no BEGIN/COMMIT round trips);
 /// - `read`: a read (SQLite: a reader thread; PostgreSQL: a pooled connection);
 /// - `snapshot`: reads that must agree (SQLite: in one read transaction;
 ///   PostgreSQL: in one read-only `REPEATABLE READ` transaction);
@@ -446,9 +447,13 @@ macro_rules! for_both_engines {
     (@own $arg:ident $own:expr) => {
         $own
     };
-    (@sqlite statement $($rest:tt)*) => {
-        $crate::db::for_both_engines!(@sqlite write $($rest)*)
-    };
+    (@sqlite statement $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
+        $store.engine.write_statement(move |conn| {
+            let $tx = &$crate::sqlite::Lite(conn);
+            $crate::db::ready($call)
+        }).await
+    }};
     (@sqlite read $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.engine.read(move |conn| {

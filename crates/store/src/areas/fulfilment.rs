@@ -42,7 +42,7 @@ for_both_engines! {
         /// Records that the supplier was asked, before asking: after a crash we requery instead.
         fn mark_submitted(code: &str, supplier: &str, supplier_reference: Option<&str>
             => supplier_reference.map(str::to_owned)) -> ()
-            = write |tx| mark_submitted(tx, &code, &supplier, supplier_reference.as_deref()),
+            = statement |tx| mark_submitted(tx, &code, &supplier, supplier_reference.as_deref()),
             postgres |store| store.mark_submitted_here(code, supplier, supplier_reference);
         /// Outcome unknown or pending: check again after `delay`.
         fn reschedule(code: &str, delay: Duration, note: &str) -> ()

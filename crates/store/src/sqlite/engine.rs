@@ -148,9 +148,29 @@ impl Engine {
         T: Send + 'static,
         F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
     {
+        self.submit(move |conn| run_in_savepoint(conn, op)).await
+    }
+
+    /// [`Engine::write`] for an `op` that runs one statement: SQLite undoes a
+    /// failed statement by itself, so it needs no savepoint of its own, whose
+    /// sub-journal would copy each page the statement changes.
+    pub async fn write_statement<T, F>(&self, op: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
+    {
+        self.submit(move |conn| caught(|| op(conn))).await
+    }
+
+    /// Queues `job` for the next group commit; answers after COMMIT.
+    async fn submit<T, F>(&self, job: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
+    {
         let (tx, rx) = oneshot::channel();
         let job: Job = Box::new(move |conn| {
-            let result = run_in_savepoint(conn, op);
+            let result = job(conn);
             Box::new(move |commit: Result<(), StoreError>| {
                 let _ = tx.send(commit.and(result));
             })
@@ -258,5 +278,41 @@ fn run_writer(conn: Connection, jobs: mpsc::Receiver<Job>) {
                 Err(e) => Err(StoreError::caused(Arc::clone(e))),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Engine;
+
+    /// A statement that fails part-way leaves nothing of itself behind
+    /// without a savepoint, and the batch's other writes commit.
+    #[tokio::test]
+    async fn a_failed_statement_without_a_savepoint_changes_nothing_and_spares_its_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::open(dir.path().join("statements.db")).unwrap();
+        let table = "CREATE TABLE t (n INTEGER PRIMARY KEY, v INTEGER NOT NULL CHECK (v < 10))";
+        engine
+            .write(move |conn| Ok(conn.execute(table, [])?))
+            .await
+            .unwrap();
+        let insert =
+            |sql: &'static str| engine.write_statement(move |conn| Ok(conn.execute(sql, [])?));
+        let (kept, refused) = tokio::join!(
+            insert("INSERT INTO t VALUES (1, 1)"),
+            // its second row breaks the CHECK after its first was written
+            insert("INSERT INTO t VALUES (2, 2), (3, 30)"),
+        );
+        assert_eq!(kept.unwrap(), 1);
+        assert!(refused.is_err());
+        let stored = engine
+            .read(|conn| {
+                let mut stmt = conn.prepare("SELECT n FROM t ORDER BY n")?;
+                let rows = stmt.query_map([], |row| row.get::<_, i64>(0))?;
+                Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            })
+            .await
+            .unwrap();
+        assert_eq!(stored, [1]);
     }
 }
