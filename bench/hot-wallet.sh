@@ -3,7 +3,7 @@
 # wrk -t2 -c64) for any billpay binary, to compare two builds by alternating runs (one run's
 # figures scatter). Prints purchases placed/s under load, how long the backlog took to drain
 # after it, purchases fulfilled/s over both, and the server's CPU (utime + stime) per
-# fulfilled purchase. Needs wrk, sqlite3, curl and python3; EXTRA adds `serve` flags.
+# fulfilled purchase and its peak RSS. Needs wrk, sqlite3, curl and python3; EXTRA adds `serve` flags.
 set -euo pipefail
 bin=$1; secs=${2:-10}
 work=$(mktemp -d); db=sqlite://$work/b.db
@@ -25,11 +25,12 @@ loaded=$(date +%s.%N)
 while [[ $(sqlite3 $work/b.db "SELECT COUNT(*) FROM transactions WHERE status = 'processing'" 2>/dev/null || echo 1) != 0 ]]; do sleep 0.05; done
 drained=$(date +%s.%N)
 cpu1=$(awk '{print $14+$15}' /proc/$pid/stat)
+rss=$(awk '/VmHWM/ {print $2}' /proc/$pid/status)
 total=$(sqlite3 $work/b.db "SELECT COUNT(*) FROM transactions WHERE status = 'successful'")
 kill $pid; wait $pid 2>/dev/null || true
 echo "$out" | grep BENCH_RESULT | sed 's/BENCH_RESULT //' | python3 -c "
 import json,sys; d=json.load(sys.stdin)
 load=$loaded-$start; drain=$drained-$loaded
 errs=sum(d[k] for k in ('connect_errors','read_errors','write_errors','status_errors','timeouts'))
-print('placed/s %6.0f  drain %4.1f s  fulfilled/s %6.0f  cpu_us/purchase %5.1f  successful %d  errors %d  p99 %d us' % (d['requests']/load, drain, $total/(load+drain), ($cpu1-$cpu0)*10000/$total, $total, errs, d['p99_us']))"
+print('placed/s %6.0f  drain %4.1f s  fulfilled/s %6.0f  cpu_us/purchase %5.1f  successful %d  errors %d  p99 %d us  peak RSS %d MB' % (d['requests']/load, drain, $total/(load+drain), ($cpu1-$cpu0)*10000/$total, $total, errs, d['p99_us'], $rss / 1024))"
 rm -rf $work
