@@ -430,9 +430,13 @@ macro_rules! for_both_engines {
     (@postgres_own () $kind:ident $store:ident $args:tt $tx:ident $call:expr) => {
         $crate::db::for_both_engines!(@postgres $kind $store $args $tx $call)
     };
-    (@sqlite write $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+    (@sqlite write $($rest:tt)*) => {
+        $crate::db::for_both_engines!(@sqlite_writer write $($rest)*)
+    };
+    // The writer's job: `write` in its own savepoint, `write_statement` bare.
+    (@sqlite_writer $job:ident $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
-        $store.engine.write(move |conn| {
+        $store.engine.$job(move |conn| {
             let $tx = &$crate::sqlite::Lite(conn);
             $crate::db::ready($call)
         }).await
@@ -447,13 +451,9 @@ macro_rules! for_both_engines {
     (@own $arg:ident $own:expr) => {
         $own
     };
-    (@sqlite statement $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
-        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
-        $store.engine.write_statement(move |conn| {
-            let $tx = &$crate::sqlite::Lite(conn);
-            $crate::db::ready($call)
-        }).await
-    }};
+    (@sqlite statement $($rest:tt)*) => {
+        $crate::db::for_both_engines!(@sqlite_writer write_statement $($rest)*)
+    };
     (@sqlite read $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.engine.read(move |conn| {
