@@ -153,7 +153,8 @@ pub(crate) async fn post_ledger<T: Tx>(
     entry: Entry<'_>,
 ) -> Result<Kobo, T::Error> {
     const COLUMNS: &str = "balance";
-    // Read back, not `RETURNING` (crate::db::NO_RETURNING says why).
+    // Read back, not `RETURNING` (docs/decisions.md, "No temporary B-tree on a
+    // purchase's path").
     let moved = "UPDATE accounts SET balance = balance + ?1 WHERE id = ?2 AND balance + ?1 >= 0";
     let account = account.to_string();
     if tx.execute(moved, &[&amount.0, &account]).await? == 0 {

@@ -203,3 +203,25 @@ async fn purchases_are_listed_newest_first_filtered_and_paginated() {
     assert_eq!(spend.len(), 1, "failed purchases are not spend");
     assert_eq!((spend[0].count, spend[0].amount), (2, Kobo::from_naira(20)));
 }
+
+/// Both engines answer a placement with the transaction built from what they
+/// wrote, not read back: it is exactly what reading it back gives.
+#[tokio::test]
+async fn a_placed_purchase_is_answered_as_it_reads_back() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let plain = purchase(account, key, "ref-placed-1", 100);
+    let priced = NewPurchase {
+        plan_id: Some("mtn-1gb".into()),
+        tier: Some("gold".into()),
+        face_value: Kobo::from_naira(105),
+        ..purchase(account, key, "ref-placed-2", 100)
+    };
+    for new in [plain, priced] {
+        let placed = store.place_purchase(new).await.unwrap();
+        let lookup = TxLookup::Code(placed.code.clone());
+        let read = store.transaction(Some(account), lookup).await.unwrap();
+        let as_json = |tx: &Transaction| serde_json::to_value(tx).unwrap();
+        assert_eq!(as_json(&placed), as_json(&read.expect("stored")));
+    }
+}
