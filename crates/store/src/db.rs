@@ -341,8 +341,11 @@ impl Value for Option<billpay_domain::Kobo> {
 /// - `write`: one transaction (SQLite: a job of the writer's group commit;
 ///   PostgreSQL: a pooled transaction, retried whole on a serialisation failure);
 /// - `statement`: a write that is one statement (SQLite: as `write`, without
-///   the job's savepoint, `Engine::write_statement`; PostgreSQL: autocommitted,
+///   the job's savepoint, `Engine::write_bare`; PostgreSQL: autocommitted,
 ///   no BEGIN/COMMIT round trips);
+/// - `guarded`: a write whose refusals all come before its first change
+///   (SQLite: as `statement`, and should it fail after a change its batch is
+///   rolled back whole; PostgreSQL: as `write`);
 /// - `read`: a read (SQLite: a reader thread; PostgreSQL: a pooled connection);
 /// - `snapshot`: reads that must agree (SQLite: in one read transaction;
 ///   PostgreSQL: in one read-only `REPEATABLE READ` transaction);
@@ -433,7 +436,7 @@ macro_rules! for_both_engines {
     (@sqlite write $($rest:tt)*) => {
         $crate::db::for_both_engines!(@sqlite_writer write $($rest)*)
     };
-    // The writer's job: `write` in its own savepoint, `write_statement` bare.
+    // The writer's job: `write` in its own savepoint, `write_bare` without.
     (@sqlite_writer $job:ident $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.engine.$job(move |conn| {
@@ -452,7 +455,10 @@ macro_rules! for_both_engines {
         $own
     };
     (@sqlite statement $($rest:tt)*) => {
-        $crate::db::for_both_engines!(@sqlite_writer write_statement $($rest)*)
+        $crate::db::for_both_engines!(@sqlite_writer write_bare $($rest)*)
+    };
+    (@sqlite guarded $($rest:tt)*) => {
+        $crate::db::for_both_engines!(@sqlite_writer write_bare $($rest)*)
     };
     (@sqlite read $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
@@ -488,6 +494,9 @@ macro_rules! for_both_engines {
             })
         }).await
     }};
+    (@postgres guarded $($rest:tt)*) => {
+        $crate::db::for_both_engines!(@postgres write $($rest)*)
+    };
     (@postgres snapshot $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.snapshot(move |t| {

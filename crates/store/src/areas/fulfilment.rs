@@ -50,7 +50,7 @@ for_both_engines! {
         /// Final status + refund (if failed) + outbox event, in one transaction.
         /// `false` when the transaction was already final (nothing changed).
         fn finalize(code: &str, #[sealed] fin: Finalization => fin) -> bool
-            = write |tx| finalize(tx, &code, &fin),
+            = guarded |tx| finalize(tx, &code, &fin),
             postgres |store| store.finalize_here(code, fin);
         /// How many purchases are `processing`, and since when the oldest.
         fn fulfilment_backlog() -> Backlog = read |tx| backlog(tx);
@@ -170,6 +170,7 @@ async fn reschedule<T: Tx>(
 /// A final status, its refund (if failed) with its usage given back, its
 /// outbox event and its notice, inside the caller's transaction; `false`
 /// when the transaction does not take this finalization (nothing changed).
+/// It refuses only before its first change (the `guarded` kind).
 pub(crate) async fn finalize<T: Tx>(
     tx: &T,
     code: &str,

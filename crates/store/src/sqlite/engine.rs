@@ -22,8 +22,13 @@ const MAX_BATCH: usize = 256;
 /// than the statements the store uses).
 const STATEMENT_CACHE: usize = 128;
 
-type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
-type Job = Box<dyn FnOnce(&Connection) -> Reply + Send>;
+/// A batch's outcome as each job's reply sees it: committed, or why not.
+type Commit = Result<(), Arc<dyn std::error::Error + Send + Sync>>;
+type Reply = Box<dyn FnOnce(&Commit) + Send>;
+/// A job answers its reply, and whether it failed after changing rows that
+/// no savepoint of its own can undo ([`Engine::write_bare`]).
+type Job = Box<dyn FnOnce(&Connection) -> (Reply, Torn) + Send>;
+type Torn = bool;
 type ReadJob = Box<dyn FnOnce(&Connection) + Send>;
 
 pub struct Engine {
@@ -148,32 +153,48 @@ impl Engine {
         T: Send + 'static,
         F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
     {
-        self.submit(move |conn| run_in_savepoint(conn, op)).await
+        self.submit(move |conn| (run_in_savepoint(conn, op), false))
+            .await
     }
 
-    /// [`Engine::write`] for an `op` that runs one statement: SQLite undoes a
-    /// failed statement by itself, so it needs no savepoint of its own, whose
-    /// sub-journal would copy each page the statement changes.
-    pub async fn write_statement<T, F>(&self, op: F) -> StoreResult<T>
+    /// [`Engine::write`] without the job's savepoint, whose sub-journal copies
+    /// every page the job changes, for an `op` that refuses, if it does,
+    /// before its first change: one statement (SQLite undoes a failed
+    /// statement by itself), or a purchase's placement and finalize, whose
+    /// checks come first. Should `op` fail after a change all the same, its
+    /// whole batch is rolled back and every job in it fails, as when COMMIT
+    /// fails: nothing half-done is ever committed.
+    pub async fn write_bare<T, F>(&self, op: F) -> StoreResult<T>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
     {
-        self.submit(move |conn| caught(|| op(conn))).await
+        self.submit(move |conn| {
+            let before = conn.total_changes();
+            let result = caught(|| op(conn));
+            let torn = result.is_err() && conn.total_changes() != before;
+            (result, torn)
+        })
+        .await
     }
 
-    /// Queues `job` for the next group commit; answers after COMMIT.
+    /// Queues `job` for the next group commit; answers after COMMIT (a job
+    /// that failed with its own error, whatever the batch did).
     async fn submit<T, F>(&self, job: F) -> StoreResult<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
+        F: FnOnce(&Connection) -> (StoreResult<T>, Torn) + Send + 'static,
     {
         let (tx, rx) = oneshot::channel();
         let job: Job = Box::new(move |conn| {
-            let result = job(conn);
-            Box::new(move |commit: Result<(), StoreError>| {
-                let _ = tx.send(commit.and(result));
-            })
+            let (result, torn) = job(conn);
+            let reply: Reply = Box::new(move |commit: &Commit| {
+                let committed = commit
+                    .as_ref()
+                    .map_err(|e| StoreError::caused(Arc::clone(e)));
+                let _ = tx.send(result.and_then(|value| committed.map(|()| value)));
+            });
+            (reply, torn)
         });
         self.writer
             .send(job)
@@ -222,6 +243,11 @@ impl Engine {
     }
 }
 
+/// Why a batch was rolled back instead of committed.
+#[derive(Debug, thiserror::Error)]
+#[error("a write failed after changing rows outside a savepoint; its batch was rolled back")]
+struct TornBatch;
+
 fn run_reader(conn: Connection, queue: &Mutex<mpsc::Receiver<ReadJob>>) {
     loop {
         // Held only while waiting for a job: the next free reader takes the next one.
@@ -264,19 +290,30 @@ fn run_writer(conn: Connection, jobs: mpsc::Receiver<Job>) {
             tracing::warn!(error = %e, "waiting for the SQLite write lock");
             std::thread::sleep(Duration::from_millis(50));
         }
-        let replies: Vec<Reply> = batch.into_iter().map(|job| job(&conn)).collect();
-        // shared, so each job's reply carries the driver's error itself
-        let commit = execute(&conn, "COMMIT", []).map(drop).map_err(Arc::new);
+        let mut torn = false;
+        let replies: Vec<Reply> = batch
+            .into_iter()
+            .map(|job| {
+                let (reply, job_torn) = job(&conn);
+                torn |= job_torn;
+                reply
+            })
+            .collect();
+        // shared, so each job's reply carries the cause itself
+        let commit: Commit = if torn {
+            Err(Arc::new(TornBatch))
+        } else {
+            execute(&conn, "COMMIT", [])
+                .map(drop)
+                .map_err(|e| Arc::new(e) as _)
+        };
         crate::metrics::record_batch("sqlite", "writes", size, started);
         if let Err(e) = &commit {
             tracing::error!(error = %e, "group commit failed; batch rolled back");
             let _ = execute(&conn, "ROLLBACK", []);
         }
         for reply in replies {
-            reply(match &commit {
-                Ok(()) => Ok(()),
-                Err(e) => Err(StoreError::caused(Arc::clone(e))),
-            });
+            reply(&commit);
         }
     }
 }
@@ -284,6 +321,7 @@ fn run_writer(conn: Connection, jobs: mpsc::Receiver<Job>) {
 #[cfg(test)]
 mod tests {
     use super::Engine;
+    use crate::{StoreError, StoreResult};
 
     /// A statement that fails part-way leaves nothing of itself behind
     /// without a savepoint, and the batch's other writes commit.
@@ -296,8 +334,7 @@ mod tests {
             .write(move |conn| Ok(conn.execute(table, [])?))
             .await
             .unwrap();
-        let insert =
-            |sql: &'static str| engine.write_statement(move |conn| Ok(conn.execute(sql, [])?));
+        let insert = |sql: &'static str| engine.write_bare(move |conn| Ok(conn.execute(sql, [])?));
         let (kept, refused) = tokio::join!(
             insert("INSERT INTO t VALUES (1, 1)"),
             // its second row breaks the CHECK after its first was written
@@ -314,5 +351,45 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(stored, [1]);
+    }
+
+    /// A bare job that fails after a change takes its whole batch with it:
+    /// its batchmate's write is not committed, and each says why.
+    #[tokio::test]
+    async fn a_bare_job_failing_after_a_change_rolls_its_batch_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::open(dir.path().join("torn.db")).unwrap();
+        let table = "CREATE TABLE t (n INTEGER PRIMARY KEY)";
+        engine
+            .write(move |conn| Ok(conn.execute(table, [])?))
+            .await
+            .unwrap();
+        // The writer waits inside this job until both others are queued, so
+        // they share a batch.
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let blocker = engine.write(move |_| Ok(wait.recv().ok()));
+        let kept = engine.write(|conn| Ok(conn.execute("INSERT INTO t VALUES (1)", [])?));
+        let torn = engine.write_bare(|conn| {
+            conn.execute("INSERT INTO t VALUES (2)", [])?;
+            Err::<(), _>(StoreError::Invalid("refused after a change".into()))
+        });
+        let release = async {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            go.send(()).unwrap();
+        };
+        let (_, kept, torn, ()) = tokio::join!(blocker, kept, torn, release);
+        let kept = kept.unwrap_err().to_string();
+        assert!(kept.contains("its batch was rolled back"), "{kept}");
+        assert_eq!(torn.unwrap_err().to_string(), "refused after a change");
+        let count = |conn: &rusqlite::Connection| -> StoreResult<i64> {
+            Ok(conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))?)
+        };
+        assert_eq!(engine.read(count).await.unwrap(), 0);
+        // The writer carries on with the next batch.
+        engine
+            .write_bare(|conn| Ok(conn.execute("INSERT INTO t VALUES (3)", [])?))
+            .await
+            .unwrap();
+        assert_eq!(engine.read(count).await.unwrap(), 1);
     }
 }

@@ -15,11 +15,13 @@ use rusqlite::{Connection, params};
 impl SqliteStore {
     /// The reference, the blocklist, limits and velocity rules, the debit,
     /// the transaction row (held for review when a rule says so), its ledger
-    /// entry and its usage, in one savepoint of the next group commit (the
-    /// one writer orders every debit, so limits cannot be raced).
+    /// entry and its usage, in one job of the next group commit (the one
+    /// writer orders every debit, so limits cannot be raced). Every refusal
+    /// comes before the debit, the first change, so the job needs no
+    /// savepoint of its own (`Engine::write_bare`).
     pub(crate) async fn place_purchase_here(&self, new: NewPurchase) -> StoreResult<Transaction> {
         self.engine
-            .write(move |conn| {
+            .write_bare(move |conn| {
                 if reference_used(conn, new.account_id, &new.reference)? {
                     return Err(Refusal::DuplicateReference.into());
                 }
