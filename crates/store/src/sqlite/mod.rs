@@ -12,6 +12,8 @@ mod audit_plans;
 pub mod backup;
 mod engine;
 #[cfg(test)]
+mod listing_plans;
+#[cfg(test)]
 mod purchase_path;
 mod purchases;
 mod statements;

@@ -204,6 +204,49 @@ async fn purchases_are_listed_newest_first_filtered_and_paginated() {
     assert_eq!((spend[0].count, spend[0].amount), (2, Kobo::from_naira(20)));
 }
 
+/// The product and the creation-time bounds filter the list as well (from
+/// inclusive, until exclusive), each on its own.
+#[tokio::test]
+async fn purchases_are_filtered_by_product_and_creation_time() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let airtime = store
+        .place_purchase(purchase(account, key, "when-1", 10))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+    let data = NewPurchase {
+        product: Product::Data,
+        ..purchase(account, key, "when-2", 10)
+    };
+    let data = store.place_purchase(data).await.unwrap();
+    let store = &store;
+    let listed = |filter: TxFilter| async move {
+        let filter = TxFilter {
+            account_id: Some(account),
+            limit: 10,
+            ..filter
+        };
+        let found = store.transactions(filter).await.unwrap();
+        found.into_iter().map(|t| t.code).collect::<Vec<_>>()
+    };
+    let data_only = TxFilter {
+        product: Some(Product::Data),
+        ..TxFilter::default()
+    };
+    assert_eq!(listed(data_only).await, [data.code.clone()]);
+    let from_data = TxFilter {
+        created_from: Some(data.created_at.clone()),
+        ..TxFilter::default()
+    };
+    assert_eq!(listed(from_data).await, [data.code.clone()]);
+    let until_data = TxFilter {
+        created_until: Some(data.created_at.clone()),
+        ..TxFilter::default()
+    };
+    assert_eq!(listed(until_data).await, [airtime.code]);
+}
+
 /// Both engines answer a placement with the transaction built from what they
 /// wrote, not read back: it is exactly what reading it back gives.
 #[tokio::test]

@@ -1,7 +1,0 @@
-SELECT {columns} FROM transactions WHERE (?1{text} IS NULL OR account_id = ?1)
-  AND (?2{text} IS NULL OR status = ?2) AND (?3{text} IS NULL OR product = ?3)
-  AND (?4{text} IS NULL OR created_at >= ?4) AND (?5{text} IS NULL OR created_at < ?5)
-  AND (?6{text} IS NULL OR {instr}(reference, ?6) > 0 OR {instr}(code, ?6) > 0)
-  AND (?9{text} IS NULL OR provider = ?9) AND (?10{text} IS NULL OR supplier = ?10)
-  AND (?11{text} IS NULL OR {instr}(recipient, ?11) > 0) AND (NOT ?12 OR held_for IS NULL)
-ORDER BY created_at DESC, code DESC LIMIT CAST(?7 AS BIGINT) OFFSET CAST(?8 AS BIGINT)
