@@ -234,12 +234,12 @@ async fn purchases_are_filtered_by_product_and_creation_time() {
         product: Some(Product::Data),
         ..TxFilter::default()
     };
-    assert_eq!(listed(data_only).await, [data.code.clone()]);
+    assert_eq!(listed(data_only).await, [data.code.as_str()]);
     let from_data = TxFilter {
         created_from: Some(data.created_at.clone()),
         ..TxFilter::default()
     };
-    assert_eq!(listed(from_data).await, [data.code.clone()]);
+    assert_eq!(listed(from_data).await, [data.code.as_str()]);
     let until_data = TxFilter {
         created_until: Some(data.created_at.clone()),
         ..TxFilter::default()
