@@ -15,6 +15,7 @@ mod columns;
 mod db;
 pub mod issue;
 pub mod limits;
+mod listing;
 pub mod metrics;
 pub mod migrations;
 mod model;

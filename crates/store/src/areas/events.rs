@@ -8,6 +8,7 @@ use super::claims::{claim, claim_sql};
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{ATTEMPT_COLUMNS, EVENT_COLUMNS};
 use crate::db::{Param, Tx, col, for_both_engines, json_list, json_values};
+use crate::listing::{Filters, Listing};
 use crate::rows::{attempt, event};
 use crate::*;
 use billpay_domain::KeyId;
@@ -105,19 +106,22 @@ pub(super) async fn add_skipped_attempt<T: Tx>(tx: &T, code: &str) -> Result<(),
 }
 
 async fn list<T: Tx>(tx: &T, filter: &EventFilter) -> Result<Vec<Event>, T::Error> {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "SELECT {EVENT_COLUMNS} FROM events
-             WHERE (CAST(?1 AS TEXT) IS NULL OR account_id = ?1)
-               AND (NOT ?2 OR status = 'failed') AND (CAST(?4 AS TEXT) IS NULL OR key_id = ?4)
-             ORDER BY created_at DESC LIMIT CAST(?3 AS BIGINT)"
+    let listing = listing(filter);
+    tx.query_all(&listing.sql, &listing.params(), event).await
+}
+
+/// The listing's statement: only the filters set (`crate::listing`).
+pub(crate) fn listing(filter: &EventFilter) -> Listing {
+    Filters::default()
+        .and("account_id = ?", filter.account_id.map(|a| a.to_string()))
+        .and("key_id = ?", filter.key_id.map(|k| k.to_string()))
+        .and_when(filter.failed_only, || "status = 'failed'".into())
+        .page(
+            &format!("SELECT {EVENT_COLUMNS} FROM events"),
+            "ORDER BY created_at DESC",
+            filter.limit.max(1),
+            None,
         )
-    });
-    let account = filter.account_id.map(|a| a.to_string());
-    let key = filter.key_id.map(|k| k.to_string());
-    let limit = i64::from(filter.limit.max(1));
-    tx.query_all(&SQL, &[&account, &filter.failed_only, &limit, &key], event)
-        .await
 }
 
 async fn find<T: Tx>(tx: &T, key: &str) -> Result<Option<Event>, T::Error> {

@@ -7,6 +7,7 @@ use super::wallet::{Entry, post_ledger};
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{FUNDING_COLUMNS, RESERVED_COLUMNS};
 use crate::db::{Column, Engine, Param, Tx, col, for_both_engines};
+use crate::listing::{Filters, Listing};
 use crate::rows::{funding_event, reserved_account};
 use crate::rules::{check_new_funding, funding_id, funding_writes, ms_from_now};
 use crate::*;
@@ -280,21 +281,23 @@ async fn find<T: Tx>(tx: &T, key: &str) -> Result<Option<FundingEvent>, T::Error
 }
 
 async fn list<T: Tx>(tx: &T, filter: &FundingFilter) -> Result<Vec<FundingEvent>, T::Error> {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "SELECT {FUNDING_COLUMNS} FROM funding_events
-             WHERE (CAST(?1 AS TEXT) IS NULL OR account_id = ?1)
-               AND (CAST(?2 AS TEXT) IS NULL OR status = ?2)
-               AND (CAST(?3 AS TEXT) IS NULL OR gateway = ?3)
-             ORDER BY created_at DESC, id DESC LIMIT CAST(?4 AS BIGINT) OFFSET CAST(?5 AS BIGINT)"
+    let listing = listing(filter);
+    tx.query_all(&listing.sql, &listing.params(), funding_event)
+        .await
+}
+
+/// The listing's statement: only the filters set (`crate::listing`).
+pub(crate) fn listing(filter: &FundingFilter) -> Listing {
+    Filters::default()
+        .and("account_id = ?", filter.account_id.map(|a| a.to_string()))
+        .and("status = ?", filter.status.map(FundingStatus::as_str))
+        .and("gateway = ?", filter.gateway.clone())
+        .page(
+            &format!("SELECT {FUNDING_COLUMNS} FROM funding_events"),
+            "ORDER BY created_at DESC, id DESC",
+            filter.limit.max(1),
+            Some(filter.offset),
         )
-    });
-    let account = filter.account_id.map(|a| a.to_string());
-    let status = filter.status.map(FundingStatus::as_str);
-    let limit = i64::from(filter.limit.max(1));
-    let offset = i64::from(filter.offset);
-    let params: [&dyn Param; 5] = [&account, &status, &filter.gateway, &limit, &offset];
-    tx.query_all(&SQL, &params, funding_event).await
 }
 
 async fn totals<T: Tx>(tx: &T, from: &str, until: &str) -> Result<FundingTotals, T::Error> {

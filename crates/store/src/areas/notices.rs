@@ -8,6 +8,7 @@
 
 use crate::clock::{new_code, now_ms, now_rfc3339};
 use crate::db::{Column, Engine, Param, RowRead, Tx, col, for_both_engines};
+use crate::listing::{Filters, Listing};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, TxStatus};
 use std::sync::LazyLock;
@@ -315,28 +316,23 @@ async fn record<T: Tx>(tx: &T, id: &str, outcome: &NoticeOutcome) -> Result<(), 
 }
 
 async fn list<T: Tx>(tx: &T, filter: &NoticeFilter) -> Result<Vec<Notice>, T::Error> {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "SELECT {COLUMNS} FROM notices
-             WHERE (CAST(?1 AS TEXT) IS NULL OR status = ?1)
-               AND (CAST(?2 AS TEXT) IS NULL OR account_id = ?2)
-               AND (CAST(?3 AS TEXT) IS NULL OR channel = ?3)
-               AND (CAST(?4 AS TEXT) IS NULL OR kind = ?4)
-             ORDER BY created_at DESC, id DESC LIMIT CAST(?5 AS BIGINT) OFFSET CAST(?6 AS BIGINT)"
+    let listing = listing(filter);
+    tx.query_all(&listing.sql, &listing.params(), notice).await
+}
+
+/// The listing's statement: only the filters set (`crate::listing`).
+pub(crate) fn listing(filter: &NoticeFilter) -> Listing {
+    Filters::default()
+        .and("status = ?", filter.status.map(NoticeStatus::as_str))
+        .and("account_id = ?", filter.account_id.map(|a| a.to_string()))
+        .and("channel = ?", filter.channel.clone())
+        .and("kind = ?", filter.kind.clone())
+        .page(
+            &format!("SELECT {COLUMNS} FROM notices"),
+            "ORDER BY created_at DESC, id DESC",
+            filter.limit.max(1),
+            Some(filter.offset),
         )
-    });
-    let status = filter.status.map(NoticeStatus::as_str);
-    let account = filter.account_id.map(|a| a.to_string());
-    let (limit, offset) = (i64::from(filter.limit.max(1)), i64::from(filter.offset));
-    let params: [&dyn Param; 6] = [
-        &status,
-        &account,
-        &filter.channel,
-        &filter.kind,
-        &limit,
-        &offset,
-    ];
-    tx.query_all(&SQL, &params, notice).await
 }
 
 async fn find<T: Tx>(tx: &T, id: &str) -> Result<Option<Notice>, T::Error> {

@@ -4,6 +4,7 @@
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{ACCOUNT_COLUMNS, qualified};
 use crate::db::{Column, Engine, Param, RowRead, Tx, col, for_both_engines};
+use crate::listing::{Filters, Listing};
 use crate::operators::{
     LAST_PLAN_COSTS, LOG_COLUMNS, OPERATOR_COLUMNS, SALES_SUMMARY, SUPPLIER_OUTCOMES,
     first_per_plan,
@@ -218,17 +219,21 @@ async fn claim_totp_step<T: Tx>(tx: &T, operator: i64, step: u64) -> Result<bool
 }
 
 async fn log<T: Tx>(tx: &T, filter: &LogFilter) -> Result<Vec<LogEntry>, T::Error> {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "SELECT {LOG_COLUMNS} FROM operator_log
-             WHERE (CAST(?1 AS TEXT) IS NULL OR subject = ?1)
-               AND (CAST(?2 AS BIGINT) IS NULL OR operator_id = ?2)
-             ORDER BY id DESC LIMIT CAST(?3 AS BIGINT) OFFSET CAST(?4 AS BIGINT)"
+    let listing = log_listing(filter);
+    tx.query_all(&listing.sql, &listing.params(), log_row).await
+}
+
+/// The listing's statement: only the filters set (`crate::listing`).
+pub(crate) fn log_listing(filter: &LogFilter) -> Listing {
+    Filters::default()
+        .and("subject = ?", filter.subject.clone())
+        .and("operator_id = ?", filter.operator_id)
+        .page(
+            &format!("SELECT {LOG_COLUMNS} FROM operator_log"),
+            "ORDER BY id DESC",
+            filter.limit,
+            Some(filter.offset),
         )
-    });
-    let (limit, offset) = (i64::from(filter.limit), i64::from(filter.offset));
-    let params: [&dyn Param; 4] = [&filter.subject, &filter.operator_id, &limit, &offset];
-    tx.query_all(&SQL, &params, log_row).await
 }
 
 /// Accounts by id, key prefix or funding account number, or whose name or

@@ -5,7 +5,8 @@
 
 use super::limits;
 use crate::columns::TX_COLUMNS;
-use crate::db::{Engine, Param, Tx, for_both_engines};
+use crate::db::{Engine, Tx, for_both_engines};
+use crate::listing::{Filters, Listing};
 use crate::rows::{daily_spend_row, transaction};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, TxStatus};
@@ -144,96 +145,46 @@ fn lookup_sql(column: &str, scope: Scope) -> &'static str {
     &found.expect("a column TxLookup names").2
 }
 
-/// The listing, newest first: only the filters it sets are in its statement.
+/// The listing, newest first.
 async fn list<T: Tx>(tx: &T, filter: &TxFilter) -> Result<Vec<Transaction>, T::Error> {
-    let values = ListValues::of(filter);
-    let (sql, params) = list_statement(T::ENGINE, filter, &values);
-    tx.query_all(&sql, &params, transaction).await
+    let listing = listing(T::ENGINE, filter);
+    tx.query_all(&listing.sql, &listing.params(), transaction)
+        .await
 }
 
-/// A filter's values as bound, owned for the statement's lifetime.
-pub(crate) struct ListValues {
-    account: Option<String>,
-    limit: i64,
-    offset: i64,
-}
-
-impl ListValues {
-    pub(crate) fn of(filter: &TxFilter) -> ListValues {
-        ListValues {
-            account: filter.account_id.map(|a| a.to_string()),
-            limit: i64::from(filter.limit.max(1)),
-            offset: i64::from(filter.offset),
-        }
-    }
-}
-
-/// The listing's statement and its values. Each filter set adds its term,
-/// an unset one none: with `?n IS NULL OR …` for every filter, SQLite
-/// scanned and sorted every purchase (124 ms for one account's page with a
-/// million stored; 2 ms through the account's index). The status and the
-/// product are written out (an enum's own text), so the needs-review list
-/// reads the processing rows' partial index. The statements differ by which filters are set, a
-/// few dozen at most, each cached by the engine once prepared.
-pub(crate) fn list_statement<'a>(
-    engine: Engine,
-    filter: &'a TxFilter,
-    values: &'a ListValues,
-) -> (String, Vec<&'a dyn Param>) {
+/// The listing's statement: an account's page reads the account's index,
+/// the needs-review list the processing rows' partial index (the status
+/// and the product written out as their own text).
+pub(crate) fn listing(engine: Engine, filter: &TxFilter) -> Listing {
     let instr = match engine {
         Engine::Sqlite => "instr",
         Engine::Postgres => "strpos",
     };
-    let mut terms: Vec<String> = Vec::new();
-    let mut params: Vec<&'a dyn Param> = Vec::new();
-    // `sql` with its `?` bound to `value`, numbered in turn.
-    let mut and = |sql: &str, value: &'a dyn Param| {
-        params.push(value);
-        terms.push(sql.replace('?', &format!("?{}", params.len())));
-    };
-    if let Some(account) = &values.account {
-        and("account_id = ?", account);
-    }
-    if let Some(from) = &filter.created_from {
-        and("created_at >= ?", from);
-    }
-    if let Some(until) = &filter.created_until {
-        and("created_at < ?", until);
-    }
-    if let Some(search) = &filter.search {
-        let sql = format!("({instr}(reference, ?) > 0 OR {instr}(code, ?) > 0)");
-        and(&sql, search);
-    }
-    if let Some(provider) = &filter.provider {
-        and("provider = ?", provider);
-    }
-    if let Some(supplier) = &filter.supplier {
-        and("supplier = ?", supplier);
-    }
-    if let Some(recipient) = &filter.recipient {
-        and(&format!("{instr}(recipient, ?) > 0"), recipient);
-    }
-    if let Some(status) = filter.status {
-        terms.push(format!("status = '{}'", status.as_str()));
-    }
-    if let Some(product) = filter.product {
-        terms.push(format!("product = '{}'", product.service()));
-    }
-    if filter.not_held {
-        terms.push("held_for IS NULL".into());
-    }
-    let (limit, offset) = (params.len() + 1, params.len() + 2);
-    params.extend([&values.limit as &dyn Param, &values.offset]);
-    let filtered = match terms.is_empty() {
-        true => String::new(),
-        false => format!("WHERE {}", terms.join(" AND ")),
-    };
-    let sql = format!(
-        "SELECT {TX_COLUMNS} FROM transactions {filtered}
-         ORDER BY created_at DESC, code DESC
-         LIMIT CAST(?{limit} AS BIGINT) OFFSET CAST(?{offset} AS BIGINT)"
-    );
-    (sql, params)
+    let search = format!("({instr}(reference, ?) > 0 OR {instr}(code, ?) > 0)");
+    Filters::default()
+        .and("account_id = ?", filter.account_id.map(|a| a.to_string()))
+        .and("created_at >= ?", filter.created_from.clone())
+        .and("created_at < ?", filter.created_until.clone())
+        .and(&search, filter.search.clone())
+        .and("provider = ?", filter.provider.clone())
+        .and("supplier = ?", filter.supplier.clone())
+        .and(
+            &format!("{instr}(recipient, ?) > 0"),
+            filter.recipient.clone(),
+        )
+        .and_when(filter.status.is_some(), || {
+            format!("status = '{}'", filter.status.map_or("", TxStatus::as_str))
+        })
+        .and_when(filter.product.is_some(), || {
+            format!("product = '{}'", filter.product.map_or("", |p| p.service()))
+        })
+        .and_when(filter.not_held, || "held_for IS NULL".into())
+        .page(
+            &format!("SELECT {TX_COLUMNS} FROM transactions"),
+            "ORDER BY created_at DESC, code DESC",
+            filter.limit.max(1),
+            Some(filter.offset),
+        )
 }
 
 /// Spend per Lagos day (UTC+1 all year: `clock::LAGOS`) and product.

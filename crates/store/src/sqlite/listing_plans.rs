@@ -1,26 +1,25 @@
-//! The transaction listing on SQLite's query planner: a filtered list reads
-//! through an index, never every purchase (`areas/purchases.rs`,
-//! `list_statement`).
+//! The listings on SQLite's query planner: a page filtered by its account
+//! (or a log by its subject), and the needs-review list, read through an
+//! index, never every row (`crate::listing`).
 
 use super::engine::Engine;
-use crate::TxFilter;
-use crate::areas::purchases::{ListValues, list_statement};
+use crate::areas::{events, funding, notices, operators, purchases};
+use crate::listing::Listing;
+use crate::*;
 use billpay_domain::{AccountId, Product, TxStatus};
 
-/// The plan's lines that read every purchase.
-async fn full_scans(engine: &Engine, filter: TxFilter) -> Vec<String> {
+/// The plan's lines that read every row of a table. The processing rows'
+/// partial index holds the backlog only.
+async fn full_scans(engine: &Engine, listing: Listing) -> Vec<String> {
     let scans = engine.read(move |conn| {
-        let values = ListValues::of(&filter);
-        let (sql, _) = list_statement(crate::db::Engine::Sqlite, &filter, &values);
-        let mut plan = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+        let mut plan = conn.prepare(&format!("EXPLAIN QUERY PLAN {}", listing.sql))?;
         // Its parameters left unbound: the plan is the same whatever they are.
         let mut rows = plan.raw_query();
         let mut scans = Vec::new();
         while let Some(row) = rows.next()? {
             let detail: String = row.get(3)?;
-            // The processing rows' partial index holds the backlog only.
             let backlog = detail.ends_with("USING INDEX transactions_due");
-            if detail.starts_with("SCAN transactions") && !backlog {
+            if detail.starts_with("SCAN ") && !backlog {
                 scans.push(detail);
             }
         }
@@ -30,17 +29,19 @@ async fn full_scans(engine: &Engine, filter: TxFilter) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn an_accounts_list_and_the_needs_review_list_read_through_an_index() {
+async fn a_filtered_listing_reads_through_an_index() {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::open(dir.path().join("listing.db")).unwrap();
     let account = Some(AccountId::new());
-    let filters = [
-        TxFilter {
+    let lite = crate::db::Engine::Sqlite;
+    let tx = |filter| purchases::listing(lite, &filter);
+    let listings = [
+        tx(TxFilter {
             account_id: account,
             limit: 20,
             ..TxFilter::default()
-        },
-        TxFilter {
+        }),
+        tx(TxFilter {
             account_id: account,
             status: Some(TxStatus::Failed),
             product: Some(Product::Data),
@@ -50,22 +51,49 @@ async fn an_accounts_list_and_the_needs_review_list_read_through_an_index() {
             limit: 20,
             offset: 20,
             ..TxFilter::default()
-        },
-        TxFilter::needs_review("2026-11-27T00:00:00Z".into(), 500),
+        }),
+        tx(TxFilter::needs_review("2026-11-27T00:00:00Z".into(), 500)),
+        events::listing(&EventFilter {
+            account_id: account,
+            key_id: None,
+            failed_only: true,
+            limit: 20,
+        }),
+        notices::listing(&NoticeFilter {
+            status: None,
+            account_id: account,
+            channel: None,
+            kind: None,
+            limit: 20,
+            offset: 0,
+        }),
+        funding::listing(&FundingFilter {
+            account_id: account,
+            status: None,
+            gateway: None,
+            limit: 20,
+            offset: 0,
+        }),
+        operators::log_listing(&LogFilter {
+            subject: Some("BP1".into()),
+            operator_id: None,
+            limit: 20,
+            offset: 0,
+        }),
     ];
-    for filter in filters {
-        let shown = format!("{filter:?}");
+    for listing in listings {
+        let sql = listing.sql.clone();
         assert_eq!(
-            full_scans(&engine, filter).await,
+            full_scans(&engine, listing).await,
             Vec::<String>::new(),
-            "{shown}"
+            "{sql}"
         );
     }
     // The operator's unfiltered list has no index to read in its order (one
     // on `created_at` would be written by every purchase): it scans.
-    let everything = TxFilter {
+    let everything = tx(TxFilter {
         limit: 50,
         ..TxFilter::default()
-    };
+    });
     assert_eq!(full_scans(&engine, everything).await.len(), 1);
 }
