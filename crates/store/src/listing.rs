@@ -28,13 +28,11 @@ impl Filters {
         self
     }
 
-    /// `sql`, which binds nothing, when `set`: a flag's condition, or an
-    /// enum's own text written out so the planner can match a partial index
-    /// on it.
-    pub(crate) fn and_when(mut self, set: bool, sql: impl FnOnce() -> String) -> Self {
-        if set {
-            self.terms.push(sql());
-        }
+    /// `sql`, which binds nothing, when there is one: a flag's condition, or
+    /// an enum's own text written out so the planner can match a partial
+    /// index on it.
+    pub(crate) fn and_sql(mut self, sql: Option<String>) -> Self {
+        self.terms.extend(sql);
         self
     }
 
@@ -95,8 +93,8 @@ mod tests {
                 "(instr(reference, ?) > 0 OR instr(code, ?) > 0)",
                 Some("r".to_owned()),
             )
-            .and_when(true, || "status = 'failed'".into())
-            .and_when(false, || "held_for IS NULL".into())
+            .and_sql(Some("status = 'failed'".into()))
+            .and_sql(None)
             .page("SELECT code FROM t", "ORDER BY code", 20, Some(40));
         assert_eq!(
             listing.sql,

@@ -115,7 +115,7 @@ pub(crate) fn listing(filter: &EventFilter) -> Listing {
     Filters::default()
         .and("account_id = ?", filter.account_id.map(|a| a.to_string()))
         .and("key_id = ?", filter.key_id.map(|k| k.to_string()))
-        .and_when(filter.failed_only, || "status = 'failed'".into())
+        .and_sql(filter.failed_only.then(|| "status = 'failed'".into()))
         .page(
             &format!("SELECT {EVENT_COLUMNS} FROM events"),
             "ORDER BY created_at DESC",

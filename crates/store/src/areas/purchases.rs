@@ -172,13 +172,13 @@ pub(crate) fn listing(engine: Engine, filter: &TxFilter) -> Listing {
             &format!("{instr}(recipient, ?) > 0"),
             filter.recipient.clone(),
         )
-        .and_when(filter.status.is_some(), || {
-            format!("status = '{}'", filter.status.map_or("", TxStatus::as_str))
-        })
-        .and_when(filter.product.is_some(), || {
-            format!("product = '{}'", filter.product.map_or("", |p| p.service()))
-        })
-        .and_when(filter.not_held, || "held_for IS NULL".into())
+        .and_sql(filter.status.map(|s| format!("status = '{}'", s.as_str())))
+        .and_sql(
+            filter
+                .product
+                .map(|p| format!("product = '{}'", p.service())),
+        )
+        .and_sql(filter.not_held.then(|| "held_for IS NULL".into()))
         .page(
             &format!("SELECT {TX_COLUMNS} FROM transactions"),
             "ORDER BY created_at DESC, code DESC",
