@@ -10,11 +10,9 @@ use rusqlite::Connection;
 /// what makes a check quadratic. SQLite lists a join's loops as siblings,
 /// outermost first, so every loop after the first must be an index search.
 fn nested_scans(conn: &Connection, sql: &str) -> Vec<String> {
-    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-    let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(1)?, r.get::<_, String>(3)?)));
     let mut seen_parents = std::collections::HashSet::new();
     let mut nested = Vec::new();
-    for (parent, detail) in rows.unwrap().map(Result::unwrap) {
+    for (parent, detail) in super::query_plan(conn, sql).unwrap() {
         let is_loop = detail.starts_with("SCAN ") || detail.starts_with("SEARCH ");
         let inner = is_loop && !seen_parents.insert(parent);
         if inner && (detail.starts_with("SCAN ") || detail.contains("AUTOMATIC")) {

@@ -12,18 +12,13 @@ use billpay_domain::{AccountId, Product, TxStatus};
 /// partial index holds the backlog only.
 async fn full_scans(engine: &Engine, listing: Listing) -> Vec<String> {
     let scans = engine.read(move |conn| {
-        let mut plan = conn.prepare(&format!("EXPLAIN QUERY PLAN {}", listing.sql))?;
-        // Its parameters left unbound: the plan is the same whatever they are.
-        let mut rows = plan.raw_query();
-        let mut scans = Vec::new();
-        while let Some(row) = rows.next()? {
-            let detail: String = row.get(3)?;
-            let backlog = detail.ends_with("USING INDEX transactions_due");
-            if detail.starts_with("SCAN ") && !backlog {
-                scans.push(detail);
-            }
-        }
-        Ok(scans)
+        let plan = super::query_plan(conn, &listing.sql)?;
+        let backlog = |detail: &str| detail.ends_with("USING INDEX transactions_due");
+        Ok(plan
+            .into_iter()
+            .map(|(_, detail)| detail)
+            .filter(|detail| detail.starts_with("SCAN ") && !backlog(detail))
+            .collect())
     });
     scans.await.unwrap()
 }

@@ -27,6 +27,19 @@ pub use engine::path_from_url;
 pub(crate) use engine::{connect, migrate};
 pub(crate) use statements::Lite;
 
+/// A statement's query plan, `(parent, detail)` per line, for the plan
+/// tests; its parameters left unbound (the plan is the same whatever they are).
+#[cfg(test)]
+fn query_plan(conn: &rusqlite::Connection, sql: &str) -> rusqlite::Result<Vec<(i64, String)>> {
+    let mut plan = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+    let mut rows = plan.raw_query();
+    let mut lines = Vec::new();
+    while let Some(row) = rows.next()? {
+        lines.push((row.get(1)?, row.get(3)?));
+    }
+    Ok(lines)
+}
+
 pub struct SqliteStore {
     pub(crate) engine: Engine,
     /// Seals and opens secrets (`crate::sealing`).
