@@ -299,19 +299,26 @@ async fn queue_event<T: Tx>(
     events::add_skipped_attempt(tx, &current.code).await
 }
 
-/// `status = 'processing'` written out, so the planner takes the partial
-/// index of processing rows (`transactions_due`): with a million purchases
-/// stored, the listing's optional filters scanned them all (300 ms a check).
+/// Read through the partial index of processing rows (`transactions_due`):
+/// with a million purchases stored, the listing's optional filters scanned
+/// them all (300 ms a check).
 async fn needs_review_count<T: Tx>(tx: &T, before: &str, cap: u32) -> Result<u64, T::Error> {
-    let sql = "SELECT COUNT(*) FROM (SELECT 1 FROM transactions
-               WHERE status = 'processing' AND held_for IS NULL AND created_at < ?1
-               LIMIT CAST(?2 AS BIGINT)) AS due";
+    let sql = needs_review_count_sql(T::ENGINE);
     let count: i64 = tx
-        .query_one(sql, &[&before, &i64::from(cap)], |row| {
+        .query_one(&sql, &[&before, &i64::from(cap)], |row| {
             row.get(Column::nth(0))
         })
         .await?;
     Ok(count as u64)
+}
+
+pub(crate) fn needs_review_count_sql(engine: Engine) -> String {
+    let rows = super::purchases::processing_rows(engine);
+    format!(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM {rows}
+         WHERE status = 'processing' AND held_for IS NULL AND created_at < ?1
+         LIMIT CAST(?2 AS BIGINT)) AS due"
+    )
 }
 
 async fn backlog<T: Tx>(tx: &T) -> Result<Backlog, T::Error> {

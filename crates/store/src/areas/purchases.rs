@@ -154,8 +154,13 @@ async fn list<T: Tx>(tx: &T, filter: &TxFilter) -> Result<Vec<Transaction>, T::E
 
 /// The listing's statement: an account's page reads the account's index,
 /// the needs-review list the processing rows' partial index (the status
-/// and the product written out as their own text).
+/// and the product written out as their own text), every purchase the
+/// creation-time index.
 pub(crate) fn listing(engine: Engine, filter: &TxFilter) -> Listing {
+    let table = match filter.status {
+        Some(TxStatus::Processing) => processing_rows(engine),
+        _ => "transactions",
+    };
     let instr = match engine {
         Engine::Sqlite => "instr",
         Engine::Postgres => "strpos",
@@ -180,11 +185,22 @@ pub(crate) fn listing(engine: Engine, filter: &TxFilter) -> Listing {
         )
         .and_sql(filter.not_held.then(|| "held_for IS NULL".into()))
         .page(
-            &format!("SELECT {TX_COLUMNS} FROM transactions"),
+            &format!("SELECT {TX_COLUMNS} FROM {table}"),
             "ORDER BY created_at DESC, code DESC",
             filter.limit.max(1),
             Some(filter.offset),
         )
+}
+
+/// The processing rows, the backlog, read through their partial index
+/// (`transactions_due`): SQLite's planner keeps no statistics and would
+/// rather read every purchase in the creation-time index's order than sort
+/// the few processing ones.
+pub(crate) fn processing_rows(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Sqlite => "transactions INDEXED BY transactions_due",
+        Engine::Postgres => "transactions",
+    }
 }
 
 /// Spend per Lagos day (UTC+1 all year: `clock::LAGOS`) and product.

@@ -1,6 +1,7 @@
 //! The listings on SQLite's query planner: a page filtered by its account
-//! (or a log by its subject), and the needs-review list, read through an
-//! index, never every row (`crate::listing`).
+//! (or a log by its subject), the needs-review list and the operator's list
+//! of every purchase, each read through its index, never every row
+//! (`crate::listing`).
 
 use super::engine::Engine;
 use crate::areas::{events, funding, notices, operators, purchases};
@@ -8,16 +9,21 @@ use crate::listing::Listing;
 use crate::*;
 use billpay_domain::{AccountId, Product, TxStatus};
 
-/// The plan's lines that read every row of a table. The processing rows'
-/// partial index holds the backlog only.
+/// The plan's lines that read every row of a table, or sort them all: a
+/// table scanned without an index, or an `ORDER BY` sorted whole. A scan
+/// through an index reads it in the page's order and stops at the page (or
+/// holds few rows: the processing rows' partial index is the backlog).
 async fn full_scans(engine: &Engine, listing: Listing) -> Vec<String> {
     let scans = engine.read(move |conn| {
         let plan = super::query_plan(conn, &listing.sql)?;
-        let backlog = |detail: &str| detail.ends_with("USING INDEX transactions_due");
+        let reads_all = |detail: &str| {
+            let scan = detail.starts_with("SCAN ");
+            (scan && !detail.contains(" USING INDEX ")) || detail == "USE TEMP B-TREE FOR ORDER BY"
+        };
         Ok(plan
             .into_iter()
             .map(|(_, detail)| detail)
-            .filter(|detail| detail.starts_with("SCAN ") && !backlog(detail))
+            .filter(|detail| reads_all(detail))
             .collect())
     });
     scans.await.unwrap()
@@ -47,7 +53,6 @@ async fn a_filtered_listing_reads_through_an_index() {
             offset: 20,
             ..TxFilter::default()
         }),
-        tx(TxFilter::needs_review("2026-11-27T00:00:00Z".into(), 500)),
         events::listing(&EventFilter {
             account_id: account,
             key_id: None,
@@ -84,11 +89,68 @@ async fn a_filtered_listing_reads_through_an_index() {
             "{sql}"
         );
     }
-    // The operator's unfiltered list has no index to read in its order (one
-    // on `created_at` would be written by every purchase): it scans.
+}
+
+/// The indexes a statement's plan reads (`USING INDEX x`, `USING COVERING INDEX x`).
+async fn indexes_read(engine: &Engine, sql: String) -> Vec<String> {
+    let plan = engine.read(move |conn| Ok(super::query_plan(conn, &sql)?));
+    let plan = plan.await.unwrap();
+    plan.into_iter()
+        .filter_map(|(_, detail)| {
+            Some(
+                detail
+                    .split(" INDEX ")
+                    .nth(1)?
+                    .split(' ')
+                    .next()?
+                    .to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The creation-time index serves the operator's list of every purchase (and
+/// the reports since a time); the processing rows stay on their own partial
+/// index, which the planner would otherwise leave for it to spare a sort.
+#[tokio::test]
+async fn every_purchase_is_listed_by_time_and_the_backlog_by_its_own_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::open(dir.path().join("by_time.db")).unwrap();
+    let lite = crate::db::Engine::Sqlite;
+    let tx = |filter| purchases::listing(lite, &filter).sql;
     let everything = tx(TxFilter {
+        limit: 50,
+        offset: 100,
+        ..TxFilter::default()
+    });
+    let since = tx(TxFilter {
+        created_from: Some("2026-11-01T00:00:00Z".into()),
         limit: 50,
         ..TxFilter::default()
     });
-    assert_eq!(full_scans(&engine, everything).await.len(), 1);
+    for sql in [
+        everything,
+        since,
+        crate::operators::SALES_SUMMARY.replace('$', "?"),
+    ] {
+        assert_eq!(
+            indexes_read(&engine, sql.clone()).await,
+            ["transactions_created"],
+            "{sql}"
+        );
+    }
+    let processing = tx(TxFilter {
+        status: Some(TxStatus::Processing),
+        limit: 50,
+        ..TxFilter::default()
+    });
+    let needs_review = tx(TxFilter::needs_review("2026-11-27T00:00:00Z".into(), 500));
+    let count = crate::areas::fulfilment::needs_review_count_sql(lite);
+    for sql in [processing, needs_review, count] {
+        assert_eq!(
+            indexes_read(&engine, sql.clone()).await,
+            ["transactions_due"],
+            "{sql}"
+        );
+    }
 }
