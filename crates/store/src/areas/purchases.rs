@@ -157,8 +157,9 @@ async fn list<T: Tx>(tx: &T, filter: &TxFilter) -> Result<Vec<Transaction>, T::E
 /// and the product written out as their own text), every purchase the
 /// creation-time index.
 pub(crate) fn listing(engine: Engine, filter: &TxFilter) -> Listing {
-    let table = match filter.status {
-        Some(TxStatus::Processing) => processing_rows(engine),
+    // An account's processing page keeps to the account's index.
+    let table = match (filter.status, filter.account_id) {
+        (Some(TxStatus::Processing), None) => processing_rows(engine),
         _ => "transactions",
     };
     let instr = match engine {

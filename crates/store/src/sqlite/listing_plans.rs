@@ -44,6 +44,12 @@ async fn a_filtered_listing_reads_through_an_index() {
         }),
         tx(TxFilter {
             account_id: account,
+            status: Some(TxStatus::Processing),
+            limit: 20,
+            ..TxFilter::default()
+        }),
+        tx(TxFilter {
+            account_id: account,
             status: Some(TxStatus::Failed),
             product: Some(Product::Data),
             search: Some("ref".into()),
