@@ -312,6 +312,7 @@ async fn needs_review_count<T: Tx>(tx: &T, before: &str, cap: u32) -> Result<u64
     Ok(count as u64)
 }
 
+/// The count's statement (its plan is checked in `sqlite::listing_plans`).
 pub(crate) fn needs_review_count_sql(engine: Engine) -> String {
     let rows = super::purchases::processing_rows(engine);
     format!(
