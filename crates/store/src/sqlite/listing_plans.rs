@@ -134,11 +134,7 @@ async fn every_purchase_is_listed_by_time_and_the_backlog_by_its_own_index() {
         limit: 50,
         ..TxFilter::default()
     });
-    for sql in [
-        everything,
-        since,
-        crate::operators::SALES_SUMMARY.replace('$', "?"),
-    ] {
+    for sql in [everything, since, crate::operators::SALES_SUMMARY.into()] {
         assert_eq!(
             indexes_read(&engine, sql.clone()).await,
             ["transactions_created"],
