@@ -37,7 +37,10 @@ struct Books {
     sales: HashMap<String, Sale>,
     /// Every `/api/pay` body received, in order.
     pay_calls: Vec<Value>,
+    /// Requeries received, and answered (a sale's state is read as it is
+    /// answered, after `requery_delay`).
     requery_calls: usize,
+    requery_answers: usize,
     /// How long `/api/requery` takes to answer.
     requery_delay: Duration,
     balance_naira: f64,
@@ -168,6 +171,10 @@ impl FakeVtpass {
     pub fn requery_calls(&self) -> usize {
         self.books.lock().unwrap().requery_calls
     }
+
+    pub fn requery_answers(&self) -> usize {
+        self.books.lock().unwrap().requery_answers
+    }
 }
 
 fn number_of(body: &Value) -> &str {
@@ -267,6 +274,7 @@ async fn requery(
     };
     tokio::time::sleep(delay).await;
     let mut books = books.lock().unwrap();
+    books.requery_answers += 1;
     let Some(sale) = books.sales.get_mut(request_id) else {
         return answer("015", "INVALID REQUEST ID");
     };

@@ -126,10 +126,12 @@ async fn a_reversal_called_back_seconds_after_another_callback_refunds_once() {
     let number = "08035555555";
     let interval = [("BILLPAY_CALLBACK_INTERVAL_MS", "1500")];
     let (server, receiver, who, code) = sold(&fake, &interval, number).await;
-    let requeries = fake.requery_calls();
+    let (requeries, answered) = (fake.requery_calls(), fake.requery_answers());
     callback(&server, &fake, number).await;
-    until("the first callback's requery", || {
-        fake.requery_calls() > requeries
+    // Answered, not only received: reversed before its answer, the first
+    // requery itself would find the reversal.
+    until("the first callback's requery answered", || {
+        fake.requery_answers() > answered
     })
     .await;
     fake.reverse(number);
