@@ -1,8 +1,10 @@
 //! The loop the workers share: claim as much due work as there is free
 //! capacity, process each item in its own task (so one slow item never holds
-//! up another), sleep when a claim took all that was due until woken or the
-//! poll interval passes (or, when every slot was busy, until a task ends),
-//! and on shutdown give the work in flight a bounded time to finish.
+//! up another), and on shutdown give the work in flight a bounded time to
+//! finish. Whether to claim again at once is the claim's own answer
+//! ([`Claimed::left`]): only the claim knows its cap (a worker may take fewer
+//! than the free slots, as deliveries take at most `per_key`), so the loop
+//! never guesses "nothing more is due" from a short claim.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -19,18 +21,57 @@ pub(crate) struct LoopSettings {
     pub drain: Duration,
 }
 
+/// What one claim took, and what it left behind.
+pub(crate) struct Claimed<T> {
+    pub items: Vec<T>,
+    pub left: Left,
+}
+
+/// What a claim left due behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Left {
+    /// It took all that was due: sleep until a wake or the poll.
+    Nothing,
+    /// It took as many as it asked for, so more may be due: claim again now.
+    More,
+    /// Due work was left out because its slots are busy (a receiver at its
+    /// own cap): claim again when a task ends, a wake, or the poll.
+    UntilASlotFrees,
+}
+
+impl<T> Claimed<T> {
+    /// `items` from a claim that asked for `limit`: a full claim may have
+    /// left more behind; a short one took all that was due.
+    pub fn of(items: Vec<T>, limit: u32) -> Self {
+        let left = if items.len() as u32 >= limit && limit > 0 {
+            Left::More
+        } else {
+            Left::Nothing
+        };
+        Claimed { items, left }
+    }
+
+    /// A claim that failed: nothing taken; try again after the poll.
+    pub fn failed() -> Self {
+        Claimed {
+            items: Vec::new(),
+            left: Left::Nothing,
+        }
+    }
+}
+
 /// Runs until `shutdown` is notified (`notify_waiters`). `claim(n)` leases up
-/// to `n` items; `start(item)` returns the work for one item, or `None` to
-/// skip it (it is already being processed here).
-pub(crate) async fn claim_loop<T, Claim, Claimed, Start, Work>(
+/// to `n` items and says what it left due; `start(item)` returns the work
+/// for one item, or `None` to skip it (it is already being processed here).
+pub(crate) async fn claim_loop<T, Claim, Claiming, Start, Work>(
     settings: LoopSettings,
     wake: Option<Arc<Notify>>,
     shutdown: Arc<Notify>,
     mut claim: Claim,
     start: Start,
 ) where
-    Claim: FnMut(u32) -> Claimed,
-    Claimed: Future<Output = Vec<T>>,
+    Claim: FnMut(u32) -> Claiming,
+    Claiming: Future<Output = Claimed<T>>,
     Start: Fn(T) -> Option<Work>,
     Work: Future<Output = ()> + Send + 'static,
 {
@@ -44,16 +85,17 @@ pub(crate) async fn claim_loop<T, Claim, Claimed, Start, Work>(
     loop {
         while tasks.try_join_next().is_some() {}
         let free = permits.available_permits().min(64) as u32;
+        // Every slot busy: work may still be due, so a slot set free is a
+        // reason to claim again, not the poll (up to 250 ms later).
         let claimed = if free == 0 {
-            Vec::new()
+            Claimed {
+                items: Vec::new(),
+                left: Left::UntilASlotFrees,
+            }
         } else {
             claim(free).await
         };
-        // A claim that left free slots took all that was due: wait for a wake
-        // (new work) or the poll rather than claim again at once, which would
-        // be an empty write (on SQLite, a job for the one writer).
-        let idle = (claimed.len() as u32) < free || free == 0;
-        for item in claimed {
+        for item in claimed.items {
             let Some(work) = start(item) else { continue };
             let permit = permits
                 .clone()
@@ -65,30 +107,30 @@ pub(crate) async fn claim_loop<T, Claim, Claimed, Start, Work>(
                 drop(permit);
             });
         }
-        if idle {
-            // `notify_one` keeps a permit when nobody waits, so no wake-up is lost.
-            let woken = async {
-                match &wake {
-                    Some(wake) => wake.notified().await,
-                    None => std::future::pending().await,
-                }
-            };
-            // Every slot busy: work may still be due, so a slot set free is
-            // a reason to claim again, not the poll (up to 250 ms later).
-            let saturated = free == 0;
-            tokio::select! {
-                _ = stop.as_mut() => break,
-                _ = woken => {}
-                Some(_) = tasks.join_next(), if saturated => {}
-                _ = tokio::time::sleep(settings.idle_poll) => {}
-            }
-        } else {
+        if claimed.left == Left::More {
             // Busy: do not sleep, but do not miss a shutdown either.
             tokio::select! {
                 biased;
                 _ = stop.as_mut() => break,
                 _ = std::future::ready(()) => {}
             }
+            continue;
+        }
+        // Nothing more is due (or only behind busy slots): claiming again at
+        // once would be an empty write (on SQLite, a job for the one writer).
+        // `notify_one` keeps a permit when nobody waits, so no wake-up is lost.
+        let woken = async {
+            match &wake {
+                Some(wake) => wake.notified().await,
+                None => std::future::pending().await,
+            }
+        };
+        let on_a_free_slot = claimed.left == Left::UntilASlotFrees;
+        tokio::select! {
+            _ = stop.as_mut() => break,
+            _ = woken => {}
+            Some(_) = tasks.join_next(), if on_a_free_slot => {}
+            _ = tokio::time::sleep(settings.idle_poll) => {}
         }
     }
     let _ = tokio::time::timeout(settings.drain, tasks.join_all()).await;
@@ -114,6 +156,43 @@ mod tests {
     use std::sync::Mutex;
     use std::time::Instant;
 
+    /// Up to `n` items from the back of `queue`, as a claim of `n`.
+    fn take(queue: &Mutex<Vec<u32>>, n: u32) -> Claimed<u32> {
+        let mut queue = queue.lock().unwrap();
+        let split = queue.len() - (n as usize).min(queue.len());
+        Claimed::of(queue.split_off(split), n)
+    }
+
+    /// A worker whose claim takes fewer than the free slots (deliveries take
+    /// at most `per_key`): 64 slots, claims of 2, 30 items due, a poll far
+    /// longer than the test. A full claim of 2 leaves work due, so all 30 are
+    /// worked at once; a loop that read "fewer than the free slots" as
+    /// "nothing more is due" slept a poll after each claim.
+    #[tokio::test]
+    async fn a_full_capped_claim_is_followed_at_once_not_after_the_poll() {
+        let due = Arc::new(Mutex::new((0..30).collect::<Vec<u32>>()));
+        let done = Arc::new(Semaphore::new(0));
+        let shutdown = Arc::new(Notify::new());
+        let settings = LoopSettings {
+            concurrency: 64,
+            idle_poll: Duration::from_secs(60),
+            drain: Duration::from_secs(1),
+        };
+        let queue = due.clone();
+        let claim = move |free: u32| std::future::ready(take(&queue, free.min(2)));
+        let finished = done.clone();
+        let start = move |_item: u32| {
+            let finished = finished.clone();
+            Some(async move { finished.add_permits(1) })
+        };
+        let worker = tokio::spawn(claim_loop(settings, None, shutdown.clone(), claim, start));
+        let all = tokio::time::timeout(Duration::from_secs(20), done.acquire_many(30)).await;
+        assert!(all.is_ok(), "30 items due were all worked, not 2 a poll");
+        assert!(due.lock().unwrap().is_empty());
+        shutdown.notify_waiters();
+        worker.await.unwrap();
+    }
+
     /// One slot, three items due, a poll far longer than the test: each item
     /// after the first is claimed when the one before it ends.
     #[tokio::test]
@@ -127,12 +206,7 @@ mod tests {
             drain: Duration::from_secs(1),
         };
         let queue = due.clone();
-        let claim = move |n: u32| {
-            let mut queue = queue.lock().unwrap();
-            let take = (n as usize).min(queue.len());
-            let split = queue.len() - take;
-            std::future::ready(queue.split_off(split))
-        };
+        let claim = move |n: u32| std::future::ready(take(&queue, n));
         let finished = done.clone();
         let start = move |_item: u32| {
             let finished = finished.clone();

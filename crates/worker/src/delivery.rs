@@ -9,7 +9,7 @@
 //! is retried on the Standard Webhooks schedule. An event is sent twice only if
 //! the process dies between sending it and recording the attempt.
 
-use crate::claim_loop::{LoopSettings, claim_loop, run_all};
+use crate::claim_loop::{Claimed, Left, LoopSettings, claim_loop, run_all};
 use billpay_domain::KeyId;
 use billpay_domain::sealed::SecretBox;
 use billpay_store::clock::now_ms;
@@ -29,6 +29,8 @@ pub struct DeliverySettings {
     pub concurrency: usize,
     /// Deliveries in flight at once to one key's receiver.
     pub per_key: usize,
+    /// How long the loop sleeps after a claim that took all that was due.
+    pub idle_poll: Duration,
 }
 
 impl Default for DeliverySettings {
@@ -42,6 +44,7 @@ impl Default for DeliverySettings {
             // the full 10 s holds fewer than twice `per_key` of them.
             concurrency: 512,
             per_key: 32,
+            idle_poll: Duration::from_millis(200),
         }
     }
 }
@@ -86,7 +89,7 @@ impl Delivery {
     pub async fn run(self, shutdown: Arc<Notify>) {
         let settings = LoopSettings {
             concurrency: self.settings.concurrency,
-            idle_poll: Duration::from_millis(200),
+            idle_poll: self.settings.idle_poll,
             drain: Duration::from_secs(11),
         };
         let busy = KeysInFlight::default();
@@ -98,13 +101,22 @@ impl Delivery {
             // At most `per_key` a claim: all of one key's would otherwise fit.
             let limit = free.min(per_key as u32);
             async move {
-                store
-                    .claim_events(limit, lease, full)
-                    .await
-                    .unwrap_or_else(|e| {
+                let some_keys_left_out = !full.is_empty();
+                match store.claim_events(limit, lease, full).await {
+                    Ok(events) => {
+                        let mut claimed = Claimed::of(events, limit);
+                        // The left-out keys' events may be due: one of their
+                        // deliveries ending is a reason to claim again.
+                        if claimed.left == Left::Nothing && some_keys_left_out {
+                            claimed.left = Left::UntilASlotFrees;
+                        }
+                        claimed
+                    }
+                    Err(e) => {
                         tracing::error!(error = %e, "claiming webhook events failed");
-                        Vec::new()
-                    })
+                        Claimed::failed()
+                    }
+                }
             }
         };
         let start = |event: Event| {

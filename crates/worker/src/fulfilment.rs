@@ -14,7 +14,7 @@
 //! in a `tracing` span carrying the transaction's code, so its log lines say
 //! which purchase they are about without repeating it.
 
-use crate::claim_loop::{LoopSettings, claim_loop, run_all};
+use crate::claim_loop::{Claimed, Left, LoopSettings, claim_loop, run_all};
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::{Delivery, Kobo, TxStatus};
 use billpay_store::clock::{now_ms, parse_rfc3339_ms};
@@ -105,7 +105,7 @@ impl Fulfilment {
             true,
         )
         .await?;
-        Ok(run_all(claimed, |tx| {
+        Ok(run_all(claimed.claimed.items, |tx| {
             let this = self.clone();
             async move { this.process(tx).await }
         })
@@ -128,18 +128,25 @@ impl Fulfilment {
             idle_poll: POLL,
             drain: Duration::from_secs(10),
         };
-        let mut watches_claimed = None;
+        let watch_pace = Arc::new(Mutex::new(WatchPace::default()));
         let claim = |free: u32| {
             let store = self.store.clone();
             let lease = self.settings.lease;
-            let watches = watch_poll_due(&mut watches_claimed);
+            let pace = watch_pace.clone();
+            let watches = pace_lock(&pace).due();
             async move {
-                claim(&store, free, lease, watches)
-                    .await
-                    .unwrap_or_else(|e| {
+                match claim(&store, free, lease, watches).await {
+                    Ok(claimed) => {
+                        if watches {
+                            pace_lock(&pace).claimed(claimed.watches_left);
+                        }
+                        claimed.claimed
+                    }
+                    Err(e) => {
                         tracing::error!(error = %e, "claiming fulfilments failed");
-                        Vec::new()
-                    })
+                        Claimed::failed()
+                    }
+                }
             }
         };
         let start = |tx: Transaction| {
@@ -485,33 +492,72 @@ pub fn settle(tx: &Transaction, outcome: Outcome) -> (String, Finalization) {
 
 /// Due processing purchases, then, with the room left and if `watches`, due
 /// reversal watches.
+/// A claim of purchases to send or requery, then (when `watches`) of
+/// successful ones whose reversal requery is due, in the room left.
+struct FulfilmentClaim {
+    claimed: Claimed<Transaction>,
+    /// The watches' claim filled its room: more watches may be due.
+    watches_left: bool,
+}
+
 async fn claim(
     store: &SharedStore,
     limit: u32,
     lease: Duration,
     watches: bool,
-) -> StoreResult<Vec<Transaction>> {
-    let mut claimed = store.claim_fulfilments(limit, lease).await?;
-    let room = limit.saturating_sub(claimed.len() as u32);
+) -> StoreResult<FulfilmentClaim> {
+    let mut claimed = Claimed::of(store.claim_fulfilments(limit, lease).await?, limit);
+    let room = limit.saturating_sub(claimed.items.len() as u32);
+    // No room left: the watches were not looked at, so look next claim.
+    let mut watches_left = watches && room == 0;
     if room > 0 && watches {
-        claimed.extend(store.claim_watches(room, lease).await?);
+        let due = store.claim_watches(room, lease).await?;
+        watches_left = due.len() as u32 >= room;
+        claimed.items.extend(due);
     }
-    Ok(claimed)
+    if watches_left {
+        claimed.left = Left::More;
+    }
+    Ok(FulfilmentClaim {
+        claimed,
+        watches_left,
+    })
 }
 
 /// The idle loop's poll, and how often a claim looks for due reversal
 /// watches. A watch falls due minutes after a success, and a claim, even an
 /// empty one, is a write on SQLite's one writer: a busy loop claims after
-/// every purchase it finishes, so it looks for watches only at this pace.
+/// every purchase it finishes, so it looks for watches only at this pace,
+/// unless the last look filled its room (a backlog of watches is claimed
+/// claim after claim, never a room's worth per poll).
 const POLL: Duration = Duration::from_millis(250);
 
-/// Whether this claim looks for watches (`last`: when one last did).
-fn watch_poll_due(last: &mut Option<Instant>) -> bool {
-    let due = last.is_none_or(|at| at.elapsed() >= POLL);
-    if due {
-        *last = Some(Instant::now());
+/// When the claims look for due reversal watches.
+#[derive(Default)]
+struct WatchPace {
+    last: Option<Instant>,
+    more_due: bool,
+}
+
+impl WatchPace {
+    /// Whether this claim looks for watches.
+    fn due(&mut self) -> bool {
+        let due = self.more_due || self.last.is_none_or(|at| at.elapsed() >= POLL);
+        if due {
+            self.last = Some(Instant::now());
+        }
+        due
     }
-    due
+
+    /// A look for watches ended; `more_due`: it filled its room.
+    fn claimed(&mut self, more_due: bool) {
+        self.more_due = more_due;
+    }
+}
+
+fn pace_lock(pace: &Mutex<WatchPace>) -> std::sync::MutexGuard<'_, WatchPace> {
+    pace.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The next reversal requery of a purchase successful at `completed_ms`: the
@@ -612,15 +658,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn watches_are_looked_for_at_most_once_a_poll() {
-        let mut last = None;
-        assert!(watch_poll_due(&mut last), "the first claim looks");
+    fn watches_are_looked_for_at_most_once_a_poll_unless_the_last_look_was_full() {
+        let mut pace = WatchPace::default();
+        assert!(pace.due(), "the first claim looks");
+        pace.claimed(false);
+        assert!(!pace.due(), "the next one, at once, does not");
+        pace.last = Instant::now().checked_sub(POLL);
+        assert!(pace.due(), "a poll later it looks again");
+        pace.claimed(true);
         assert!(
-            !watch_poll_due(&mut last),
-            "the next one, at once, does not"
+            pace.due(),
+            "a look that filled its room is followed at once"
         );
-        last = Instant::now().checked_sub(POLL);
-        assert!(watch_poll_due(&mut last), "a poll later it looks again");
+        pace.claimed(false);
+        assert!(!pace.due(), "and then back to the poll's pace");
     }
 
     #[test]

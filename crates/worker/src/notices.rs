@@ -8,7 +8,7 @@
 //! address refused for good is suppressed by the store. A notice is sent
 //! twice only if the process dies between sending it and recording it.
 
-use crate::claim_loop::{LoopSettings, claim_loop, run_all};
+use crate::claim_loop::{Claimed, LoopSettings, claim_loop, run_all};
 use billpay_domain::{Delivery, Kobo, Pin};
 use billpay_notify::operator_templates;
 use billpay_notify::templates::{Brand, Fields, render};
@@ -98,13 +98,13 @@ impl Notices {
             let (store, lease) = (self.store.clone(), self.settings.lease);
             let channels = self.channels.configured();
             async move {
-                store
-                    .claim_notices(channels, free, lease)
-                    .await
-                    .unwrap_or_else(|e| {
+                match store.claim_notices(channels, free, lease).await {
+                    Ok(notices) => Claimed::of(notices, free),
+                    Err(e) => {
                         tracing::error!(error = %e, "claiming notices failed");
-                        Vec::new()
-                    })
+                        Claimed::failed()
+                    }
+                }
             }
         };
         let start = |notice: Notice| {

@@ -302,6 +302,7 @@ fn delivery_settings(settings: &Settings, client: DeliveryConfig) -> DeliverySet
         lease: Duration::from_secs(settings.delivery_lease_secs.max(1)),
         concurrency: settings.webhook_concurrency.max(1),
         per_key: settings.webhook_concurrency_per_key.max(1),
+        ..DeliverySettings::default()
     }
 }
 
