@@ -44,7 +44,7 @@ pub use limits::LimitStore;
 pub use notice_admin::NoticeAdminStore;
 pub use notices::NoticeStore;
 pub use operators::OperatorStore;
-pub use pins::{PinState, PinStore, PinTry};
+pub use pins::{PinFailure, PinState, PinStore, PinTry};
 pub use pricing::PricingStore;
 pub use privacy::{Closure, Erasure, PrivacyStore, PurchaseCursor, PurchaseRecord, tombstone};
 pub use purchases::PurchaseStore;

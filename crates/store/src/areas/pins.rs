@@ -1,10 +1,12 @@
-//! The shop's transaction PINs (issue 31). A try is counted *before* the PIN
-//! is checked, by one conditional UPDATE ([`take_try`]): the fifth try in a
-//! row sets the lock in that same statement, and a locked account's row is
-//! not updated at all, so concurrent tries cannot check more than
-//! [`MAX_FAILURES`] PINs between two right ones. A right PIN then ends the
-//! run ([`matched`]). The row also names the API key the account's browser
-//! purchases are placed under (created with the first PIN).
+//! The shop's transaction PINs (issue 31). Only a failed check counts
+//! toward the lock (issue 45): a try first takes a turn ([`take_try`], one
+//! conditional UPDATE that admits it only while the wrong checks of the run
+//! and the checks under way are fewer than [`MAX_FAILURES`]), and its answer
+//! then ends the turn ([`failed`] adds a failure, and the fifth sets the
+//! lock; [`matched`] ends the run). Tries sent at once cannot check more than
+//! five PINs between two right ones, and right PINs sent at once are never
+//! counted as wrong: they wait for a turn. The row also names the API key the
+//! account's browser purchases are placed under (created with the first PIN).
 
 use crate::clock::{now_ms, now_rfc3339};
 use crate::db::{Param, Tx, col, for_both_engines};
@@ -17,7 +19,7 @@ use billpay_domain::{AccountId, KeyId};
 pub struct PinState {
     /// The key the shop's purchases are placed under.
     pub shop_key: KeyId,
-    /// Wrong tries in a row (a try under way counts).
+    /// Wrong PINs in a row.
     pub failures: u32,
     /// Purchases are locked until then (ms since the epoch); 0: not locked.
     pub locked_until_ms: i64,
@@ -30,14 +32,23 @@ pub enum PinTry {
     NotSet,
     /// Too many wrong tries: nothing to check until then (ms since the epoch).
     Locked { until_ms: i64 },
-    /// Check the PIN against `pin_hash`; this was try `tries` of the run
-    /// ([`MAX_FAILURES`] locks whatever the check says, until a right PIN).
-    Check {
-        pin_hash: String,
-        shop_key: KeyId,
-        tries: u32,
-    },
+    /// As many checks are under way as the run has tries left: ask again
+    /// when one has answered.
+    Busy,
+    /// Check the PIN against `pin_hash`, then say how it went
+    /// ([`PinStore::pin_failed`] or [`PinStore::pin_matched`]).
+    Check { pin_hash: String, shop_key: KeyId },
 }
+
+/// After a wrong PIN: the run's wrong PINs, and the lock they set (0: none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PinFailure {
+    pub failures: u32,
+    pub locked_until_ms: i64,
+}
+
+/// Turns taken longer ago than this belong to a process that died mid-check.
+const STALE_TURN_MS: i64 = 60_000;
 
 for_both_engines! {
     /// The shop's transaction PINs (`areas/pins.rs`): set, counted before each
@@ -48,12 +59,21 @@ for_both_engines! {
         /// purchases are placed under. Answers the account's shop key.
         fn set_transaction_pin(account: AccountId, pin_hash: String, shop_key: NewApiKey) -> KeyId
             = write |tx| set(tx, account, &pin_hash, &shop_key);
+        /// Replaces the PIN of an account that has one, proven by the current
+        /// PIN alone: the shop's key is left as it is (a revoked one comes
+        /// back only with the password, [`PinStore::set_transaction_pin`]).
+        /// False when the account has no PIN.
+        fn change_transaction_pin(account: AccountId, pin_hash: String) -> bool
+            = statement |tx| change(tx, account, &pin_hash);
         fn transaction_pin(account: AccountId) -> Option<PinState> = read |tx| state(tx, account);
-        /// Takes one try, counted before the PIN is checked (one conditional
-        /// UPDATE: concurrent tries cannot get past the lock).
+        /// Takes a turn to check a PIN (one conditional UPDATE: concurrent
+        /// tries cannot get past the lock).
         fn take_pin_try(account: AccountId) -> PinTry = write |tx| take_try(tx, account, now_ms());
-        /// The PIN tried was right: the run of wrong tries (and a lock its last
-        /// try set) ends.
+        /// The PIN checked was wrong: its turn ends as a failure, and the
+        /// fifth in a row locks purchases.
+        fn pin_failed(account: AccountId) -> PinFailure = write |tx| failed(tx, account, now_ms());
+        /// The PIN checked was right: its turn ends and so does the run of
+        /// wrong tries.
         fn pin_matched(account: AccountId) -> () = statement |tx| matched(tx, account);
     }
 }
@@ -97,6 +117,15 @@ pub(crate) async fn set<T: Tx>(
         .map_or(key, |stored| stored.shop_key))
 }
 
+async fn change<T: Tx>(tx: &T, account: AccountId, pin_hash: &str) -> Result<bool, T::Error> {
+    let sql = "UPDATE transaction_pins
+                  SET pin_hash = ?2, failures = 0, locked_until = 0, updated_at = ?3
+                WHERE account_id = ?1";
+    let account_text = account.to_string();
+    let params: [&dyn Param; 3] = [&account_text, &pin_hash, &now_rfc3339()];
+    Ok(tx.execute(sql, &params).await? == 1)
+}
+
 async fn state<T: Tx>(tx: &T, account: AccountId) -> Result<Option<PinState>, T::Error> {
     const COLUMNS: &str = "shop_key_id, failures, locked_until";
     let sql = "SELECT shop_key_id, failures, locked_until FROM transaction_pins
@@ -111,33 +140,36 @@ async fn state<T: Tx>(tx: &T, account: AccountId) -> Result<Option<PinState>, T:
     .await
 }
 
-/// Counts a try before its check, in one statement: an expired lock starts
-/// a new run; the [`MAX_FAILURES`]th try sets the lock; a locked row is left
-/// alone (no row: locked, or no PIN).
+/// Takes a turn to check a PIN, in one statement: an expired lock starts a
+/// new run; the turn is given only while the run's wrong PINs and the checks
+/// under way are fewer than [`MAX_FAILURES`]; a locked row is left alone.
+/// No row changed: locked, busy, or no PIN.
 pub(crate) async fn take_try<T: Tx>(
     tx: &T,
     account: AccountId,
     now: i64,
 ) -> Result<PinTry, T::Error> {
-    const COLUMNS: &str = "pin_hash, shop_key_id, failures";
-    let sql = "UPDATE transaction_pins
-                  SET failures = CASE WHEN locked_until > 0 THEN 1 ELSE failures + 1 END,
-                      locked_until = CASE WHEN locked_until = 0 AND failures + 1 >= ?3
-                                          THEN ?4 ELSE CAST(0 AS BIGINT) END
-                WHERE account_id = ?1 AND locked_until <= ?2
-            RETURNING pin_hash, shop_key_id, failures";
-    let until = now + LOCK.as_millis() as i64;
+    const COLUMNS: &str = "pin_hash, shop_key_id";
+    // `run`: the failures of this run (an expired lock's are over);
+    // `under_way`: the checks still answering (stale turns forgotten).
+    let run = "CASE WHEN locked_until > 0 THEN 0 ELSE failures END";
+    let under_way = "CASE WHEN checking_since < ?3 THEN 0 ELSE checking END";
+    let sql = format!(
+        "UPDATE transaction_pins
+            SET failures = {run}, locked_until = 0,
+                checking = {under_way} + 1, checking_since = ?2
+          WHERE account_id = ?1 AND locked_until <= ?2 AND {run} + {under_way} < ?4
+      RETURNING pin_hash, shop_key_id"
+    );
+    let stale = now - STALE_TURN_MS;
     let max = i64::from(MAX_FAILURES);
     let account_text = account.to_string();
-    // (the CAST: PostgreSQL types a CASE of `?4` and a bare 0 as INTEGER,
-    // too narrow for a time in ms)
-    let params: [&dyn Param; 4] = [&account_text, &now, &max, &until];
+    let params: [&dyn Param; 4] = [&account_text, &now, &stale, &max];
     let taken = tx
-        .query_opt(sql, &params, |row| {
+        .query_opt(&sql, &params, |row| {
             Ok(PinTry::Check {
                 pin_hash: row.get(col!("pin_hash"))?,
                 shop_key: key_id(row.get(col!("shop_key_id"))?)?,
-                tries: row.get(col!("failures"))?,
             })
         })
         .await?;
@@ -146,14 +178,50 @@ pub(crate) async fn take_try<T: Tx>(
     }
     Ok(match state(tx, account).await? {
         None => PinTry::NotSet,
-        Some(state) => PinTry::Locked {
+        Some(state) if state.locked_until_ms > now => PinTry::Locked {
             until_ms: state.locked_until_ms,
         },
+        Some(_) => PinTry::Busy,
     })
 }
 
+/// Ends a turn as a wrong PIN: one more failure, and the lock when that
+/// makes [`MAX_FAILURES`].
+async fn failed<T: Tx>(tx: &T, account: AccountId, now: i64) -> Result<PinFailure, T::Error> {
+    const COLUMNS: &str = "failures, locked_until";
+    // (the CAST: PostgreSQL types a CASE of `?3` and a column as INTEGER
+    // unless told, too narrow for a time in ms)
+    let sql = "UPDATE transaction_pins
+                  SET failures = failures + 1,
+                      checking = CASE WHEN checking > 0 THEN checking - 1 ELSE 0 END,
+                      locked_until = CASE WHEN failures + 1 >= ?2
+                                          THEN CAST(?3 AS BIGINT) ELSE locked_until END
+                WHERE account_id = ?1
+            RETURNING failures, locked_until";
+    let until = now + LOCK.as_millis() as i64;
+    let max = i64::from(MAX_FAILURES);
+    let account_text = account.to_string();
+    let params: [&dyn Param; 3] = [&account_text, &max, &until];
+    let after = tx
+        .query_opt(sql, &params, |row| {
+            Ok(PinFailure {
+                failures: row.get(col!("failures"))?,
+                locked_until_ms: row.get(col!("locked_until"))?,
+            })
+        })
+        .await?;
+    Ok(after.unwrap_or(PinFailure {
+        failures: 0,
+        locked_until_ms: 0,
+    }))
+}
+
+/// Ends a turn as a right PIN: the run of wrong PINs ends (a lock set by
+/// wrong PINs checked meanwhile stays).
 async fn matched<T: Tx>(tx: &T, account: AccountId) -> Result<(), T::Error> {
-    let sql = "UPDATE transaction_pins SET failures = 0, locked_until = 0 WHERE account_id = ?1";
+    let sql = "UPDATE transaction_pins
+                  SET failures = 0, checking = CASE WHEN checking > 0 THEN checking - 1 ELSE 0 END
+                WHERE account_id = ?1";
     tx.execute(sql, &[&account.to_string()]).await?;
     Ok(())
 }

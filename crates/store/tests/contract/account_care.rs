@@ -455,6 +455,7 @@ async fn a_pin_reset_link_sets_a_new_pin_once_and_ends_the_lock() {
         .unwrap();
     for _ in 0..billpay_domain::transaction_pin::MAX_FAILURES {
         store.take_pin_try(id).await.unwrap();
+        store.pin_failed(id).await.unwrap();
     }
     let locked = store.transaction_pin(id).await.unwrap().unwrap();
     assert!(locked.locked_until_ms > now_ms(), "{locked:?}");

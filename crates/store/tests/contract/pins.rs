@@ -22,16 +22,23 @@ async fn with_pin(store: &SharedStore) -> AccountId {
     account
 }
 
+/// (turns given, busy answers) among `taken`.
 fn tries(taken: &[PinTry]) -> (usize, usize) {
     let checks = taken
         .iter()
         .filter(|t| matches!(t, PinTry::Check { .. }))
         .count();
-    let locked = taken
-        .iter()
-        .filter(|t| matches!(t, PinTry::Locked { .. }))
-        .count();
-    (checks, locked)
+    let busy = taken.iter().filter(|t| matches!(t, PinTry::Busy)).count();
+    (checks, busy)
+}
+
+/// One wrong PIN: a turn taken and answered as a failure.
+async fn wrong(store: &SharedStore, account: AccountId) -> PinTry {
+    let taken = store.take_pin_try(account).await.unwrap();
+    if matches!(taken, PinTry::Check { .. }) {
+        store.pin_failed(account).await.unwrap();
+    }
+    taken
 }
 
 #[tokio::test]
@@ -53,32 +60,32 @@ async fn the_first_pin_creates_the_shop_key_and_a_new_pin_keeps_it() {
     assert_eq!(again, key, "a new PIN keeps the key");
     assert_eq!(store.api_keys(account).await.unwrap().len(), 1);
     match store.take_pin_try(account).await.unwrap() {
-        PinTry::Check {
-            pin_hash,
-            shop_key,
-            tries,
-        } => {
-            assert_eq!((pin_hash.as_str(), shop_key, tries), ("hash-2", key, 1));
+        PinTry::Check { pin_hash, shop_key } => {
+            assert_eq!((pin_hash.as_str(), shop_key), ("hash-2", key));
         }
         other => panic!("{other:?}"),
     }
 }
 
 #[tokio::test]
-async fn five_tries_in_a_row_lock_and_a_right_pin_ends_the_run() {
+async fn five_wrong_pins_in_a_row_lock_and_a_right_pin_ends_the_run() {
     let (_db, store) = store().await;
     let account = with_pin(&store).await;
     for _ in 0..MAX_FAILURES - 1 {
-        store.take_pin_try(account).await.unwrap();
+        wrong(&store, account).await;
     }
+    store.take_pin_try(account).await.unwrap();
     store.pin_matched(account).await.unwrap();
     let state = store.transaction_pin(account).await.unwrap().unwrap();
     assert_eq!((state.failures, state.locked_until_ms), (0, 0));
     for n in 1..=MAX_FAILURES {
-        match store.take_pin_try(account).await.unwrap() {
-            PinTry::Check { tries, .. } => assert_eq!(tries, n),
-            other => panic!("try {n}: {other:?}"),
-        }
+        assert!(matches!(
+            store.take_pin_try(account).await.unwrap(),
+            PinTry::Check { .. }
+        ));
+        let failure = store.pin_failed(account).await.unwrap();
+        assert_eq!(failure.failures, n);
+        assert_eq!(failure.locked_until_ms > 0, n == MAX_FAILURES, "try {n}");
     }
     let now = billpay_store::clock::now_ms();
     match store.take_pin_try(account).await.unwrap() {
@@ -95,8 +102,33 @@ async fn five_tries_in_a_row_lock_and_a_right_pin_ends_the_run() {
         .unwrap();
     assert!(matches!(
         store.take_pin_try(account).await.unwrap(),
-        PinTry::Check { tries: 1, .. }
+        PinTry::Check { .. }
     ));
+}
+
+/// Right PINs are never counted as wrong, however many are checked in a row
+/// or at once (issue 45: five right PINs in flight used to set the lock).
+#[tokio::test]
+async fn right_pins_in_flight_at_once_never_lock() {
+    let (_db, store) = store().await;
+    let account = with_pin(&store).await;
+    for _round in 0..4 {
+        let tasks = (0..MAX_FAILURES)
+            .map(|_| {
+                let store = store.clone();
+                tokio::spawn(async move { store.take_pin_try(account).await.unwrap() })
+            })
+            .collect();
+        let taken = join_all(tasks).await;
+        assert_eq!(tries(&taken), (MAX_FAILURES as usize, 0), "{taken:?}");
+        // a sixth at once waits its turn: it is neither checked nor locked
+        assert_eq!(store.take_pin_try(account).await.unwrap(), PinTry::Busy);
+        for _ in 0..MAX_FAILURES {
+            store.pin_matched(account).await.unwrap();
+        }
+    }
+    let state = store.transaction_pin(account).await.unwrap().unwrap();
+    assert_eq!((state.failures, state.locked_until_ms), (0, 0));
 }
 
 #[tokio::test]
@@ -104,21 +136,42 @@ async fn an_expired_lock_starts_a_new_run() {
     let (db, store) = store().await;
     let account = with_pin(&store).await;
     for _ in 0..MAX_FAILURES {
-        store.take_pin_try(account).await.unwrap();
+        wrong(&store, account).await;
     }
     assert!(matches!(
         store.take_pin_try(account).await.unwrap(),
         PinTry::Locked { .. }
     ));
     raw_sql(&db, "UPDATE transaction_pins SET locked_until = 1").await;
+    assert!(matches!(wrong(&store, account).await, PinTry::Check { .. }));
+    let state = store.transaction_pin(account).await.unwrap().unwrap();
+    assert_eq!(state.failures, 1, "a new run: one wrong PIN so far");
+}
+
+/// A turn taken by a process that died before its answer is forgotten
+/// after a minute: it does not hold the account's tries for good.
+#[tokio::test]
+async fn a_turn_never_answered_is_forgotten_after_a_minute() {
+    let (db, store) = store().await;
+    let account = with_pin(&store).await;
+    for _ in 0..MAX_FAILURES {
+        store.take_pin_try(account).await.unwrap();
+    }
+    assert_eq!(store.take_pin_try(account).await.unwrap(), PinTry::Busy);
+    let old = billpay_store::clock::now_ms() - 61_000;
+    raw_sql(
+        &db,
+        &format!("UPDATE transaction_pins SET checking_since = {old}"),
+    )
+    .await;
     assert!(matches!(
         store.take_pin_try(account).await.unwrap(),
-        PinTry::Check { tries: 1, .. }
+        PinTry::Check { .. }
     ));
 }
 
 #[tokio::test]
-async fn concurrent_tries_check_at_most_five_pins() {
+async fn concurrent_wrong_pins_check_at_most_five_then_lock() {
     let (_db, store) = store().await;
     let account = with_pin(&store).await;
     let tasks = (0..20)
@@ -132,9 +185,16 @@ async fn concurrent_tries_check_at_most_five_pins() {
         tries(&taken),
         (MAX_FAILURES as usize, 20 - MAX_FAILURES as usize)
     );
+    for _ in 0..MAX_FAILURES {
+        store.pin_failed(account).await.unwrap();
+    }
     let state = store.transaction_pin(account).await.unwrap().unwrap();
     assert_eq!(state.failures, MAX_FAILURES);
     assert!(state.locked_until_ms > 0);
+    assert!(matches!(
+        store.take_pin_try(account).await.unwrap(),
+        PinTry::Locked { .. }
+    ));
 }
 
 #[tokio::test]
@@ -142,11 +202,11 @@ async fn one_accounts_tries_do_not_lock_another() {
     let (_db, store) = store().await;
     let (a, b) = (with_pin(&store).await, with_pin(&store).await);
     for _ in 0..=MAX_FAILURES {
-        store.take_pin_try(a).await.unwrap();
+        wrong(&store, a).await;
     }
     assert!(matches!(
         store.take_pin_try(b).await.unwrap(),
-        PinTry::Check { tries: 1, .. }
+        PinTry::Check { .. }
     ));
 }
 
@@ -213,7 +273,7 @@ async fn an_operator_clears_a_lock_once_with_its_log_line() {
     assert!(!not_locked, "no lock on: nothing to clear");
     assert_eq!(cleared_lines(&store, account).await, 0, "and no line");
     for _ in 0..MAX_FAILURES {
-        store.take_pin_try(account).await.unwrap();
+        wrong(&store, account).await;
     }
     assert!(matches!(
         store.take_pin_try(account).await.unwrap(),
@@ -231,6 +291,6 @@ async fn an_operator_clears_a_lock_once_with_its_log_line() {
     assert_eq!((state.failures, state.locked_until_ms), (0, 0));
     assert!(matches!(
         store.take_pin_try(account).await.unwrap(),
-        PinTry::Check { tries: 1, .. }
+        PinTry::Check { .. }
     ));
 }

@@ -412,6 +412,42 @@ async fn five_wrong_pins_lock_purchases_even_sent_at_once() {
     assert_eq!(bought.status(), 303);
 }
 
+/// Only a wrong PIN counts toward the lock (issue 45, finding 5): twelve
+/// purchases sent at once with the right PIN are all bought. (On c645029 a
+/// try was counted before its check, so five right PINs in flight set the
+/// 30-minute lock and refused the rest.)
+#[tokio::test]
+async fn right_pins_sent_at_once_are_all_bought_and_never_lock() {
+    let server = TestServer::spawn().await;
+    let (account, api_key, email) = shopper(&server, "10000");
+    let session = http_shopper(&server, &email).await;
+    let mut buys = tokio::task::JoinSet::new();
+    for i in 0..12 {
+        let (url, session) = (server.url("/dashboard/buy/airtime"), session.clone());
+        buys.spawn(async move {
+            let answer = post_airtime_at(url, session, &format!("web-right-{i:02}"), PIN).await;
+            let status = answer.status();
+            (status, answer.text().await.unwrap())
+        });
+    }
+    for (status, text) in buys.join_all().await {
+        assert_eq!(status, 303, "every right PIN buys: {text}");
+    }
+    let statement = server.assert_ledger_consistent(&account);
+    let debits = statement["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "debit")
+        .count();
+    assert_eq!(debits, 12, "{statement}");
+    // and the run of wrong PINs is still empty: a wrong one now has four left
+    let wrong = post_airtime(&server, &session, "web-wrong-after", "1111").await;
+    let text = wrong.text().await.unwrap();
+    assert!(says(&text, "4 tries left"), "{text}");
+    assert_eq!(server.balance(&api_key).await, 4000.0, "12 × ₦500 debited");
+}
+
 /// The wallet page's text, signed in.
 async fn wallet_page(server: &TestServer, cookie: &str) -> String {
     let page = no_redirects()

@@ -1,8 +1,9 @@
 //! The shop's key (issue 31): the account's browser purchases are placed
 //! under it. The keys page lists it for its webhooks but offers no suspend
 //! or revoke, and refuses one sent anyway; a key the operator suspended or
-//! revoked stops the shop with a sentence and charges nothing; a new PIN
-//! gives the shop a new key after a revocation.
+//! revoked stops the shop with a sentence and charges nothing; a new PIN set
+//! with the password (not a change with the current PIN alone) gives the
+//! shop a new key after a revocation.
 
 use super::shop::{PIN, http_shopper, minted_reference, post_airtime, shopper};
 use super::*;
@@ -74,6 +75,43 @@ async fn the_shop_key_cannot_be_revoked_by_the_customer_and_an_operators_revocat
             .contains("set your transaction PIN again")
     );
     assert_eq!(server.balance(&api_key).await, before, "nothing charged");
+    // a change of PIN with the current PIN alone (a borrowed session knows
+    // no password) does not bring the shop back (issue 45)
+    let changed = no_redirects()
+        .post(server.url("/dashboard/pin/change"))
+        .header("Cookie", &session.0)
+        .form(&[
+            ("csrf", session.1.as_str()),
+            ("current", PIN),
+            ("pin", "4826"),
+            ("confirm", "4826"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert!(changed.text().await.unwrap().contains("id=\"pin-saved\""));
+    let (_, after_change) = keys_page(&server, &session.0).await;
+    assert_eq!(
+        after_change, shop_key,
+        "the revoked key is still the shop's"
+    );
+    let still_off = post_airtime(
+        &server,
+        &session,
+        &minted_reference(&server, &session.0).await,
+        "4826",
+    )
+    .await;
+    assert_eq!(still_off.status(), 422);
+    assert!(
+        still_off
+            .text()
+            .await
+            .unwrap()
+            .contains("set your transaction PIN again")
+    );
+    assert_eq!(server.balance(&api_key).await, before, "nothing charged");
+    // with the password, a new PIN gives the shop a new key
     let session = http_shopper(&server, &email).await;
     let (_, new_key) = keys_page(&server, &session.0).await;
     assert_ne!(new_key, shop_key, "a new shop key");

@@ -185,6 +185,46 @@ async fn a_sign_up_answers_the_same_whether_or_not_the_address_is_taken() {
     assert_eq!(owner[1].as_deref(), Some("operator"));
 }
 
+/// One wrong code answers alike for an unverified sign-up, a verified
+/// account and an address nobody signed up with (issue 45, finding 6: the
+/// unverified sign-up used to get "Check the email and try again").
+#[tokio::test]
+async fn a_wrong_code_answers_alike_whether_or_not_the_address_has_a_sign_up() {
+    let server = TestServer::spawn_with_env(Options::default(), &OPEN).await;
+    let pending = format!("pending-{}@example.com", rand_suffix());
+    let (status, _) = sign_up_http(&server, &applicant("Ada", &pending)).await;
+    assert_eq!(status, 200);
+    let code = last_notice(&server, &pending, "email_verification").await;
+    let right = code["code"].as_str().unwrap();
+    let wrong = if right == "000000" {
+        "111111"
+    } else {
+        "000000"
+    };
+    let verified = format!("verified-{}@example.com", rand_suffix());
+    account_with_password(&server, &verified, "100");
+    let nobody = format!("nobody-{}@example.com", rand_suffix());
+    let mut pages = Vec::new();
+    for email in [&pending, &verified, &nobody] {
+        let fields = [("email", email.as_str()), ("code", wrong)];
+        let answer = post_open_form(&server, "/dashboard/verify", "/dashboard/verify", &fields);
+        let answer = answer.await;
+        let status = answer.status().as_u16();
+        let page = comparable(&answer.text().await.unwrap(), email);
+        pages.push((status, page));
+    }
+    assert!(
+        pages[0].1.contains("not right or has expired"),
+        "{}",
+        pages[0].1
+    );
+    assert_eq!(
+        pages[0], pages[1],
+        "an unverified sign-up and a verified account"
+    );
+    assert_eq!(pages[0], pages[2], "an unverified sign-up and no account");
+}
+
 #[tokio::test]
 async fn sign_ups_from_one_address_are_bounded_even_at_once() {
     let server = TestServer::spawn_with_env(Options::default(), &OPEN).await;

@@ -116,10 +116,10 @@ pub async fn submit(
         (CodeCheck::EmailTaken, _) => {
             "That address now belongs to another account. Sign in and choose another."
         }
-        (CodeCheck::Wrong { left: 1.. }, _) => {
-            "That code is not right. Check the email and try again."
-        }
-        _ => "That code is not right or has expired. Ask for a new one below.",
+        // One sentence for every other refusal (a wrong code, a used-up or
+        // expired one, no sign-up at all): the form never tells whether an
+        // address has an unverified sign-up.
+        _ => "That code is not right or has expired. Check the email, or ask for a new one below.",
     };
     refused(message.to_owned(), StatusCode::UNPROCESSABLE_ENTITY)
 }

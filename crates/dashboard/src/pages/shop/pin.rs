@@ -2,8 +2,8 @@
 //! stolen session alone cannot change it; the password is checked within
 //! the sign-in's throttle), or changed with the current PIN ([`change`]: the
 //! current PIN is one try of the purchases' own five, taken by [`check`]),
-//! asked for on every purchase, counted in the store before it is checked
-//! (`areas/pins.rs`). Neither the PIN nor the password is logged or echoed back.
+//! asked for on every purchase. Each check takes a turn in the store first
+//! and only a wrong PIN counts toward the lock (`areas/pins.rs`). Neither the PIN nor the password is logged or echoed back.
 
 use super::{Chrome, PageResult, Refused, render};
 use crate::DashboardState;
@@ -21,6 +21,7 @@ use billpay_store::issue::{issue_pin_reset, shop_key};
 use billpay_webkit::format::lagos_time;
 use billpay_webkit::{CsrfForm, NoFields, Who};
 use serde::Deserialize;
+use std::time::Duration;
 
 #[derive(Template)]
 #[template(path = "shop_pin.html")]
@@ -162,9 +163,9 @@ pub struct ChangeForm {
 }
 
 /// Changes the PIN with the current one: the new PIN is checked first (so a
-/// typo in it spends no try), then the current PIN is one try of the same
-/// five that lock purchases ([`check`], counted in the store before the
-/// check, so tries sent at once cannot get around it).
+/// typo in it spends no try), then the current PIN is checked as a purchase's
+/// is ([`check`]: a wrong one is one of the same five that lock purchases).
+/// The shop's key is left as it is: a revoked one needs the password.
 pub async fn change(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
@@ -190,15 +191,15 @@ pub async fn change(
         .await
         .map_err(|e| super::PageError::internal(&e))?
         .map_err(|e| super::PageError::internal(&e))?;
-    state
-        .store
-        .set_transaction_pin(account, hash, shop_key(account))
-        .await?;
+    // the current PIN proves less than the password: the shop's key stays
+    // as it is (a revoked one comes back only with a PIN set with the password)
+    state.store.change_transaction_pin(account, hash).await?;
     pin_page(&state, &signed_in, None, true).await
 }
 
-/// Takes a try of `given` for `account` and checks it; the account's shop
-/// key when it is right.
+/// Takes a turn for `given` for `account` and checks it; the account's shop
+/// key when it is right. Right PINs sent at once wait a moment for a turn
+/// ([`PinTry::Busy`]); they are never counted as wrong.
 pub async fn check(
     state: &DashboardState,
     account: AccountId,
@@ -208,26 +209,32 @@ pub async fn check(
     let Ok(pin) = TransactionPin::parse(given) else {
         return say("Enter your 4-digit transaction PIN.".into());
     };
-    // a turn to check first: a try is counted only when it will be checked
-    let Ok(permit) = state.kit.passwords.permit().await else {
-        return say("Too busy just now: try again in a moment.".into());
-    };
-    let (pin_hash, shop_key, tries) = match state.store.take_pin_try(account).await? {
-        PinTry::NotSet => {
-            return say("Set your transaction PIN first (Buy → Transaction PIN).".into());
+    let mut waited = Duration::ZERO;
+    let (permit, pin_hash, shop_key) = loop {
+        // a turn at the hash check first: a turn is taken only when it will be checked
+        let Ok(permit) = state.kit.passwords.permit().await else {
+            return say(TOO_BUSY.into());
+        };
+        match state.store.take_pin_try(account).await? {
+            PinTry::NotSet => {
+                return say("Set your transaction PIN first (Buy → Transaction PIN).".into());
+            }
+            PinTry::Locked { until_ms } => return say(locked(until_ms)),
+            PinTry::Check { pin_hash, shop_key } => break (permit, pin_hash, shop_key),
+            PinTry::Busy if waited < TURN_WAIT => {
+                drop(permit);
+                tokio::time::sleep(TURN_POLL).await;
+                waited += TURN_POLL;
+            }
+            PinTry::Busy => return say(TOO_BUSY.into()),
         }
-        PinTry::Locked { until_ms } => return say(locked(until_ms)),
-        PinTry::Check {
-            pin_hash,
-            shop_key,
-            tries,
-        } => (pin_hash, shop_key, tries),
     };
     if permit.verify(Some(pin_hash), pin.expose().to_owned()).await {
         state.store.pin_matched(account).await?;
         return Ok(shop_key);
     }
-    let left = MAX_FAILURES.saturating_sub(tries);
+    let failure = state.store.pin_failed(account).await?;
+    let left = MAX_FAILURES.saturating_sub(failure.failures);
     let minutes = LOCK.as_secs() / 60;
     say(match left {
         0 => format!(
@@ -239,6 +246,12 @@ pub async fn check(
         }
     })
 }
+
+const TOO_BUSY: &str = "Too busy just now: try again in a moment.";
+/// How long a PIN waits for a turn while other checks of the account are
+/// under way, and how often it asks.
+const TURN_WAIT: Duration = Duration::from_secs(10);
+const TURN_POLL: Duration = Duration::from_millis(50);
 
 fn locked(until_ms: i64) -> String {
     format!(
