@@ -218,14 +218,10 @@ pub trait HostedCheckout: Send + Sync {
 
 pub type SharedGateway = Arc<dyn Gateway>;
 
-/// A gateway's HTTP client: connect and total timeouts (reqwest has none by
-/// default), no redirects (an answer elsewhere is not the gateway's).
+/// A gateway's HTTP client (`billpay_outbound`'s policy: connect and total
+/// timeouts, no redirects: an answer elsewhere is not the gateway's).
 pub(crate) fn http_client(timeout: Duration) -> Result<reqwest::Client, GatewayError> {
-    reqwest::Client::builder()
-        .connect_timeout(timeout.min(Duration::from_secs(5)))
-        .timeout(timeout)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
+    billpay_outbound::http_client(timeout)
         .map_err(|e| GatewayError::Unavailable(format!("HTTP client: {e}")))
 }
 

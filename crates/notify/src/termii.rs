@@ -134,9 +134,7 @@ struct TermiiFlags {
 fn build(sections: &ChannelSections) -> Result<Arc<dyn Channel>, String> {
     let settings = &sections.termii;
     let channel = TermiiChannel {
-        http: reqwest::Client::builder()
-            .timeout(Duration::from_millis(settings.timeout_ms.max(1)))
-            .build()
+        http: billpay_outbound::http_client(Duration::from_millis(settings.timeout_ms.max(1)))
             .map_err(|e| format!("Termii: cannot build an HTTP client: {e}"))?,
         base_url: settings.base_url.trim_end_matches('/').to_owned(),
         api_key: SecretString::from(settings.api_key().ok_or("BILLPAY_TERMII_API_KEY")?),

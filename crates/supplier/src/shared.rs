@@ -7,17 +7,12 @@
 use crate::{Kobo, SupplierError, SupplierStatus};
 use std::time::Duration;
 
-/// The reqwest client of a real supplier: connecting may take at most 10 s
-/// (or `timeout`, if shorter), the whole call `timeout`; longer is an unknown
-/// outcome (requeried, never refunded). No redirects: a supplier's API does
-/// not redirect, and a redirect is an answer "not like that supplier".
+/// The reqwest client of a real supplier (`billpay_outbound`'s policy): the
+/// whole call at most `timeout`; longer is an unknown outcome (requeried,
+/// never refunded). No redirects: a supplier's API does not redirect, and a
+/// redirect is an answer "not like that supplier".
 pub fn http_client(timeout: Duration) -> Result<reqwest::Client, SupplierError> {
-    reqwest::Client::builder()
-        .connect_timeout(timeout.min(Duration::from_secs(10)))
-        .read_timeout(timeout)
-        .timeout(timeout)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
+    billpay_outbound::http_client(timeout)
         .map_err(|e| SupplierError::Unavailable(format!("HTTP client: {e}")))
 }
 

@@ -41,6 +41,19 @@ pub enum CatalogueCommand {
     },
 }
 
+impl CatalogueCommand {
+    /// The supplier flags of a command that calls a supplier (every sync
+    /// and its aliases: one match, so an alias cannot drop its flags).
+    pub fn supplier_args(&self) -> Option<&super::supplier::SupplierArgs> {
+        match self {
+            CatalogueCommand::Sync { supplier, .. }
+            | CatalogueCommand::SyncVtpass { supplier, .. }
+            | CatalogueCommand::SyncClubkonnect { supplier, .. } => Some(supplier),
+            CatalogueCommand::Import { .. } | CatalogueCommand::Export => None,
+        }
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum ToggleCommand {
     /// Put it on sale.

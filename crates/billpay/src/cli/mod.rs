@@ -207,11 +207,11 @@ impl Cli {
         use figment::value::Value;
         let command = match &self.command {
             Command::Serve(args) => Value::serialize(args),
-            Command::Supplier(supplier::SupplierCommand::Balance(args))
-            | Command::Catalogue(
-                catalogue::CatalogueCommand::Sync { supplier: args, .. }
-                | catalogue::CatalogueCommand::SyncVtpass { supplier: args, .. },
-            ) => Value::serialize(args),
+            Command::Supplier(supplier::SupplierCommand::Balance(args)) => Value::serialize(args),
+            Command::Catalogue(command) => match command.supplier_args() {
+                Some(args) => Value::serialize(args),
+                None => Value::serialize(()),
+            },
             Command::Funding(args) => Value::serialize(&args.flags),
             Command::Notify(notify::NotifyCommand::Test(args)) => Value::serialize(&args.flags),
             _ => Value::serialize(()),
@@ -255,6 +255,26 @@ mod tests {
             }
         }
         assert!(checked > 10, "only {checked} commands checked");
+    }
+
+    /// Every `catalogue sync` spelling passes its supplier flags on to the
+    /// settings (`sync-clubkonnect` used to drop them).
+    #[test]
+    fn every_catalogue_sync_passes_its_supplier_flags_on() {
+        use clap::Parser;
+        for sync in ["sync", "sync-vtpass", "sync-clubkonnect"] {
+            let args = [
+                "billpay",
+                "catalogue",
+                sync,
+                "--supplier-low-balance",
+                "2500",
+            ];
+            let cli = super::Cli::try_parse_from(args).unwrap();
+            let flags = serde_json::to_value(cli.setting_flags().unwrap()).unwrap();
+            let given = flags[1]["supplier_low_balance"].clone();
+            assert_eq!(given, serde_json::json!(2500.0), "{sync}: {flags}");
+        }
     }
 
     /// `--sandbox-unreachable` is a switch, as the README writes it.

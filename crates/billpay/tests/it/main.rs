@@ -7,6 +7,7 @@
 mod support;
 
 mod api;
+mod architecture;
 mod cli;
 mod clubkonnect;
 mod console;
