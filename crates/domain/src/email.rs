@@ -123,6 +123,15 @@ impl EmailAddress {
     }
 }
 
+/// `typed` as [`EmailAddress::parse`] reads it, or trimmed when it is not
+/// an address: for a look-up by what someone typed (a sign-in, an operator
+/// named on the command line), which then finds no one without saying why.
+pub fn canonical_or_typed(typed: &str) -> String {
+    EmailAddress::parse(typed)
+        .map(EmailAddress::into_string)
+        .unwrap_or_else(|_| typed.trim().to_owned())
+}
+
 /// Whitespace, or a character that draws nothing or steers the text:
 /// controls, format characters (zero-width space, joiners, BOM, bidi
 /// marks), separators, private use, surrogates and unassigned code points.
