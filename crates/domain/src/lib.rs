@@ -13,6 +13,7 @@
 pub mod catalogue;
 pub mod delivery;
 pub mod details;
+pub mod email;
 pub mod ids;
 pub mod json;
 pub mod keys;
@@ -32,6 +33,7 @@ pub mod transaction_pin;
 
 pub use delivery::{Delivery, EpinCard, Pin};
 pub use details::PurchaseDetails;
+pub use email::{EmailAddress, EmailError};
 pub use ids::{AccountId, KeyId};
 pub use money::{Kobo, MoneyError};
 pub use phone::Phone;

@@ -2,7 +2,7 @@
 //! close it, and erase a closed account's personal data (NDPA).
 
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, optional_reason, reason_of};
-use billpay_domain::AccountId;
+use billpay_domain::{AccountId, EmailAddress};
 use billpay_store::limits::{LEVELS, OPERATOR_CREATED_LEVEL};
 use billpay_store::work;
 use billpay_store::{Account, AccountStatus, Closure, Erasure, NewAccount, Store};
@@ -36,19 +36,14 @@ pub async fn create_at_level(
     if name.is_empty() {
         return Err(invalid(&["name"], "must not be empty"));
     }
-    if !valid_email(email) {
-        return Err(invalid(
-            &["email"],
-            format!("is not an email address: {email}"),
-        ));
-    }
+    let email = email_of(email)?;
     let password_hash = password.map(billpay_domain::password::hash).transpose()?;
     // The subject, the new account's id, is set by the store.
     let mut log = actor.log("account.create", "");
     log.after = Some(format!("{name} <{email}>"));
     let new = NewAccount {
         name,
-        email: email.to_owned(),
+        email: email.into_string(),
         password_hash,
         kyc_level,
     };
@@ -217,12 +212,8 @@ fn refusal(error: billpay_store::StoreError) -> OpsError {
     }
 }
 
-pub(crate) fn valid_email(email: &str) -> bool {
-    let Some((local, domain)) = email.split_once('@') else {
-        return false;
-    };
-    !local.is_empty()
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !email.contains(char::is_whitespace)
+/// The canonical address of `typed` ([`EmailAddress::parse`], the one form
+/// accounts and operators are stored and found by), or the sentence why not.
+pub(crate) fn email_of(typed: &str) -> OpsResult<EmailAddress> {
+    EmailAddress::parse(typed).map_err(|why| invalid(&["email"], format!("is refused: {why}")))
 }

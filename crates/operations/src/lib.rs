@@ -212,7 +212,7 @@ pub enum OpsError {
     LockedOut(#[from] billpay_domain::throttle::LockedOut),
 }
 
-pub(crate) use accounts::valid_email;
+pub(crate) use accounts::email_of;
 
 /// The first few plans below cost, and how many more.
 pub fn below_cost_text(below: &[pricing::PlanMargin]) -> String {

@@ -3,7 +3,8 @@
 //! transaction. A TOTP second factor's secret is sealed under the master key
 //! like a webhook secret and shown once, when it is enabled.
 
-use crate::{Actor, OpsError, OpsResult, Permission, invalid, valid_email};
+use crate::{Actor, OpsError, OpsResult, Permission, email_of, invalid};
+use billpay_domain::email::canonical_or_typed;
 use billpay_domain::sealed::SecretBox;
 use billpay_domain::throttle::{SecretThrottle, Who};
 use billpay_store::work;
@@ -24,13 +25,8 @@ pub async fn create(
     password: &str,
 ) -> OpsResult<Operator> {
     actor.require(Permission::ManageOperators)?;
-    let email = email.trim();
-    if !valid_email(email) || email.chars().count() > 254 {
-        return Err(invalid(
-            &["email"],
-            format!("is not an email address: {email}"),
-        ));
-    }
+    let email = email_of(email)?.into_string();
+    let email = email.as_str();
     let password_hash = billpay_domain::password::hash(password)?;
     let mut log = actor.log("operator.create", email);
     log.after = Some(format!("{role}, active"));
@@ -54,10 +50,10 @@ pub async fn create(
     Ok(operator)
 }
 
-/// An operator by email (any case).
+/// An operator by email, in its canonical form ([`canonical_or_typed`]).
 pub async fn find(store: &dyn Store, email: &str) -> OpsResult<Operator> {
     store
-        .operator_by_email(email.trim())
+        .operator_by_email(&canonical_or_typed(email))
         .await?
         .ok_or_else(|| OpsError::NotFound(format!("no operator with email {email}")))
 }

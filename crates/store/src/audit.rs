@@ -29,6 +29,27 @@ impl CheckOutcome {
     }
 }
 
+/// Accounts whose addresses, stored before every address entered through
+/// `billpay_domain::EmailAddress::parse`, reach one mailbox: one canonical
+/// address (`EmailAddress::mailbox_of` of each). Never merged: an operator
+/// decides which account keeps the address ([`EMAILS_RESOLVE`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EmailCollision {
+    /// The one canonical address they share.
+    pub canonical: String,
+    /// Each account's id and its address as stored, oldest first.
+    pub accounts: Vec<(String, String)>,
+}
+
+/// The audit's check of [`EmailCollision`]s (computed in Rust: SQL cannot
+/// normalise Unicode or lowercase it on SQLite).
+pub const ONE_ACCOUNT_PER_ADDRESS: &str = "one_account_per_address";
+/// Its rule, as `billpay audit` prints it.
+pub const ONE_ACCOUNT_PER_ADDRESS_RULE: &str =
+    "no two accounts' email addresses are one canonical address (one mailbox)";
+/// How an operator resolves one, as the audit and `serve`'s warning say.
+pub const EMAILS_RESOLVE: &str = "keep the address on one account: have the other owners change their address on the dashboard's account page, or close the other accounts (billpay accounts close); accounts are never merged automatically";
+
 pub const CHECKS: &[Check] = &[
     Check {
         name: "balance_equals_ledger",

@@ -52,6 +52,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "024_checks_as_comparisons": sqlite;
     "025_transactions_by_time": both;
     "026_pin_checks_in_flight": both;
+    "027_canonical_emails": sqlite postgres;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

@@ -7,6 +7,7 @@
 use crate::{PageError, WebKit, Who};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use billpay_domain::email::canonical_or_typed;
 use serde::Deserialize;
 use std::future::Future;
 use std::time::Duration;
@@ -21,15 +22,22 @@ const BUSY_RETRY_AFTER: &str = "2";
 /// The sign-in form's fields (read with a [`SignInForm`](crate::SignInForm)).
 #[derive(Deserialize)]
 pub struct Credentials {
+    /// The canonical address ([`canonical_or_typed`]).
+    #[serde(deserialize_with = "canonical_email")]
     pub email: String,
     pub password: String,
 }
 
 impl Credentials {
-    /// The email as typed, without surrounding spaces.
+    /// The address in its canonical form, as every account and operator
+    /// is stored (or, not being an address, as typed: it then finds no one).
     pub fn email(&self) -> &str {
         self.email.trim()
     }
+}
+
+fn canonical_email<'de, D: serde::Deserializer<'de>>(reader: D) -> Result<String, D::Error> {
+    String::deserialize(reader).map(|typed| canonical_or_typed(&typed))
 }
 
 /// Someone found by email, with their stored password hash (none: they

@@ -132,6 +132,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     let (email, sms) = super::notify::describe(&channels);
     tracing::info!(email, sms, "notification channels");
     let store = settings.open_store().await?;
+    canonical_addresses(&store).await?;
     let metrics = super::metrics::Metrics::install(store.clone())?;
     let secrets = settings.secret_box()?;
     if settings.sandbox.unreachable {
@@ -393,6 +394,36 @@ async fn shutdown_signal() {
 }
 
 /// First start with `--demo`: a demo account funded with ₦100,000 and a key.
+/// Addresses stored before every address was canonical: each lone one
+/// rewritten in its canonical form; a warning for each group of accounts
+/// whose addresses reach one mailbox: never merged, the operator
+/// resolves them (`billpay audit` lists them with their addresses; the log
+/// names only the accounts).
+async fn canonical_addresses(store: &SharedStore) -> anyhow::Result<()> {
+    use billpay_store::audit::EMAILS_RESOLVE;
+    match store.canonicalize_emails().await {
+        Ok(0) => {}
+        Ok(rewritten) => {
+            tracing::info!(rewritten, "email addresses stored in their canonical form")
+        }
+        // Another node's sign-up in between: the next start finishes it.
+        Err(e) => tracing::warn!(error = %e, "email addresses not made canonical this time"),
+    }
+    for collision in store.email_collisions().await? {
+        let ids: Vec<&str> = collision
+            .accounts
+            .iter()
+            .map(|(id, _)| id.as_str())
+            .collect();
+        tracing::warn!(
+            accounts = %ids.join(", "),
+            resolve = EMAILS_RESOLVE,
+            "these accounts' email addresses are one address (one mailbox): run `billpay audit` to see them"
+        );
+    }
+    Ok(())
+}
+
 async fn demo(store: &SharedStore, address: std::net::SocketAddr) -> anyhow::Result<()> {
     if let Some(account) = store.account_by_email(DEMO_EMAIL).await? {
         println!(

@@ -42,7 +42,7 @@ async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
     let (passed, report) = server.audit();
     assert!(passed, "{report}");
     assert_eq!(report["ok"], true);
-    assert_eq!(report["checks"].as_array().unwrap().len(), 12, "{report}");
+    assert_eq!(report["checks"].as_array().unwrap().len(), 13, "{report}");
 
     // Corrupt it behind the store's back: lose the refund of the failed
     // purchase (the append-only trigger disabled) and the successful one's event.
@@ -103,7 +103,7 @@ async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
     assert!(text.contains("FAIL refunded_once_if_failed"), "{text}");
     assert!(text.contains(&format!("reference_code={failed}")), "{text}");
     assert!(
-        text.contains("Audit FAILED: 3 of 12 checks violated."),
+        text.contains("Audit FAILED: 3 of 13 checks violated."),
         "{text}"
     );
 }
@@ -188,4 +188,64 @@ async fn audit_catches_refunds_of_successes_double_debits_broken_running_sums_an
     ] {
         assert!(violations(&report, clean).is_empty(), "{clean}: {report}");
     }
+}
+
+/// Accounts stored before every address was canonical, whose addresses reach
+/// one mailbox: `billpay audit` names them and how to resolve it, `serve`
+/// warns of them at start and rewrites only a lone address; none is merged.
+#[tokio::test]
+async fn accounts_sharing_one_mailbox_are_reported_by_audit_and_at_start_never_merged() {
+    let mut server = TestServer::spawn().await;
+    let suffix = rand_suffix();
+    let create = |email: String| {
+        let created = server.cli(&["account", "create", "--name", "Older", "--email", &email]);
+        created["account_id"].as_str().unwrap().to_owned()
+    };
+    let ada = create(format!("ada-{suffix}@example.com"));
+    let bola = create(format!("bola-{suffix}@example.com"));
+    let emile = create(format!("emile-{suffix}@example.com"));
+
+    // As older versions stored them: a display name, an accented capital.
+    server.kill();
+    let older = format!(
+        "UPDATE accounts SET email = 'x<ada-{suffix}@example.com>' WHERE id = '{bola}';
+         UPDATE accounts SET email = 'ÉMILE-{suffix}@example.com' WHERE id = '{emile}';"
+    );
+    server.raw_sql(&older, &older).await;
+    server.skip_final_audit();
+
+    let (ok, text, _) = run_text(&server, &["audit"]);
+    assert!(!ok, "{text}");
+    assert!(text.contains("FAIL one_account_per_address"), "{text}");
+    for id in [&ada, &bola] {
+        assert!(text.contains(&format!("account_id={id}")), "{text}");
+    }
+    assert!(text.contains("never merged automatically"), "{text}");
+    assert!(!text.contains(&format!("account_id={emile}")), "{text}");
+
+    server.set_env(&[("BILLPAY_LOG", "warn")]);
+    server.start();
+    let logs = String::from_utf8(server.logs()).unwrap();
+    let warning = logs
+        .lines()
+        .find(|l| l.contains("one address (one mailbox)"))
+        .unwrap_or_else(|| panic!("no warning: {logs}"));
+    assert!(
+        warning.contains(&ada) && warning.contains(&bola),
+        "{warning}"
+    );
+    assert!(warning.contains("billpay audit"), "{warning}");
+
+    let shown = |id: &str| server.cli(&["account", "show", id])["email"].clone();
+    assert_eq!(
+        shown(&emile),
+        format!("émile-{suffix}@example.com"),
+        "lone: made canonical"
+    );
+    assert_eq!(
+        shown(&bola),
+        format!("x<ada-{suffix}@example.com>"),
+        "left to the operator"
+    );
+    assert_eq!(shown(&ada), format!("ada-{suffix}@example.com"));
 }

@@ -5,6 +5,7 @@
 
 mod api_docs;
 pub mod browser;
+mod emails;
 pub mod identity;
 mod lagos;
 mod mail_journeys;

@@ -12,6 +12,7 @@ use askama::Template;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
+use billpay_domain::EmailAddress;
 use billpay_store::CodeCheck;
 use billpay_store::issue::{EMAIL_CODE_TRIES, email_code_hash, issue_email_code};
 use billpay_webkit::{CsrfForm, NoFields, PageError, PageResult, Who, render};
@@ -220,7 +221,7 @@ pub async fn change_email(
         Ok(email) => email,
         Err(message) => return refuse(&state, &signed_in, message).await,
     };
-    if email.eq_ignore_ascii_case(&signed_in.user.email) {
+    if EmailAddress::mailbox_of(&signed_in.user.email).is_some_and(|own| own.as_str() == email) {
         return refuse(&state, &signed_in, "That is already your address.").await;
     }
     if let Err(message) = current_password(&state, &signed_in, &typed.current).await {

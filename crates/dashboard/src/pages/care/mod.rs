@@ -20,7 +20,8 @@ use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use billpay_webkit::{LockedOut, MAX_EMAIL_CHARS, MAX_PASSWORD_BYTES};
+use billpay_domain::EmailAddress;
+use billpay_webkit::{LockedOut, MAX_PASSWORD_BYTES};
 use std::net::{IpAddr, SocketAddr};
 
 /// The client's address (see [`client_address`]); `None` when the server
@@ -51,19 +52,12 @@ pub fn too_often(locked: LockedOut) -> String {
     )
 }
 
-/// An email address as typed, or why it cannot be one.
-pub fn email_field(typed: &str) -> Result<String, &'static str> {
-    let email = typed.trim();
-    let plausible = email.chars().count() <= MAX_EMAIL_CHARS
-        && !email.chars().any(char::is_whitespace)
-        && email
-            .split_once('@')
-            .is_some_and(|(user, domain)| !user.is_empty() && domain.contains('.'));
-    if plausible {
-        Ok(email.to_owned())
-    } else {
-        Err("Enter your email address, like ada@example.com.")
-    }
+/// The canonical address of what was typed ([`EmailAddress::parse`]: the
+/// one form every account is stored and found by), or why it is not one.
+pub fn email_field(typed: &str) -> Result<String, String> {
+    EmailAddress::parse(typed)
+        .map(EmailAddress::into_string)
+        .map_err(|refused| refused.to_string())
 }
 
 /// A new password as typed twice, or why it will not do.
@@ -137,8 +131,15 @@ mod tests {
 
     #[test]
     fn fields_are_checked_for_a_person() {
-        assert_eq!(email_field(" ada@example.com ").unwrap(), "ada@example.com");
-        for bad in ["", "ada", "ada@example", "a da@example.com", "@example.com"] {
+        assert_eq!(email_field(" Ada@Example.com ").unwrap(), "ada@example.com");
+        for bad in [
+            "",
+            "ada",
+            "ada@example",
+            "a da@example.com",
+            "@example.com",
+            "x<a@b.co>",
+        ] {
             assert!(email_field(bad).is_err(), "{bad}");
         }
         assert!(new_password("short", "short").is_err());

@@ -80,7 +80,7 @@ pub async fn forgot(
             return Ok(forgot_page(
                 &headers,
                 &typed.email,
-                Some(message.into()),
+                Some(message),
                 false,
                 status,
             ));
