@@ -71,14 +71,22 @@ pub fn provider_id() -> Object {
         .build()
 }
 
-/// `customer_id`: 1 to 40 characters, no control characters.
+/// `CustomerId::parse`: 1 to 40 characters (the lengths), no control
+/// characters, at least one that is not whitespace or a format character (the
+/// pattern); kept in its canonical form (docs/limits.md).
 pub fn customer_id() -> Object {
+    const NOT_CONTROL: &str = r"[^\x00-\x1f\x7f-\x9f]*";
     ObjectBuilder::new()
         .schema_type(Type::String)
         .min_length(Some(1))
         .max_length(Some(40))
-        .pattern(Some(r"^[^\x00-\x1f\x7f-\x9f]{1,40}$"))
-        .description(Some("Betting account id: 1 to 40 characters"))
+        .pattern(Some(format!(
+            r"^{NOT_CONTROL}[^{WHITESPACE}\x00-\x1f\x7f-\x9f{}]{NOT_CONTROL}$",
+            format_characters()
+        )))
+        .description(Some(
+            "Betting account id: 1 to 40 characters, not only spaces. Spaces are dropped and letters upper-cased: the id is sent to the supplier, checked against the blocklist and counted by the limits in that form",
+        ))
         .build()
 }
 
@@ -194,6 +202,34 @@ mod tests {
         ] {
             let parsed = Reference::parse(sample).is_ok();
             assert_eq!(documented.is_match(sample), parsed, "{sample:?}");
+        }
+    }
+
+    #[test]
+    fn customer_id_pattern_is_the_parser() {
+        let schema = super::customer_id();
+        let max = schema.max_length.unwrap();
+        let documented = pattern(schema);
+        let long = "7".repeat(41);
+        for sample in [
+            "BK556677",
+            " BK556677",
+            "bk556677\u{a0}",
+            "ＢＫ556677",
+            "é",
+            "7",
+            " ",
+            "\u{a0}\u{3000}",
+            "\u{200b}",
+            " \u{feff} ",
+            "",
+            "a\nb",
+            "BK\u{7f}",
+            long.as_str(),
+        ] {
+            let parsed = billpay_domain::CustomerId::parse(sample).is_ok();
+            let valid = documented.is_match(sample) && sample.chars().count() <= max;
+            assert_eq!(valid, parsed, "{sample:?}");
         }
     }
 

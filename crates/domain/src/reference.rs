@@ -57,7 +57,7 @@ pub const FORMAT_CHARACTERS: [(char, char); 21] = [
     ('\u{E0020}', '\u{E007F}'),
 ];
 
-fn is_format(c: char) -> bool {
+pub(crate) fn is_format(c: char) -> bool {
     FORMAT_CHARACTERS
         .iter()
         .any(|&(first, last)| (first..=last).contains(&c))

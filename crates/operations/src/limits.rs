@@ -3,7 +3,8 @@
 //! The checks themselves run in the store, inside each purchase's debit.
 
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, reason_of};
-use billpay_domain::{AccountId, Kobo, Phone};
+use billpay_domain::recipient::recipient_key;
+use billpay_domain::{AccountId, Kobo};
 use billpay_store::limits::{
     AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LEVEL_NAME_MAX, LEVELS, LevelLimits,
     Limits, RuleAction,
@@ -472,12 +473,6 @@ pub fn describe(limits: &Limits) -> String {
     )
 }
 
-/// A recipient as purchases store it: a Nigerian phone number in its
-/// `0XXXXXXXXXX` form; anything else (meter, smartcard, betting id) trimmed.
-pub fn recipient_value(text: &str) -> String {
-    Phone::parse(text).map_or_else(|_| text.trim().to_owned(), |p| p.as_str().to_owned())
-}
-
 /// Adds a recipient or an account to the blocklist (owner or CLI), with a
 /// reason; `false` when it was there already.
 pub async fn block(
@@ -490,7 +485,7 @@ pub async fn block(
     actor.require(Permission::ManageAccounts)?;
     let reason = reason_of(Some(reason))?;
     let value = match kind {
-        BlockKind::Recipient => recipient_value(value),
+        BlockKind::Recipient => recipient_key(value),
         BlockKind::Account => account_id(value)?.to_string(),
     };
     if value.is_empty() || value.chars().count() > 64 {
@@ -524,7 +519,7 @@ pub async fn unblock(
 ) -> OpsResult<bool> {
     actor.require(Permission::ManageAccounts)?;
     let value = match kind {
-        BlockKind::Recipient => recipient_value(value),
+        BlockKind::Recipient => recipient_key(value),
         BlockKind::Account => account_id(value)?.to_string(),
     };
     let mut log = actor.log("blocklist.remove", format!("{} {value}", kind.as_str()));
@@ -575,11 +570,5 @@ mod tests {
         assert!(naira_limit(&["daily_value"], "0").is_err());
         assert_eq!(count_limit(&["daily_count"], "20").unwrap(), Some(20));
         assert!(count_limit(&["daily_count"], "2.5").is_err());
-    }
-
-    #[test]
-    fn phones_are_blocked_in_their_stored_form() {
-        assert_eq!(recipient_value("+234 803 123 4567"), "08031234567");
-        assert_eq!(recipient_value(" 1234567890 "), "1234567890");
     }
 }

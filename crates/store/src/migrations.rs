@@ -2,8 +2,9 @@
 //! step's version is its place in [`MIGRATIONS`]), a folder per step in
 //! `crates/store/migrations/`: its `both.sql`, then the engine's own `sqlite.sql`
 //! or `postgres.sql` (absent: nothing). `both.sql` is in PostgreSQL's types,
-//! which SQLite reads as its schema spells them ([`FOR_SQLITE`]); PostgreSQL
-//! drops `WITHOUT ROWID`. Adding a step: its folder and one line below.
+//! which SQLite reads as its schema spells them ([`FOR_SQLITE`]: types, and
+//! `chr(n)` as `char(n)`); PostgreSQL drops `WITHOUT ROWID`. Adding a step:
+//! its folder and one line below.
 
 use crate::db::Engine;
 
@@ -53,6 +54,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "025_transactions_by_time": both;
     "026_pin_checks_in_flight": both;
     "027_canonical_emails": sqlite postgres;
+    "028_canonical_recipients": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.
@@ -63,6 +65,7 @@ const FOR_SQLITE: &[(&str, &str)] = &[
     ("DEFAULT TRUE", "DEFAULT 1"),
     ("DEFAULT FALSE", "DEFAULT 0"),
     (" COLLATE \"C\"", ""),
+    ("chr(", "char("),
 ];
 
 impl Migration {

@@ -285,3 +285,109 @@ async fn postgres_in_the_old_numbering_is_renumbered_and_runs_only_what_it_lacks
         assert_eq!(postgres_versions(&db.url).await, versions, "old {old}");
     }
 }
+
+/// `028_canonical_recipients`'s step (found by its name: its number may change).
+fn canonical_step() -> usize {
+    MIGRATIONS
+        .iter()
+        .position(|m| m.name.ends_with("_canonical_recipients"))
+        .expect("the step is listed")
+}
+
+/// Rows as the releases before it kept them: the blocklist's recipients
+/// trimmed only (or not at all), usage rows keyed by the text as sent.
+const BEFORE_CANONICAL: &str = "
+    INSERT INTO blocklist (kind, value, reason, added_by, added_at) VALUES
+        ('recipient', 'BK556677', 'kept', 'cli', '2026-01-01T00:00:00Z'),
+        ('recipient', 'bk556677', 'merged', 'cli', '2026-01-02T00:00:00Z'),
+        ('recipient', 'BK556677\u{a0}', 'merged', 'cli', '2026-01-03T00:00:00Z'),
+        ('recipient', 'zz 12', 'first', 'cli', '2026-01-04T00:00:00Z'),
+        ('recipient', 'Zz12\u{200b}', 'first', 'cli', '2026-01-05T00:00:00Z'),
+        ('recipient', '08031234567', 'phone', 'cli', '2026-01-06T00:00:00Z'),
+        ('account', 'acc_lower', 'an account', 'cli', '2026-01-07T00:00:00Z');
+    INSERT INTO recipient_usage (account_id, recipient, day, value) VALUES
+        ('a1', 'BK556677', '2026-01-01', 20000),
+        ('a1', ' bk556677', '2026-01-01', 30000),
+        ('a1', 'BK556677 ', '2026-01-01', 30000),
+        ('a1', 'bk556677', '2026-01-02', 5000),
+        ('a2', 'bj-55\u{3000}', '2026-01-01', 700);
+    INSERT INTO hourly_usage (account_id, recipient, hour, count) VALUES
+        ('a1', '', 7, 4),
+        ('a1', 'BK556677', 7, 1),
+        ('a1', 'bk556677', 7, 2),
+        ('a1', '\u{feff}bk556677', 8, 1);
+";
+
+const CANONICAL_ROWS: [&str; 3] = [
+    "SELECT kind || ' ' || value || ' ' || reason FROM blocklist ORDER BY kind, value",
+    "SELECT account_id || ' ' || recipient || ' ' || day || ' ' || CAST(value AS TEXT)
+       FROM recipient_usage ORDER BY account_id, recipient, day",
+    "SELECT account_id || ' [' || recipient || '] ' || CAST(hour AS TEXT) || ' ' || CAST(count AS TEXT)
+       FROM hourly_usage ORDER BY account_id, recipient, hour",
+];
+
+/// After the step: one row per canonical recipient, sums kept, the
+/// canonical entry's reason kept where there was one.
+fn assert_canonical(rows: [Vec<String>; 3]) {
+    let [blocklist, daily, hourly] = rows;
+    assert_eq!(
+        blocklist,
+        [
+            "account acc_lower an account",
+            "recipient 08031234567 phone",
+            "recipient BK556677 kept",
+            "recipient ZZ12 first",
+        ]
+    );
+    assert_eq!(
+        daily,
+        [
+            "a1 BK556677 2026-01-01 80000",
+            "a1 BK556677 2026-01-02 5000",
+            "a2 BJ-55 2026-01-01 700",
+        ]
+    );
+    assert_eq!(
+        hourly,
+        ["a1 [] 7 4", "a1 [BK556677] 7 3", "a1 [BK556677] 8 1"]
+    );
+}
+
+#[tokio::test]
+async fn sqlite_stored_recipients_become_canonical_and_duplicates_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir, "recipients.db");
+    migrate_to(&url, canonical_step()).await.unwrap();
+    let path = billpay_store::sqlite::path_from_url(&url).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(BEFORE_CANONICAL).unwrap();
+    drop(conn);
+    migrate_to(&url, canonical_step() + 1).await.unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let rows = CANONICAL_ROWS.map(|sql| {
+        let mut statement = conn.prepare(sql).unwrap();
+        let rows = statement.query_map([], |r| r.get::<_, String>(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    });
+    assert_canonical(rows);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_stored_recipients_become_canonical_and_duplicates_merge() {
+    let Some(server) =
+        postgres_server("postgres_stored_recipients_become_canonical_and_duplicates_merge")
+    else {
+        return;
+    };
+    let db = ScratchDatabase::create(&server).await.unwrap();
+    migrate_to(&db.url, canonical_step()).await.unwrap();
+    let client = connect(&db.url).await;
+    client.batch_execute(BEFORE_CANONICAL).await.unwrap();
+    migrate_to(&db.url, canonical_step() + 1).await.unwrap();
+    let mut rows: [Vec<String>; 3] = Default::default();
+    for (sql, rows) in CANONICAL_ROWS.iter().zip(&mut rows) {
+        let found = client.query(*sql, &[]).await.unwrap();
+        *rows = found.iter().map(|r| r.get(0)).collect();
+    }
+    assert_canonical(rows);
+}

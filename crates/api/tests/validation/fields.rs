@@ -164,9 +164,14 @@ async fn a_denomination_the_provider_does_not_sell_is_refused() {
 }
 
 #[tokio::test]
-async fn a_customer_id_empty_or_over_40_characters_is_refused() {
+async fn a_customer_id_empty_blank_or_over_40_characters_is_refused() {
     let r = Refusals::start().await;
-    let bad = vec![json!(""), json!("x".repeat(41))];
+    let bad = vec![
+        json!(""),
+        json!("x".repeat(41)),
+        json!("   "),
+        json!("\u{a0}\u{200b}"),
+    ];
     each_refused(&r, &all_of(Bet, "customer_id", bad)).await;
     r.assert_nothing_changed().await;
 }

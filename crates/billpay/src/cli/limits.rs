@@ -3,6 +3,7 @@
 
 use super::Output;
 use super::output::action_error;
+use billpay_domain::recipient::recipient_key;
 use billpay_domain::{AccountId, Kobo};
 use billpay_operations::Actor;
 use billpay_operations::limits::{self, LimitTexts, LimitsPatch, Verified};
@@ -271,11 +272,11 @@ pub async fn blocklist(
     Ok(())
 }
 
-/// The entry clap's group guarantees: a recipient (in its stored form, as
-/// printed back) or an account.
+/// The entry clap's group guarantees: a recipient (in its canonical form,
+/// `recipient::recipient_key`, as printed back) or an account.
 fn entry(recipient: Option<String>, account: Option<String>) -> (BlockKind, String) {
     match (recipient, account) {
-        (Some(recipient), _) => (BlockKind::Recipient, limits::recipient_value(&recipient)),
+        (Some(recipient), _) => (BlockKind::Recipient, recipient_key(&recipient)),
         (None, account) => (BlockKind::Account, account.unwrap_or_default()),
     }
 }

@@ -219,3 +219,118 @@ async fn a_level_is_renamed_from_the_cli_and_a_bad_name_changes_nothing() {
     let said = String::from_utf8(text.stdout).unwrap();
     assert_eq!(said.trim(), "Level 0 is now named Email and phone");
 }
+
+/// The forms of one betting id a customer may send: padded at either end, a
+/// no-break or zero-width space, lower case, full-width letters.
+const BETTING_ID_FORMS: [&str; 7] = [
+    " BK556677",
+    "BK556677 ",
+    "BK556677\u{a0}",
+    "\u{200b}BK556677",
+    "bk556677",
+    "ＢＫ556677",
+    "BK556677",
+];
+
+fn bet(customer_id: &str, naira: i64) -> serde_json::Value {
+    let body = Bet.body(&reference(), "1234");
+    let body = with(&body, "customer_id", serde_json::json!(customer_id));
+    with(&body, "amount", serde_json::json!(naira))
+}
+
+/// Finding 4: `blocklist add --recipient BK556677` refuses the id in every
+/// form it is sent in, live and in `/test`; the entry is kept canonical, so
+/// adding it again in another form adds nothing.
+#[tokio::test]
+async fn a_blocked_betting_id_is_refused_in_every_form_it_is_sent_in() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("100000");
+    let key = c.api_key.as_str();
+    let start = balance_kobo(&server, key).await;
+    let added = server.cli(&[
+        "blocklist",
+        "add",
+        "--recipient",
+        "BK556677",
+        "--reason",
+        "betting fraud",
+    ]);
+    assert_eq!(added["value"], "BK556677");
+    for form in BETTING_ID_FORMS {
+        for path in [Bet.live(), Bet.test()] {
+            let r = server.post(key, &path, bet(form, 500)).await;
+            assert_eq!(r.status, 403, "{form:?} on {path}: {}", r.body);
+            r.assert_error(403, "blocked");
+        }
+    }
+    assert_eq!(balance_kobo(&server, key).await, start);
+    assert!(transactions(&server, &c.account_id, None).is_empty());
+
+    let again = server.cli(&[
+        "blocklist",
+        "add",
+        "--recipient",
+        " ｂｋ556677\u{a0}",
+        "--reason",
+        "same id",
+    ]);
+    assert_eq!(again["value"], "BK556677");
+    assert_eq!(again["added"], false, "{again}");
+    let listed = server.cli(&["blocklist", "list"]);
+    assert_eq!(listed["entries"].as_array().unwrap().len(), 1, "{listed}");
+}
+
+/// Finding 4: padding or re-casing a betting id does not reset the
+/// per-recipient daily limit (nor the hourly count per recipient); what is
+/// sent to the supplier and echoed is the canonical id.
+#[tokio::test]
+async fn a_per_recipient_limit_is_not_reset_by_padding_the_recipient() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("100000");
+    let key = c.api_key.as_str();
+    server.cli(&[
+        "limits",
+        "set",
+        "--account",
+        &c.account_id,
+        "--per-recipient-daily",
+        "300",
+    ]);
+    let placed = server
+        .post(key, &Bet.live(), bet("bk556677\u{a0}", 200))
+        .await;
+    let placed = placed.assert_ok();
+    assert_eq!(placed["recipient"], "BK556677", "{placed}");
+    assert_eq!(placed["customer_id"], "BK556677", "{placed}");
+    for form in BETTING_ID_FORMS {
+        for path in [Bet.live(), Bet.test()] {
+            let r = server.post(key, &path, bet(form, 200)).await;
+            r.assert_refusal("limit_exceeded", "", &format!("{form:?} on {path}"));
+        }
+    }
+    // ₦100 more is exactly the limit, in any form; then nothing.
+    server.place(key, &Bet.live(), bet("ＢＫ556677", 100)).await;
+    let r = server.post(key, &Bet.live(), bet(" BK556677", 100)).await;
+    r.assert_refusal("limit_exceeded", "", "over ₦300");
+    assert_eq!(transactions(&server, &c.account_id, None).len(), 2);
+
+    // The hourly count per recipient is keyed the same way.
+    let other = server.customer("100000");
+    server.cli(&[
+        "limits",
+        "set",
+        "--account",
+        &other.account_id,
+        "--recipient-hourly-count",
+        "1",
+        "--recipient-hourly-action",
+        "refuse",
+    ]);
+    let key = other.api_key.as_str();
+    server.place(key, &Bet.live(), bet("BK556677", 100)).await;
+    for form in BETTING_ID_FORMS {
+        let r = server.post(key, &Bet.live(), bet(form, 100)).await;
+        r.assert_refusal("limit_exceeded", "", &format!("{form:?} this hour"));
+    }
+    server.assert_ledger_consistent(&c.account_id);
+}

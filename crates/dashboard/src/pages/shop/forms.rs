@@ -207,7 +207,7 @@ pub fn request(
             ported: f.ported(),
         },
         Product::Electricity => Item::Electricity {
-            meter: MeterNumber::parse(f.meter_number.trim()).map_err(|e| e.to_string())?,
+            meter: MeterNumber::parse(&f.meter_number).map_err(|e| e.to_string())?,
             meter_type: meter_type(&f.meter_type)?,
             amount: amount()?,
             recipient_name: recipient_name(Some(f.recipient_name.clone())),
@@ -218,7 +218,7 @@ pub fn request(
             phone: (!f.phone.trim().is_empty()).then(phone).transpose()?,
         },
         Product::Betting => Item::Betting {
-            customer: CustomerId::parse(f.customer_id.trim()).map_err(|e| e.to_string())?,
+            customer: CustomerId::parse(&f.customer_id).map_err(|e| e.to_string())?,
             amount: amount()?,
         },
         Product::Epin => {
@@ -236,7 +236,7 @@ pub fn request(
             quantity: quantity()?,
             phone: (!f.phone.trim().is_empty()).then(phone).transpose()?,
             profile_id: (!f.profile_id.trim().is_empty())
-                .then(|| ProfileId::parse(f.profile_id.trim()))
+                .then(|| ProfileId::parse(&f.profile_id))
                 .transpose()
                 .map_err(|e| e.to_string())?,
         },
@@ -245,7 +245,7 @@ pub fn request(
 }
 
 fn smartcard(f: &BuyForm) -> Result<SmartcardNumber, String> {
-    SmartcardNumber::parse(f.smartcard_number.trim())
+    SmartcardNumber::parse(&f.smartcard_number)
         .map_err(|_| "A smartcard (IUC) number is 6 to 20 digits.".to_owned())
 }
 
@@ -277,14 +277,14 @@ pub struct CurrentBouquet {
 pub async fn verify(api: &AppState, product: Product, f: &BuyForm) -> Result<Verified, String> {
     let (number, meter_type) = match product {
         Product::Electricity => (
-            MeterNumber::parse(f.meter_number.trim())
+            MeterNumber::parse(&f.meter_number)
                 .map_err(|e| e.to_string())?
                 .into(),
             Some(meter_type(&f.meter_type)?.code()),
         ),
         Product::Cable => (smartcard(f)?.into(), None),
         Product::Betting => (
-            CustomerId::parse(f.customer_id.trim())
+            CustomerId::parse(&f.customer_id)
                 .map_err(|e| e.to_string())?
                 .into(),
             None,
