@@ -1,11 +1,14 @@
 //! The operator's sign-up policy (`[signup]`) and the bounds on the forms
 //! anyone may post without an account (sign-up, a new code, forgot
 //! password): per client address and per email address, each at most
-//! [`FORMS_PER_WINDOW`] in 15 minutes, counted before anything is looked up
-//! or hashed. Together with the bound on password hashing, this is the rate
-//! bound that stands in for a CAPTCHA.
+//! [`FORMS_PER_WINDOW`] in 15 minutes, counted in the store's throttle
+//! (every node's) before anything is looked up or hashed. Together with the
+//! bound on password hashing, this is the rate bound that stands in for a
+//! CAPTCHA.
 
-use billpay_domain::throttle::{LockedOut, SecretThrottle, Who};
+pub use billpay_domain::throttle::FORMS_PER_WINDOW;
+use billpay_domain::throttle::{FORMS_BY_ADDRESS, FORMS_BY_EMAIL, LockedOut, key};
+use billpay_store::{StoreResult, ThrottleStore};
 use serde::Deserialize;
 use std::net::{IpAddr, SocketAddr};
 
@@ -94,7 +97,7 @@ impl AccountCare {
         AccountCare {
             policy,
             public_url: public_url.trim_end_matches('/').to_owned(),
-            forms: OpenForms::default(),
+            forms: OpenForms,
         }
     }
 }
@@ -106,32 +109,32 @@ impl Default for AccountCare {
     }
 }
 
-/// Forms without an account, per client address and per email in 15 minutes.
-pub const FORMS_PER_WINDOW: usize = 5;
-
-/// The throttles of the forms anyone may post.
+/// The bounds of the forms anyone may post (the store counts them).
 #[derive(Default)]
-pub struct OpenForms {
-    by_address: SecretThrottle,
-    by_email: SecretThrottle,
-}
+pub struct OpenForms;
 
 impl OpenForms {
-    /// Counts one form from `client` about `email`; refused when either has
-    /// had [`FORMS_PER_WINDOW`] in the window. Without a client address
-    /// (a signed-in customer asking for their own address) only the email counts.
-    pub fn admit(&self, client: Option<IpAddr>, email: &str) -> Result<(), LockedOut> {
-        let address = client.map(|ip| network_of(ip).to_string());
-        let by_address = match &address {
-            Some(address) => Some(self.by_address.reserve(Who::account(address))?),
-            None => None, // a signed-in customer's own request
-        };
-        let mut by_email = self.by_email.reserve(Who::account(email))?;
-        if let Some(mut by_address) = by_address {
-            by_address.spend();
+    /// Counts one form from `client` about `email` in `throttle`; refused
+    /// when either has had [`FORMS_PER_WINDOW`] in the window (the client's
+    /// is counted first, and counts even when the email's refuses). Without
+    /// a client address (a signed-in customer asking for their own address)
+    /// only the email counts. The keys are hashes: no address in clear.
+    pub async fn admit(
+        &self,
+        throttle: &(impl ThrottleStore + ?Sized),
+        client: Option<IpAddr>,
+        email: &str,
+    ) -> StoreResult<Result<(), LockedOut>> {
+        let now = billpay_store::clock::now_ms();
+        if let Some(ip) = client {
+            let address = key(&network_of(ip).to_string());
+            let taken = throttle.take_throttle(FORMS_BY_ADDRESS, &address).await?;
+            if let Err(locked) = taken.admitted(now) {
+                return Ok(Err(locked));
+            }
         }
-        by_email.spend();
-        Ok(())
+        let taken = throttle.take_throttle(FORMS_BY_EMAIL, &key(email)).await?;
+        Ok(taken.admitted(now))
     }
 }
 
@@ -191,23 +194,30 @@ mod tests {
         assert!(SignUpPolicy::default().invited(""));
     }
 
-    #[test]
-    fn five_forms_per_address_and_per_email() {
-        let forms = OpenForms::default();
+    #[tokio::test]
+    async fn five_forms_per_address_and_per_email() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        let store = billpay_store::open(&url).await.unwrap();
+        let store = store.as_ref();
+        let forms = &OpenForms;
+        let admit = |ip: IpAddr, email: String| async move {
+            forms.admit(store, Some(ip), &email).await.unwrap()
+        };
         let ip: IpAddr = "102.89.1.1".parse().unwrap();
         for i in 0..FORMS_PER_WINDOW {
-            assert!(forms.admit(Some(ip), &format!("p{i}@x.ng")).is_ok());
+            assert!(admit(ip, format!("p{i}@x.ng")).await.is_ok());
         }
-        assert!(forms.admit(Some(ip), "other@x.ng").is_err(), "per address");
+        assert!(admit(ip, "other@x.ng".into()).await.is_err(), "per address");
         let other: IpAddr = "102.89.1.2".parse().unwrap();
-        assert!(forms.admit(Some(other), "p0@x.ng").is_ok());
+        assert!(admit(other, "p0@x.ng".into()).await.is_ok());
         for _ in 1..FORMS_PER_WINDOW {
-            let _ = forms.admit(Some(other), "same@x.ng");
+            let _ = admit(other, "same@x.ng".into()).await;
         }
         let third: IpAddr = "102.89.1.3".parse().unwrap();
-        assert!(forms.admit(Some(third), "same@x.ng").is_ok());
+        assert!(admit(third, "same@x.ng".into()).await.is_ok());
         assert!(
-            forms.admit(Some(third), "SAME@x.ng").is_err(),
+            admit(third, "SAME@x.ng".into()).await.is_err(),
             "per email, any case"
         );
     }

@@ -4,8 +4,8 @@
 //! state machine,
 //! API-key hashing and secret sealing.
 //!
-//! The throttle on checks of secrets ([`throttle`]) is here too, so the web
-//! kit and the operations share one.
+//! The throttles' rules ([`throttle`]: bounds, who a secret belongs to, the
+//! hashed keys) are here too; the store counts them.
 //!
 //! No I/O and no async here: everything is a pure function or a value type, so
 //! every other crate can rely on these rules without a database or a runtime.

@@ -6,11 +6,12 @@
 use crate::{Actor, OpsError, OpsResult, Permission, email_of, invalid};
 use billpay_domain::email::canonical_or_typed;
 use billpay_domain::sealed::SecretBox;
-use billpay_domain::throttle::{SecretThrottle, Who};
+use billpay_domain::throttle::Who;
 use billpay_store::work;
 use billpay_store::{
     LogEntry, LogFilter, NewOperator, Operator, OperatorChange, OperatorRole, OperatorStatus, Store,
 };
+use billpay_store::{secret_right, secret_try};
 use totp_rs::{Builder, Secret, Totp};
 
 /// The name authenticator apps show beside the operator's email.
@@ -167,23 +168,22 @@ async fn own(store: &dyn Store, actor: &Actor) -> OpsResult<Operator> {
 }
 
 /// An operator's own new password, any role: the current one must be right
-/// (else nothing changes), checked within the operator's budget in
-/// `throttle` (the one sign-in uses); every session of theirs ends, as with
-/// [`set_password`].
+/// (else nothing changes), checked within the operator's budget in the
+/// store's throttle (the one sign-in uses); every session of theirs ends,
+/// as with [`set_password`].
 pub async fn change_own_password(
     store: &dyn Store,
     actor: &Actor,
-    throttle: &SecretThrottle,
     current: &str,
     new: &str,
 ) -> OpsResult<Operator> {
     let operator = own(store, actor).await?;
-    let right = throttle.check(Who::operator(&operator.email), || {
-        billpay_domain::password::verify(Some(&operator.password_hash), current).then_some(())
-    })?;
-    if right.is_none() {
+    let who = Who::operator(&operator.email);
+    secret_try(store, who).await??;
+    if !billpay_domain::password::verify(Some(&operator.password_hash), current) {
         return Err(invalid(&["current_password"], "is not your password"));
     }
+    secret_right(store, who).await?;
     let hash = billpay_domain::password::hash(new)?;
     let log = actor.log("operator.password", operator.email.clone());
     let change = OperatorChange::PasswordHash(hash);
@@ -234,11 +234,10 @@ pub struct TotpCodes<'a> {
 /// Turns on the offered secret once `codes.new` shows the operator's app has
 /// it; that code's step is taken, so it cannot sign in afterwards. When TOTP
 /// is on already, the secret is replaced only with a current, unused code of
-/// the old one, checked within the operator's budget in `throttle`.
+/// the old one, checked within the operator's budget in the store's throttle.
 pub async fn confirm_totp(
     store: &dyn Store,
     actor: &Actor,
-    throttle: &SecretThrottle,
     sealed: &str,
     codes: TotpCodes<'_>,
     secrets: &SecretBox,
@@ -252,14 +251,7 @@ pub async fn confirm_totp(
         .ok_or_else(|| invalid(&["code"], "is not the current code of the new secret"))?;
     if operator.totp_enabled() {
         let current = codes.current.unwrap_or_default();
-        current_code(
-            store,
-            throttle,
-            &operator,
-            ("current_code", current),
-            secrets,
-        )
-        .await?;
+        current_code(store, &operator, ("current_code", current), secrets).await?;
     }
     let mut log = actor.log("operator.totp", operator.email.clone());
     log.before = Some(on_off(&operator).to_owned());
@@ -276,11 +268,10 @@ pub async fn confirm_totp(
 }
 
 /// Turns the signed-in operator's TOTP off, with a current (unused) code,
-/// checked within the operator's budget in `throttle`.
+/// checked within the operator's budget in the store's throttle.
 pub async fn disable_own_totp(
     store: &dyn Store,
     actor: &Actor,
-    throttle: &SecretThrottle,
     code: &str,
     secrets: &SecretBox,
 ) -> OpsResult<Operator> {
@@ -288,7 +279,7 @@ pub async fn disable_own_totp(
     if !operator.totp_enabled() {
         return Err(OpsError::Refused("TOTP is already off".into()));
     }
-    current_code(store, throttle, &operator, ("code", code), secrets).await?;
+    current_code(store, &operator, ("code", code), secrets).await?;
     let mut log = actor.log("operator.totp", operator.email.clone());
     log.before = Some("on".to_owned());
     log.after = Some("off".to_owned());
@@ -303,11 +294,10 @@ pub async fn disable_own_totp(
 }
 
 /// Checks `code` against the operator's TOTP secret (on) within their budget
-/// in `throttle`, and takes its time step: a wrong code and a used one both
-/// count as a failed attempt.
+/// in the store's throttle, and takes its time step: a wrong code and a
+/// used one both count as a failed attempt.
 async fn current_code(
     store: &dyn Store,
-    throttle: &SecretThrottle,
     operator: &Operator,
     (field, code): (&'static str, &str),
     secrets: &SecretBox,
@@ -317,14 +307,14 @@ async fn current_code(
     } else {
         &["current_code"]
     };
-    let mut attempt = throttle.reserve(Who::operator(&operator.email))?;
-    attempt.spend();
+    let who = Who::operator(&operator.email);
+    secret_try(store, who).await??;
     let step = check_totp(operator, code, secrets)?
         .ok_or_else(|| invalid(fields, "is not your current code"))?;
     if !store.claim_totp_step(operator.id, step).await? {
         return Err(invalid(fields, "was already used: wait for the next one"));
     }
-    attempt.succeeded();
+    secret_right(store, who).await?;
     Ok(())
 }
 

@@ -28,6 +28,7 @@ pub(crate) mod pricing;
 pub(crate) mod privacy;
 pub(crate) mod purchases;
 mod sessions;
+pub(crate) mod throttles;
 pub(crate) mod wallet;
 
 pub use account_care::AccountCareStore;
@@ -49,6 +50,7 @@ pub use pricing::PricingStore;
 pub use privacy::{Closure, Erasure, PrivacyStore, PurchaseCursor, PurchaseRecord, tombstone};
 pub use purchases::PurchaseStore;
 pub use sessions::SessionStore;
+pub use throttles::{Taken, ThrottleStore, secret_right, secret_try};
 pub use wallet::WalletStore;
 
 /// [`Store`]: every area at once, and implemented for whatever implements
@@ -84,4 +86,5 @@ every_area!(
     BeneficiaryStore,
     PrivacyStore,
     LimitStore,
+    ThrottleStore,
 );

@@ -136,8 +136,12 @@ pub struct Kyc {
 
 /// The operator log's action for a customer's own identity check (BVN or
 /// NIN through the gateway): one line per check, written before the gateway
-/// is asked, so the day's lines are the day's checks.
+/// is asked (the checks are counted in the throttles' table, [`IDENTITY_CHECKS`]).
 pub const IDENTITY_CHECK: &str = "account.identity_check";
+
+/// The throttles' scope counting each account's identity checks per Lagos
+/// day (key: the account's id).
+pub const IDENTITY_CHECKS: &str = "identity-checks";
 
 /// How many identity checks an account may start per Lagos day (each costs
 /// the operator ₦10 to ₦60 at Monnify).

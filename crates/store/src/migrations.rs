@@ -55,6 +55,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "026_pin_checks_in_flight": both;
     "027_canonical_emails": sqlite postgres;
     "028_canonical_recipients": both;
+    "029_throttles": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

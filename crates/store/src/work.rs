@@ -299,12 +299,13 @@ changes! {
     fn release_held_logged(code: &str, log: &NewLogEntry) -> bool
         = |tx| limits::release(tx, code, log);
 
-    /// A customer's own identity check, counted before the gateway is asked:
-    /// with fewer than `most` lines [`crate::limits::IDENTITY_CHECK`] for
-    /// the account since `since` (RFC 3339), `log` is written as one (its
-    /// action set to that) and the checks left after it are answered; else
-    /// `None` and nothing is written. Concurrent checks of one account count
-    /// each other (its row is locked first).
+    /// A customer's own identity check, counted before the gateway is asked
+    /// in the throttles' table (scope [`crate::limits::IDENTITY_CHECKS`], the
+    /// Lagos day starting at `since`, RFC 3339): with fewer than `most` that
+    /// day, `log` is written as a line [`crate::limits::IDENTITY_CHECK`] and
+    /// the checks left after it are answered; else `None` and nothing is
+    /// written. Concurrent checks of one account, on any node, count each
+    /// other (one conditional UPSERT).
     fn start_identity_check(account: AccountId, since: &str, most: u32, log: &NewLogEntry)
         -> Option<u32> = |tx| limits::start_identity_check(tx, account, since, most, log);
 

@@ -7,9 +7,9 @@
 //! - [`CsrfForm`] / [`SignInForm`]: form extractors that bound the body and check
 //!   the CSRF proof before a handler runs.
 //! - [`WebKit::sign_in`]: field limits, the one throttle on checks of secrets
-//!   ([`SecretThrottle`], the domain's, keyed by who is checked; the console's
-//!   My account checks go through the same instance), and password hashing
-//!   bounded by a semaphore
+//!   (the store's counters, every node's, keyed by who is checked: [`Who`];
+//!   the console's My account checks and the dashboard's later checks count
+//!   in the same budget), and password hashing bounded by a semaphore
 //!   ([`PasswordCheck`]), so a flood of sign-ins costs a fixed amount of memory.
 //! - [`security_headers`], [`PageError`], [`render`] and [`error_page`] for
 //!   every page, and [`catch_panics`], every UI router's layer that answers a
@@ -31,7 +31,7 @@ pub mod rows;
 mod session;
 mod sign_in;
 
-pub use billpay_domain::throttle::{Attempt, LockedOut, SecretThrottle, Who};
+pub use billpay_domain::throttle::{LockedOut, Who};
 pub use chart::escape;
 pub use csrf::{CsrfForm, FORM_LIMIT, NoFields, SignInForm, csrf_for};
 pub use headers::{
@@ -60,12 +60,11 @@ pub trait WebUi: Clone + Send + Sync + 'static {
     ) -> impl Future<Output = Result<Option<Self::User>, PageError>> + Send;
 }
 
-/// One UI's share of the kit: its scope, its throttle on checks of its
-/// users' secrets (sign-in and every other), and the process's bound on
-/// password checks (shared by every UI).
+/// One UI's share of the kit: its scope (whose users' secrets its sign-in
+/// counts, [`Scope::users`]) and the process's bound on password checks
+/// (shared by every UI).
 pub struct WebKit {
     pub scope: Scope,
-    pub throttle: SecretThrottle,
     pub passwords: PasswordCheck,
 }
 
@@ -73,7 +72,6 @@ impl WebKit {
     pub fn new(scope: Scope) -> Self {
         WebKit {
             scope,
-            throttle: SecretThrottle::default(),
             passwords: PasswordCheck::shared(),
         }
     }

@@ -1,13 +1,15 @@
 //! Checking a sign-in, in the order that keeps it cheap: field lengths, then
-//! a throttle slot for the email, then the user's lookup, then a permit,
-//! and only then the password hash; a second factor (the console's TOTP)
-//! only after a right password, in the same slot. Every refusal is a [`Refusal`] the UI
+//! the user's lookup, then a permit, then the try counted in the store's
+//! throttle (every node's; refused while the email is locked out), and only
+//! then the password hash; a second factor (the console's TOTP) only after
+//! a right password, in the same try. Every refusal is a [`Refusal`] the UI
 //! shows on its sign-in page.
 
 use crate::{PageError, WebKit, Who};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use billpay_domain::email::canonical_or_typed;
+use billpay_store::{ThrottleStore, secret_right, secret_try};
 use serde::Deserialize;
 use std::future::Future;
 use std::time::Duration;
@@ -110,22 +112,26 @@ impl Refusal {
 
 impl WebKit {
     /// The user these credentials sign in, or why not. `find` looks the
-    /// email up; it runs only once the email has a throttle slot.
+    /// email up; the try is counted in `throttle` (the store's, every
+    /// node's) once a permit to check the password is held.
     pub async fn sign_in<U>(
         &self,
+        throttle: &(impl ThrottleStore + ?Sized),
         credentials: &Credentials,
         find: impl Future<Output = Result<Option<Found<U>>, PageError>>,
     ) -> Result<U, Refusal> {
         let no_second_factor = |user: U| async { Ok(Some(user)) };
-        self.sign_in_with(credentials, find, no_second_factor).await
+        self.sign_in_with(throttle, credentials, find, no_second_factor)
+            .await
     }
 
     /// [`sign_in`](Self::sign_in) with a second factor: `second` runs only
     /// once the password was right (so a right code with a wrong password
-    /// uses nothing up), within the same throttle slot — `None` (a wrong or
+    /// uses nothing up), within the same counted try — `None` (a wrong or
     /// used code) fails the attempt like a wrong password.
     pub async fn sign_in_with<U, F, S>(
         &self,
+        throttle: &(impl ThrottleStore + ?Sized),
         credentials: &Credentials,
         find: impl Future<Output = Result<Option<Found<U>>, PageError>>,
         second: F,
@@ -144,23 +150,24 @@ impl WebKit {
             return Err(Refusal::TooLong(message));
         }
         let who = Who::new(self.scope.users, email);
-        let mut attempt = self
-            .throttle
-            .reserve(who)
-            .map_err(|l| Refusal::LockedOut(l.0))?;
         let (user, hash) = match find.await? {
             Some(found) => (Some(found.user), found.password_hash),
             None => (None, None),
         };
         let permit = self.passwords.permit().await.map_err(|_| Refusal::Busy)?;
-        attempt.spend();
+        // Counted before the check, in one conditional statement: tries at
+        // once, on any node, cannot check more than the bound.
+        secret_try(throttle, who)
+            .await
+            .map_err(PageError::from)?
+            .map_err(|locked| Refusal::LockedOut(locked.0))?;
         let verified = permit.verify(hash, password.clone()).await;
         let Some(user) = user.filter(|_| verified) else {
             return Err(Refusal::WrongCredentials);
         };
         match second(user).await? {
             Some(user) => {
-                attempt.succeeded();
+                secret_right(throttle, who).await.map_err(PageError::from)?;
                 Ok(user)
             }
             None => Err(Refusal::WrongCredentials),
@@ -171,7 +178,9 @@ impl WebKit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{PasswordCheck, Scope, SecretThrottle};
+    use crate::{PasswordCheck, Scope};
+    use billpay_domain::throttle::ACCOUNT_SECRETS;
+    use billpay_store::{SharedStore, Taken};
 
     fn kit(passwords: PasswordCheck) -> WebKit {
         let scope = Scope {
@@ -183,35 +192,58 @@ mod tests {
             sign_in_cookie: "t_login",
             lifetime: Duration::from_secs(60),
         };
-        WebKit {
-            scope,
-            throttle: SecretThrottle::default(),
-            passwords,
+        WebKit { scope, passwords }
+    }
+
+    async fn store() -> (tempfile::TempDir, SharedStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        (dir, billpay_store::open(&url).await.unwrap())
+    }
+
+    /// The tries `email` has taken: one more is taken to see (the bound is 5).
+    async fn tries(store: &SharedStore, email: &str) -> u32 {
+        let key = Who::account(email).key();
+        match store.take_throttle(ACCOUNT_SECRETS, &key).await.unwrap() {
+            Taken::Counted { tries } => tries - 1,
+            Taken::Locked { .. } => ACCOUNT_SECRETS.most,
         }
     }
 
     /// A sign-in of an email nobody has.
-    async fn sign_in(kit: &WebKit, email: &str, password: &str) -> Result<(), Refusal> {
+    async fn sign_in(
+        kit: &WebKit,
+        store: &SharedStore,
+        email: &str,
+        password: &str,
+    ) -> Result<(), Refusal> {
         let (email, password) = (email.to_owned(), password.to_owned());
         let nobody = async { Ok(None::<Found<()>>) };
-        kit.sign_in(&Credentials { email, password }, nobody).await
+        let credentials = Credentials { email, password };
+        kit.sign_in(store.as_ref(), &credentials, nobody).await
     }
 
     #[tokio::test]
     async fn a_sign_in_without_a_permit_is_busy_and_costs_no_attempt() {
+        let (_dir, store) = store().await;
         let kit = kit(PasswordCheck::new(1, Duration::from_millis(20)));
         let held = kit.passwords.permit().await.unwrap();
-        let refused = sign_in(&kit, "a@x.com", "password").await;
+        let refused = sign_in(&kit, &store, "a@x.com", "password").await;
         assert!(matches!(refused, Err(Refusal::Busy)));
-        assert!(kit.throttle.is_empty(), "the slot was given back");
         drop(held);
-        let checked = sign_in(&kit, "a@x.com", "password").await;
+        assert_eq!(tries(&store, "a@x.com").await, 0, "no try counted");
+        let checked = sign_in(&kit, &store, "b@x.com", "password").await;
         assert!(matches!(checked, Err(Refusal::WrongCredentials)));
-        assert_eq!(kit.throttle.len(), 1, "a checked attempt counts");
+        assert_eq!(
+            tries(&store, "b@x.com").await,
+            1,
+            "a checked attempt counts"
+        );
     }
 
     #[tokio::test]
     async fn the_second_factor_runs_only_after_a_right_password_and_counts() {
+        let (_dir, store) = store().await;
         let kit = kit(PasswordCheck::new(1, Duration::from_millis(20)));
         let hash = billpay_domain::password::hash("right password").unwrap();
         let asked = std::sync::atomic::AtomicUsize::new(0);
@@ -222,7 +254,7 @@ mod tests {
             };
             let hash = hash.clone();
             let asked = &asked;
-            let kit = &kit;
+            let (kit, store) = (&kit, &store);
             async move {
                 let find = async move {
                     Ok(Some(Found {
@@ -234,7 +266,8 @@ mod tests {
                     asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     Ok(code_ok.then_some(user))
                 };
-                kit.sign_in_with(&credentials, find, second).await
+                kit.sign_in_with(store.as_ref(), &credentials, find, second)
+                    .await
             }
         };
         let wrong = try_with("wrong password", true).await;
@@ -247,20 +280,46 @@ mod tests {
         let bad_code = try_with("right password", false).await;
         assert!(matches!(bad_code, Err(Refusal::WrongCredentials)));
         assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 1);
-        assert_eq!(kit.throttle.len(), 1, "a wrong code counts");
-        assert!(try_with("right password", true).await.is_ok());
-        assert!(kit.throttle.is_empty(), "a full success clears it");
+        for _ in 0..2 {
+            assert!(matches!(
+                try_with("wrong password", true).await,
+                Err(Refusal::WrongCredentials)
+            ));
+        }
+        assert!(try_with("right password", true).await.is_ok(), "the 5th");
+        assert_eq!(
+            tries(&store, "a@x.com").await,
+            0,
+            "a full success clears it"
+        );
+    }
+
+    #[tokio::test]
+    async fn five_failures_lock_the_email_whatever_its_case() {
+        let (_dir, store) = store().await;
+        let kit = kit(PasswordCheck::new(1, Duration::from_millis(20)));
+        for email in ["A@x.com", "a@x.com", "a@X.com", "a@x.COM", "a@x.com"] {
+            let refused = sign_in(&kit, &store, email, "password").await;
+            assert!(matches!(refused, Err(Refusal::WrongCredentials)));
+        }
+        let Err(Refusal::LockedOut(left)) = sign_in(&kit, &store, "a@x.com", "p").await else {
+            panic!("locked");
+        };
+        assert!(left > Duration::from_secs(14 * 60) && left <= Duration::from_secs(15 * 60));
+        let other = sign_in(&kit, &store, "b@x.com", "password").await;
+        assert!(matches!(other, Err(Refusal::WrongCredentials)));
     }
 
     #[tokio::test]
     async fn over_long_fields_are_refused_before_the_throttle() {
+        let (_dir, store) = store().await;
         let kit = kit(PasswordCheck::new(1, Duration::from_millis(20)));
         let email = format!("{}@x.com", "e".repeat(250));
-        let refused = sign_in(&kit, &email, "password").await;
+        let refused = sign_in(&kit, &store, &email, "password").await;
         assert!(matches!(refused, Err(Refusal::TooLong(_))));
         let password = "p".repeat(MAX_PASSWORD_BYTES + 1);
-        let refused = sign_in(&kit, "a@x.com", &password).await;
+        let refused = sign_in(&kit, &store, "a@x.com", &password).await;
         assert!(matches!(refused, Err(Refusal::TooLong(_))));
-        assert!(kit.throttle.is_empty());
+        assert_eq!(tries(&store, "a@x.com").await, 0);
     }
 }

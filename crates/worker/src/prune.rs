@@ -1,6 +1,7 @@
-//! Pruning: sign-ups never verified ([`PruneUnverified`]) and the limits'
-//! usage rows past every limit's window ([`PruneUsage`]), each hourly on
-//! the node holding its job's lease.
+//! Pruning: sign-ups never verified ([`PruneUnverified`]), the limits'
+//! usage rows past every limit's window and the throttles' counters whose
+//! window ended ([`PruneUsage`]), each hourly on the node holding its job's
+//! lease.
 //!
 //! Sign-ups never verified (issue 31): a customer's own account
 //! whose address was not proven within [`UNVERIFIED_FOR`] is removed, unless
@@ -65,9 +66,10 @@ const USAGE_JOB: &str = "prune-usage";
 /// Pruning the limits' usage rows (issue 32): the day's and the recipients'
 /// rows older than the 30-day window and the day before it
 /// (`limits::USAGE_DAYS_KEPT` Lagos days kept), the hourly counts older
-/// than 2 hours (`limits::USAGE_HOURS_KEPT`). No limit reads what goes, so
-/// the limits answer as before. Runs hourly on whichever node holds the
-/// job's lease.
+/// than 2 hours (`limits::USAGE_HOURS_KEPT`); and the throttles' counters
+/// whose window has ended (`ThrottleStore::prune_throttles`). No limit or
+/// throttle reads what goes, so they answer as before. Runs hourly on
+/// whichever node holds the job's lease.
 #[derive(Clone)]
 pub struct PruneUsage {
     store: SharedStore,
@@ -82,12 +84,15 @@ impl PruneUsage {
     pub async fn run_once(&self) -> billpay_store::StoreResult<u64> {
         let (before_day, before_hour) =
             billpay_store::limits::usage_prune_bounds(lagos_today(), now_ms());
-        let pruned = self.store.prune_usage(&before_day, before_hour).await?;
+        let usage = self.store.prune_usage(&before_day, before_hour).await?;
+        let throttles = self.store.prune_throttles(now_ms()).await?;
+        let pruned = usage + throttles;
         if pruned > 0 {
             tracing::info!(
                 pruned,
                 before_day,
-                "removed usage rows past every limit's window"
+                throttles,
+                "removed usage rows past every limit's window and ended throttle windows"
             );
         }
         Ok(pruned)

@@ -112,7 +112,7 @@ pub async fn set_password(
     let me = actor(&signed_in);
     let store = state.store.as_ref();
     let (current, new) = (&form.current_password, &form.new_password);
-    operators::change_own_password(store, &me, &state.kit.throttle, current, new)
+    operators::change_own_password(store, &me, current, new)
         .await
         .map_err(refused)?;
     let token = random_hex(32);
@@ -169,8 +169,7 @@ pub async fn confirm_totp(
         new: &form.code,
         current: form.current_code.as_deref(),
     };
-    let throttle = &state.kit.throttle;
-    operators::confirm_totp(store, &me, throttle, &form.sealed, codes, &state.secrets)
+    operators::confirm_totp(store, &me, &form.sealed, codes, &state.secrets)
         .await
         .map_err(refused)?;
     Ok(done("/admin/account", Notice::TotpOn))
@@ -188,7 +187,7 @@ pub async fn disable_totp(
 ) -> PageResult {
     let store = state.store.as_ref();
     let me = actor(&signed_in);
-    operators::disable_own_totp(store, &me, &state.kit.throttle, &form.code, &state.secrets)
+    operators::disable_own_totp(store, &me, &form.code, &state.secrets)
         .await
         .map_err(refused)?;
     Ok(done("/admin/account", Notice::TotpOff))

@@ -79,7 +79,11 @@ pub async fn submit(
         }))
     };
     let second = |operator| second_factor(&state, operator, &form.totp);
-    let operator = match state.kit.sign_in_with(credentials, found, second).await {
+    let operator = match state
+        .kit
+        .sign_in_with(state.store.as_ref(), credentials, found, second)
+        .await
+    {
         Ok(operator) => operator,
         Err(refusal) => return Ok(refused(refusal)),
     };

@@ -80,7 +80,11 @@ pub async fn submit(
             user: a,
         }))
     };
-    let account = match state.kit.sign_in(&credentials, found).await {
+    let account = match state
+        .kit
+        .sign_in(state.store.as_ref(), &credentials, found)
+        .await
+    {
         Ok(account) => account,
         Err(refusal) => return Ok(refused(refusal)),
     };

@@ -617,7 +617,9 @@ async fn record_kyc<T: Tx>(
     kyc(tx, account).await
 }
 
-/// See [`crate::work::start_identity_check`].
+/// See [`crate::work::start_identity_check`]: counted in the throttles'
+/// table ([`super::throttles::take`], scope [`IDENTITY_CHECKS`], the
+/// account's id, the Lagos day from `since`), every node's.
 pub(crate) async fn start_identity_check<T: Tx>(
     tx: &T,
     account: AccountId,
@@ -625,35 +627,29 @@ pub(crate) async fn start_identity_check<T: Tx>(
     most: u32,
     log: &NewLogEntry,
 ) -> Result<Option<u32>, T::Error> {
-    const COLUMNS: &str = "n";
     let id = account.to_string();
-    // The row locked (PostgreSQL; SQLite's writer runs one job at a time).
-    let locked = tx
-        .execute(
-            "UPDATE accounts SET kyc_level = kyc_level WHERE id = ?1",
-            &[&id],
-        )
+    let exists = tx
+        .query_opt("SELECT id FROM accounts WHERE id = ?1", &[&id], |_| Ok(()))
         .await?;
-    if locked == 0 {
+    if exists.is_none() {
         return Err(StoreError::NotFound("account").into());
     }
-    let sql = "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM operator_log
-               WHERE subject = ?1 AND action = ?2 AND at >= ?3";
-    let done: i64 = tx
-        .query_one(sql, &[&id, &IDENTITY_CHECK, &since], |row| {
-            row.get(col!("n"))
-        })
-        .await?;
-    let left = i64::from(most) - done;
-    if left <= 0 {
+    let start = crate::clock::parse_rfc3339_ms(since)
+        .ok_or_else(|| StoreError::Invalid(format!("not a time: {since}")))?;
+    let end = start + DAY_MS;
+    let taken = super::throttles::take(tx, IDENTITY_CHECKS, &id, most, start, end).await?;
+    let super::throttles::Taken::Counted { tries } = taken else {
         return Ok(None);
-    }
+    };
     let mut log = log.clone();
     log.action = IDENTITY_CHECK.to_owned();
     log.subject = id;
     super::operators::append(tx, &log).await?;
-    Ok(Some(u32::try_from(left - 1).unwrap_or(0)))
+    Ok(Some(most.saturating_sub(tries)))
 }
+
+/// A Lagos day in ms (no daylight saving).
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 
 pub(crate) async fn set_level_limits<T: Tx>(
     tx: &T,

@@ -2,7 +2,7 @@
 //! purchase's own transaction, so concurrent purchases never pass a limit by
 //! one kobo, on either backend.
 
-use crate::common::{assert_invariant, funded_account, join_all, purchase, store};
+use crate::common::{assert_invariant, funded_account, join_all, purchase, raw_sql, store};
 use billpay_domain::{AccountId, KeyId, Kobo};
 use billpay_store::limits::*;
 use billpay_store::work;
@@ -649,4 +649,28 @@ async fn ten_identity_checks_at_once_start_only_the_days_three() {
         matches!(missing, Err(StoreError::NotFound(_))),
         "{missing:?}"
     );
+}
+
+/// The identity checks count in the throttles' table, per Lagos day: the
+/// day's 3, then none, then 3 again once the day's window has ended.
+#[tokio::test]
+async fn identity_checks_count_in_the_throttle_and_start_again_after_the_day() {
+    let (db, store) = store().await;
+    let (account, _) = funded_account(&store, 1).await;
+    let today = billpay_store::clock::lagos_day_start(billpay_store::clock::lagos_today());
+    let start = || {
+        store.write(
+            (account, today.clone(), IDENTITY_CHECKS_PER_DAY, line("x")),
+            |tx, (account, since, most, log)| {
+                Box::pin(work::start_identity_check(tx, *account, since, *most, log))
+            },
+        )
+    };
+    for left in [2, 1, 0] {
+        assert_eq!(start().await.unwrap(), Some(left));
+    }
+    assert_eq!(start().await.unwrap(), None);
+    let sql = "UPDATE throttles SET until_ms = 0 WHERE scope = 'identity-checks'";
+    raw_sql(&db, sql).await;
+    assert_eq!(start().await.unwrap(), Some(2), "the day's window ended");
 }

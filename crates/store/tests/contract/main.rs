@@ -27,6 +27,7 @@ mod pricing;
 mod privacy;
 mod purchases;
 mod sessions;
+mod throttles;
 mod usage;
 mod velocity;
 mod wallet;

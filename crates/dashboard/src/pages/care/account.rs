@@ -13,8 +13,8 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use billpay_domain::EmailAddress;
-use billpay_store::CodeCheck;
 use billpay_store::issue::{EMAIL_CODE_TRIES, email_code_hash, issue_email_code};
+use billpay_store::{CodeCheck, secret_right, secret_try};
 use billpay_webkit::{CsrfForm, NoFields, PageError, PageResult, Who, render};
 use serde::Deserialize;
 
@@ -134,31 +134,28 @@ pub async fn save_profile(
 }
 
 /// Whether `password` is the account's, under the account's throttle and
-/// the bound on password checks; `Err` is what the person reads.
+/// the bound on password checks; the inner `Err` is what the person reads.
 pub(super) async fn current_password(
     state: &DashboardState,
     signed_in: &SignedIn,
     password: &str,
-) -> Result<(), String> {
+) -> Result<Result<(), String>, PageError> {
     let account = &signed_in.user;
-    let mut attempt = state
-        .kit
-        .throttle
-        .reserve(Who::account(&account.email))
-        .map_err(super::too_often)?;
-    let permit = state
-        .kit
-        .passwords
-        .permit()
-        .await
-        .map_err(|_| "Too many requests at once. Try again in a moment.".to_owned())?;
-    attempt.spend();
+    let who = Who::account(&account.email);
+    let Ok(permit) = state.kit.passwords.permit().await else {
+        return Ok(Err(
+            "Too many requests at once. Try again in a moment.".to_owned()
+        ));
+    };
+    if let Err(locked) = secret_try(state.store.as_ref(), who).await? {
+        return Ok(Err(super::too_often(locked)));
+    }
     let stored = account.password_hash.clone();
     if permit.verify(stored, password.to_owned()).await {
-        attempt.succeeded();
-        Ok(())
+        secret_right(state.store.as_ref(), who).await?;
+        Ok(Ok(()))
     } else {
-        Err("Your current password is not right.".into())
+        Ok(Err("Your current password is not right.".into()))
     }
 }
 
@@ -181,7 +178,7 @@ pub async fn change_password(
         Ok(password) => password,
         Err(message) => return refuse(&state, &signed_in, message).await,
     };
-    if let Err(message) = current_password(&state, &signed_in, &typed.current).await {
+    if let Err(message) = current_password(&state, &signed_in, &typed.current).await? {
         return refuse(&state, &signed_in, message).await;
     }
     let Ok(permit) = state.kit.passwords.permit().await else {
@@ -224,7 +221,7 @@ pub async fn change_email(
     if EmailAddress::mailbox_of(&signed_in.user.email).is_some_and(|own| own.as_str() == email) {
         return refuse(&state, &signed_in, "That is already your address.").await;
     }
-    if let Err(message) = current_password(&state, &signed_in, &typed.current).await {
+    if let Err(message) = current_password(&state, &signed_in, &typed.current).await? {
         return refuse(&state, &signed_in, message).await;
     }
     if state.store.account_by_email(&email).await?.is_some() {
@@ -256,18 +253,17 @@ pub async fn enter_code(
         return refuse(&state, &signed_in, "Enter the 6-digit code from the email.").await;
     }
     let account = &signed_in.user;
-    let mut attempt = match state.kit.throttle.reserve(Who::account(&account.email)) {
-        Ok(attempt) => attempt,
-        Err(locked) => return refuse(&state, &signed_in, super::too_often(locked)).await,
-    };
-    attempt.spend();
+    let who = Who::account(&account.email);
+    if let Err(locked) = secret_try(state.store.as_ref(), who).await? {
+        return refuse(&state, &signed_in, super::too_often(locked)).await;
+    }
     let checked = state
         .store
         .check_email_code(account.id, email_code_hash(code), EMAIL_CODE_TRIES)
         .await?;
     match checked {
         CodeCheck::Verified { .. } => {
-            attempt.succeeded();
+            secret_right(state.store.as_ref(), who).await?;
             Ok(done("verified"))
         }
         CodeCheck::EmailTaken => {
@@ -303,7 +299,12 @@ pub async fn resend_code(
     if account.email_verified_at.is_some() {
         return Ok(done("verified"));
     }
-    if let Err(locked) = state.care.forms.admit(None, &account.email) {
+    if let Err(locked) = state
+        .care
+        .forms
+        .admit(state.store.as_ref(), None, &account.email)
+        .await?
+    {
         return refuse(&state, &signed_in, super::too_often(locked)).await;
     }
     issue_email_code(state.store.as_ref(), account, &account.email).await?;

@@ -55,7 +55,7 @@ pub async fn download(
         "csv" => Format::Csv,
         _ => return refuse(&state, &signed_in, "Choose JSON or CSV.").await,
     };
-    if let Err(message) = current_password(&state, &signed_in, &typed.current).await {
+    if let Err(message) = current_password(&state, &signed_in, &typed.current).await? {
         return refuse(&state, &signed_in, message).await;
     }
     let account = &signed_in.user;

@@ -86,7 +86,12 @@ pub async fn forgot(
             ));
         }
     };
-    if let Err(locked) = state.care.forms.admit(client, &email) {
+    if let Err(locked) = state
+        .care
+        .forms
+        .admit(state.store.as_ref(), client, &email)
+        .await?
+    {
         let status = StatusCode::TOO_MANY_REQUESTS;
         return Ok(forgot_page(
             &headers,

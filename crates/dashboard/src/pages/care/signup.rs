@@ -112,7 +112,12 @@ pub async fn submit(
             return Ok(page(&state, &headers, typed, Some(message), status));
         }
     };
-    if let Err(locked) = state.care.forms.admit(client, &applicant.email) {
+    if let Err(locked) = state
+        .care
+        .forms
+        .admit(state.store.as_ref(), client, &applicant.email)
+        .await?
+    {
         let status = StatusCode::TOO_MANY_REQUESTS;
         return Ok(page(
             &state,

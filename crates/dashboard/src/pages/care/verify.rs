@@ -1,7 +1,8 @@
 //! `/dashboard/verify`: the 6-digit code emailed at sign-up proves the
-//! address and signs the customer in. Tries are checked under the same
+//! address and signs the customer in. Tries are counted in the same
 //! throttle as the account's sign-in (one budget for every guess of one
-//! person's secrets) and bounded per code in the store, atomically.
+//! person's secrets, every node's) and bounded per code in the store,
+//! atomically.
 //! `/dashboard/verify/resend` asks for a new code; it answers the same
 //! whether or not the address has an account waiting for one.
 
@@ -13,7 +14,7 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use billpay_store::issue::{EMAIL_CODE_TRIES, email_code_hash, issue_email_code, issue_session};
-use billpay_store::{AccountStatus, CodeCheck};
+use billpay_store::{AccountStatus, CodeCheck, secret_right, secret_try};
 use billpay_webkit::{PageResult, SignInForm, Who, render};
 use serde::Deserialize;
 
@@ -88,11 +89,10 @@ pub async fn submit(
         let message = "Enter the 6-digit code from the email.".to_owned();
         return refused(message, StatusCode::UNPROCESSABLE_ENTITY);
     }
-    let mut attempt = match state.kit.throttle.reserve(Who::account(&email)) {
-        Ok(attempt) => attempt,
-        Err(locked) => return refused(too_often(locked), StatusCode::TOO_MANY_REQUESTS),
-    };
-    attempt.spend();
+    let who = Who::account(&email);
+    if let Err(locked) = secret_try(state.store.as_ref(), who).await? {
+        return refused(too_often(locked), StatusCode::TOO_MANY_REQUESTS);
+    }
     let account = state.store.account_by_email(&email).await?;
     let checked = match &account {
         Some(account) => {
@@ -106,7 +106,7 @@ pub async fn submit(
     };
     let message = match (checked, account) {
         (CodeCheck::Verified { .. }, Some(account)) if account.status == AccountStatus::Active => {
-            attempt.succeeded();
+            secret_right(state.store.as_ref(), who).await?;
             let token = issue_session(state.store.as_ref(), account.id, SCOPE.lifetime).await?;
             return Ok(SCOPE.signed_in(&headers, &token));
         }
@@ -135,7 +135,12 @@ pub async fn resend(
         let status = StatusCode::UNPROCESSABLE_ENTITY;
         return Ok(code_page(&headers, &typed.email, Some(message), status));
     };
-    if let Err(locked) = state.care.forms.admit(client, &email) {
+    if let Err(locked) = state
+        .care
+        .forms
+        .admit(state.store.as_ref(), client, &email)
+        .await?
+    {
         let status = StatusCode::TOO_MANY_REQUESTS;
         return Ok(code_page(&headers, &email, Some(too_often(locked)), status));
     }

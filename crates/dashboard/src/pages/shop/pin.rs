@@ -15,9 +15,9 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use billpay_domain::transaction_pin::{LOCK, MAX_FAILURES, TransactionPin};
 use billpay_domain::{AccountId, KeyId};
-use billpay_store::PinTry;
 use billpay_store::clock::rfc3339;
 use billpay_store::issue::{issue_pin_reset, shop_key};
+use billpay_store::{PinTry, secret_right, secret_try};
 use billpay_webkit::format::lagos_time;
 use billpay_webkit::{CsrfForm, NoFields, Who};
 use serde::Deserialize;
@@ -79,7 +79,12 @@ pub async fn forgot(
 ) -> PageResult {
     let account = &signed_in.user;
     // signed in: the request is the account's own, counted by its address
-    if let Err(locked) = state.care.forms.admit(None, &account.email) {
+    if let Err(locked) = state
+        .care
+        .forms
+        .admit(state.store.as_ref(), None, &account.email)
+        .await?
+    {
         let status = StatusCode::TOO_MANY_REQUESTS;
         let error = Some(too_often(locked));
         return pin_page_with(&state, &signed_in, status, error, false, None).await;
@@ -123,26 +128,23 @@ pub async fn set(
     // the password is checked within the account's one budget of secret
     // checks, the sign-in's (five wrong in 15 minutes lock both)
     let email = signed_in.user.email.clone();
-    let mut attempt = match state.kit.throttle.reserve(Who::account(&email)) {
-        Ok(attempt) => attempt,
-        Err(locked) => {
-            let message = format!(
-                "Too many wrong passwords: try again in {} minutes.",
-                locked.minutes()
-            );
-            return pin_page(&state, &signed_in, Some(message), false).await;
-        }
-    };
+    let who = Who::account(&email);
     let Ok(permit) = state.kit.passwords.permit().await else {
         let busy = say("Too busy just now: try again in a moment.");
         return pin_page(&state, &signed_in, busy, false).await;
     };
-    attempt.spend();
+    if let Err(locked) = secret_try(state.store.as_ref(), who).await? {
+        let message = format!(
+            "Too many wrong passwords: try again in {} minutes.",
+            locked.minutes()
+        );
+        return pin_page(&state, &signed_in, Some(message), false).await;
+    }
     let stored = signed_in.user.password_hash.clone();
     if !permit.verify(stored, form.password).await {
         return pin_page(&state, &signed_in, say("Wrong password."), false).await;
     }
-    attempt.succeeded();
+    secret_right(state.store.as_ref(), who).await?;
     let hash = tokio::task::spawn_blocking(move || pin.hash())
         .await
         .map_err(|e| super::PageError::internal(&e))?

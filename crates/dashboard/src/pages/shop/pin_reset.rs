@@ -15,6 +15,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use billpay_domain::transaction_pin::TransactionPin;
 use billpay_store::issue::{reset_token_hash, shop_key};
+use billpay_store::{secret_right, secret_try};
 use billpay_webkit::{PageError, PageResult, SignInForm, Who, render};
 use serde::Deserialize;
 
@@ -121,28 +122,25 @@ pub async fn reset(
     if typed.password.len() > billpay_webkit::MAX_PASSWORD_BYTES {
         return refuse("Wrong password.".into(), unprocessable);
     }
-    let mut attempt = match state.kit.throttle.reserve(Who::account(&account.email)) {
-        Ok(attempt) => attempt,
-        Err(locked) => {
-            let message = format!(
-                "Too many wrong passwords: try again in {} minutes.",
-                locked.minutes()
-            );
-            return refuse(message, StatusCode::TOO_MANY_REQUESTS);
-        }
-    };
+    let who = Who::account(&account.email);
     let Ok(permit) = state.kit.passwords.permit().await else {
         let busy = "Too busy just now: try again in a moment.".to_owned();
         return refuse(busy, StatusCode::SERVICE_UNAVAILABLE);
     };
-    attempt.spend();
+    if let Err(locked) = secret_try(state.store.as_ref(), who).await? {
+        let message = format!(
+            "Too many wrong passwords: try again in {} minutes.",
+            locked.minutes()
+        );
+        return refuse(message, StatusCode::TOO_MANY_REQUESTS);
+    }
     if !permit
         .verify(account.password_hash.clone(), typed.password)
         .await
     {
         return refuse("Wrong password.".into(), unprocessable);
     }
-    attempt.succeeded();
+    secret_right(state.store.as_ref(), who).await?;
     let pin_hash = tokio::task::spawn_blocking(move || pin.hash())
         .await
         .map_err(|e| PageError::internal(&e))?
