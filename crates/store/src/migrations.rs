@@ -51,6 +51,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "023_velocity": both postgres;
     "024_checks_as_comparisons": sqlite;
     "025_transactions_by_time": both;
+    "028_proven_phones": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

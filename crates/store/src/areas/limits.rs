@@ -956,5 +956,9 @@ async fn prune_usage<T: Tx>(tx: &T, before_day: &str, before_hour: i64) -> Resul
     let hours = tx
         .execute("DELETE FROM hourly_usage WHERE hour < ?1", &[&before_hour])
         .await?;
-    Ok(days + recipients + hours)
+    // the notices' hourly counts (`areas/notices.rs`), in the same clock hours
+    let notices = tx
+        .execute("DELETE FROM notice_counts WHERE hour < ?1", &[&before_hour])
+        .await?;
+    Ok(days + recipients + hours + notices)
 }
