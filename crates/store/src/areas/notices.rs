@@ -39,6 +39,8 @@ for_both_engines! {
         /// The customer's choices of optional notices (the defaults if never set).
         fn notice_preferences(account: AccountId) -> NoticePreferences
             = read |tx| preferences(tx, account);
+        /// Every choice but the phone (`choices.phone` is ignored): that is set only
+        /// by its proof ([`NoticeStore::check_phone_code`]).
         fn set_notice_preferences(account: AccountId, choices: NoticePreferences) -> ()
             = write |tx| set_preferences(tx, account, &choices);
         /// A fresh code (replacing any) proving `phone` (`234XXXXXXXXXX`) for

@@ -300,13 +300,23 @@ async fn preferences_default_to_email_only_and_are_kept() {
         .set_notice_preferences(account, choices.clone())
         .await
         .unwrap();
-    assert_eq!(store.notice_preferences(account).await.unwrap(), choices);
+    // the phone is set only by its proof, never with the choices
+    let kept = NoticePreferences {
+        phone: None,
+        ..choices.clone()
+    };
+    assert_eq!(store.notice_preferences(account).await.unwrap(), kept);
+    prove_phone(&store, account, "2348031234567").await;
     choices.phone = None;
     store
         .set_notice_preferences(account, choices.clone())
         .await
         .unwrap();
-    assert_eq!(store.notice_preferences(account).await.unwrap(), choices);
+    let proven = NoticePreferences {
+        phone: Some("2348031234567".into()),
+        ..choices
+    };
+    assert_eq!(store.notice_preferences(account).await.unwrap(), proven);
 }
 
 fn payment(reference: &str, account: AccountId) -> NewFunding {
