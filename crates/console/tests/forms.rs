@@ -129,6 +129,7 @@ async fn customer_with_purchase(c: &Console) -> (AccountId, String) {
             name: None,
             key_hash: "h".into(),
             display_prefix: "bp_live_x".into(),
+            announce: true,
         })
         .await
         .unwrap();

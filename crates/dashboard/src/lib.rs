@@ -171,6 +171,14 @@ pub fn router(state: DashboardState) -> Router {
             "/dashboard/notifications",
             get(notifications::page).post(notifications::save),
         )
+        .route(
+            "/dashboard/notifications/phone",
+            post(notifications::send_phone_code),
+        )
+        .route(
+            "/dashboard/notifications/phone/code",
+            post(notifications::enter_phone_code),
+        )
         .route("/dashboard/wallet", get(wallet::statement))
         .route("/dashboard/wallet.csv", get(wallet::csv))
         .route("/dashboard/wallet/pay", post(pay_now::start))

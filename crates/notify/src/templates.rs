@@ -40,15 +40,15 @@ pub struct Fields {
     pub units: Option<String>,
     /// Delivered e-pins or exam pins, one line each.
     pub pins: Vec<String>,
-    /// An API key's prefix and name.
+    /// An API key's prefix (generated: never a name the customer typed).
     pub prefix: String,
-    pub key_name: Option<String>,
-    /// A webhook URL (credentials removed); `None`: removed.
-    pub url: Option<String>,
+    /// The webhook URL was removed (else set or changed). The URL itself is
+    /// not quoted: no text a customer typed goes into a notice.
+    pub webhook_removed: bool,
 }
 
 /// Every kind with a template.
-pub const KINDS: [&str; 10] = [
+pub const KINDS: [&str; 11] = [
     "email_verification",
     "password_reset",
     "pin_reset",
@@ -59,6 +59,7 @@ pub const KINDS: [&str; 10] = [
     "api_key_created",
     "webhook_url_changed",
     "account_exists",
+    "phone_verification",
 ];
 
 #[derive(Template)]
@@ -100,6 +101,7 @@ fn subject(kind: &str, f: &Fields, brand: &Brand) -> String {
         "low_balance" => format!("Your {name} balance is low: {}", f.balance),
         "api_key_created" => format!("Security: a new {name} API key was created"),
         "account_exists" => format!("Someone tried to sign up to {name} with your email"),
+        "phone_verification" => format!("Your {name} phone code"),
         _ => format!("Security: your {name} webhook URL changed"),
     }
 }

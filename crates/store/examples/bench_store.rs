@@ -99,6 +99,7 @@ async fn measure(store: &SharedStore, purchases: usize, concurrency: usize) -> f
                 name: None,
                 key_hash: format!("hash-{i}"),
                 display_prefix: "bp".into(),
+                announce: true,
             })
             .await
             .unwrap();

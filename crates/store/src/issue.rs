@@ -59,7 +59,12 @@ pub const SHOP_KEY_NAME: &str = "Shop (browser purchases)";
 /// API purchase in every table. Its secret is dropped here, never shown nor
 /// stored: no API request can be signed with it.
 pub fn shop_key(account: AccountId) -> NewApiKey {
-    new_api_key(account, Some(SHOP_KEY_NAME.into())).0
+    NewApiKey {
+        // no "a new API key was created … revoke it": it cannot be revoked,
+        // nor used by anyone
+        announce: false,
+        ..new_api_key(account, Some(SHOP_KEY_NAME.into())).0
+    }
 }
 
 /// A key to store and its secret (shown once, never stored).
@@ -70,6 +75,7 @@ fn new_api_key(account: AccountId, name: Option<String>) -> (NewApiKey, String) 
         name,
         key_hash: new.hash,
         display_prefix: new.display_prefix,
+        announce: true,
     };
     (key, new.secret)
 }
@@ -152,6 +158,21 @@ pub fn new_email_code(name: &str) -> (String, EmailCode) {
             kind: EMAIL_VERIFICATION.into(),
             data: serde_json::json!({ "name": name, "code": code }),
         },
+    };
+    (code, stored)
+}
+
+/// The notice that carries a code proving a phone for SMS notices.
+pub const PHONE_VERIFICATION: &str = "phone_verification";
+
+/// A new 6-digit code proving a phone, as [`new_email_code`] (its hash is
+/// [`email_code_hash`]'s, checked only against one account's live phone
+/// code, [`EMAIL_CODE_TRIES`] times at most): the code and what is stored.
+pub fn new_phone_code() -> (String, EmailCode) {
+    let (code, mut stored) = new_email_code("");
+    stored.notice = NoticeDraft {
+        kind: PHONE_VERIFICATION.into(),
+        data: serde_json::json!({ "code": code }),
     };
     (code, stored)
 }

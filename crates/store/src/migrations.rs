@@ -56,6 +56,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "027_canonical_emails": sqlite postgres;
     "028_canonical_recipients": both;
     "029_throttles": both;
+    "030_proven_phones": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

@@ -178,6 +178,9 @@ pub struct NewApiKey {
     pub name: Option<String>,
     pub key_hash: String,
     pub display_prefix: String,
+    /// Tell the owner ("a new API key was created"): every key but the
+    /// shop's own (`issue::shop_key`), which nobody can sign a request with.
+    pub announce: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -903,6 +906,17 @@ pub enum CodeCheck {
     NoCode,
     /// Right, but another account took the new address meanwhile.
     EmailTaken,
+}
+
+/// One try of a code sent to a phone (`NoticeStore::check_phone_code`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PhoneCheck {
+    /// Right: SMS notices go to this phone (`234XXXXXXXXXX`) now.
+    Proven { phone: String },
+    /// Wrong: `left` more tries of this code.
+    Wrong { left: u32 },
+    /// No live code: none sent, expired, used, or out of tries.
+    NoCode,
 }
 
 /// A password-reset link (stored as its token's hash), with its notice;

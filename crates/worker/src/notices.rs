@@ -182,8 +182,7 @@ impl Notices {
             balance: money("balance"),
             threshold: money("threshold"),
             prefix: text("prefix").unwrap_or_default(),
-            key_name: text("key_name"),
-            url: text("url"),
+            webhook_removed: data.get("removed").and_then(Value::as_bool) == Some(true),
             ..Fields::default()
         };
         if let Some(account) = notice.account_id

@@ -80,6 +80,7 @@ impl App {
             name: None,
             key_hash: key.hash,
             display_prefix: key.display_prefix,
+            announce: true,
         };
         self.store.create_api_key(new).await.unwrap();
         Customer {

@@ -1,15 +1,17 @@
-//! API keys: list, create (shown once), suspend, reactivate, revoke. The
+//! API keys: list, create (shown once; only for a verified account, with
+//! the password asked again), suspend, reactivate, revoke. The
 //! shop's key (the one the account's browser purchases are placed under) is
 //! listed for its webhooks but cannot be suspended or revoked here: the shop
 //! would stop buying, and nobody can sign a request with it anyway (its
 //! secret was never kept).
 
-use super::{Chrome, PageResult, bad_request, not_found, render};
+use super::{Chrome, PageResult, VERIFY_FIRST, bad_request, current_password, not_found, render};
 use crate::DashboardState;
 use crate::format::short_time;
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use billpay_domain::KeyId;
 use billpay_store::issue::issue_api_key;
@@ -55,12 +57,17 @@ struct KeysPage {
     keys: Vec<KeyRow>,
     /// A key created just now: shown this once.
     new_key: Option<String>,
+    /// Why a key was not created.
+    error: Option<String>,
 }
 
 #[derive(Deserialize)]
 pub struct CreateForm {
     #[serde(default)]
     name: String,
+    /// The account's password, asked again: a session alone makes no key.
+    #[serde(default)]
+    current: String,
 }
 
 #[derive(Deserialize)]
@@ -72,6 +79,7 @@ async fn keys_page(
     state: &DashboardState,
     signed_in: &SignedIn,
     new_key: Option<String>,
+    error: Option<String>,
 ) -> PageResult {
     let keys = state.store.api_keys(signed_in.user.id).await?;
     let shop_key = shop_key(state, signed_in).await?;
@@ -79,11 +87,17 @@ async fn keys_page(
         shop: Some(k.id) == shop_key,
         ..KeyRow::from(k)
     };
-    Ok(render(&KeysPage {
+    let refused = error.is_some();
+    let mut page = render(&KeysPage {
         chrome: Chrome::new(signed_in, "keys"),
         keys: keys.iter().map(row).collect(),
         new_key,
-    }))
+        error,
+    });
+    if refused {
+        *page.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+    }
+    Ok(page)
 }
 
 /// The key the account's shop purchases are placed under, once it has a PIN.
@@ -99,7 +113,7 @@ async fn shop_key(
 pub const SHOP_KEY_KEPT: &str = "This is the shop's key: your purchases in the browser are placed under it, so it cannot be suspended or revoked. Nobody can call the API with it.";
 
 pub async fn list(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
-    keys_page(&state, &signed_in, None).await
+    keys_page(&state, &signed_in, None, None).await
 }
 
 pub async fn create(
@@ -107,13 +121,20 @@ pub async fn create(
     signed_in: SignedIn,
     CsrfForm(form): CsrfForm<CreateForm>,
 ) -> PageResult {
+    let refuse = |message: String| keys_page(&state, &signed_in, None, Some(message));
+    if !signed_in.user.verified() {
+        return refuse(VERIFY_FIRST.into()).await;
+    }
     let name = form.name.trim();
     if name.chars().count() > 60 {
-        return Err(bad_request("Key names are at most 60 characters."));
+        return refuse("Key names are at most 60 characters.".into()).await;
+    }
+    if let Err(message) = current_password(&state, &signed_in, &form.current).await? {
+        return refuse(message).await;
     }
     let name = (!name.is_empty()).then(|| name.to_owned());
     let issued = issue_api_key(state.store.as_ref(), signed_in.user.id, name).await?;
-    keys_page(&state, &signed_in, Some(issued.secret)).await
+    keys_page(&state, &signed_in, Some(issued.secret), None).await
 }
 
 /// The key, if it belongs to the signed-in account.

@@ -37,6 +37,13 @@ impl Chrome {
     }
 }
 
+/// Said when an account whose email is not verified asks for what would
+/// send it a notice (a key, a webhook URL, a phone code): until then it is
+/// sent nothing but its verification code.
+pub const VERIFY_FIRST: &str = "Verify your email address first: enter the 6-digit code we emailed you (on your Account page). Until then we send you nothing else.";
+
+pub(crate) use care::account::current_password;
+
 pub fn not_found() -> PageError {
     PageError::not_found(&SCOPE)
 }

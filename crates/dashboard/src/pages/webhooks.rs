@@ -2,7 +2,9 @@
 //! retries, a signed test event, and the delivery log with resend.
 
 use super::keys::{KeyRow, own_key};
-use super::{Chrome, PageError, PageResult, bad_request, not_found, render};
+use super::{
+    Chrome, PageError, PageResult, VERIFY_FIRST, bad_request, current_password, not_found, render,
+};
 use crate::DashboardState;
 use crate::format::short_time;
 use crate::session::SignedIn;
@@ -158,6 +160,9 @@ pub async fn page(
 pub struct UrlForm {
     #[serde(default)]
     url: String,
+    /// The account's password, asked again: a session alone moves no webhook.
+    #[serde(default)]
+    current: String,
 }
 
 pub async fn set_url(
@@ -168,19 +173,25 @@ pub async fn set_url(
 ) -> PageResult {
     let key = own_key(&state, &signed_in, &key_id).await?;
     let url = form.url.trim();
-    if !url.is_empty()
-        && let Err(e) = validate_url(url)
-    {
-        return webhooks_page(
-            &state,
-            &signed_in,
-            &key,
-            Extras {
-                error: Some(e.to_string()),
-                ..Extras::default()
-            },
-        )
-        .await;
+    let checked = if !signed_in.user.verified() {
+        Err(VERIFY_FIRST.to_owned())
+    } else if url.is_empty() {
+        Ok(())
+    } else {
+        validate_url(url).map_err(|e| e.to_string())
+    };
+    let checked = match checked {
+        Ok(()) => current_password(&state, &signed_in, &form.current).await?,
+        refused => refused,
+    };
+    if let Err(error) = checked {
+        let extras = Extras {
+            error: Some(error),
+            ..Extras::default()
+        };
+        let mut page = webhooks_page(&state, &signed_in, &key, extras).await?;
+        *page.status_mut() = axum::http::StatusCode::UNPROCESSABLE_ENTITY;
+        return Ok(page);
     }
     let change = KeyChange::WebhookUrl((!url.is_empty()).then(|| url.to_owned()));
     state.store.update_api_key(key.id, change).await?;

@@ -26,7 +26,8 @@ for_both_engines! {
     }
 }
 
-/// A new key, and its owner's security notice.
+/// A new key, and its owner's security notice (unless `new.announce` is
+/// off: the shop's own key, made with a first PIN).
 pub(crate) async fn create<T: Tx>(tx: &T, new: &NewApiKey) -> Result<ApiKey, T::Error> {
     super::wallet::balance_of(tx, new.account_id).await?; // the account must exist
     let id = KeyId::new();
@@ -43,18 +44,21 @@ pub(crate) async fn create<T: Tx>(tx: &T, new: &NewApiKey) -> Result<ApiKey, T::
         &now,
     ];
     tx.execute(sql, &params).await?;
-    let data = serde_json::json!({ "prefix": new.display_prefix, "key_name": new.name });
-    let cause = format!("key:{key}:created");
-    let owner = Owner::Account(new.account_id);
-    notices::for_account(
-        tx,
-        owner,
-        NoticeTopic::Security,
-        "api_key_created",
-        &cause,
-        &data,
-    )
-    .await?;
+    if new.announce {
+        // the prefix only: the key's name is the customer's text, never quoted
+        let data = serde_json::json!({ "prefix": new.display_prefix });
+        let cause = format!("key:{key}:created");
+        let owner = Owner::Account(new.account_id);
+        notices::for_account(
+            tx,
+            owner,
+            NoticeTopic::Security,
+            "api_key_created",
+            &cause,
+            &data,
+        )
+        .await?;
+    }
     Ok(by_id(tx, id)
         .await?
         .ok_or(StoreError::NotFound("API key"))?)
@@ -75,7 +79,8 @@ pub(crate) async fn update<T: Tx>(
 }
 
 /// The security notice of a webhook URL change: each change is its own
-/// cause. The URL is shown without any credentials it carries.
+/// cause. The URL is not quoted (the customer typed it): only whether it
+/// was removed.
 async fn webhook_url_changed<T: Tx>(
     tx: &T,
     key: &ApiKey,
@@ -83,7 +88,7 @@ async fn webhook_url_changed<T: Tx>(
 ) -> Result<(), T::Error> {
     let data = serde_json::json!({
         "prefix": key.display_prefix,
-        "url": url.map(rules::redact_url),
+        "removed": url.is_none(),
     });
     let cause = format!("key:{}:webhook:{}", key.id, new_code("WU"));
     let owner = Owner::Account(key.account_id);

@@ -30,7 +30,8 @@ for_both_engines! {
         /// Deletes the usage no limit reads any more: the day's and the
         /// recipients' rows of Lagos days before `before_day` (`YYYY-MM-DD`) and
         /// the hourly counts of clock hours (UTC hours since 1970) before
-        /// `before_hour`; answers the rows deleted. `limits::usage_prune_bounds`
+        /// `before_hour` (the notices' hourly counts too, `notice_counts`);
+        /// answers the usage rows deleted. `limits::usage_prune_bounds`
         /// gives the bounds that keep what every limit reads.
         fn prune_usage(before_day: &str, before_hour: i64) -> u64
             = write |tx| prune_usage(tx, &before_day, before_hour);
@@ -941,7 +942,7 @@ pub(crate) async fn give_back_usage<T: Tx>(
     Ok(())
 }
 
-/// See [`LimitStore::prune_usage`]: three deletes in one transaction.
+/// See [`LimitStore::prune_usage`]: four deletes in one transaction.
 async fn prune_usage<T: Tx>(tx: &T, before_day: &str, before_hour: i64) -> Result<u64, T::Error> {
     let days = tx
         .execute("DELETE FROM limit_usage WHERE day < ?1", &[&before_day])
@@ -951,6 +952,10 @@ async fn prune_usage<T: Tx>(tx: &T, before_day: &str, before_hour: i64) -> Resul
         .await?;
     let hours = tx
         .execute("DELETE FROM hourly_usage WHERE hour < ?1", &[&before_hour])
+        .await?;
+    // the notices' hourly counts (`areas/notices.rs`), in the same clock
+    // hours; not in the answer, which counts the limits' usage rows
+    tx.execute("DELETE FROM notice_counts WHERE hour < ?1", &[&before_hour])
         .await?;
     Ok(days + recipients + hours)
 }

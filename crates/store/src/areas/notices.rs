@@ -39,8 +39,23 @@ for_both_engines! {
         /// The customer's choices of optional notices (the defaults if never set).
         fn notice_preferences(account: AccountId) -> NoticePreferences
             = read |tx| preferences(tx, account);
+        /// Every choice but the phone (`choices.phone` is ignored): that is set only
+        /// by its proof ([`NoticeStore::check_phone_code`]).
         fn set_notice_preferences(account: AccountId, choices: NoticePreferences) -> ()
             = write |tx| set_preferences(tx, account, &choices);
+        /// A fresh code (replacing any) proving `phone` (`234XXXXXXXXXX`) for
+        /// `account`, sent to it by SMS with the code's notice; `false`, nothing
+        /// written, when codes went to this number or for this account too often
+        /// this hour (the bound of `phone_verification`: [`hourly_bound`]).
+        fn start_phone_proof(account: AccountId, phone: &str, #[sealed] code: EmailCode) -> bool
+            = write |tx| start_phone_proof(tx, account, &phone, &code);
+        /// One try of a phone code: counted atomically, at most `max_attempts` per
+        /// code. Right: the phone becomes the one SMS notices go to.
+        fn check_phone_code(account: AccountId, code_hash: String, max_attempts: u32) -> PhoneCheck
+            = write |tx| check_phone_code(tx, account, &code_hash, max_attempts);
+        /// The phone a live code was sent to, not yet proven.
+        fn pending_phone(account: AccountId) -> Option<String>
+            = read |tx| pending_phone(tx, account);
         /// Whether [`NoticeStore::watch_low_balances`] has anything to do (a read).
         fn low_balance_due() -> bool = read |tx| super::low_balance::pending(tx);
         /// The low-balance watch (`areas/low_balance.rs`), edge-triggered: arms again each watch
@@ -101,9 +116,62 @@ fn insert_from(source: &str) -> String {
     )
 }
 
+/// How many notices of `kind` may be queued in one clock hour for one
+/// account (per channel) and for one destination (an address or a phone),
+/// whatever caused them: docs/notifications.md. The excess is dropped and
+/// counted in `billpay_notices_dropped_total{kind, channel}`.
+pub fn hourly_bound(kind: &str) -> u32 {
+    match kind {
+        "phone_verification" | "account_exists" | "low_balance" => 3,
+        "email_verification" | "password_reset" | "pin_reset" => 5,
+        "api_key_created" | "webhook_url_changed" => 5,
+        "funding_credited" | "purchase_refunded" => 60,
+        "purchase_receipt" => 120,
+        operator if operator.starts_with("operator_") => 30,
+        _ => 10,
+    }
+}
+
+/// The clock hour a notice queued now is counted in.
+pub(crate) fn notice_hour() -> i64 {
+    now_ms().div_euclid(3_600_000)
+}
+
+/// The scopes a notice is counted in: its account's (per channel), if it
+/// has one, then its destination's. `finalize.sql` (PostgreSQL) spells the same.
+fn count_scopes(notice: &NewNotice) -> Vec<String> {
+    let (channel, kind) = (&notice.channel, &notice.kind);
+    let account = notice
+        .account_id
+        .map(|a| format!("account:{a}:{channel}:{kind}"));
+    let destination = format!("{channel}:{}:{kind}", notice.recipient.to_lowercase());
+    account.into_iter().chain([destination]).collect()
+}
+
+/// What became of a notice offered to the outbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Queued {
+    Added,
+    /// One for the same cause and channel is there already.
+    Exists,
+    /// Over its hourly bound ([`hourly_bound`]): dropped and counted.
+    OverBound,
+}
+
 /// Adds `notice` to the outbox inside the caller's transaction; `false` when
-/// a notice for the same cause and channel is already there.
+/// a notice for the same cause and channel is already there, or when it is
+/// over its hourly bound (dropped).
 pub(crate) async fn enqueue<T: Tx>(tx: &T, notice: &NewNotice) -> Result<bool, T::Error> {
+    Ok(add(tx, notice).await? == Queued::Added)
+}
+
+/// [`enqueue`], saying which of [`Queued`] it was. The notice is written,
+/// then counted in each of its scopes by one conditional upsert (`… DO
+/// UPDATE … WHERE sent < bound`): exact across nodes, as the row of a
+/// scope's hour is locked by the first to count in it until it commits. A
+/// notice over its bound is deleted again (its counts given back) and
+/// counted as dropped.
+pub(crate) async fn add<T: Tx>(tx: &T, notice: &NewNotice) -> Result<Queued, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         insert_from("SELECT CAST(?9 AS TEXT) AS recipient, CAST(?10 AS TEXT) AS account_id")
     });
@@ -121,10 +189,49 @@ pub(crate) async fn enqueue<T: Tx>(tx: &T, notice: &NewNotice) -> Result<bool, T
         &notice.recipient,
         &account,
     ];
-    Ok(tx.execute(&SQL, &params).await? == 1)
+    if tx.execute(&SQL, &params).await? != 1 {
+        return Ok(Queued::Exists);
+    }
+    let count = "INSERT INTO notice_counts (scope, hour, sent) VALUES (?1, ?2, 1)
+                 ON CONFLICT (scope, hour) DO UPDATE SET sent = notice_counts.sent + 1
+                 WHERE notice_counts.sent < ?3";
+    let give_back = "UPDATE notice_counts SET sent = sent - 1 WHERE scope = ?1 AND hour = ?2";
+    // `sent` is an INTEGER: PostgreSQL binds it as `i32`.
+    let bound = i32::try_from(hourly_bound(&notice.kind)).unwrap_or(i32::MAX);
+    let hour = notice_hour();
+    let mut counted: Vec<String> = Vec::new();
+    for scope in count_scopes(notice) {
+        if tx.execute(count, &[&scope, &hour, &bound]).await? == 1 {
+            counted.push(scope);
+            continue;
+        }
+        for scope in &counted {
+            tx.execute(give_back, &[scope, &hour]).await?;
+        }
+        tx.execute("DELETE FROM notices WHERE id = ?1", &[&id])
+            .await?;
+        dropped(&notice.kind, &notice.channel, 1);
+        return Ok(Queued::OverBound);
+    }
+    Ok(Queued::Added)
 }
 
-/// Whose account a customer notice is for: `?9` is its id, or the code of
+/// Counts `n` notices of `kind` by `channel` dropped over their hourly bound.
+pub(crate) fn dropped(kind: &str, channel: &str, n: u64) {
+    if n == 0 {
+        return;
+    }
+    tracing::warn!(
+        kind,
+        channel,
+        dropped = n,
+        "notice over its hourly bound: dropped"
+    );
+    let labels = [("kind", kind.to_owned()), ("channel", channel.to_owned())];
+    ::metrics::counter!("billpay_notices_dropped_total", &labels).increment(n);
+}
+
+/// Whose account a customer notice is for: `?1` is its id, or the code of
 /// one of its transactions.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Owner<'a> {
@@ -132,9 +239,16 @@ pub(crate) enum Owner<'a> {
     Transaction(&'a str),
 }
 
-/// A customer notice of `topic`, inside its cause's transaction: by email
-/// unless the customer turned it off, by SMS if they turned it on and gave
-/// a phone. Nothing is added for a channel they do not want.
+/// Where a customer may be told anything but a code proving an address:
+/// an address the account proved (or the operator gave when opening it).
+/// `finalize.sql` (PostgreSQL) spells the same.
+pub(crate) const VERIFIED: &str = "(a.signed_up = 'operator' OR a.email_verified_at IS NOT NULL)";
+
+/// A customer notice of `topic`, inside its cause's transaction, each
+/// channel [`add`]ed (so bounded per hour). Only to an account whose email
+/// is verified ([`VERIFIED`]): by email unless the customer turned it off
+/// (security notices cannot be), by SMS if they turned it on and proved
+/// their phone. Nothing is added for a channel they do not want.
 pub(crate) async fn for_account<T: Tx>(
     tx: &T,
     owner: Owner<'_>,
@@ -144,40 +258,50 @@ pub(crate) async fn for_account<T: Tx>(
     data: &serde_json::Value,
 ) -> Result<(), T::Error> {
     let (key, account) = match owner {
-        Owner::Account(id) => (id.to_string(), "?9"),
+        Owner::Account(id) => (id.to_string(), "?1"),
         Owner::Transaction(code) => (
             code.to_owned(),
-            "(SELECT account_id FROM transactions WHERE code = ?9)",
+            "(SELECT account_id FROM transactions WHERE code = ?1)",
         ),
     };
-    let data = data.to_string();
-    let topic = topic.as_str();
-    for (channel, recipient, wanted) in [
-        (
-            "email",
-            "a.email",
-            format!("COALESCE(p.{topic}_email, TRUE)"),
-        ),
-        ("sms", "p.phone", format!("COALESCE(p.{topic}_sms, FALSE)")),
-    ] {
-        let source = format!(
-            "SELECT {recipient} AS recipient, a.id AS account_id FROM accounts a
-             LEFT JOIN notice_preferences p ON p.account_id = a.id
-             WHERE a.id = {account} AND {wanted}"
-        );
-        let no_operator: Option<String> = None;
-        let params: [&dyn Param; 9] = [
-            &new_code("NT"),
-            &cause,
-            &kind,
-            &channel,
-            &no_operator,
-            &data,
-            &now_ms(),
-            &now_rfc3339(),
-            &key,
-        ];
-        tx.execute(&insert_from(&source), &params).await?;
+    let name = topic.as_str();
+    let by_email = match topic {
+        NoticeTopic::Security => "TRUE".to_owned(),
+        _ => format!("COALESCE(p.{name}_email, TRUE)"),
+    };
+    let sql = format!(
+        "SELECT a.id, a.email, {by_email},
+             CASE WHEN p.phone_proven_at IS NOT NULL AND COALESCE(p.{name}_sms, FALSE)
+                  THEN p.phone END
+         FROM accounts a LEFT JOIN notice_preferences p ON p.account_id = a.id
+         WHERE a.id = {account} AND {VERIFIED}"
+    );
+    let found = tx
+        .query_opt(&sql, &[&key], |row| {
+            Ok((
+                row.parsed::<AccountId>(Column::nth(0))?,
+                row.get::<String>(Column::nth(1))?,
+                row.get::<bool>(Column::nth(2))?,
+                row.get::<Option<String>>(Column::nth(3))?,
+            ))
+        })
+        .await?;
+    let Some((account, email, by_email, phone)) = found else {
+        return Ok(());
+    };
+    let to = [("email", by_email.then_some(email)), ("sms", phone)];
+    for (channel, recipient) in to {
+        let Some(recipient) = recipient else { continue };
+        let notice = NewNotice {
+            cause: cause.to_owned(),
+            kind: kind.to_owned(),
+            channel: channel.to_owned(),
+            recipient,
+            account_id: Some(account),
+            operator_id: None,
+            data: data.clone(),
+        };
+        add(tx, &notice).await?;
     }
     Ok(())
 }
@@ -373,8 +497,12 @@ static PREFERENCE_COLUMNS: LazyLock<Vec<String>> = LazyLock::new(|| {
 
 async fn preferences<T: Tx>(tx: &T, account: AccountId) -> Result<NoticePreferences, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
-        let columns = PREFERENCE_COLUMNS.join(", ");
-        format!("SELECT {columns} FROM notice_preferences WHERE account_id = ?1")
+        // the phone only once proven: SMS goes nowhere else
+        let columns = PREFERENCE_COLUMNS[1..].join(", ");
+        format!(
+            "SELECT CASE WHEN phone_proven_at IS NOT NULL THEN phone END AS phone, {columns}
+             FROM notice_preferences WHERE account_id = ?1"
+        )
     });
     let found = tx
         .query_opt(&SQL, &[&account.to_string()], |row| {
@@ -404,12 +532,12 @@ async fn set_preferences<T: Tx>(
     account: AccountId,
     choices: &NoticePreferences,
 ) -> Result<(), T::Error> {
+    // not the phone: it is set only by its proof (`prove_phone`)
     static SQL: LazyLock<String> = LazyLock::new(|| {
-        let columns = PREFERENCE_COLUMNS.join(", ");
-        let values: Vec<String> = (3..PREFERENCE_COLUMNS.len() + 3)
-            .map(|i| format!("?{i}"))
-            .collect();
-        let updates: Vec<String> = PREFERENCE_COLUMNS
+        let chosen = &PREFERENCE_COLUMNS[1..];
+        let columns = chosen.join(", ");
+        let values: Vec<String> = (3..chosen.len() + 3).map(|i| format!("?{i}")).collect();
+        let updates: Vec<String> = chosen
             .iter()
             .map(|c| format!("{c} = excluded.{c}"))
             .collect();
@@ -429,8 +557,92 @@ async fn set_preferences<T: Tx>(
         .iter()
         .flat_map(|c| [c.email, c.sms])
         .collect();
-    let mut params: Vec<&dyn Param> = vec![&id, &now, &choices.phone, &below];
+    let mut params: Vec<&dyn Param> = vec![&id, &now, &below];
     params.extend(flags.iter().map(|f| f as &dyn Param));
     tx.execute(&SQL, &params).await?;
     Ok(())
+}
+
+/// Replaces the account's phone code (its tries start at zero) and queues
+/// its SMS; nothing is written when that SMS is over its hourly bound.
+async fn start_phone_proof<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    phone: &str,
+    code: &EmailCode,
+) -> Result<bool, T::Error> {
+    let notice = NewNotice {
+        channel: "sms".into(),
+        ..code.notice.addressed(phone, account, new_code("phone:"))
+    };
+    if add(tx, &notice).await? != Queued::Added {
+        return Ok(false);
+    }
+    let sql =
+        "INSERT INTO phone_codes (account_id, phone, code_hash, attempts, expires_at, created_at)
+               VALUES (?1, ?2, ?3, 0, ?4, ?5)
+               ON CONFLICT (account_id) DO UPDATE SET phone = excluded.phone,
+                   code_hash = excluded.code_hash, attempts = 0,
+                   expires_at = excluded.expires_at, created_at = excluded.created_at";
+    let id = account.to_string();
+    let params: [&dyn Param; 5] = [
+        &id,
+        &phone,
+        &code.code_hash,
+        &code.expires_at_ms,
+        &now_rfc3339(),
+    ];
+    tx.execute(sql, &params).await?;
+    Ok(true)
+}
+
+/// One try of a phone code, as of an email code (`account_care::check_code`):
+/// counted first, then used once if right; the phone it proves becomes the
+/// account's phone for SMS, proven now.
+async fn check_phone_code<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    code_hash: &str,
+    max_attempts: u32,
+) -> Result<PhoneCheck, T::Error> {
+    let sql = "UPDATE phone_codes SET attempts = attempts + 1
+               WHERE account_id = ?1 AND attempts < ?2 AND expires_at > ?3
+               RETURNING code_hash = ?4, phone, attempts";
+    let id = account.to_string();
+    // `attempts` is an INTEGER: PostgreSQL binds it as `i32`.
+    let max = i32::try_from(max_attempts).unwrap_or(i32::MAX);
+    let tried = tx
+        .query_opt(sql, &[&id, &max, &now_ms(), &code_hash], |row| {
+            Ok((
+                row.get::<bool>(Column::nth(0))?,
+                row.get::<String>(Column::nth(1))?,
+                row.get::<i64>(Column::nth(2))?,
+            ))
+        })
+        .await?;
+    let Some((matched, phone, attempts)) = tried else {
+        return Ok(PhoneCheck::NoCode);
+    };
+    if !matched {
+        let left = u32::try_from((i64::from(max) - attempts).max(0)).unwrap_or(0);
+        return Ok(PhoneCheck::Wrong { left });
+    }
+    let used = "DELETE FROM phone_codes WHERE account_id = ?1 AND code_hash = ?2";
+    if tx.execute(used, &[&id, &code_hash]).await? == 0 {
+        return Ok(PhoneCheck::NoCode);
+    }
+    let proven = "INSERT INTO notice_preferences (account_id, updated_at, phone, phone_proven_at)
+                  VALUES (?1, ?2, ?3, ?2)
+                  ON CONFLICT (account_id) DO UPDATE SET updated_at = excluded.updated_at,
+                      phone = excluded.phone, phone_proven_at = excluded.phone_proven_at";
+    tx.execute(proven, &[&id, &now_rfc3339(), &phone]).await?;
+    Ok(PhoneCheck::Proven { phone })
+}
+
+async fn pending_phone<T: Tx>(tx: &T, account: AccountId) -> Result<Option<String>, T::Error> {
+    let sql = "SELECT phone FROM phone_codes WHERE account_id = ?1 AND expires_at > ?2";
+    tx.query_opt(sql, &[&account.to_string(), &now_ms()], |row| {
+        row.get(Column::nth(0))
+    })
+    .await
 }

@@ -417,6 +417,7 @@ async fn erase_profile<T: Tx>(
     for table in [
         "sessions",
         "email_codes",
+        "phone_codes",
         "password_resets",
         "transaction_pins",
         "notice_preferences",

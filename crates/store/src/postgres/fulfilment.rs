@@ -9,7 +9,7 @@ use super::PostgresStore;
 use super::connection::{OwnedParams, borrow, owned, statement};
 use super::error::violates;
 use super::rows::get;
-use crate::areas::notices::purchase_notice;
+use crate::areas::notices::{dropped, hourly_bound, notice_hour, purchase_notice};
 use crate::clock::{new_code, now_rfc3339, rfc3339};
 use crate::db::to_dollar_placeholders;
 use crate::*;
@@ -53,7 +53,18 @@ impl PostgresStore {
                 other => break other?,
             }
         };
+        let kind = notice_kind(fin.status);
+        dropped(kind, "email", get::<i64>(&row, 2)?.max(0) as u64);
+        dropped(kind, "sms", get::<i64>(&row, 3)?.max(0) as u64);
         changed(&row)
+    }
+}
+
+/// The kind of the notice a finalize to `status` may add (`finalize.sql`'s `notice_kind`).
+fn notice_kind(status: TxStatus) -> &'static str {
+    match status {
+        TxStatus::Failed => "purchase_refunded",
+        _ => "purchase_receipt",
     }
 }
 
@@ -100,6 +111,8 @@ static FINALIZE: LazyLock<String> = LazyLock::new(|| {
 fn finalize_params(code: &str, fin: &Finalization) -> OwnedParams {
     // the status it must be in now (NULL: none, so nothing changes)
     let from = fin.takes_from().map(TxStatus::as_str);
+    // `sent` is an INTEGER: PostgreSQL binds it as `i32`
+    let bound = i32::try_from(hourly_bound(notice_kind(fin.status))).unwrap_or(i32::MAX);
     owned![
         code.to_owned(),
         fin.status.as_str(),
@@ -117,5 +130,7 @@ fn finalize_params(code: &str, fin: &Finalization) -> OwnedParams {
         new_code("NT"),
         new_code("NT"),
         serde_json::json!({ "transaction": code }).to_string(),
+        notice_hour(),
+        bound,
     ]
 }

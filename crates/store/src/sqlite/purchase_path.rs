@@ -86,6 +86,7 @@ async fn a_purchase_with_the_workers_builds_no_temporary_btree_but_its_claim() {
             name: None,
             key_hash: "path".into(),
             display_prefix: "bp".into(),
+            announce: true,
         })
         .await
         .unwrap();

@@ -54,6 +54,7 @@ pub async fn account(store: &SharedStore) -> (AccountId, KeyId) {
             name: None,
             key_hash: uuid::Uuid::new_v4().to_string(),
             display_prefix: "bp".into(),
+            announce: true,
         })
         .await
         .unwrap();

@@ -300,13 +300,23 @@ async fn preferences_default_to_email_only_and_are_kept() {
         .set_notice_preferences(account, choices.clone())
         .await
         .unwrap();
-    assert_eq!(store.notice_preferences(account).await.unwrap(), choices);
+    // the phone is set only by its proof, never with the choices
+    let kept = NoticePreferences {
+        phone: None,
+        ..choices.clone()
+    };
+    assert_eq!(store.notice_preferences(account).await.unwrap(), kept);
+    prove_phone(&store, account, "2348031234567").await;
     choices.phone = None;
     store
         .set_notice_preferences(account, choices.clone())
         .await
         .unwrap();
-    assert_eq!(store.notice_preferences(account).await.unwrap(), choices);
+    let proven = NoticePreferences {
+        phone: Some("2348031234567".into()),
+        ..choices
+    };
+    assert_eq!(store.notice_preferences(account).await.unwrap(), proven);
 }
 
 fn payment(reference: &str, account: AccountId) -> NewFunding {
@@ -375,6 +385,7 @@ async fn choices_decide_the_channels_of_a_customer_notice() {
         .set_notice_preferences(account, choices.clone())
         .await
         .unwrap();
+    prove_phone(&store, account, "2348031234567").await;
     store
         .record_funding(payment("MNFY|a", account))
         .await
@@ -489,16 +500,215 @@ async fn a_new_api_key_and_a_webhook_url_change_are_security_notices() {
         ..NoticeFilter::default()
     };
     let changes = store.notices(filter).await.unwrap();
-    // both changes may share a timestamp, so find the one that set a URL by its data
-    let set: Vec<&str> = changes
+    // the URL is the customer's text: never quoted, only whether it was removed
+    let mut removed: Vec<bool> = changes
         .iter()
-        .filter_map(|notice| notice.data["url"].as_str())
+        .map(|notice| notice.data["removed"].as_bool().unwrap())
         .collect();
-    let [shown] = set[..] else {
-        panic!("one change sets a URL: {changes:?}")
+    removed.sort();
+    assert_eq!(removed, [false, true], "{changes:?}");
+    for notice in &changes {
+        let data = notice.data.to_string();
+        assert!(!data.contains("hooks.example.com"), "{data}");
+    }
+}
+
+/// Proves `phone` for `account` by the code sent to it, as the dashboard does.
+async fn prove_phone(store: &SharedStore, account: AccountId, phone: &str) {
+    let (code, stored) = issue::new_phone_code();
+    assert!(
+        store
+            .start_phone_proof(account, phone, stored)
+            .await
+            .unwrap()
+    );
+    let hash = issue::email_code_hash(&code);
+    let proven = store.check_phone_code(account, hash, 5).await.unwrap();
+    assert_eq!(
+        proven,
+        PhoneCheck::Proven {
+            phone: phone.into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn sms_goes_only_to_a_phone_proven_by_its_code() {
+    let (_db, store) = store().await;
+    let account = new_account(&store).await.id;
+    let mut choices = NoticePreferences {
+        phone: Some("2348031234567".into()),
+        ..NoticePreferences::default()
     };
-    assert!(!shown.contains("secret"), "{shown}");
-    assert!(shown.contains("hooks.example.com"), "{shown}");
+    let both = TopicChoice {
+        email: true,
+        sms: true,
+    };
+    choices.set_topic(NoticeTopic::Funding, both);
+    store
+        .set_notice_preferences(account, choices)
+        .await
+        .unwrap();
+    // a phone in the choices is not a proven phone: no SMS
+    assert_eq!(store.notice_preferences(account).await.unwrap().phone, None);
+    store
+        .record_funding(payment("MNFY|unproven", account))
+        .await
+        .unwrap();
+    assert_eq!(
+        of_kind(&kinds(&store, account).await, "funding_credited"),
+        ["email"]
+    );
+    // a wrong code proves nothing; the right one does
+    let (code, stored) = issue::new_phone_code();
+    let phone = "2348031234567";
+    assert!(
+        store
+            .start_phone_proof(account, phone, stored)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.pending_phone(account).await.unwrap().as_deref(),
+        Some(phone)
+    );
+    let wrong = if code == "123456" { "654321" } else { "123456" };
+    let tried = store
+        .check_phone_code(account, issue::email_code_hash(wrong), 5)
+        .await
+        .unwrap();
+    assert_eq!(tried, PhoneCheck::Wrong { left: 4 });
+    let tried = store
+        .check_phone_code(account, issue::email_code_hash(&code), 5)
+        .await
+        .unwrap();
+    assert_eq!(
+        tried,
+        PhoneCheck::Proven {
+            phone: phone.into()
+        }
+    );
+    assert_eq!(
+        store
+            .notice_preferences(account)
+            .await
+            .unwrap()
+            .phone
+            .as_deref(),
+        Some(phone)
+    );
+    store
+        .record_funding(payment("MNFY|proven", account))
+        .await
+        .unwrap();
+    let mut channels = of_kind(&kinds(&store, account).await, "funding_credited");
+    channels.sort();
+    assert_eq!(channels, ["email", "email", "sms"]);
+}
+
+#[tokio::test]
+async fn phone_codes_are_bounded_per_number_and_per_account() {
+    let (_db, store) = store().await;
+    let (first, second) = (new_account(&store).await.id, new_account(&store).await.id);
+    let phone = "2348031234567";
+    for _ in 0..3 {
+        let (_, code) = issue::new_phone_code();
+        assert!(store.start_phone_proof(first, phone, code).await.unwrap());
+    }
+    let (_, code) = issue::new_phone_code();
+    assert!(!store.start_phone_proof(first, phone, code).await.unwrap());
+    // the number is bounded whichever account asks
+    let (_, code) = issue::new_phone_code();
+    assert!(!store.start_phone_proof(second, phone, code).await.unwrap());
+    // and the account whichever number it gives
+    let (_, code) = issue::new_phone_code();
+    assert!(
+        !store
+            .start_phone_proof(first, "2348099999999", code)
+            .await
+            .unwrap()
+    );
+    let filter = NoticeFilter {
+        kind: Some("phone_verification".into()),
+        limit: 100,
+        ..NoticeFilter::default()
+    };
+    assert_eq!(store.notices(filter).await.unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn twenty_new_keys_in_an_hour_are_told_five_times() {
+    let (_db, store) = store().await;
+    let account = new_account(&store).await.id;
+    for _ in 0..20 {
+        issue::issue_api_key(store.as_ref(), account, Some("Win N1,000,000".into()))
+            .await
+            .unwrap();
+    }
+    let found = kinds(&store, account).await;
+    assert_eq!(of_kind(&found, "api_key_created").len(), 5, "{found:?}");
+    let filter = NoticeFilter {
+        kind: Some("api_key_created".into()),
+        limit: 100,
+        ..NoticeFilter::default()
+    };
+    for notice in store.notices(filter).await.unwrap() {
+        assert!(
+            !notice.data.to_string().contains("Win"),
+            "{:?}",
+            notice.data
+        );
+    }
+}
+
+#[tokio::test]
+async fn concurrent_notices_never_pass_their_bound() {
+    let (_db, store) = store().await;
+    let account = new_account(&store).await.id;
+    let creations = (0..12).map(|_| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            issue::issue_api_key(store.as_ref(), account, None)
+                .await
+                .unwrap()
+        })
+    });
+    join_all(creations.collect()).await;
+    let found = kinds(&store, account).await;
+    assert_eq!(of_kind(&found, "api_key_created").len(), 5, "{found:?}");
+}
+
+#[tokio::test]
+async fn an_unverified_account_and_the_shops_key_are_told_nothing() {
+    let (_db, store) = store().await;
+    let account = new_account(&store).await;
+    // as a self sign-up whose code was never entered
+    let (_, code) = issue::new_email_code(&account.name);
+    let signed_up = store
+        .sign_up(NewSignUp {
+            account: NewAccount {
+                name: "Win N1,000,000".into(),
+                email: format!("unverified-{}", account.email),
+                password_hash: None,
+                kyc_level: 0,
+            },
+            phone: None,
+            tier: None,
+            code,
+        })
+        .await
+        .unwrap();
+    issue::issue_api_key(store.as_ref(), signed_up.id, None)
+        .await
+        .unwrap();
+    let found = kinds(&store, signed_up.id).await;
+    assert_eq!(found, [("email_verification".into(), "email".into())]);
+    // the shop's key, made with a first PIN, is not announced
+    store
+        .create_api_key(issue::shop_key(account.id))
+        .await
+        .unwrap();
+    assert!(kinds(&store, account.id).await.is_empty());
 }
 
 #[tokio::test]
@@ -618,6 +828,13 @@ async fn concurrent_low_balance_passes_tell_once() {
             .set_notice_preferences(account, choices)
             .await
             .unwrap();
+        // each its own phone: a number's codes are bounded per hour
+        prove_phone(
+            &store,
+            account,
+            &format!("23480312345{}", 60 + accounts.len()),
+        )
+        .await;
         accounts.push(account);
     }
     let passes = (0..8).map(|_| {

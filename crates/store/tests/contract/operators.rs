@@ -501,6 +501,7 @@ async fn a_logged_tier_catalogue_or_key_change_stores_its_line_or_neither() {
         name: None,
         key_hash: "logged-key".into(),
         display_prefix: "bp_live_abc".into(),
+        announce: true,
     };
     let created = store
         .write((new.clone(), line("key.create", "k")), |tx, (new, log)| {

@@ -10,6 +10,7 @@ fn shop_key(account: AccountId) -> NewApiKey {
         name: Some("Shop".into()),
         key_hash: uuid::Uuid::new_v4().to_string(),
         display_prefix: "bp_live_shop".into(),
+        announce: false,
     }
 }
 

@@ -169,6 +169,7 @@ async fn a_customer_uses_the_dashboard_in_a_browser() {
     // create a key; it is shown once and works against the API
     b.client.goto(&server.url("/dashboard/keys")).await.unwrap();
     b.fill("#key-name", "production").await;
+    b.fill("#key-password", PASSWORD).await;
     b.click("#create-key").await;
     let api_key = b.text("#new-key").await;
     assert!(api_key.starts_with("bp_live_"), "{api_key}");
@@ -188,6 +189,7 @@ async fn a_customer_uses_the_dashboard_in_a_browser() {
         .await
         .unwrap();
     b.fill("#webhook-url", "ftp://example.com/hook").await;
+    b.fill("#webhook-password", PASSWORD).await;
     b.client
         .execute(
             "document.getElementById('webhook-url').type = 'text'",
@@ -201,6 +203,7 @@ async fn a_customer_uses_the_dashboard_in_a_browser() {
         "bad URL not refused"
     );
     b.fill("#webhook-url", &receiver.url("/ok")).await;
+    b.fill("#webhook-password", PASSWORD).await;
     b.click("#save-url").await;
     assert!(
         b.text("#webhook-notice")

@@ -4,6 +4,8 @@
 //! refused or rolled back; a send the channel did not take is retried with
 //! the same message id; and a `kill -9` between cause and send loses none.
 
+mod guarded;
+
 use crate::funding::gateways::Setup;
 use crate::support::*;
 use billpay_domain::Kobo;
@@ -265,12 +267,25 @@ async fn a_customer_chooses_their_notices_in_a_browser_at_phone_width() {
     assert!(checked("#security_email").await, "email is on by default");
     assert!(!checked("#security_sms").await, "SMS is off by default");
 
-    // SMS without a phone is refused, and nothing is saved
+    // SMS without a proven phone is refused, and nothing is saved
     b.css("#refund_sms").await.click().await.unwrap();
     b.click("#save-notifications").await;
     assert!(b.text("#notifications-error").await.contains("phone"));
+    // the phone is proven by the code sent to it
     b.fill("#phone", "0803 123 4567").await;
-    b.css("#security_email").await.click().await.unwrap();
+    b.click("#send-phone-code").await;
+    assert!(b.text("#phone-notice").await.contains("code"));
+    let code =
+        crate::dashboard::sign_up::last_notice(&server, "2348031234567", "phone_verification")
+            .await["code"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    b.fill("#phone-code", &code).await;
+    b.click("#prove-phone").await;
+    assert!(b.text("#phone-notice").await.contains("proven"));
+    b.css("#refund_sms").await.click().await.unwrap();
+    b.css("#funding_email").await.click().await.unwrap();
     b.click("#save-notifications").await;
     assert!(b.text("#notifications-saved").await.contains("saved"));
     b.client
@@ -280,18 +295,43 @@ async fn a_customer_chooses_their_notices_in_a_browser_at_phone_width() {
     let phone = b.css("#phone").await.prop("value").await.unwrap();
     assert_eq!(phone.as_deref(), Some("08031234567"));
     assert!(checked("#refund_sms").await);
-    assert!(!checked("#security_email").await);
+    assert!(!checked("#funding_email").await);
+    assert!(checked("#security_email").await, "always on");
     b.screenshot("notifications").await;
 
-    // the choice holds: a new key is no longer emailed
+    // security notices by email cannot be turned off: a new key is emailed
     server.cli(&["key", "create", "--account", &account]);
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    assert!(
-        emails(&mail, "API key").is_empty(),
-        "{:?}",
-        emails(&mail, "")
-    );
+    wait_emails(&mail, "API key", 1, Duration::from_secs(20)).await;
     browser.stop().await;
+}
+
+/// Proves `phone` (`0803…`) for the signed-in `session` by the code sent to it.
+async fn prove_phone(server: &TestServer, session: &(String, String), phone: &str) {
+    use crate::dashboard::sign_up::last_notice;
+    let post = |path: &'static str, field: (&'static str, String)| {
+        let form = [(field.0, field.1), ("csrf", session.1.clone())];
+        crate::dashboard::no_redirects()
+            .post(server.url(path))
+            .header("Cookie", &session.0)
+            .form(&form)
+            .send()
+    };
+    let sent = post(
+        "/dashboard/notifications/phone",
+        ("phone", phone.to_owned()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(sent.status(), 303, "{}", sent.text().await.unwrap());
+    let international = format!("234{}", phone.trim_start_matches('0'));
+    let code = last_notice(server, &international, "phone_verification").await["code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let proven = post("/dashboard/notifications/phone/code", ("code", code))
+        .await
+        .unwrap();
+    assert_eq!(proven.status(), 303, "{}", proven.text().await.unwrap());
 }
 
 /// The dashboard's form, signed in as `email`: (session cookie, CSRF proof).
@@ -338,11 +378,9 @@ async fn a_server_without_sms_offers_none_and_leaves_sms_notices_queued() {
     let session = notifications_form(&server, &email).await;
     let page = html_of(&server, &session.0, "/dashboard/notifications").await;
     assert!(page.contains("id=\"security_sms\"") && !page.contains("id=\"no-sms\""));
-    let form = [
-        ("security_email", "on"),
-        ("security_sms", "on"),
-        ("phone", "08031234567"),
-    ];
+    prove_phone(&server, &session, "08031234567").await;
+    termii.wait_for(1, Duration::from_secs(20)).await; // the code
+    let form = [("security_email", "on"), ("security_sms", "on")];
     save_notifications(&server, &session, &form).await;
 
     // the same database, SMS no longer configured
@@ -362,7 +400,11 @@ async fn a_server_without_sms_offers_none_and_leaves_sms_notices_queued() {
     server.cli(&["key", "create", "--account", &account]);
     wait_emails(&mail, "API key", 1, Duration::from_secs(20)).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
-    assert!(termii.requests().is_empty(), "no SMS channel here");
+    assert_eq!(
+        termii.requests().len(),
+        1,
+        "no SMS channel here (the code only)"
+    );
 
     // a save here turns SMS off (a box sent by hand too) and keeps the phone
     let form = [("security_email", "on"), ("security_sms", "on")];
@@ -372,16 +414,16 @@ async fn a_server_without_sms_offers_none_and_leaves_sms_notices_queued() {
     server.kill();
     server.set_env(&with_sms);
     server.start();
-    let sent = termii.wait_for(1, Duration::from_secs(20)).await;
-    assert_eq!(sent.len(), 1, "{sent:?}");
-    assert_eq!(sent[0]["to"], "2348031234567");
+    let sent = termii.wait_for(2, Duration::from_secs(20)).await;
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_eq!(sent[1]["to"], "2348031234567");
     let session = notifications_form(&server, &email).await;
     let page = html_of(&server, &session.0, "/dashboard/notifications").await;
     assert!(page.contains("value=\"08031234567\""), "the phone was kept");
     assert!(!page.contains("id=\"security_sms\" aria-label=\"Security by SMS\" checked"));
     server.cli(&["key", "create", "--account", &account]);
     wait_emails(&mail, "API key", 2, Duration::from_secs(20)).await;
-    assert_eq!(termii.requests().len(), 1, "SMS was turned off by the save");
+    assert_eq!(termii.requests().len(), 2, "SMS was turned off by the save");
 }
 
 /// Sets the customer's low-balance mark on the dashboard's Notifications

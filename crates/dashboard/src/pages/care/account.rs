@@ -135,7 +135,10 @@ pub async fn save_profile(
 
 /// Whether `password` is the account's, under the account's throttle and
 /// the bound on password checks; the inner `Err` is what the person reads.
-pub(super) async fn current_password(
+/// Every change a borrowed session must not make alone asks it again
+/// through this (a new email or password, "Download my data", a new API
+/// key, a webhook URL, security notices by SMS turned off).
+pub(crate) async fn current_password(
     state: &DashboardState,
     signed_in: &SignedIn,
     password: &str,

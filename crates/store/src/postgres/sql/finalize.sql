@@ -7,8 +7,10 @@
 -- $13 when to requery it for a reversal (NULL: not watched).
 -- The customer's notice, if its product and status have one (as
 -- `areas/notices.rs` `purchase_notice` says; receipts for {receipts}): by
--- email ($14) unless turned off, by SMS ($15) if turned on; $16 its data.
--- Answers (the transaction exists, rows changed).
+-- email ($14) unless turned off, by SMS ($15) if turned on and the phone proven,
+-- only for a verified address; $16 its data; bounded per hour as `notices::add`
+-- bounds every notice ($17 the clock hour, $18 the kind's bound).
+-- Answers (the transaction exists, rows changed, notices dropped by email, by SMS).
 WITH current AS (
     SELECT code FROM transactions WHERE code = $1 AND status = $10 FOR UPDATE
 ), changed AS (
@@ -52,25 +54,51 @@ WITH current AS (
     SELECT account_id,
       CASE WHEN $2 = 'failed' THEN 'purchase_refunded' ELSE 'purchase_receipt' END AS kind
     FROM changed WHERE $2 = 'failed' OR product IN ({receipts})
-), notice AS (
-    INSERT INTO notices (id, cause, kind, channel, recipient, account_id, data, status,
-      last_error, next_attempt_at, created_at)
-    SELECT n.id, 'purchase:' || $1 || ':' || k.kind, k.kind, n.channel, n.recipient, a.id, $16,
-      CASE WHEN s.recipient IS NULL THEN 'queued' ELSE 'failed' END,
-      CASE WHEN s.recipient IS NULL THEN NULL
-           ELSE 'not sent: this address was refused before (' || s.reason || ')' END,
-      $9, $7
+), wanted AS (
+    -- only to a verified address (`notices::VERIFIED`) and a proven phone
+    SELECT n.id, k.kind, n.channel, n.recipient, a.id AS account_id,
+      'account:' || a.id || ':' || n.channel || ':' || k.kind AS account_scope,
+      n.channel || ':' || lower(n.recipient) || ':' || k.kind AS destination_scope
     FROM notice_kind k
     JOIN accounts a ON a.id = k.account_id
     LEFT JOIN notice_preferences p ON p.account_id = a.id
     CROSS JOIN LATERAL (VALUES
       ($14::text, 'email', a.email, CASE WHEN $2 = 'failed' THEN COALESCE(p.refund_email, TRUE)
                                     ELSE COALESCE(p.receipt_email, TRUE) END),
-      ($15::text, 'sms', p.phone, CASE WHEN $2 = 'failed' THEN COALESCE(p.refund_sms, FALSE)
+      ($15::text, 'sms', CASE WHEN p.phone_proven_at IS NOT NULL THEN p.phone END,
+                         CASE WHEN $2 = 'failed' THEN COALESCE(p.refund_sms, FALSE)
                                   ELSE COALESCE(p.receipt_sms, FALSE) END)
     ) AS n (id, channel, recipient, wanted)
-    LEFT JOIN notice_suppressions s ON s.channel = n.channel AND s.recipient = n.recipient
     WHERE n.wanted AND n.recipient IS NOT NULL
+      AND (a.signed_up = 'operator' OR a.email_verified_at IS NOT NULL)
+), counted AS (
+    -- the hourly bound ($18 in clock hour $17), as `notices::add` counts it;
+    -- a place taken in one scope is not given back when the other is full
+    INSERT INTO notice_counts (scope, hour, sent)
+    SELECT s.scope, $17::bigint, 1 FROM wanted w
+    CROSS JOIN LATERAL (VALUES (w.account_scope), (w.destination_scope)) AS s (scope)
+    ON CONFLICT (scope, hour) DO UPDATE SET sent = notice_counts.sent + 1
+    WHERE notice_counts.sent < $18::integer
+    RETURNING scope
+), notice AS (
+    INSERT INTO notices (id, cause, kind, channel, recipient, account_id, data, status,
+      last_error, next_attempt_at, created_at)
+    SELECT w.id, 'purchase:' || $1 || ':' || w.kind, w.kind, w.channel, w.recipient,
+      w.account_id, $16,
+      CASE WHEN s.recipient IS NULL THEN 'queued' ELSE 'failed' END,
+      CASE WHEN s.recipient IS NULL THEN NULL
+           ELSE 'not sent: this address was refused before (' || s.reason || ')' END,
+      $9, $7
+    FROM wanted w
+    LEFT JOIN notice_suppressions s ON s.channel = w.channel AND s.recipient = w.recipient
+    WHERE (SELECT COUNT(*) FROM counted c
+           WHERE c.scope IN (w.account_scope, w.destination_scope)) = 2
     ON CONFLICT (cause, channel) DO NOTHING
+    RETURNING channel
 )
-SELECT EXISTS (SELECT 1 FROM transactions WHERE code = $1), (SELECT COUNT(*) FROM changed)
+SELECT EXISTS (SELECT 1 FROM transactions WHERE code = $1), (SELECT COUNT(*) FROM changed),
+  -- notices dropped over the hourly bound, by email and by SMS
+  (SELECT COUNT(*) FROM wanted WHERE channel = 'email')
+    - (SELECT COUNT(*) FROM notice WHERE channel = 'email'),
+  (SELECT COUNT(*) FROM wanted WHERE channel = 'sms')
+    - (SELECT COUNT(*) FROM notice WHERE channel = 'sms')
