@@ -64,6 +64,20 @@ fn matches(template: &str, path: &str) -> bool {
             .all(|(t, p)| t == p || (t.starts_with('{') && !p.is_empty()))
 }
 
+/// Whether `body` is inside the request-body schema of `path`'s operation
+/// (a documented path with a JSON body: panics otherwise).
+pub fn request_documented(path: &str, body: &Value) -> bool {
+    let (template, operation) =
+        operation_for(path).unwrap_or_else(|| panic!("{path} is not in the document"));
+    let request = &operation["requestBody"]["content"]["application/json"]["schema"];
+    assert!(request.is_object(), "{template} takes no JSON body");
+    let mut schema = request.clone();
+    schema["components"] = DOCUMENT["components"].clone();
+    jsonschema::draft202012::new(&schema)
+        .unwrap()
+        .is_valid(body)
+}
+
 fn validator(template: &str, operation: &Value, status: u16) -> Validator {
     let response = &operation["responses"][status.to_string()];
     assert!(

@@ -169,6 +169,59 @@ pub struct IdentityIn {
     pub phone: Option<String>,
 }
 
+/// The identity body as the document states it: one variant per method, so
+/// the rule `request_of` applies (a BVN's check needs the phone registered
+/// with it; a NIN's reads none) is in the schema too and a client or a fuzzer
+/// reading the document sends what the route takes. Each variant is
+/// [`IdentityIn`]'s fields with its method's own constraints added.
+pub struct IdentityRequest;
+
+impl utoipa::PartialSchema for IdentityRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, OneOfBuilder, Type};
+        let method = |name: &str| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some([name]))
+        };
+        let bvn = ObjectBuilder::new()
+            .property("method", method("bvn"))
+            .property("phone", schema::phone())
+            .required("method")
+            .required("phone")
+            .description(Some(
+                "A BVN: the phone number registered with it is required.",
+            ));
+        let nin = ObjectBuilder::new()
+            .property("method", method("nin"))
+            .required("method")
+            .description(Some("A NIN: a phone, if given, is checked but not used."));
+        let variant = |own: ObjectBuilder| {
+            AllOfBuilder::new()
+                .item(utoipa::openapi::Ref::from_schema_name(IdentityIn::name()))
+                .item(own)
+        };
+        OneOfBuilder::new()
+            .item(variant(bvn))
+            .item(variant(nin))
+            .into()
+    }
+}
+
+impl ToSchema for IdentityRequest {
+    /// The variants refer to `IdentityIn`: it is in the document's schemas.
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::PartialSchema;
+        schemas.push((IdentityIn::name().into(), IdentityIn::schema()));
+        <IdentityIn as ToSchema>::schemas(schemas);
+    }
+}
+
 /// The number, read without ever putting it in an error (serde's own
 /// messages quote the value).
 fn id_number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<IdNumber, D::Error> {
@@ -282,7 +335,7 @@ fn out(kyc: Kyc, checked: bool) -> IdentityOut {
 /// level 0 to level 1 at once (its limits rise). At most 3 checks per
 /// account per Lagos day, counted before the gateway is asked; the number
 /// is never stored, logged or sent back (only its last 4 digits).
-#[utoipa::path(post, path = "/account/identity", tag = "wallet", operation_id = "verify_identity", request_body = IdentityIn,
+#[utoipa::path(post, path = "/account/identity", tag = "wallet", operation_id = "verify_identity", request_body = IdentityRequest,
     responses(
         (status = 200, body = Envelope<IdentityOut>),
         (status = 403, description = "suspended: the key or its account; email_unconfirmed: the account's email address is not confirmed yet"),

@@ -12,6 +12,7 @@
 use crate::dashboard::identity::assert_only_last4_kept;
 use crate::support::monnify::*;
 use crate::support::*;
+use billpay_api_testkit::openapi::request_documented;
 use serde_json::{Value, json};
 
 const PATH: &str = "/v1/account/identity";
@@ -99,11 +100,27 @@ async fn an_api_customer_verifies_their_bvn_and_the_number_is_kept_nowhere() {
         .await;
     r.assert_error(422, "validation_error");
     assert_eq!(r.body["message"], "number: must be 11 digits");
+    // A BVN without its phone, missing or null: the document says so too
+    // (one schema variant per method), so a client reading it never sends one.
     let mut no_phone = bvn(BVN_PERSON, "Olatunde", "Ogunboyejo", "1993-04-27");
     no_phone.as_object_mut().unwrap().remove("phone");
-    let r = server.post(key, PATH, no_phone).await;
-    no_number(&r).assert_error(422, "validation_error");
-    assert_eq!(r.body["message"], "phone: is required for a BVN check");
+    let mut null_phone = bvn(BVN_PERSON, "Olatunde", "Ogunboyejo", "1993-04-27");
+    null_phone["phone"] = Value::Null;
+    for body in [no_phone, null_phone] {
+        assert!(
+            !request_documented(PATH, &body),
+            "the document refuses {body}"
+        );
+        let r = server.post(key, PATH, body).await;
+        no_number(&r).assert_error(422, "validation_error");
+        assert_eq!(r.body["message"], "phone: is required for a BVN check");
+    }
+    let whole = bvn(BVN_PERSON, "Olatunde", "Ogunboyejo", "1993-04-27");
+    assert!(request_documented(PATH, &whole), "a BVN with its phone");
+    let mut nin = bvn(NIN_PHONE_NUMBER, "Olatunde", "Ogunboyejo", "1993-04-27");
+    nin["method"] = json!("nin");
+    nin["phone"] = Value::Null;
+    assert!(request_documented(PATH, &nin), "a NIN needs no phone");
     assert_eq!(monnify.identity_checks(), (0, 0));
 
     // A date of birth not on the BVN: 422, saying which, nothing changed.
