@@ -38,11 +38,9 @@ pub async fn authenticate(
         return ApiError::InvalidApiKey.into_response();
     };
     let (key, account_status) = &*found;
-    let Admission { buyer, decision } = state.purchasing.admit(key, *account_status).await;
-    let Some(decision) = decision else {
-        // refused before any token was taken: the key or its account
-        let refused = buyer.err().map_or(ApiError::InvalidApiKey, ApiError::from);
-        return refused.into_response();
+    let (buyer, decision) = match state.purchasing.admit(key, *account_status).await {
+        Admission::Refused(refused) => return ApiError::from(refused).into_response(),
+        Admission::Decided { buyer, decision } => (buyer, decision),
     };
     touch_now_and_then(&state, key, &key_hash);
     let mut response = match buyer {

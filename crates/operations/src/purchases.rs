@@ -64,11 +64,27 @@ pub struct Buyer {
     pub key_id: KeyId,
 }
 
-/// A key's admission: the buyer, or why not; and the rate decision taken
-/// (`None` when the key or its account was refused before any was taken).
-pub struct Admission {
-    pub buyer: Result<Buyer, PurchaseError>,
-    pub decision: Option<Decision>,
+/// A key's admission.
+pub enum Admission {
+    /// The key or its account is not in force: no token was taken.
+    Refused(PurchaseError),
+    /// A token was asked of the key's bucket: the buyer, or
+    /// [`PurchaseError::RateLimited`]; and the decision (the API's
+    /// `RateLimit-*` headers).
+    Decided {
+        buyer: Result<Buyer, PurchaseError>,
+        decision: Decision,
+    },
+}
+
+impl Admission {
+    /// The buyer, or why not.
+    pub fn buyer(self) -> Result<Buyer, PurchaseError> {
+        match self {
+            Admission::Refused(refused) => Err(refused),
+            Admission::Decided { buyer, .. } => buyer,
+        }
+    }
 }
 
 /// What a test-mode purchase would do.
@@ -318,10 +334,7 @@ impl Purchasing {
     /// (its own limit, else the default).
     pub async fn admit(&self, key: &ApiKey, account: AccountStatus) -> Admission {
         if let Err(refused) = key_in_force(key.status, account) {
-            return Admission {
-                buyer: Err(refused),
-                decision: None,
-            };
+            return Admission::Refused(refused);
         }
         let limit = key.rate_limit.unwrap_or(self.default_rate_limit);
         let decision = self.limiter.check(key.id, limit).await;
@@ -336,10 +349,7 @@ impl Purchasing {
                 retry_after: decision.retry_after_secs,
             })
         };
-        Admission {
-            buyer,
-            decision: Some(decision),
-        }
+        Admission::Decided { buyer, decision }
     }
 
     /// [`Self::admit`] for a key known by its id (the shop's key of
@@ -351,7 +361,9 @@ impl Purchasing {
         account_status: AccountStatus,
     ) -> Result<Buyer, PurchaseError> {
         match self.store.api_key(key_id).await? {
-            Some(key) if key.account_id == account => self.admit(&key, account_status).await.buyer,
+            Some(key) if key.account_id == account => {
+                self.admit(&key, account_status).await.buyer()
+            }
             _ => Err(PurchaseError::KeyRevoked),
         }
     }
