@@ -1,18 +1,21 @@
 //! Bearer-key authentication and per-key rate limiting, as one middleware in
 //! front of every `/v1` route. Keys are read through [`KeyCache`](crate::key_cache::KeyCache): a
 //! suspension or revocation made anywhere (CLI included) applies within
-//! [`KEY_CACHE_TTL`](crate::key_cache::KEY_CACHE_TTL) on every node.
+//! [`KEY_CACHE_TTL`](crate::key_cache::KEY_CACHE_TTL) on every node. The key
+//! found is admitted by the purchase operation (`Purchasing::admit`: its
+//! status and its account's, then a token from its rate budget), the same
+//! admission as the shop's purchases: one rule, one budget per key.
 
 use crate::error::ApiError;
 use crate::extract::Caller;
-use crate::rate_limit::Decision;
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use billpay_domain::keys::hash_api_key;
-use billpay_store::{AccountStatus, KeyStatus};
+use billpay_operations::purchases::Admission;
+use billpay_operations::rate_limit::Decision;
 
 pub async fn authenticate(
     State(state): State<AppState>,
@@ -23,7 +26,11 @@ pub async fn authenticate(
         return ApiError::MissingApiKey.into_response();
     };
     let key_hash = hash_api_key(token);
-    let found = match state.keys.authenticate(&state.store, &key_hash).await {
+    let found = match state
+        .keys
+        .authenticate(&state.purchasing.store, &key_hash)
+        .await
+    {
         Ok(found) => found,
         Err(e) => return ApiError::from(e).into_response(),
     };
@@ -31,33 +38,17 @@ pub async fn authenticate(
         return ApiError::InvalidApiKey.into_response();
     };
     let (key, account_status) = &*found;
-    match (key.status, *account_status) {
-        (KeyStatus::Revoked, _) => return ApiError::InvalidApiKey.into_response(),
-        (KeyStatus::Suspended, _) => {
-            return ApiError::Suspended("This API key is suspended").into_response();
-        }
-        (_, AccountStatus::Suspended) => {
-            return ApiError::Suspended("This account is suspended").into_response();
-        }
-        (KeyStatus::Active, AccountStatus::Active) => {}
-    }
+    let (buyer, decision) = match state.purchasing.admit(key, *account_status).await {
+        Admission::Refused(refused) => return ApiError::from(refused).into_response(),
+        Admission::Decided { buyer, decision } => (buyer, decision),
+    };
     touch_now_and_then(&state, key, &key_hash);
-    let decision = state
-        .limiter
-        .check(key.id, key.rate_limit.unwrap_or(state.default_rate_limit))
-        .await;
-    let mut response = if decision.allowed {
-        request.extensions_mut().insert(Caller {
-            account_id: key.account_id,
-            key_id: key.id,
-        });
-        next.run(request).await
-    } else {
-        metrics::counter!("billpay_rate_limited_total").increment(1);
-        ApiError::RateLimited {
-            retry_after: decision.retry_after_secs,
+    let mut response = match buyer {
+        Ok(buyer) => {
+            request.extensions_mut().insert(Caller::from(buyer));
+            next.run(request).await
         }
-        .into_response()
+        Err(refused) => ApiError::from(refused).into_response(),
     };
     set_rate_limit_headers(response.headers_mut(), &decision);
     response
@@ -74,7 +65,7 @@ fn touch_now_and_then(state: &AppState, key: &billpay_store::ApiKey, key_hash: &
         .is_none_or(|at| at < minute_ago.as_str())
     {
         state.keys.note_used(key_hash, rfc3339(now_ms()));
-        let (store, id) = (state.store.clone(), key.id);
+        let (store, id) = (state.purchasing.store.clone(), key.id);
         tokio::spawn(async move {
             if let Err(e) = store.touch_api_key(id).await {
                 tracing::warn!(error = %e, "could not stamp key last use");

@@ -5,7 +5,8 @@ use crate::envelope::{ErrorBody, Failure};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use billpay_domain::Kobo;
-use billpay_store::{Refusal, StoreError};
+use billpay_operations::purchases::{self as said, PurchaseError};
+use billpay_store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -13,7 +14,7 @@ pub enum ApiError {
     InvalidJson(String),
     #[error("Missing API key: send Authorization: Bearer <API_KEY>")]
     MissingApiKey,
-    #[error("Invalid API key")]
+    #[error("{}", said::INVALID_API_KEY)]
     InvalidApiKey,
     #[error("{0}")]
     Suspended(&'static str),
@@ -29,33 +30,33 @@ pub enum ApiError {
     RequestTimeout,
     #[error("{0}")]
     Validation(String),
-    #[error("Invalid provider: not found, inactive, or not offering this service")]
+    #[error("{}", said::INVALID_PROVIDER)]
     InvalidProvider,
     #[error("{0}")]
     MinimumAmount(String),
     #[error("{0}")]
     MaximumAmount(String),
-    #[error("Invalid plan: not found, inactive, or not offered by this provider")]
+    #[error("{}", said::INVALID_PLAN)]
     InvalidPlan,
-    #[error("{}", insufficient_balance(*.balance, *.needed))]
+    #[error("{}", said::insufficient_balance(*.balance, *.needed))]
     InsufficientBalance {
         /// The balance when refused, when it could be read.
         balance: Option<Kobo>,
         /// What the purchase costs.
         needed: Option<Kobo>,
     },
-    #[error("{}", duplicate_reference(.0.as_deref()))]
+    #[error("{}", said::duplicate_reference(.0.as_deref()))]
     DuplicateReference(
         /// The `reference_code` of the transaction that has the reference.
         Option<String>,
     ),
     #[error("Customer not found: no such {0}")]
     CustomerNotFound(&'static str),
-    #[error("Rate limit exceeded; retry after {}", seconds(*.retry_after))]
+    #[error("{}", said::rate_limited(*.retry_after))]
     RateLimited { retry_after: u64 },
     #[error("Internal error")]
     Internal(String),
-    #[error("The supplier could not be reached; try again shortly")]
+    #[error("{}", said::SUPPLIER_UNAVAILABLE)]
     SupplierUnavailable,
     #[error("Bad request")]
     BadRequest,
@@ -80,36 +81,6 @@ pub enum ApiError {
     /// The account's email address is not confirmed yet.
     #[error("{0}")]
     EmailUnconfirmed(String),
-}
-
-fn insufficient_balance(balance: Option<Kobo>, needed: Option<Kobo>) -> String {
-    match (balance, needed) {
-        (Some(balance), Some(needed)) => format!(
-            "Insufficient wallet balance: the balance is {balance} Naira and this purchase needs {needed} Naira"
-        ),
-        (None, Some(needed)) => {
-            format!("Insufficient wallet balance: this purchase needs {needed} Naira")
-        }
-        _ => "Insufficient wallet balance".to_owned(),
-    }
-}
-
-/// "1 second", "2 seconds".
-fn seconds(n: u64) -> String {
-    if n == 1 {
-        "1 second".to_owned()
-    } else {
-        format!("{n} seconds")
-    }
-}
-
-fn duplicate_reference(existing: Option<&str>) -> String {
-    match existing {
-        Some(code) => format!(
-            "Duplicate reference: this reference has already been used by transaction {code}"
-        ),
-        None => "Duplicate reference: this reference has already been used".to_owned(),
-    }
 }
 
 impl ApiError {
@@ -219,62 +190,64 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// The purchase operation's refusals as the contract's errors (the same
+/// words: `Display` is the operation's).
+impl From<PurchaseError> for ApiError {
+    fn from(e: PurchaseError) -> Self {
+        match e {
+            PurchaseError::KeyRevoked => ApiError::InvalidApiKey,
+            PurchaseError::KeySuspended => ApiError::Suspended(said::KEY_SUSPENDED),
+            PurchaseError::AccountSuspended => ApiError::Suspended(said::ACCOUNT_SUSPENDED),
+            PurchaseError::RateLimited { retry_after } => ApiError::RateLimited { retry_after },
+            PurchaseError::InvalidProvider => ApiError::InvalidProvider,
+            PurchaseError::InvalidPlan => ApiError::InvalidPlan,
+            PurchaseError::MinimumAmount(why) => ApiError::MinimumAmount(why),
+            PurchaseError::MaximumAmount(why) => ApiError::MaximumAmount(why),
+            PurchaseError::Invalid(why) => ApiError::Validation(why),
+            PurchaseError::InsufficientBalance { balance, needed } => {
+                ApiError::InsufficientBalance { balance, needed }
+            }
+            PurchaseError::DuplicateReference(code) => ApiError::DuplicateReference(code),
+            PurchaseError::LimitExceeded(why) => ApiError::LimitExceeded(why),
+            PurchaseError::Blocked => ApiError::Blocked,
+            PurchaseError::SupplierUnavailable => ApiError::SupplierUnavailable,
+            PurchaseError::Store(StoreError::NotFound(what)) => {
+                ApiError::NotFound(format!("{what} not found"))
+            }
+            PurchaseError::Store(other) => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+/// A store refusal as the purchase operation says it; not found is 404;
+/// anything else internal.
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::Refused(Refusal::DuplicateReference) => ApiError::DuplicateReference(None),
-            StoreError::Refused(Refusal::InsufficientBalance) => ApiError::InsufficientBalance {
-                balance: None,
-                needed: None,
-            },
-            StoreError::Refused(Refusal::LimitExceeded(refusal)) => {
-                ApiError::LimitExceeded(refusal.to_string())
-            }
-            StoreError::Refused(Refusal::Blocked) => ApiError::Blocked,
-            StoreError::NotFound(what) => ApiError::NotFound(format!("{what} not found")),
-            other => ApiError::Internal(other.to_string()),
-        }
+        PurchaseError::from(e).into()
     }
 }
 
 impl From<billpay_domain::catalogue::LookupError> for ApiError {
     fn from(e: billpay_domain::catalogue::LookupError) -> Self {
-        use billpay_domain::catalogue::LookupError;
-        match e {
-            LookupError::InvalidProvider => ApiError::InvalidProvider,
-            LookupError::InvalidPlan => ApiError::InvalidPlan,
-        }
+        PurchaseError::from(e).into()
     }
 }
 
 impl From<billpay_domain::FieldError> for ApiError {
     fn from(e: billpay_domain::FieldError) -> Self {
-        ApiError::Validation(e.to_string())
+        PurchaseError::from(e).into()
     }
 }
 
 impl From<billpay_domain::AmountError> for ApiError {
     fn from(e: billpay_domain::AmountError) -> Self {
-        use billpay_domain::AmountError;
-        let message = e.to_string();
-        match e {
-            AmountError::BelowMinimum(_) => ApiError::MinimumAmount(message),
-            AmountError::AboveMaximum(_) => ApiError::MaximumAmount(message),
-        }
+        PurchaseError::from(e).into()
     }
 }
 
 impl From<billpay_domain::order::OrderError> for ApiError {
     fn from(e: billpay_domain::order::OrderError) -> Self {
-        use billpay_domain::order::OrderError;
-        match e {
-            OrderError::Lookup(e) => e.into(),
-            OrderError::Amount(e) => e.into(),
-            OrderError::Invalid(why) => ApiError::Validation(why),
-            below @ OrderError::BelowMinimumCharge { .. } => {
-                ApiError::MinimumAmount(below.to_string())
-            }
-        }
+        PurchaseError::from(e).into()
     }
 }
 

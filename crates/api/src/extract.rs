@@ -6,6 +6,7 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::header;
 use axum::http::request::Parts;
 use billpay_domain::{AccountId, KeyId};
+use billpay_operations::purchases::Buyer;
 use serde::de::{self, DeserializeOwned};
 use serde::{Deserialize, Deserializer};
 
@@ -137,7 +138,6 @@ fn in_api_words(serde_message: &str) -> String {
     message
 }
 
-/// The authenticated API key and its account, set by the auth middleware.
 /// Integer fields take any integral JSON number, `2` or `2.0`, as the
 /// schema's `integer` type does.
 pub fn whole_number<'de, D, T>(deserializer: D) -> Result<T, D::Error>
@@ -154,10 +154,31 @@ where
         .ok_or_else(|| de::Error::custom("must be a whole number in range"))
 }
 
+/// The authenticated API key and its account: the buyer the auth
+/// middleware admitted (`Purchasing::admit`).
 #[derive(Debug, Clone, Copy)]
 pub struct Caller {
     pub account_id: AccountId,
     pub key_id: KeyId,
+}
+
+impl Caller {
+    /// The caller as the purchase operation's buyer.
+    pub fn buyer(self) -> Buyer {
+        Buyer {
+            account_id: self.account_id,
+            key_id: self.key_id,
+        }
+    }
+}
+
+impl From<Buyer> for Caller {
+    fn from(buyer: Buyer) -> Self {
+        Caller {
+            account_id: buyer.account_id,
+            key_id: buyer.key_id,
+        }
+    }
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller {

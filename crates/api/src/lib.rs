@@ -2,7 +2,9 @@
 //! limiting, the OpenAPI document at `/openapi.json` and its Swagger UI page at
 //! `/docs` (assets compiled into the binary: it works offline).
 //!
-//! Request flow: auth middleware (key → caller, rate limit) → extractor
+//! Request flow: auth middleware (key → caller admitted by the purchase
+//! operation, `billpay_operations::purchases::Purchasing::admit`: the key's
+//! status, then its rate budget) → extractor
 //! (JSON into typed, validated fields) → handler (catalogue lookups, one store
 //! call) → envelope. Handlers never call the supplier for a purchase; only the
 //! verification endpoints call it inline.
@@ -14,7 +16,6 @@ pub mod error;
 pub mod extract;
 pub mod key_cache;
 pub mod openapi;
-pub mod rate_limit;
 pub mod routes;
 pub mod schema;
 pub mod state;

@@ -1,30 +1,24 @@
-//! What every handler shares: the store, the suppliers' routes, the catalogue
-//! and key caches, the rate limiter, and the signal that wakes the
-//! fulfilment worker.
+//! What every handler shares: the purchase operation's parts
+//! (`billpay_operations::purchases::Purchasing`: the store, the suppliers'
+//! routes, the catalogue and price caches, the rate limiter, and the signal
+//! that wakes the fulfilment worker; the shop shares the same value), and
+//! the API's own key cache and identity gateway.
 
 use crate::key_cache::KeyCache;
-use crate::rate_limit::RateLimiter;
 use billpay_funding::SharedGateway;
 use billpay_funding::identity::IdentityCheck;
-use billpay_store::{CatalogueCache, PriceBookCache, RateLimit, SharedStore};
+use billpay_operations::purchases::Purchasing;
+use billpay_store::{RateLimit, SharedStore};
 use billpay_supplier::routing::Routes;
 use std::sync::Arc;
-use tokio::sync::Notify;
 
 #[derive(Clone)]
 pub struct AppState {
-    pub store: SharedStore,
-    /// Which supplier verifies, and whether any sells, a product and provider.
-    pub suppliers: Arc<Routes>,
-    pub catalogue: Arc<CatalogueCache>,
-    /// Price tiers and accounts' tiers, re-checked like the catalogue.
-    pub prices: Arc<PriceBookCache>,
+    /// What buying needs; `serve` hands the same value to the shop, so both
+    /// spend one rate budget per key and share the caches.
+    pub purchasing: Purchasing,
     /// Authenticated keys, trusted for at most `KEY_CACHE_TTL`.
     pub keys: Arc<KeyCache>,
-    pub limiter: Arc<RateLimiter>,
-    pub default_rate_limit: RateLimit,
-    /// Notified after each accepted purchase so fulfilment starts at once.
-    pub purchases_waiting: Arc<Notify>,
     /// The funding gateway that offers identity checks (Monnify's), if one
     /// is configured: `POST /v1/account/identity` asks it.
     pub identity: Option<SharedGateway>,
@@ -33,14 +27,8 @@ pub struct AppState {
 impl AppState {
     pub fn new(store: SharedStore, suppliers: Arc<Routes>, default_rate_limit: RateLimit) -> Self {
         Self {
-            catalogue: Arc::new(CatalogueCache::new(store.clone())),
-            prices: Arc::new(PriceBookCache::new(store.clone())),
-            store,
-            suppliers,
+            purchasing: Purchasing::new(store, suppliers, default_rate_limit),
             keys: Arc::default(),
-            limiter: Arc::new(RateLimiter::default()),
-            default_rate_limit,
-            purchases_waiting: Arc::new(Notify::new()),
             identity: None,
         }
     }

@@ -19,6 +19,7 @@ use axum::Router;
 use axum::routing::{get, post};
 use billpay_domain::sealed::SecretBox;
 use billpay_funding::FeeRule;
+use billpay_operations::purchases::Purchasing;
 use billpay_store::SharedStore;
 use billpay_webhooks::{DeliveryClient, DeliveryConfig};
 use billpay_webkit::{WebKit, catch_panics, kit_script, kit_stylesheet, security_headers};
@@ -40,9 +41,10 @@ pub struct DashboardState {
     pub public_url: Option<String>,
     /// Sign-up policy, the public address of emailed links, the open forms' throttles.
     pub care: Arc<policy::AccountCare>,
-    /// The API's state, for the shop's purchases (the API's own operation);
-    /// `None`: no shop (`with_shop` sets it).
-    pub shop: Option<billpay_api::AppState>,
+    /// The purchase operation the API calls too (the same value: one rate
+    /// budget per key, the same caches, the worker's wake-up); `None`: no
+    /// shop (`with_shop` sets it).
+    pub shop: Option<Purchasing>,
     /// Whether the server sends SMS (a channel configured): the
     /// Notifications page offers SMS only then (`with_sms`).
     pub sms: bool,
@@ -84,9 +86,9 @@ impl DashboardState {
         self
     }
 
-    /// The shop buys through the API's purchase operation, with its state.
-    pub fn with_shop(mut self, api: billpay_api::AppState) -> Self {
-        self.shop = Some(api);
+    /// The shop buys through the purchase operation, the API's own value of it.
+    pub fn with_shop(mut self, purchasing: Purchasing) -> Self {
+        self.shop = Some(purchasing);
         self
     }
 }

@@ -23,6 +23,8 @@ pub mod limits;
 pub mod notices;
 pub mod operators;
 pub mod pricing;
+pub mod purchases;
+pub mod rate_limit;
 pub mod reports;
 pub mod sync;
 pub mod transactions;

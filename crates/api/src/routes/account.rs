@@ -114,10 +114,10 @@ pub struct AccountOut {
     responses((status = 200, body = Envelope<AccountOut>)))]
 pub async fn account(State(state): State<AppState>, caller: Caller) -> Reply<AccountOut> {
     let id = caller.account_id;
-    let account = state.store.account(id).await?;
+    let account = state.purchasing.store.account(id).await?;
     let account =
         account.ok_or_else(|| crate::error::ApiError::NotFound("account not found".into()))?;
-    let view = state.store.account_limits(id).await?;
+    let view = state.purchasing.store.account_limits(id).await?;
     let left_today = view.left_today();
     ok(AccountOut {
         account_id: id.to_string(),
@@ -351,8 +351,13 @@ pub async fn verify_identity(
     let request = request_of(body)?;
     let title = request.kind.title();
     let checker = state.identity_check();
-    let outcome =
-        identity::verify(state.store.as_ref(), checker, caller.account_id, request).await?;
+    let outcome = identity::verify(
+        state.purchasing.store.as_ref(),
+        checker,
+        caller.account_id,
+        request,
+    )
+    .await?;
     match outcome {
         Outcome::Passed(kyc) => ok(out(kyc, true)),
         Outcome::AlreadyVerified(kyc) => ok(out(kyc, false)),

@@ -1,6 +1,7 @@
 //! Catalogue listings: providers, data categories and plans, cable plans,
 //! e-pin denominations. Filters take a provider's UUID or slug. Prices are
-//! the caller's: its account's price tier applied to the list price.
+//! the caller's: its account's price tier applied to the list price
+//! (`Purchasing::prices`, the shop's too; an item under the floor is not listed).
 
 use crate::envelope::{Envelope, Reply, ok};
 use crate::error::ApiError;
@@ -8,9 +9,8 @@ use crate::extract::{ApiQuery, Caller};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use billpay_domain::catalogue::{Catalogue, Provider};
-use billpay_domain::order::MIN_CHARGE;
-use billpay_domain::pricing::{PriceBook, Priced, denomination_key};
-use billpay_domain::{AccountId, Kobo, Product};
+use billpay_domain::pricing::denomination_key;
+use billpay_domain::{Kobo, Product};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -91,40 +91,6 @@ pub struct DenominationOut {
     pub price: Kobo,
 }
 
-/// One unit's price for the caller (the API's lists and the shop's pages); `None` under the least a purchase can
-/// charge (a careless price rule): such an item is not listed, as it
-/// cannot be bought (docs/pricing.md, "The floor").
-pub struct CallerPrices {
-    book: std::sync::Arc<PriceBook>,
-    account: AccountId,
-}
-
-impl CallerPrices {
-    pub async fn of(state: &AppState, caller: &Caller) -> Result<CallerPrices, ApiError> {
-        Ok(CallerPrices {
-            book: state.prices.get().await?,
-            account: caller.account_id,
-        })
-    }
-
-    pub fn unit(
-        &self,
-        product: Product,
-        provider: &str,
-        plan: Option<&str>,
-        unit: Kobo,
-    ) -> Option<Kobo> {
-        let item = Priced {
-            product,
-            provider,
-            plan,
-            unit,
-            quantity: 1,
-        };
-        Some(self.book.unit_price(self.account, item)).filter(|price| *price >= MIN_CHARGE)
-    }
-}
-
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ProviderFilter {
@@ -155,7 +121,7 @@ fn matches(filter: &Option<Option<String>>, slug: &str) -> bool {
 #[utoipa::path(get, path = "/providers", tag = "catalogue",
     responses((status = 200, body = Envelope<Vec<ProviderOut>>)))]
 pub async fn providers(State(state): State<AppState>) -> Reply<Vec<ProviderOut>> {
-    let catalogue = state.catalogue.get().await?;
+    let catalogue = state.purchasing.catalogue.get().await?;
     let list: Vec<ProviderOut> = catalogue.providers.iter().map(ProviderOut::from).collect();
     ok(list)
 }
@@ -172,7 +138,7 @@ pub async fn providers_by_service(
     let product: Product = service
         .parse()
         .map_err(|_| ApiError::NotFound(format!("Unknown service type '{service}'")))?;
-    let catalogue = state.catalogue.get().await?;
+    let catalogue = state.purchasing.catalogue.get().await?;
     let list: Vec<ProviderOut> = catalogue
         .providers
         .iter()
@@ -189,7 +155,7 @@ pub async fn data_categories(
     State(state): State<AppState>,
     ApiQuery(filter): ApiQuery<ProviderFilter>,
 ) -> Reply<Vec<CategoryOut>> {
-    let catalogue = state.catalogue.get().await?;
+    let catalogue = state.purchasing.catalogue.get().await?;
     let provider = provider_slug(&catalogue, &filter.provider);
     let list: Vec<CategoryOut> = catalogue
         .data_categories
@@ -212,8 +178,8 @@ pub async fn data_plans(
     caller: Caller,
     ApiQuery(filter): ApiQuery<ProviderFilter>,
 ) -> Reply<Vec<PlanOut>> {
-    let catalogue = state.catalogue.get().await?;
-    let prices = CallerPrices::of(&state, &caller).await?;
+    let catalogue = state.purchasing.catalogue.get().await?;
+    let prices = state.purchasing.prices(caller.account_id).await?;
     let provider = provider_slug(&catalogue, &filter.provider);
     let list: Vec<PlanOut> = catalogue
         .data_plans
@@ -245,8 +211,8 @@ pub async fn cable_plans(
     caller: Caller,
     ApiQuery(filter): ApiQuery<ProviderFilter>,
 ) -> Reply<Vec<PlanOut>> {
-    let catalogue = state.catalogue.get().await?;
-    let prices = CallerPrices::of(&state, &caller).await?;
+    let catalogue = state.purchasing.catalogue.get().await?;
+    let prices = state.purchasing.prices(caller.account_id).await?;
     let provider = provider_slug(&catalogue, &filter.provider);
     let list: Vec<PlanOut> = catalogue
         .cable_plans
@@ -277,8 +243,8 @@ pub async fn epin_denominations(
     caller: Caller,
     ApiQuery(filter): ApiQuery<ProviderFilter>,
 ) -> Reply<Vec<DenominationOut>> {
-    let catalogue = state.catalogue.get().await?;
-    let prices = CallerPrices::of(&state, &caller).await?;
+    let catalogue = state.purchasing.catalogue.get().await?;
+    let prices = state.purchasing.prices(caller.account_id).await?;
     let provider = provider_slug(&catalogue, &filter.provider);
     let list: Vec<DenominationOut> = catalogue
         .epin_denominations

@@ -70,8 +70,8 @@ fn price_out(
 #[utoipa::path(get, path = "/pricing", tag = "catalogue",
     responses((status = 200, body = Envelope<PricingOut>)))]
 pub async fn pricing(State(state): State<AppState>, caller: Caller) -> Reply<PricingOut> {
-    let catalogue = state.catalogue.get().await?;
-    let book = state.prices.get().await?;
+    let catalogue = state.purchasing.catalogue.get().await?;
+    let book = state.purchasing.prices.get().await?;
     let list_prices = Tier::default();
     let tier = book.tier_of(caller.account_id).unwrap_or(&list_prices);
     let mut prices = Vec::new();

@@ -184,6 +184,7 @@ pub async fn status(
         }
     };
     let tx = state
+        .purchasing
         .store
         .transaction(Some(caller.account_id), lookup)
         .await?
@@ -205,6 +206,7 @@ pub async fn epin_batch(
         .filter(|b| !b.is_empty())
         .ok_or_else(|| ApiError::Validation("batch_id: is required".into()))?;
     let tx = state
+        .purchasing
         .store
         .transaction(Some(caller.account_id), TxLookup::BatchId(batch_id))
         .await?

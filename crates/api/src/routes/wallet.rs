@@ -29,7 +29,7 @@ pub struct BalanceOut {
 #[utoipa::path(get, path = "/wallet/balance", tag = "wallet",
     responses((status = 200, body = Envelope<BalanceOut>)))]
 pub async fn balance(State(state): State<AppState>, caller: Caller) -> Reply<BalanceOut> {
-    let balance = state.store.balance(caller.account_id).await?;
+    let balance = state.purchasing.store.balance(caller.account_id).await?;
     ok(BalanceOut {
         balance,
         currency: "NGN",
@@ -66,6 +66,7 @@ pub async fn funding_accounts(
     caller: Caller,
 ) -> Reply<FundingAccountsOut> {
     let held = state
+        .purchasing
         .store
         .reserved_accounts(Some(caller.account_id))
         .await?;

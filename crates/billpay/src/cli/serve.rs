@@ -144,10 +144,10 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         super::supplier::check_at_start(&settings, &routes, args.skip_supplier_check).await?;
     let mut state = AppState::new(store.clone(), routes.clone(), rate_limit);
     if let Some(url) = settings.redis_url.as_deref().filter(|u| !u.is_empty()) {
-        let limiter = billpay_api::rate_limit::RateLimiter::with_redis(url)
+        let limiter = billpay_operations::rate_limit::RateLimiter::with_redis(url)
             .await
             .map_err(|e| anyhow::anyhow!("{e} ({})", super::config::redact(url)))?;
-        state.limiter = Arc::new(limiter);
+        state.purchasing.limiter = Arc::new(limiter);
     }
     let shutdown = Arc::new(Notify::new());
     let role = match (args.no_worker, args.worker_only) {
@@ -205,7 +205,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     }
     if !args.no_worker {
         workers.push(tokio::spawn(
-            fulfilment.run(state.purchases_waiting.clone(), shutdown.clone()),
+            fulfilment.run(state.purchasing.purchases_waiting.clone(), shutdown.clone()),
         ));
         let node = format!(
             "{}-{}",
@@ -241,7 +241,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         demo(&store, address).await?;
     }
     println!("billpay listening on http://{address}");
-    tracing::info!(%address, role, shared_rate_limits = state.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = settings.sandbox.latency_ms, "billpay started");
+    tracing::info!(%address, role, shared_rate_limits = state.purchasing.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = settings.sandbox.latency_ms, "billpay started");
     let public_url = settings
         .public_url
         .clone()
@@ -250,8 +250,9 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config)
             .with_funding(dashboard_funding, card_return_url(&settings))
             .with_account_care(settings.signup.policy(args.demo), &public_url)
-            // the shop buys through the API's own purchase operation and state
-            .with_shop(state.clone())
+            // the shop buys through the API's own purchase operation (one
+            // rate budget per key, the same caches and worker wake-up)
+            .with_shop(state.purchasing.clone())
             .with_sms(channels.sms.is_some());
     let console = billpay_console::ConsoleState::new(
         store.clone(),

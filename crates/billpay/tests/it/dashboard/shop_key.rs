@@ -121,3 +121,66 @@ async fn the_shop_key_cannot_be_revoked_by_the_customer_and_an_operators_revocat
     assert_eq!(done["status"], "successful");
     server.assert_ledger_consistent(&account);
 }
+
+/// The shop's purchases spend the shop key's rate budget through the API's
+/// own limiter (the operator's `key set-rate-limit` applies to it as to any
+/// key): past its burst the shop refuses with a sentence and charges
+/// nothing, and the budget comes back with time.
+#[tokio::test]
+async fn shop_purchases_spend_the_keys_rate_budget_like_api_purchases() {
+    let server = TestServer::spawn().await;
+    let (account, api_key, email) = shopper(&server, "5000");
+    let session = http_shopper(&server, &email).await;
+    let (_, shop_key) = keys_page(&server, &session.0).await;
+    server.cli(&[
+        "key",
+        "set-rate-limit",
+        &shop_key,
+        "--per-second",
+        "1",
+        "--burst",
+        "2",
+    ]);
+    let mut references = Vec::new();
+    for _ in 0..4 {
+        references.push(minted_reference(&server, &session.0).await);
+    }
+    // four at once: the burst is two, and at most one more token comes back
+    // while they are checked (one a second)
+    let answers = futures_util::future::join_all(
+        references
+            .iter()
+            .map(|reference| post_airtime(&server, &session, reference, PIN)),
+    )
+    .await;
+    let mut bought = 0;
+    let mut refusals = Vec::new();
+    for answer in answers {
+        match answer.status().as_u16() {
+            303 => bought += 1,
+            422 => refusals.push(answer.text().await.unwrap()),
+            other => panic!("unexpected {other}"),
+        }
+    }
+    assert!((2..=3).contains(&bought), "{bought} bought of four");
+    let page = refusals
+        .first()
+        .expect("the shop is refused past the budget");
+    assert!(
+        page.contains("Too many purchases in a short time"),
+        "said in a sentence"
+    );
+    assert!(!page.contains("RateLimited"), "no Debug text");
+    let charged = 500.0 * f64::from(bought);
+    assert_eq!(
+        server.balance(&api_key).await,
+        5000.0 - charged,
+        "nothing charged for a refusal"
+    );
+    // the budget comes back with time
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    let again = buy(&server, &session).await;
+    assert_eq!(again.status(), 303);
+    server.wait_final(&api_key, &receipt_of(&again)).await;
+    server.assert_ledger_consistent(&account);
+}

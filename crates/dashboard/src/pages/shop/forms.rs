@@ -10,9 +10,6 @@ use crate::DashboardState;
 use crate::format::naira;
 use crate::session::SignedIn;
 use askama::Template;
-use billpay_api::AppState;
-use billpay_api::extract::Caller;
-use billpay_api::routes::catalogue::CallerPrices;
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::network::Network;
 use billpay_domain::request::recipient_name;
@@ -20,6 +17,7 @@ use billpay_domain::{
     CustomerId, Item, Kobo, MeterNumber, MeterType, Phone, Product as Sold, ProfileId,
     PurchaseRequest, Reference, SmartcardNumber,
 };
+use billpay_operations::purchases::{AccountPrices, PurchaseError, Purchasing};
 use billpay_store::Beneficiary;
 use billpay_supplier::{SupplierCodes, Verification, VerifyRequest};
 use billpay_webkit::filters::url_encode;
@@ -274,7 +272,11 @@ pub struct CurrentBouquet {
 
 /// Asks the supplier (as `POST /v1/electricity/verify` does) for the name
 /// on a meter, smartcard or betting account.
-pub async fn verify(api: &AppState, product: Product, f: &BuyForm) -> Result<Verified, String> {
+pub async fn verify(
+    purchasing: &Purchasing,
+    product: Product,
+    f: &BuyForm,
+) -> Result<Verified, String> {
     let (number, meter_type) = match product {
         Product::Electricity => (
             MeterNumber::parse(&f.meter_number)
@@ -291,7 +293,11 @@ pub async fn verify(api: &AppState, product: Product, f: &BuyForm) -> Result<Ver
         ),
         _ => return Err("This product needs no verification.".into()),
     };
-    let catalogue = api.catalogue.get().await.map_err(|e| e.to_string())?;
+    let catalogue = purchasing
+        .catalogue
+        .get()
+        .await
+        .map_err(|e| e.to_string())?;
     let provider = catalogue
         .provider_for(&f.provider_id, product.sold())
         .map_err(|_| "Choose a provider.".to_owned())?;
@@ -302,7 +308,7 @@ pub async fn verify(api: &AppState, product: Product, f: &BuyForm) -> Result<Ver
         number,
         meter_type,
     };
-    let answer = billpay_api::routes::verify::ask_supplier(api, &request).await;
+    let answer = purchasing.ask_supplier(&request).await;
     match answer.map_err(|e| format!("{e}."))? {
         Verification::Found {
             customer_name,
@@ -395,18 +401,12 @@ pub async fn page(
     error: Option<String>,
     verified: Option<Verified>,
 ) -> PageResult {
-    let api = super::api(state)?;
+    let purchasing = super::purchasing(state)?;
     let account = signed_in.user.id;
     let store = &state.store;
-    let catalogue = api.catalogue.get().await?;
-    let caller = Caller {
-        account_id: account,
-        // prices are per account; no key is used to list them
-        key_id: billpay_domain::KeyId::new(),
-    };
-    let prices = CallerPrices::of(api, &caller)
-        .await
-        .map_err(api_page_error)?;
+    let catalogue = purchasing.catalogue.get().await?;
+    // prices are per account (its tier); no key is used to list them
+    let prices = purchasing.prices(account).await.map_err(page_error)?;
     let sold = product.sold();
     let (network, choose_network, plans) = match product {
         Product::Data => data_plans(&catalogue, &prices, &form),
@@ -481,8 +481,12 @@ fn recipients(
         .collect()
 }
 
-fn api_page_error(e: billpay_api::error::ApiError) -> PageError {
-    PageError::internal(&e)
+/// A failure reading what the page shows: a page error (the store's cause logged).
+fn page_error(e: PurchaseError) -> PageError {
+    match e {
+        PurchaseError::Store(e) => e.into(),
+        other => PageError::internal(&other),
+    }
 }
 
 fn providers(catalogue: &Catalogue, sold: Sold) -> Vec<Choice> {
@@ -511,7 +515,7 @@ fn telco_slug(network: Network) -> &'static str {
 /// the customer's own price; none until a number is given.
 fn data_plans(
     catalogue: &Catalogue,
-    prices: &CallerPrices,
+    prices: &AccountPrices,
     form: &BuyForm,
 ) -> (Option<Choice>, bool, Vec<PlanGroup>) {
     let Ok(phone) = Phone::parse(&form.phone) else {
@@ -558,7 +562,7 @@ fn data_plans(
 }
 
 /// The provider's bouquets on sale, cheapest first, at the customer's price.
-fn bouquets(catalogue: &Catalogue, prices: &CallerPrices, provider: &str) -> Vec<PlanChoice> {
+fn bouquets(catalogue: &Catalogue, prices: &AccountPrices, provider: &str) -> Vec<PlanChoice> {
     let Some(provider) = catalogue.provider(provider.trim()) else {
         return Vec::new();
     };
@@ -591,7 +595,7 @@ fn validity(days: u32) -> String {
 }
 
 /// Every e-pin denomination on sale, at the customer's price each.
-fn denominations(catalogue: &Catalogue, prices: &CallerPrices) -> Vec<Choice> {
+fn denominations(catalogue: &Catalogue, prices: &AccountPrices) -> Vec<Choice> {
     catalogue
         .epin_denominations
         .iter()

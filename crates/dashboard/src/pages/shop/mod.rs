@@ -1,9 +1,10 @@
 //! The shop (issue 31): a signed-in customer buys every product from a
-//! phone's browser. Each purchase is the API's own operation
-//! ([`billpay_api::routes::purchases::buy`]: same checks, tier price,
-//! idempotency, worker, webhook, audit), placed under the account's shop key
-//! (created with its first transaction PIN, `areas/pins.rs`), never an HTTP
-//! call to the API and never a copy of it.
+//! phone's browser. Each purchase is the purchase operation the API's
+//! handlers call too ([`billpay_operations::purchases::Purchasing`]: the
+//! key's admission — its status, then its rate budget — and the same checks,
+//! tier price, idempotency, worker, webhook, audit), placed under the
+//! account's shop key (created with its first transaction PIN,
+//! `areas/pins.rs`), never an HTTP call to the API and never a copy of it.
 //!
 //! Idempotent by construction: every form carries a reference minted when
 //! the page was rendered (`web-` + 64 random bits), so a double tap, a
@@ -23,12 +24,10 @@ use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Redirect};
-use billpay_api::AppState;
-use billpay_api::error::ApiError;
-use billpay_api::extract::Caller;
+use billpay_domain::Reference;
 use billpay_domain::keys::random_hex;
-use billpay_domain::{KeyId, Reference};
-use billpay_store::{Account, Beneficiary, KeyStatus, NewBeneficiary, StoreError};
+use billpay_operations::purchases::{PurchaseError, Purchasing, seconds};
+use billpay_store::{Account, Beneficiary, NewBeneficiary, StoreError};
 use billpay_webkit::CsrfForm;
 use forms::{BuyForm, Product};
 use serde::Deserialize;
@@ -66,9 +65,9 @@ pub fn may_buy(account: &Account) -> Result<(), String> {
 pub const UNVERIFIED: &str =
     "Please confirm your email address first: enter the code we emailed you on your Account page.";
 
-/// The API's state, which the purchase operation needs; a server built
-/// without it (tests of other pages) has no shop.
-fn api(state: &DashboardState) -> Result<&AppState, PageError> {
+/// The purchase operation; a server built without it (tests of other
+/// pages) has no shop.
+fn purchasing(state: &DashboardState) -> Result<&Purchasing, PageError> {
     state.shop.as_ref().ok_or_else(|| {
         PageError::status(
             axum::http::StatusCode::SERVICE_UNAVAILABLE,
@@ -126,8 +125,8 @@ pub async fn verify(
     CsrfForm(mut form): CsrfForm<BuyForm>,
 ) -> PageResult {
     let product = Product::from_slug(&product).ok_or_else(super::not_found)?;
-    let api = api(&state)?;
-    match forms::verify(api, product, &form).await {
+    let purchasing = purchasing(&state)?;
+    match forms::verify(purchasing, product, &form).await {
         Ok(found) => {
             // cable: the subscriber's bouquet is chosen, unless one was
             // ("buy again" brings the one bought last)
@@ -175,46 +174,57 @@ async fn place(
     product: Product,
     form: &BuyForm,
 ) -> Result<String, Refused> {
-    let api = api(state)?;
+    let purchasing = purchasing(state)?;
     may_buy(&signed_in.user).map_err(Refused::Say)?;
     let reference =
         Reference::parse(&form.reference).map_err(|e| Refused::Say(format!("Reference {e}")))?;
     let request = forms::request(product, reference, form).map_err(Refused::Say)?;
     let key_id = pin::check(state, signed_in.user.id, &form.pin).await?;
-    shop_key_on(state, key_id).await?;
-    let caller = Caller {
-        account_id: signed_in.user.id,
-        key_id,
-    };
-    let placed = billpay_api::routes::purchases::buy(api, caller, request).await;
-    let tx = match placed {
+    // the shop's key admitted as the API's middleware admits an API key: its
+    // status and the account's, then a token from its rate budget
+    let buyer = purchasing
+        .admit_key(signed_in.user.id, key_id, signed_in.user.status)
+        .await
+        .map_err(refusal)?;
+    let tx = match purchasing.buy(&buyer, request).await {
         Ok(tx) => tx,
-        Err(ApiError::DuplicateReference(Some(code))) => return Ok(code),
-        Err(e @ ApiError::Internal(_)) => return Err(Refused::Page(PageError::internal(&e))),
-        Err(e) => return Err(Refused::Say(said(e))),
+        Err(PurchaseError::DuplicateReference(Some(code))) => return Ok(code),
+        Err(e) => return Err(refusal(e)),
     };
     save_recipient(state, signed_in, &tx.product, &tx.recipient, &form.save_as).await?;
     Ok(tx.code)
 }
 
-/// The shop's key must be active, as an API key must: an operator who
-/// suspends or revokes it stops the account's browser purchases (the
-/// customer's keys page offers neither).
-async fn shop_key_on(state: &DashboardState, key_id: KeyId) -> Result<(), Refused> {
-    let status = state.store.api_key(key_id).await?.map(|k| k.status);
-    match status {
-        Some(KeyStatus::Active) => Ok(()),
-        Some(KeyStatus::Suspended) => Err(Refused::Say(SHOP_KEY_SUSPENDED.to_owned())),
-        _ => Err(Refused::Say(SHOP_KEY_REVOKED.to_owned())),
+/// The purchase operation's refusal as the shop says it. The shop's key must
+/// be in force, as an API key must: an operator who suspends or revokes it
+/// stops the account's browser purchases (the customer's keys page offers
+/// neither), said in the shop's words; a spent rate budget says when to try
+/// again; a store failure is a page error (logged); anything else is the
+/// operation's sentence.
+fn refusal(e: PurchaseError) -> Refused {
+    match e {
+        PurchaseError::KeySuspended => Refused::Say(SHOP_KEY_SUSPENDED.to_owned()),
+        PurchaseError::KeyRevoked => Refused::Say(SHOP_KEY_REVOKED.to_owned()),
+        PurchaseError::RateLimited { retry_after } => Refused::Say(too_many(retry_after)),
+        PurchaseError::Store(e) => Refused::Page(e.into()),
+        e => Refused::Say(said(&e)),
     }
+}
+
+/// A spent rate budget (the shop key's, the same limiter as the API's).
+fn too_many(retry_after: u64) -> String {
+    format!(
+        "Too many purchases in a short time: please wait {} and try again.",
+        seconds(retry_after)
+    )
 }
 
 pub const SHOP_KEY_SUSPENDED: &str =
     "Buying in the browser is paused for this account. Please contact support.";
 pub const SHOP_KEY_REVOKED: &str = "Buying in the browser was switched off for this account: set your transaction PIN again (with your password) to switch it back on.";
 
-/// The API's refusal as a sentence for a person.
-fn said(e: ApiError) -> String {
+/// The purchase operation's refusal as a sentence for a person.
+fn said(e: &PurchaseError) -> String {
     let text = e.to_string();
     let mut chars = text.chars();
     let sentence = match chars.next() {

@@ -61,7 +61,7 @@ pub async fn page(
         false => None,
     };
     // The provider's name as the catalogue has it (its id when it has gone).
-    let catalogue = super::api(&state)?.catalogue.get().await?;
+    let catalogue = super::purchasing(&state)?.catalogue.get().await?;
     let provider = catalogue
         .provider(&tx.provider)
         .map_or_else(|| tx.provider.clone(), |p| p.name.clone());

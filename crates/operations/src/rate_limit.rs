@@ -1,6 +1,8 @@
-//! Per-key token buckets. Limits come from the key row as authenticated (read
-//! at most `KEY_CACHE_TTL`, 0.5 s, ago), so a change made with the CLI applies
-//! within half a second.
+//! Per-key token buckets, spent by every API request and every shop purchase
+//! (`purchases::Purchasing::admit`): one budget per key, the shop's key
+//! included. Limits come from the key row as read by its admission (the API's
+//! key cache: at most `KEY_CACHE_TTL`, 0.5 s, ago; the shop reads its key at
+//! each purchase), so a change made with the CLI applies within half a second.
 //!
 //! Without Redis the buckets live in this process: with several nodes behind
 //! a load balancer each node enforces the limit on its own share of traffic.
