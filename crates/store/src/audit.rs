@@ -47,6 +47,15 @@ pub const ONE_ACCOUNT_PER_ADDRESS: &str = "one_account_per_address";
 /// Its rule, as `billpay audit` prints it.
 pub const ONE_ACCOUNT_PER_ADDRESS_RULE: &str =
     "no two accounts' email addresses are one canonical address (one mailbox)";
+/// Every check's name, in the order the audit reports them: the SQL
+/// [`CHECKS`], then [`ONE_ACCOUNT_PER_ADDRESS`] (computed in Rust).
+pub fn check_names() -> impl Iterator<Item = &'static str> {
+    CHECKS
+        .iter()
+        .map(|check| check.name)
+        .chain([ONE_ACCOUNT_PER_ADDRESS])
+}
+
 /// How an operator resolves one, as the audit and `serve`'s warning say.
 pub const EMAILS_RESOLVE: &str = "keep the address on one account: have the other owners change their address on the dashboard's account page, or close the other accounts (billpay accounts close); accounts are never merged automatically";
 

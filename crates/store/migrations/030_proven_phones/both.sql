@@ -19,7 +19,8 @@ CREATE TABLE phone_codes (
 );
 
 -- Notices queued in one clock hour (`hour` = ms since the epoch / 3 600 000)
--- per scope: `account:<id>:<kind>` or `<channel>:<recipient>:<kind>`. Counted
+-- per scope: `account:<id>:<channel>:<kind>` or `<channel>:<SHA-256 of the
+-- recipient, hex>:<kind>` (no address or phone in clear). Counted
 -- by one conditional upsert (`… DO UPDATE … WHERE sent < bound`), so nodes
 -- sharing PostgreSQL cannot both take the last place. Pruned with the limits'
 -- hourly usage (`prune_usage`).

@@ -138,13 +138,16 @@ pub(crate) fn notice_hour() -> i64 {
 }
 
 /// The scopes a notice is counted in: its account's (per channel), if it
-/// has one, then its destination's. `finalize.sql` (PostgreSQL) spells the same.
+/// has one, then its destination's — the address or phone as its SHA-256
+/// (hex), so the counts hold no personal data an erasure would have to find.
+/// `finalize.sql` (PostgreSQL) spells the same.
 fn count_scopes(notice: &NewNotice) -> Vec<String> {
     let (channel, kind) = (&notice.channel, &notice.kind);
     let account = notice
         .account_id
         .map(|a| format!("account:{a}:{channel}:{kind}"));
-    let destination = format!("{channel}:{}:{kind}", notice.recipient.to_lowercase());
+    let recipient = billpay_domain::keys::hash_api_key(&notice.recipient.to_lowercase());
+    let destination = format!("{channel}:{recipient}:{kind}");
     account.into_iter().chain([destination]).collect()
 }
 

@@ -58,7 +58,8 @@ WITH current AS (
     -- only to a verified address (`notices::VERIFIED`) and a proven phone
     SELECT n.id, k.kind, n.channel, n.recipient, a.id AS account_id,
       'account:' || a.id || ':' || n.channel || ':' || k.kind AS account_scope,
-      n.channel || ':' || lower(n.recipient) || ':' || k.kind AS destination_scope
+      n.channel || ':' || encode(sha256(convert_to(lower(n.recipient), 'UTF8')), 'hex')
+        || ':' || k.kind AS destination_scope
     FROM notice_kind k
     JOIN accounts a ON a.id = k.account_id
     LEFT JOIN notice_preferences p ON p.account_id = a.id
