@@ -1,8 +1,8 @@
 //! Nigerian phone numbers: accepted as `0XXXXXXXXXX`, `234XXXXXXXXXX` or
 //! `+234XXXXXXXXXX` (spaces or dashes between groups tolerated), always kept
-//! in the local form `0XXXXXXXXXX`: its canonical form (docs/limits.md). Read
-//! after `recipient::normalise`, so full-width digits, no-break spaces and
-//! zero-width characters make no other number.
+//! in the local form `0XXXXXXXXXX`: its canonical form (docs/limits.md). Only
+//! what the API document's pattern takes is read: full-width digits and
+//! zero-width characters are refused, never read as another spelling.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -17,8 +17,7 @@ pub struct PhoneError;
 
 impl Phone {
     pub fn parse(input: &str) -> Result<Phone, PhoneError> {
-        let normal = crate::recipient::normalise(input);
-        let trimmed = normal.trim();
+        let trimmed = input.trim();
         let (plus, rest) = match trimmed.strip_prefix('+') {
             Some(rest) => (true, rest),
             None => (false, trimmed),
@@ -87,9 +86,6 @@ mod tests {
             "0803 123 4567",
             "0803-123-4567",
             "+234 803 123 4567",
-            "０８０３１２３４５６７",
-            "0803\u{a0}123\u{a0}4567",
-            "\u{200b}08031234567\u{feff}",
         ] {
             assert_eq!(
                 Phone::parse(input).unwrap().as_str(),

@@ -59,12 +59,14 @@ impl FieldError {
     }
 }
 
-/// `min..=max` digits once [`canonical`], or the rule that names the bounds.
+/// `min..=max` ASCII digits as sent (the API document's pattern: anything
+/// else is refused, so no other spelling of a number gets past a check), or
+/// the rule that names the bounds. A form a person typed passes its text
+/// through [`canonical`] first.
 fn digits(field: &'static str, value: &str, min: usize, max: usize) -> Result<String, FieldError> {
-    let value = canonical(value);
     let ok = (min..=max).contains(&value.len()) && value.bytes().all(|b| b.is_ascii_digit());
     match ok {
-        true => Ok(value),
+        true => Ok(value.to_owned()),
         false => Err(FieldError::new(
             field,
             format!("must be {min} to {max} digits"),
@@ -224,18 +226,25 @@ mod tests {
             "７０１２３４５６７８",
         ];
         for form in forms {
-            let smartcard = SmartcardNumber::parse(form).unwrap();
+            // the API takes only the documented spelling; a person's typing
+            // (the shop's forms) and the blocklist read the canonical form
+            let exact = form == "7012345678";
+            assert_eq!(SmartcardNumber::parse(form).is_ok(), exact, "{form:?}");
+            assert_eq!(MeterNumber::parse(form).is_ok(), exact, "{form:?}");
+            let typed = canonical(form);
+            let smartcard = SmartcardNumber::parse(&typed).unwrap();
             assert_eq!(smartcard.as_str(), "7012345678", "{form:?}");
-            let meter = MeterNumber::parse(form).unwrap();
+            let meter = MeterNumber::parse(&typed).unwrap();
             assert_eq!(meter.as_str(), "7012345678", "{form:?}");
-            assert_eq!(ProfileId::parse(form).unwrap().as_str(), "7012345678");
+            assert_eq!(ProfileId::parse(&typed).unwrap().as_str(), "7012345678");
             assert_eq!(recipient_key(form), "7012345678", "{form:?}");
         }
         assert!(
-            MeterNumber::parse(" \u{a0} ").is_err(),
+            MeterNumber::parse(&canonical(" \u{a0} ")).is_err(),
             "nothing but spaces"
         );
-        assert!(ProfileId::parse(" 123456789 ").is_err(), "9 digits, padded");
+        let padded = canonical(" 123456789 ");
+        assert!(ProfileId::parse(&padded).is_err(), "9 digits, padded");
     }
 
     /// Betting ids: padding, no-break and zero-width spaces, case and

@@ -365,15 +365,27 @@ impl Funding {
         Ok(missing)
     }
 
-    /// Payments left `pending_verification` with this gateway.
+    /// Payments left `pending_verification` with this gateway: all of them,
+    /// a page at a time (a page that came back full may have left more, as
+    /// a worker's claim may: issue 45).
     async fn pending(&self, gateway: &str) -> Result<Vec<PaymentNotice>, StoreError> {
-        let filter = FundingFilter {
-            status: Some(FundingStatus::PendingVerification),
-            gateway: Some(gateway.to_owned()),
-            limit: 500,
-            ..FundingFilter::default()
-        };
-        let pending = self.inner.store.funding_events(filter).await?;
+        const PAGE: u32 = 500;
+        let mut pending = Vec::new();
+        loop {
+            let filter = FundingFilter {
+                status: Some(FundingStatus::PendingVerification),
+                gateway: Some(gateway.to_owned()),
+                limit: PAGE,
+                offset: pending.len() as u32,
+                ..FundingFilter::default()
+            };
+            let page = self.inner.store.funding_events(filter).await?;
+            let full = page.len() as u32 == PAGE;
+            pending.extend(page);
+            if !full {
+                break;
+            }
+        }
         let notices = pending.into_iter().map(|e| PaymentNotice {
             reference: e.gateway_reference,
             claimed_amount: None,

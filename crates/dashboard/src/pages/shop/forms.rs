@@ -12,6 +12,7 @@ use crate::session::SignedIn;
 use askama::Template;
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::network::Network;
+use billpay_domain::recipient::canonical;
 use billpay_domain::request::recipient_name;
 use billpay_domain::{
     CustomerId, Item, Kobo, MeterNumber, MeterType, Phone, Product as Sold, ProfileId,
@@ -205,7 +206,7 @@ pub fn request(
             ported: f.ported(),
         },
         Product::Electricity => Item::Electricity {
-            meter: MeterNumber::parse(&f.meter_number).map_err(|e| e.to_string())?,
+            meter: MeterNumber::parse(&canonical(&f.meter_number)).map_err(|e| e.to_string())?,
             meter_type: meter_type(&f.meter_type)?,
             amount: amount()?,
             recipient_name: recipient_name(Some(f.recipient_name.clone())),
@@ -234,7 +235,7 @@ pub fn request(
             quantity: quantity()?,
             phone: (!f.phone.trim().is_empty()).then(phone).transpose()?,
             profile_id: (!f.profile_id.trim().is_empty())
-                .then(|| ProfileId::parse(&f.profile_id))
+                .then(|| ProfileId::parse(&canonical(&f.profile_id)))
                 .transpose()
                 .map_err(|e| e.to_string())?,
         },
@@ -243,7 +244,7 @@ pub fn request(
 }
 
 fn smartcard(f: &BuyForm) -> Result<SmartcardNumber, String> {
-    SmartcardNumber::parse(&f.smartcard_number)
+    SmartcardNumber::parse(&canonical(&f.smartcard_number))
         .map_err(|_| "A smartcard (IUC) number is 6 to 20 digits.".to_owned())
 }
 
@@ -279,7 +280,7 @@ pub async fn verify(
 ) -> Result<Verified, String> {
     let (number, meter_type) = match product {
         Product::Electricity => (
-            MeterNumber::parse(&f.meter_number)
+            MeterNumber::parse(&canonical(&f.meter_number))
                 .map_err(|e| e.to_string())?
                 .into(),
             Some(meter_type(&f.meter_type)?.code()),
