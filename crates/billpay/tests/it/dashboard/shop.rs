@@ -6,6 +6,7 @@
 
 use super::browser::Browser;
 use super::*;
+use crate::purchases::checks::entries_of_kind;
 use std::time::{Duration, Instant};
 
 pub(crate) const PIN: &str = "2468";
@@ -341,12 +342,7 @@ async fn the_same_form_sent_twice_buys_once() {
     server.wait_final(&api_key, &code).await;
     assert_eq!(server.balance(&api_key).await, 1500.0, "charged once");
     let statement = server.assert_ledger_consistent(&account);
-    let debits = statement["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["kind"] == "debit")
-        .count();
+    let debits = entries_of_kind(&statement, "debit");
     assert_eq!(debits, 1, "{statement}");
 }
 
@@ -434,12 +430,7 @@ async fn right_pins_sent_at_once_are_all_bought_and_never_lock() {
         assert_eq!(status, 303, "every right PIN buys: {text}");
     }
     let statement = server.assert_ledger_consistent(&account);
-    let debits = statement["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["kind"] == "debit")
-        .count();
+    let debits = entries_of_kind(&statement, "debit");
     assert_eq!(debits, 12, "{statement}");
     // and the run of wrong PINs is still empty: a wrong one now has four left
     let wrong = post_airtime(&server, &session, "web-wrong-after", "1111").await;

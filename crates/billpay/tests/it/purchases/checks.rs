@@ -252,6 +252,12 @@ pub fn ledger_of(statement: &Value, code: &str) -> Vec<(String, i64)> {
         .collect()
 }
 
+/// How many of a statement's entries are of `kind` (`debit`, `refund`, …).
+pub fn entries_of_kind(statement: &Value, kind: &str) -> usize {
+    let entries = statement["entries"].as_array().unwrap();
+    entries.iter().filter(|e| e["kind"] == kind).count()
+}
+
 pub async fn balance_kobo(server: &TestServer, key: &str) -> i64 {
     (server.balance(key).await * 100.0).round() as i64
 }

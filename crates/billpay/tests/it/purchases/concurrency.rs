@@ -29,12 +29,7 @@ async fn a_reference_sent_100_times_at_once_is_accepted_and_debited_once() {
     server.wait_final(&c.api_key, &code).await;
     assert_eq!(balance_kobo(&server, &c.api_key).await, 1_000_000 - amount);
     let statement = server.assert_ledger_consistent(&c.account_id);
-    let debits = statement["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["kind"] == "debit")
-        .count();
+    let debits = entries_of_kind(&statement, "debit");
     assert_eq!(debits, 1, "one debit: {statement}");
     assert_eq!(
         ledger_of(&statement, &code),

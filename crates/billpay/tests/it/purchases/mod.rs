@@ -5,7 +5,7 @@
 //! crash durability and the operator CLI. The pure request-validation
 //! refusals run in-process: `crates/api/tests/validation.rs`.
 
-mod checks;
+pub(crate) mod checks;
 mod expect;
 
 use billpay_api_testkit::kind;
