@@ -364,20 +364,28 @@ mod tests {
             .write(move |conn| Ok(conn.execute(table, [])?))
             .await
             .unwrap();
-        // The writer waits inside this job until both others are queued, so
-        // they share a batch.
+        // The writer is held inside this job (its own batch, already closed)
+        // while both others are queued, so they share the next batch: no
+        // timing decides it (a sleep did, and lost under load).
         let (go, wait) = std::sync::mpsc::channel::<()>();
-        let blocker = engine.write(move |_| Ok(wait.recv().ok()));
-        let kept = engine.write(|conn| Ok(conn.execute("INSERT INTO t VALUES (1)", [])?));
-        let torn = engine.write_bare(|conn| {
-            conn.execute("INSERT INTO t VALUES (2)", [])?;
-            Err::<(), _>(StoreError::Invalid("refused after a change".into()))
+        let (inside, writer_inside) = tokio::sync::oneshot::channel::<()>();
+        let blocker = engine.write(move |_| {
+            let _ = inside.send(());
+            Ok(wait.recv().ok())
         });
-        let release = async {
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            go.send(()).unwrap();
+        let both = async {
+            writer_inside.await.unwrap();
+            let kept = engine.write(|conn| Ok(conn.execute("INSERT INTO t VALUES (1)", [])?));
+            let torn = engine.write_bare(|conn| {
+                conn.execute("INSERT INTO t VALUES (2)", [])?;
+                Err::<(), _>(StoreError::Invalid("refused after a change".into()))
+            });
+            // both are queued on their first poll, before the writer is let go
+            let release = async { go.send(()).unwrap() };
+            let (kept, torn, ()) = tokio::join!(kept, torn, release);
+            (kept, torn)
         };
-        let (_, kept, torn, ()) = tokio::join!(blocker, kept, torn, release);
+        let (_, (kept, torn)) = tokio::join!(blocker, both);
         let kept = kept.unwrap_err().to_string();
         assert!(kept.contains("its batch was rolled back"), "{kept}");
         assert_eq!(torn.unwrap_err().to_string(), "refused after a change");
