@@ -12,7 +12,7 @@
 use super::{accounts, notices, pricing};
 use crate::clock::{new_code, now_ms, now_rfc3339};
 use crate::columns::ACCOUNT_COLUMNS;
-use crate::db::{Param, Tx, col, for_both_engines};
+use crate::db::{Column, Param, Tx, col, for_both_engines};
 use crate::rows::account;
 use crate::*;
 use billpay_domain::AccountId;
@@ -89,62 +89,136 @@ async fn issue_code<T: Tx>(
     email: &str,
     code: &EmailCode,
 ) -> Result<(), T::Error> {
-    let sql =
-        "INSERT INTO email_codes (account_id, email, code_hash, attempts, expires_at, created_at)
-               VALUES (?1, ?2, ?3, 0, ?4, ?5)
-               ON CONFLICT (account_id) DO UPDATE SET email = excluded.email,
-                   code_hash = excluded.code_hash, attempts = 0,
-                   expires_at = excluded.expires_at, created_at = excluded.created_at";
-    let id = account.to_string();
-    let params: [&dyn Param; 5] = [
-        &id,
-        &email,
-        &code.code_hash,
-        &code.expires_at_ms,
-        &now_rfc3339(),
-    ];
-    tx.execute(sql, &params).await?;
+    EMAIL_CODES.save(tx, account, email, code).await?;
     let notice = code.notice.addressed(email, account, new_code("verify:"));
     notices::enqueue(tx, &notice).await?;
     Ok(())
 }
 
-/// One try of a code: counted first (a try past `max_attempts`, or of an
-/// expired code, finds nothing), then used once if right — the address it
-/// proves becomes the account's, verified.
+/// A table of one-time codes, each proving an address for one account (an
+/// email's, `email_codes`; a phone's, `phone_codes`): one live code per
+/// account, stored as its hash, a bounded number of tries, an expiry.
+pub(crate) struct CodeTable {
+    table: &'static str,
+    /// The column of the address the code proves.
+    address: &'static str,
+}
+
+pub(crate) const EMAIL_CODES: CodeTable = CodeTable {
+    table: "email_codes",
+    address: "email",
+};
+
+pub(crate) const PHONE_CODES: CodeTable = CodeTable {
+    table: "phone_codes",
+    address: "phone",
+};
+
+/// One try of a code, taken.
+pub(crate) enum CodeTry {
+    /// No live code (none, expired, or its tries used up).
+    NoCode,
+    Wrong {
+        left: u32,
+    },
+    /// Right, and used up: the address it proved.
+    Right {
+        address: String,
+    },
+}
+
+impl CodeTable {
+    /// Replaces the account's live code with `code` for `address`.
+    pub(crate) async fn save<T: Tx>(
+        &self,
+        tx: &T,
+        account: AccountId,
+        address: &str,
+        code: &EmailCode,
+    ) -> Result<(), T::Error> {
+        let CodeTable {
+            table,
+            address: column,
+        } = self;
+        let sql = format!(
+            "INSERT INTO {table} (account_id, {column}, code_hash, attempts, expires_at, created_at)
+                  VALUES (?1, ?2, ?3, 0, ?4, ?5)
+                  ON CONFLICT (account_id) DO UPDATE SET {column} = excluded.{column},
+                      code_hash = excluded.code_hash, attempts = 0,
+                      expires_at = excluded.expires_at, created_at = excluded.created_at"
+        );
+        let id = account.to_string();
+        let params: [&dyn Param; 5] = [
+            &id,
+            &address,
+            &code.code_hash,
+            &code.expires_at_ms,
+            &now_rfc3339(),
+        ];
+        tx.execute(&sql, &params).await?;
+        Ok(())
+    }
+
+    /// One try: counted first (a try past `max_attempts`, or of an expired
+    /// code, finds nothing), then, if right, the code is used up (once, even
+    /// when two right tries race).
+    pub(crate) async fn try_code<T: Tx>(
+        &self,
+        tx: &T,
+        account: AccountId,
+        code_hash: &str,
+        max_attempts: u32,
+    ) -> Result<CodeTry, T::Error> {
+        let CodeTable { table, address } = self;
+        let sql = format!(
+            "UPDATE {table} SET attempts = attempts + 1
+              WHERE account_id = ?1 AND attempts < ?2 AND expires_at > ?3
+          RETURNING code_hash = ?4, {address}, attempts"
+        );
+        let id = account.to_string();
+        // `attempts` is an INTEGER: PostgreSQL binds it as `i32`.
+        let max = i32::try_from(max_attempts).unwrap_or(i32::MAX);
+        let tried = tx
+            .query_opt(&sql, &[&id, &max, &now_ms(), &code_hash], |row| {
+                Ok((
+                    row.get::<bool>(Column::nth(0))?,
+                    row.get::<String>(Column::nth(1))?,
+                    row.get::<i64>(Column::nth(2))?,
+                ))
+            })
+            .await?;
+        let Some((matched, address, attempts)) = tried else {
+            return Ok(CodeTry::NoCode);
+        };
+        if !matched {
+            let left = u32::try_from((i64::from(max) - attempts).max(0)).unwrap_or(0);
+            return Ok(CodeTry::Wrong { left });
+        }
+        let used = format!("DELETE FROM {table} WHERE account_id = ?1 AND code_hash = ?2");
+        if tx.execute(&used, &[&id, &code_hash]).await? == 0 {
+            return Ok(CodeTry::NoCode);
+        }
+        Ok(CodeTry::Right { address })
+    }
+}
+
+/// One try of an email code ([`CodeTable::try_code`]); a right one makes
+/// the address it proves the account's, verified.
 async fn check_code<T: Tx>(
     tx: &T,
     account: AccountId,
     code_hash: &str,
     max_attempts: u32,
 ) -> Result<CodeCheck, T::Error> {
-    const COLUMNS: &str = "matched, email, attempts";
-    let sql = "UPDATE email_codes SET attempts = attempts + 1
-               WHERE account_id = ?1 AND attempts < ?2 AND expires_at > ?3
-               RETURNING code_hash = ?4 AS matched, email, attempts";
-    let id = account.to_string();
-    // `attempts` is an INTEGER: PostgreSQL binds it as `i32`.
-    let max = i32::try_from(max_attempts).unwrap_or(i32::MAX);
-    let tried = tx
-        .query_opt(sql, &[&id, &max, &now_ms(), &code_hash], |row| {
-            Ok((
-                row.get::<bool>(col!("matched"))?,
-                row.get::<String>(col!("email"))?,
-                row.get::<i64>(col!("attempts"))?,
-            ))
-        })
-        .await?;
-    let Some((matched, email, attempts)) = tried else {
-        return Ok(CodeCheck::NoCode);
+    let email = match EMAIL_CODES
+        .try_code(tx, account, code_hash, max_attempts)
+        .await?
+    {
+        CodeTry::NoCode => return Ok(CodeCheck::NoCode),
+        CodeTry::Wrong { left } => return Ok(CodeCheck::Wrong { left }),
+        CodeTry::Right { address } => address,
     };
-    if !matched {
-        let left = u32::try_from((i64::from(max) - attempts).max(0)).unwrap_or(0);
-        return Ok(CodeCheck::Wrong { left });
-    }
-    let used = "DELETE FROM email_codes WHERE account_id = ?1 AND code_hash = ?2";
-    if tx.execute(used, &[&id, &code_hash]).await? == 0 {
-        return Ok(CodeCheck::NoCode);
-    }
+    let id = account.to_string();
     const TAKEN: &str = "taken";
     let taken = "SELECT EXISTS (SELECT 1 FROM accounts
                      WHERE lower(email) = lower(?1) AND id <> ?2) AS taken";

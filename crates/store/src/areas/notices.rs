@@ -581,59 +581,31 @@ async fn start_phone_proof<T: Tx>(
     if add(tx, &notice).await? != Queued::Added {
         return Ok(false);
     }
-    let sql =
-        "INSERT INTO phone_codes (account_id, phone, code_hash, attempts, expires_at, created_at)
-               VALUES (?1, ?2, ?3, 0, ?4, ?5)
-               ON CONFLICT (account_id) DO UPDATE SET phone = excluded.phone,
-                   code_hash = excluded.code_hash, attempts = 0,
-                   expires_at = excluded.expires_at, created_at = excluded.created_at";
-    let id = account.to_string();
-    let params: [&dyn Param; 5] = [
-        &id,
-        &phone,
-        &code.code_hash,
-        &code.expires_at_ms,
-        &now_rfc3339(),
-    ];
-    tx.execute(sql, &params).await?;
+    super::account_care::PHONE_CODES
+        .save(tx, account, phone, code)
+        .await?;
     Ok(true)
 }
 
-/// One try of a phone code, as of an email code (`account_care::check_code`):
-/// counted first, then used once if right; the phone it proves becomes the
-/// account's phone for SMS, proven now.
+/// One try of a phone code (`account_care::CodeTable::try_code`, as an email
+/// code's); a right one makes the phone it proves the account's phone for
+/// SMS, proven now.
 async fn check_phone_code<T: Tx>(
     tx: &T,
     account: AccountId,
     code_hash: &str,
     max_attempts: u32,
 ) -> Result<PhoneCheck, T::Error> {
-    let sql = "UPDATE phone_codes SET attempts = attempts + 1
-               WHERE account_id = ?1 AND attempts < ?2 AND expires_at > ?3
-               RETURNING code_hash = ?4, phone, attempts";
-    let id = account.to_string();
-    // `attempts` is an INTEGER: PostgreSQL binds it as `i32`.
-    let max = i32::try_from(max_attempts).unwrap_or(i32::MAX);
-    let tried = tx
-        .query_opt(sql, &[&id, &max, &now_ms(), &code_hash], |row| {
-            Ok((
-                row.get::<bool>(Column::nth(0))?,
-                row.get::<String>(Column::nth(1))?,
-                row.get::<i64>(Column::nth(2))?,
-            ))
-        })
-        .await?;
-    let Some((matched, phone, attempts)) = tried else {
-        return Ok(PhoneCheck::NoCode);
+    use super::account_care::{CodeTry, PHONE_CODES};
+    let phone = match PHONE_CODES
+        .try_code(tx, account, code_hash, max_attempts)
+        .await?
+    {
+        CodeTry::NoCode => return Ok(PhoneCheck::NoCode),
+        CodeTry::Wrong { left } => return Ok(PhoneCheck::Wrong { left }),
+        CodeTry::Right { address } => address,
     };
-    if !matched {
-        let left = u32::try_from((i64::from(max) - attempts).max(0)).unwrap_or(0);
-        return Ok(PhoneCheck::Wrong { left });
-    }
-    let used = "DELETE FROM phone_codes WHERE account_id = ?1 AND code_hash = ?2";
-    if tx.execute(used, &[&id, &code_hash]).await? == 0 {
-        return Ok(PhoneCheck::NoCode);
-    }
+    let id = account.to_string();
     let proven = "INSERT INTO notice_preferences (account_id, updated_at, phone, phone_proven_at)
                   VALUES (?1, ?2, ?3, ?2)
                   ON CONFLICT (account_id) DO UPDATE SET updated_at = excluded.updated_at,
