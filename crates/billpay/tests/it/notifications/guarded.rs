@@ -288,18 +288,9 @@ async fn sms_goes_only_to_a_phone_proven_by_its_code_and_codes_are_bounded() {
 
 /// `billpay_notices_dropped_total` for `kind`, summed over channels.
 async fn dropped(server: &TestServer, kind: &str) -> f64 {
-    let text = server
-        .http
-        .get(server.url("/metrics"))
-        .send()
+    server
+        .metric_sum("billpay_notices_dropped_total", "kind", kind)
         .await
-        .unwrap();
-    let text = text.text().await.unwrap();
-    text.lines()
-        .filter(|l| l.starts_with("billpay_notices_dropped_total{"))
-        .filter(|l| l.contains(&format!("kind=\"{kind}\"")))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

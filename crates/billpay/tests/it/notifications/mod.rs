@@ -181,18 +181,9 @@ async fn a_send_the_channel_did_not_take_is_retried_with_the_same_id() {
 
 /// `billpay_notices_total{outcome=…}` summed over channels and providers.
 async fn notices_counted(server: &TestServer, outcome: &str) -> f64 {
-    let text = server
-        .http
-        .get(server.url("/metrics"))
-        .send()
+    server
+        .metric_sum("billpay_notices_total", "outcome", outcome)
         .await
-        .unwrap();
-    let text = text.text().await.unwrap();
-    text.lines()
-        .filter(|l| l.starts_with("billpay_notices_total{"))
-        .filter(|l| l.contains(&format!("outcome=\"{outcome}\"")))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

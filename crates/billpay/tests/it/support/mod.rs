@@ -479,6 +479,18 @@ impl TestServer {
     }
 
     /// Balance equals the sum of the ledger, checked through the CLI.
+    /// The sum over a metric's series whose `label` is `value`
+    /// (`billpay_notices_total`, `outcome`, `sent`), as `/metrics` has it now.
+    pub async fn metric_sum(&self, metric: &str, label: &str, value: &str) -> f64 {
+        let scrape = self.http.get(self.url("/metrics")).send().await.unwrap();
+        let text = scrape.text().await.unwrap();
+        let (series, wanted) = (format!("{metric}{{"), format!("{label}=\"{value}\""));
+        text.lines()
+            .filter(|l| l.starts_with(&series) && l.contains(&wanted))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    }
+
     pub fn assert_ledger_consistent(&self, account_id: &str) -> Value {
         let statement = self.cli(&[
             "wallet",
