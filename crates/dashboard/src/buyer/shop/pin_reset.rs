@@ -7,8 +7,8 @@
 //! right one uses the link once, sets the PIN and ends the lock.
 
 use crate::DashboardState;
-use crate::pages::care::link_page;
-use crate::pages::care::reset::plausible;
+use crate::care::link_page;
+use crate::care::reset::plausible;
 use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -20,7 +20,7 @@ use billpay_webkit::{PageError, PageResult, SignInForm, Who, render};
 use serde::Deserialize;
 
 #[derive(Template)]
-#[template(path = "pin_reset.html")]
+#[template(path = "buyer/pin_reset.html")]
 struct PinResetPage {
     csrf: String,
     token: String,

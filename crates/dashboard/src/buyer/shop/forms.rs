@@ -359,7 +359,7 @@ pub struct PlanGroup {
 }
 
 #[derive(Template)]
-#[template(path = "shop_buy.html")]
+#[template(path = "buyer/shop_buy.html")]
 struct BuyPage {
     chrome: Chrome,
     product: &'static str,

@@ -2,11 +2,10 @@
 //! retries, a signed test event, and the delivery log with resend.
 
 use super::keys::{KeyRow, own_key};
-use super::{
-    Chrome, PageError, PageResult, VERIFY_FIRST, bad_request, current_password, not_found, render,
-};
 use crate::DashboardState;
+use crate::care::account::current_password;
 use crate::format::short_time;
+use crate::page::{Chrome, PageError, PageResult, VERIFY_FIRST, bad_request, not_found, render};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -37,7 +36,7 @@ pub struct TestResult {
 }
 
 #[derive(Template)]
-#[template(path = "webhooks.html")]
+#[template(path = "developer/webhooks.html")]
 struct WebhooksPage {
     chrome: Chrome,
     key: KeyRow,
@@ -209,7 +208,7 @@ pub struct ToggleForm {
 }
 
 impl ToggleForm {
-    fn enable(&self) -> Result<bool, super::PageError> {
+    fn enable(&self) -> Result<bool, crate::page::PageError> {
         match self.action.as_str() {
             "enable" => Ok(true),
             "disable" => Ok(false),

@@ -17,9 +17,9 @@ pub mod pin;
 pub mod pin_reset;
 pub mod receipt;
 
-use super::{Chrome, PageError, PageResult, render};
 use crate::DashboardState;
 use crate::format::naira;
+use crate::page::{Chrome, PageError, PageResult, render};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -82,7 +82,7 @@ fn mint_reference() -> String {
 }
 
 #[derive(Template)]
-#[template(path = "shop_home.html")]
+#[template(path = "buyer/shop_home.html")]
 struct HomePage {
     chrome: Chrome,
     balance: String,
@@ -112,7 +112,7 @@ pub async fn form(
     Path(product): Path<String>,
     Query(form): Query<BuyForm>,
 ) -> PageResult {
-    let product = Product::from_slug(&product).ok_or_else(super::not_found)?;
+    let product = Product::from_slug(&product).ok_or_else(crate::page::not_found)?;
     forms::page(&state, &signed_in, product, form, None, None).await
 }
 
@@ -124,7 +124,7 @@ pub async fn verify(
     Path(product): Path<String>,
     CsrfForm(mut form): CsrfForm<BuyForm>,
 ) -> PageResult {
-    let product = Product::from_slug(&product).ok_or_else(super::not_found)?;
+    let product = Product::from_slug(&product).ok_or_else(crate::page::not_found)?;
     let purchasing = purchasing(&state)?;
     match forms::verify(purchasing, product, &form).await {
         Ok(found) => {
@@ -149,7 +149,7 @@ pub async fn buy(
     Path(product): Path<String>,
     CsrfForm(form): CsrfForm<BuyForm>,
 ) -> PageResult {
-    let product = Product::from_slug(&product).ok_or_else(super::not_found)?;
+    let product = Product::from_slug(&product).ok_or_else(crate::page::not_found)?;
     match place(&state, &signed_in, product, &form).await {
         Ok(code) => Ok(to_receipt(&code)),
         Err(Refused::Say(message)) => {
@@ -281,9 +281,9 @@ pub async fn save_beneficiary(
     let product: billpay_domain::Product = form
         .product
         .parse()
-        .map_err(|_| super::bad_request("Unknown product."))?;
+        .map_err(|_| crate::page::bad_request("Unknown product."))?;
     if form.nickname.trim().is_empty() || form.recipient.len() > 40 {
-        return Err(super::bad_request("Give the recipient a nickname."));
+        return Err(crate::page::bad_request("Give the recipient a nickname."));
     }
     save_recipient(
         &state,

@@ -1,8 +1,8 @@
 //! Overview: balance, today's and this month's spend, the 30-day chart, the
 //! latest transactions. Days are Lagos days.
 
-use super::transactions::TxRow;
-use super::{Chrome, PageResult, render};
+use super::history::TxRow;
+use crate::page::{Chrome, PageResult, render};
 use crate::session::SignedIn;
 use crate::{DashboardState, chart, format};
 use askama::Template;
@@ -12,7 +12,7 @@ use billpay_store::TxFilter;
 use billpay_store::clock::{lagos_day_start, lagos_today};
 
 #[derive(Template)]
-#[template(path = "overview.html")]
+#[template(path = "buyer/home.html")]
 struct OverviewPage {
     chrome: Chrome,
     balance: String,

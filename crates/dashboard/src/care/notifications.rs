@@ -10,8 +10,9 @@
 //! without one the page says so and a save turns every SMS choice off (the
 //! phone is kept).
 
-use super::{Chrome, PageResult, VERIFY_FIRST, current_password, render};
+use super::account::current_password;
 use crate::DashboardState;
+use crate::page::{Chrome, PageResult, VERIFY_FIRST, render};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Query, State};
@@ -34,7 +35,7 @@ pub struct TopicRow {
 }
 
 #[derive(Template)]
-#[template(path = "notifications.html")]
+#[template(path = "care/notifications.html")]
 struct NotificationsPage {
     chrome: Chrome,
     email: String,

@@ -1,18 +1,7 @@
-//! One module per page group. Handlers load what the page shows for the
-//! signed-in account only (another account's key, event or transaction is a 404).
-
-pub mod care;
-pub mod fund_wallet;
-pub mod identity;
-pub mod keys;
-pub mod login;
-pub mod notifications;
-pub mod overview;
-pub mod pay_now;
-pub mod shop;
-pub mod transactions;
-pub mod wallet;
-pub mod webhooks;
+//! What every signed-in page of the three rooms shares: the layout's
+//! [`Chrome`], the page errors, and the sentence an unverified account meets.
+//! Handlers load what the page shows for the signed-in account only (another
+//! account's key, event or transaction is a 404).
 
 use crate::session::{SCOPE, SignedIn};
 pub use billpay_webkit::{PageError, PageResult, render};
@@ -41,8 +30,6 @@ impl Chrome {
 /// send it a notice (a key, a webhook URL, a phone code): until then it is
 /// sent nothing but its verification code.
 pub const VERIFY_FIRST: &str = "Verify your email address first: enter the 6-digit code we emailed you (on your Account page). Until then we send you nothing else.";
-
-pub(crate) use care::account::current_password;
 
 pub fn not_found() -> PageError {
     PageError::not_found(&SCOPE)

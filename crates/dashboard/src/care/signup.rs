@@ -20,7 +20,7 @@ use serde::Deserialize;
 pub const ACCOUNT_EXISTS: &str = "account_exists";
 
 #[derive(Template)]
-#[template(path = "signup.html")]
+#[template(path = "care/signup.html")]
 struct SignUpPage {
     csrf: String,
     open: bool,

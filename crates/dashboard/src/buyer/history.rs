@@ -1,9 +1,9 @@
 //! Transactions: a filtered, paginated list and a detail page with what was
 //! delivered, the ledger entries and the webhook attempts.
 
-use super::{Chrome, PageResult, not_found, render};
 use crate::DashboardState;
 use crate::format::naira;
+use crate::page::{Chrome, PageResult, not_found, render};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -16,7 +16,7 @@ use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable, time_f
 const PAGE_SIZE: u32 = 25;
 
 #[derive(Template)]
-#[template(path = "transactions.html")]
+#[template(path = "buyer/transactions.html")]
 struct ListPage {
     chrome: Chrome,
     rows: Vec<TxRow>,
@@ -86,7 +86,7 @@ impl From<&Pin> for PinRow {
 }
 
 #[derive(Template)]
-#[template(path = "transaction.html")]
+#[template(path = "buyer/transaction.html")]
 struct DetailPage {
     chrome: Chrome,
     row: TxRow,

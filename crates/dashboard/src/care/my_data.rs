@@ -231,7 +231,7 @@ fn csv_row(out: &mut String, first: [&str; 4], rest: Option<[&str; 5]>) {
     let cells: Vec<String> = first
         .iter()
         .chain(rest.iter())
-        .map(|cell| crate::pages::wallet::csv_field(cell))
+        .map(|cell| crate::buyer::wallet::csv_field(cell))
         .collect();
     out.push_str(&cells.join(","));
     out.push('\n');

@@ -2,8 +2,8 @@
 //! on password hashing) are the web kit's; this page looks the account up,
 //! refuses a suspended one and starts its session.
 
-use super::{PageResult, render};
 use crate::DashboardState;
+use crate::page::{PageResult, render};
 use crate::session::{SCOPE, SignedIn};
 use askama::Template;
 use axum::extract::{Query, State};
@@ -15,7 +15,7 @@ use billpay_webkit::{Credentials, CsrfForm, Found, NoFields, Refusal, SignInForm
 use serde::Deserialize;
 
 #[derive(Template)]
-#[template(path = "login.html")]
+#[template(path = "care/login.html")]
 struct LoginPage {
     view: SignInView,
     signup_open: bool,

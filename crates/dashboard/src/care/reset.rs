@@ -15,7 +15,7 @@ use billpay_webkit::{PageError, PageResult, SignInForm, render};
 use serde::Deserialize;
 
 #[derive(Template)]
-#[template(path = "forgot.html")]
+#[template(path = "care/forgot.html")]
 struct ForgotPage {
     csrf: String,
     email: String,
@@ -24,7 +24,7 @@ struct ForgotPage {
 }
 
 #[derive(Template)]
-#[template(path = "reset.html")]
+#[template(path = "care/reset.html")]
 struct ResetPage {
     csrf: String,
     token: String,

@@ -5,9 +5,10 @@
 //! would stop buying, and nobody can sign a request with it anyway (its
 //! secret was never kept).
 
-use super::{Chrome, PageResult, VERIFY_FIRST, bad_request, current_password, not_found, render};
 use crate::DashboardState;
+use crate::care::account::current_password;
 use crate::format::short_time;
+use crate::page::{Chrome, PageResult, VERIFY_FIRST, bad_request, not_found, render};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, State};
@@ -51,7 +52,7 @@ impl From<&ApiKey> for KeyRow {
 }
 
 #[derive(Template)]
-#[template(path = "keys.html")]
+#[template(path = "developer/keys.html")]
 struct KeysPage {
     chrome: Chrome,
     keys: Vec<KeyRow>,
@@ -104,7 +105,7 @@ async fn keys_page(
 async fn shop_key(
     state: &DashboardState,
     signed_in: &SignedIn,
-) -> Result<Option<KeyId>, super::PageError> {
+) -> Result<Option<KeyId>, crate::page::PageError> {
     let pin = state.store.transaction_pin(signed_in.user.id).await?;
     Ok(pin.map(|p| p.shop_key))
 }
@@ -142,7 +143,7 @@ pub async fn own_key(
     state: &DashboardState,
     signed_in: &SignedIn,
     key_id: &str,
-) -> Result<ApiKey, super::PageError> {
+) -> Result<ApiKey, crate::page::PageError> {
     let Ok(id) = key_id.parse::<KeyId>() else {
         return Err(not_found());
     };

@@ -19,7 +19,7 @@ use billpay_webkit::{PageResult, SignInForm, Who, render};
 use serde::Deserialize;
 
 #[derive(Template)]
-#[template(path = "verify.html")]
+#[template(path = "care/verify.html")]
 struct CodePage {
     csrf: String,
     email: String,

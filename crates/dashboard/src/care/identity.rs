@@ -12,8 +12,8 @@
 //! stored, logged, echoed on the page or put in an error — the operator log
 //! and the account's KYC keep the last 4 digits.
 
-use super::{Chrome, PageResult, render};
 use crate::DashboardState;
+use crate::page::{Chrome, PageResult, render};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Query, State};
@@ -34,7 +34,7 @@ const UNCONFIRMED: &str =
     "Confirm your email address first: enter the code we emailed you on your Account page.";
 
 #[derive(Template)]
-#[template(path = "identity.html")]
+#[template(path = "care/identity.html")]
 struct IdentityPage {
     chrome: Chrome,
     /// The level reached and how, for a level ≥ 1 account (no form then).

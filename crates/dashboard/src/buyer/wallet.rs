@@ -2,9 +2,9 @@
 //! what moved the wallet, and CSV download (times in Lagos time).
 
 use super::pay_now::WalletNotes;
-use super::{Chrome, PageResult, render};
 use crate::DashboardState;
 use crate::format::{naira, short_time, sortable_time};
+use crate::page::{Chrome, PageResult, render};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Query, State};
@@ -33,7 +33,7 @@ pub struct EntryRow {
 }
 
 #[derive(Template)]
-#[template(path = "wallet.html")]
+#[template(path = "buyer/wallet.html")]
 struct WalletPage {
     chrome: Chrome,
     balance: String,
@@ -108,7 +108,7 @@ pub async fn page(state: &DashboardState, signed_in: &SignedIn, notes: WalletNot
     // First: a first visit may reserve accounts, shown below.
     let extras = super::pay_now::wallet_extras(state, &signed_in.user, notes).await?;
     let balance = state.store.balance(account).await?;
-    let identity = super::identity::offered(state);
+    let identity = crate::care::identity::offered(state);
     let limits = LimitsNote::of(&state.store.account_limits(account).await?, identity);
     let entries = state.store.ledger(account, PAGE_ENTRIES).await?;
     let purchases = purchases_of(&state.store, account, &entries, PAGE_ENTRIES).await?;

@@ -6,7 +6,7 @@
 
 use super::{email_field, name_field, new_password, phone_field};
 use crate::DashboardState;
-use crate::pages::Chrome;
+use crate::page::Chrome;
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Query, State};
@@ -19,7 +19,7 @@ use billpay_webkit::{CsrfForm, NoFields, PageError, PageResult, Who, render};
 use serde::Deserialize;
 
 #[derive(Template)]
-#[template(path = "account.html")]
+#[template(path = "care/account.html")]
 struct AccountPage {
     chrome: Chrome,
     name: String,

@@ -1,6 +1,7 @@
 //! Sign-up and account care (issue 31): the forms anyone may post (sign up,
 //! prove the address with the emailed code, forgot password, a reset link)
-//! and the signed-in customer's own account page (profile, password, email).
+//! and the signed-in customer's own account page (profile, password, email),
+//! signing in and out, notification choices and the identity (KYC) check.
 //!
 //! The open forms answer the same whatever the address: a sign-up with an
 //! address that has an account emails its owner instead; a reset or a new
@@ -8,7 +9,10 @@
 //! address and per email first ([`crate::policy::OpenForms`]).
 
 pub mod account;
+pub mod identity;
+pub mod login;
 pub mod my_data;
+pub mod notifications;
 pub mod reset;
 pub mod signup;
 pub mod verify;
@@ -16,10 +20,12 @@ pub mod verify;
 use crate::DashboardState;
 use crate::policy::client_address;
 use crate::session::SCOPE;
+use axum::Router;
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use axum::routing::{get, post};
 use billpay_domain::EmailAddress;
 use billpay_webkit::{LockedOut, MAX_PASSWORD_BYTES};
 use std::net::{IpAddr, SocketAddr};
@@ -123,6 +129,50 @@ pub fn link_page(
 /// The address reset links and notices point at.
 pub fn public_url(state: &DashboardState) -> &str {
     &state.care.public_url
+}
+
+/// Account care's pages, under `/dashboard`.
+pub fn routes() -> Router<DashboardState> {
+    Router::new()
+        .route("/dashboard/login", get(login::form).post(login::submit))
+        .route("/dashboard/logout", post(login::logout))
+        .route("/dashboard/signup", get(signup::form).post(signup::submit))
+        .route("/dashboard/verify", get(verify::form).post(verify::submit))
+        .route("/dashboard/verify/resend", post(verify::resend))
+        .route(
+            "/dashboard/forgot",
+            get(reset::forgot_form).post(reset::forgot),
+        )
+        .route(
+            "/dashboard/reset/{token}",
+            get(reset::reset_form).post(reset::reset),
+        )
+        .route("/dashboard/account", get(account::page))
+        .route("/dashboard/account/profile", post(account::save_profile))
+        .route(
+            "/dashboard/account/password",
+            post(account::change_password),
+        )
+        .route("/dashboard/account/email", post(account::change_email))
+        .route("/dashboard/account/code", post(account::enter_code))
+        .route("/dashboard/account/data", post(my_data::download))
+        .route("/dashboard/account/code/resend", post(account::resend_code))
+        .route(
+            "/dashboard/notifications",
+            get(notifications::page).post(notifications::save),
+        )
+        .route(
+            "/dashboard/notifications/phone",
+            post(notifications::send_phone_code),
+        )
+        .route(
+            "/dashboard/notifications/phone/code",
+            post(notifications::enter_phone_code),
+        )
+        .route(
+            "/dashboard/identity",
+            get(identity::page).post(identity::check),
+        )
 }
 
 #[cfg(test)]

@@ -4,9 +4,9 @@
 //! cards in a grid that print one page of cards (print CSS).
 
 use super::forms::Product;
-use super::{Chrome, PageResult, render};
 use crate::DashboardState;
 use crate::format::naira;
+use crate::page::{Chrome, PageResult, render};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, State};
@@ -22,7 +22,7 @@ pub struct Card {
 }
 
 #[derive(Template)]
-#[template(path = "shop_receipt.html")]
+#[template(path = "buyer/shop_receipt.html")]
 struct ReceiptPage {
     chrome: Chrome,
     code: String,
@@ -53,7 +53,7 @@ pub async fn page(
         .store
         .transaction(Some(account), TxLookup::Code(code))
         .await?
-        .ok_or_else(super::super::not_found)?;
+        .ok_or_else(crate::page::not_found)?;
     let delivery = tx.delivery()?;
     let cards: Vec<Card> = delivery.pins.iter().map(card).collect();
     let token = match cards.is_empty() {

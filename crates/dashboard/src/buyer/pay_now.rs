@@ -6,9 +6,9 @@
 //! worker's `Funding::take_checkout` verifies the payment with the gateway
 //! and credits it once, as the webhook and the reconciler do.
 
-use super::{PageError, PageResult, bad_request, not_found};
 use crate::DashboardState;
 use crate::format::{naira, short_time};
+use crate::page::{PageError, PageResult, bad_request, not_found};
 use crate::session::SignedIn;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};

@@ -7,7 +7,7 @@
 
 use super::{Chrome, PageResult, Refused, render};
 use crate::DashboardState;
-use crate::pages::care::{public_url, too_often};
+use crate::care::{public_url, too_often};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::State;
@@ -24,7 +24,7 @@ use serde::Deserialize;
 use std::time::Duration;
 
 #[derive(Template)]
-#[template(path = "shop_pin.html")]
+#[template(path = "buyer/shop_pin.html")]
 struct PinPage {
     chrome: Chrome,
     has_pin: bool,
@@ -147,8 +147,8 @@ pub async fn set(
     secret_right(state.store.as_ref(), who).await?;
     let hash = tokio::task::spawn_blocking(move || pin.hash())
         .await
-        .map_err(|e| super::PageError::internal(&e))?
-        .map_err(|e| super::PageError::internal(&e))?;
+        .map_err(|e| crate::page::PageError::internal(&e))?
+        .map_err(|e| crate::page::PageError::internal(&e))?;
     let account = signed_in.user.id;
     state
         .store
@@ -191,8 +191,8 @@ pub async fn change(
     }
     let hash = tokio::task::spawn_blocking(move || pin.hash())
         .await
-        .map_err(|e| super::PageError::internal(&e))?
-        .map_err(|e| super::PageError::internal(&e))?;
+        .map_err(|e| crate::page::PageError::internal(&e))?
+        .map_err(|e| crate::page::PageError::internal(&e))?;
     // the current PIN proves less than the password: the shop's key stays
     // as it is (a revoked one comes back only with a PIN set with the password)
     state.store.change_transaction_pin(account, hash).await?;
