@@ -34,6 +34,7 @@ use billpay_webhooks::{DeliveryClient, DeliveryConfig};
 use billpay_webkit::{WebKit, catch_panics, kit_script, kit_stylesheet, security_headers};
 use billpay_worker::Funding;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Clone)]
 pub struct DashboardState {
@@ -57,6 +58,9 @@ pub struct DashboardState {
     /// Whether the server sends SMS (a channel configured): the
     /// Notifications page offers SMS only then (`with_sms`).
     pub sms: bool,
+    /// How long a purchase held for review waits for an owner before it is
+    /// refunded: its receipt says until when (`with_held_review`).
+    pub held_review: Duration,
 }
 
 impl DashboardState {
@@ -71,6 +75,7 @@ impl DashboardState {
             care: Arc::new(policy::AccountCare::default()),
             shop: None,
             sms: false,
+            held_review: billpay_worker::held::DEFAULT_HELD_REVIEW,
         }
     }
 
@@ -92,6 +97,12 @@ impl DashboardState {
     /// With the operator's sign-up policy and the dashboard's public address.
     pub fn with_account_care(mut self, policy: policy::SignUpPolicy, public_url: &str) -> Self {
         self.care = Arc::new(policy::AccountCare::new(policy, public_url));
+        self
+    }
+
+    /// How long a held purchase waits for an owner (`BILLPAY_HELD_REVIEW_SECS`).
+    pub fn with_held_review(mut self, window: Duration) -> Self {
+        self.held_review = window;
         self
     }
 

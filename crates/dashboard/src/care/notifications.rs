@@ -58,8 +58,8 @@ fn describe(topic: NoticeTopic) -> (&'static str, &'static str) {
     match topic {
         NoticeTopic::Funding => ("Money received", "A bank transfer credited to your wallet."),
         NoticeTopic::Refund => (
-            "Failed purchases",
-            "A purchase that failed, and its refund.",
+            "Held or failed purchases",
+            "A purchase held for review (and when it goes on), or one that failed, and its refund.",
         ),
         NoticeTopic::Receipt => (
             "Tokens and pins",

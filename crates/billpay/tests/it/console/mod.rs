@@ -8,6 +8,7 @@ mod catalogue;
 mod daily;
 mod erase;
 mod held;
+mod held_told;
 mod journey;
 mod journey_catalogue;
 mod journey_daily;

@@ -14,6 +14,7 @@ use billpay_domain::{Pin, TxStatus};
 use billpay_store::{Transaction, TxLookup};
 use billpay_webkit::filters::url_encode;
 use billpay_webkit::format::lagos_time;
+use billpay_worker::HeldReview;
 
 pub struct Card {
     pub serial: String,
@@ -27,6 +28,8 @@ struct ReceiptPage {
     chrome: Chrome,
     code: String,
     status: &'static str,
+    /// Held for review by a limit: waiting for a person, not the supplier.
+    held: bool,
     what: String,
     provider: String,
     recipient: String,
@@ -75,13 +78,14 @@ pub async fn page(
         share: share_text(&tx, token.as_deref(), &cards),
         code: tx.code.clone(),
         status: tx.status.as_str(),
+        held: tx.held_for.is_some() && tx.status == TxStatus::Processing,
         what: tx.label.clone(),
         provider,
         recipient: tx.recipient.clone(),
         charged: naira(tx.amount),
         face_value: naira(tx.face_value),
         when: lagos_time(&tx.created_at),
-        message: outcome(&tx),
+        message: outcome(&tx, state.held_review),
         token,
         units: delivery.units.map(|u| format!("{u} kWh")),
         cards,
@@ -106,9 +110,19 @@ fn card(pin: &Pin) -> Card {
     }
 }
 
-/// What a person reads of the outcome.
-fn outcome(tx: &Transaction) -> String {
+/// What a person reads of the outcome; a held purchase says what happens
+/// next and until when (`held_review`: how long it waits for a person).
+fn outcome(tx: &Transaction, held_review: std::time::Duration) -> String {
+    let until = HeldReview::deadline(&tx.created_at, held_review);
     match tx.status {
+        TxStatus::Processing if tx.held_for.is_some() => format!(
+            "Held for review: a person checks some purchases before they are delivered, and \
+             this is one of them. Your {amount} is set aside. If it is approved, it is \
+             delivered at once and we email you; if it is declined, or not reviewed by {until}, \
+             the {amount} goes back to your wallet. You do not need to do anything.",
+            amount = naira(tx.amount),
+            until = until.as_deref().map(lagos_time).unwrap_or_default(),
+        ),
         TxStatus::Processing => "Processing: this page updates itself.".to_owned(),
         TxStatus::Successful => "Successful.".to_owned(),
         TxStatus::Failed => format!("Failed: {} was refunded to your wallet.", naira(tx.amount)),
