@@ -17,6 +17,7 @@ mod journey_owner;
 mod limits;
 mod money;
 mod notifications;
+mod phone;
 mod pin_lock;
 mod reset_link;
 mod sign_in;
