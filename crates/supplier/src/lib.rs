@@ -15,6 +15,7 @@ pub mod registry;
 pub mod routing;
 pub mod sandbox;
 pub mod shared;
+pub mod smedata;
 pub mod vtpass;
 
 use async_trait::async_trait;
@@ -38,6 +39,31 @@ pub struct Order {
     /// The codes the catalogue names for this provider and plan at the
     /// supplier the order goes to (empty: the adapter's defaults).
     pub codes: SupplierCodes,
+    /// Its reference at the supplier it goes to, as recorded so far (a
+    /// requery's: the one known before sending, or the supplier's own id
+    /// once an answer gave it; `None` for a first purchase).
+    pub supplier_reference: Option<String>,
+    /// When the purchase was placed (RFC 3339): a supplier that must look
+    /// for a lost order in its listing looks after this.
+    pub placed_at: Option<String>,
+}
+
+/// An answer with the supplier's own id of the order when it gave one
+/// ([`Supplier::purchase_answered`]): recorded as the transaction's supplier
+/// reference, so later requeries ask by it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answered {
+    pub status: SupplierStatus,
+    pub reference: Option<String>,
+}
+
+impl From<SupplierStatus> for Answered {
+    fn from(status: SupplierStatus) -> Answered {
+        Answered {
+            status,
+            reference: None,
+        }
+    }
 }
 
 /// The supplier's answer about an order.
@@ -145,8 +171,9 @@ pub enum SupplierError {
 
 #[async_trait]
 pub trait Supplier: Send + Sync + 'static {
-    /// Recorded on each transaction it is sent to (`sandbox`, `vtpass`).
-    fn name(&self) -> &'static str;
+    /// Recorded on each transaction it is sent to (`sandbox`, `vtpass`, a
+    /// configured SME-data site's name).
+    fn name(&self) -> &str;
     /// The order's reference at this supplier, known before it is sent
     /// (recorded with the transaction, to find it in the supplier's books).
     fn reference(&self, _order: &Order) -> Option<String> {
@@ -191,4 +218,14 @@ pub trait Supplier: Send + Sync + 'static {
     async fn purchase(&self, order: &Order) -> Result<SupplierStatus, SupplierError>;
     /// Status check of an order placed earlier (or possibly never received).
     async fn requery(&self, order: &Order) -> Result<SupplierStatus, SupplierError>;
+    /// [`Supplier::purchase`] with the supplier's own id of the order when
+    /// its answer gives one (a supplier that takes no reference of ours:
+    /// the id is what later requeries ask by). Default: no id.
+    async fn purchase_answered(&self, order: &Order) -> Result<Answered, SupplierError> {
+        Ok(self.purchase(order).await?.into())
+    }
+    /// [`Supplier::requery`] likewise (an order found by a search, its id).
+    async fn requery_answered(&self, order: &Order) -> Result<Answered, SupplierError> {
+        Ok(self.requery(order).await?.into())
+    }
 }

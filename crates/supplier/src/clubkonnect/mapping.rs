@@ -662,6 +662,8 @@ mod tests {
                 ..PurchaseDetails::default()
             },
             codes: SupplierCodes::new(),
+            supplier_reference: None,
+            placed_at: None,
         }
     }
 

@@ -146,7 +146,7 @@ impl VtpassSupplier {
 
 #[async_trait]
 impl Supplier for VtpassSupplier {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "vtpass"
     }
 
