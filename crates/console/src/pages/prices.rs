@@ -117,7 +117,7 @@ struct PricesPage {
     plan_providers: Vec<String>,
     filters: PlanFilters,
     filtered: bool,
-    suppliers: Vec<&'static str>,
+    suppliers: Vec<String>,
     /// A refused form of this page, drawn again with its message and input.
     refill: Refill,
     /// A rule refused for pricing plans below cost: the plans, and the
@@ -184,7 +184,7 @@ async fn prices_page(
         plan_providers,
         filtered: filters.any(),
         filters: filters.clone(),
-        suppliers: state.suppliers.iter().map(|s| s.name()).collect(),
+        suppliers: state.suppliers.iter().map(|s| s.name().to_owned()).collect(),
         refill,
         below_cost,
     })
