@@ -497,6 +497,14 @@ mod tests {
                     api_key: Some("clubkonnect-api-key".into()),
                     ..ClubkonnectSettings::default()
                 },
+                sites: [(
+                    "husmodata".to_owned(),
+                    billpay_supplier::smedata::SiteSettings {
+                        token: Some("husmodata-site-token".into()),
+                        ..Default::default()
+                    },
+                )]
+                .into(),
             },
             gateways: GatewaySections {
                 monnify: MonnifySettings {
@@ -518,6 +526,7 @@ mod tests {
             "master-key-hex",
             "vtpass-api-key",
             "clubkonnect-api-key",
+            "husmodata-site-token",
             "monnify-secret-key",
             "sk_live_paystack",
             "smtp-password",
