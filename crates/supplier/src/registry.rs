@@ -79,7 +79,11 @@ impl SupplierSections {
             Some(problem) => Err(BuildError::Misconfigured(problem)),
             None => SmedataSupplier::from_settings(name, site)
                 .map(|s| {
-                    tracing::info!(supplier = name, base_url = s.base_url(), "an SME-data site fulfils purchases");
+                    tracing::info!(
+                        supplier = name,
+                        base_url = s.base_url(),
+                        "an SME-data site fulfils purchases"
+                    );
                     Arc::new(s) as Arc<dyn Supplier>
                 })
                 .map_err(BuildError::from),
@@ -107,7 +111,11 @@ impl SupplierSections {
     /// Every supplier name, the sandbox first, then the sites.
     pub fn names(&self) -> String {
         let sites = self.sites.keys().map(String::as_str);
-        all_names().into_iter().chain(sites).collect::<Vec<_>>().join(", ")
+        all_names()
+            .into_iter()
+            .chain(sites)
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// A real supplier `name` (registered or a site), built; `None`: no such one.
@@ -127,7 +135,10 @@ impl SupplierSections {
         }
         let site = self.sites.get(name)?;
         let base_url = crate::shared::base_url(site.base_url.as_deref().unwrap_or_default());
-        Some((base_url, format!("[suppliers.{name}] or BILLPAY_{}_", name.to_uppercase())))
+        Some((
+            base_url,
+            format!("[suppliers.{name}] or BILLPAY_{}_", name.to_uppercase()),
+        ))
     }
 }
 

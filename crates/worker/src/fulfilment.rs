@@ -269,7 +269,11 @@ impl Fulfilment {
         order: &Order,
     ) -> StoreResult<Result<SupplierStatus, NoAnswer>> {
         let answer = self
-            .ask(supplier.name(), "purchase", supplier.purchase_answered(order))
+            .ask(
+                supplier.name(),
+                "purchase",
+                supplier.purchase_answered(order),
+            )
             .await;
         self.noted(tx, supplier, order, answer).await
     }

@@ -184,7 +184,11 @@ async fn prices_page(
         plan_providers,
         filtered: filters.any(),
         filters: filters.clone(),
-        suppliers: state.suppliers.iter().map(|s| s.name().to_owned()).collect(),
+        suppliers: state
+            .suppliers
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect(),
         refill,
         below_cost,
     })

@@ -83,18 +83,28 @@ impl Record {
     /// What it cost us: the wallet before less after (the listed price is
     /// only the expected one: an API account is charged its own price).
     pub fn cost(&self) -> Option<Kobo> {
-        let before = self.balance_before.as_ref().or(self.previous_balance.as_ref())?;
-        let after = self.balance_after.as_ref().or(self.after_balance.as_ref())?;
+        let before = self
+            .balance_before
+            .as_ref()
+            .or(self.previous_balance.as_ref())?;
+        let after = self
+            .balance_after
+            .as_ref()
+            .or(self.after_balance.as_ref())?;
         let cost = amount(before)?.0 - amount(after)?.0;
         (cost >= 0).then_some(Kobo(cost))
     }
 
     /// The number the order was for (phone, meter or smartcard).
     pub fn number(&self) -> Option<String> {
-        [&self.mobile_number, &self.meter_number, &self.smart_card_number]
-            .into_iter()
-            .flatten()
-            .find_map(text)
+        [
+            &self.mobile_number,
+            &self.meter_number,
+            &self.smart_card_number,
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(text)
     }
 
     /// What the site delivered, by product.
@@ -104,7 +114,9 @@ impl Record {
                 let token = self.token.as_deref().map(token_text).unwrap_or_default();
                 Delivery::token(token, None)
             }
-            Product::Education => Delivery::exam_pins(self.pins.as_ref().map(pins).unwrap_or_default()),
+            Product::Education => {
+                Delivery::exam_pins(self.pins.as_ref().map(pins).unwrap_or_default())
+            }
             _ => Delivery::default(),
         }
     }
@@ -216,7 +228,7 @@ impl std::fmt::Display for ErrorBody {
 #[derive(Debug, Clone)]
 pub enum Answer {
     /// 200 or 201 with a record.
-    Order(Record),
+    Order(Box<Record>),
     /// 400 with an error body: refused before it was taken (not charged).
     Refused(String),
     /// 401 (or 403): our token is refused.
@@ -255,7 +267,7 @@ pub fn read(http_status: u16, body: &str) -> Answer {
     };
     match http_status {
         200 | 201 => match json.map(serde_json::from_value::<Record>) {
-            Some(Ok(record)) if record.status.is_some() => Answer::Order(record),
+            Some(Ok(record)) if record.status.is_some() => Answer::Order(Box::new(record)),
             _ => Answer::Unclear(format!("HTTP {http_status} without an order's Status")),
         },
         400 => match error() {
@@ -337,7 +349,9 @@ pub fn purchase(config: &SmedataConfig, order: &Order) -> Result<(&'static str, 
             .codes
             .get("plan")
             .and_then(|p| p.trim().parse::<u64>().ok())
-            .ok_or_else(|| format!("{name} lists no such plan (no codes.{name}.plan in the catalogue)"))
+            .ok_or_else(|| {
+                format!("{name} lists no such plan (no codes.{name}.plan in the catalogue)")
+            })
     };
     let not_sold = || format!("{name} does not sell {} {}", order.provider, order.product);
     let mut body = match order.product {
@@ -424,7 +438,11 @@ pub fn plan_list(lists: &Value, network: u32) -> Vec<SupplierPlan> {
     let mut rows: Vec<PlanRow> = Vec::new();
     let mut collect = |value: &Value| {
         if let Some(items) = value.as_array() {
-            rows.extend(items.iter().filter_map(|i| serde_json::from_value(i.clone()).ok()));
+            rows.extend(
+                items
+                    .iter()
+                    .filter_map(|i| serde_json::from_value(i.clone()).ok()),
+            );
         }
     };
     for (key, value) in lists.as_object().into_iter().flatten() {
@@ -443,12 +461,16 @@ pub fn plan_list(lists: &Value, network: u32) -> Vec<SupplierPlan> {
             let code = text(&row.id)?;
             let price = row.plan_amount.as_ref().and_then(plan_amount)?;
             seen.insert(code.clone()).then(|| SupplierPlan {
-                name: [row.plan_type.as_deref(), row.plan.as_deref(), row.month_validate.as_deref()]
-                    .into_iter()
-                    .flatten()
-                    .map(str::trim)
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                name: [
+                    row.plan_type.as_deref(),
+                    row.plan.as_deref(),
+                    row.month_validate.as_deref(),
+                ]
+                .into_iter()
+                .flatten()
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" "),
                 code,
                 price,
             })
@@ -527,12 +549,18 @@ mod tests {
         ] {
             assert!(matches!(read(400, body), Answer::Refused(_)), "{body}");
         }
-        let Answer::Refused(message) = read(400, r#"{"error": ["invalid plan id 999 for MTN"]}"#) else {
+        let Answer::Refused(message) = read(400, r#"{"error": ["invalid plan id 999 for MTN"]}"#)
+        else {
             panic!()
         };
         assert_eq!(message, "invalid plan id 999 for MTN");
-        assert!(matches!(read(401, r#"{"detail": "Invalid token."}"#), Answer::Unauthorized(m) if m == "Invalid token."));
-        assert!(matches!(read(502, "<html>Bad Gateway</html>"), Answer::Unclear(_)));
+        assert!(
+            matches!(read(401, r#"{"detail": "Invalid token."}"#), Answer::Unauthorized(m) if m == "Invalid token.")
+        );
+        assert!(matches!(
+            read(502, "<html>Bad Gateway</html>"),
+            Answer::Unclear(_)
+        ));
         assert!(matches!(read(500, "<html>"), Answer::Unclear(_)));
         assert!(matches!(read(400, "<html>"), Answer::Unclear(_)));
         assert!(matches!(read(200, "garbage"), Answer::Unclear(_)));
@@ -548,9 +576,18 @@ mod tests {
             ..Record::default()
         };
         let meter = order(Product::Electricity, "ikeja-electric", &[]);
-        assert!(matches!(record("processing").outcome(&meter), SupplierStatus::Pending));
-        assert!(matches!(record("pending").outcome(&meter), SupplierStatus::Pending));
-        assert!(matches!(record("failed").outcome(&meter), SupplierStatus::Failed { .. }));
+        assert!(matches!(
+            record("processing").outcome(&meter),
+            SupplierStatus::Pending
+        ));
+        assert!(matches!(
+            record("pending").outcome(&meter),
+            SupplierStatus::Pending
+        ));
+        assert!(matches!(
+            record("failed").outcome(&meter),
+            SupplierStatus::Failed { .. }
+        ));
         let SupplierStatus::Delivered { result, .. } = record("successful").outcome(&meter) else {
             panic!()
         };
@@ -558,23 +595,42 @@ mod tests {
         assert_eq!(token_text("Token : 12345-678"), "12345-678");
         let mut without = record("successful");
         without.token = None;
-        assert_eq!(without.outcome(&meter), SupplierStatus::Pending, "no token yet");
+        assert_eq!(
+            without.outcome(&meter),
+            SupplierStatus::Pending,
+            "no token yet"
+        );
     }
 
     #[test]
     fn purchases_carry_the_sites_ids_and_never_a_plan_it_does_not_list() {
         let site = config(false);
-        let (route, body) = purchase(&site, &order(Product::Data, "airtel", &[("plan", "353")])).unwrap();
+        let (route, body) =
+            purchase(&site, &order(Product::Data, "airtel", &[("plan", "353")])).unwrap();
         assert_eq!(route, "data");
-        assert_eq!(body, json!({"network": 4, "mobile_number": "08031234567", "plan": 353, "Ported_number": true}));
+        assert_eq!(
+            body,
+            json!({"network": 4, "mobile_number": "08031234567", "plan": 353, "Ported_number": true})
+        );
         assert!(purchase(&site, &order(Product::Data, "mtn", &[])).is_err());
         let (_, body) = purchase(&config(true), &order(Product::Airtime, "mtn", &[])).unwrap();
         assert_eq!(body["airtime_type"], "VTU");
         assert_eq!(body["amount"], 100);
         assert_eq!(body["ident"], "BP1795312282123ABCDEF012345");
-        let (route, body) = purchase(&site, &order(Product::Electricity, "eko-electric", &[])).unwrap();
-        assert_eq!((route, &body["disco_name"], &body["Customer_Phone"]), ("billpayment", &json!(2), &json!("08030000000")));
-        assert!(!sells(&SmedataConfig { customer_phone: None, ..site.clone() }, Product::Electricity, "eko-electric"));
+        let (route, body) =
+            purchase(&site, &order(Product::Electricity, "eko-electric", &[])).unwrap();
+        assert_eq!(
+            (route, &body["disco_name"], &body["Customer_Phone"]),
+            ("billpayment", &json!(2), &json!("08030000000"))
+        );
+        assert!(!sells(
+            &SmedataConfig {
+                customer_phone: None,
+                ..site.clone()
+            },
+            Product::Electricity,
+            "eko-electric"
+        ));
         assert!(!sells(&site, Product::Betting, "bet9ja"));
         assert!(!sells(&site, Product::Cable, "showmax"));
         assert_eq!(local_phone("2348031234567"), "08031234567");
@@ -582,13 +638,18 @@ mod tests {
 
     #[test]
     fn plan_lists_of_both_routes_are_read_and_deduplicated() {
-        let row = |id: u32, network: u32, kind: &str, size: &str, price: &str| {
-            json!({"id": id, "dataplan_id": id.to_string(), "network": network, "plan_type": kind, "plan_network": "MTN", "month_validate": "30 days", "plan": size, "plan_amount": price})
-        };
+        let row = |id: u32, network: u32, kind: &str, size: &str, price: &str| json!({"id": id, "dataplan_id": id.to_string(), "network": network, "plan_type": kind, "plan_network": "MTN", "month_validate": "30 days", "plan": size, "plan_amount": price});
         let flat = json!({"MTN_PLAN": [row(6, 1, "SME", "1.0GB", "300"), row(7, 1, "GIFTING", "2.0GB", "₦600.0")], "GLO_PLAN": [row(9, 2, "GIFTING", "1.0GB", "250")]});
         let plans = plan_list(&flat, 1);
         assert_eq!(plans.len(), 2);
-        assert_eq!(plans[0], SupplierPlan { code: "6".into(), name: "SME 1.0GB 30 days".into(), price: Kobo(30_000) });
+        assert_eq!(
+            plans[0],
+            SupplierPlan {
+                code: "6".into(),
+                name: "SME 1.0GB 30 days".into(),
+                price: Kobo(30_000)
+            }
+        );
         assert_eq!(plans[1].price, Kobo(60_000));
         let nested = json!({"MTN_PLAN": {"SME": [row(6, 1, "SME", "1.0GB", "300")], "ALL": [row(6, 1, "SME", "1.0GB", "300")]}});
         assert_eq!(plan_list(&nested, 1).len(), 1);

@@ -92,7 +92,11 @@ impl SmedataSupplier {
 
     /// One call: the HTTP status and the body as text. An error only when no
     /// whole answer came (timeout, connection refused or dropped).
-    async fn call(&self, url: String, body: Option<&Value>) -> Result<(u16, String), SupplierError> {
+    async fn call(
+        &self,
+        url: String,
+        body: Option<&Value>,
+    ) -> Result<(u16, String), SupplierError> {
         let name = &self.config.name;
         let request = match body {
             Some(body) => self.http.post(url).json(body),
@@ -138,7 +142,8 @@ impl SmedataSupplier {
             }
             Answer::Unauthorized(why) => {
                 misconfigured(name, call, &format!("HTTP {http_status}: {why}"));
-                let unknown = SupplierError::Unavailable(format!("{name} refused our token: {why}"));
+                let unknown =
+                    SupplierError::Unavailable(format!("{name} refused our token: {why}"));
                 (Err(unknown), why.clone())
             }
             Answer::NotFound => (
@@ -173,7 +178,10 @@ impl SmedataSupplier {
     async fn search(&self, order: &Order) -> Result<Answered, SupplierError> {
         let name = &self.config.name;
         let Some(route) = route(order.product) else {
-            return Err(SupplierError::Unavailable(format!("{name} sells no {}", order.product)));
+            return Err(SupplierError::Unavailable(format!(
+                "{name} sells no {}",
+                order.product
+            )));
         };
         let since = order
             .placed_at
@@ -254,7 +262,11 @@ impl SmedataSupplier {
                 "{} orders at {name} match {number} since the purchase: the operator decides \
                  which is this one (ids {})",
                 several.len(),
-                several.iter().filter_map(Record::id).collect::<Vec<_>>().join(", ")
+                several
+                    .iter()
+                    .filter_map(Record::id)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))),
         }
     }
@@ -311,9 +323,12 @@ fn balance_of(name: &str, http_status: u16, text: &str) -> Result<Kobo, Supplier
                 SupplierError::NotThisSupplier(format!("{name}'s /api/user/ is not its JSON"))
             })?;
             let balance = user.user.account_balance.or(user.user.wallet_balance);
-            balance.as_ref().and_then(crate::shared::amount).ok_or_else(|| {
-                SupplierError::NotThisSupplier(format!("{name}'s /api/user/ has no balance"))
-            })
+            balance
+                .as_ref()
+                .and_then(crate::shared::amount)
+                .ok_or_else(|| {
+                    SupplierError::NotThisSupplier(format!("{name}'s /api/user/ has no balance"))
+                })
         }
         401 | 403 => {
             let why = serde_json::from_str::<ErrorBody>(text)
@@ -325,7 +340,11 @@ fn balance_of(name: &str, http_status: u16, text: &str) -> Result<Kobo, Supplier
         }
         status => Err(SupplierError::Unavailable(format!(
             "HTTP {status}{}",
-            if serde_json::from_str::<Value>(text).is_ok() { "" } else { ", a page that is not JSON" }
+            if serde_json::from_str::<Value>(text).is_ok() {
+                ""
+            } else {
+                ", a page that is not JSON"
+            }
         ))),
     }
 }
@@ -474,7 +493,9 @@ impl Supplier for SmedataSupplier {
             // Nothing was sent: not charged, may go to the next supplier.
             Err(reason) => return Ok(SupplierStatus::Failed { reason }.into()),
         };
-        let (http_status, text) = self.call(self.url(&format!("{route}/")), Some(&body)).await?;
+        let (http_status, text) = self
+            .call(self.url(&format!("{route}/")), Some(&body))
+            .await?;
         let answer = read(http_status, &text);
         let status = self.outcome("purchase", order, http_status, &answer)?;
         let reference = match &answer {
@@ -528,9 +549,20 @@ mod tests {
         assert_eq!(balance_of("s", 200, body).unwrap(), Kobo(5_000_000));
         let text = r#"{"user": {"wallet_balance": "1,234.5"}}"#;
         assert_eq!(balance_of("s", 200, text).unwrap(), Kobo(123_450));
-        assert!(matches!(balance_of("s", 401, r#"{"detail":"Invalid token."}"#), Err(SupplierError::Refused(m)) if m == "Invalid token."));
-        assert!(matches!(balance_of("s", 404, ""), Err(SupplierError::NotThisSupplier(_))));
-        assert!(matches!(balance_of("s", 500, "<html>"), Err(SupplierError::Unavailable(_))));
-        assert!(matches!(balance_of("s", 200, "<html>"), Err(SupplierError::NotThisSupplier(_))));
+        assert!(
+            matches!(balance_of("s", 401, r#"{"detail":"Invalid token."}"#), Err(SupplierError::Refused(m)) if m == "Invalid token.")
+        );
+        assert!(matches!(
+            balance_of("s", 404, ""),
+            Err(SupplierError::NotThisSupplier(_))
+        ));
+        assert!(matches!(
+            balance_of("s", 500, "<html>"),
+            Err(SupplierError::Unavailable(_))
+        ));
+        assert!(matches!(
+            balance_of("s", 200, "<html>"),
+            Err(SupplierError::NotThisSupplier(_))
+        ));
     }
 }

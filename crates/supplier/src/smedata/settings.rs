@@ -158,7 +158,10 @@ mod tests {
 
     #[test]
     fn each_problem_is_one_sentence_and_the_token_is_never_printed() {
-        assert_eq!(site("https://a.example/api/", "tok-123456").problem("a"), None);
+        assert_eq!(
+            site("https://a.example/api/", "tok-123456").problem("a"),
+            None
+        );
         let no_scheme = site("www.husmodata.com/api/", "t").problem("husmodata");
         assert!(no_scheme.unwrap().contains("has no scheme"));
         let no_token = site("https://x.example", " ").problem("husmodata");

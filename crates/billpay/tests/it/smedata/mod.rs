@@ -32,7 +32,11 @@ impl std::ops::Deref for Sites {
     }
 }
 
-pub async fn sites(sites: &[(&str, &FakeSmedata, &str)], routes: &str, env: &[(&str, &str)]) -> Sites {
+pub async fn sites(
+    sites: &[(&str, &FakeSmedata, &str)],
+    routes: &str,
+    env: &[(&str, &str)],
+) -> Sites {
     start(sites, routes, env, None).await.expect("a server")
 }
 
@@ -54,8 +58,18 @@ async fn start(
 ) -> Option<Sites> {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("billpay.toml");
-    let sections: String = sites.iter().map(|(name, fake, extra)| fake.section(name, extra)).collect();
-    std::fs::write(&config, format!("supplier = \"{}\"\n[routes]\n{routes}\n{sections}", sites[0].0)).unwrap();
+    let sections: String = sites
+        .iter()
+        .map(|(name, fake, extra)| fake.section(name, extra))
+        .collect();
+    std::fs::write(
+        &config,
+        format!(
+            "supplier = \"{}\"\n[routes]\n{routes}\n{sections}",
+            sites[0].0
+        ),
+    )
+    .unwrap();
     let config = config.to_str().unwrap().to_owned();
     let mut all: Vec<(&str, &str)> = vec![("BILLPAY_CONFIG", &config)];
     all.extend_from_slice(env);
@@ -78,8 +92,14 @@ pub fn map_plan(server: &TestServer, table: &str, plan_id: &str, site: &str, cod
     let marker = format!("plan_id = \"{plan_id}\"\n");
     let at = toml.find(&marker).expect("the plan is in the catalogue");
     let end = at + toml[at..].find("\n\n").expect("the plan's block ends");
-    let edited = format!("{}\n\n[{table}.codes.{site}]\nplan = \"{code}\"{}", &toml[..end], &toml[end..]);
-    let file = server.path().join(format!("catalogue-{site}-{plan_id}.toml"));
+    let edited = format!(
+        "{}\n\n[{table}.codes.{site}]\nplan = \"{code}\"{}",
+        &toml[..end],
+        &toml[end..]
+    );
+    let file = server
+        .path()
+        .join(format!("catalogue-{site}-{plan_id}.toml"));
     std::fs::write(&file, edited).unwrap();
     server.cli(&["catalogue", "import", file.to_str().unwrap()]);
 }

@@ -43,7 +43,14 @@ use std::time::Duration;
 pub const TOKEN: &str = "fake-smedata-token-0123456789";
 
 /// A data plan the site lists: (id, network id, plan_type, size, listed naira, charged naira).
-pub type PlanRow = (u64, u32, &'static str, &'static str, &'static str, &'static str);
+pub type PlanRow = (
+    u64,
+    u32,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+);
 
 #[derive(Clone)]
 struct SiteOrder {
@@ -88,7 +95,8 @@ pub struct FakeSmedata {
 }
 
 /// The script's seed numbering.
-pub const SCRIPT_NETWORKS: [(u32, &str); 4] = [(1, "MTN"), (2, "GLO"), (3, "9MOBILE"), (4, "AIRTEL")];
+pub const SCRIPT_NETWORKS: [(u32, &str); 4] =
+    [(1, "MTN"), (2, "GLO"), (3, "9MOBILE"), (4, "AIRTEL")];
 
 impl FakeSmedata {
     /// A site answering `201` as the script does, making its own `ident`,
@@ -97,7 +105,11 @@ impl FakeSmedata {
         Self::start_with(201, false, &SCRIPT_NETWORKS).await
     }
 
-    pub async fn start_with(answer_status: u16, takes_ident: bool, networks: &[(u32, &'static str)]) -> FakeSmedata {
+    pub async fn start_with(
+        answer_status: u16,
+        takes_ident: bool,
+        networks: &[(u32, &'static str)],
+    ) -> FakeSmedata {
         let books = Arc::new(Mutex::new(Books {
             token: TOKEN.into(),
             balance: 5_000_000,
@@ -165,7 +177,12 @@ impl FakeSmedata {
     /// Every purchase POST received for a number.
     pub fn posts_for(&self, number: &str) -> Vec<Value> {
         let books = self.books.lock().unwrap();
-        books.posts.iter().filter(|(_, b)| number_of(b) == number).map(|(_, b)| b.clone()).collect()
+        books
+            .posts
+            .iter()
+            .filter(|(_, b)| number_of(b) == number)
+            .map(|(_, b)| b.clone())
+            .collect()
     }
 
     /// The orders the site made (and charged for) for a number.
@@ -177,7 +194,12 @@ impl FakeSmedata {
     /// The site's id of its order for a number (the latest).
     pub fn order_id(&self, number: &str) -> Option<u64> {
         let books = self.books.lock().unwrap();
-        books.orders.iter().rev().find(|o| o.number == number).map(|o| o.id)
+        books
+            .orders
+            .iter()
+            .rev()
+            .find(|o| o.number == number)
+            .map(|o| o.id)
     }
 
     pub fn item_reads(&self) -> usize {
@@ -193,7 +215,11 @@ impl FakeSmedata {
     pub fn fail_by_admin(&self, number: &str) {
         let mut books = self.books.lock().unwrap();
         let mut refund = 0;
-        for order in books.orders.iter_mut().filter(|o| o.number == number && o.status != "failed") {
+        for order in books
+            .orders
+            .iter_mut()
+            .filter(|o| o.number == number && o.status != "failed")
+        {
             refund += order.before - order.after;
             (order.status, order.settles_to) = ("failed", "failed");
         }
@@ -206,7 +232,14 @@ impl FakeSmedata {
         let mut books = self.books.lock().unwrap();
         for i in 0..count {
             let request = json!({ "network": 1, "mobile_number": format!("0807{i:07}"), "plan": 6, "Ported_number": true });
-            make_order(&mut books, "data", &request, Some(25_000), "successful", "successful");
+            make_order(
+                &mut books,
+                "data",
+                &request,
+                Some(25_000),
+                "successful",
+                "successful",
+            );
         }
     }
 }
@@ -226,7 +259,11 @@ fn naira(kobo: i64) -> String {
     // As the script writes a Decimal: "2698.6", "49750.0".
     let text = format!("{}.{:02}", kobo / 100, kobo % 100);
     let trimmed = text.trim_end_matches('0');
-    if trimmed.ends_with('.') { format!("{trimmed}0") } else { trimmed.to_owned() }
+    if trimmed.ends_with('.') {
+        format!("{trimmed}0")
+    } else {
+        trimmed.to_owned()
+    }
 }
 
 fn kobo(naira: &str) -> i64 {
@@ -251,7 +288,14 @@ fn site_now() -> String {
     )
 }
 
-fn make_order(books: &mut Books, route: &str, request: &Value, price: Option<i64>, status: &'static str, settles_to: &'static str) -> SiteOrder {
+fn make_order(
+    books: &mut Books,
+    route: &str,
+    request: &Value,
+    price: Option<i64>,
+    status: &'static str,
+    settles_to: &'static str,
+) -> SiteOrder {
     books.next_id += 1;
     let price = price.unwrap_or(0);
     let before = books.balance;
@@ -292,9 +336,16 @@ fn record(order: &SiteOrder, books: &Books) -> Value {
             out["network"] = order.request["network"].clone();
             out["mobile_number"] = json!(order.number);
             out["plan"] = json!(order.plan);
-            out["plan_network"] = json!(plan.and_then(|p| books.networks.get(&p.1)).copied().unwrap_or(""));
+            out["plan_network"] = json!(
+                plan.and_then(|p| books.networks.get(&p.1))
+                    .copied()
+                    .unwrap_or("")
+            );
             out["plan_name"] = json!(plan.map_or("", |p| p.3));
-            out["plan_amount"] = json!(plan.map_or(String::new(), |p| format!("₦{}", p.4.trim_start_matches('₦'))));
+            out["plan_amount"] = json!(plan.map_or(String::new(), |p| format!(
+                "₦{}",
+                p.4.trim_start_matches('₦')
+            )));
             out["Ported_number"] = json!(true);
         }
         "topup" => {
@@ -326,7 +377,9 @@ fn record(order: &SiteOrder, books: &Books) -> Value {
             out["quantity"] = order.request["quantity"].clone();
             if order.status == "successful" {
                 let count = order.request["quantity"].as_u64().unwrap_or(1);
-                let pins: Vec<String> = (0..count).map(|i| format!("{}{i:03}", 930_000_000 + order.id)).collect();
+                let pins: Vec<String> = (0..count)
+                    .map(|i| format!("{}{i:03}", 930_000_000 + order.id))
+                    .collect();
                 out["pins"] = json!(pins.join(","));
             }
         }
@@ -335,27 +388,48 @@ fn record(order: &SiteOrder, books: &Books) -> Value {
     out
 }
 
-fn authorized(books: &Books, headers: &HeaderMap) -> Result<(), Response> {
+/// Refused: a 401 (boxed: a response is large).
+fn authorized(books: &Books, headers: &HeaderMap) -> Result<(), Box<Response>> {
     let given = headers.get("authorization").and_then(|v| v.to_str().ok());
     match given.and_then(|g| g.strip_prefix("Token ")) {
         Some(token) if token == books.token => Ok(()),
-        Some(_) => Err((StatusCode::UNAUTHORIZED, [("WWW-Authenticate", "Token")], Json(json!({ "detail": "Invalid token." }))).into_response()),
-        None => Err((StatusCode::UNAUTHORIZED, [("WWW-Authenticate", "Token")], Json(json!({ "detail": "Authentication credentials were not provided." }))).into_response()),
+        Some(_) => Err((
+            StatusCode::UNAUTHORIZED,
+            [("WWW-Authenticate", "Token")],
+            Json(json!({ "detail": "Invalid token." })),
+        )
+            .into_response()
+            .into()),
+        None => Err((
+            StatusCode::UNAUTHORIZED,
+            [("WWW-Authenticate", "Token")],
+            Json(json!({ "detail": "Authentication credentials were not provided." })),
+        )
+            .into_response()
+            .into()),
     }
 }
 
 fn html(status: StatusCode, title: &str) -> Response {
-    (status, [("content-type", "text/html")], format!("<!DOCTYPE html><html><body><h1>{title}</h1></body></html>")).into_response()
+    (
+        status,
+        [("content-type", "text/html")],
+        format!("<!DOCTYPE html><html><body><h1>{title}</h1></body></html>"),
+    )
+        .into_response()
 }
 
 async fn no_slash() -> Response {
-    html(StatusCode::INTERNAL_SERVER_ERROR, "RuntimeError: You called this URL via POST, but the URL doesn't end in a slash")
+    html(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "RuntimeError: You called this URL via POST, but the URL doesn't end in a slash",
+    )
 }
 
 async fn user(State(books): State<Arc<Mutex<Books>>>, headers: HeaderMap) -> Response {
     let books = books.lock().unwrap();
     if let Err(refused) = authorized(&books, &headers) {
-        return refused;
+        return *refused;
     }
     let naira_number = books.balance as f64 / 100.0;
     Json(json!({
@@ -388,11 +462,14 @@ fn plan_rows(books: &Books) -> Vec<Value> {
 async fn network(State(books): State<Arc<Mutex<Books>>>, headers: HeaderMap) -> Response {
     let books = books.lock().unwrap();
     if let Err(refused) = authorized(&books, &headers) {
-        return refused;
+        return *refused;
     }
     let mut by_network: serde_json::Map<String, Value> = serde_json::Map::new();
     for (id, name) in &books.networks {
-        let rows: Vec<Value> = plan_rows(&books).into_iter().filter(|r| r["network"] == *id).collect();
+        let rows: Vec<Value> = plan_rows(&books)
+            .into_iter()
+            .filter(|r| r["network"] == *id)
+            .collect();
         by_network.insert(format!("{name}_PLAN"), json!(rows));
     }
     Json(Value::Object(by_network)).into_response()
@@ -416,19 +493,40 @@ async fn listing(
 ) -> Response {
     let mut books = books.lock().unwrap();
     if let Err(refused) = authorized(&books, &headers) {
-        return refused;
+        return *refused;
     }
     books.listing_reads += 1;
     for order in books.orders.iter_mut().filter(|o| o.route == route) {
         order.status = order.settles_to;
     }
-    let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1).max(1);
-    let mine: Vec<&SiteOrder> = books.orders.iter().rev().filter(|o| o.route == route).collect();
-    let results: Vec<Value> = mine.iter().skip((page - 1) * 15).take(15).map(|o| record(o, &books)).collect();
-    let base = format!("http://{}/api/{route}/", headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("localhost"));
+    let page: usize = q
+        .get("page")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    let mine: Vec<&SiteOrder> = books
+        .orders
+        .iter()
+        .rev()
+        .filter(|o| o.route == route)
+        .collect();
+    let results: Vec<Value> = mine
+        .iter()
+        .skip((page - 1) * 15)
+        .take(15)
+        .map(|o| record(o, &books))
+        .collect();
+    let base = format!(
+        "http://{}/api/{route}/",
+        headers
+            .get("host")
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("localhost")
+    );
     let next = (page * 15 < mine.len()).then(|| format!("{base}?page={}", page + 1));
     let previous = (page > 1).then(|| format!("{base}?page={}", page - 1));
-    Json(json!({ "count": mine.len(), "next": next, "previous": previous, "results": results })).into_response()
+    Json(json!({ "count": mine.len(), "next": next, "previous": previous, "results": results }))
+        .into_response()
 }
 
 async fn item(
@@ -438,10 +536,14 @@ async fn item(
 ) -> Response {
     let mut books = books.lock().unwrap();
     if let Err(refused) = authorized(&books, &headers) {
-        return refused;
+        return *refused;
     }
     books.item_reads += 1;
-    let Some(index) = books.orders.iter().position(|o| o.route == route && o.id.to_string() == id) else {
+    let Some(index) = books
+        .orders
+        .iter()
+        .position(|o| o.route == route && o.id.to_string() == id)
+    else {
         return StatusCode::NOT_FOUND.into_response();
     };
     let settles_to = books.orders[index].settles_to;
@@ -450,36 +552,61 @@ async fn item(
 }
 
 /// What an order costs this (API) account, kobo; `Err`: refused.
-fn price(books: &Books, route: &str, body: &Value) -> Result<i64, Response> {
-    let refuse = |field: &str, message: &str| Err((StatusCode::BAD_REQUEST, Json(json!({ field: [message] }))).into_response());
-    let amount = |v: &Value| v.as_i64().or_else(|| v.as_str().and_then(|s| s.parse::<f64>().ok()).map(|f| f as i64));
+fn price(books: &Books, route: &str, body: &Value) -> Result<i64, Box<Response>> {
+    let refuse = |field: &str, message: &str| {
+        Err((StatusCode::BAD_REQUEST, Json(json!({ field: [message] })))
+            .into_response()
+            .into())
+    };
+    let amount = |v: &Value| {
+        v.as_i64().or_else(|| {
+            v.as_str()
+                .and_then(|s| s.parse::<f64>().ok())
+                .map(|f| f as i64)
+        })
+    };
     match route {
         "data" => {
-            let Some(network) = body["network"].as_u64().and_then(|n| books.networks.get(&(n as u32))) else {
+            let Some(network) = body["network"]
+                .as_u64()
+                .and_then(|n| books.networks.get(&(n as u32)))
+            else {
                 return refuse("network", "This field is required.");
             };
-            let Some(plan) = body["plan"].as_u64().and_then(|p| books.plans.iter().find(|r| r.0 == p)) else {
-                return refuse("plan", &format!("Invalid pk \"{}\" - object does not exist.", body["plan"]));
+            let Some(plan) = body["plan"]
+                .as_u64()
+                .and_then(|p| books.plans.iter().find(|r| r.0 == p))
+            else {
+                return refuse(
+                    "plan",
+                    &format!("Invalid pk \"{}\" - object does not exist.", body["plan"]),
+                );
             };
             if books.networks.get(&plan.1) != Some(network) {
-                return refuse("error", &format!("invalid plan id {} for {network}", plan.0));
+                return refuse(
+                    "error",
+                    &format!("invalid plan id {} for {network}", plan.0),
+                );
             }
             Ok(kobo(plan.5))
         }
         "topup" => match amount(&body["amount"]) {
             Some(naira) if naira >= 50 && body["airtime_type"] == "VTU" => Ok(naira * 98),
-            _ => refuse("error", "minimum airtime is 50 and airtime_type is required"),
+            _ => refuse(
+                "error",
+                "minimum airtime is 50 and airtime_type is required",
+            ),
         },
         "billpayment" => match amount(&body["amount"]) {
             Some(naira) if naira >= 500 => Ok(naira * 100),
             _ => refuse("error", "Minimum amount is 500"),
         },
-        "cablesub" => Ok(1_575_00),
+        "cablesub" => Ok(157_500),
         "epin" => match body["quantity"].as_u64() {
-            Some(q @ 1..=5) => Ok(q as i64 * 3_300_00),
+            Some(q @ 1..=5) => Ok(q as i64 * 330_000),
             _ => refuse("quantity", "Ensure this value is less than or equal to 5."),
         },
-        _ => Err(StatusCode::NOT_FOUND.into_response()),
+        _ => Err(StatusCode::NOT_FOUND.into_response().into()),
     }
 }
 
@@ -494,19 +621,22 @@ async fn purchase(
     let (order, answer_status, slow) = {
         let mut books = books.lock().unwrap();
         if let Err(refused) = authorized(&books, &headers) {
-            return refused;
+            return *refused;
         }
         books.posts.push((route.clone(), body.clone()));
         if route == "billpayment" && body.get("Customer_Phone").is_none() {
             // The script's view reads it without a default: a KeyError.
-            return html(StatusCode::INTERNAL_SERVER_ERROR, "KeyError at /api/billpayment/ 'Customer_Phone'");
+            return html(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "KeyError at /api/billpayment/ 'Customer_Phone'",
+            );
         }
         if number == "08000000400" {
             return (StatusCode::BAD_REQUEST, Json(json!({ "error": ["Please check entered number is not MTN user and try again"] }))).into_response();
         }
         let charged = match price(&books, &route, &body) {
             Ok(charged) => charged,
-            Err(refused) => return refused,
+            Err(refused) => return *refused,
         };
         if charged > books.balance {
             return (StatusCode::BAD_REQUEST, Json(json!({ "error": ["You can't purchase this plan due to insufficient balance"] }))).into_response();
