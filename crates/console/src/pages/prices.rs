@@ -620,5 +620,37 @@ fn difference_row(difference: &Difference) -> DifferenceRow {
             plan: variation_code.clone(),
             detail: format!("{name} at {price}: add it to the catalogue TOML yourself"),
         },
+        Difference::Matched {
+            provider,
+            plan_id,
+            code,
+            name,
+            cost,
+        } => DifferenceRow {
+            kind: "matched",
+            provider: provider.clone(),
+            plan: plan_id.clone(),
+            detail: format!("its plan {code} ({name}), expected cost {cost}: mapped when applied"),
+        },
+        Difference::Cost {
+            provider,
+            plan_id,
+            expected,
+            theirs,
+        } => DifferenceRow {
+            kind: "cost",
+            provider: provider.clone(),
+            plan: plan_id.clone(),
+            detail: format!(
+                "expected cost {}, listed {theirs}: recorded when applied",
+                expected.map_or_else(|| "unknown".to_owned(), |e| e.to_string())
+            ),
+        },
+        Difference::Unmatched { provider, plan_id } => DifferenceRow {
+            kind: "unmatched",
+            provider: provider.clone(),
+            plan: plan_id.clone(),
+            detail: "no plan of its list: not sold there".into(),
+        },
     }
 }

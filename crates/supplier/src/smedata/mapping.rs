@@ -8,7 +8,7 @@
 
 use super::SmedataConfig;
 use crate::shared::amount;
-use crate::{Delivery, Kobo, Order, Product, SupplierPlan, SupplierStatus};
+use crate::{Delivery, Kobo, Order, PlanTraits, Product, SupplierPlan, SupplierStatus};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -460,7 +460,13 @@ pub fn plan_list(lists: &Value, network: u32) -> Vec<SupplierPlan> {
         .filter_map(|row| {
             let code = text(&row.id)?;
             let price = row.plan_amount.as_ref().and_then(plan_amount)?;
+            let traits = PlanTraits {
+                category: PlanTraits::category(row.plan_type.as_deref().unwrap_or_default()),
+                megabytes: PlanTraits::megabytes(row.plan.as_deref().unwrap_or_default())?,
+                days: row.month_validate.as_deref().and_then(PlanTraits::days),
+            };
             seen.insert(code.clone()).then(|| SupplierPlan {
+                traits: Some(traits),
                 name: [
                     row.plan_type.as_deref(),
                     row.plan.as_deref(),
@@ -647,7 +653,12 @@ mod tests {
             SupplierPlan {
                 code: "6".into(),
                 name: "SME 1.0GB 30 days".into(),
-                price: Kobo(30_000)
+                price: Kobo(30_000),
+                traits: Some(PlanTraits {
+                    category: "sme".into(),
+                    megabytes: 1000,
+                    days: Some(30)
+                }),
             }
         );
         assert_eq!(plans[1].price, Kobo(60_000));

@@ -384,6 +384,11 @@ impl Supplier for SmedataSupplier {
         mapping::sells(&self.config, product, provider)
     }
 
+    /// `plan_amount` is what a plan is expected to cost us.
+    fn lists_costs(&self) -> bool {
+        true
+    }
+
     async fn balance(&self) -> Option<Result<Kobo, SupplierError>> {
         let answer = self.call(self.url("user/"), None).await;
         Some(answer.and_then(|(status, text)| balance_of(&self.config.name, status, &text)))

@@ -101,6 +101,7 @@ impl VtpassSupplier {
                     code: v["variation_code"].as_str()?.to_owned(),
                     name: v["name"].as_str().unwrap_or_default().to_owned(),
                     price: crate::shared::amount(&v["variation_amount"])?,
+                    traits: None,
                 })
             })
             .collect())

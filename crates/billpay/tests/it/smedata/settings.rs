@@ -107,19 +107,89 @@ async fn every_site_is_a_supplier_with_its_float_and_its_plan_list() {
     assert_eq!(float("husmodata"), Some(json!(50000.0)), "{floats}");
     assert_eq!(float("datastation"), Some(json!(50000.0)), "{floats}");
 
-    // The plan list: plan 6 is mapped (listed 300 here: its price differs), 7 and 8 are new.
+    // The plan list (listed prices are what plans cost us): plan 6 is mapped
+    // already (its expected cost recorded now); 7 and 8 match our gifting and
+    // corporate plans by type, size and validity; our other plans are unmatched.
     let shown = server.cli(&["catalogue", "sync", "--supplier", "husmodata"]);
     let differences = shown["differences"].as_array().unwrap();
-    assert!(
+    let found = |kind: &str, plan_id: &str| {
         differences
             .iter()
-            .any(|d| d["kind"] == "new" && d["variation_code"] == "7"),
-        "{shown}"
+            .find(|d| d["kind"] == kind && d["plan_id"] == plan_id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {kind} {plan_id}: {shown}"))
+    };
+    assert_eq!(found("cost", "mtn-sme-1gb")["husmodata"], 300.0);
+    let gifting = found("matched", "mtn-gifting-2gb");
+    assert_eq!(
+        (&gifting["code"], &gifting["cost"]),
+        (&json!("7"), &json!(600.0))
     );
+    assert_eq!(found("matched", "mtn-corporate-gifting-1gb")["code"], "8");
+    found("unmatched", "mtn-sme-5gb");
     assert!(
-        differences.iter().any(|d| d["kind"] == "price"
-            && d["plan_id"] == "mtn-sme-1gb"
-            && d["husmodata"] == 300.0),
+        !differences
+            .iter()
+            .any(|d| d["kind"] == "new" || d["kind"] == "missing"),
         "{shown}"
     );
+    let prices = server.cli(&["catalogue", "export"])["catalogue"].clone();
+
+    let applied = server.cli(&["catalogue", "sync", "--supplier", "husmodata", "--apply"]);
+    assert_eq!(applied["applied"], true, "{applied}");
+    let catalogue = server.cli(&["catalogue", "export"])["catalogue"].clone();
+    let plan = |c: &Value, id: &str| {
+        c["data_plans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["plan_id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        plan(&catalogue, "mtn-gifting-2gb")["codes"]["husmodata"],
+        json!({ "plan": "7", "cost": "600.00" })
+    );
+    assert_eq!(
+        plan(&catalogue, "mtn-sme-1gb")["codes"]["husmodata"]["cost"],
+        "300.00"
+    );
+    for id in ["mtn-gifting-2gb", "mtn-sme-1gb", "mtn-sme-5gb"] {
+        let (before, after) = (plan(&prices, id), plan(&catalogue, id));
+        assert_eq!(
+            (&before["price"], &before["active"]),
+            (&after["price"], &after["active"]),
+            "{id}: our price and sale untouched"
+        );
+    }
+    let again = server.cli(&["catalogue", "sync", "--supplier", "husmodata"]);
+    assert!(
+        !again["differences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["kind"] == "matched" || d["kind"] == "cost"),
+        "{again}"
+    );
+
+    // A matched plan is bought there with the site's plan id.
+    let who = server.customer("5000");
+    let body =
+        json!({ "provider_id": "mtn", "plan_id": "mtn-gifting-2gb", "phone": "08011111150" });
+    let code = buy(&server, &who, "data", body).await;
+    assert_eq!(
+        server.wait_final(&who.api_key, &code).await["status"],
+        "successful"
+    );
+    assert_eq!(first.posts_for("08011111150")[0]["plan"], 7);
+    assert_eq!(
+        shown_cost(&server, &code),
+        Some(560.0),
+        "the real cost, not the listed 600"
+    );
+}
+
+fn shown_cost(server: &TestServer, code: &str) -> Option<f64> {
+    shown(server, code)["transaction"]["cost"].as_f64()
 }
