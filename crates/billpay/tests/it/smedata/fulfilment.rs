@@ -63,6 +63,26 @@ async fn every_product_a_site_sells_is_bought_once_at_its_real_cost() {
         wallet - charged,
         "the site's wallet moved by what it charged"
     );
+    // The margin report: by supplier, the site's line has the real cost.
+    let report = server.cli(&["report", "sales", "--by", "supplier"]);
+    let line = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["key"] == "husmodata")
+        .cloned()
+        .unwrap_or_else(|| panic!("no husmodata line: {report}"));
+    assert_eq!(
+        line["cost"].as_f64(),
+        Some(charged as f64 / 100.0),
+        "{line}"
+    );
+    assert_eq!(line["cost_unknown"], 0, "{line}");
+    let profit = line["charged"].as_f64().unwrap() - charged as f64 / 100.0;
+    assert!(
+        (line["profit"].as_f64().unwrap() - profit).abs() < 0.005,
+        "{line}"
+    );
     // What the site received: its ids, its plan, always Customer_Phone.
     assert_eq!(
         fake.posts_for("08011111112")[0],
