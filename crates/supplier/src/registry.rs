@@ -118,6 +118,17 @@ impl SupplierSections {
             .join(", ")
     }
 
+    /// Every supplier name as a choice: `sandbox, vtpass, clubkonnect or husmodata`.
+    pub fn choice(&self) -> String {
+        let sites = self.sites.keys().map(String::as_str);
+        let all: Vec<&str> = all_names().into_iter().chain(sites).collect();
+        match all.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+
     /// A real supplier `name` (registered or a site), built; `None`: no such one.
     pub fn build(&self, name: &str) -> Option<Result<Arc<dyn Supplier>, BuildError>> {
         match registration(name) {
@@ -223,11 +234,7 @@ pub fn names() -> String {
 
 /// Every supplier name as a choice: `sandbox or vtpass` (`a, b or c`).
 pub fn choice() -> String {
-    match all_names().split_last() {
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
+    SupplierSections::default().choice()
 }
 
 /// The real suppliers' names as one `BILLPAY_SUPPLIER=` value:
@@ -258,7 +265,7 @@ impl Wanted<'_> {
         let unknown_default = (!sections.known(default)).then(|| {
             format!(
                 "BILLPAY_SUPPLIER must be {}, not {default:?}",
-                sections.names()
+                sections.choice()
             )
         });
         let unknown_on_routes = self.routes.iter().filter_map(|(key, route)| {

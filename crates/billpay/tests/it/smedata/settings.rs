@@ -193,3 +193,49 @@ async fn every_site_is_a_supplier_with_its_float_and_its_plan_list() {
 fn shown_cost(server: &TestServer, code: &str) -> Option<f64> {
     shown(server, code)["transaction"]["cost"].as_f64()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clubkonnect_in_the_suppliers_form_is_its_own_section() {
+    let fake = FakeClubkonnect::start().await;
+    let site = FakeSmedata::start().await;
+    let config = format!(
+        "[routes]\nairtime = [\"husmodata\", \"clubkonnect\"]\n[suppliers.clubkonnect]\nkind = \"clubkonnect\"\nbase_url = \"{}\"\nuser_id = \"{}\"\napi_key = \"{}\"\ntimeout_ms = 1000\n{}",
+        fake.base,
+        crate::support::clubkonnect::USER_ID,
+        crate::support::clubkonnect::API_KEY,
+        site.section("husmodata", "")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("billpay.toml");
+    std::fs::write(&file, config).unwrap();
+    let env = [("BILLPAY_CONFIG", file.to_str().unwrap())];
+    let server = TestServer::spawn_with_env(Options::default(), &env).await;
+    let floats = server.cli(&["supplier", "balance"]);
+    let names: Vec<&str> = floats["suppliers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["supplier"].as_str())
+        .collect();
+    assert_eq!(names, ["clubkonnect", "husmodata"], "{floats}");
+    // Refused at the site (400): ClubKonnect, configured in that form, delivers.
+    let who = server.customer("5000");
+    let body = json!({ "provider_id": "mtn", "amount": 100, "phone": "08000000400" });
+    let code = buy(&server, &who, "airtime", body).await;
+    assert_eq!(
+        server.wait_final(&who.api_key, &code).await["status"],
+        "successful"
+    );
+    assert_eq!(fake.purchases_for("08000000400").len(), 1);
+    assert_eq!(site.posts_for("08000000400").len(), 1);
+
+    // Another name with kind "clubkonnect" is refused: ClubKonnect is one supplier.
+    let said = refused(
+        "[suppliers.ck2]\nkind = \"clubkonnect\"\nuser_id = \"CK1\"\napi_key = \"k\"\n",
+        &[],
+    );
+    assert!(
+        said.contains("[suppliers.ck2] has kind \"clubkonnect\": clubkonnect is one supplier"),
+        "{said}"
+    );
+}
