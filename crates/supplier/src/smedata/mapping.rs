@@ -397,11 +397,13 @@ pub fn purchase(config: &SmedataConfig, order: &Order) -> Result<(&'static str, 
 }
 
 /// A page of a listing (`GET /api/data/`: newest first, 15 a page).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct Page {
+    #[serde(default)]
     pub count: Option<u64>,
+    #[serde(default)]
     pub next: Option<String>,
+    /// Required: an answer without it is no listing.
     pub results: Vec<Record>,
 }
 

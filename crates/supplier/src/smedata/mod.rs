@@ -198,9 +198,8 @@ impl SmedataSupplier {
         let mut read_pages = 0;
         'pages: for page_number in 1..=SEARCH_PAGES {
             let (http_status, text) = self.call(url.clone(), None).await?;
-            let page = match read(http_status, &text) {
-                // A page is no order: read it as one.
-                _ if http_status == 200 => serde_json::from_str::<Page>(&text).ok(),
+            let page = match http_status {
+                200 => serde_json::from_str::<Page>(&text).ok(),
                 _ => None,
             };
             let Some(page) = page else {
