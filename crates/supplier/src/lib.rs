@@ -15,6 +15,7 @@ pub mod registry;
 pub mod routing;
 pub mod sandbox;
 pub mod shared;
+pub mod smedata;
 pub mod vtpass;
 
 use async_trait::async_trait;
@@ -38,6 +39,31 @@ pub struct Order {
     /// The codes the catalogue names for this provider and plan at the
     /// supplier the order goes to (empty: the adapter's defaults).
     pub codes: SupplierCodes,
+    /// Its reference at the supplier it goes to, as recorded so far (a
+    /// requery's: the one known before sending, or the supplier's own id
+    /// once an answer gave it; `None` for a first purchase).
+    pub supplier_reference: Option<String>,
+    /// When the purchase was placed (RFC 3339): a supplier that must look
+    /// for a lost order in its listing looks after this.
+    pub placed_at: Option<String>,
+}
+
+/// An answer with the supplier's own id of the order when it gave one
+/// ([`Supplier::purchase_answered`]): recorded as the transaction's supplier
+/// reference, so later requeries ask by it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answered {
+    pub status: SupplierStatus,
+    pub reference: Option<String>,
+}
+
+impl From<SupplierStatus> for Answered {
+    fn from(status: SupplierStatus) -> Answered {
+        Answered {
+            status,
+            reference: None,
+        }
+    }
 }
 
 /// The supplier's answer about an order.
@@ -127,6 +153,76 @@ pub struct SupplierPlan {
     pub code: String,
     pub name: String,
     pub price: Kobo,
+    /// What the plan is, when the list says it (an SME-data site's type,
+    /// size and validity): a catalogue plan without this supplier's code is
+    /// matched to it by these (`catalogue sync`). `None`: by code only.
+    pub traits: Option<PlanTraits>,
+}
+
+/// A data plan's type, size and validity, as a sync compares them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanTraits {
+    /// `sme`, `gifting`, `corporate-gifting` (the catalogue's categories).
+    pub category: String,
+    pub megabytes: u64,
+    /// `None`: the list does not say (then it matches no plan of ours).
+    pub days: Option<u32>,
+}
+
+impl PlanTraits {
+    /// A category as a list writes it: `SME`, `SME2` → `sme`; `CORPORATE
+    /// GIFTING`, `CG` → `corporate-gifting`; `GIFTING` → `gifting`.
+    pub fn category(text: &str) -> String {
+        let text = text.trim().to_ascii_lowercase().replace([' ', '_'], "-");
+        match text.as_str() {
+            t if t.starts_with("sme") => "sme".into(),
+            "cg" | "corporate" | "corporate-gifting" => "corporate-gifting".into(),
+            t if t.starts_with("gifting") => "gifting".into(),
+            _ => text,
+        }
+    }
+
+    /// `1.0GB`, `500MB`, `1.5 GB`, `mtn-sme-1gb` → megabytes (1 GB = 1000 MB,
+    /// as the networks sell them; 1024 is read as 1 GB too).
+    pub fn megabytes(text: &str) -> Option<u64> {
+        let lower = text.to_ascii_lowercase();
+        let (at, unit) = ["gb", "mb", "tb"]
+            .iter()
+            .filter_map(|u| lower.find(u).map(|at| (at, *u)))
+            .min()?;
+        let number: String = lower[..at]
+            .trim_end()
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let value: f64 = number.parse().ok()?;
+        let mb = match unit {
+            "tb" => value * 1_000_000.0,
+            "gb" => value * 1000.0,
+            _ if value == 1024.0 => 1000.0,
+            _ => value,
+        };
+        Some(mb.round() as u64)
+    }
+
+    /// `30 days`, `1 Month`, `7 Days`, `2 weeks`, `1 day` → days.
+    pub fn days(text: &str) -> Option<u32> {
+        let lower = text.trim().to_ascii_lowercase();
+        let number: String = lower.chars().take_while(char::is_ascii_digit).collect();
+        let n: u32 = number.parse().ok()?;
+        let unit = lower[number.len()..].trim();
+        Some(match unit {
+            u if u.starts_with("day") => n,
+            u if u.starts_with("week") => n * 7,
+            u if u.starts_with("month") => n * 30,
+            u if u.starts_with("year") => n * 365,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -145,8 +241,9 @@ pub enum SupplierError {
 
 #[async_trait]
 pub trait Supplier: Send + Sync + 'static {
-    /// Recorded on each transaction it is sent to (`sandbox`, `vtpass`).
-    fn name(&self) -> &'static str;
+    /// Recorded on each transaction it is sent to (`sandbox`, `vtpass`, a
+    /// configured SME-data site's name).
+    fn name(&self) -> &str;
     /// The order's reference at this supplier, known before it is sent
     /// (recorded with the transaction, to find it in the supplier's books).
     fn reference(&self, _order: &Order) -> Option<String> {
@@ -173,6 +270,13 @@ pub trait Supplier: Send + Sync + 'static {
             .cloned()
             .unwrap_or_else(|| plan_id.to_owned())
     }
+    /// Whether its plan list's prices are what a plan costs us (an SME-data
+    /// site's `plan_amount`), not prices to sell at: a sync records them as
+    /// the plan's expected cost there (`codes.<name>.cost`), never as our
+    /// price, and a plan it does not list is only not routed there.
+    fn lists_costs(&self) -> bool {
+        false
+    }
     /// The float left in our account there; `None`: it keeps none (the sandbox).
     async fn balance(&self) -> Option<Result<Kobo, SupplierError>> {
         None
@@ -191,4 +295,14 @@ pub trait Supplier: Send + Sync + 'static {
     async fn purchase(&self, order: &Order) -> Result<SupplierStatus, SupplierError>;
     /// Status check of an order placed earlier (or possibly never received).
     async fn requery(&self, order: &Order) -> Result<SupplierStatus, SupplierError>;
+    /// [`Supplier::purchase`] with the supplier's own id of the order when
+    /// its answer gives one (a supplier that takes no reference of ours:
+    /// the id is what later requeries ask by). Default: no id.
+    async fn purchase_answered(&self, order: &Order) -> Result<Answered, SupplierError> {
+        Ok(self.purchase(order).await?.into())
+    }
+    /// [`Supplier::requery`] likewise (an order found by a search, its id).
+    async fn requery_answered(&self, order: &Order) -> Result<Answered, SupplierError> {
+        Ok(self.requery(order).await?.into())
+    }
 }

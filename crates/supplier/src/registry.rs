@@ -8,13 +8,20 @@
 //! ([`crate::callback::all`]).
 //!
 //! The sandbox is built in: its `[sandbox]` section belongs to `serve`.
+//!
+//! Besides these, any number of SME-data sites, each a supplier named by its
+//! `[suppliers.NAME]` section (`kind = "smedata"`, [`SiteSettings`]): they
+//! are in [`SupplierSections::sites`], built whenever configured, and named
+//! wherever a registered supplier is (routes, balances, the start-up check,
+//! the catalogue sync).
 
 use crate::callback::Callbacks;
 use crate::clubkonnect::ClubkonnectSettings;
+use crate::smedata::{KIND as SMEDATA, SiteSettings, SmedataSupplier};
 use crate::vtpass::VtpassSettings;
 use crate::{Supplier, SupplierError};
 use serde::Deserialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// The built-in supplier's name.
@@ -33,6 +40,117 @@ pub const SUPPLIERS: &[Registration] = &[
 pub struct SupplierSections {
     pub vtpass: VtpassSettings,
     pub clubkonnect: ClubkonnectSettings,
+    /// `[suppliers.NAME]`: the SME-data sites, by name (a registered
+    /// supplier's `[suppliers.vtpass]` is moved to its own section by the
+    /// settings layers).
+    #[serde(rename = "suppliers")]
+    pub sites: BTreeMap<String, SiteSettings>,
+}
+
+impl SupplierSections {
+    /// What keeps each configured site from being built, one sentence each.
+    pub fn site_problems(&self) -> Vec<String> {
+        self.sites
+            .iter()
+            .filter_map(|(name, site)| {
+                let section = format!("[suppliers.{name}]");
+                match site.kind.as_deref().map(str::trim) {
+                    None => Some(format!("{section} needs `kind = \"{SMEDATA}\"`")),
+                    Some(kind) if kind != SMEDATA && registration(kind).is_some() => Some(format!(
+                        "{section} has kind {kind:?}: {kind} is one supplier, configured as [suppliers.{kind}] (or [{kind}])"
+                    )),
+                    Some(kind) if kind != SMEDATA => Some(format!(
+                        "{section} has kind {kind:?}, not a kind of supplier ({SMEDATA}, {})",
+                        SUPPLIERS.iter().map(|r| r.name).collect::<Vec<_>>().join(", ")
+                    )),
+                    Some(_) if name == SANDBOX || registration(name).is_some() => Some(format!(
+                        "{section}: {name} is a built-in supplier's name; give the site another"
+                    )),
+                    Some(_) => site.problem(name),
+                }
+            })
+            .collect()
+    }
+
+    /// The site `name`, built from its section.
+    pub fn site(&self, name: &str) -> Option<Result<Arc<dyn Supplier>, BuildError>> {
+        let site = self.sites.get(name)?;
+        Some(match self.site_problems_of(name) {
+            Some(problem) => Err(BuildError::Misconfigured(problem)),
+            None => SmedataSupplier::from_settings(name, site)
+                .map(|s| {
+                    tracing::info!(
+                        supplier = name,
+                        base_url = s.base_url(),
+                        "an SME-data site fulfils purchases"
+                    );
+                    Arc::new(s) as Arc<dyn Supplier>
+                })
+                .map_err(BuildError::from),
+        })
+    }
+
+    fn site_problems_of(&self, name: &str) -> Option<String> {
+        let only = SupplierSections {
+            sites: self
+                .sites
+                .iter()
+                .filter(|(n, _)| *n == name)
+                .map(|(n, s)| (n.clone(), s.clone()))
+                .collect(),
+            ..SupplierSections::default()
+        };
+        only.site_problems().into_iter().next()
+    }
+
+    /// Whether `name` is a supplier: the sandbox, a registered one or a site.
+    pub fn known(&self, name: &str) -> bool {
+        known(name) || self.sites.contains_key(name)
+    }
+
+    /// Every supplier name, the sandbox first, then the sites.
+    pub fn names(&self) -> String {
+        let sites = self.sites.keys().map(String::as_str);
+        all_names()
+            .into_iter()
+            .chain(sites)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Every supplier name as a choice: `sandbox, vtpass, clubkonnect or husmodata`.
+    pub fn choice(&self) -> String {
+        let sites = self.sites.keys().map(String::as_str);
+        let all: Vec<&str> = all_names().into_iter().chain(sites).collect();
+        match all.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+
+    /// A real supplier `name` (registered or a site), built; `None`: no such one.
+    pub fn build(&self, name: &str) -> Option<Result<Arc<dyn Supplier>, BuildError>> {
+        match registration(name) {
+            Some(registration) => Some(registration.build(self)),
+            None => self.site(name),
+        }
+    }
+
+    /// The base URL a real supplier calls (normalized) and where its
+    /// settings are (`BILLPAY_VTPASS_`, `[suppliers.husmodata] / BILLPAY_HUSMODATA_`),
+    /// for the start-up check's messages.
+    pub fn described(&self, name: &str) -> Option<(String, String)> {
+        if let Some(registration) = registration(name) {
+            return Some(((registration.base_url)(self), registration.env_prefix()));
+        }
+        let site = self.sites.get(name)?;
+        let base_url = crate::shared::base_url(site.base_url.as_deref().unwrap_or_default());
+        Some((
+            base_url,
+            format!("[suppliers.{name}] or BILLPAY_{}_", name.to_uppercase()),
+        ))
+    }
 }
 
 /// A real supplier billpay can sell through.
@@ -116,11 +234,7 @@ pub fn names() -> String {
 
 /// Every supplier name as a choice: `sandbox or vtpass` (`a, b or c`).
 pub fn choice() -> String {
-    match all_names().split_last() {
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
+    SupplierSections::default().choice()
 }
 
 /// The real suppliers' names as one `BILLPAY_SUPPLIER=` value:
@@ -148,13 +262,17 @@ impl Wanted<'_> {
     /// wanted (or half configured) without its settings.
     pub fn problems(&self, sections: &SupplierSections) -> Vec<String> {
         let default = self.default;
-        let unknown_default = (!known(default))
-            .then(|| format!("BILLPAY_SUPPLIER must be {}, not {default:?}", choice()));
+        let unknown_default = (!sections.known(default)).then(|| {
+            format!(
+                "BILLPAY_SUPPLIER must be {}, not {default:?}",
+                sections.choice()
+            )
+        });
         let unknown_on_routes = self.routes.iter().filter_map(|(key, route)| {
-            let unknown = route.iter().find(|n| !known(n))?;
+            let unknown = route.iter().find(|n| !sections.known(n))?;
             Some(format!(
                 "routes: {key} names {unknown:?}, not a supplier ({})",
-                names()
+                sections.names()
             ))
         });
         let unconfigured = SUPPLIERS
@@ -164,17 +282,20 @@ impl Wanted<'_> {
             .into_iter()
             .chain(unknown_on_routes)
             .chain(unconfigured)
+            .chain(sections.site_problems())
             .collect()
     }
 
     /// Every real supplier that is configured (its credentials set) or
     /// named, built from its settings.
+    /// Every site is configured by its section: all are built.
     pub fn build(&self, sections: &SupplierSections) -> Result<Vec<Arc<dyn Supplier>>, BuildError> {
-        SUPPLIERS
+        let registered = SUPPLIERS
             .iter()
             .filter(|r| (r.configured)(sections) || self.names(r.name))
-            .map(|r| r.build(sections))
-            .collect()
+            .map(|r| r.build(sections));
+        let sites = sections.sites.keys().filter_map(|name| sections.site(name));
+        registered.chain(sites).collect()
     }
 }
 

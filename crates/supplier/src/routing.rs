@@ -121,7 +121,7 @@ mod tests {
 
     #[async_trait]
     impl Supplier for Real {
-        fn name(&self) -> &'static str {
+        fn name(&self) -> &str {
             "real"
         }
         fn sells(&self, product: Product, _provider: &str) -> bool {
@@ -150,7 +150,7 @@ mod tests {
         Routes::new(suppliers, vec!["real".into()], routes)
     }
 
-    fn names(chain: Vec<&Arc<dyn Supplier>>) -> Vec<&'static str> {
+    fn names(chain: Vec<&Arc<dyn Supplier>>) -> Vec<&str> {
         chain.into_iter().map(|s| s.name()).collect()
     }
 

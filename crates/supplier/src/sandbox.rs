@@ -149,7 +149,7 @@ impl SandboxSupplier {
 
 #[async_trait]
 impl Supplier for SandboxSupplier {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "sandbox"
     }
 
@@ -269,6 +269,8 @@ mod tests {
                 ..PurchaseDetails::default()
             },
             codes: SupplierCodes::new(),
+            supplier_reference: None,
+            placed_at: None,
         }
     }
 

@@ -70,7 +70,7 @@ pub fn leading_number(value: &serde_json::Value) -> Option<f64> {
 /// One supplier answer as logged: who, which call, what came back, and what
 /// billpay made of it (the outcome by name, and how the answer was read).
 pub struct AnswerLog<'a> {
-    pub supplier: &'static str,
+    pub supplier: &'a str,
     pub call: &'a str,
     pub http_status: u16,
     /// The supplier's own code (`000`, `200`…), `none` without one.
@@ -115,8 +115,9 @@ impl AnswerLog<'_> {
 /// URL that answers unlike the supplier): never a reason to refund, but the
 /// operator must know at once, so it is an error and a metric
 /// (`billpay_supplier_misconfigured_total{supplier}`), not an info line.
-pub fn misconfigured(supplier: &'static str, call: &str, what: &str) {
-    metrics::counter!("billpay_supplier_misconfigured_total", "supplier" => supplier).increment(1);
+pub fn misconfigured(supplier: &str, call: &str, what: &str) {
+    metrics::counter!("billpay_supplier_misconfigured_total", "supplier" => supplier.to_owned())
+        .increment(1);
     tracing::error!(
         supplier,
         call,

@@ -20,7 +20,7 @@ use billpay_domain::{Delivery, Kobo, TxStatus};
 use billpay_store::clock::{now_ms, parse_rfc3339_ms};
 use billpay_store::{CatalogueCache, Finalization, SharedStore, StoreResult, Transaction};
 use billpay_supplier::routing::Routes;
-use billpay_supplier::{Order, Supplier, SupplierStatus};
+use billpay_supplier::{Answered, Order, Supplier, SupplierStatus};
 use billpay_webhooks::{Purchase, WebhookPayload};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -223,17 +223,13 @@ impl Fulfilment {
             .position(|s| s.name() == supplier.name())
             .map_or(chain.len(), |i| i + 1);
         let mut answer = if tx.submitted {
-            self.ask(supplier.name(), "requery", supplier.requery(&order))
-                .await
+            self.requery_noting(tx, supplier, &order).await?
         } else {
-            self.ask(supplier.name(), "purchase", supplier.purchase(&order))
-                .await
+            self.purchase_noting(tx, supplier, &order).await?
         };
         if matches!(answer, Ok(SupplierStatus::Unknown)) {
             // The supplier never received it (we crashed before it arrived): buy now.
-            answer = self
-                .ask(supplier.name(), "purchase", supplier.purchase(&order))
-                .await;
+            answer = self.purchase_noting(tx, supplier, &order).await?;
         }
         // Fail over only on a definite failure: that supplier kept nothing.
         let mut current = supplier;
@@ -247,9 +243,7 @@ impl Fulfilment {
             );
             let order = order_for(other);
             self.send(tx, other, &order).await?;
-            answer = self
-                .ask(other.name(), "purchase", other.purchase(&order))
-                .await;
+            answer = self.purchase_noting(tx, other, &order).await?;
             (current, next) = (other, next + 1);
         }
         match answer {
@@ -262,6 +256,61 @@ impl Fulfilment {
             }
             Err(reason) => self.requery_later(tx, &reason.to_string()).await,
         }
+    }
+
+    /// A purchase at `supplier`, its own id of the order recorded when its
+    /// answer gives one (SME-data sites take no reference of ours: later
+    /// requeries, and the reversal watch, ask by that id). Recorded before
+    /// anything else is done with the answer.
+    async fn purchase_noting(
+        &self,
+        tx: &Transaction,
+        supplier: &Arc<dyn Supplier>,
+        order: &Order,
+    ) -> StoreResult<Result<SupplierStatus, NoAnswer>> {
+        let answer = self
+            .ask(
+                supplier.name(),
+                "purchase",
+                supplier.purchase_answered(order),
+            )
+            .await;
+        self.noted(tx, supplier, order, answer).await
+    }
+
+    /// A requery at `supplier`, likewise (an order found by a search, its id).
+    async fn requery_noting(
+        &self,
+        tx: &Transaction,
+        supplier: &Arc<dyn Supplier>,
+        order: &Order,
+    ) -> StoreResult<Result<SupplierStatus, NoAnswer>> {
+        let answer = self
+            .ask(supplier.name(), "requery", supplier.requery_answered(order))
+            .await;
+        self.noted(tx, supplier, order, answer).await
+    }
+
+    /// Records the supplier's id of the order when the answer gave a new one.
+    async fn noted(
+        &self,
+        tx: &Transaction,
+        supplier: &Arc<dyn Supplier>,
+        order: &Order,
+        answer: Result<Answered, NoAnswer>,
+    ) -> StoreResult<Result<SupplierStatus, NoAnswer>> {
+        let answered = match answer {
+            Ok(answered) => answered,
+            Err(no_answer) => return Ok(Err(no_answer)),
+        };
+        if let Some(id) = answered.reference.as_deref()
+            && order.supplier_reference.as_deref() != Some(id)
+        {
+            self.store
+                .mark_submitted(&tx.code, supplier.name(), Some(id))
+                .await?;
+        }
+        Ok(Ok(answered.status))
     }
 
     /// Whether `code` names a purchase sent to `supplier` (a callback's
@@ -292,9 +341,7 @@ impl Fulfilment {
             return Ok(());
         };
         let order = order_of(&tx, &*self.catalogue.get().await?, supplier.name());
-        let answer = self
-            .ask(supplier.name(), "requery", supplier.requery(&order))
-            .await;
+        let answer = self.requery_noting(&tx, supplier, &order).await?;
         tracing::info!(status = %tx.status, answer = answer.as_ref().map_or("no answer", SupplierStatus::name), "rechecked after a supplier callback");
         match (tx.status, answer) {
             (TxStatus::Processing, Ok(SupplierStatus::Delivered { result, cost })) => {
@@ -320,8 +367,7 @@ impl Fulfilment {
         let answer = match supplier {
             Some(supplier) => {
                 let order = order_of(tx, &*self.catalogue.get().await?, supplier.name());
-                self.ask(supplier.name(), "requery", supplier.requery(&order))
-                    .await
+                self.requery_noting(tx, supplier, &order).await?
             }
             None => Err(NoAnswer::NotConfigured),
         };
@@ -391,21 +437,22 @@ impl Fulfilment {
     /// every supplier gets its latency and outcome measured).
     async fn ask(
         &self,
-        supplier: &'static str,
+        supplier: &str,
         operation: &'static str,
-        call: impl Future<Output = Result<SupplierStatus, billpay_supplier::SupplierError>>,
-    ) -> Result<SupplierStatus, NoAnswer> {
+        call: impl Future<Output = Result<Answered, billpay_supplier::SupplierError>>,
+    ) -> Result<Answered, NoAnswer> {
         let started = std::time::Instant::now();
         let (outcome, answer) =
             match tokio::time::timeout(self.settings.supplier_timeout, call).await {
-                Ok(Ok(status)) => (status.name(), Ok(status)),
+                Ok(Ok(answered)) => (answered.status.name(), Ok(answered)),
                 Ok(Err(e)) => ("unavailable", Err(NoAnswer::Supplier(e))),
                 Err(_) => ("timeout", Err(NoAnswer::TimedOut)),
             };
+        // A site's name is configured, not static: the label owns its copy.
         let labels = [
-            ("supplier", supplier),
-            ("operation", operation),
-            ("outcome", outcome),
+            ("supplier", supplier.to_owned()),
+            ("operation", operation.to_owned()),
+            ("outcome", outcome.to_owned()),
         ];
         metrics::counter!("billpay_supplier_calls_total", &labels).increment(1);
         metrics::histogram!("billpay_supplier_call_duration_seconds", &labels)
@@ -582,6 +629,12 @@ fn order_of(tx: &Transaction, catalogue: &Catalogue, supplier: &str) -> Order {
         amount: tx.face_value,
         details: tx.details.clone(),
         codes: catalogue.supplier_codes(supplier, &tx.provider, tx.plan_id.as_deref()),
+        // Only this supplier's reference (after a failover, the last one's is not its).
+        supplier_reference: tx
+            .supplier_reference
+            .clone()
+            .filter(|_| tx.supplier.as_deref() == Some(supplier)),
+        placed_at: Some(tx.created_at.clone()),
     }
 }
 

@@ -185,6 +185,32 @@ pub enum LogFormat {
     Json,
 }
 
+/// A site's settings may also come, flat, from the environment (or the
+/// file's top level): `BILLPAY_HUSMODATA_TOKEN` is `[suppliers.husmodata]`'s
+/// `token` (so the token need not be in the file), likewise `_BASE_URL`
+/// and `_TIMEOUT_MS`; given, they win over the section.
+fn sites_from_layers(
+    figment: &Figment,
+    sections: &mut billpay_supplier::registry::SupplierSections,
+) -> anyhow::Result<()> {
+    for (name, site) in sections.sites.iter_mut() {
+        let flat = |key: &str| format!("{name}_{key}");
+        if let Ok(token) = figment.extract_inner::<String>(&flat("token")) {
+            site.token = Some(SecretString::from(token));
+        }
+        if let Ok(base_url) = figment.extract_inner::<String>(&flat("base_url")) {
+            site.base_url = Some(base_url);
+        }
+        if figment.find_value(&flat("timeout_ms")).is_ok() {
+            let timeout: u64 = figment
+                .extract_inner_lossy(&flat("timeout_ms"))
+                .map_err(describe)?;
+            site.timeout_ms = Some(timeout);
+        }
+    }
+    Ok(())
+}
+
 /// A database or Redis URL: it may hold a password, so it prints without.
 #[derive(Clone, Deserialize)]
 #[serde(transparent)]
@@ -230,6 +256,7 @@ impl Settings {
         // Lossy: a number or boolean given as text (every environment value) is read as one.
         let mut settings: Settings = figment.extract_lossy().map_err(describe)?;
         settings.suppliers = figment.extract_lossy().map_err(describe)?;
+        sites_from_layers(&figment, &mut settings.suppliers)?;
         settings.gateways = figment.extract_lossy().map_err(describe)?;
         settings.channels = figment.extract_lossy().map_err(describe)?;
         Ok(settings)
@@ -481,6 +508,14 @@ mod tests {
                     api_key: Some("clubkonnect-api-key".into()),
                     ..ClubkonnectSettings::default()
                 },
+                sites: [(
+                    "husmodata".to_owned(),
+                    billpay_supplier::smedata::SiteSettings {
+                        token: Some("husmodata-site-token".into()),
+                        ..Default::default()
+                    },
+                )]
+                .into(),
             },
             gateways: GatewaySections {
                 monnify: MonnifySettings {
@@ -502,6 +537,7 @@ mod tests {
             "master-key-hex",
             "vtpass-api-key",
             "clubkonnect-api-key",
+            "husmodata-site-token",
             "monnify-secret-key",
             "sk_live_paystack",
             "smtp-password",

@@ -105,33 +105,32 @@ pub async fn check_at_start(
     let mut problems = Vec::new();
     let mut found = Vec::new();
     for supplier in routes.suppliers() {
-        let Some(registration) = registry::registration(supplier.name()) else {
+        let name = supplier.name();
+        let Some((base_url, prefix)) = settings.suppliers.described(name) else {
             continue; // the sandbox
         };
         let at = billpay_store::clock::now_rfc3339();
         if skip {
             tracing::warn!(
-                supplier = registration.name,
+                supplier = name,
                 "--skip-supplier-check: not checked at start; a wrong key or URL shows only as purchases that stay processing"
             );
             found.push(StartCheck {
-                supplier: registration.name.to_owned(),
+                supplier: name.to_owned(),
                 at,
                 health: None,
             });
             continue;
         }
-        let base_url = (registration.base_url)(&settings.suppliers);
-        let prefix = registration.env_prefix();
         let health = check(supplier.as_ref(), &base_url, &prefix).await;
         match &health {
             Health::Ready(balance) => {
-                tracing::info!(supplier = registration.name, base_url, balance = ?balance.map(|b| b.to_string()), "supplier answered the start-up check")
+                tracing::info!(supplier = name, base_url, balance = ?balance.map(|b| b.to_string()), "supplier answered the start-up check")
             }
             Health::Broken(problem) => problems.push(problem.clone()),
         }
         found.push(StartCheck {
-            supplier: registration.name.to_owned(),
+            supplier: name.to_owned(),
             at,
             health: Some(health),
         });
@@ -207,13 +206,13 @@ pub fn real(settings: &Settings, name: &str) -> anyhow::Result<Option<Arc<dyn Su
     if name == SANDBOX {
         return Ok(None);
     }
-    let registration = registry::registration(name).ok_or_else(|| {
+    let built = settings.suppliers.build(name).ok_or_else(|| {
         anyhow::anyhow!(
             "no supplier {name:?}: the suppliers are {}",
-            registry::names()
+            settings.suppliers.names()
         )
     })?;
-    Ok(Some(registration.build(&settings.suppliers)?))
+    Ok(Some(built?))
 }
 
 /// The suppliers and the routes between them: `BILLPAY_SUPPLIER` by default,

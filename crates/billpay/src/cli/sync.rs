@@ -40,7 +40,7 @@ pub async fn run(
         .join("\n");
     let footer = match (differences.is_empty(), apply_changes) {
         (true, _) => format!("The catalogue matches {name}"),
-        (false, true) => "Applied: prices taken, missing plans disabled; add new plans to the catalogue TOML yourself".to_owned(),
+        (false, true) => "Applied: prices (or a site's codes and expected costs) taken, missing plans disabled; add new plans to the catalogue TOML yourself".to_owned(),
         (false, false) => format!("Nothing changed: run again with --apply to take {name}'s prices and disable missing plans"),
     };
     let listed: Vec<Value> = differences.iter().map(|d| to_json(d, name)).collect();
@@ -71,6 +71,27 @@ fn describe(difference: &Difference, supplier: &str) -> String {
             price,
         } => {
             format!("new      {provider} {variation_code} \"{name}\" at {price}")
+        }
+        Difference::Matched {
+            provider,
+            plan_id,
+            code,
+            name,
+            cost,
+        } => format!(
+            "matched  {provider} {plan_id}: {supplier}'s plan {code} \"{name}\", expected cost {cost}"
+        ),
+        Difference::Cost {
+            provider,
+            plan_id,
+            expected,
+            theirs,
+        } => format!(
+            "cost     {provider} {plan_id}: expected {}, {supplier} lists {theirs}",
+            expected.map_or_else(|| "unknown".to_owned(), |e| e.to_string())
+        ),
+        Difference::Unmatched { provider, plan_id } => {
+            format!("unmatched {provider} {plan_id}: no plan of {supplier}'s list (not sold there)")
         }
     }
 }

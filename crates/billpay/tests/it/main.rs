@@ -18,7 +18,9 @@ mod metrics;
 mod notifications;
 mod notify;
 mod pricing;
+
 mod purchases;
+mod smedata;
 mod throttles;
 mod two_nodes;
 mod vtpass;

@@ -117,7 +117,7 @@ struct PricesPage {
     plan_providers: Vec<String>,
     filters: PlanFilters,
     filtered: bool,
-    suppliers: Vec<&'static str>,
+    suppliers: Vec<String>,
     /// A refused form of this page, drawn again with its message and input.
     refill: Refill,
     /// A rule refused for pricing plans below cost: the plans, and the
@@ -184,7 +184,11 @@ async fn prices_page(
         plan_providers,
         filtered: filters.any(),
         filters: filters.clone(),
-        suppliers: state.suppliers.iter().map(|s| s.name()).collect(),
+        suppliers: state
+            .suppliers
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect(),
         refill,
         below_cost,
     })
@@ -615,6 +619,38 @@ fn difference_row(difference: &Difference) -> DifferenceRow {
             provider: provider.clone(),
             plan: variation_code.clone(),
             detail: format!("{name} at {price}: add it to the catalogue TOML yourself"),
+        },
+        Difference::Matched {
+            provider,
+            plan_id,
+            code,
+            name,
+            cost,
+        } => DifferenceRow {
+            kind: "matched",
+            provider: provider.clone(),
+            plan: plan_id.clone(),
+            detail: format!("its plan {code} ({name}), expected cost {cost}: mapped when applied"),
+        },
+        Difference::Cost {
+            provider,
+            plan_id,
+            expected,
+            theirs,
+        } => DifferenceRow {
+            kind: "cost",
+            provider: provider.clone(),
+            plan: plan_id.clone(),
+            detail: format!(
+                "expected cost {}, listed {theirs}: recorded when applied",
+                expected.map_or_else(|| "unknown".to_owned(), |e| e.to_string())
+            ),
+        },
+        Difference::Unmatched { provider, plan_id } => DifferenceRow {
+            kind: "unmatched",
+            provider: provider.clone(),
+            plan: plan_id.clone(),
+            detail: "no plan of its list: not sold there".into(),
         },
     }
 }

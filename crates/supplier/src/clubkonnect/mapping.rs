@@ -598,6 +598,7 @@ fn offered_plan(value: &Value) -> Option<SupplierPlan> {
         code,
         name: name.as_str().unwrap_or_default().to_owned(),
         price,
+        traits: None,
     })
 }
 
@@ -662,6 +663,8 @@ mod tests {
                 ..PurchaseDetails::default()
             },
             codes: SupplierCodes::new(),
+            supplier_reference: None,
+            placed_at: None,
         }
     }
 
@@ -919,7 +922,8 @@ mod tests {
             [SupplierPlan {
                 code: "1000.0".into(),
                 name: "1 GB - 30 days (SME)".into(),
-                price: Kobo(28_000)
+                price: Kobo(28_000),
+                traits: None,
             }]
         );
         assert_eq!(reference_code(CODE).as_deref(), Some(CODE));

@@ -137,7 +137,7 @@ impl ClubkonnectSupplier {
 
 #[async_trait]
 impl Supplier for ClubkonnectSupplier {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "clubkonnect"
     }
 

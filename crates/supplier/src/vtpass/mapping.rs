@@ -349,6 +349,8 @@ mod tests {
                 ..PurchaseDetails::default()
             },
             codes: SupplierCodes::new(),
+            supplier_reference: None,
+            placed_at: None,
         }
     }
 

@@ -101,6 +101,7 @@ impl VtpassSupplier {
                     code: v["variation_code"].as_str()?.to_owned(),
                     name: v["name"].as_str().unwrap_or_default().to_owned(),
                     price: crate::shared::amount(&v["variation_amount"])?,
+                    traits: None,
                 })
             })
             .collect())
@@ -146,7 +147,7 @@ impl VtpassSupplier {
 
 #[async_trait]
 impl Supplier for VtpassSupplier {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "vtpass"
     }
 

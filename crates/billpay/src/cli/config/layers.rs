@@ -57,6 +57,15 @@ impl Layer {
         let table = Value::serialize(table).map_err(|e| anyhow::anyhow!("{}: {e}", invalid()))?;
         let mut entries = Vec::new();
         for (key, value) in table.into_dict().unwrap_or_default() {
+            let value = match (key.as_str(), value) {
+                ("suppliers", Value::Dict(tag, sites)) => {
+                    let (registered, sites) = registered_in_suppliers(sites)
+                        .map_err(|e| anyhow::anyhow!("config file {}: {e}", path.display()))?;
+                    entries.extend(registered);
+                    Value::Dict(tag, sites)
+                }
+                (_, value) => value,
+            };
             match value {
                 Value::Dict(_, section) if sections().any(|s| s == key) => entries.extend(
                     section
@@ -132,6 +141,48 @@ impl Layer {
         }
         unknown
     }
+}
+
+/// `[suppliers.vtpass]` with `kind = "vtpass"` (a registered supplier in the
+/// `[suppliers.NAME]` form) is its `[vtpass]` section: its keys, flat
+/// (`vtpass_api_key`), are returned apart; the sites stay. A registered
+/// supplier's kind under another name is refused: it is one supplier.
+fn registered_in_suppliers(sites: Dict) -> anyhow::Result<(Vec<(String, Value)>, Dict)> {
+    let mut flat = Vec::new();
+    let mut rest = Dict::new();
+    for (name, site) in sites {
+        let registered = billpay_supplier::registry::registration(&name).is_some();
+        let kind = match &site {
+            Value::Dict(_, section) => section.get("kind").and_then(Value::as_str),
+            _ => None,
+        };
+        if let Some(kind) = kind
+            && kind != name
+            && billpay_supplier::registry::registration(kind).is_some()
+        {
+            anyhow::bail!(
+                "[suppliers.{name}] has kind {kind:?}: {kind} is one supplier, configured as \
+                 [suppliers.{kind}] (or [{kind}])"
+            );
+        }
+        match site {
+            Value::Dict(_, mut section)
+                if registered
+                    && section.get("kind").and_then(Value::as_str) == Some(name.as_str()) =>
+            {
+                section.remove("kind");
+                flat.extend(
+                    section
+                        .into_iter()
+                        .map(|(key, v)| (format!("{name}_{key}"), v)),
+                );
+            }
+            other => {
+                rest.insert(name, other);
+            }
+        }
+    }
+    Ok((flat, rest))
 }
 
 /// The keys of `value` that are no setting of `T`. Only the unknown keys are

@@ -11,6 +11,7 @@ pub mod clubkonnect;
 pub mod monnify;
 pub mod paystack;
 pub mod receiver;
+pub mod smedata;
 pub mod smtp_sink;
 pub mod termii;
 pub mod vtpass;
