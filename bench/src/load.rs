@@ -3,7 +3,7 @@
 use super::*;
 
 /// One measured line of the table.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct Row {
     pub(crate) what: String,
     /// Requests (or pgbench transactions) per second; MB for the RSS row.

@@ -100,7 +100,10 @@ async fn sqlite_live(
     let read = bench
         .wrk(&server.base, &load)
         .row("SQLite `GET /v1/wallet/balance`");
+    let balance_read = read.clone();
     rows.push(compared(read, echo, "echo", "≥ 0.5"));
+    // The storefront and the buyer's home page, against the balance read.
+    rows.extend(pages(bench, &server, &balance_read));
     // Live purchases, one hot wallet, API + workers.
     let purchases = Load {
         kind: "purchase",
@@ -147,6 +150,35 @@ async fn sqlite_live(
     rows.push(compared(api_only, echo, "echo", "≥ 0.35"));
     *peak_rss = peak_rss.max(server.peak_rss_mb());
     empty
+}
+
+/// `GET /` in a browser (the storefront, no session) and `GET /dashboard`
+/// signed in (the buyer's home), each against the balance read's rate.
+fn pages(bench: &mut Bench, server: &Billpay, balance_read: &Row) -> [Row; 2] {
+    let none = ["none".to_owned()];
+    let storefront = Load {
+        kind: "storefront",
+        path: "/",
+        keys: &none,
+        delay_ms: 0,
+    };
+    let front = bench
+        .wrk(&server.base, &storefront)
+        .row("SQLite `GET /` (the storefront, a browser)");
+    let session = [server.dashboard_session()];
+    let home = Load {
+        kind: "home",
+        path: "/dashboard",
+        keys: &session,
+        delay_ms: 0,
+    };
+    let home = bench
+        .wrk(&server.base, &home)
+        .row("SQLite `GET /dashboard` (the buyer's home, signed in)");
+    [
+        compared(front, balance_read, "balance read", "≥ 0.5"),
+        compared(home, balance_read, "balance read", "≥ 0.5"),
+    ]
 }
 
 /// 1 M purchases (transactions, ledger entries, webhook events) stored for

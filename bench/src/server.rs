@@ -104,6 +104,41 @@ impl Billpay {
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
+    /// A signed-in dashboard session of a new account with a password: its
+    /// cookie (`billpay_session=…`), signed in once over plain HTTP as a
+    /// browser would (the sign-in page's CSRF proof, then the form).
+    pub(crate) fn dashboard_session(&self) -> String {
+        const EMAIL: &str = "buyer@example.com";
+        const PASSWORD: &str = "bench-password-0123";
+        self.cli(&[
+            "account",
+            "create",
+            "--name",
+            "Bench Buyer",
+            "--email",
+            EMAIL,
+            "--password",
+            PASSWORD,
+        ]);
+        let address = self.base.trim_start_matches("http://");
+        let (head, page) = http(
+            address,
+            "GET /dashboard/login HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n",
+        );
+        let login = cookie(&head, "billpay_login_csrf=");
+        let at = page.find("name=\"csrf\" value=\"").expect("a CSRF field") + 19;
+        let csrf = &page[at..at + 64];
+        let form = format!("email=buyer%40example.com&password={PASSWORD}&csrf={csrf}");
+        let request = format!(
+            "POST /dashboard/login HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\
+             Cookie: {login}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+             Content-Length: {}\r\n\r\n{form}",
+            form.len()
+        );
+        let (head, _) = http(address, &request);
+        cookie(&head, "billpay_session=")
+    }
+
     /// `accounts` funded wallets with `keys_each` keys each; all the keys.
     pub(crate) fn provision(&self, accounts: usize, keys_each: usize) -> Vec<String> {
         self.provision_keys(accounts, keys_each)
@@ -190,4 +225,27 @@ impl Drop for Billpay {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// One request over a fresh connection: the answer's head and body.
+fn http(address: &str, request: &str) -> (String, String) {
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    (head.to_owned(), body.to_owned())
+}
+
+/// The `name=value` of the cookie the head sets whose text starts with `name`.
+fn cookie(head: &str, name: &str) -> String {
+    head.lines()
+        .filter_map(|l| {
+            l.split_once(": ")
+                .filter(|(h, _)| h.eq_ignore_ascii_case("set-cookie"))
+        })
+        .map(|(_, v)| v.split(';').next().unwrap_or_default())
+        .find(|pair| pair.starts_with(name))
+        .unwrap_or_else(|| panic!("no {name} cookie in {head}"))
+        .to_owned()
 }

@@ -1,5 +1,6 @@
 -- One wrk script for every run of scripts/bench, set by environment:
 --   BENCH_KIND   echo | balance | purchase | status (by a reference seed-1…seed-1000000)
+--                | storefront (GET / as a browser) | home (GET /dashboard, BENCH_KEYS the session cookies)
 --   BENCH_PATH   the request path
 --   BENCH_KEYS   API keys, comma-separated (taken in turn)
 --   BENCH_RUN    a tag that keeps references unique across runs on one database
@@ -30,6 +31,13 @@ function request()
   }
   if kind == "balance" then
     return wrk.format("GET", path, headers, nil)
+  end
+  if kind == "storefront" then
+    return wrk.format("GET", path, { ["Accept"] = "text/html,application/xhtml+xml,*/*;q=0.8" }, nil)
+  end
+  if kind == "home" then
+    local cookie = keys[(counter + id) % #keys + 1]
+    return wrk.format("GET", path, { ["Accept"] = "text/html", ["Cookie"] = cookie }, nil)
   end
   if kind == "status" then
     local query = string.format("?reference=seed-%d", math.random(1, 1000000))

@@ -55,6 +55,9 @@ pub struct ConsoleState {
     /// Whether the server sends SMS (a channel configured): "My account"
     /// offers alerts by SMS only then ([`Self::with_sms`]).
     pub sms: bool,
+    /// The brand of the settings (`[brand]`), which the owner's edits on
+    /// the Brand page are laid over ([`Self::with_brand`]).
+    pub brand: Arc<billpay_domain::brand::Brand>,
 }
 
 impl ConsoleState {
@@ -76,6 +79,7 @@ impl ConsoleState {
             start_checks: Arc::default(),
             public_url: Arc::from("http://127.0.0.1:8080"),
             sms: false,
+            brand: Arc::new(billpay_domain::brand::Brand::default()),
         }
     }
 
@@ -87,6 +91,12 @@ impl ConsoleState {
     }
 
     /// Where customers reach the dashboard (`serve`'s `public_url`).
+    /// The settings' brand, shown and edited on the Brand page.
+    pub fn with_brand(mut self, brand: billpay_domain::brand::Brand) -> Self {
+        self.brand = Arc::new(brand);
+        self
+    }
+
     pub fn with_public_url(mut self, public_url: &str) -> Self {
         self.public_url = Arc::from(public_url);
         self
@@ -159,6 +169,7 @@ pub fn router(state: ConsoleState) -> Router {
         )
         .route("/admin/operators/{id}/status", post(operators::set_status))
         .route("/admin/log", get(operators::log))
+        .route("/admin/brand", get(brand::page).post(brand::save))
         .route(
             "/admin/operators/{id}/password",
             post(operators::set_password),

@@ -6,15 +6,20 @@
 //!   transaction PIN), receipts, the wallet and the purchase history;
 //! - `care`: signing up and in, the account, notification choices, the
 //!   identity check;
-//! - `developer`: API keys and webhooks.
+//! - `developer`: API keys and webhooks;
+//! - `storefront`: `/` for a browser (what a stranger meets), the web
+//!   manifest, the service worker and the offline page.
 //!
-//! `page` holds what every signed-in page shares (the layout's `Chrome`).
+//! `page` holds what every signed-in page shares (the layout's `Chrome`);
+//! `brand` the business's brand every customer page wears (a layer puts it
+//! in force for each request).
 //!
 //! Sessions, CSRF forms, sign-in checks, security headers and page errors
 //! come from the web kit (`billpay_webkit`, shared with the operator console);
 //! this crate holds the pages, their templates and assets. Pages read and
 //! write through the same [`Store`](billpay_store::Store) as the API.
 
+pub mod brand;
 mod buyer;
 mod care;
 mod chart;
@@ -23,6 +28,7 @@ mod format;
 mod page;
 pub mod policy;
 mod session;
+pub mod storefront;
 
 use axum::Router;
 use axum::routing::get;
@@ -61,6 +67,8 @@ pub struct DashboardState {
     /// How long a purchase held for review waits for an owner before it is
     /// refunded: its receipt says until when (`with_held_review`).
     pub held_review: Duration,
+    /// The business's brand: the settings' with the owner's edits (`with_brand`).
+    pub brand: Arc<brand::BrandSource>,
 }
 
 impl DashboardState {
@@ -76,7 +84,15 @@ impl DashboardState {
             shop: None,
             sms: false,
             held_review: billpay_worker::held::DEFAULT_HELD_REVIEW,
+            brand: Arc::new(brand::BrandSource::default()),
         }
+    }
+
+    /// The brand every customer page wears (the settings' `[brand]`; the
+    /// owner's console edits laid over it).
+    pub fn with_brand(mut self, brand: brand::BrandSource) -> Self {
+        self.brand = Arc::new(brand);
+        self
     }
 
     /// Whether an SMS channel is configured (the Notifications page offers
@@ -121,6 +137,30 @@ async fn shop_js() -> axum::response::Response {
     billpay_webkit::asset("text/javascript", include_str!("../assets/shop.js")).await
 }
 
+/// The brand in force for the request (`brand::current`).
+async fn wear_brand(
+    axum::extract::State(state): axum::extract::State<DashboardState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let brand = state.brand.get().await;
+    brand::in_force(brand, next.run(request)).await
+}
+
+/// `/` for a browser: the storefront, to be put in front of the API's index
+/// with [`storefront::for_browsers`] (the server's router composition).
+pub fn storefront(state: DashboardState) -> Router {
+    Router::new()
+        .route("/", get(storefront::home))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            wear_brand,
+        ))
+        .with_state(state)
+        .layer(catch_panics(session::SCOPE))
+        .layer(axum::middleware::map_response(security_headers))
+}
+
 /// All dashboard routes, to be merged into the server's router: each room's
 /// pages, then the assets they share.
 pub fn router(state: DashboardState) -> Router {
@@ -128,12 +168,17 @@ pub fn router(state: DashboardState) -> Router {
         .merge(buyer::routes())
         .merge(care::routes())
         .merge(developer::routes())
+        .merge(storefront::routes())
         .route("/dashboard/assets/shop.css", get(shop_css))
         .route("/dashboard/assets/shop.js", get(shop_js))
         .route("/dashboard/assets/style.css", get(kit_stylesheet))
         // the kit's own name for it: the kit's error pages link it
         .route("/dashboard/assets/kit.css", get(kit_stylesheet))
         .route("/dashboard/assets/app.js", get(kit_script))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            wear_brand,
+        ))
         .with_state(state)
         .layer(catch_panics(session::SCOPE))
         .layer(axum::middleware::map_response(security_headers))

@@ -4,7 +4,9 @@
 //! account's key, event or transaction is a 404).
 
 use crate::session::{SCOPE, SignedIn};
+use billpay_domain::brand::Brand;
 pub use billpay_webkit::{PageError, PageResult, render};
+use std::sync::Arc;
 
 /// What the layout needs on every signed-in page.
 pub struct Chrome {
@@ -13,6 +15,8 @@ pub struct Chrome {
     pub nav: &'static str,
     /// The address is not proven yet: every page says so (no buying or funding until it is).
     pub unverified: bool,
+    /// The business's brand (name, logo, colour, contacts, credit).
+    pub brand: Arc<Brand>,
 }
 
 impl Chrome {
@@ -22,8 +26,15 @@ impl Chrome {
             csrf: signed_in.csrf.clone(),
             nav,
             unverified: !signed_in.user.verified(),
+            brand: brand(),
         }
     }
+}
+
+/// The brand in force for this request: what the layouts wear
+/// (`base.html` through [`Chrome`], `public.html` by calling this).
+pub fn brand() -> Arc<Brand> {
+    crate::brand::current()
 }
 
 /// Said when an account whose email is not verified asks for what would

@@ -10,6 +10,7 @@
 //! No I/O and no async here: everything is a pure function or a value type, so
 //! every other crate can rely on these rules without a database or a runtime.
 
+pub mod brand;
 pub mod catalogue;
 pub mod delivery;
 pub mod details;

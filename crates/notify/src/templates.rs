@@ -7,12 +7,55 @@
 use crate::{ChannelKind, Message};
 use askama::Template;
 
-/// Who the messages come from (`business_name`, `support_contact` settings).
+/// Who the messages come from (`business_name`, `support_contact` and the
+/// `[brand]` settings, with the owner's console edits: [`Brand::with`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Brand {
     pub business_name: String,
     /// An email address or phone number customers can reach.
     pub support: String,
+    /// `#rrggbb`: the email's header band.
+    pub colour: String,
+    /// The logo's absolute URL (`{public_url}/brand/logo.png`), in the
+    /// email's header.
+    pub logo_url: Option<String>,
+    /// `https://wa.me/<digits>`: a click-to-chat link under every email.
+    pub whatsapp_link: Option<String>,
+}
+
+impl Brand {
+    /// The settings' brand (`billpay_domain::brand::Brand`) as emails show
+    /// it; `public_url` starts the logo's address; `support` when the brand
+    /// has no contact.
+    pub fn of(brand: &billpay_domain::brand::Brand, public_url: &str, support: &str) -> Brand {
+        let base = public_url.trim_end_matches('/');
+        Brand {
+            business_name: brand.name.clone(),
+            support: brand.support.clone().unwrap_or_else(|| support.to_owned()),
+            colour: brand.colour.as_str().to_owned(),
+            logo_url: brand.logo_path().map(|path| format!("{base}{path}")),
+            whatsapp_link: brand.whatsapp_link(),
+        }
+    }
+
+    /// The owner's console edits laid over this brand.
+    pub fn with(
+        &self,
+        settings: &billpay_domain::brand::Brand,
+        edits: &billpay_domain::brand::BrandEdits,
+    ) -> Brand {
+        if *edits == billpay_domain::brand::BrandEdits::default() {
+            return self.clone();
+        }
+        let edited = settings.with(edits);
+        Brand {
+            business_name: edited.name,
+            support: edited.support.unwrap_or_else(|| self.support.clone()),
+            colour: edited.colour.as_str().to_owned(),
+            logo_url: self.logo_url.clone(),
+            whatsapp_link: edited.whatsapp.map(|d| format!("https://wa.me/{d}")),
+        }
+    }
 }
 
 /// What a notice's template reads; each kind reads its own few fields
@@ -82,6 +125,8 @@ struct Html<'a> {
     subject: &'a str,
     paragraphs: Vec<&'a str>,
     brand: &'a Brand,
+    /// Black or white on the brand's colour.
+    on_colour: &'static str,
 }
 
 /// Why a notice could not be rendered (a kind with no template).
@@ -146,10 +191,13 @@ pub fn render(
         None
     } else {
         let paragraphs = text.split("\n\n").map(str::trim).collect();
+        let on_colour =
+            billpay_domain::brand::Colour::parse(&brand.colour).map_or("#ffffff", |c| c.text_on());
         let page = Html {
             subject: &subject,
             paragraphs,
             brand,
+            on_colour,
         };
         Some(page.render().map_err(failed)?)
     };
@@ -170,7 +218,36 @@ mod tests {
         Brand {
             business_name: "Ada Data".into(),
             support: "help@ada.example".into(),
+            colour: "#aa3300".into(),
+            logo_url: Some("https://ada.example/brand/logo.png".into()),
+            whatsapp_link: Some("https://wa.me/2348030000000".into()),
         }
+    }
+
+    #[test]
+    fn the_html_email_wears_the_logo_and_colour() {
+        let fields = Fields {
+            name: "Ada".into(),
+            code: "123456".into(),
+            ..Fields::default()
+        };
+        let message = render(
+            "email_verification",
+            ChannelKind::Email,
+            ("NT1", "to"),
+            &fields,
+            &brand(),
+        )
+        .unwrap();
+        let html = message.html.unwrap();
+        assert!(html.contains("background:#aa3300"), "{html}");
+        assert!(
+            html.contains("<img src=\"https://ada.example/brand/logo.png\""),
+            "{html}"
+        );
+        assert!(html.contains("https://wa.me/2348030000000"), "{html}");
+        assert!(!html.to_lowercase().contains("billpay"), "{html}");
+        assert!(message.text.contains("123456"));
     }
 
     #[test]

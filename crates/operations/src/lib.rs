@@ -16,6 +16,7 @@
 pub mod accounts;
 pub mod audit;
 pub mod bank_transfers;
+pub mod brand;
 pub mod catalogue;
 pub mod identity;
 pub mod keys;
@@ -68,6 +69,8 @@ pub enum Permission {
     ChangeCatalogue,
     /// Create, disable or re-password operators.
     ManageOperators,
+    /// The business's name, colour, contacts and credit on customer pages.
+    ChangeBrand,
 }
 
 impl fmt::Display for Permission {
@@ -83,6 +86,7 @@ impl fmt::Display for Permission {
             Permission::ManageAccounts => "managing accounts and their keys",
             Permission::ChangeCatalogue => "changing the catalogue and prices",
             Permission::ManageOperators => "managing operators",
+            Permission::ChangeBrand => "changing the brand",
         })
     }
 }

@@ -11,6 +11,7 @@ mod account_care;
 pub(crate) mod accounts;
 mod audit;
 pub(crate) mod beneficiaries;
+pub(crate) mod brand;
 pub(crate) mod catalogue;
 pub(crate) mod checkouts;
 mod claims;
@@ -35,6 +36,7 @@ pub use account_care::AccountCareStore;
 pub use accounts::AccountStore;
 pub use audit::AuditStore;
 pub use beneficiaries::{Beneficiary, BeneficiaryStore, NewBeneficiary};
+pub use brand::BrandStore;
 pub use catalogue::CatalogueStore;
 pub use checkouts::{Checkout, CheckoutStatus, CheckoutStore, NewCheckout, ReservationIdentity};
 pub use events::EventStore;
@@ -87,4 +89,5 @@ every_area!(
     PrivacyStore,
     LimitStore,
     ThrottleStore,
+    BrandStore,
 );

@@ -7,6 +7,7 @@
 
 use crate::{SharedStore, StoreResult};
 use async_trait::async_trait;
+use billpay_domain::brand::BrandEdits;
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::pricing::PriceBook;
 use std::sync::Arc;
@@ -52,6 +53,22 @@ impl Versioned for PriceBookDocument {
     }
 }
 
+/// The owner's edits of the brand (`BrandStore`): the brand on every
+/// customer page, read through this cache (an edit shows within a second).
+pub struct BrandDocument;
+
+#[async_trait]
+impl Versioned for BrandDocument {
+    type Value = BrandEdits;
+    async fn version(store: &SharedStore) -> StoreResult<i64> {
+        store.brand_version().await
+    }
+    async fn load(store: &SharedStore) -> StoreResult<(i64, BrandEdits)> {
+        store.brand_edits().await
+    }
+}
+
+pub type BrandCache = VersionedCache<BrandDocument>;
 pub type CatalogueCache = VersionedCache<CatalogueDocument>;
 pub type PriceBookCache = VersionedCache<PriceBookDocument>;
 

@@ -28,7 +28,7 @@ pub mod sqlite;
 pub mod work;
 
 pub use areas::*;
-pub use catalogue_cache::{CatalogueCache, PriceBookCache};
+pub use catalogue_cache::{BrandCache, CatalogueCache, PriceBookCache};
 pub use model::*;
 pub use operators::*;
 pub use rules::redact_url;

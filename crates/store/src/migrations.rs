@@ -58,6 +58,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "029_throttles": both;
     "030_proven_phones": both;
     "031_first_session": both;
+    "032_brand": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

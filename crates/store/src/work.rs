@@ -24,7 +24,7 @@
 //! [`changes!`] below.
 
 use crate::areas::{accounts, catalogue, fulfilment, funding, keys, limits, notice_admin};
-use crate::areas::{operators, pins};
+use crate::areas::{brand, operators, pins};
 use crate::areas::{pricing, privacy, wallet};
 use crate::limits::{AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LevelLimits, Limits};
 use crate::postgres::{PgError, PgTx};
@@ -216,6 +216,11 @@ changes! {
     /// A line in the operator log.
     fn log(entry: &NewLogEntry) -> () = |tx| operators::append(tx, entry);
 
+    /// The owner's edits of the brand in place of the last; answers the
+    /// document before (`BrandStore`).
+    fn save_brand(edits: &billpay_domain::brand::BrandEdits) -> String
+        = |tx| brand::save(tx, edits);
+
     /// An operator's credit once per reference (as `WalletStore::credit`);
     /// its line, with the balance before and after, only when it applied.
     fn credit_logged(account: AccountId, amount: Kobo, reference: &str, log: &NewLogEntry)
@@ -365,6 +370,16 @@ pub async fn set_catalogue_active_logged(
     let (what, before) = set_catalogue_active(tx, target, active).await?;
     log(tx, &line.clone().with_before(&before)).await?;
     Ok(what)
+}
+
+/// [`save_brand`] with its line, the document before as its `before`.
+pub async fn set_brand_logged(
+    tx: &WriteTx<'_>,
+    edits: &billpay_domain::brand::BrandEdits,
+    line: &NewLogEntry,
+) -> Result<(), WorkError> {
+    let before = save_brand(tx, edits).await?;
+    log(tx, &line.clone().with_before(&before)).await
 }
 
 /// [`set_price_rule`] with its line, written only when the rule changed (a

@@ -8,7 +8,8 @@ use axum::response::{IntoResponse, Response};
 /// it, and may not be framed.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
      style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; \
-     connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+     connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'self'; \
+     base-uri 'none'; frame-ancestors 'none'";
 
 /// No page may be framed (clickjacking the buttons that revoke, suspend or
 /// pay) or kept in a cache; assets keep their own caching. For

@@ -33,6 +33,10 @@ const BACKOFF: [u32; MAX_ATTEMPTS as usize - 1] = [1, 4, 20, 60, 240, 720, 1440]
 pub struct NoticeSettings {
     /// Who the messages come from.
     pub brand: Brand,
+    /// The settings' brand `brand` was made from: the owner's console
+    /// edits (read through the store's `BrandCache`) are laid over it; `None`:
+    /// `brand` as it is.
+    pub edited_from: Option<billpay_domain::brand::Brand>,
     /// A send is bounded by its channel's timeouts; a crash mid-send delays
     /// a notice by at most this.
     pub lease: Duration,
@@ -46,6 +50,7 @@ impl NoticeSettings {
     pub fn new(brand: Brand) -> Self {
         NoticeSettings {
             brand,
+            edited_from: None,
             lease: Duration::from_secs(60),
             concurrency: 16,
             retry_base: Duration::from_secs(30),
@@ -64,11 +69,13 @@ pub struct Notices {
     store: SharedStore,
     channels: Channels,
     settings: Arc<NoticeSettings>,
+    brand_edits: Arc<billpay_store::BrandCache>,
 }
 
 impl Notices {
     pub fn new(store: SharedStore, channels: Channels, settings: NoticeSettings) -> Self {
         Notices {
+            brand_edits: Arc::new(billpay_store::BrandCache::new(store.clone())),
             store,
             channels,
             settings: Arc::new(settings),
@@ -152,7 +159,7 @@ impl Notices {
         notice: &Notice,
         kind: ChannelKind,
     ) -> StoreResult<Result<Message, String>> {
-        let brand = &self.settings.brand;
+        let brand = &self.brand().await;
         if notice.kind.starts_with("operator_") {
             return Ok(operator_message(notice, kind, &brand.business_name)
                 .ok_or_else(|| format!("no template reads this {:?} notice", notice.kind)));
@@ -163,6 +170,21 @@ impl Notices {
         };
         let address = (notice.id.as_str(), notice.recipient.as_str());
         Ok(render(&notice.kind, kind, address, &fields, brand).map_err(|e| e.to_string()))
+    }
+
+    /// The brand the message wears: the settings', with the owner's edits
+    /// (as the customer's pages show it).
+    async fn brand(&self) -> Brand {
+        let Some(settings) = &self.settings.edited_from else {
+            return self.settings.brand.clone();
+        };
+        match self.brand_edits.get().await {
+            Ok(edits) => self.settings.brand.with(settings, &edits),
+            Err(e) => {
+                tracing::warn!(error = %e, "the brand's edits cannot be read: the settings' brand is used");
+                self.settings.brand.clone()
+            }
+        }
     }
 
     /// What the notice's template reads: its data, and what it names (the
@@ -343,6 +365,9 @@ mod tests {
         let brand = Brand {
             business_name: "B".into(),
             support: "s".into(),
+            colour: "#0f766e".into(),
+            logo_url: None,
+            whatsapp_link: None,
         };
         let settings = NoticeSettings::new(brand);
         assert_eq!(settings.retry_delay(1), Some(Duration::from_secs(30)));

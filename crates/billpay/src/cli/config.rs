@@ -110,6 +110,12 @@ pub struct Settings {
     /// How customers reach the operator (an email address or a phone
     /// number), in every notice.
     pub support_contact: Option<String>,
+    /// A WhatsApp number customers can chat with (`0803…`, `+234…`): a
+    /// `https://wa.me/…` link on the storefront and every customer page.
+    pub support_whatsapp: Option<String>,
+    /// `[brand]`: the logo, the colour and the "powered by billpay" credit
+    /// (with `business_name` and the support contacts: what buyers see).
+    pub brand: BrandSettings,
     /// The first wait after a notice's failed send, in ms (later waits are
     /// multiples of it: docs/notifications.md).
     pub notice_retry_base_ms: u64,
@@ -170,10 +176,36 @@ impl Default for Settings {
             channels: ChannelSections::default(),
             business_name: "billpay".into(),
             support_contact: None,
+            support_whatsapp: None,
+            brand: BrandSettings::default(),
             notice_retry_base_ms: 30_000,
             notice_lease_secs: 60,
             signup: SignUpSettings::default(),
             public_url: None,
+        }
+    }
+}
+
+/// `[brand]` (`BILLPAY_BRAND_LOGO`, `BILLPAY_BRAND_COLOUR`,
+/// `BILLPAY_BRAND_CREDIT`): the owner may change the colour and the credit
+/// in the console too (their edits win); the logo is this file's.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct BrandSettings {
+    /// A PNG or SVG file, at most 512 KiB, read once at start.
+    pub logo: Option<PathBuf>,
+    /// `#rrggbb`; unset: the kit's teal.
+    pub colour: Option<String>,
+    /// The small "powered by billpay" credit in the footer.
+    pub credit: bool,
+}
+
+impl Default for BrandSettings {
+    fn default() -> Self {
+        BrandSettings {
+            logo: None,
+            colour: None,
+            credit: true,
         }
     }
 }
@@ -305,6 +337,7 @@ impl Settings {
         problems.extend(billpay_funding::registry::problems(&self.gateways));
         problems.extend(self.funding.fee_rule().err().into_iter().flatten());
         problems.extend(billpay_notify::registry::problems(&self.channels));
+        problems.extend(self.brand().err());
         match problems.as_slice() {
             [] => Ok(()),
             [one] => anyhow::bail!("{one}"),
@@ -314,6 +347,57 @@ impl Settings {
                 all.join("\n- ")
             ),
         }
+    }
+
+    /// The brand of the settings (the owner's console edits are laid over
+    /// it while serving): the logo file read and checked, the colour and the
+    /// WhatsApp number read.
+    pub fn brand(&self) -> Result<billpay_domain::brand::Brand, String> {
+        use billpay_domain::brand::{Brand, Colour, Logo, business_name, whatsapp_number};
+        let name = business_name(&self.business_name)
+            .map_err(|e| format!("BILLPAY_BUSINESS_NAME: {e}"))?;
+        let colour = match self
+            .brand
+            .colour
+            .as_deref()
+            .filter(|c| !c.trim().is_empty())
+        {
+            Some(text) => Colour::parse(text).map_err(|e| format!("BILLPAY_BRAND_COLOUR: {e}"))?,
+            None => Colour::default(),
+        };
+        let logo = match &self.brand.logo {
+            Some(path) => {
+                let bytes = std::fs::read(path).map_err(|e| {
+                    format!("BILLPAY_BRAND_LOGO: cannot read {}: {e}", path.display())
+                })?;
+                Some(
+                    Logo::read(bytes)
+                        .map_err(|e| format!("BILLPAY_BRAND_LOGO ({}): {e}", path.display()))?,
+                )
+            }
+            None => None,
+        };
+        let whatsapp = match self
+            .support_whatsapp
+            .as_deref()
+            .filter(|w| !w.trim().is_empty())
+        {
+            Some(text) => {
+                Some(whatsapp_number(text).map_err(|e| format!("BILLPAY_SUPPORT_WHATSAPP: {e}"))?)
+            }
+            None => None,
+        };
+        Ok(Brand {
+            name,
+            colour,
+            logo,
+            support: self
+                .support_contact
+                .clone()
+                .filter(|s| !s.trim().is_empty()),
+            whatsapp,
+            credit: self.brand.credit,
+        })
     }
 
     pub fn needs_review_after(&self) -> Duration {

@@ -119,6 +119,9 @@ const DEMO_EMAIL: &str = "demo@billpay.local";
 
 pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     settings.validate()?;
+    // what buyers see: the settings' brand (checked by `validate`)
+    let brand = settings.brand().map_err(anyhow::Error::msg)?;
+    let listen_address = settings.listen.as_str();
     tracing::debug!(?settings, "settings");
     let limits = connection_limits(&settings);
     let rate_limit = RateLimit {
@@ -225,7 +228,11 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         ..DeliveryConfig::default()
     };
     if !args.no_worker {
-        let notices = Notices::new(store.clone(), channels.clone(), notice_settings(&settings));
+        let notices = Notices::new(
+            store.clone(),
+            channels.clone(),
+            notice_settings(&settings, &brand, &public_url(&settings, listen_address)),
+        );
         workers.push(tokio::spawn(notices.run(shutdown.clone())));
     }
     if !args.no_worker {
@@ -245,10 +252,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     }
     println!("billpay listening on http://{address}");
     tracing::info!(%address, role, shared_rate_limits = state.purchasing.limiter.is_shared(), database = %super::config::redact(&settings.database_url), sandbox_latency_ms = settings.sandbox.latency_ms, "billpay started");
-    let public_url = settings
-        .public_url
-        .clone()
-        .unwrap_or_else(|| format!("http://{address}"));
+    let public_url = public_url(&settings, &address.to_string());
     let dashboard =
         billpay_dashboard::DashboardState::new(store.clone(), secrets.clone(), delivery_config)
             .with_funding(dashboard_funding, card_return_url(&settings))
@@ -257,7 +261,13 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
             // rate budget per key, the same caches and worker wake-up)
             .with_shop(state.purchasing.clone())
             .with_sms(channels.sms.is_some())
-            .with_held_review(settings.held_review());
+            .with_held_review(settings.held_review())
+            .with_brand(billpay_dashboard::brand::BrandSource::new(
+                brand.clone(),
+                store.clone(),
+            ));
+    // `/` for a browser is the storefront; for an API client, the API's index
+    let storefront = billpay_dashboard::storefront(dashboard.clone());
     let console = billpay_console::ConsoleState::new(
         store.clone(),
         secrets.clone(),
@@ -266,6 +276,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     )
     .with_funding(console_funding)
     .with_public_url(&public_url)
+    .with_brand(brand.clone())
     .with_sms(channels.sms.is_some())
     .with_suppliers(
         super::supplier::configured(&settings)?,
@@ -275,7 +286,11 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     let app = billpay_api::router(state)
         .merge(billpay_dashboard::router(dashboard))
         .merge(billpay_console::router(console))
-        .merge(callbacks);
+        .merge(callbacks)
+        .layer(axum::middleware::from_fn_with_state(
+            storefront,
+            billpay_dashboard::storefront::for_browsers,
+        ));
     let app = if args.worker_only {
         health_only(role)
     } else {
@@ -312,22 +327,32 @@ fn delivery_settings(settings: &Settings, client: DeliveryConfig) -> DeliverySet
     }
 }
 
-/// The notice worker's settings: the business name and support contact
-/// every message carries, and its retry schedule.
-fn notice_settings(settings: &Settings) -> NoticeSettings {
-    let support = settings.support_contact.clone().unwrap_or_else(|| {
+/// The notice worker's settings: the brand every message wears (the owner's
+/// console edits laid over it as they are made), and its retry schedule.
+fn notice_settings(
+    settings: &Settings,
+    brand: &billpay_domain::brand::Brand,
+    public_url: &str,
+) -> NoticeSettings {
+    if brand.support.is_none() {
         tracing::warn!("BILLPAY_SUPPORT_CONTACT is not set: notices ask customers to reply");
-        "reply to this message".into()
-    });
-    let brand = Brand {
-        business_name: settings.business_name.clone(),
-        support,
-    };
+    }
+    let email_brand = Brand::of(brand, public_url, "reply to this message");
     NoticeSettings {
         retry_base: Duration::from_millis(settings.notice_retry_base_ms.max(1)),
         lease: Duration::from_secs(settings.notice_lease_secs.max(1)),
-        ..NoticeSettings::new(brand)
+        edited_from: Some(brand.clone()),
+        ..NoticeSettings::new(email_brand)
     }
+}
+
+/// Where customers reach the server: `public_url`, else `http://` + the
+/// listen address.
+fn public_url(settings: &Settings, listen_address: &str) -> String {
+    settings
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{listen_address}"))
 }
 
 /// `--metrics-listen`: `GET /metrics` on its own listener (nothing else there).

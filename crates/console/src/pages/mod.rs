@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod audit;
+pub mod brand;
 pub mod customers;
 pub mod limits;
 pub mod login;
@@ -79,11 +80,12 @@ pub enum Notice {
     AlreadyBlocked,
     Unblocked,
     NotBlocked,
+    BrandSaved,
 }
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 52] = [
+    const TABLE: [(Notice, &'static str, &'static str); 53] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -251,6 +253,11 @@ impl Notice {
             Notice::NotBlocked,
             "not-blocked",
             "it was not on the blocklist, nothing changed",
+        ),
+        (
+            Notice::BrandSaved,
+            "brand-saved",
+            "the brand is saved: customer pages and emails wear it within a second",
         ),
     ];
 

@@ -13,7 +13,7 @@ use figment::{Metadata, Profile, Provider};
 use serde::de::DeserializeOwned;
 use std::path::Path;
 
-/// The sections: the sandbox's, the funding fee's and sign-up's (fields of `Settings`)
+/// The sections: the sandbox's, the funding fee's, sign-up's and the brand's (fields of `Settings`)
 /// and each registered supplier's and gateway's (named like it, fields of
 /// `SupplierSections` and `GatewaySections`, which their registries hold),
 /// and the notification channels' (`[email]`, each provider's).
@@ -24,7 +24,7 @@ fn sections() -> impl Iterator<Item = &'static str> {
     std::iter::once(sandbox)
         .chain(suppliers)
         .chain(gateways)
-        .chain(["funding", "signup"])
+        .chain(["funding", "signup", "brand"])
         .chain(billpay_notify::registry::section_names())
 }
 

@@ -4,7 +4,7 @@
 //! are checked in process (`crates/console/tests/forms.rs`).
 
 mod account;
-mod catalogue;
+pub(crate) mod catalogue;
 mod daily;
 mod erase;
 mod held;

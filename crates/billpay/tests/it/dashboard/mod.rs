@@ -18,6 +18,7 @@ mod shop_cable;
 mod shop_key;
 mod sign_in_limits;
 pub mod sign_up;
+mod storefront;
 mod widths;
 
 use crate::support::*;
