@@ -67,6 +67,32 @@ struct StartCheck {
     at: String,
 }
 
+#[derive(Template, Deserialize)]
+#[template(path = "operator_supplier_down.txt")]
+struct SupplierDown {
+    /// The SMS's one short text instead of the email's.
+    #[serde(skip)]
+    sms: bool,
+    supplier: String,
+    failures: u32,
+    /// Lagos times, as the alert check wrote them.
+    at: String,
+    until: String,
+    error: String,
+}
+
+#[derive(Template, Deserialize)]
+#[template(path = "operator_supplier_back.txt")]
+struct SupplierBack {
+    /// The SMS's one short text instead of the email's.
+    #[serde(skip)]
+    sms: bool,
+    supplier: String,
+    /// Lagos times, as the alert check wrote them.
+    at: String,
+    down_at: String,
+}
+
 #[derive(Deserialize)]
 struct FloatNow {
     supplier: String,
@@ -162,6 +188,23 @@ fn written(kind: &str, data: &serde_json::Value, sms: bool) -> Option<(String, S
             };
             (
                 format!("{} failed the start-up check", alert.supplier),
+                alert.render(),
+            )
+        }
+        "operator_supplier_down" => {
+            let alert = SupplierDown {
+                sms,
+                ..parse(data)?
+            };
+            (format!("{} is unhealthy", alert.supplier), alert.render())
+        }
+        "operator_supplier_back" => {
+            let alert = SupplierBack {
+                sms,
+                ..parse(data)?
+            };
+            (
+                format!("{} is healthy again", alert.supplier),
                 alert.render(),
             )
         }

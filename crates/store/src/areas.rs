@@ -28,6 +28,7 @@ pub(crate) mod pricing;
 pub(crate) mod privacy;
 pub(crate) mod purchases;
 mod sessions;
+pub(crate) mod supplier_health;
 pub(crate) mod throttles;
 pub(crate) mod wallet;
 
@@ -50,6 +51,7 @@ pub use pricing::PricingStore;
 pub use privacy::{Closure, Erasure, PrivacyStore, PurchaseCursor, PurchaseRecord, tombstone};
 pub use purchases::PurchaseStore;
 pub use sessions::SessionStore;
+pub use supplier_health::{HealthOutcome, SupplierCost, SupplierHealthStore};
 pub use throttles::{Taken, ThrottleStore, secret_right, secret_try};
 pub use wallet::WalletStore;
 
@@ -87,4 +89,5 @@ every_area!(
     PrivacyStore,
     LimitStore,
     ThrottleStore,
+    SupplierHealthStore,
 );

@@ -19,6 +19,7 @@ mod notifications;
 mod notify;
 mod pricing;
 mod purchases;
+mod routing;
 mod throttles;
 mod two_nodes;
 mod vtpass;
