@@ -194,5 +194,31 @@ async fn a_supplier_refusing_three_in_a_row_is_skipped_then_probed_and_comes_bac
     tokio::time::sleep(Duration::from_secs(3)).await; // several checks later
     assert_eq!(notices_of(&server, "operator_supplier_down"), 2);
     assert_eq!(notices_of(&server, "operator_supplier_back"), 2);
+
+    // The console's Suppliers page: its health, last errors and last known costs.
+    let owner = crate::console::admin(&server, crate::console::OWNER).await;
+    let (status, _, html) = crate::console::page(&server, &owner, "/admin/suppliers").await;
+    assert_eq!(status, 200);
+    let health = &html[html.find("id=\"health\"").unwrap()..html.find("id=\"outcomes\"").unwrap()];
+    let row_of = |supplier: &str| {
+        let row = &health[health
+            .find(&format!("data-supplier=\"{supplier}\""))
+            .unwrap()..];
+        row[..row.find("</tr>").unwrap()].to_owned()
+    };
+    let row = row_of("clubkonnect");
+    assert!(row.contains(">healthy</span>"), "{row}");
+    assert!(
+        row.contains("<td class=\"num\">0</td><td class=\"num\">1</td>"),
+        "0 in a row, once unhealthy: {row}"
+    );
+    assert!(row.contains("refused the order"), "its last errors: {row}");
+    // VTpass says what it charged: its last real cost of the plan.
+    let row = row_of("vtpass");
+    assert!(
+        row.contains("data mtn mtn-sme-1gb: ₦"),
+        "its last known cost: {row}"
+    );
+    assert!(html.contains("cheapest first: data"), "the routing is said");
     server.assert_ledger_consistent(&who.account_id);
 }
