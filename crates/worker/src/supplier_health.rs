@@ -241,7 +241,7 @@ pub async fn report(
 ) -> StoreResult<Vec<Report>> {
     let health = store.supplier_health().await?;
     let mut costs = store.supplier_costs().await?;
-    costs.sort_by(|a, b| b.at_ms.cmp(&a.at_ms));
+    costs.sort_by_key(|c| std::cmp::Reverse(c.at_ms));
     let mut all: Vec<String> = names.to_vec();
     all.extend(health.iter().map(|h| h.supplier.clone()));
     all.extend(costs.iter().map(|c| c.supplier.clone()));
