@@ -302,7 +302,7 @@ mod tests {
         assert!(routes(&[("airtime", &[])]).is_err());
     }
 
-    fn picked(picks: Vec<Pick<'_>>) -> Vec<(&'static str, bool)> {
+    fn picked<'a>(picks: Vec<Pick<'a>>) -> Vec<(&'a str, bool)> {
         picks
             .into_iter()
             .map(|p| (p.supplier.name(), p.probe))
