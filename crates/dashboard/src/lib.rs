@@ -1,22 +1,31 @@
-//! The account dashboard under `/dashboard`: sign-up and account care, the
-//! shop (buying every product with a transaction PIN, `pages/shop`), the
-//! wallet (reserved accounts, pay now by card), API keys, webhooks,
-//! transactions, the wallet statement and notification choices, as
-//! server-rendered pages.
+//! The customer's side under `/dashboard`, as server-rendered pages, in three
+//! rooms (each a folder with its own `routes()`, its templates in a folder of
+//! the same name):
+//!
+//! - `buyer`: the home page, the shop (every product bought with a
+//!   transaction PIN), receipts, the wallet and the purchase history;
+//! - `care`: signing up and in, the account, notification choices, the
+//!   identity check;
+//! - `developer`: API keys and webhooks.
+//!
+//! `page` holds what every signed-in page shares (the layout's `Chrome`).
 //!
 //! Sessions, CSRF forms, sign-in checks, security headers and page errors
 //! come from the web kit (`billpay_webkit`, shared with the operator console);
 //! this crate holds the pages, their templates and assets. Pages read and
 //! write through the same [`Store`](billpay_store::Store) as the API.
 
+mod buyer;
+mod care;
 mod chart;
+mod developer;
 mod format;
-mod pages;
+mod page;
 pub mod policy;
 mod session;
 
 use axum::Router;
-use axum::routing::{get, post};
+use axum::routing::get;
 use billpay_domain::sealed::SecretBox;
 use billpay_funding::FeeRule;
 use billpay_operations::purchases::Purchasing;
@@ -25,6 +34,7 @@ use billpay_webhooks::{DeliveryClient, DeliveryConfig};
 use billpay_webkit::{WebKit, catch_panics, kit_script, kit_stylesheet, security_headers};
 use billpay_worker::Funding;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Clone)]
 pub struct DashboardState {
@@ -48,6 +58,9 @@ pub struct DashboardState {
     /// Whether the server sends SMS (a channel configured): the
     /// Notifications page offers SMS only then (`with_sms`).
     pub sms: bool,
+    /// How long a purchase held for review waits for an owner before it is
+    /// refunded: its receipt says until when (`with_held_review`).
+    pub held_review: Duration,
 }
 
 impl DashboardState {
@@ -62,6 +75,7 @@ impl DashboardState {
             care: Arc::new(policy::AccountCare::default()),
             shop: None,
             sms: false,
+            held_review: billpay_worker::held::DEFAULT_HELD_REVIEW,
         }
     }
 
@@ -86,6 +100,12 @@ impl DashboardState {
         self
     }
 
+    /// How long a held purchase waits for an owner (`BILLPAY_HELD_REVIEW_SECS`).
+    pub fn with_held_review(mut self, window: Duration) -> Self {
+        self.held_review = window;
+        self
+    }
+
     /// The shop buys through the purchase operation, the API's own value of it.
     pub fn with_shop(mut self, purchasing: Purchasing) -> Self {
         self.shop = Some(purchasing);
@@ -101,107 +121,13 @@ async fn shop_js() -> axum::response::Response {
     billpay_webkit::asset("text/javascript", include_str!("../assets/shop.js")).await
 }
 
-/// All dashboard routes, to be merged into the server's router.
+/// All dashboard routes, to be merged into the server's router: each room's
+/// pages, then the assets they share.
 pub fn router(state: DashboardState) -> Router {
-    use pages::*;
     Router::new()
-        .route("/dashboard", get(overview::page))
-        .route("/dashboard/login", get(login::form).post(login::submit))
-        .route("/dashboard/logout", post(login::logout))
-        .route(
-            "/dashboard/signup",
-            get(care::signup::form).post(care::signup::submit),
-        )
-        .route(
-            "/dashboard/verify",
-            get(care::verify::form).post(care::verify::submit),
-        )
-        .route("/dashboard/verify/resend", post(care::verify::resend))
-        .route(
-            "/dashboard/forgot",
-            get(care::reset::forgot_form).post(care::reset::forgot),
-        )
-        .route(
-            "/dashboard/reset/{token}",
-            get(care::reset::reset_form).post(care::reset::reset),
-        )
-        .route("/dashboard/account", get(care::account::page))
-        .route(
-            "/dashboard/account/profile",
-            post(care::account::save_profile),
-        )
-        .route(
-            "/dashboard/account/password",
-            post(care::account::change_password),
-        )
-        .route(
-            "/dashboard/account/email",
-            post(care::account::change_email),
-        )
-        .route("/dashboard/account/code", post(care::account::enter_code))
-        .route("/dashboard/account/data", post(care::my_data::download))
-        .route(
-            "/dashboard/account/code/resend",
-            post(care::account::resend_code),
-        )
-        .route("/dashboard/keys", get(keys::list).post(keys::create))
-        .route("/dashboard/keys/{key_id}/status", post(keys::set_status))
-        .route("/dashboard/keys/{key_id}/webhooks", get(webhooks::page))
-        .route(
-            "/dashboard/keys/{key_id}/webhook-url",
-            post(webhooks::set_url),
-        )
-        .route(
-            "/dashboard/keys/{key_id}/webhook-security",
-            post(webhooks::set_security),
-        )
-        .route(
-            "/dashboard/keys/{key_id}/webhook-retries",
-            post(webhooks::set_retries),
-        )
-        .route(
-            "/dashboard/keys/{key_id}/webhook-test",
-            post(webhooks::send_test),
-        )
-        .route(
-            "/dashboard/events/{event_id}/resend",
-            post(webhooks::resend),
-        )
-        .route("/dashboard/transactions", get(transactions::list))
-        .route("/dashboard/transactions/{code}", get(transactions::detail))
-        .route(
-            "/dashboard/notifications",
-            get(notifications::page).post(notifications::save),
-        )
-        .route(
-            "/dashboard/notifications/phone",
-            post(notifications::send_phone_code),
-        )
-        .route(
-            "/dashboard/notifications/phone/code",
-            post(notifications::enter_phone_code),
-        )
-        .route("/dashboard/wallet", get(wallet::statement))
-        .route("/dashboard/wallet.csv", get(wallet::csv))
-        .route("/dashboard/wallet/pay", post(pay_now::start))
-        .route("/dashboard/wallet/paid", get(pay_now::returned))
-        .route("/dashboard/wallet/reserve", post(pay_now::reserve))
-        .route(
-            "/dashboard/identity",
-            get(identity::page).post(identity::check),
-        )
-        .route("/dashboard/buy", get(shop::home))
-        .route("/dashboard/buy/{product}", get(shop::form).post(shop::buy))
-        .route("/dashboard/buy/{product}/verify", post(shop::verify))
-        .route("/dashboard/receipts/{code}", get(shop::receipt::page))
-        .route("/dashboard/beneficiaries", post(shop::save_beneficiary))
-        .route("/dashboard/pin", get(shop::pin::form).post(shop::pin::set))
-        .route("/dashboard/pin/change", post(shop::pin::change))
-        .route("/dashboard/pin/forgot", post(shop::pin::forgot))
-        .route(
-            "/dashboard/pin/reset/{token}",
-            get(shop::pin_reset::form).post(shop::pin_reset::reset),
-        )
+        .merge(buyer::routes())
+        .merge(care::routes())
+        .merge(developer::routes())
         .route("/dashboard/assets/shop.css", get(shop_css))
         .route("/dashboard/assets/shop.js", get(shop_js))
         .route("/dashboard/assets/style.css", get(kit_stylesheet))

@@ -93,6 +93,23 @@ struct SupplierBack {
     down_at: String,
 }
 
+#[derive(Template, Deserialize)]
+#[template(path = "operator_held.txt")]
+struct Held {
+    /// The SMS's one short text instead of the email's.
+    #[serde(skip)]
+    sms: bool,
+    code: String,
+    label: String,
+    recipient: String,
+    amount: String,
+    /// The rule that held it, in words.
+    rule: String,
+    /// Lagos times, as the alert check wrote them.
+    placed: String,
+    until: String,
+}
+
 #[derive(Deserialize)]
 struct FloatNow {
     supplier: String,
@@ -203,8 +220,15 @@ fn written(kind: &str, data: &serde_json::Value, sms: bool) -> Option<(String, S
                 sms,
                 ..parse(data)?
             };
+            (format!("{} is healthy again", alert.supplier), alert.render())
+        }
+        "operator_held" => {
+            let alert = Held {
+                sms,
+                ..parse(data)?
+            };
             (
-                format!("{} is healthy again", alert.supplier),
+                format!("Purchase {} is held for review", alert.code),
                 alert.render(),
             )
         }

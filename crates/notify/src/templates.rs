@@ -40,6 +40,9 @@ pub struct Fields {
     pub units: Option<String>,
     /// Delivered e-pins or exam pins, one line each.
     pub pins: Vec<String>,
+    /// When a held purchase is cancelled and refunded if no one has
+    /// reviewed it (Lagos time).
+    pub until: String,
     /// An API key's prefix (generated: never a name the customer typed).
     pub prefix: String,
     /// The webhook URL was removed (else set or changed). The URL itself is
@@ -48,7 +51,7 @@ pub struct Fields {
 }
 
 /// Every kind with a template.
-pub const KINDS: [&str; 11] = [
+pub const KINDS: [&str; 13] = [
     "email_verification",
     "password_reset",
     "pin_reset",
@@ -60,6 +63,8 @@ pub const KINDS: [&str; 11] = [
     "webhook_url_changed",
     "account_exists",
     "phone_verification",
+    "purchase_held",
+    "purchase_released",
 ];
 
 #[derive(Template)]
@@ -102,6 +107,8 @@ fn subject(kind: &str, f: &Fields, brand: &Brand) -> String {
         "api_key_created" => format!("Security: a new {name} API key was created"),
         "account_exists" => format!("Someone tried to sign up to {name} with your email"),
         "phone_verification" => format!("Your {name} phone code"),
+        "purchase_held" => format!("Your purchase {} is held for review", f.transaction),
+        "purchase_released" => format!("Your purchase {} was approved", f.transaction),
         _ => format!("Security: your {name} webhook URL changed"),
     }
 }

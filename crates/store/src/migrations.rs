@@ -57,6 +57,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "028_canonical_recipients": both;
     "029_throttles": both;
     "030_proven_phones": both;
+    "031_first_session": both;
     "032_supplier_health": both;
 };
 

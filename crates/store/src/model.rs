@@ -747,7 +747,8 @@ pub struct NoticeFilter {
 pub enum NoticeTopic {
     /// Money received by bank transfer was credited.
     Funding,
-    /// A purchase failed and its amount was returned.
+    /// A purchase failed and its amount was returned, or was held for
+    /// review (and then released).
     Refund,
     /// An electricity token, e-pins or exam pins delivered.
     Receipt,

@@ -11,13 +11,16 @@
 //! sends one notice per hour however often it is checked, on however many
 //! nodes, and a float low again in a later hour sends another.
 
+use crate::held::HeldReview;
 use billpay_domain::{Kobo, TxStatus};
 use billpay_store::clock::{LAGOS, lagos_day_start};
+use billpay_store::limits::held_words;
 use billpay_store::{
     FundingFilter, FundingStatus, NewNotice, OperatorRole, SharedStore, StoreResult,
 };
 use billpay_supplier::Supplier;
 use billpay_supplier::health::{Health, StartCheck, float};
+use billpay_webkit::format::lagos_time;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,6 +74,11 @@ pub const SUPPLIER_BACK: AlertKind = AlertKind {
     label: "A supplier that was skipped is healthy again",
     owners_only: false,
 };
+pub const HELD: AlertKind = AlertKind {
+    kind: "operator_held",
+    label: "A purchase is held for review",
+    owners_only: false,
+};
 pub const DAILY_SUMMARY: AlertKind = AlertKind {
     kind: "operator_daily_summary",
     label: "The daily summary of yesterday's business",
@@ -78,11 +86,12 @@ pub const DAILY_SUMMARY: AlertKind = AlertKind {
 };
 
 /// Every alert, in the order "My account" lists them.
-pub const ALERTS: [AlertKind; 7] = [
+pub const ALERTS: [AlertKind; 8] = [
     FLOAT_LOW,
     SUPPLIER_DOWN,
     SUPPLIER_BACK,
     BACKLOG,
+    HELD,
     PAYMENT,
     START_CHECK,
     DAILY_SUMMARY,
@@ -97,6 +106,8 @@ pub struct AlertSettings {
     pub float_low: Option<Kobo>,
     /// A processing purchase older than this needs review (as the console's queue).
     pub needs_review_after: Duration,
+    /// How long a held purchase waits for an owner before it is refunded.
+    pub held_review: Duration,
     /// More needing review than this is an alert.
     pub review_count: u64,
     /// The oldest processing purchase older than this is an alert.
@@ -111,6 +122,7 @@ impl Default for AlertSettings {
             every: Duration::from_secs(60),
             float_low: None,
             needs_review_after: Duration::from_secs(30 * 60),
+            held_review: crate::held::DEFAULT_HELD_REVIEW,
             review_count: 10,
             oldest_processing: Duration::from_secs(30 * 60),
             summary_hour: 8,
@@ -123,6 +135,8 @@ const FLOAT_WAIT: Duration = Duration::from_secs(10);
 /// Payments older than this are not alerted on (a new operator is not told
 /// of last month's).
 const PAYMENT_WINDOW: time::Duration = time::Duration::days(1);
+/// At most this many held purchases are alerted on per check (oldest first).
+const HELD_LISTED: u32 = 100;
 /// At most this many needs-review purchases are counted per check.
 const REVIEW_COUNT_CAP: u32 = 1000;
 
@@ -182,6 +196,7 @@ impl Alerts {
     ) -> StoreResult<Vec<(AlertKind, String, Value)>> {
         let mut found = self.low_floats(hour).await;
         found.extend(self.backlog(hour).await?);
+        found.extend(self.held().await?);
         found.extend(self.payments(now).await?);
         found.extend(self.failed_start_checks());
         found.extend(self.supplier_health(now).await?);
@@ -234,6 +249,25 @@ impl Alerts {
             "oldest_threshold_minutes": self.settings.oldest_processing.as_secs() / 60,
         });
         Ok(Some((BACKLOG, format!("backlog:{hour}"), data)))
+    }
+
+    /// Each purchase held for review, once: it waits for an owner.
+    async fn held(&self) -> StoreResult<Vec<(AlertKind, String, Value)>> {
+        let held = self.store.held_purchases(HELD_LISTED).await?;
+        let found = held.into_iter().filter_map(|tx| {
+            let until = HeldReview::deadline(&tx.created_at, self.settings.held_review)?;
+            let data = json!({
+                "code": tx.code,
+                "label": tx.label,
+                "recipient": tx.recipient,
+                "amount": tx.amount.to_string(),
+                "rule": held_words(tx.held_for.as_deref().unwrap_or_default()),
+                "placed": lagos_time(&tx.created_at),
+                "until": lagos_time(&until),
+            });
+            Some((HELD, format!("held:{}", tx.code), data))
+        });
+        Ok(found.collect())
     }
 
     /// Each unmatched or rejected payment of the last day, once.

@@ -15,7 +15,7 @@ use billpay_notify::templates::{Brand, Fields, render};
 use billpay_notify::{ChannelKind, Channels, Message, SendError};
 use billpay_store::clock::now_ms;
 use billpay_store::{Notice, NoticeOutcome, SharedStore, StoreResult, TxLookup};
-use billpay_webkit::format::naira;
+use billpay_webkit::format::{lagos_time, naira};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -182,6 +182,7 @@ impl Notices {
             balance: money("balance"),
             threshold: money("threshold"),
             prefix: text("prefix").unwrap_or_default(),
+            until: text("until").map(|at| lagos_time(&at)).unwrap_or_default(),
             webhook_removed: data.get("removed").and_then(Value::as_bool) == Some(true),
             ..Fields::default()
         };

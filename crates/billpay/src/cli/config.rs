@@ -26,6 +26,7 @@ use billpay_store::SharedStore;
 use billpay_supplier::registry::{SupplierSections, Wanted};
 use billpay_supplier::sandbox::SandboxSettings;
 use billpay_worker::fulfilment::DEFAULT_NEEDS_REVIEW_AFTER;
+use billpay_worker::held::DEFAULT_HELD_REVIEW;
 use billpay_worker::{AlertSettings, DeliverySettings};
 use figment::Figment;
 use figment::value::Value;
@@ -66,6 +67,9 @@ pub struct Settings {
     pub webhook_concurrency_per_key: usize,
     /// A purchase unknown for longer needs the operator's review.
     pub needs_review_after_secs: u64,
+    /// A purchase held for review that no owner decides within this long is
+    /// refunded (the customer is told so when it is held).
+    pub held_review_secs: u64,
     /// Between two requeries of one purchase caused by its supplier's
     /// callbacks (those in between are coalesced into one after it).
     pub callback_interval_ms: u64,
@@ -197,6 +201,7 @@ impl Default for Settings {
             webhook_concurrency: delivery.concurrency,
             webhook_concurrency_per_key: delivery.per_key,
             needs_review_after_secs: DEFAULT_NEEDS_REVIEW_AFTER.as_secs(),
+            held_review_secs: DEFAULT_HELD_REVIEW.as_secs(),
             callback_interval_ms: billpay_callbacks::guard::Limits::default()
                 .min_interval
                 .as_millis() as u64,
@@ -340,12 +345,18 @@ impl Settings {
         Duration::from_secs(self.needs_review_after_secs)
     }
 
+    /// How long a held purchase waits for an owner before it is refunded.
+    pub fn held_review(&self) -> Duration {
+        Duration::from_secs(self.held_review_secs.max(1))
+    }
+
     /// When the operators' alerts fire; `float_low` is the floats' low-balance level.
     pub fn alerts(&self, float_low: Option<billpay_domain::Kobo>) -> AlertSettings {
         AlertSettings {
             every: Duration::from_secs(self.alert_interval_secs.max(1)),
             float_low,
             needs_review_after: self.needs_review_after(),
+            held_review: self.held_review(),
             review_count: self.alert_review_count,
             oldest_processing: Duration::from_secs(self.alert_processing_mins * 60),
             summary_hour: self.daily_summary_hour,

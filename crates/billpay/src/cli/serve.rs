@@ -178,6 +178,9 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         let every = settings.alerts(None).every;
         let low_balance = billpay_worker::LowBalance::new(store.clone());
         workers.push(tokio::spawn(low_balance.run(every, shutdown.clone())));
+        // and so does the held purchases' (their customers told, the unreviewed refunded)
+        let held = billpay_worker::HeldReview::new(store.clone(), settings.held_review());
+        workers.push(tokio::spawn(held.run(every, shutdown.clone())));
     }
     let fulfilment = Fulfilment::new(store.clone(), routes, fulfilment_settings);
     let funding = super::funding_command::service(&settings, store.clone())?;
@@ -254,7 +257,8 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
             // the shop buys through the API's own purchase operation (one
             // rate budget per key, the same caches and worker wake-up)
             .with_shop(state.purchasing.clone())
-            .with_sms(channels.sms.is_some());
+            .with_sms(channels.sms.is_some())
+            .with_held_review(settings.held_review());
     let console = billpay_console::ConsoleState::new(
         store.clone(),
         secrets.clone(),

@@ -1,5 +1,6 @@
-//! Customers: search (name, email, account id, key prefix, virtual account
-//! number), an account's page (balance, tier, keys, webhook health, funding
+//! Customers: search (phone in any spelling, name, email, a purchase's
+//! reference or code, account id, key prefix, virtual account number), an
+//! account's page (balance, tier, keys, webhook health, funding
 //! accounts, latest transactions, statement, the operator log about it), and
 //! the owner's actions on it: create, suspend/reactivate, credit or debit
 //! the wallet with a reason, change its tier, create or disable a key (a new

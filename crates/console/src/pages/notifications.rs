@@ -23,10 +23,14 @@ const CHANNELS: [&str; 2] = ["email", "sms"];
 pub struct NoticeRow {
     pub id: String,
     pub at: String,
-    pub kind: String,
+    /// What the notice is, in words (`kind_words`).
+    pub kind: &'static str,
+    pub kind_slug: String,
     pub channel: String,
     pub recipient: String,
     pub account: String,
+    /// The customer's name, when the notice is theirs.
+    pub account_name: String,
     pub status: String,
     pub attempts: u32,
     pub error: String,
@@ -41,7 +45,9 @@ impl From<OutboxNotice> for NoticeRow {
             error: n.last_error.unwrap_or_default(),
             sent_at: n.sent_at.as_deref().map(short_time).unwrap_or_default(),
             id: n.id,
-            kind: n.kind,
+            kind: kind_words(&n.kind),
+            kind_slug: n.kind,
+            account_name: String::new(),
             channel: n.channel,
             recipient: n.recipient,
             status: n.status.as_str().to_owned(),
@@ -73,10 +79,41 @@ struct NotificationsPage {
     status: String,
     channel: String,
     account: String,
+    /// The customer as typed (a phone, an email, a name, an id).
+    typed: String,
+    /// Several customers match what was typed: each, to choose one.
+    matches: Vec<(String, String)>,
     rows: Vec<NoticeRow>,
     may_resend: bool,
     newer_link: Option<String>,
     older_link: Option<String>,
+}
+
+/// What a notice of `kind` is, for a person reading the outbox.
+pub fn kind_words(kind: &str) -> &'static str {
+    match kind {
+        "email_verification" => "Email verification code",
+        "password_reset" => "Password reset link",
+        "pin_reset" => "PIN reset link",
+        "funding_credited" => "Wallet funded",
+        "purchase_refunded" => "Purchase failed, refunded",
+        "purchase_receipt" => "Purchase receipt",
+        "purchase_held" => "Purchase held for review",
+        "purchase_released" => "Held purchase approved",
+        "low_balance" => "Low balance",
+        "api_key_created" => "New API key (security)",
+        "webhook_url_changed" => "Webhook URL changed (security)",
+        "account_exists" => "Sign-up with an existing email",
+        "phone_verification" => "Phone verification code",
+        "operator_float_low" => "Alert: low supplier float",
+        "operator_backlog" => "Alert: purchases piling up",
+        "operator_held" => "Alert: purchase held for review",
+        "operator_payment" => "Alert: bank payment unmatched or rejected",
+        "operator_start_check" => "Alert: supplier failed the start-up check",
+        "operator_daily_summary" => "Daily summary",
+        "operator_test" => "Alert: test message",
+        _ => "Other notice",
+    }
 }
 
 /// Only a known status or channel filters (and goes back into a link).
@@ -91,13 +128,13 @@ pub async fn list(
 ) -> PageResult {
     let status = known(&STATUSES, &f.status).unwrap_or_default();
     let channel = known(&CHANNELS, &f.channel).unwrap_or_default();
-    let account_text = f.account.trim();
-    let account: Option<AccountId> = match account_text {
-        "" => None,
-        text => Some(
-            text.parse()
-                .map_err(|_| PageError::bad_request("account must be an account id"))?,
-        ),
+    let customer = f.account.trim();
+    let (account, matches) = match customer {
+        "" => (None, Vec::new()),
+        text => match text.parse::<AccountId>() {
+            Ok(id) => (Some(id), Vec::new()),
+            Err(_) => customer_of(&state, text).await?,
+        },
     };
     let page = f.page.max(1);
     let filter = NoticeFilter {
@@ -108,9 +145,14 @@ pub async fn list(
         limit: PAGE_SIZE + 1,
         offset: (page - 1) * PAGE_SIZE,
     };
-    let mut notices = state.store.notices(filter).await?;
+    // a customer typed who is no one (or several people) lists nothing
+    let mut notices = match (customer.is_empty(), account) {
+        (false, None) => Vec::new(),
+        _ => state.store.notices(filter).await?,
+    };
     let has_older = more_pages(&mut notices, PAGE_SIZE);
     let account = account.map(|a| a.to_string()).unwrap_or_default();
+    let rows = named(&state, notices).await?;
     let filters = [
         ("status", status),
         ("channel", channel),
@@ -123,13 +165,56 @@ pub async fn list(
         statuses: STATUSES,
         channels: CHANNELS,
         may_resend: actor(&signed_in).may(Permission::ResendNotices),
-        rows: notices.into_iter().map(NoticeRow::from).collect(),
+        rows,
+        typed: customer.to_owned(),
+        matches,
         newer_link: (page > 1).then(|| link(page - 1)),
         older_link: has_older.then(|| link(page + 1)),
         status: status.to_owned(),
         channel: channel.to_owned(),
         account,
     }))
+}
+
+/// At most this many customers are offered when several match.
+const CUSTOMER_CHOICES: u32 = 10;
+
+/// The one customer `typed` finds (by phone in any spelling, email, name,
+/// reference…: the customers page's search), or, when several match, each
+/// (id, name and email) to choose from.
+async fn customer_of(
+    state: &ConsoleState,
+    typed: &str,
+) -> Result<(Option<AccountId>, Vec<(String, String)>), PageError> {
+    let found = state.store.search_accounts(typed, CUSTOMER_CHOICES).await?;
+    Ok(match found.as_slice() {
+        [one] => (Some(one.id), Vec::new()),
+        many => (
+            None,
+            many.iter()
+                .map(|a| (a.id.to_string(), format!("{} ({})", a.name, a.email)))
+                .collect(),
+        ),
+    })
+}
+
+/// The rows, each customer's notice with the customer's name.
+async fn named(
+    state: &ConsoleState,
+    notices: Vec<OutboxNotice>,
+) -> Result<Vec<NoticeRow>, PageError> {
+    let ids: Vec<AccountId> = notices.iter().filter_map(|n| n.account_id).collect();
+    let names = state.store.account_names(&ids).await?;
+    Ok(notices
+        .into_iter()
+        .map(|n| {
+            let name = n.account_id.and_then(|a| names.get(&a).cloned());
+            NoticeRow {
+                account_name: name.unwrap_or_default(),
+                ..NoticeRow::from(n)
+            }
+        })
+        .collect())
 }
 
 pub async fn resend(

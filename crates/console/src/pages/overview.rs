@@ -59,6 +59,9 @@ struct OverviewPage {
     oldest_age: String,
     needs_review: usize,
     review_cap: bool,
+    /// Held for review by a limit: waiting for an owner, not for a supplier.
+    held: usize,
+    held_cap: bool,
     floats: Vec<FloatRow>,
     chart_svg: String,
     legend: [(&'static str, &'static str); 2],
@@ -66,7 +69,7 @@ struct OverviewPage {
     sign_ups: billpay_store::SignUpCounts,
 }
 
-/// At most this many needs-review purchases are counted ("500+").
+/// At most this many needs-review (or held) purchases are counted ("500+").
 const REVIEW_COUNT_CAP: u32 = 500;
 
 pub async fn page(
@@ -84,6 +87,7 @@ pub async fn page(
             REVIEW_COUNT_CAP,
         ))
         .await?;
+    let held = state.store.held_purchases(REVIEW_COUNT_CAP).await?.len();
     let age = backlog.oldest_age_secs() as u64;
     let sign_ups = state
         .store
@@ -100,6 +104,8 @@ pub async fn page(
         oldest_age: format!("{}m {}s", age / 60, age % 60),
         needs_review: review.len(),
         review_cap: review.len() as u32 >= REVIEW_COUNT_CAP,
+        held,
+        held_cap: held as u32 >= REVIEW_COUNT_CAP,
         floats: floats(&state).await,
         chart_svg: chart::sales_and_margin_svg(&last_30_days(&state, today).await?),
         legend: [("Sales", SALES_COLOUR), ("Margin", MARGIN_COLOUR)],

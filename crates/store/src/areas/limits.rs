@@ -883,6 +883,7 @@ pub(crate) async fn release<T: Tx>(
     )
     .await?;
     super::operators::append(tx, &log.clone().with_before(&rule)).await?;
+    super::notices::purchase_released(tx, code).await?;
     Ok(true)
 }
 

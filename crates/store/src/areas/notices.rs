@@ -56,6 +56,11 @@ for_both_engines! {
         /// The phone a live code was sent to, not yet proven.
         fn pending_phone(account: AccountId) -> Option<String>
             = read |tx| pending_phone(tx, account);
+        /// Tells the customer of a purchase held for review that it is held,
+        /// and that it is refunded if no one reviews it by `until` (RFC 3339):
+        /// once per purchase (its cause), however often it is asked.
+        fn notice_purchase_held(code: &str, until: &str) -> ()
+            = write |tx| purchase_held(tx, &code, &until);
         /// Whether [`NoticeStore::watch_low_balances`] has anything to do (a read).
         fn low_balance_due() -> bool = read |tx| super::low_balance::pending(tx);
         /// The low-balance watch (`areas/low_balance.rs`), edge-triggered: arms again each watch
@@ -126,6 +131,7 @@ pub fn hourly_bound(kind: &str) -> u32 {
         "email_verification" | "password_reset" | "pin_reset" => 5,
         "api_key_created" | "webhook_url_changed" => 5,
         "funding_credited" | "purchase_refunded" => 60,
+        "purchase_held" | "purchase_released" => 60,
         "purchase_receipt" => 120,
         operator if operator.starts_with("operator_") => 30,
         _ => 10,
@@ -354,6 +360,23 @@ pub(crate) async fn purchase_final<T: Tx>(
     let cause = format!("purchase:{code}:{kind}");
     let data = serde_json::json!({ "transaction": code });
     for_account(tx, Owner::Transaction(code), topic, kind, &cause, &data).await
+}
+
+/// A held purchase's notice to its customer (once: its cause names it). The topic is the refunds' — a purchase that
+/// did not go through as usual —, so a customer's choice for those applies.
+pub(crate) async fn purchase_held<T: Tx>(tx: &T, code: &str, until: &str) -> Result<(), T::Error> {
+    let cause = format!("purchase:{code}:purchase_held");
+    let data = serde_json::json!({ "transaction": code, "until": until });
+    let (owner, topic) = (Owner::Transaction(code), NoticeTopic::Refund);
+    for_account(tx, owner, topic, "purchase_held", &cause, &data).await
+}
+
+/// A held purchase released by an owner: the customer is told it goes on.
+pub(crate) async fn purchase_released<T: Tx>(tx: &T, code: &str) -> Result<(), T::Error> {
+    let cause = format!("purchase:{code}:purchase_released");
+    let data = serde_json::json!({ "transaction": code });
+    let (owner, topic) = (Owner::Transaction(code), NoticeTopic::Refund);
+    for_account(tx, owner, topic, "purchase_released", &cause, &data).await
 }
 
 /// Which notice a purchase that became `status` gets, if any.

@@ -41,8 +41,11 @@ for_both_engines! {
         fn append_log(log: NewLogEntry) -> () = statement |tx| append(tx, &log);
         /// Newest first.
         fn operator_log(filter: LogFilter) -> Vec<LogEntry> = read |tx| log(tx, &filter);
-        /// Accounts whose id, key prefix or virtual (funding) account number is
-        /// `query`, or whose name or email contains it (case-insensitive); newest first.
+        /// Accounts whose id, key prefix, virtual (funding) account number, or
+        /// purchase's reference or code is `query`, whose phone (given or
+        /// proven) is `query` in any spelling (`0803…`, spaces, `+234…`,
+        /// `234…`), or whose name or email contains it (case-insensitive);
+        /// newest first.
         fn search_accounts(query: &str, limit: u32) -> Vec<Account>
             = read |tx| search_accounts(tx, query.trim(), limit);
         /// The names of the accounts among `ids` (one query, however many ids;
@@ -236,19 +239,30 @@ pub(crate) fn log_listing(filter: &LogFilter) -> Listing {
         )
 }
 
-/// Accounts by id, key prefix or funding account number, or whose name or
-/// e-mail contains `query` in any case; the engines spell "contains" and
-/// "starts with" their own way.
+/// Accounts by id, key prefix, funding account number, a purchase's
+/// reference or code (each through the account's own index), phone, or
+/// whose name or e-mail contains `query` in any case; the engines spell
+/// "contains" and "starts with" their own way. A customer who calls is
+/// found by the number they call from, however it is written: the query
+/// read as a phone gives the stored forms (`0803…` on the account,
+/// `234…` for a proven one).
 async fn search_accounts<T: Tx>(tx: &T, query: &str, limit: u32) -> Result<Vec<Account>, T::Error> {
     fn sql(contains: &str, prefix: &str) -> String {
         format!(
             "SELECT {} FROM accounts a WHERE a.id = ?1
                OR {contains}(lower(a.name), lower(?1)) > 0
                OR {contains}(lower(a.email), lower(?1)) > 0
+               OR (?3 <> '' AND a.phone = ?3)
+               OR EXISTS (SELECT 1 FROM notice_preferences p WHERE p.account_id = a.id
+                          AND ?4 <> '' AND p.phone = ?4)
                OR EXISTS (SELECT 1 FROM api_keys k WHERE k.account_id = a.id
                           AND ?1 <> '' AND {prefix} = ?1)
                OR EXISTS (SELECT 1 FROM funding_accounts f WHERE f.account_id = a.id
                           AND f.account_number = ?1)
+               OR EXISTS (SELECT 1 FROM transactions t WHERE t.account_id = a.id
+                          AND t.reference = ?1)
+               OR EXISTS (SELECT 1 FROM transactions t WHERE t.code = ?1
+                          AND t.account_id = a.id)
              ORDER BY a.created_at DESC, a.id LIMIT CAST(?2 AS BIGINT)",
             qualified(ACCOUNT_COLUMNS, "a")
         )
@@ -261,8 +275,11 @@ async fn search_accounts<T: Tx>(tx: &T, query: &str, limit: u32) -> Result<Vec<A
         Engine::Sqlite => &SQLITE,
         Engine::Postgres => &POSTGRES,
     };
-    tx.query_all(sql, &[&query, &i64::from(limit)], account)
-        .await
+    let phone = billpay_domain::phone::Phone::parse(query).map(|p| p.as_str().to_owned());
+    let local = phone.clone().unwrap_or_default();
+    let international = phone.map(|p| format!("234{}", &p[1..])).unwrap_or_default();
+    let params: [&dyn Param; 4] = [&query, &i64::from(limit), &local, &international];
+    tx.query_all(sql, &params, account).await
 }
 
 /// The names of the accounts among `ids`, in one query: the ids go as one

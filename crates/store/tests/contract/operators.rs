@@ -310,7 +310,7 @@ async fn a_logged_status_change_and_resolution_log_once_with_the_state_before() 
 }
 
 #[tokio::test]
-async fn accounts_are_found_by_name_email_id_or_key_prefix_and_sales_are_summed() {
+async fn accounts_are_found_by_name_email_id_key_prefix_phone_or_reference_and_sales_are_summed() {
     let (_db, store) = store().await;
     let (account, key) = account(&store).await;
     let found = store.account(account).await.unwrap().unwrap();
@@ -328,10 +328,30 @@ async fn accounts_are_found_by_name_email_id_or_key_prefix_and_sales_are_summed(
         .credit(account, Kobo::from_naira(100), "f")
         .await
         .unwrap();
-    store
+    let placed = store
         .place_purchase(purchase(account, key, "s1", 30))
         .await
         .unwrap();
+    // a customer who calls: found by a purchase's reference or code
+    assert_eq!(by("s1").await[0].id, account, "reference");
+    assert_eq!(by(&placed.code).await[0].id, account, "code");
+    // and by their phone, however it is said or written
+    assert!(by("08034567890").await.is_empty());
+    store
+        .update_profile(account, "A".into(), Some("08034567890".into()))
+        .await
+        .unwrap();
+    for spelling in [
+        "08034567890",
+        "0803 456 7890",
+        "+2348034567890",
+        "234 803 456 7890",
+    ] {
+        let found = by(spelling).await;
+        assert_eq!(found.len(), 1, "{spelling}");
+        assert_eq!(found[0].id, account, "{spelling}");
+    }
+    assert!(by("08034567891").await.is_empty(), "another number");
     let summary = store.sales_summary("2000-01-01T00:00:00Z").await.unwrap();
     assert_eq!(summary.processing_count, 1);
     assert_eq!(summary.successful_count, 0);

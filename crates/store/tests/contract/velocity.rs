@@ -303,7 +303,8 @@ async fn over_the_largest_balance_a_purchase_above_level_0s_limits_waits_for_rev
 async fn velocity_settings_are_stored_for_levels_and_accounts() {
     let (_db, store) = store().await;
     let levels = store.level_limits().await.unwrap();
-    assert_eq!(levels[0].limits.recipient_hourly_count, Some(5));
+    assert_eq!(levels[0].limits.recipient_hourly_count, Some(10));
+    assert_eq!(levels[0].limits.account_hourly_count, Some(30));
     assert_eq!(
         levels[0].limits.first_day_value,
         Some(Kobo::from_naira(20_000))

@@ -3,7 +3,7 @@
 //! email, phone and recipients leave the database while the ledger and the
 //! audit keep working, and its old email can be used again.
 
-use crate::dashboard::{PASSWORD, csrf_in, no_redirects, sign_in};
+use crate::dashboard::{PASSWORD, save_phone};
 use crate::support::*;
 
 /// Whether `needle` (any case) is anywhere in `haystack`.
@@ -22,27 +22,6 @@ fn found_in(haystack: &[u8], needle: &str) -> Option<String> {
     );
     let around = text.get(from..to).unwrap_or_default();
     Some(around.chars().filter(|c| !c.is_control()).collect())
-}
-
-/// Saves the customer's phone on the dashboard's Account page.
-async fn save_phone(server: &TestServer, email: &str, name: &str, phone: &str) {
-    let cookie = sign_in(server, email, PASSWORD).await.unwrap();
-    let http = no_redirects();
-    let page = http
-        .get(server.url("/dashboard/account"))
-        .header("Cookie", &cookie)
-        .send()
-        .await
-        .unwrap();
-    let csrf = csrf_in(&page.text().await.unwrap());
-    let saved = http
-        .post(server.url("/dashboard/account/profile"))
-        .header("Cookie", &cookie)
-        .form(&[("name", name), ("phone", phone), ("csrf", &csrf)])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(saved.status(), 303, "the profile was saved");
 }
 
 #[tokio::test]

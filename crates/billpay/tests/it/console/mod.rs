@@ -8,6 +8,7 @@ mod catalogue;
 mod daily;
 mod erase;
 mod held;
+mod held_told;
 mod journey;
 mod journey_catalogue;
 mod journey_daily;
@@ -18,6 +19,7 @@ mod money;
 // The routing tests read the Suppliers page too.
 pub(crate) use money::{admin, page};
 mod notifications;
+mod phone;
 mod pin_lock;
 mod reset_link;
 mod sign_in;

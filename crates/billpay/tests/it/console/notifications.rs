@@ -50,10 +50,10 @@ async fn a_low_float_alerts_each_operator_once_and_the_summary_goes_to_owners() 
     tokio::time::sleep(Duration::from_secs(3)).await;
     let all = rows(&server, &owner, "").await;
     let of = |kind: &str| -> Vec<&String> { all.iter().filter(|r| r.contains(kind)).collect() };
-    let low = of("<td>operator_float_low</td>");
+    let low = of("data-kind=\"operator_float_low\"");
     assert_eq!(low.len(), 2, "one per operator: {floats:?}");
     assert!(low.iter().any(|r| r.contains(OWNER)) && low.iter().any(|r| r.contains(SUPPORT)));
-    let summary = of("<td>operator_daily_summary</td>");
+    let summary = of("data-kind=\"operator_daily_summary\"");
     assert_eq!(summary.len(), 1, "{all:?}");
     assert!(summary[0].contains(OWNER), "owners only");
     assert!(rows(&server, &owner, "?channel=sms").await.is_empty());
@@ -85,7 +85,7 @@ async fn support_resends_a_notice_and_chooses_their_alerts_in_a_browser() {
         let queued = rows(&server, &cookie, "").await;
         let of_backlog = queued
             .iter()
-            .filter(|r| r.contains("<td>operator_backlog</td>"))
+            .filter(|r| r.contains("data-kind=\"operator_backlog\""))
             .count();
         if of_backlog >= 2 || Instant::now() > deadline {
             break queued;
@@ -94,7 +94,7 @@ async fn support_resends_a_notice_and_chooses_their_alerts_in_a_browser() {
     };
     let backlog: Vec<&String> = queued
         .iter()
-        .filter(|r| r.contains("<td>operator_backlog</td>"))
+        .filter(|r| r.contains("data-kind=\"operator_backlog\""))
         .collect();
     assert_eq!(backlog.len(), 2, "one per operator: {queued:?}");
     // `"NT…" data-status=…`: the row's id.
@@ -223,7 +223,7 @@ async fn an_operator_who_gives_a_phone_gets_alerts_by_sms_too() {
     let all = rows(&server, &owner, "").await;
     let backlog: Vec<&String> = all
         .iter()
-        .filter(|r| r.contains("<td>operator_backlog</td>"))
+        .filter(|r| r.contains("data-kind=\"operator_backlog\""))
         .collect();
     assert_eq!(backlog.len(), 3, "two emails and one SMS: {backlog:?}");
 }

@@ -49,6 +49,27 @@ pub fn account_with_password(server: &TestServer, email: &str, naira: &str) -> S
     id
 }
 
+/// Saves the customer's phone on the dashboard's Account page.
+pub async fn save_phone(server: &TestServer, email: &str, name: &str, phone: &str) {
+    let cookie = sign_in(server, email, PASSWORD).await.unwrap();
+    let http = no_redirects();
+    let page = http
+        .get(server.url("/dashboard/account"))
+        .header("Cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    let csrf = csrf_in(&page.text().await.unwrap());
+    let saved = http
+        .post(server.url("/dashboard/account/profile"))
+        .header("Cookie", &cookie)
+        .form(&[("name", name), ("phone", phone), ("csrf", &csrf)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(saved.status(), 303, "the profile was saved");
+}
+
 /// A signed-in page's HTML (`cookie`: the session), over plain HTTP.
 pub async fn html_of(server: &TestServer, cookie: &str, path: &str) -> String {
     let page = no_redirects()

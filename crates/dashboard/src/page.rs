@@ -1,0 +1,40 @@
+//! What every signed-in page of the three rooms shares: the layout's
+//! [`Chrome`], the page errors, and the sentence an unverified account meets.
+//! Handlers load what the page shows for the signed-in account only (another
+//! account's key, event or transaction is a 404).
+
+use crate::session::{SCOPE, SignedIn};
+pub use billpay_webkit::{PageError, PageResult, render};
+
+/// What the layout needs on every signed-in page.
+pub struct Chrome {
+    pub account_name: String,
+    pub csrf: String,
+    pub nav: &'static str,
+    /// The address is not proven yet: every page says so (no buying or funding until it is).
+    pub unverified: bool,
+}
+
+impl Chrome {
+    pub fn new(signed_in: &SignedIn, nav: &'static str) -> Self {
+        Chrome {
+            account_name: signed_in.user.name.clone(),
+            csrf: signed_in.csrf.clone(),
+            nav,
+            unverified: !signed_in.user.verified(),
+        }
+    }
+}
+
+/// Said when an account whose email is not verified asks for what would
+/// send it a notice (a key, a webhook URL, a phone code): until then it is
+/// sent nothing but its verification code.
+pub const VERIFY_FIRST: &str = "Verify your email address first: enter the 6-digit code we emailed you (on your Account page). Until then we send you nothing else.";
+
+pub fn not_found() -> PageError {
+    PageError::not_found(&SCOPE)
+}
+
+pub fn bad_request(message: &str) -> PageError {
+    PageError::bad_request(message)
+}
