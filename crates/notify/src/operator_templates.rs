@@ -220,7 +220,10 @@ fn written(kind: &str, data: &serde_json::Value, sms: bool) -> Option<(String, S
                 sms,
                 ..parse(data)?
             };
-            (format!("{} is healthy again", alert.supplier), alert.render())
+            (
+                format!("{} is healthy again", alert.supplier),
+                alert.render(),
+            )
         }
         "operator_held" => {
             let alert = Held {
