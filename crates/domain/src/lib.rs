@@ -29,6 +29,7 @@ pub mod recipient;
 pub mod reference;
 pub mod request;
 pub mod sealed;
+pub mod supplier_health;
 pub mod throttle;
 pub mod transaction_pin;
 

@@ -68,6 +68,32 @@ struct StartCheck {
 }
 
 #[derive(Template, Deserialize)]
+#[template(path = "operator_supplier_down.txt")]
+struct SupplierDown {
+    /// The SMS's one short text instead of the email's.
+    #[serde(skip)]
+    sms: bool,
+    supplier: String,
+    failures: u32,
+    /// Lagos times, as the alert check wrote them.
+    at: String,
+    until: String,
+    error: String,
+}
+
+#[derive(Template, Deserialize)]
+#[template(path = "operator_supplier_back.txt")]
+struct SupplierBack {
+    /// The SMS's one short text instead of the email's.
+    #[serde(skip)]
+    sms: bool,
+    supplier: String,
+    /// Lagos times, as the alert check wrote them.
+    at: String,
+    down_at: String,
+}
+
+#[derive(Template, Deserialize)]
 #[template(path = "operator_held.txt")]
 struct Held {
     /// The SMS's one short text instead of the email's.
@@ -182,6 +208,23 @@ fn written(kind: &str, data: &serde_json::Value, sms: bool) -> Option<(String, S
                 alert.render(),
             )
         }
+        "operator_supplier_down" => {
+            let alert = SupplierDown {
+                sms,
+                ..parse(data)?
+            };
+            (format!("{} is unhealthy", alert.supplier), alert.render())
+        }
+        "operator_supplier_back" => {
+            let alert = SupplierBack {
+                sms,
+                ..parse(data)?
+            };
+            (
+                format!("{} is healthy again", alert.supplier),
+                alert.render(),
+            )
+        }
         "operator_held" => {
             let alert = Held {
                 sms,
@@ -277,5 +320,48 @@ mod tests {
         assert!(alert.text.contains("clubkonnect: could not be read"));
         assert_eq!(render("password_reset", &data, "Ada Data"), None);
         assert_eq!(render("operator_backlog", &json!({}), "Ada Data"), None);
+    }
+
+    #[test]
+    fn a_supplier_down_says_until_when_and_its_last_error_and_back_says_since_when() {
+        let down = json!({
+            "supplier": "husmodata", "failures": 3, "at": "2026-11-25 10:00",
+            "until": "2026-11-25 10:01", "error": "the supplier refused the order (no data)"
+        });
+        let alert = render("operator_supplier_down", &down, "Ada Data").unwrap();
+        assert_eq!(alert.subject, "Ada Data: husmodata is unhealthy");
+        assert!(
+            alert.text.contains("failed 3 purchases in a row"),
+            "{}",
+            alert.text
+        );
+        assert!(
+            alert.text.contains("until 2026-11-25 10:01"),
+            "{}",
+            alert.text
+        );
+        assert!(
+            alert
+                .text
+                .contains("Last error: the supplier refused the order (no data)")
+        );
+        let sms = render_sms("operator_supplier_down", &down, "Ada Data").unwrap();
+        assert!(
+            sms.starts_with("Ada Data: husmodata is unhealthy (3 failures in a row)"),
+            "{sms}"
+        );
+        let back = json!({ "supplier": "husmodata", "at": "2026-11-25 10:02", "down_at": "2026-11-25 10:00" });
+        let alert = render("operator_supplier_back", &back, "Ada Data").unwrap();
+        assert_eq!(alert.subject, "Ada Data: husmodata is healthy again");
+        assert!(
+            alert.text.contains("unhealthy since 2026-11-25 10:00"),
+            "{}",
+            alert.text
+        );
+        let sms = render_sms("operator_supplier_back", &back, "Ada Data").unwrap();
+        assert_eq!(
+            sms,
+            "Ada Data: husmodata is healthy again: it delivered at 2026-11-25 10:02."
+        );
     }
 }

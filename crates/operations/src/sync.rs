@@ -14,6 +14,7 @@
 
 use crate::{Actor, OpsError, OpsResult, Permission};
 use billpay_domain::catalogue::Catalogue;
+use billpay_domain::supplier_health::EXPECTED_COST;
 use billpay_domain::{Kobo, Product};
 use billpay_store::Store;
 use billpay_store::work;
@@ -102,7 +103,7 @@ fn plans<'a>(catalogue: &'a Catalogue, supplier: &dyn Supplier, provider: &str) 
                 active,
                 mapped: codes.contains_key("plan"),
                 expected: codes
-                    .get("cost")
+                    .get(EXPECTED_COST)
                     .and_then(|c| Kobo::parse_naira_half_up(c).ok()),
                 traits,
             }
@@ -207,7 +208,7 @@ pub fn apply(catalogue: &mut Catalogue, supplier: &str, differences: &[Differenc
                     supplier,
                     provider,
                     plan_id,
-                    "cost",
+                    EXPECTED_COST,
                     &naira(*cost),
                 );
             }
@@ -221,7 +222,7 @@ pub fn apply(catalogue: &mut Catalogue, supplier: &str, differences: &[Differenc
                 supplier,
                 provider,
                 plan_id,
-                "cost",
+                EXPECTED_COST,
                 &naira(*theirs),
             ),
             Difference::New { .. } | Difference::Unmatched { .. } => {}

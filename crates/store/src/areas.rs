@@ -29,6 +29,7 @@ pub(crate) mod pricing;
 pub(crate) mod privacy;
 pub(crate) mod purchases;
 mod sessions;
+pub(crate) mod supplier_health;
 pub(crate) mod throttles;
 pub(crate) mod wallet;
 
@@ -52,6 +53,7 @@ pub use pricing::PricingStore;
 pub use privacy::{Closure, Erasure, PrivacyStore, PurchaseCursor, PurchaseRecord, tombstone};
 pub use purchases::PurchaseStore;
 pub use sessions::SessionStore;
+pub use supplier_health::{HealthOutcome, SupplierCost, SupplierHealthStore};
 pub use throttles::{Taken, ThrottleStore, secret_right, secret_try};
 pub use wallet::WalletStore;
 
@@ -90,4 +92,5 @@ every_area!(
     LimitStore,
     ThrottleStore,
     BrandStore,
+    SupplierHealthStore,
 );

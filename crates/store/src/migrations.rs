@@ -59,6 +59,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "030_proven_phones": both;
     "031_first_session": both;
     "032_brand": both;
+    "033_supplier_health": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

@@ -1,6 +1,7 @@
 //! Alerts to operators (issue 30): a small periodic check that puts a
 //! notice in the outbox for each operator who wants it when a supplier's
-//! float is low, purchases pile up, a bank payment is unmatched or
+//! float is low, a supplier becomes unhealthy or comes back (issue 47),
+//! purchases pile up, a bank payment is unmatched or
 //! rejected, a supplier failed the start-up check, and once a day (owners)
 //! the summary of yesterday.
 //!
@@ -63,6 +64,16 @@ pub const START_CHECK: AlertKind = AlertKind {
     label: "A supplier failed the start-up check",
     owners_only: false,
 };
+pub const SUPPLIER_DOWN: AlertKind = AlertKind {
+    kind: "operator_supplier_down",
+    label: "A supplier failed several purchases in a row and is skipped for a while",
+    owners_only: false,
+};
+pub const SUPPLIER_BACK: AlertKind = AlertKind {
+    kind: "operator_supplier_back",
+    label: "A supplier that was skipped is healthy again",
+    owners_only: false,
+};
 pub const HELD: AlertKind = AlertKind {
     kind: "operator_held",
     label: "A purchase is held for review",
@@ -75,8 +86,10 @@ pub const DAILY_SUMMARY: AlertKind = AlertKind {
 };
 
 /// Every alert, in the order "My account" lists them.
-pub const ALERTS: [AlertKind; 6] = [
+pub const ALERTS: [AlertKind; 8] = [
     FLOAT_LOW,
+    SUPPLIER_DOWN,
+    SUPPLIER_BACK,
     BACKLOG,
     HELD,
     PAYMENT,
@@ -186,6 +199,7 @@ impl Alerts {
         found.extend(self.held().await?);
         found.extend(self.payments(now).await?);
         found.extend(self.failed_start_checks());
+        found.extend(self.supplier_health(now).await?);
         found.extend(self.daily_summary(now).await?);
         Ok(found)
     }
@@ -299,6 +313,47 @@ impl Alerts {
                 (START_CHECK, cause, data)
             })
             .collect()
+    }
+
+    /// Each time a supplier became unhealthy, and each time it came back,
+    /// once (the cause names the supplier and its episode, so every node's
+    /// check makes one notice per transition); those of the last day only.
+    async fn supplier_health(
+        &self,
+        now: OffsetDateTime,
+    ) -> StoreResult<Vec<(AlertKind, String, Value)>> {
+        let since = unix_ms(now - PAYMENT_WINDOW);
+        let lagos = |ms: i64| lagos_minute(&billpay_store::clock::rfc3339(ms));
+        let mut found = Vec::new();
+        for h in self.store.supplier_health().await? {
+            let (name, episode) = (&h.supplier, h.episodes);
+            let Some(down_at) = h.down_at_ms.filter(|&at| at >= since && episode > 0) else {
+                continue;
+            };
+            let error = h.last_errors.last().map_or("", |e| e.message.as_str());
+            let data = json!({
+                "supplier": name,
+                "failures": h.failures,
+                "at": lagos(down_at),
+                "until": h.backoff_until_ms.map_or_else(|| "it came back".to_owned(), lagos),
+                "error": error,
+            });
+            found.push((
+                SUPPLIER_DOWN,
+                format!("supplier_down:{name}:{episode}"),
+                data,
+            ));
+            if let Some(back_at) = h.back_at_ms.filter(|&at| at >= down_at) {
+                let data =
+                    json!({ "supplier": name, "at": lagos(back_at), "down_at": lagos(down_at) });
+                found.push((
+                    SUPPLIER_BACK,
+                    format!("supplier_back:{name}:{episode}"),
+                    data,
+                ));
+            }
+        }
+        Ok(found)
     }
 
     /// Yesterday's figures (Lagos days), once a day from the summary hour.

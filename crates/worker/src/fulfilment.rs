@@ -15,11 +15,13 @@
 //! which purchase they are about without repeating it.
 
 use crate::claim_loop::{Claimed, Left, LoopSettings, claim_loop, run_all};
+use crate::supplier_health::HealthCache;
 use billpay_domain::catalogue::Catalogue;
+use billpay_domain::supplier_health::{Answer, HealthRules};
 use billpay_domain::{Delivery, Kobo, TxStatus};
 use billpay_store::clock::{now_ms, parse_rfc3339_ms};
 use billpay_store::{CatalogueCache, Finalization, SharedStore, StoreResult, Transaction};
-use billpay_supplier::routing::Routes;
+use billpay_supplier::routing::{Pick, Routes};
 use billpay_supplier::{Answered, Order, Supplier, SupplierStatus};
 use billpay_webhooks::{Purchase, WebhookPayload};
 use std::collections::HashSet;
@@ -56,6 +58,9 @@ pub struct FulfilmentSettings {
     /// When a successful purchase is requeried for a reversal, for every
     /// supplier (tests); `None`: each supplier's own `reversal_watch`.
     pub reversal_watch: Option<Vec<Duration>>,
+    /// When a supplier failing in a row is skipped, and for how long
+    /// (`[routing]`; docs/suppliers.md).
+    pub health: HealthRules,
 }
 
 impl Default for FulfilmentSettings {
@@ -69,6 +74,7 @@ impl Default for FulfilmentSettings {
                 .to_vec(),
             needs_review_after: DEFAULT_NEEDS_REVIEW_AFTER,
             reversal_watch: None,
+            health: HealthRules::default(),
         }
     }
 }
@@ -79,11 +85,13 @@ pub struct Fulfilment {
     routes: Arc<Routes>,
     settings: Arc<FulfilmentSettings>,
     catalogue: Arc<CatalogueCache>,
+    health: Arc<HealthCache>,
 }
 
 impl Fulfilment {
     pub fn new(store: SharedStore, routes: Arc<Routes>, settings: FulfilmentSettings) -> Self {
         Self {
+            health: Arc::new(HealthCache::new(store.clone(), settings.health)),
             routes,
             settings: Arc::new(settings),
             catalogue: Arc::new(CatalogueCache::new(store.clone())),
@@ -190,16 +198,31 @@ impl Fulfilment {
         let catalogue = self.catalogue.get().await?;
         // Each supplier gets the order with its own codes from the catalogue.
         let order_for = |supplier: &Arc<dyn Supplier>| order_of(tx, &catalogue, supplier.name());
-        let chain = self.routes.chain(tx.product, &tx.provider);
+        // The suppliers to try, in order: by cost where the route says so,
+        // those backing off left out (`Routes::pick`).
+        let view = self.health.view().await?;
+        let now = now_ms();
+        let picks = self.routes.pick(
+            tx.product,
+            &tx.provider,
+            |s| view.cost(s.name(), tx, &catalogue),
+            |name| view.state(name, now),
+        );
         // Sent already: ask that supplier again (rows from before suppliers
         // were recorded went to the only one there was). Not yet: the first.
         let sent_to = match (tx.submitted, tx.supplier.as_deref()) {
             (false, _) => None,
             (true, Some(name)) => Some(self.routes.by_name(name)),
-            (true, None) => Some(chain.first().copied()),
+            (true, None) => Some(self.routes.chain(tx.product, &tx.provider).first().copied()),
         };
-        let supplier = match sent_to {
-            Some(Some(supplier)) => supplier,
+        let (supplier, mut next) = match sent_to {
+            Some(Some(supplier)) => {
+                // After it, the suppliers not tried yet.
+                let at = picks
+                    .iter()
+                    .position(|p| p.supplier.name() == supplier.name());
+                (supplier, at.map_or(0, |i| i + 1))
+            }
             Some(None) => {
                 // Never elsewhere: it may have been bought there.
                 tracing::error!(supplier = ?tx.supplier, "sent to a supplier that is no longer configured");
@@ -207,21 +230,15 @@ impl Fulfilment {
                     .requery_later(tx, "its supplier is not configured")
                     .await;
             }
-            None => {
-                let Some(first) = chain.first().copied() else {
-                    return self.fail(tx, "this product is not sold now", false).await;
-                };
-                first
-            }
+            None => match self.take(&picks, 0, None).await? {
+                Some((at, first)) => (first, at + 1),
+                None => return self.fail(tx, "this product is not sold now", false).await,
+            },
         };
         let order = order_for(supplier);
         if !tx.submitted {
             self.send(tx, supplier, &order).await?;
         }
-        let mut next = chain
-            .iter()
-            .position(|s| s.name() == supplier.name())
-            .map_or(chain.len(), |i| i + 1);
         let mut answer = if tx.submitted {
             self.requery_noting(tx, supplier, &order).await?
         } else {
@@ -231,10 +248,13 @@ impl Fulfilment {
             // The supplier never received it (we crashed before it arrived): buy now.
             answer = self.purchase_noting(tx, supplier, &order).await?;
         }
+        self.note(supplier, tx, &answer).await;
         // Fail over only on a definite failure: that supplier kept nothing.
         let mut current = supplier;
-        while let (Ok(SupplierStatus::Failed { reason }), Some(other)) = (&answer, chain.get(next))
-        {
+        while let Ok(SupplierStatus::Failed { reason }) = &answer {
+            let Some((at, other)) = self.take(&picks, next, Some(current.name())).await? else {
+                break;
+            };
             tracing::warn!(
                 from = current.name(),
                 to = other.name(),
@@ -244,7 +264,8 @@ impl Fulfilment {
             let order = order_for(other);
             self.send(tx, other, &order).await?;
             answer = self.purchase_noting(tx, other, &order).await?;
-            (current, next) = (other, next + 1);
+            self.note(other, tx, &answer).await;
+            (current, next) = (other, at + 1);
         }
         match answer {
             Ok(SupplierStatus::Delivered { result, cost }) => {
@@ -311,6 +332,59 @@ impl Fulfilment {
                 .await?;
         }
         Ok(Ok(answered.status))
+    }
+
+    /// The first of `picks` from `from` on (not `except`) this purchase may
+    /// go to: a supplier whose back-off is over only if this purchase takes
+    /// its probe, unless it is the last one left.
+    async fn take<'a>(
+        &self,
+        picks: &[Pick<'a>],
+        from: usize,
+        except: Option<&str>,
+    ) -> StoreResult<Option<(usize, &'a Arc<dyn Supplier>)>> {
+        let left = picks
+            .iter()
+            .enumerate()
+            .skip(from)
+            .filter(|(_, p)| Some(p.supplier.name()) != except);
+        let left: Vec<_> = left.collect();
+        for (n, (at, pick)) in left.iter().enumerate() {
+            let last = n + 1 == left.len();
+            if !pick.probe || self.health.take_probe(pick.supplier.name()).await? || last {
+                return Ok(Some((*at, pick.supplier)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Records what `supplier`'s answer says of its health (and a
+    /// delivery's cost); a failure to record is logged, never stops the purchase.
+    async fn note(
+        &self,
+        supplier: &Arc<dyn Supplier>,
+        tx: &Transaction,
+        answer: &Result<SupplierStatus, NoAnswer>,
+    ) {
+        let (said, cost) = match answer {
+            Ok(SupplierStatus::Delivered { cost, .. }) => (Answer::Delivered, *cost),
+            Ok(SupplierStatus::Failed { reason }) => (Answer::Failure(reason.clone()), None),
+            Ok(SupplierStatus::Pending | SupplierStatus::Unknown)
+            | Err(NoAnswer::NotConfigured) => {
+                return;
+            }
+            Err(NoAnswer::TimedOut) => {
+                let waited = self.settings.supplier_timeout.as_secs();
+                (
+                    Answer::Failure(format!("no answer within {waited} s")),
+                    None,
+                )
+            }
+            Err(NoAnswer::Supplier(e)) => (Answer::Failure(e.to_string()), None),
+        };
+        if let Err(e) = self.health.record(supplier.as_ref(), tx, said, cost).await {
+            tracing::warn!(error = %e, supplier = supplier.name(), "recording the supplier's health failed");
+        }
     }
 
     /// Whether `code` names a purchase sent to `supplier` (a callback's

@@ -15,6 +15,7 @@ pub mod low_balance;
 pub mod notices;
 pub mod payment_settlement;
 pub mod prune;
+pub mod supplier_health;
 
 pub use alerts::{AlertSettings, Alerts};
 pub use checkout_settlement::{CheckoutError, CheckoutOutcome, Quote};

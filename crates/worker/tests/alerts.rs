@@ -203,7 +203,7 @@ async fn a_purchase_processing_too_long_is_a_backlog_alert() {
 /// A purchase held for review waits for an owner, not the supplier: however
 /// old, it is no backlog alert (nor counted in one).
 #[tokio::test]
-async fn a_purchase_held_for_review_is_no_backlog_alert() {
+async fn a_purchase_held_for_review_is_no_backlog_alert_but_a_held_one() {
     let w = world().await;
     w.float.0.store(900_000, Ordering::SeqCst);
     operator(&w.store, "owner@example.com", OperatorRole::Owner).await;
@@ -234,7 +234,12 @@ async fn a_purchase_held_for_review_is_no_backlog_alert() {
     );
     raw_sql(&w.db, &sql).await;
     let ten = datetime!(2026-11-25 09:05 UTC);
-    assert_eq!(w.alerts.run_once(ten).await.unwrap(), 0);
+    // the one alert is that it waits for an owner (once), not a backlog
+    assert_eq!(w.alerts.run_once(ten).await.unwrap(), 1);
     assert!(notices_of(&w.store, "operator_backlog").await.is_empty());
+    let waiting = notices_of(&w.store, "operator_held").await;
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert_eq!(waiting[0].data["code"], held.code.as_str());
+    assert_eq!(w.alerts.run_once(ten).await.unwrap(), 0, "told once");
     assert_eq!(w.store.fulfilment_backlog().await.unwrap().processing, 0);
 }

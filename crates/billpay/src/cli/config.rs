@@ -18,6 +18,7 @@ use super::http_server::ConnectionLimits;
 use anyhow::Context;
 use billpay_dashboard::policy::SignUpSettings;
 use billpay_domain::sealed::SecretBox;
+use billpay_domain::supplier_health::HealthRules;
 use billpay_funding::FundingSettings;
 use billpay_funding::registry::GatewaySections;
 use billpay_notify::registry::ChannelSections;
@@ -90,6 +91,9 @@ pub struct Settings {
     pub daily_summary_hour: u8,
     /// `airtime = ["vtpass", "sandbox"]`, `"airtime.glo" = ["sandbox"]`.
     pub routes: HashMap<String, Vec<String>>,
+    /// `[routing]`: how each route is ordered (`data = "cheapest"`) and when
+    /// a supplier failing in a row is skipped (docs/suppliers.md).
+    pub routing: RoutingSettings,
     pub sandbox: SandboxSettings,
     /// Each registered supplier's section (`vtpass`, …), read from the same
     /// layers by [`Settings::load`].
@@ -128,6 +132,52 @@ pub struct Settings {
     /// The address customers reach the dashboard at (`https://shop.example.com`),
     /// the start of emailed links; unset: `http://` + `listen`.
     pub public_url: Option<String>,
+}
+
+/// The config file's `[routing]` (issue 47): `"cheapest"` or `"order"` per
+/// product or `product.provider`, and the suppliers' health rules.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct RoutingSettings {
+    /// Definite failures or timeouts in a row that make a supplier skipped.
+    pub failures: u32,
+    /// Its first back-off (seconds); doubled after each failed probe…
+    pub backoff_secs: u64,
+    /// … up to this (seconds).
+    pub backoff_max_secs: u64,
+    /// `data = "cheapest"`, `"data.glo" = "order"`.
+    #[serde(flatten)]
+    pub order: HashMap<String, String>,
+}
+
+impl Default for RoutingSettings {
+    fn default() -> Self {
+        let rules = HealthRules::default();
+        RoutingSettings {
+            failures: rules.failures,
+            backoff_secs: rules.backoff.as_secs(),
+            backoff_max_secs: rules.backoff_max.as_secs(),
+            order: HashMap::new(),
+        }
+    }
+}
+
+impl RoutingSettings {
+    /// The health rules, or what is wrong with them.
+    pub fn rules(&self) -> Result<HealthRules, String> {
+        if self.failures == 0 || self.backoff_secs == 0 {
+            return Err("[routing] failures and backoff_secs must be at least 1".into());
+        }
+        if self.backoff_max_secs < self.backoff_secs {
+            return Err("[routing] backoff_max_secs must be at least backoff_secs".into());
+        }
+        Ok(HealthRules {
+            failures: self.failures,
+            backoff: Duration::from_secs(self.backoff_secs),
+            backoff_max: Duration::from_secs(self.backoff_max_secs),
+            ..HealthRules::default()
+        })
+    }
 }
 
 /// The built-in defaults, all here. Those a library also uses (connection
@@ -169,6 +219,7 @@ impl Default for Settings {
             alert_processing_mins: alerts.oldest_processing.as_secs() / 60,
             daily_summary_hour: alerts.summary_hour,
             routes: HashMap::new(),
+            routing: RoutingSettings::default(),
             sandbox: SandboxSettings::default(),
             suppliers: SupplierSections::default(),
             gateways: GatewaySections::default(),
@@ -331,6 +382,7 @@ impl Settings {
             problems.push("BILLPAY_DAILY_SUMMARY_HOUR must be a Lagos hour, 0 to 23".into());
         }
         problems.extend(self.reversal_watch().err());
+        problems.extend(self.routing.rules().err());
         problems.extend(self.master_key_problem());
         problems.extend(self.sandbox.commission().err());
         problems.extend(self.wanted().problems(&self.suppliers));

@@ -191,7 +191,7 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
         Command::Limits(cmd) => limits::limits(cmd, &store, out).await?,
         Command::Blocklist(cmd) => limits::blocklist(cmd, &store, out).await?,
         Command::Report(cmd) => report::run(cmd, &store, out).await?,
-        Command::Supplier(cmd) => supplier::run(cmd, &settings, out).await?,
+        Command::Supplier(cmd) => supplier::run(cmd, &settings, &store, out).await?,
         Command::Webhook(cmd) => webhook::run(cmd, &store, out).await?,
         Command::Funding(args) => funding_command::run(args, &store, &settings, out).await?,
         Command::Operator(cmd) => operator::run(cmd, &store, &settings, out).await?,

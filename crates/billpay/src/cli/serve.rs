@@ -163,6 +163,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
     let fulfilment_settings = FulfilmentSettings {
         needs_review_after: settings.needs_review_after(),
         reversal_watch: settings.reversal_watch().map_err(anyhow::Error::msg)?,
+        health: settings.routing.rules().map_err(anyhow::Error::msg)?,
         ..FulfilmentSettings::default()
     };
     // Not a worker: it has nothing to finish at shutdown (aborted there).

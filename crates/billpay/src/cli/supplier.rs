@@ -9,11 +9,16 @@ use super::config::Settings;
 use super::flags::SupplierFlags;
 use super::output::Output;
 use billpay_domain::Kobo;
+use billpay_domain::supplier_health::HealthState;
+use billpay_store::SharedStore;
+use billpay_store::clock::{now_ms, rfc3339};
 use billpay_supplier::Supplier;
 use billpay_supplier::health::{Health, StartCheck, check, float};
 use billpay_supplier::registry::{self, SANDBOX};
 use billpay_supplier::routing::Routes;
 use billpay_supplier::sandbox::SandboxSupplier;
+use billpay_webkit::format::lagos_time;
+use billpay_worker::supplier_health::report;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,10 +51,21 @@ pub enum SupplierCommand {
     /// The float left at every configured real supplier (and at
     /// `--supplier`, else BILLPAY_SUPPLIER), each with its low-balance warning.
     Balance(SupplierArgs),
+    /// Each supplier's health, shared by every node: healthy, backing off
+    /// (until when, Lagos time) or probing; its failures in a row, last
+    /// errors and last known costs.
+    Health,
 }
 
-pub async fn run(cmd: SupplierCommand, settings: &Settings, out: &Output) -> anyhow::Result<()> {
-    let SupplierCommand::Balance(_) = cmd;
+pub async fn run(
+    cmd: SupplierCommand,
+    settings: &Settings,
+    store: &SharedStore,
+    out: &Output,
+) -> anyhow::Result<()> {
+    if let SupplierCommand::Health = cmd {
+        return health(settings, store, out).await;
+    }
     // An unknown name is refused first (it names the registry).
     real(settings, &settings.supplier)?;
     let suppliers = configured(settings)?;
@@ -83,6 +99,95 @@ pub async fn run(cmd: SupplierCommand, settings: &Settings, out: &Output) -> any
                 lines.push(format!("{name}: cannot read the balance: {e}"));
             }
         }
+    }
+    out.emit(json!({ "suppliers": listed }), lines.join("\n"));
+    Ok(())
+}
+
+/// `billpay supplier health`: every configured supplier and every one the
+/// store has a record of.
+async fn health(settings: &Settings, store: &SharedStore, out: &Output) -> anyhow::Result<()> {
+    // Those configured (a supplier that cannot be built has no health to show).
+    let names: Vec<String> = configured(settings)
+        .map(|built| built.iter().map(|s| s.name().to_owned()).collect())
+        .unwrap_or_default();
+    let reports = report(store, &names, now_ms()).await?;
+    let mut listed = Vec::new();
+    let mut lines = Vec::new();
+    for r in &reports {
+        let until = match r.state {
+            HealthState::BackingOff { until_ms } | HealthState::Probing { until_ms } => {
+                Some(rfc3339(until_ms))
+            }
+            HealthState::Healthy | HealthState::ProbeDue => None,
+        };
+        let errors: Vec<_> = r
+            .last_errors
+            .iter()
+            .map(|e| json!({ "at": rfc3339(e.at_ms), "message": e.message }))
+            .collect();
+        let costs: Vec<_> = r
+            .last_costs
+            .iter()
+            .map(|c| {
+                json!({
+                    "product": c.product,
+                    "provider": c.provider,
+                    "plan": (!c.plan.is_empty()).then_some(&c.plan),
+                    "cost": c.cost,
+                    "face_value": c.face_value,
+                    "at": rfc3339(c.at_ms),
+                })
+            })
+            .collect();
+        listed.push(json!({
+            "supplier": r.supplier,
+            "state": r.state.name(),
+            "until": until,
+            "failures_in_a_row": r.failures,
+            "times_unhealthy": r.episodes,
+            "last_errors": errors,
+            "last_costs": costs,
+        }));
+        let state = match (r.state, &until) {
+            (HealthState::BackingOff { .. }, Some(at)) => {
+                format!("backing off until {}", lagos_time(at))
+            }
+            (HealthState::Probing { .. }, Some(at)) => {
+                format!("probing (one purchase tests it, until {})", lagos_time(at))
+            }
+            (HealthState::ProbeDue, _) => "probing (its next purchase tests it)".to_owned(),
+            _ => "healthy".to_owned(),
+        };
+        lines.push(format!(
+            "{}: {state}; {} failure(s) in a row; unhealthy {} time(s)",
+            r.supplier, r.failures, r.episodes
+        ));
+        for e in &r.last_errors {
+            lines.push(format!(
+                "  error at {}: {}",
+                lagos_time(&rfc3339(e.at_ms)),
+                e.message
+            ));
+        }
+        for c in &r.last_costs {
+            let plan = if c.plan.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", c.plan)
+            };
+            lines.push(format!(
+                "  cost {} {}{plan}: {} Naira (for {} Naira, {})",
+                c.product,
+                c.provider,
+                c.cost,
+                c.face_value,
+                lagos_time(&rfc3339(c.at_ms))
+            ));
+        }
+    }
+    if lines.is_empty() {
+        lines.push("No supplier has a health record yet.".into());
     }
     out.emit(json!({ "suppliers": listed }), lines.join("\n"));
     Ok(())
@@ -228,9 +333,10 @@ pub fn build(settings: &Settings, sandbox: SandboxSupplier) -> anyhow::Result<Ro
             "routes name both a real supplier and the sandbox: the sandbox delivers nothing real"
         );
     }
-    Ok(Routes::new(
+    let routes = Routes::new(
         suppliers,
         vec![settings.supplier.clone()],
         settings.routes.clone(),
-    )?)
+    )?;
+    Ok(routes.with_ordering(&settings.routing.order)?)
 }

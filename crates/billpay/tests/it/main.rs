@@ -20,6 +20,7 @@ mod notify;
 mod pricing;
 
 mod purchases;
+mod routing;
 mod smedata;
 mod throttles;
 mod two_nodes;

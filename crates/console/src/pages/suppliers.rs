@@ -1,7 +1,9 @@
 //! Suppliers: who is configured, the routes per product, each real
 //! supplier's float against the low-balance level (asked now, as `billpay
 //! supplier balance` does), the last 24 hours' outcomes per supplier, and
-//! what `serve`'s start-up check found.
+//! what `serve`'s start-up check found; each supplier's health (healthy,
+//! backing off until when, probing), its last errors and last known costs,
+//! as `billpay supplier health` shows them (issue 47).
 
 use super::{Chrome, Done, PageResult, render};
 use crate::ConsoleState;
@@ -74,6 +76,59 @@ pub struct OutcomeRow {
     pub mean_final: String,
 }
 
+pub struct HealthRow {
+    pub supplier: String,
+    /// `healthy`, `backing off` or `probing`.
+    pub state: &'static str,
+    /// Until when, Lagos time (empty: healthy, or its next purchase probes it).
+    pub until: String,
+    pub failures: u32,
+    pub episodes: u32,
+    /// The last errors, newest first: (Lagos time, message).
+    pub errors: Vec<(String, String)>,
+    /// Its last known costs: (what, cost, for face value, Lagos time).
+    pub costs: Vec<(String, String, String, String)>,
+}
+
+fn health_row(r: billpay_worker::supplier_health::Report) -> HealthRow {
+    use billpay_domain::supplier_health::HealthState;
+    let at = |ms: i64| short_time(&billpay_store::clock::rfc3339(ms));
+    let until = match r.state {
+        HealthState::BackingOff { until_ms } | HealthState::Probing { until_ms } => at(until_ms),
+        HealthState::Healthy | HealthState::ProbeDue => String::new(),
+    };
+    HealthRow {
+        state: r.state.name(),
+        until,
+        failures: r.failures,
+        episodes: r.episodes,
+        errors: r
+            .last_errors
+            .iter()
+            .map(|e| (at(e.at_ms), e.message.clone()))
+            .collect(),
+        costs: r
+            .last_costs
+            .iter()
+            .map(|c| {
+                let what = [c.product.as_str(), c.provider.as_str(), c.plan.as_str()];
+                let what = what
+                    .iter()
+                    .filter(|w| !w.is_empty())
+                    .copied()
+                    .collect::<Vec<_>>();
+                (
+                    what.join(" "),
+                    naira(c.cost),
+                    naira(c.face_value),
+                    at(c.at_ms),
+                )
+            })
+            .collect(),
+        supplier: r.supplier,
+    }
+}
+
 pub struct CheckRow {
     pub supplier: String,
     pub at: String,
@@ -90,6 +145,8 @@ struct SuppliersPage {
     routes: Vec<RouteRow>,
     outcomes: Vec<OutcomeRow>,
     checks: Vec<CheckRow>,
+    health: Vec<HealthRow>,
+    routing: String,
 }
 
 pub async fn page(
@@ -101,6 +158,15 @@ pub async fn page(
     let since = billpay_store::clock::rfc3339((day_ago.unix_timestamp_nanos() / 1_000_000) as i64);
     let outcomes = state.store.supplier_outcomes(&since).await?;
     let routes = state.fulfilment.routes().table();
+    let names: Vec<String> = (state.fulfilment.routes().suppliers().iter())
+        .map(|s| s.name().to_owned())
+        .collect();
+    let now = billpay_store::clock::now_ms();
+    let health = billpay_worker::supplier_health::report(&state.store, &names, now).await?;
+    let cheapest: Vec<String> = (state.fulfilment.routes().orderings().into_iter())
+        .filter(|(_, o)| *o == billpay_supplier::routing::Ordering::Cheapest)
+        .map(|(key, _)| key)
+        .collect();
     Ok(render(&SuppliersPage {
         chrome: Chrome::new(&signed_in, "suppliers", &done),
         floats: floats(&state).await,
@@ -117,6 +183,11 @@ pub async fn page(
             .collect(),
         outcomes: outcome_rows(&outcomes),
         checks: state.start_checks.iter().map(check_row).collect(),
+        health: health.into_iter().map(health_row).collect(),
+        routing: match cheapest.is_empty() {
+            true => "every route in its listed order".into(),
+            false => format!("cheapest first: {}", cheapest.join(", ")),
+        },
     }))
 }
 

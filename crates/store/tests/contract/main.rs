@@ -27,6 +27,7 @@ mod pricing;
 mod privacy;
 mod purchases;
 mod sessions;
+mod supplier_health;
 mod throttles;
 mod usage;
 mod velocity;

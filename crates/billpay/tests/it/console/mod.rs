@@ -16,6 +16,8 @@ mod journey_money;
 mod journey_owner;
 mod limits;
 mod money;
+// The routing tests read the Suppliers page too.
+pub(crate) use money::{admin, page};
 mod notifications;
 mod phone;
 mod pin_lock;

@@ -9,14 +9,14 @@ use crate::dashboard::{csrf_in, form_sign_in, no_redirects};
 use crate::funding::gateways::Setup;
 use serde_json::{Value, json};
 
-pub(super) async fn admin(server: &TestServer, email: &str) -> String {
+pub(crate) async fn admin(server: &TestServer, email: &str) -> String {
     let fields = [("email", email), ("password", PASSWORD)];
     form_sign_in(server, "/admin/login", "billpay_admin", &fields)
         .await
         .expect("signed in")
 }
 
-pub(super) async fn page(
+pub(crate) async fn page(
     server: &TestServer,
     cookie: &str,
     path: &str,
