@@ -13,6 +13,8 @@ pub struct Chrome {
     pub nav: &'static str,
     /// The address is not proven yet: every page says so (no buying or funding until it is).
     pub unverified: bool,
+    /// The account has developer access: the menu shows API keys and webhooks.
+    pub developer: bool,
 }
 
 impl Chrome {
@@ -22,6 +24,17 @@ impl Chrome {
             csrf: signed_in.csrf.clone(),
             nav,
             unverified: !signed_in.user.verified(),
+            developer: signed_in.user.developer_access.is_some(),
+        }
+    }
+
+    /// The menu item a page is under: the PIN, notification choices and
+    /// the identity check are the account's; a receipt is the history's.
+    pub fn menu(&self) -> &'static str {
+        match self.nav {
+            "pin" | "notifications" | "identity" | "account" => "account",
+            "receipt" | "transactions" => "history",
+            other => other,
         }
     }
 }

@@ -14,6 +14,7 @@ pub(crate) mod beneficiaries;
 pub(crate) mod catalogue;
 pub(crate) mod checkouts;
 mod claims;
+pub(crate) mod developer_access;
 pub(crate) mod events;
 pub(crate) mod fulfilment;
 pub(crate) mod funding;
@@ -37,6 +38,7 @@ pub use audit::AuditStore;
 pub use beneficiaries::{Beneficiary, BeneficiaryStore, NewBeneficiary};
 pub use catalogue::CatalogueStore;
 pub use checkouts::{Checkout, CheckoutStatus, CheckoutStore, NewCheckout, ReservationIdentity};
+pub use developer_access::DeveloperAccessStore;
 pub use events::EventStore;
 pub use fulfilment::FulfilmentStore;
 pub use funding::FundingStore;
@@ -87,4 +89,5 @@ every_area!(
     PrivacyStore,
     LimitStore,
     ThrottleStore,
+    DeveloperAccessStore,
 );

@@ -57,6 +57,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "028_canonical_recipients": both;
     "029_throttles": both;
     "030_proven_phones": both;
+    "034_developer_access": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

@@ -62,6 +62,8 @@ pub enum Notice {
     OffSale,
     PinLockCleared,
     PinNotLocked,
+    DeveloperAccessOn,
+    DeveloperAccessOff,
     Requeried,
     MarkedSuccessful,
     MarkedFailed,
@@ -83,7 +85,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 52] = [
+    const TABLE: [(Notice, &'static str, &'static str); 54] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -121,6 +123,16 @@ impl Notice {
             Notice::PinLockCleared,
             "pin-lock-cleared",
             "PIN lock cleared: the customer can buy again",
+        ),
+        (
+            Notice::DeveloperAccessOn,
+            "developer-access-on",
+            "developer access on: the customer's dashboard shows API keys and webhooks",
+        ),
+        (
+            Notice::DeveloperAccessOff,
+            "developer-access-off",
+            "developer access off: API keys and webhooks are hidden from their dashboard (their keys still work)",
         ),
         (
             Notice::PinNotLocked,
