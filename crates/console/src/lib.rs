@@ -146,6 +146,10 @@ pub fn router(state: ConsoleState) -> Router {
             "/admin/customers/{id}/pin-lock",
             post(customers::clear_pin_lock),
         )
+        .route(
+            "/admin/customers/{id}/developer-access",
+            post(customers::set_developer_access),
+        )
         .route("/admin/customers/{id}/credit", post(customers::credit))
         .route("/admin/customers/{id}/debit", post(customers::debit))
         .route("/admin/transactions", get(transactions::list))

@@ -17,6 +17,8 @@ pub struct Chrome {
     pub unverified: bool,
     /// The business's brand (name, logo, colour, contacts, credit).
     pub brand: Arc<Brand>,
+    /// The account has developer access: the menu shows API keys and webhooks.
+    pub developer: bool,
 }
 
 impl Chrome {
@@ -27,6 +29,17 @@ impl Chrome {
             nav,
             unverified: !signed_in.user.verified(),
             brand: brand(),
+            developer: signed_in.user.developer_access.is_some(),
+        }
+    }
+
+    /// The menu item a page is under: the PIN, notification choices and
+    /// the identity check are the account's; a receipt is the history's.
+    pub fn menu(&self) -> &'static str {
+        match self.nav {
+            "pin" | "notifications" | "identity" | "account" => "account",
+            "receipt" | "transactions" => "history",
+            other => other,
         }
     }
 }

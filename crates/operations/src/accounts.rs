@@ -1,4 +1,5 @@
-//! Accounts: create one, suspend or reactivate it, set its dashboard password;
+//! Accounts: create one, suspend or reactivate it, set its dashboard password
+//! and its developer access;
 //! close it, and erase a closed account's personal data (NDPA).
 
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, optional_reason, reason_of};
@@ -126,6 +127,27 @@ pub async fn send_password_reset(
     log.after = Some("reset link emailed".into());
     billpay_store::issue::issue_password_reset(store, &found, public_url, Some(log)).await?;
     tracing::info!(%actor, %account, "password-reset link sent");
+    Ok(())
+}
+
+/// Turns the dashboard's developer pages (API keys, webhooks) on or off for
+/// an account (issue 46; docs/shop.md), logged in the same transaction. The
+/// API does not read it: a key in force works either way.
+pub async fn set_developer_access(
+    store: &dyn Store,
+    actor: Actor,
+    account: AccountId,
+    on: bool,
+) -> OpsResult<()> {
+    actor.require(Permission::ManageAccounts)?;
+    let mut log = actor.log("account.developer_access", account.to_string());
+    log.after = Some(if on { "on (operator)" } else { "off" }.to_owned());
+    store
+        .write((account, on, log), |tx, (account, on, log)| {
+            Box::pin(work::set_developer_access_logged(tx, *account, *on, log))
+        })
+        .await?;
+    tracing::info!(%actor, %account, on, "developer access set");
     Ok(())
 }
 

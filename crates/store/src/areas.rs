@@ -15,6 +15,7 @@ pub(crate) mod brand;
 pub(crate) mod catalogue;
 pub(crate) mod checkouts;
 mod claims;
+pub(crate) mod developer_access;
 pub(crate) mod events;
 pub(crate) mod fulfilment;
 pub(crate) mod funding;
@@ -40,6 +41,7 @@ pub use beneficiaries::{Beneficiary, BeneficiaryStore, NewBeneficiary};
 pub use brand::BrandStore;
 pub use catalogue::CatalogueStore;
 pub use checkouts::{Checkout, CheckoutStatus, CheckoutStore, NewCheckout, ReservationIdentity};
+pub use developer_access::DeveloperAccessStore;
 pub use events::EventStore;
 pub use fulfilment::FulfilmentStore;
 pub use funding::FundingStore;
@@ -93,4 +95,5 @@ every_area!(
     ThrottleStore,
     BrandStore,
     SupplierHealthStore,
+    DeveloperAccessStore,
 );

@@ -2,7 +2,7 @@
 //! (`sqlite/rows.rs`, `postgres/rows.rs`) read these columns by name (SQLite's
 //! at the name's position in the list, found at compile time).
 
-pub const ACCOUNT_COLUMNS: &str = "id, name, email, status, balance, password_hash, created_at, phone, signed_up, email_verified_at";
+pub const ACCOUNT_COLUMNS: &str = "id, name, email, status, balance, password_hash, created_at, phone, signed_up, email_verified_at, developer_access";
 pub const KEY_COLUMNS: &str = "id, account_id, name, display_prefix, status, rate_per_second, rate_burst, \
      webhook_url, webhook_secret_sealed, webhook_retries, created_at, last_used_at";
 pub const TX_COLUMNS: &str = "code, account_id, key_id, reference, product, provider, plan_id, label, \

@@ -60,6 +60,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "031_first_session": both;
     "032_brand": both;
     "033_supplier_health": both;
+    "034_developer_access": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

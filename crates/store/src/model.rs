@@ -38,6 +38,7 @@ macro_rules! text_enum {
 
 text_enum!(AccountStatus { Active = "active", Suspended = "suspended" });
 text_enum!(SignedUp { Myself = "self", Operator = "operator" });
+text_enum!(DeveloperAccess { Myself = "self", Operator = "operator" });
 text_enum!(KeyStatus { Active = "active", Suspended = "suspended", Revoked = "revoked" });
 /// Why a wallet moved: a ledger entry's `kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -144,6 +145,9 @@ pub struct Account {
     pub signed_up: SignedUp,
     /// When the customer proved the address (RFC 3339); `None`: never.
     pub email_verified_at: Option<String>,
+    /// Who turned on the dashboard's developer pages (API keys, webhooks);
+    /// `None`: off, a buyer's dashboard (migration `034_developer_access`).
+    pub developer_access: Option<DeveloperAccess>,
 }
 
 impl Account {
@@ -153,6 +157,17 @@ impl Account {
     pub fn verified(&self) -> bool {
         self.signed_up == SignedUp::Operator || self.email_verified_at.is_some()
     }
+}
+
+/// Who turned on an account's developer access (the dashboard's API keys
+/// and webhooks pages): the customer (with their password) or an operator
+/// (CLI, console; and every account an operator opens).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeveloperAccess {
+    #[serde(rename = "self")]
+    Myself,
+    Operator,
 }
 
 /// How an account came to be.

@@ -23,6 +23,13 @@ pub(crate) fn account(row: &dyn RowRead) -> StoreResult<Account> {
         phone: row.get(col!("phone"))?,
         signed_up: row.parsed(col!("signed_up"))?,
         email_verified_at: row.get(col!("email_verified_at"))?,
+        developer_access: {
+            let access: Option<String> = row.get(col!("developer_access"))?;
+            access
+                .map(|a| a.parse())
+                .transpose()
+                .map_err(StoreError::backend)?
+        },
     })
 }
 

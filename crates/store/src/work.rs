@@ -23,8 +23,8 @@
 //! A new change a caller may compose is its area's function and one entry in
 //! [`changes!`] below.
 
-use crate::areas::{accounts, catalogue, fulfilment, funding, keys, limits, notice_admin};
-use crate::areas::{brand, operators, pins};
+use crate::areas::{accounts, catalogue, developer_access, fulfilment, funding, keys};
+use crate::areas::{brand, limits, notice_admin, operators, pins};
 use crate::areas::{pricing, privacy, wallet};
 use crate::limits::{AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LevelLimits, Limits};
 use crate::postgres::{PgError, PgTx};
@@ -235,6 +235,10 @@ changes! {
     /// The line's `before` is the status before (read under the row's lock).
     fn set_account_status_logged(account: AccountId, status: AccountStatus, log: &NewLogEntry)
         -> () = |tx| accounts::set_status_logged(tx, account, status, log);
+    /// An operator turns an account's developer access on or off; the
+    /// line's `before` is what it was.
+    fn set_developer_access_logged(account: AccountId, on: bool, log: &NewLogEntry)
+        -> () = |tx| developer_access::set_logged(tx, account, on, log);
     /// `AccountStore::create_account`.
     fn create_account(new: &NewAccount) -> Account = |tx| accounts::create(tx, new);
 

@@ -391,3 +391,75 @@ async fn postgres_stored_recipients_become_canonical_and_duplicates_merge() {
     }
     assert_canonical(rows);
 }
+
+/// Accounts as the release before `034_developer_access` left them: opened
+/// by the operator; signed up with no key; signed up holding an API key of
+/// their own; signed up holding only the shop's key (set with a PIN).
+const BEFORE_DEVELOPER_ACCESS: &str = "
+    INSERT INTO accounts (id, name, email, status, created_at, signed_up) VALUES
+        ('opened', 'O', 'o@example.com', 'active', '2026-01-01T00:00:00Z', 'operator'),
+        ('buyer', 'B', 'b@example.com', 'active', '2026-01-01T00:00:00Z', 'self'),
+        ('coder', 'C', 'c@example.com', 'active', '2026-01-01T00:00:00Z', 'self'),
+        ('shopper', 'S', 's@example.com', 'active', '2026-01-01T00:00:00Z', 'self');
+    INSERT INTO api_keys (id, account_id, key_hash, display_prefix, status, created_at) VALUES
+        ('k-coder', 'coder', 'h1', 'bp_live_1', 'active', '2026-01-01T00:00:00Z'),
+        ('k-shop', 'shopper', 'h2', 'bp_live_2', 'active', '2026-01-01T00:00:00Z');
+    INSERT INTO transaction_pins (account_id, pin_hash, shop_key_id, updated_at) VALUES
+        ('shopper', 'p', 'k-shop', '2026-01-01T00:00:00Z');
+";
+
+const DEVELOPER_ROWS: &str =
+    "SELECT id || '=' || coalesce(developer_access, 'off') FROM accounts ORDER BY id";
+
+fn developer_step() -> usize {
+    MIGRATIONS
+        .iter()
+        .position(|m| m.name.ends_with("_developer_access"))
+        .expect("the step is listed")
+}
+
+/// Existing accounts keep what they had: the operator's and those with a
+/// key of their own are developers'; a sign-up with none (or only the
+/// shop's key) is a buyer's.
+const DEVELOPER_AFTER: [&str; 4] = [
+    "buyer=off",
+    "coder=operator",
+    "opened=operator",
+    "shopper=off",
+];
+
+#[tokio::test]
+async fn sqlite_existing_accounts_keep_their_developer_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir, "developers.db");
+    migrate_to(&url, developer_step()).await.unwrap();
+    let path = billpay_store::sqlite::path_from_url(&url).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(BEFORE_DEVELOPER_ACCESS).unwrap();
+    drop(conn);
+    migrate_to(&url, developer_step() + 1).await.unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let mut statement = conn.prepare(DEVELOPER_ROWS).unwrap();
+    let rows: Vec<String> = statement
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows, DEVELOPER_AFTER);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_existing_accounts_keep_their_developer_pages() {
+    let Some(server) = postgres_server("postgres_existing_accounts_keep_their_developer_pages")
+    else {
+        return;
+    };
+    let db = ScratchDatabase::create(&server).await.unwrap();
+    migrate_to(&db.url, developer_step()).await.unwrap();
+    let client = connect(&db.url).await;
+    client.batch_execute(BEFORE_DEVELOPER_ACCESS).await.unwrap();
+    migrate_to(&db.url, developer_step() + 1).await.unwrap();
+    let found = client.query(DEVELOPER_ROWS, &[]).await.unwrap();
+    let rows: Vec<String> = found.iter().map(|r| r.get(0)).collect();
+    assert_eq!(rows, DEVELOPER_AFTER);
+}

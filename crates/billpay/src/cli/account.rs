@@ -4,7 +4,7 @@ use super::Output;
 use super::output::action_error;
 use billpay_domain::AccountId;
 use billpay_operations::{Actor, accounts, pricing};
-use billpay_store::{AccountStatus, SharedStore};
+use billpay_store::{AccountStatus, DeveloperAccess, SharedStore};
 use billpay_webkit::format::lagos_time;
 use clap::Subcommand;
 use serde_json::json;
@@ -51,12 +51,26 @@ pub enum AccountCommand {
         #[arg(long)]
         reason: String,
     },
+    /// Show or hide the dashboard's API keys and webhooks pages for an
+    /// account (its developer access; docs/shop.md). The API is unchanged:
+    /// its keys work either way.
+    DeveloperAccess {
+        account_id: AccountId,
+        #[arg(value_enum)]
+        state: OnOff,
+    },
     /// Set the dashboard password.
     SetPassword {
         account_id: AccountId,
         #[arg(long)]
         password: String,
     },
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnOff {
+    On,
+    Off,
 }
 
 pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyhow::Result<()> {
@@ -106,6 +120,7 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
                 json!({ "account_id": account.id, "name": account.name, "email": account.email,
                         "status": account.status, "balance": account.balance, "tier": tier,
                         "created_at": account.created_at,
+                        "developer_access": account.developer_access,
                         "closed_at": closure.as_ref().map(|c| &c.closed_at),
                         "erased_at": closure.as_ref().and_then(|c| c.erased_at.as_ref()) }),
                 format!(
@@ -115,12 +130,18 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
   status   {}
   balance  {}
   tier     {tier}
+  developer access {}
   created  {}{closed}",
                     account.id,
                     account.name,
                     account.email,
                     account.status.as_str(),
                     account.balance,
+                    match account.developer_access {
+                        None => "off",
+                        Some(DeveloperAccess::Myself) => "on (the customer turned it on)",
+                        Some(DeveloperAccess::Operator) => "on (an operator)",
+                    },
                     lagos_time(&account.created_at)
                 ),
             );
@@ -165,6 +186,17 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
                     erased.beneficiaries,
                     erased.log_lines
                 ),
+            );
+        }
+        AccountCommand::DeveloperAccess { account_id, state } => {
+            let on = state == OnOff::On;
+            accounts::set_developer_access(store.as_ref(), Actor::Cli, account_id, on)
+                .await
+                .map_err(action_error)?;
+            let words = if on { "on" } else { "off" };
+            out.emit(
+                json!({ "account_id": account_id, "developer_access": on }),
+                format!("Developer access for {account_id} is {words}"),
             );
         }
         AccountCommand::SetPassword {

@@ -22,7 +22,9 @@ use billpay_operations::keys::{self, KeyUpdate};
 use billpay_operations::limits::LimitTexts;
 use billpay_operations::limits::{self, Verified};
 use billpay_operations::{accounts, pricing, wallets};
-use billpay_store::{Account, AccountStatus, EventFilter, KeyStatus, LogFilter, TxFilter};
+use billpay_store::{
+    Account, AccountStatus, DeveloperAccess, EventFilter, KeyStatus, LogFilter, TxFilter,
+};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::format::{naira, short_time};
 use serde::Deserialize;
@@ -42,6 +44,10 @@ pub struct AccountRow {
     /// or "vouched for by the operator".
     pub email_state: &'static str,
     pub phone: String,
+    /// Whether the dashboard shows API keys and webhooks, and who turned
+    /// them on ("off", "on (the customer)", "on (an operator)").
+    pub developer: &'static str,
+    pub developer_on: bool,
 }
 
 impl From<&Account> for AccountRow {
@@ -60,6 +66,12 @@ impl From<&Account> for AccountRow {
                 (false, true) => "not verified (opened by the operator)",
             },
             phone: a.phone.clone().unwrap_or_default(),
+            developer: match a.developer_access {
+                None => "off",
+                Some(DeveloperAccess::Myself) => "on (the customer turned it on)",
+                Some(DeveloperAccess::Operator) => "on (an operator)",
+            },
+            developer_on: a.developer_access.is_some(),
         }
     }
 }
@@ -775,6 +787,32 @@ pub async fn clear_pin_lock(
     let notice = match cleared {
         true => Notice::PinLockCleared,
         false => Notice::PinNotLocked,
+    };
+    Ok(done(&format!("/admin/customers/{id}"), notice))
+}
+
+#[derive(Deserialize)]
+pub struct DeveloperAccessForm {
+    #[serde(default)]
+    on: String,
+}
+
+/// Shows or hides the customer's API keys and webhooks pages (their
+/// developer access; logged). Their keys work either way.
+pub async fn set_developer_access(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    CsrfForm(form): CsrfForm<DeveloperAccessForm>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let on = form.on == "on";
+    accounts::set_developer_access(state.store.as_ref(), actor(&signed_in), id, on)
+        .await
+        .map_err(refused)?;
+    let notice = match on {
+        true => Notice::DeveloperAccessOn,
+        false => Notice::DeveloperAccessOff,
     };
     Ok(done(&format!("/admin/customers/{id}"), notice))
 }

@@ -63,6 +63,8 @@ pub enum Notice {
     OffSale,
     PinLockCleared,
     PinNotLocked,
+    DeveloperAccessOn,
+    DeveloperAccessOff,
     Requeried,
     MarkedSuccessful,
     MarkedFailed,
@@ -85,7 +87,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 53] = [
+    const TABLE: [(Notice, &'static str, &'static str); 55] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -123,6 +125,16 @@ impl Notice {
             Notice::PinLockCleared,
             "pin-lock-cleared",
             "PIN lock cleared: the customer can buy again",
+        ),
+        (
+            Notice::DeveloperAccessOn,
+            "developer-access-on",
+            "developer access on: the customer's dashboard shows API keys and webhooks",
+        ),
+        (
+            Notice::DeveloperAccessOff,
+            "developer-access-off",
+            "developer access off: API keys and webhooks are hidden from their dashboard (their keys still work)",
         ),
         (
             Notice::PinNotLocked,

@@ -1,40 +1,97 @@
-//! Overview: balance, today's and this month's spend, the 30-day chart, the
-//! latest transactions. Days are Lagos days.
+//! The buyer's home (`/dashboard`, issue 46): the balance large, "Fund
+//! wallet" with the account's reserved account numbers inline (reserved on
+//! the first visit, as the Wallet page does: `pay_now::wallet_extras`),
+//! quick-buy tiles, and the latest purchases, each a link to its receipt.
+//! An account with developer access also sees its developer summary: its
+//! keys, today's and this month's spend and the 30-day chart. Days are
+//! Lagos days.
 
 use super::history::TxRow;
+use super::pay_now::WalletNotes;
+use super::shop::forms::Product as ShopProduct;
 use crate::page::{Chrome, PageResult, render};
 use crate::session::SignedIn;
 use crate::{DashboardState, chart, format};
 use askama::Template;
 use axum::extract::State;
-use billpay_domain::{Kobo, Product};
-use billpay_store::TxFilter;
+use billpay_domain::{AccountId, Kobo, Product};
 use billpay_store::clock::{lagos_day_start, lagos_today};
+use billpay_store::{KeyStatus, SharedStore, StoreResult, TxFilter};
+
+/// Purchases listed on the home page.
+const RECENT: u32 = 5;
 
 #[derive(Template)]
 #[template(path = "buyer/home.html")]
-struct OverviewPage {
+struct HomePage {
     chrome: Chrome,
+    first_name: String,
     balance: String,
-    today: String,
-    today_count: u32,
-    month: String,
-    month_count: u32,
-    chart_svg: String,
-    legend: Vec<(&'static str, &'static str)>,
-    latest: Vec<TxRow>,
+    /// Slug, title and blurb of each product.
+    tiles: Vec<(&'static str, &'static str, &'static str)>,
+    recent: Vec<TxRow>,
     funding: super::fund_wallet::FundingSection,
+    /// A card payment is offered (the Wallet page's "Pay now").
+    pay_by_card: bool,
+    developer: Option<DeveloperSummary>,
+}
+
+/// What a developer reads on the home page besides the buyer's part.
+pub struct DeveloperSummary {
+    pub keys_in_force: usize,
+    pub today: String,
+    pub today_count: u32,
+    pub month: String,
+    pub month_count: u32,
+    pub chart_svg: String,
+    pub legend: Vec<(&'static str, &'static str)>,
 }
 
 pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
     let account = signed_in.user.id;
+    // First: a first visit reserves account numbers, shown below.
+    let extras = super::pay_now::wallet_extras(&state, &signed_in.user, WalletNotes::default());
+    let extras = extras.await?;
+    let mut funding = super::fund_wallet::load(&state.store, account).await?;
+    let pay_by_card = extras.pay_now.is_some();
+    funding.extras = Some(extras);
+    let balance = state.store.balance(account).await?;
+    let recent = state
+        .store
+        .transactions(TxFilter {
+            account_id: Some(account),
+            limit: RECENT,
+            ..TxFilter::default()
+        })
+        .await?;
+    let developer = match signed_in.user.developer_access {
+        Some(_) => Some(developer_summary(&state.store, account).await?),
+        None => None,
+    };
+    let name = signed_in.user.name.trim();
+    Ok(render(&HomePage {
+        chrome: Chrome::new(&signed_in, "home"),
+        first_name: name.split_whitespace().next().unwrap_or(name).to_owned(),
+        balance: format::naira(balance),
+        tiles: ShopProduct::ALL
+            .iter()
+            .map(|p| (p.slug(), p.title(), p.blurb()))
+            .collect(),
+        recent: recent.iter().map(TxRow::from).collect(),
+        funding,
+        pay_by_card,
+        developer,
+    }))
+}
+
+async fn developer_summary(
+    store: &SharedStore,
+    account: AccountId,
+) -> StoreResult<DeveloperSummary> {
     let today = lagos_today();
     let first_of_month = today.replace_day(1).expect("day 1 exists");
     let since = (today - time::Duration::days(29)).min(first_of_month);
-    let rows = state
-        .store
-        .daily_spend(account, &lagos_day_start(since))
-        .await?;
+    let rows = store.daily_spend(account, &lagos_day_start(since)).await?;
     let sum = |from: time::Date| -> (Kobo, u32) {
         let from = from.to_string();
         rows.iter()
@@ -49,18 +106,13 @@ pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> P
         .rev()
         .map(|back| (today - time::Duration::days(back)).to_string())
         .collect();
-    let balance = state.store.balance(account).await?;
-    let latest = state
-        .store
-        .transactions(TxFilter {
-            account_id: Some(account),
-            limit: 8,
-            ..TxFilter::default()
-        })
-        .await?;
-    Ok(render(&OverviewPage {
-        chrome: Chrome::new(&signed_in, "overview"),
-        balance: format::naira(balance),
+    // the shop's own key counts too: its purchases are in the chart
+    let keys = store.api_keys(account).await?;
+    Ok(DeveloperSummary {
+        keys_in_force: keys
+            .iter()
+            .filter(|k| k.status == KeyStatus::Active)
+            .count(),
         today: format::naira(today_spend),
         today_count,
         month: format::naira(month_spend),
@@ -70,7 +122,5 @@ pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> P
             .iter()
             .map(|p| (p.service(), chart::colour(*p)))
             .collect(),
-        latest: latest.iter().map(TxRow::from).collect(),
-        funding: super::fund_wallet::load(&state.store, account).await?,
-    }))
+    })
 }

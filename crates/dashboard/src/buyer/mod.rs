@@ -1,7 +1,9 @@
 //! The buyer's room: the home page, the shop (every product bought with the
 //! transaction PIN, receipts, beneficiaries), the wallet (reserved accounts,
-//! pay now by card, the statement) and the purchase history.
+//! pay now by card, the statement), the purchase history and the saved
+//! recipients (beneficiaries).
 
+pub mod beneficiaries;
 pub mod fund_wallet;
 pub mod history;
 pub mod home;
@@ -28,7 +30,14 @@ pub fn routes() -> Router<DashboardState> {
         .route("/dashboard/buy/{product}", get(shop::form).post(shop::buy))
         .route("/dashboard/buy/{product}/verify", post(shop::verify))
         .route("/dashboard/receipts/{code}", get(shop::receipt::page))
-        .route("/dashboard/beneficiaries", post(shop::save_beneficiary))
+        .route(
+            "/dashboard/beneficiaries",
+            get(beneficiaries::page).post(shop::save_beneficiary),
+        )
+        .route(
+            "/dashboard/beneficiaries/{id}/delete",
+            post(beneficiaries::delete),
+        )
         .route("/dashboard/pin", get(shop::pin::form).post(shop::pin::set))
         .route("/dashboard/pin/change", post(shop::pin::change))
         .route("/dashboard/pin/forgot", post(shop::pin::forgot))

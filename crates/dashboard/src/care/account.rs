@@ -2,7 +2,10 @@
 //! phone; the email address and whether it is verified (with the code form,
 //! and a new code on request); a new password (the current one required;
 //! every other session ends); a new email address (the current password
-//! required; it takes effect only once the code sent to it is entered).
+//! required; it takes effect only once the code sent to it is entered);
+//! developer access (the API keys and webhooks pages: on with the password
+//! asked again, off at a click); links to the PIN, notification choices and
+//! the identity check, which live under Account in the menu.
 
 use super::{email_field, name_field, new_password, phone_field};
 use crate::DashboardState;
@@ -14,7 +17,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use billpay_domain::EmailAddress;
 use billpay_store::issue::{EMAIL_CODE_TRIES, email_code_hash, issue_email_code};
-use billpay_store::{CodeCheck, secret_right, secret_try};
+use billpay_store::{CodeCheck, DeveloperAccess, secret_right, secret_try};
 use billpay_webkit::{CsrfForm, NoFields, PageError, PageResult, Who, render};
 use serde::Deserialize;
 
@@ -30,6 +33,10 @@ struct AccountPage {
     pending_email: Option<String>,
     notice: Option<&'static str>,
     error: Option<String>,
+    /// Developer access: off (`None`), or who turned it on, in words.
+    developer: Option<&'static str>,
+    /// The identity check is offered (its link is shown).
+    identity: bool,
 }
 
 /// What a change just did, named in the redirect after it (`?done=…`) and
@@ -50,6 +57,8 @@ impl Done {
                 "We emailed a 6-digit code to the new address. Enter it below to switch."
             }
             "verified" => "Your email address is verified.",
+            "developer-on" => "Developer access is on: API keys and Webhooks are in your menu.",
+            "developer-off" => "Developer access is off. Any API keys you made still work.",
             _ => return None,
         })
     }
@@ -88,6 +97,11 @@ async fn show(
         pending_email: state.store.pending_email(account.id).await?,
         notice,
         error,
+        developer: account.developer_access.map(|by| match by {
+            DeveloperAccess::Myself => "you turned it on",
+            DeveloperAccess::Operator => "turned on for you by us",
+        }),
+        identity: crate::care::identity::offered(state),
     });
     *response.status_mut() = status;
     Ok(response)
@@ -202,6 +216,34 @@ pub async fn change_password(
         .change_password(account, hash, &signed_in.token_hash)
         .await?;
     Ok(done("password"))
+}
+
+#[derive(Deserialize)]
+pub struct DeveloperFields {
+    /// `on` or `off`.
+    #[serde(default)]
+    access: String,
+    /// Asked to turn it on: a borrowed session alone does not open the
+    /// key pages.
+    #[serde(default)]
+    current: String,
+}
+
+/// Turns developer access on (the current password asked again) or off.
+pub async fn set_developer_access(
+    State(state): State<DashboardState>,
+    signed_in: SignedIn,
+    CsrfForm(typed): CsrfForm<DeveloperFields>,
+) -> PageResult {
+    let on = typed.access == "on";
+    if on && let Err(message) = current_password(&state, &signed_in, &typed.current).await? {
+        return refuse(&state, &signed_in, message).await;
+    }
+    state
+        .store
+        .set_own_developer_access(signed_in.user.id, on)
+        .await?;
+    Ok(done(if on { "developer-on" } else { "developer-off" }))
 }
 
 #[derive(Deserialize)]

@@ -154,6 +154,10 @@ pub fn routes() -> Router<DashboardState> {
             post(account::change_password),
         )
         .route("/dashboard/account/email", post(account::change_email))
+        .route(
+            "/dashboard/account/developer",
+            post(account::set_developer_access),
+        )
         .route("/dashboard/account/code", post(account::enter_code))
         .route("/dashboard/account/data", post(my_data::download))
         .route("/dashboard/account/code/resend", post(account::resend_code))

@@ -5,6 +5,7 @@
 //! would stop buying, and nobody can sign a request with it anyway (its
 //! secret was never kept).
 
+use super::Developer;
 use crate::DashboardState;
 use crate::care::account::current_password;
 use crate::format::short_time;
@@ -113,13 +114,16 @@ async fn shop_key(
 /// Said when the shop's key is asked to change status.
 pub const SHOP_KEY_KEPT: &str = "This is the shop's key: your purchases in the browser are placed under it, so it cannot be suspended or revoked. Nobody can call the API with it.";
 
-pub async fn list(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
+pub async fn list(
+    State(state): State<DashboardState>,
+    Developer(signed_in): Developer,
+) -> PageResult {
     keys_page(&state, &signed_in, None, None).await
 }
 
 pub async fn create(
     State(state): State<DashboardState>,
-    signed_in: SignedIn,
+    Developer(signed_in): Developer,
     CsrfForm(form): CsrfForm<CreateForm>,
 ) -> PageResult {
     let refuse = |message: String| keys_page(&state, &signed_in, None, Some(message));
@@ -155,7 +159,7 @@ pub async fn own_key(
 
 pub async fn set_status(
     State(state): State<DashboardState>,
-    signed_in: SignedIn,
+    Developer(signed_in): Developer,
     Path(key_id): Path<String>,
     CsrfForm(form): CsrfForm<StatusForm>,
 ) -> PageResult {

@@ -1,6 +1,7 @@
 //! Webhooks of one key: URL, signature verification (secret shown once), opt-in
 //! retries, a signed test event, and the delivery log with resend.
 
+use super::Developer;
 use super::keys::{KeyRow, own_key};
 use crate::DashboardState;
 use crate::care::account::current_password;
@@ -129,7 +130,7 @@ async fn webhooks_page(
         })
         .collect();
     Ok(render(&WebhooksPage {
-        chrome: Chrome::new(signed_in, "keys"),
+        chrome: Chrome::new(signed_in, "webhooks"),
         key: KeyRow::from(key),
         signing: key.webhook_secret_sealed.is_some(),
         retries: key.webhook_retries,
@@ -141,9 +142,34 @@ async fn webhooks_page(
     }))
 }
 
+#[derive(Template)]
+#[template(path = "developer/webhooks_index.html")]
+struct IndexPage {
+    chrome: Chrome,
+    keys: Vec<KeyRow>,
+}
+
+/// `/dashboard/webhooks`: each key and where its webhooks go, a link to
+/// each key's own webhooks page (a webhook belongs to the key whose
+/// purchases it reports).
+pub async fn index(
+    State(state): State<DashboardState>,
+    Developer(signed_in): Developer,
+) -> PageResult {
+    let keys = state.store.api_keys(signed_in.user.id).await?;
+    Ok(render(&IndexPage {
+        chrome: Chrome::new(&signed_in, "webhooks"),
+        keys: keys
+            .iter()
+            .filter(|k| k.status != billpay_store::KeyStatus::Revoked)
+            .map(KeyRow::from)
+            .collect(),
+    }))
+}
+
 pub async fn page(
     State(state): State<DashboardState>,
-    signed_in: SignedIn,
+    Developer(signed_in): Developer,
     Path(key_id): Path<String>,
     Query(done): Query<Done>,
 ) -> PageResult {
@@ -166,7 +192,7 @@ pub struct UrlForm {
 
 pub async fn set_url(
     State(state): State<DashboardState>,
-    signed_in: SignedIn,
+    Developer(signed_in): Developer,
     Path(key_id): Path<String>,
     CsrfForm(form): CsrfForm<UrlForm>,
 ) -> PageResult {
@@ -220,7 +246,7 @@ impl ToggleForm {
 /// Turning verification on makes a new secret, shown once on this response.
 pub async fn set_security(
     State(state): State<DashboardState>,
-    signed_in: SignedIn,
+    Developer(signed_in): Developer,
     Path(key_id): Path<String>,
     CsrfForm(form): CsrfForm<ToggleForm>,
 ) -> PageResult {
@@ -248,7 +274,7 @@ pub async fn set_security(
 
 pub async fn set_retries(
     State(state): State<DashboardState>,
-    signed_in: SignedIn,
+    Developer(signed_in): Developer,
     Path(key_id): Path<String>,
     CsrfForm(form): CsrfForm<ToggleForm>,
 ) -> PageResult {
@@ -267,7 +293,7 @@ pub async fn set_retries(
 /// POSTs a signed sample payload (as a real event would be) and shows the answer.
 pub async fn send_test(
     State(state): State<DashboardState>,
-    signed_in: SignedIn,
+    Developer(signed_in): Developer,
     Path(key_id): Path<String>,
     _: CsrfForm<NoFields>,
 ) -> PageResult {
@@ -332,7 +358,7 @@ pub async fn send_test(
 
 pub async fn resend(
     State(state): State<DashboardState>,
-    signed_in: SignedIn,
+    Developer(signed_in): Developer,
     Path(event_id): Path<String>,
     _: CsrfForm<NoFields>,
 ) -> PageResult {

@@ -71,7 +71,8 @@ for_both_engines! {
 /// [`StoreError::EmailTaken`] and nothing is written.
 async fn sign_up<T: Tx>(tx: &T, new: &NewSignUp) -> Result<Account, T::Error> {
     let created = accounts::create(tx, &new.account).await?;
-    let sql = "UPDATE accounts SET signed_up = 'self', phone = ?1 WHERE id = ?2";
+    let sql = "UPDATE accounts SET signed_up = 'self', phone = ?1, developer_access = NULL
+               WHERE id = ?2";
     tx.execute(sql, &[&new.phone, &created.id.to_string()])
         .await?;
     if let Some(tier) = &new.tier {

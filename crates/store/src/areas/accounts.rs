@@ -1,4 +1,6 @@
-//! Accounts: created, found by id or e-mail (any case), suspended, re-passworded.
+//! Accounts: created (an operator's, with developer access; a sign-up turns
+//! it off, `account_care::sign_up`), found by id or e-mail (any case),
+//! suspended, re-passworded.
 
 use crate::clock::now_rfc3339;
 use crate::columns::ACCOUNT_COLUMNS;
@@ -24,8 +26,9 @@ for_both_engines! {
 pub(crate) async fn create<T: Tx>(tx: &T, new: &NewAccount) -> Result<Account, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "INSERT INTO accounts (id, name, email, password_hash, status, created_at, kyc_level)
-             VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?6) ON CONFLICT DO NOTHING
+            "INSERT INTO accounts (id, name, email, password_hash, status, created_at, kyc_level,
+                                   developer_access)
+             VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?6, 'operator') ON CONFLICT DO NOTHING
              RETURNING {ACCOUNT_COLUMNS}"
         )
     });

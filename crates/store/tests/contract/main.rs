@@ -14,6 +14,7 @@ mod bank_transfers;
 mod beneficiaries;
 mod catalogue;
 mod checkouts;
+mod developer_access;
 mod emails;
 mod events;
 mod fulfilment;

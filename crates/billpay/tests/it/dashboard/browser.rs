@@ -409,9 +409,13 @@ async fn a_customer_uses_the_dashboard_in_a_browser() {
         .await
         .unwrap();
     b.screenshot("overview-phone").await;
-    let latest = b.css("#latest tbody tr").await;
+    b.client
+        .goto(&server.url("/dashboard/transactions"))
+        .await
+        .unwrap();
+    let row = b.css("#transactions tbody tr").await;
     assert_eq!(
-        latest.css_value("display").await.unwrap(),
+        row.css_value("display").await.unwrap(),
         "block",
         "a table row is not a card on a phone"
     );

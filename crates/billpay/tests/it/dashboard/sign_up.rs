@@ -100,13 +100,13 @@ async fn fits(b: &Browser, page: &str) {
 
 /// Posts the sign-up form over HTTP (the open forms' CSRF cookie first, from
 /// the sign-in page: it has one even when sign-up is closed); status and page.
-async fn sign_up_http(server: &TestServer, fields: &[(&str, &str)]) -> (u16, String) {
+pub(crate) async fn sign_up_http(server: &TestServer, fields: &[(&str, &str)]) -> (u16, String) {
     let response = post_open_form(server, "/dashboard/login", "/dashboard/signup", fields).await;
     let status = response.status().as_u16();
     (status, response.text().await.unwrap())
 }
 
-fn applicant<'a>(name: &'a str, email: &'a str) -> Vec<(&'a str, &'a str)> {
+pub(crate) fn applicant<'a>(name: &'a str, email: &'a str) -> Vec<(&'a str, &'a str)> {
     vec![
         ("name", name),
         ("email", email),

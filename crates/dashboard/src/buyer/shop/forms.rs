@@ -383,6 +383,8 @@ struct BuyPage {
     recipient_field: &'static str,
     /// Saved recipients, then the last five.
     recipients: Vec<RecipientLink>,
+    /// The account's own phone: the "my number" shortcut of airtime and data.
+    my_phone: Option<String>,
 }
 
 /// A saved or recent recipient: a link to this form filled in with it.
@@ -436,6 +438,7 @@ pub async fn page(
         denominations: denominations(&catalogue, &prices),
         verified: verified.filter(|_| product.verified_first()),
         recipient_field: product.recipient_field(),
+        my_phone: signed_in.user.phone.clone().filter(|p| !p.is_empty()),
         recipients: recipients(
             product,
             store.beneficiaries(account, sold).await?,

@@ -12,7 +12,7 @@
 //! second with the first's code, and both land on its receipt (POST → 303 →
 //! GET).
 
-mod forms;
+pub mod forms;
 pub mod pin;
 pub mod pin_reset;
 pub mod receipt;

@@ -1,7 +1,10 @@
 //! A purchase's receipt: its status (the page refreshes itself while the
 //! purchase is processing), what was charged and delivered, "buy again", a
-//! plain-text copy to share, and saving the recipient. Pins and serials are
-//! cards in a grid that print one page of cards (print CSS).
+//! plain-text copy to share (copied, or sent through WhatsApp's
+//! `https://wa.me/?text=` link), and saving the recipient. Reached from the
+//! purchase, the home page and the history. Printing makes a clean one-page
+//! receipt (print CSS: no menu, no buttons); e-pins and serials are cards in
+//! a grid that print one page of cards instead.
 
 use super::forms::Product;
 use crate::DashboardState;
@@ -42,6 +45,8 @@ struct ReceiptPage {
     cards: Vec<Card>,
     buy_again: Option<String>,
     share: String,
+    /// WhatsApp's click-to-share link with [`share_text`].
+    whatsapp: String,
     product: &'static str,
     saved_as: Option<String>,
 }
@@ -73,9 +78,11 @@ pub async fn page(
         .into_iter()
         .find(|b| b.recipient == tx.recipient)
         .map(|b| b.nickname);
+    let share = share_text(&tx, token.as_deref(), &cards);
     Ok(render(&ReceiptPage {
-        chrome: Chrome::new(&signed_in, "buy"),
-        share: share_text(&tx, token.as_deref(), &cards),
+        chrome: Chrome::new(&signed_in, "receipt"),
+        whatsapp: whatsapp_link(&share),
+        share,
         code: tx.code.clone(),
         status: tx.status.as_str(),
         held: tx.held_for.is_some() && tx.status == TxStatus::Processing,
@@ -152,6 +159,12 @@ fn buy_again(tx: &Transaction) -> Option<String> {
     ))
 }
 
+/// WhatsApp's share link: opens the app (or WhatsApp Web) with `text`
+/// ready to send to a chosen contact.
+pub fn whatsapp_link(text: &str) -> String {
+    format!("https://wa.me/?text={}", url_encode(text))
+}
+
 /// A plain-text receipt to paste into WhatsApp or an SMS.
 fn share_text(tx: &Transaction, token: Option<&str>, cards: &[Card]) -> String {
     let mut lines = vec![
@@ -171,4 +184,18 @@ fn share_text(tx: &Transaction, token: Option<&str>, cards: &[Card]) -> String {
         });
     }
     lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whatsapp_link;
+
+    #[test]
+    fn the_whatsapp_link_carries_the_whole_text_encoded() {
+        let link = whatsapp_link("MTN 1GB for 08031234567\nAmount: ₦1,000.00 & more");
+        assert_eq!(
+            link,
+            "https://wa.me/?text=MTN%201GB%20for%2008031234567%0AAmount%3A%20%E2%82%A61%2C000.00%20%26%20more"
+        );
+    }
 }

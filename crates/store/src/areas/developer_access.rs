@@ -1,0 +1,61 @@
+//! Developer access (issue 46): whether the dashboard shows an account its
+//! API keys and webhooks pages, and who turned them on (the customer, with
+//! their password; an operator, logged). Off, the account is a buyer's. The
+//! API never reads it: a key works or not by its own status.
+
+use crate::db::{Engine, Param, Tx, col, for_both_engines};
+use crate::*;
+use billpay_domain::AccountId;
+
+for_both_engines! {
+    /// Developer access (`areas/developer_access.rs`).
+    pub trait DeveloperAccessStore {
+        /// The customer's own switch (the caller checked their password):
+        /// on as theirs, or off.
+        fn set_own_developer_access(account: AccountId, on: bool) -> ()
+            = write |tx| set(tx, account, on.then_some(DeveloperAccess::Myself));
+    }
+}
+
+/// Sets it; an unknown account is `NotFound`.
+pub(crate) async fn set<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    access: Option<DeveloperAccess>,
+) -> Result<(), T::Error> {
+    let sql = "UPDATE accounts SET developer_access = ?1 WHERE id = ?2";
+    let access = access.map(DeveloperAccess::as_str);
+    let params: [&dyn Param; 2] = [&access, &account.to_string()];
+    match tx.execute(sql, &params).await? {
+        0 => Err(StoreError::NotFound("account").into()),
+        _ => Ok(()),
+    }
+}
+
+/// An operator turns it on (as the operator's) or off; the line's `before`
+/// is what it was (PostgreSQL: read under the row's lock), in the same
+/// transaction.
+pub(crate) async fn set_logged<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    on: bool,
+    log: &NewLogEntry,
+) -> Result<(), T::Error> {
+    const COLUMNS: &str = "developer_access";
+    let sql = match T::ENGINE {
+        Engine::Sqlite => "SELECT developer_access FROM accounts WHERE id = ?1",
+        Engine::Postgres => "SELECT developer_access FROM accounts WHERE id = ?1 FOR UPDATE",
+    };
+    let before: Option<Option<String>> = tx
+        .query_opt(sql, &[&account.to_string()], |row| {
+            row.get(col!("developer_access"))
+        })
+        .await?;
+    let before = before.ok_or(StoreError::NotFound("account"))?;
+    let before = match before.as_deref() {
+        None => "off".to_owned(),
+        Some(by) => format!("on ({by})"),
+    };
+    set(tx, account, on.then_some(DeveloperAccess::Operator)).await?;
+    super::operators::append(tx, &log.clone().with_before(&before)).await
+}
