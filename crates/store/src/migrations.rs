@@ -57,6 +57,8 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "028_canonical_recipients": both;
     "029_throttles": both;
     "030_proven_phones": both;
+    "035_beneficiary_fields": both;
+    "036_level_zero_name": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.
