@@ -35,8 +35,13 @@ pub struct PurchaseDetails {
     pub meter_number: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meter_type: Option<u8>,
+    /// Electricity (as given, else "Unknown Customer"); cable: the
+    /// subscriber's name as verified in the shop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recipient_name: Option<String>,
+    /// Electricity: the meter's address as verified in the shop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipient_address: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub customer_id: Option<String>,
     /// Education, JAMB: the candidate's profile ID.
@@ -66,6 +71,7 @@ impl PurchaseDetails {
             ("plan_id", text(&self.plan_id)),
             ("profile_id", text(&self.profile_id)),
             ("quantity", number(self.quantity)),
+            ("recipient_address", text(&self.recipient_address)),
             ("recipient_name", text(&self.recipient_name)),
             ("smartcard_number", text(&self.smartcard_number)),
         ];

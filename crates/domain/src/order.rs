@@ -277,6 +277,7 @@ fn price_unchecked<'a>(
             smartcard,
             plan_id,
             phone: subscriber,
+            recipient_name,
         } => {
             let plan = catalogue.cable_plan(provider, &plan_id)?;
             order(
@@ -287,6 +288,7 @@ fn price_unchecked<'a>(
                     smartcard_number: Some(smartcard.into()),
                     phone: phone(subscriber.as_ref()),
                     plan_id: Some(plan.plan_id.clone()),
+                    recipient_name: kept(recipient_name),
                     ..Default::default()
                 },
             )
@@ -296,6 +298,7 @@ fn price_unchecked<'a>(
             meter_type,
             amount,
             recipient_name,
+            address,
         } => order(
             provider.name.clone(),
             meter.to_string(),
@@ -304,6 +307,7 @@ fn price_unchecked<'a>(
                 meter_number: Some(meter.into()),
                 meter_type: Some(meter_type.code()),
                 recipient_name: Some(recipient_name),
+                recipient_address: kept(address),
                 ..Default::default()
             },
         ),
@@ -336,6 +340,14 @@ fn price_unchecked<'a>(
             },
         ),
     }
+}
+
+/// A verified name or address as kept: trimmed, at most 200 characters,
+/// none when blank.
+fn kept(text: Option<String>) -> Option<String> {
+    let text = text?;
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.chars().take(200).collect())
 }
 
 /// JAMB sells one pin per candidate, who is named by the profile ID; no

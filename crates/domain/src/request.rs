@@ -31,6 +31,9 @@ pub enum Item {
         smartcard: SmartcardNumber,
         plan_id: String,
         phone: Option<Phone>,
+        /// The subscriber's name as the supplier's verification said it (the
+        /// shop's, kept for the receipt); `None` from the API.
+        recipient_name: Option<String>,
     },
     Electricity {
         meter: MeterNumber,
@@ -38,6 +41,9 @@ pub enum Item {
         amount: Kobo,
         /// "Unknown Customer" when the client gave none.
         recipient_name: String,
+        /// The meter's address as the supplier's verification said it (the
+        /// shop's, kept for the receipt); `None` from the API.
+        address: Option<String>,
     },
     Education {
         quantity: u32,

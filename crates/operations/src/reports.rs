@@ -77,9 +77,21 @@ pub struct SalesReport {
     /// entries): a separate income line, never mixed into the sales. `None`
     /// from [`report`], which reads no ledger; [`sales`] fills it.
     pub funding_fees: Option<Kobo>,
-    /// Payments credited to wallets by bank transfer in the range (before
-    /// their fee); zero from [`report`].
+    /// Payments credited to wallets in the range (before their fee), by
+    /// bank transfer and by card; zero from [`report`].
     pub funding_received: Kobo,
+    /// Of `funding_received`, what was paid by card (a gateway's hosted
+    /// checkout); the rest came by bank transfer.
+    pub funding_by_card: Kobo,
+}
+
+impl SalesReport {
+    /// What came by bank transfer to a reserved account.
+    pub fn funding_by_transfer(&self) -> Kobo {
+        self.funding_received
+            .checked_sub(self.funding_by_card)
+            .unwrap_or(Kobo::ZERO)
+    }
 }
 
 /// The report for Lagos days `from..=to` (either open), grouped `by`.
@@ -110,6 +122,7 @@ pub async fn sales(
     let mut report = report(&groups, by);
     report.funding_fees = Some(funding.fees);
     report.funding_received = funding.received;
+    report.funding_by_card = funding.by_card;
     Ok(report)
 }
 
@@ -134,6 +147,7 @@ pub fn report(groups: &[SalesGroup], by: GroupBy) -> SalesReport {
         totals,
         funding_fees: None,
         funding_received: Kobo::ZERO,
+        funding_by_card: Kobo::ZERO,
     }
 }
 

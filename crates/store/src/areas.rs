@@ -37,7 +37,7 @@ pub(crate) mod wallet;
 pub use account_care::AccountCareStore;
 pub use accounts::AccountStore;
 pub use audit::AuditStore;
-pub use beneficiaries::{Beneficiary, BeneficiaryStore, NewBeneficiary};
+pub use beneficiaries::{Beneficiary, BeneficiaryStore, NewBeneficiary, Refill};
 pub use brand::BrandStore;
 pub use catalogue::CatalogueStore;
 pub use checkouts::{Checkout, CheckoutStatus, CheckoutStore, NewCheckout, ReservationIdentity};

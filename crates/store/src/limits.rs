@@ -9,7 +9,7 @@ use billpay_domain::{AccountId, Kobo};
 use serde::Serialize;
 use std::fmt;
 
-/// The KYC levels: 0 (email and phone verified), 1 (BVN or NIN verified, or
+/// The KYC levels: 0 (email verified: where every account starts), 1 (BVN or NIN verified, or
 /// approved by an owner), 2 (approved by an owner).
 pub const LEVELS: [u8; 3] = [0, 1, 2];
 

@@ -61,6 +61,8 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "032_brand": both;
     "033_supplier_health": both;
     "034_developer_access": both;
+    "035_beneficiary_fields": both;
+    "036_level_zero_name": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

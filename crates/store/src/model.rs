@@ -625,8 +625,10 @@ pub struct FundingFilter {
     pub offset: u32,
 }
 
-/// Money in by bank transfer over a range of ledger times, from the ledger's
-/// funding entries: the payments credited and the operator's fees on them.
+/// Money in through the gateways over a range of ledger times, from the
+/// ledger's funding entries: the payments credited (by bank transfer to a
+/// reserved account, or by card on a gateway's hosted checkout) and the
+/// operator's fees on them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct FundingTotals {
     /// Payments credited (before the fee).
@@ -634,6 +636,9 @@ pub struct FundingTotals {
     pub payments: u64,
     /// The fee entries: the operator's income on funding.
     pub fees: Kobo,
+    /// Of `received`, what was paid on a gateway's hosted checkout (card:
+    /// the payment's reference is a checkout's); the rest came by transfer.
+    pub by_card: Kobo,
 }
 
 impl FundingEvent {

@@ -235,7 +235,11 @@ pub(crate) const SUPPLIER_OUTCOMES: &str = "SELECT supplier, status, CAST(COUNT(
 pub(crate) const FUNDING_TOTALS: &str = "SELECT
     CAST(COALESCE(SUM(CASE WHEN kind = 'credit' THEN amount ELSE 0 END), 0) AS BIGINT),
     CAST(COALESCE(SUM(CASE WHEN kind = 'credit' THEN 1 ELSE 0 END), 0) AS BIGINT),
-    CAST(COALESCE(SUM(CASE WHEN kind = 'fee' THEN -amount ELSE 0 END), 0) AS BIGINT)
+    CAST(COALESCE(SUM(CASE WHEN kind = 'fee' THEN -amount ELSE 0 END), 0) AS BIGINT),
+    CAST(COALESCE(SUM(CASE WHEN kind = 'credit' AND EXISTS (
+        SELECT 1 FROM funding_events f JOIN checkouts c
+            ON c.reference = f.gateway_reference AND c.gateway = f.gateway
+        WHERE f.id = ledger.funding_id) THEN amount ELSE 0 END), 0) AS BIGINT)
     FROM ledger WHERE funding_id IS NOT NULL AND created_at >= $1 AND created_at < $2";
 
 pub(crate) const SALES_SUMMARY: &str = "SELECT

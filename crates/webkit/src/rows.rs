@@ -37,16 +37,36 @@ pub fn describe(tx: &Transaction) -> String {
 
 /// What moved a wallet, in words: a purchase's entries say what it bought
 /// (`tx`, the entry's transaction when it has one), money in says where it
-/// came from.
+/// came from — a bank transfer, unless the page knows it was a card payment
+/// ([`entry_description_paid`]).
 pub fn entry_description(entry: &LedgerEntry, tx: Option<&Transaction>) -> String {
+    entry_description_paid(entry, tx, Paid::Transfer)
+}
+
+/// How money came in through a gateway: to a reserved account by bank
+/// transfer, or on the gateway's hosted checkout (its reference is a
+/// checkout's) by card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Paid {
+    Transfer,
+    Card,
+}
+
+/// [`entry_description`], a gateway's credit named by its channel.
+pub fn entry_description_paid(entry: &LedgerEntry, tx: Option<&Transaction>, paid: Paid) -> String {
     match (entry.kind, tx) {
         (LedgerKind::Debit, Some(tx)) => describe(tx),
         (LedgerKind::Refund, Some(tx)) => format!("Refund: {}", describe(tx)),
         (LedgerKind::Debit, None) => "Taken off by the operator".into(),
         (LedgerKind::Refund, None) => "Refund".into(),
-        (LedgerKind::Fee, _) => "Bank transfer fee".into(),
-        (LedgerKind::Credit, _) => match &entry.credit_source {
-            Some(CreditSource::Gateway(name)) => format!("Bank transfer ({})", title(name)),
+        (LedgerKind::Fee, _) => "Funding fee".into(),
+        (LedgerKind::Credit, _) => match (&entry.credit_source, paid) {
+            (Some(CreditSource::Gateway(name)), Paid::Transfer) => {
+                format!("Bank transfer ({})", title(name))
+            }
+            (Some(CreditSource::Gateway(name)), Paid::Card) => {
+                format!("Card payment ({})", title(name))
+            }
             _ => "Wallet top-up".into(),
         },
     }
@@ -245,6 +265,14 @@ mod tests {
             let transfer = entry(LedgerKind::Credit, None, source);
             assert_eq!(entry_description(&transfer, None), words);
         }
+        // a payment on the hosted checkout is a card payment, not a transfer
+        let card = entry(LedgerKind::Credit, None, CreditSource::gateway("paystack"));
+        assert_eq!(
+            entry_description_paid(&card, None, Paid::Card),
+            "Card payment (Paystack)"
+        );
+        let fee = entry(LedgerKind::Fee, None, None);
+        assert_eq!(entry_description(&fee, None), "Funding fee");
     }
 
     #[test]

@@ -94,7 +94,7 @@ pub struct AccountOut {
     pub account_id: String,
     #[schema(example = "Test Co")]
     pub name: String,
-    /// 0 (email and phone verified), 1 (BVN or NIN verified), 2 (approved by the operator).
+    /// 0 (email verified: every account starts there), 1 (BVN or NIN verified), 2 (approved by the operator).
     #[schema(example = 1)]
     pub kyc_level: u8,
     /// The limits that apply (the account's own over its level's).

@@ -57,6 +57,7 @@ fn report_json(report: &SalesReport) -> Value {
         value["funding_fees"] = json!(fees);
     }
     value["funding_received"] = json!(report.funding_received);
+    value["funding_by_card"] = json!(report.funding_by_card);
     value
 }
 
@@ -81,7 +82,12 @@ fn report_text(report: &SalesReport) -> String {
     let mut lines = vec![header];
     lines.extend(report.rows.iter().map(line));
     lines.push(line(&report.totals));
-    lines.push(format!("funding received {}", report.funding_received));
+    lines.push(format!(
+        "funding received {} (by bank transfer {}, by card {})",
+        report.funding_received,
+        report.funding_by_transfer(),
+        report.funding_by_card
+    ));
     lines.push(match report.funding_fees {
         Some(fees) => format!("funding fees (income) {fees}"),
         None => "funding fees (income): not recorded by this version".into(),

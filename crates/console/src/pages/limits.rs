@@ -431,7 +431,7 @@ impl KycView {
             Some("nin") => "NIN verified",
             Some("created") => "given when the account was created",
             Some(other) => other,
-            None => "set when levels were introduced (an account from before)",
+            None => "the level every account starts at, no check yet",
         };
         let name = levels.iter().find(|l| l.level == kyc.level);
         KycView {

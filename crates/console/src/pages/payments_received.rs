@@ -1,5 +1,8 @@
-//! Funding: payments received by bank transfer — credited, unmatched,
-//! rejected and pending verification — newest first, paged; an owner assigns
+//! Funding: payments received — by bank transfer to a reserved account or
+//! by card on a gateway's hosted checkout, each named by its channel;
+//! credited, unmatched, rejected and pending verification — newest first,
+//! paged, with the customer's name, the account number paid into and the
+//! payer as the gateway gave them; an owner assigns
 //! an unmatched one to a customer with a reason (`bank_transfers::assign`: once,
 //! less the fee, logged).
 
@@ -28,8 +31,12 @@ pub struct FundingRow {
     pub amount: String,
     pub fee: String,
     pub account: String,
-    /// Its first 8 characters: the table stays narrow (the link has it all).
-    pub account_short: String,
+    /// The customer's name (the link has the id); blank: none or unknown.
+    pub customer: String,
+    /// The reserved account number paid into, as the gateway said it.
+    pub paid_into: String,
+    /// `bank transfer`, or `card` when its reference is a checkout's.
+    pub channel: &'static str,
     pub payer: String,
     pub note: String,
     pub unmatched: bool,
@@ -46,10 +53,9 @@ impl From<&FundingEvent> for FundingRow {
             amount: naira(e.amount),
             fee: naira(e.fee),
             account: e.account_id.map(|a| a.to_string()).unwrap_or_default(),
-            account_short: e
-                .account_id
-                .map(|a| a.to_string()[..8].to_owned())
-                .unwrap_or_default(),
+            customer: String::new(),
+            paid_into: e.account_number.clone().unwrap_or_default(),
+            channel: "bank transfer",
             payer: e.payer.clone().unwrap_or_default(),
             note: e.note.clone(),
             unmatched: e.status == FundingStatus::Unmatched,
@@ -94,6 +100,7 @@ pub async fn list(
     };
     let mut events = state.store.funding_events(filter).await?;
     let has_older = more_pages(&mut events, PAGE_SIZE);
+    let rows = named(&state, &events).await?;
     // Only a known status goes back into a link.
     let status = status.map(|s| s.as_str().to_owned()).unwrap_or_default();
     let link = |page: u32| page_link("/admin/funding", &[("status", &status)], page);
@@ -102,11 +109,34 @@ pub async fn list(
         chrome: Chrome::new(&signed_in, "funding", &done),
         statuses: STATUSES,
         may_assign: super::actor(&signed_in).may(billpay_operations::Permission::MoveMoney),
-        rows: events.iter().map(FundingRow::from).collect(),
+        rows,
         newer_link: (page > 1).then(|| link(page - 1)),
         older_link: has_older.then(|| link(page + 1)),
         status,
     }))
+}
+
+/// The rows with their customer's name and channel: a payment whose
+/// reference is one of our checkouts was made by card on the gateway's page.
+async fn named(
+    state: &ConsoleState,
+    events: &[FundingEvent],
+) -> Result<Vec<FundingRow>, PageError> {
+    let ids: Vec<AccountId> = events.iter().filter_map(|e| e.account_id).collect();
+    let names = state.store.account_names(&ids).await?;
+    let mut rows = Vec::with_capacity(events.len());
+    for e in events {
+        let mut row = FundingRow::from(e);
+        if let Some(name) = e.account_id.and_then(|a| names.get(&a)) {
+            row.customer = name.clone();
+        }
+        let checkout = state.store.checkout(&e.gateway_reference).await?;
+        if checkout.is_some_and(|c| c.gateway == e.gateway) {
+            row.channel = "card";
+        }
+        rows.push(row);
+    }
+    Ok(rows)
 }
 
 #[derive(Deserialize)]

@@ -98,7 +98,9 @@ struct ReportsPage {
     /// Rows are accounts: their keys link to the account's page.
     by_account: bool,
     totals: Line,
-    funding_received: String,
+    /// By bank transfer to a reserved account, and by card (a checkout).
+    funding_by_transfer: String,
+    funding_by_card: String,
     funding_fees: String,
     csv_link: String,
     /// Why the range typed was refused (shown in the form; no rows).
@@ -147,7 +149,8 @@ pub async fn page(
             .collect(),
         by_account: asked.by_name == "account",
         totals: Line::from(&report.totals),
-        funding_received: naira(report.funding_received),
+        funding_by_transfer: naira(report.funding_by_transfer()),
+        funding_by_card: naira(report.funding_by_card),
         funding_fees: report.funding_fees.map(naira).unwrap_or_default(),
         error,
         first_day: reports::FIRST_DAY,
@@ -253,8 +256,12 @@ fn csv_text(report: &SalesReport, by: &str, names: Option<&HashMap<String, Strin
         ));
     }
     text.push_str(&format!(
-        "funding received{blank},,,{},,,,\r\n",
-        report.funding_received
+        "funding received by bank transfer{blank},,,{},,,,\r\n",
+        report.funding_by_transfer()
+    ));
+    text.push_str(&format!(
+        "funding received by card{blank},,,{},,,,\r\n",
+        report.funding_by_card
     ));
     if let Some(fees) = report.funding_fees {
         text.push_str(&format!("funding fees (income){blank},,,{fees},,,,\r\n"));
@@ -294,6 +301,7 @@ mod tests {
             totals: line("total", 3),
             funding_fees: Some(Kobo(7_500)),
             funding_received: Kobo(500_000),
+            funding_by_card: Kobo(200_000),
         };
         let text = csv_text(&report, "provider", None);
         let lines: Vec<&str> = text.split("\r\n").collect();
@@ -304,8 +312,10 @@ mod tests {
         assert_eq!(lines[1], "mtn,2,0.00,1500.50,0.00,0.00,0,0");
         assert_eq!(lines[2], "\"'=cmd,x\",1,0.00,1500.50,0.00,0.00,0,0");
         assert_eq!(lines[3], "total,3,0.00,1500.50,0.00,0.00,0,0");
-        assert_eq!(lines[4], "funding received,,,5000.00,,,,");
-        assert_eq!(lines[5], "funding fees (income),,,75.00,,,,");
+        // a card payment is not counted as a bank transfer
+        assert_eq!(lines[4], "funding received by bank transfer,,,3000.00,,,,");
+        assert_eq!(lines[5], "funding received by card,,,2000.00,,,,");
+        assert_eq!(lines[6], "funding fees (income),,,75.00,,,,");
     }
 
     #[test]
@@ -326,6 +336,7 @@ mod tests {
             },
             funding_fees: None,
             funding_received: Kobo(0),
+            funding_by_card: Kobo(0),
         };
         let names = HashMap::from([(id.to_owned(), "Ada, Obi & Co".to_owned())]);
         let text = csv_text(&report, "account", Some(&names));
@@ -339,6 +350,7 @@ mod tests {
             format!("{id},\"Ada, Obi & Co\",1,0.00,1.00,0.00,0.00,0,0")
         );
         assert_eq!(lines[2], "total,,1,0.00,1.00,0.00,0.00,0,0");
-        assert_eq!(lines[3], "funding received,,,,0.00,,,,");
+        assert_eq!(lines[3], "funding received by bank transfer,,,,0.00,,,,");
+        assert_eq!(lines[4], "funding received by card,,,,0.00,,,,");
     }
 }

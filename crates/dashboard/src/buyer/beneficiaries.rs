@@ -12,7 +12,6 @@ use axum::response::{IntoResponse, Redirect};
 use billpay_store::Beneficiary;
 use billpay_webkit::CsrfForm;
 use billpay_webkit::NoFields;
-use billpay_webkit::filters::url_encode;
 
 pub struct Saved {
     pub id: String,
@@ -35,14 +34,10 @@ struct BeneficiariesPage {
     groups: Vec<Group>,
 }
 
-/// The form of `product` filled in with a saved recipient.
+/// The form of `product` filled in with a saved recipient and every field
+/// kept with it (its provider, meter type, plan…: `shop::refill`).
 pub fn buy_link(product: Product, b: &Beneficiary) -> String {
-    format!(
-        "/dashboard/buy/{}?{}={}",
-        product.slug(),
-        product.recipient_field(),
-        url_encode(&b.recipient)
-    )
+    super::shop::refill::link(product, &b.refill)
 }
 
 pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {

@@ -81,6 +81,8 @@ pub struct PaidNotice {
 #[derive(Default)]
 pub struct WalletNotes {
     pub paid: Option<String>,
+    /// The purchase form to go back to once funded (`wallet::back_to_shop`).
+    pub back: Option<String>,
     pub pay_error: Option<String>,
     pub pay_amount: String,
     pub reserve_error: Option<String>,

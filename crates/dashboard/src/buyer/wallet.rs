@@ -13,8 +13,8 @@ use axum::response::IntoResponse;
 use billpay_domain::AccountId;
 use billpay_store::limits::AccountLimits;
 use billpay_store::{LedgerEntry, SharedStore, StoreResult, Transaction, TxFilter, TxLookup};
-use billpay_webkit::rows::entry_description;
-use std::collections::HashMap;
+use billpay_webkit::rows::{Paid, entry_description_paid};
+use std::collections::{HashMap, HashSet};
 
 /// The statement page shows this many of the latest entries; the CSV has all.
 const PAGE_ENTRIES: u32 = 200;
@@ -40,6 +40,8 @@ struct WalletPage {
     limits: LimitsNote,
     entries: Vec<EntryRow>,
     funding: super::fund_wallet::FundingSection,
+    /// The purchase form the customer came from, short of money, filled in.
+    back: Option<String>,
 }
 
 /// What the account's limits still allow today, and how to raise them
@@ -88,6 +90,20 @@ impl LimitsNote {
 pub struct WalletQuery {
     /// The card payment the customer just came back from.
     paid: Option<String>,
+    /// A purchase form to go back to once funded (`/dashboard/buy/…?…`).
+    back: Option<String>,
+}
+
+/// `back` when it is one of the shop's forms on this site (never another
+/// site's address: no scheme, no `//`, no backslash).
+pub fn back_to_shop(back: Option<&str>) -> Option<String> {
+    let back = back?.trim();
+    let ours = back.starts_with("/dashboard/buy/")
+        && !back.contains("//")
+        && back
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && b != b'\\' && b != b'"' && b != b'<');
+    ours.then(|| back.to_owned())
 }
 
 pub async fn statement(
@@ -97,6 +113,7 @@ pub async fn statement(
 ) -> PageResult {
     let notes = WalletNotes {
         paid: query.paid,
+        back: back_to_shop(query.back.as_deref()),
         ..WalletNotes::default()
     };
     page(&state, &signed_in, notes).await
@@ -104,6 +121,7 @@ pub async fn statement(
 
 /// The wallet page, with the funding section's notes (errors, a payment).
 pub async fn page(state: &DashboardState, signed_in: &SignedIn, notes: WalletNotes) -> PageResult {
+    let back = notes.back.clone();
     let account = signed_in.user.id;
     // First: a first visit may reserve accounts, shown below.
     let extras = super::pay_now::wallet_extras(state, &signed_in.user, notes).await?;
@@ -112,12 +130,13 @@ pub async fn page(state: &DashboardState, signed_in: &SignedIn, notes: WalletNot
     let limits = LimitsNote::of(&state.store.account_limits(account).await?, identity);
     let entries = state.store.ledger(account, PAGE_ENTRIES).await?;
     let purchases = purchases_of(&state.store, account, &entries, PAGE_ENTRIES).await?;
+    let cards = card_payments(&state.store, account, PAGE_ENTRIES).await?;
     let entries = entries
         .iter()
         .map(|e| EntryRow {
             at: short_time(&e.created_at),
             kind: e.kind.to_string(),
-            what: describe_entry(e, &purchases),
+            what: describe_entry(e, &purchases, &cards),
             amount: naira(e.amount),
             credit: e.amount.0 > 0,
             balance_after: naira(e.balance_after),
@@ -136,6 +155,7 @@ pub async fn page(state: &DashboardState, signed_in: &SignedIn, notes: WalletNot
         limits,
         entries,
         funding,
+        back,
     });
     // The pay-now form is answered by a 303 to the gateway's page.
     let checkout = state.funding.checkout_gateway().and_then(|g| g.checkout());
@@ -174,9 +194,29 @@ async fn purchases_of(
     Ok(found)
 }
 
-fn describe_entry(e: &LedgerEntry, purchases: &HashMap<String, Transaction>) -> String {
+/// The references of the account's payments on a gateway's hosted checkout
+/// (by card): their credits are named card payments, not bank transfers.
+async fn card_payments(
+    store: &SharedStore,
+    account: AccountId,
+    limit: u32,
+) -> StoreResult<HashSet<String>> {
+    let checkouts = store.account_checkouts(account, limit).await?;
+    Ok(checkouts.into_iter().map(|c| c.reference).collect())
+}
+
+fn describe_entry(
+    e: &LedgerEntry,
+    purchases: &HashMap<String, Transaction>,
+    cards: &HashSet<String>,
+) -> String {
     let tx = e.transaction_code.as_ref().and_then(|c| purchases.get(c));
-    entry_description(e, tx)
+    let by_card = e
+        .credit_reference
+        .as_ref()
+        .is_some_and(|r| cards.contains(r));
+    let paid = if by_card { Paid::Card } else { Paid::Transfer };
+    entry_description_paid(e, tx, paid)
 }
 
 fn reference_of(e: &LedgerEntry) -> &str {
@@ -193,6 +233,7 @@ pub async fn csv(State(state): State<DashboardState>, signed_in: SignedIn) -> Pa
     let mut entries = state.store.ledger(account, CSV_ENTRIES).await?;
     entries.reverse();
     let purchases = purchases_of(&state.store, account, &entries, CSV_ENTRIES).await?;
+    let cards = card_payments(&state.store, account, CSV_ENTRIES).await?;
     let mut out = String::from(
         "time (Lagos, WAT),kind,description,amount_naira,balance_after_naira,reference\n",
     );
@@ -201,7 +242,7 @@ pub async fn csv(State(state): State<DashboardState>, signed_in: SignedIn) -> Pa
             "{},{},{},{},{},{}\n",
             sortable_time(&e.created_at),
             e.kind,
-            csv_field(&describe_entry(e, &purchases)),
+            csv_field(&describe_entry(e, &purchases, &cards)),
             e.amount,
             e.balance_after,
             csv_field(reference_of(e))
@@ -232,5 +273,27 @@ pub(crate) fn csv_field(value: &str) -> String {
         format!("\"{}\"", value.replace('"', "\"\""))
     } else {
         value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::back_to_shop;
+
+    #[test]
+    fn only_a_shop_form_on_this_site_is_a_way_back() {
+        let form = "/dashboard/buy/cable?provider_id=dstv&smartcard_number=7012345678&plan_id=dstv-padi&check=1";
+        assert_eq!(back_to_shop(Some(form)).as_deref(), Some(form));
+        for elsewhere in [
+            "https://evil.example/dashboard/buy/cable",
+            "//evil.example/dashboard/buy/x",
+            "/dashboard/buy//evil.example",
+            "/dashboard/keys",
+            "/dashboard/buy/cable?x=\"><script>",
+            "/dashboard/buy/cable\\@evil",
+        ] {
+            assert_eq!(back_to_shop(Some(elsewhere)), None, "{elsewhere}");
+        }
+        assert_eq!(back_to_shop(None), None);
     }
 }

@@ -21,10 +21,16 @@ pub fn payment(data: &Value) -> Option<Payment> {
         _ => PaidStatus::NotPaid(status),
     };
     let authorization = &data["authorization"];
-    let payer = [
-        text(&authorization["sender_name"]),
-        text(&authorization["sender_bank"]),
-    ];
+    let payer = match text(&authorization["sender_name"]) {
+        // a transfer: the sender and their bank
+        Some(sender) => vec![Some(sender), text(&authorization["sender_bank"])],
+        // a card: the cardholder (else the customer) and the card's bank and last digits
+        None => vec![
+            text(&authorization["account_name"]).or_else(|| customer_name(&data["customer"])),
+            text(&authorization["bank"]),
+            text(&authorization["last4"]).map(|last4| format!("card ending {last4}")),
+        ],
+    };
     let payer = payer.into_iter().flatten().collect::<Vec<_>>().join(", ");
     Some(Payment {
         reference: text(&data["reference"])?,
@@ -35,6 +41,15 @@ pub fn payment(data: &Value) -> Option<Payment> {
         account_number: text(&authorization["receiver_bank_account_number"]),
         payer: (!payer.is_empty()).then_some(payer),
     })
+}
+
+/// The customer's name as Paystack holds it, else their email address.
+fn customer_name(customer: &Value) -> Option<String> {
+    let name = [text(&customer["first_name"]), text(&customer["last_name"])];
+    let name = name.into_iter().flatten().collect::<Vec<_>>().join(" ");
+    Some(name)
+        .filter(|n| !n.is_empty())
+        .or_else(|| text(&customer["email"]))
 }
 
 /// A transfer into a dedicated account (not a card payment for something else).
@@ -113,5 +128,27 @@ mod tests {
             panic!("an assignment")
         };
         assert_eq!(reservation.accounts[0].bank_name, "Wema Bank");
+    }
+
+    #[test]
+    fn the_payer_is_the_sender_of_a_transfer_and_the_cardholder_of_a_card() {
+        let transfer = json!({"reference": "t", "status": "success", "amount": 100,
+            "authorization": {"sender_name": "ADA OKAFOR", "sender_bank": "GTBank"}});
+        let payer = payment(&transfer).unwrap().payer;
+        assert_eq!(payer.as_deref(), Some("ADA OKAFOR, GTBank"));
+        let card = json!({"reference": "c", "status": "success", "amount": 100,
+            "customer": {"first_name": "Ada", "last_name": "Obi", "email": "ada@example.com"},
+            "authorization": {"bank": "Access Bank", "last4": "4081", "account_name": null}});
+        let payer = payment(&card).unwrap().payer;
+        assert_eq!(
+            payer.as_deref(),
+            Some("Ada Obi, Access Bank, card ending 4081")
+        );
+        let bare = json!({"reference": "c", "status": "success", "amount": 100,
+            "customer": {"email": "ada@example.com"}});
+        assert_eq!(
+            payment(&bare).unwrap().payer.as_deref(),
+            Some("ada@example.com")
+        );
     }
 }

@@ -306,6 +306,7 @@ async fn totals<T: Tx>(tx: &T, from: &str, until: &str) -> Result<FundingTotals,
             received: row.get(Column::nth(0))?,
             payments: row.get(Column::nth(1))?,
             fees: row.get(Column::nth(2))?,
+            by_card: row.get(Column::nth(3))?,
         })
     })
     .await

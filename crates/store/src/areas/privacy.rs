@@ -24,7 +24,7 @@ use crate::columns::LEDGER_COLUMNS;
 use crate::db::{Engine, Param, Tx, col, for_both_engines};
 use crate::rows::ledger_entry;
 use crate::*;
-use billpay_domain::{AccountId, Kobo, Product};
+use billpay_domain::{AccountId, Kobo};
 use std::sync::LazyLock;
 
 /// When an operator closed an account, and when its personal data was erased.
@@ -588,19 +588,14 @@ async fn purchases_after<T: Tx>(
 }
 
 async fn beneficiaries_of<T: Tx>(tx: &T, account: AccountId) -> Result<Vec<Beneficiary>, T::Error> {
-    const COLUMNS: &str = "id, product, recipient, nickname";
-    let sql = "SELECT id, product, recipient, nickname FROM beneficiaries
-               WHERE account_id = ?1 ORDER BY product, nickname, recipient";
-    tx.query_all(sql, &[&account.to_string()], |row| {
-        let product: String = row.get(col!("product"))?;
-        Ok(Beneficiary {
-            id: row.get(col!("id"))?,
-            product: product
-                .parse::<Product>()
-                .map_err(|_| StoreError::backend(format!("unknown product {product}")))?,
-            recipient: row.get(col!("recipient"))?,
-            nickname: row.get(col!("nickname"))?,
-        })
-    })
+    let sql = format!(
+        "SELECT {} FROM beneficiaries WHERE account_id = ?1 ORDER BY product, nickname, recipient",
+        super::beneficiaries::BENEFICIARY
+    );
+    tx.query_all(
+        &sql,
+        &[&account.to_string()],
+        super::beneficiaries::beneficiary,
+    )
     .await
 }

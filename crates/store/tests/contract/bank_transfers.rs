@@ -308,6 +308,7 @@ async fn funding_totals_sum_the_payments_and_fees_credited_in_the_range() {
             received: Kobo(1_000_000),
             payments: 2,
             fees: Kobo(15_000),
+            by_card: Kobo::ZERO,
         },
         "credited payments and their fees only: not the unmatched one, not an operator credit"
     );

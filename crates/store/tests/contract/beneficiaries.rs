@@ -1,6 +1,6 @@
 use crate::common::{funded_account, new_account, purchase, store};
-use billpay_domain::Product;
-use billpay_store::NewBeneficiary;
+use billpay_domain::{Kobo, Product, PurchaseDetails};
+use billpay_store::{NewBeneficiary, Refill};
 
 #[tokio::test]
 async fn a_saved_recipient_is_listed_renamed_and_deleted_by_its_owner_only() {
@@ -9,8 +9,11 @@ async fn a_saved_recipient_is_listed_renamed_and_deleted_by_its_owner_only() {
     let new = |recipient: &str, nickname: &str| NewBeneficiary {
         account_id: owner,
         product: Product::Data,
-        recipient: recipient.into(),
         nickname: nickname.into(),
+        refill: Refill {
+            recipient: recipient.into(),
+            ..Refill::default()
+        },
     };
     let mum = store
         .save_beneficiary(new("08031234567", "Mum"))
@@ -82,7 +85,11 @@ async fn the_last_recipients_of_a_product_are_newest_first_and_distinct() {
         .recent_recipients(account, Product::Airtime, 2)
         .await
         .unwrap();
-    assert_eq!(recent, ["08030000003", "08030000001"]);
+    let recipients: Vec<_> = recent.iter().map(|r| r.recipient.as_str()).collect();
+    assert_eq!(recipients, ["08030000003", "08030000001"]);
+    // each with its latest purchase's fields: bought again as it was
+    assert_eq!(recent[1].provider, "mtn");
+    assert_eq!(recent[1].amount, Some(Kobo::from_naira(100)));
     assert!(
         store
             .recent_recipients(account, Product::Data, 5)
@@ -90,4 +97,39 @@ async fn the_last_recipients_of_a_product_are_newest_first_and_distinct() {
             .unwrap()
             .is_empty()
     );
+}
+
+#[tokio::test]
+async fn a_saved_recipient_keeps_its_provider_fields_and_amount() {
+    let (_db, store) = store().await;
+    let owner = new_account(&store).await.id;
+    let details = PurchaseDetails {
+        meter_number: Some("45012345678".into()),
+        meter_type: Some(2),
+        ..PurchaseDetails::default()
+    };
+    let eko_postpaid = Refill {
+        recipient: "45012345678".into(),
+        provider: "eko-electric".into(),
+        details: details.clone(),
+        amount: Some(Kobo::from_naira(6000)),
+    };
+    let saved = store
+        .save_beneficiary(NewBeneficiary {
+            account_id: owner,
+            product: Product::Electricity,
+            nickname: "Shop".into(),
+            refill: eko_postpaid.clone(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(saved.refill, eko_postpaid);
+    let listed = store
+        .beneficiaries(owner, Product::Electricity)
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].refill.provider, "eko-electric");
+    assert_eq!(listed[0].refill.details.meter_type, Some(2));
+    assert_eq!(listed[0].refill.amount, Some(Kobo::from_naira(6000)));
 }

@@ -189,6 +189,7 @@ checked_by!(CableIn, |req| Item::Cable {
     smartcard: SmartcardNumber::parse(&req.smartcard_number)?,
     plan_id: req.plan_id,
     phone: req.phone,
+    recipient_name: None,
 });
 
 checked_by!(ElectricityIn, |req| Item::Electricity {
@@ -196,6 +197,7 @@ checked_by!(ElectricityIn, |req| Item::Electricity {
     meter_type: MeterType::parse(req.meter_type)?,
     amount: req.amount,
     recipient_name: recipient_name(req.recipient_name),
+    address: None,
 });
 
 checked_by!(EducationIn, |req| Item::Education {

@@ -155,7 +155,14 @@ async fn an_unmatched_payment_is_assigned_once_from_the_funding_page_and_reporte
     let total = lines.iter().find(|l| l.starts_with("total,")).unwrap();
     assert!(total.starts_with("total,1,"), "{total}");
     assert_eq!(cli["totals"]["charged"], 500.0);
-    assert!(lines.contains(&"funding received,,,1200.00,,,,"), "{csv}");
+    assert!(
+        lines.contains(&"funding received by bank transfer,,,1200.00,,,,"),
+        "{csv}"
+    );
+    assert!(
+        lines.contains(&"funding received by card,,,0.00,,,,"),
+        "{csv}"
+    );
     assert!(
         lines.contains(&"funding fees (income),,,18.00,,,,"),
         "{csv}"

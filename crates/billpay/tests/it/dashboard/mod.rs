@@ -16,6 +16,7 @@ mod pin_reset;
 mod security;
 pub(crate) mod shop;
 mod shop_cable;
+mod shop_fixes;
 mod shop_key;
 mod sign_in_limits;
 pub mod sign_up;

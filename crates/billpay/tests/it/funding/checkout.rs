@@ -429,3 +429,52 @@ async fn a_checkout_unpaid_a_day_on_is_abandoned_and_a_late_payment_still_credit
     setup.cli(&["funding", "reconcile", "--since-hours", "1"]);
     assert_eq!(setup.balance(&shopper), 1_100.0, "credited once");
 }
+
+/// Issue 46, item 4: money in is named by its channel — a payment on the
+/// hosted checkout is a card payment in the buyer's statement and the sales
+/// report, a transfer to the reserved account a bank transfer — and the
+/// card's payer is the one the gateway gave.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_payment_is_named_card_and_a_transfer_a_bank_transfer() {
+    let setup = Setup::start(&[]).await;
+    let shopper = setup.shopper("channels@example.com").await;
+    let fake = setup.paystack_fake();
+    let reserved = setup.reserve(&fake, &shopper.account_id);
+    let number = reserved["accounts"][0]["account_number"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no account: {reserved}"))
+        .to_owned();
+    let transfer = fake.transfer(None, Some(&number), 1_000.0);
+    let (status, answer) = setup.post_webhook(&fake, fake.webhook(&transfer)).await;
+    assert_eq!(status, 200, "{answer}");
+    let (_, card) = setup.start_checkout(&shopper, "2000").await;
+    fake.paystack().pay(&card);
+    setup.come_back(&shopper, &card).await;
+    assert_eq!(setup.balance(&shopper), 3_100.0);
+
+    let wallet = html_of(&setup.server, &shopper.cookie, "/dashboard/wallet").await;
+    assert_eq!(
+        wallet.matches("Card payment (Paystack)").count(),
+        1,
+        "{wallet}"
+    );
+    assert_eq!(
+        wallet.matches("Bank transfer (Paystack)").count(),
+        1,
+        "{wallet}"
+    );
+    let csv = html_of(&setup.server, &shopper.cookie, "/dashboard/wallet.csv").await;
+    assert!(csv.contains("Card payment (Paystack)"), "{csv}");
+
+    let report = setup.cli(&["report", "sales"]);
+    assert_eq!(report["funding_received"], 3_000.0, "{report}");
+    assert_eq!(report["funding_by_card"], 2_000.0, "{report}");
+
+    let fundings = setup.fundings(&shopper);
+    let paid = fundings
+        .iter()
+        .find(|f| f["gateway_reference"] == card.as_str())
+        .unwrap();
+    let payer = paid["payer"].as_str().unwrap_or_default();
+    assert!(payer.contains("card ending 4081"), "{paid}");
+}

@@ -19,7 +19,7 @@ use billpay_domain::{
     PurchaseRequest, Reference, SmartcardNumber,
 };
 use billpay_operations::purchases::{AccountPrices, PurchaseError, Purchasing};
-use billpay_store::Beneficiary;
+use billpay_store::{Beneficiary, Refill};
 use billpay_supplier::{SupplierCodes, Verification, VerifyRequest};
 use billpay_webkit::filters::url_encode;
 use serde::Deserialize;
@@ -94,9 +94,34 @@ impl Product {
             Product::Electricity => "Prepaid tokens and postpaid bills",
             Product::Cable => "DStv, GOtv and StarTimes bouquets",
             Product::Epin => "Printable recharge cards",
-            Product::Exam => "WAEC, NECO, NABTEB, JAMB",
+            Product::Exam => "Result checker and registration pins",
             Product::Betting => "Fund a betting account",
         }
+    }
+
+    /// The blurb with what is on sale now, from the catalogue: the exam
+    /// bodies sold (`WAEC and JAMB pins`, never one off sale), the cable
+    /// providers; the others' own words.
+    pub fn blurb_on_sale(self, catalogue: &Catalogue) -> String {
+        let names = || {
+            let names: Vec<&str> = catalogue
+                .providers
+                .iter()
+                .filter(|p| p.active && p.services.contains(&self.sold()))
+                .map(|p| p.name.as_str())
+                .collect();
+            match names.as_slice() {
+                [] => None,
+                [one] => Some((*one).to_owned()),
+                [first @ .., last] => Some(format!("{} and {last}", first.join(", "))),
+            }
+        };
+        let on_sale = match self {
+            Product::Exam => names().map(|n| format!("{n} pins")),
+            Product::Cable => names().map(|n| format!("{n} bouquets")),
+            _ => None,
+        };
+        on_sale.unwrap_or_else(|| self.blurb().to_owned())
     }
 
     pub fn sold(self) -> Sold {
@@ -123,7 +148,7 @@ impl Product {
     }
 
     /// Products whose number the supplier names before paying.
-    fn verified_first(self) -> bool {
+    pub fn verified_first(self) -> bool {
         matches!(
             self,
             Product::Electricity | Product::Cable | Product::Betting
@@ -149,18 +174,69 @@ pub struct BuyForm {
     pub smartcard_number: String,
     pub customer_id: String,
     pub recipient_name: String,
+    /// Electricity: the address the supplier gave when verifying.
+    pub recipient_address: String,
     /// E-pins: `provider|naira`.
     pub denomination: String,
     pub quantity: String,
     pub profile_id: String,
     /// A nickname to save the recipient under.
     pub save_as: String,
+    /// Back from funding the wallet: name the number again at once.
+    pub check: Option<String>,
 }
 
 impl BuyForm {
     fn ported(&self) -> bool {
         self.ported.is_some()
     }
+}
+
+/// What a refusal says at the form's top, and, when the wallet is short,
+/// the link to fund it and come back.
+pub struct Said {
+    pub message: String,
+    pub fund: Option<String>,
+}
+
+impl From<String> for Said {
+    fn from(message: String) -> Said {
+        Said {
+            message,
+            fund: None,
+        }
+    }
+}
+
+/// This form filled in again as `f` has it (never its PIN or reference;
+/// `check=1` where the supplier names the number first).
+pub fn back_link(product: Product, f: &BuyForm) -> String {
+    let fields = [
+        ("provider_id", &f.provider_id),
+        ("phone", &f.phone),
+        ("amount", &f.amount),
+        ("plan_id", &f.plan_id),
+        ("meter_number", &f.meter_number),
+        ("meter_type", &f.meter_type),
+        ("smartcard_number", &f.smartcard_number),
+        ("customer_id", &f.customer_id),
+        ("denomination", &f.denomination),
+        ("quantity", &f.quantity),
+        ("profile_id", &f.profile_id),
+        ("save_as", &f.save_as),
+    ];
+    let mut query: Vec<String> = fields
+        .iter()
+        .filter(|(_, value)| !value.trim().is_empty())
+        .map(|(name, value)| format!("{name}={}", url_encode(value.trim())))
+        .collect();
+    if f.ported.is_some() {
+        query.push("ported=1".into());
+    }
+    if product.verified_first() {
+        query.push("check=1".into());
+    }
+    format!("/dashboard/buy/{}?{}", product.slug(), query.join("&"))
 }
 
 /// The form as the domain's checked request (the same rules as the API's
@@ -210,11 +286,13 @@ pub fn request(
             meter_type: meter_type(&f.meter_type)?,
             amount: amount()?,
             recipient_name: recipient_name(Some(f.recipient_name.clone())),
+            address: Some(f.recipient_address.clone()),
         },
         Product::Cable => Item::Cable {
             smartcard: smartcard(f)?,
             plan_id: f.plan_id.trim().to_owned(),
             phone: (!f.phone.trim().is_empty()).then(phone).transpose()?,
+            recipient_name: Some(f.recipient_name.clone()),
         },
         Product::Betting => Item::Betting {
             customer: CustomerId::parse(&f.customer_id).map_err(|e| e.to_string())?,
@@ -367,6 +445,8 @@ struct BuyPage {
     balance: String,
     has_pin: bool,
     error: Option<String>,
+    /// The wallet is short: fund it and come back (`/dashboard/wallet?back=…`).
+    fund: Option<String>,
     reference: String,
     form: BuyForm,
     providers: Vec<Choice>,
@@ -378,6 +458,8 @@ struct BuyPage {
     /// Cable: the chosen provider's bouquets at the customer's price.
     bouquets: Vec<PlanChoice>,
     denominations: Vec<Choice>,
+    /// Exams: each body on sale with one pin's price at the customer's price.
+    exams: Vec<Choice>,
     verified: Option<Verified>,
     /// The form's recipient field (`phone`, `meter_number`…); empty: none.
     recipient_field: &'static str,
@@ -401,9 +483,13 @@ pub async fn page(
     signed_in: &SignedIn,
     product: Product,
     form: BuyForm,
-    error: Option<String>,
+    error: Option<Said>,
     verified: Option<Verified>,
 ) -> PageResult {
+    let (error, fund) = match error {
+        Some(said) => (Some(said.message), said.fund),
+        None => (None, None),
+    };
     let purchasing = super::purchasing(state)?;
     let account = signed_in.user.id;
     let store = &state.store;
@@ -426,6 +512,7 @@ pub async fn page(
         balance: naira(store.balance(account).await?),
         has_pin: store.transaction_pin(account).await?.is_some(),
         error,
+        fund,
         reference,
         providers: providers(&catalogue, sold),
         network,
@@ -436,10 +523,15 @@ pub async fn page(
             _ => Vec::new(),
         },
         denominations: denominations(&catalogue, &prices),
+        exams: match product {
+            Product::Exam => exams(&catalogue, &prices),
+            _ => Vec::new(),
+        },
         verified: verified.filter(|_| product.verified_first()),
         recipient_field: product.recipient_field(),
         my_phone: signed_in.user.phone.clone().filter(|p| !p.is_empty()),
         recipients: recipients(
+            &catalogue,
             product,
             store.beneficiaries(account, sold).await?,
             store.recent_recipients(account, sold, 5).await?,
@@ -449,36 +541,43 @@ pub async fn page(
 }
 
 fn recipients(
+    catalogue: &Catalogue,
     product: Product,
     saved: Vec<Beneficiary>,
-    recent: Vec<String>,
+    recent: Vec<Refill>,
 ) -> Vec<RecipientLink> {
-    let field = product.recipient_field();
-    if field.is_empty() {
+    if product.recipient_field().is_empty() {
         return Vec::new();
     }
-    let href = |r: &str| {
-        format!(
-            "/dashboard/buy/{}?{field}={}",
-            product.slug(),
-            url_encode(r)
-        )
+    // what the chip fills in besides the number: `Eko Electric, postpaid`
+    let what = |r: &Refill| {
+        let provider = catalogue.provider(&r.provider).map(|p| p.name.clone());
+        let meter = r.details.meter_type.and_then(|t| MeterType::parse(t).ok());
+        let meter = meter.map(|t| t.to_string().to_lowercase());
+        [provider, meter]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let recent = recent
         .into_iter()
-        .filter(|r| !saved.iter().any(|b| &b.recipient == r))
+        .filter(|r| !saved.iter().any(|b| b.recipient == r.recipient))
         .map(|r| RecipientLink {
-            href: href(&r),
-            label: r,
-            detail: String::new(),
+            href: super::refill::link(product, &r),
+            detail: what(&r),
+            label: r.recipient,
             saved: false,
         });
     saved
         .iter()
         .map(|b| RecipientLink {
-            href: href(&b.recipient),
+            href: super::refill::link(product, &b.refill),
             label: b.nickname.clone(),
-            detail: b.recipient.clone(),
+            detail: match what(&b.refill) {
+                w if w.is_empty() => b.recipient.clone(),
+                w => format!("{} · {w}", b.recipient),
+            },
             saved: true,
         })
         .chain(recent)
@@ -596,6 +695,23 @@ fn validity(days: u32) -> String {
         1 => "1 day".to_owned(),
         d => format!("{d} days"),
     }
+}
+
+/// Every exam body on sale, labelled with one pin's price to the customer
+/// (`WAEC · ₦3,900.00 a pin`): the price is seen before paying.
+fn exams(catalogue: &Catalogue, prices: &AccountPrices) -> Vec<Choice> {
+    catalogue
+        .providers
+        .iter()
+        .filter(|p| p.active && p.services.contains(&Sold::Education))
+        .filter_map(|p| {
+            let price = prices.unit(Sold::Education, &p.slug, None, p.price?)?;
+            Some(Choice {
+                value: p.slug.clone(),
+                label: format!("{} · {} a pin", p.name, naira(price)),
+            })
+        })
+        .collect()
 }
 
 /// Every e-pin denomination on sale, at the customer's price each.

@@ -16,6 +16,7 @@ pub mod forms;
 pub mod pin;
 pub mod pin_reset;
 pub mod receipt;
+pub mod refill;
 
 use crate::DashboardState;
 use crate::format::naira;
@@ -24,17 +25,20 @@ use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Redirect};
-use billpay_domain::Reference;
 use billpay_domain::keys::random_hex;
+use billpay_domain::{Kobo, Reference};
 use billpay_operations::purchases::{PurchaseError, Purchasing, seconds};
-use billpay_store::{Account, Beneficiary, NewBeneficiary, StoreError};
+use billpay_store::{Account, Beneficiary, NewBeneficiary, StoreError, Transaction, TxLookup};
 use billpay_webkit::CsrfForm;
+use billpay_webkit::filters::url_encode;
 use forms::{BuyForm, Product};
 use serde::Deserialize;
 
 /// Why a purchase was not placed: said on the form again, or a page error.
 pub enum Refused {
     Say(String),
+    /// The wallet is short: said, with a way to fund it and come back.
+    Short(String),
     Page(PageError),
 }
 
@@ -87,19 +91,20 @@ struct HomePage {
     chrome: Chrome,
     balance: String,
     has_pin: bool,
-    products: Vec<(&'static str, &'static str, &'static str)>,
+    products: Vec<(&'static str, &'static str, String)>,
 }
 
 pub async fn home(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
     let account = signed_in.user.id;
     let has_pin = state.store.transaction_pin(account).await?.is_some();
+    let catalogue = purchasing(&state)?.catalogue.get().await?;
     Ok(render(&HomePage {
         chrome: Chrome::new(&signed_in, "buy"),
         balance: naira(state.store.balance(account).await?),
         has_pin,
         products: Product::ALL
             .iter()
-            .map(|p| (p.slug(), p.title(), p.blurb()))
+            .map(|p| (p.slug(), p.title(), p.blurb_on_sale(&catalogue)))
             .collect(),
     }))
 }
@@ -113,6 +118,10 @@ pub async fn form(
     Query(form): Query<BuyForm>,
 ) -> PageResult {
     let product = Product::from_slug(&product).ok_or_else(crate::page::not_found)?;
+    if form.check.is_some() && product.verified_first() {
+        // back from funding the wallet: the number is named again at once
+        return verified(&state, &signed_in, product, form).await;
+    }
     forms::page(&state, &signed_in, product, form, None, None).await
 }
 
@@ -122,10 +131,20 @@ pub async fn verify(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
     Path(product): Path<String>,
-    CsrfForm(mut form): CsrfForm<BuyForm>,
+    CsrfForm(form): CsrfForm<BuyForm>,
 ) -> PageResult {
     let product = Product::from_slug(&product).ok_or_else(crate::page::not_found)?;
-    let purchasing = purchasing(&state)?;
+    verified(&state, &signed_in, product, form).await
+}
+
+/// The form with what the supplier says of its number (or why not).
+async fn verified(
+    state: &DashboardState,
+    signed_in: &SignedIn,
+    product: Product,
+    mut form: BuyForm,
+) -> PageResult {
+    let purchasing = purchasing(state)?;
     match forms::verify(purchasing, product, &form).await {
         Ok(found) => {
             // cable: the subscriber's bouquet is chosen, unless one was
@@ -134,9 +153,9 @@ pub async fn verify(
             if let (Some(plan), true) = (current, form.plan_id.trim().is_empty()) {
                 form.plan_id = plan;
             }
-            forms::page(&state, &signed_in, product, form, None, Some(found)).await
+            forms::page(state, signed_in, product, form, None, Some(found)).await
         }
-        Err(e) => forms::page(&state, &signed_in, product, form, Some(e), None).await,
+        Err(e) => forms::page(state, signed_in, product, form, Some(e.into()), None).await,
     }
 }
 
@@ -150,16 +169,28 @@ pub async fn buy(
     CsrfForm(form): CsrfForm<BuyForm>,
 ) -> PageResult {
     let product = Product::from_slug(&product).ok_or_else(crate::page::not_found)?;
-    match place(&state, &signed_in, product, &form).await {
-        Ok(code) => Ok(to_receipt(&code)),
-        Err(Refused::Say(message)) => {
-            let page = forms::page(&state, &signed_in, product, form, Some(message), None);
-            let mut response = page.await?;
-            *response.status_mut() = axum::http::StatusCode::UNPROCESSABLE_ENTITY;
-            Ok(response)
-        }
-        Err(Refused::Page(e)) => Err(e),
-    }
+    let said = match place(&state, &signed_in, product, &form).await {
+        Ok(code) => return Ok(to_receipt(&code)),
+        Err(Refused::Page(e)) => return Err(e),
+        Err(Refused::Say(message)) => forms::Said::from(message),
+        Err(Refused::Short(message)) => forms::Said {
+            fund: Some(fund_and_back(product, &form)),
+            message,
+        },
+    };
+    let page = forms::page(&state, &signed_in, product, form, Some(said), None);
+    let mut response = page.await?;
+    *response.status_mut() = axum::http::StatusCode::UNPROCESSABLE_ENTITY;
+    Ok(response)
+}
+
+/// The wallet page, then back to this form filled in as it was (checked
+/// again where the supplier names the number first).
+fn fund_and_back(product: Product, form: &BuyForm) -> String {
+    format!(
+        "/dashboard/wallet?back={}#fund-your-wallet",
+        url_encode(&forms::back_link(product, form))
+    )
 }
 
 fn to_receipt(code: &str) -> axum::response::Response {
@@ -191,7 +222,7 @@ async fn place(
         Err(PurchaseError::DuplicateReference(Some(code))) => return Ok(code),
         Err(e) => return Err(refusal(e)),
     };
-    save_recipient(state, signed_in, &tx.product, &tx.recipient, &form.save_as).await?;
+    save_recipient(state, signed_in, &tx, &form.save_as).await?;
     Ok(tx.code)
 }
 
@@ -207,7 +238,30 @@ fn refusal(e: PurchaseError) -> Refused {
         PurchaseError::KeyRevoked => Refused::Say(SHOP_KEY_REVOKED.to_owned()),
         PurchaseError::RateLimited { retry_after } => Refused::Say(too_many(retry_after)),
         PurchaseError::Store(e) => Refused::Page(e.into()),
+        PurchaseError::InsufficientBalance { balance, needed } => {
+            Refused::Short(short_balance(balance, needed))
+        }
         e => Refused::Say(said(&e)),
+    }
+}
+
+/// A short wallet, in Naira as a person writes it, with what is missing.
+fn short_balance(balance: Option<Kobo>, needed: Option<Kobo>) -> String {
+    match (balance, needed) {
+        (Some(balance), Some(needed)) => {
+            let missing = needed.checked_sub(balance).unwrap_or(needed);
+            format!(
+                "Your wallet has {} and this purchase needs {}: fund it with at least {}, then come back to pay. What you entered is kept.",
+                naira(balance),
+                naira(needed),
+                naira(missing)
+            )
+        }
+        (None, Some(needed)) => format!(
+            "Your wallet is short: this purchase needs {}. Fund it, then come back to pay. What you entered is kept.",
+            naira(needed)
+        ),
+        _ => "Your wallet is short for this purchase. Fund it, then come back to pay. What you entered is kept.".to_owned(),
     }
 }
 
@@ -238,12 +292,12 @@ fn said(e: &PurchaseError) -> String {
     }
 }
 
-/// Saves the recipient under `nickname` when one was given.
+/// Saves the purchase's recipient under `nickname` when one was given, with
+/// every field to buy for it again as it was (`refill`).
 async fn save_recipient(
     state: &DashboardState,
     signed_in: &SignedIn,
-    product: &billpay_domain::Product,
-    recipient: &str,
+    tx: &Transaction,
     nickname: &str,
 ) -> Result<(), StoreError> {
     let nickname = nickname.trim();
@@ -255,9 +309,9 @@ async fn save_recipient(
         .store
         .save_beneficiary(NewBeneficiary {
             account_id: signed_in.user.id,
-            product: *product,
-            recipient: recipient.to_owned(),
+            product: tx.product,
             nickname,
+            refill: refill::of_purchase(tx),
         })
         .await
         .map(|_: Beneficiary| ())
@@ -265,39 +319,54 @@ async fn save_recipient(
 
 #[derive(Deserialize)]
 pub struct SaveForm {
-    product: String,
-    recipient: String,
+    /// The purchase whose recipient (and fields) are saved.
+    code: String,
     nickname: String,
-    /// Where to go back to (a receipt).
-    back: String,
 }
 
-/// Saves a recipient from a receipt.
+/// Saves a receipt's recipient, then back to the receipt.
 pub async fn save_beneficiary(
     State(state): State<DashboardState>,
     signed_in: SignedIn,
     CsrfForm(form): CsrfForm<SaveForm>,
 ) -> PageResult {
-    let product: billpay_domain::Product = form
-        .product
-        .parse()
-        .map_err(|_| crate::page::bad_request("Unknown product."))?;
-    if form.nickname.trim().is_empty() || form.recipient.len() > 40 {
+    if form.nickname.trim().is_empty() {
         return Err(crate::page::bad_request("Give the recipient a nickname."));
     }
-    save_recipient(
-        &state,
-        &signed_in,
-        &product,
-        &form.recipient,
-        &form.nickname,
-    )
-    .await?;
-    let back = match form.back.strip_prefix("/dashboard/receipts/") {
-        Some(code) if code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') => {
-            format!("/dashboard/receipts/{code}")
-        }
-        _ => "/dashboard/buy".to_owned(),
-    };
+    let lookup = TxLookup::Code(form.code.clone());
+    let tx = state
+        .store
+        .transaction(Some(signed_in.user.id), lookup)
+        .await?
+        .ok_or_else(crate::page::not_found)?;
+    save_recipient(&state, &signed_in, &tx, &form.nickname).await?;
+    let back = format!("/dashboard/receipts/{}", url_encode(&tx.code));
     Ok(Redirect::to(&back).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_wallet_is_said_in_naira_with_what_is_missing_and_a_way_back() {
+        let said = short_balance(Some(Kobo::from_naira(4_200)), Some(Kobo::from_naira(6_000)));
+        assert_eq!(
+            said,
+            "Your wallet has ₦4,200.00 and this purchase needs ₦6,000.00: fund it with at least ₦1,800.00, then come back to pay. What you entered is kept."
+        );
+        let form = BuyForm {
+            provider_id: "dstv".into(),
+            smartcard_number: "7012345678".into(),
+            plan_id: "dstv-padi".into(),
+            pin: "2468".into(),
+            reference: "web-0011223344556677".into(),
+            ..BuyForm::default()
+        };
+        // the PIN and the reference never travel; the smartcard is named again
+        assert_eq!(
+            fund_and_back(Product::Cable, &form),
+            "/dashboard/wallet?back=%2Fdashboard%2Fbuy%2Fcable%3Fprovider_id%3Ddstv%26plan_id%3Ddstv-padi%26smartcard_number%3D7012345678%26check%3D1#fund-your-wallet"
+        );
+    }
 }

@@ -184,7 +184,7 @@ pub async fn change(
     let account = signed_in.user.id;
     match check(&state, account, &form.current).await {
         Ok(_) => {}
-        Err(Refused::Say(message)) => {
+        Err(Refused::Say(message) | Refused::Short(message)) => {
             return pin_page(&state, &signed_in, Some(message), false).await;
         }
         Err(Refused::Page(e)) => return Err(e),

@@ -13,7 +13,7 @@ use crate::page::{Chrome, PageResult, render};
 use crate::session::SignedIn;
 use askama::Template;
 use axum::extract::{Path, State};
-use billpay_domain::{Pin, TxStatus};
+use billpay_domain::{MeterType, Pin, TxStatus};
 use billpay_store::{Transaction, TxLookup};
 use billpay_webkit::filters::url_encode;
 use billpay_webkit::format::lagos_time;
@@ -22,7 +22,11 @@ use billpay_worker::HeldReview;
 pub struct Card {
     pub serial: String,
     pub pin: String,
+    /// The PIN in groups of 4 digits, each kept whole on a line.
+    pub groups: Vec<String>,
     pub expires_on: String,
+    /// What to dial to load it (`*311*PIN#`), none when the network is not known.
+    pub dial: Option<String>,
 }
 
 #[derive(Template)]
@@ -43,11 +47,15 @@ struct ReceiptPage {
     token: Option<String>,
     units: Option<String>,
     cards: Vec<Card>,
+    /// E-pins: how to load one on the network's line.
+    load: Option<String>,
+    /// Details a person checks: the subscriber's or meter's name and
+    /// address (as verified), a data plan's type and validity.
+    facts: Vec<(&'static str, String)>,
     buy_again: Option<String>,
     share: String,
     /// WhatsApp's click-to-share link with [`share_text`].
     whatsapp: String,
-    product: &'static str,
     saved_as: Option<String>,
 }
 
@@ -63,7 +71,8 @@ pub async fn page(
         .await?
         .ok_or_else(crate::page::not_found)?;
     let delivery = tx.delivery()?;
-    let cards: Vec<Card> = delivery.pins.iter().map(card).collect();
+    let code = loading_code(&tx);
+    let cards: Vec<Card> = delivery.pins.iter().map(|p| card(p, code)).collect();
     let token = match cards.is_empty() {
         true => delivery.pin.clone(),
         false => None,
@@ -79,6 +88,7 @@ pub async fn page(
         .find(|b| b.recipient == tx.recipient)
         .map(|b| b.nickname);
     let share = share_text(&tx, token.as_deref(), &cards);
+    let facts = facts(&catalogue, &tx);
     Ok(render(&ReceiptPage {
         chrome: Chrome::new(&signed_in, "receipt"),
         whatsapp: whatsapp_link(&share),
@@ -88,32 +98,146 @@ pub async fn page(
         held: tx.held_for.is_some() && tx.status == TxStatus::Processing,
         what: tx.label.clone(),
         provider,
-        recipient: tx.recipient.clone(),
+        recipient: recipient(&tx),
         charged: naira(tx.amount),
         face_value: naira(tx.face_value),
         when: lagos_time(&tx.created_at),
         message: outcome(&tx, state.held_review),
         token,
         units: delivery.units.map(|u| format!("{u} kWh")),
+        load: code.filter(|_| !cards.is_empty()).map(load_words),
+        facts,
         cards,
         buy_again: buy_again(&tx),
-        product: tx.product.service(),
         saved_as,
     }))
 }
 
-fn card(pin: &Pin) -> Card {
-    match pin {
-        Pin::Card(c) => Card {
-            serial: c.serial.clone(),
-            pin: c.pin.clone(),
-            expires_on: c.expires_on.clone(),
-        },
-        Pin::Code(code) => Card {
-            serial: String::new(),
-            pin: code.clone(),
-            expires_on: String::new(),
-        },
+fn card(pin: &Pin, code: Option<LoadingCode>) -> Card {
+    let (serial, pin, expires_on) = match pin {
+        Pin::Card(c) => (c.serial.clone(), c.pin.clone(), c.expires_on.clone()),
+        Pin::Code(code) => (String::new(), code.clone(), String::new()),
+    };
+    Card {
+        groups: groups_of_four(&pin),
+        dial: code.map(|c| format!("*{}*{pin}#", c.harmonised)),
+        serial,
+        pin,
+        expires_on,
+    }
+}
+
+/// `1234567890123456` → `1234 5678 9012 3456` as separate groups (the page
+/// keeps each whole and copies the PIN without spaces).
+fn groups_of_four(pin: &str) -> Vec<String> {
+    let chars: Vec<char> = pin.chars().collect();
+    chars.chunks(4).map(|c| c.iter().collect()).collect()
+}
+
+/// How a network's recharge PIN is loaded: the NCC's harmonised short code
+/// for credit recharge, 311, on every network (NCC's harmonised short
+/// codes, 2021; MTN's notice moving from *555* to *311*, reported at
+/// https://pluboard.com/?p=1823), and the network's own older code, still
+/// answered: MTN *555*, Airtel *126*, Glo *123* (siliconafrica.org/?p=40626),
+/// 9mobile *222* (answersafrica.com, "How To Load 9mobile Card").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadingCode {
+    pub network: &'static str,
+    pub harmonised: &'static str,
+    pub own: &'static str,
+}
+
+/// The e-pin's network's loading code (by the provider's slug).
+fn loading_code(tx: &Transaction) -> Option<LoadingCode> {
+    if tx.product != billpay_domain::Product::Epin {
+        return None;
+    }
+    let (network, own) = match tx.provider.as_str() {
+        "mtn" => ("MTN", "555"),
+        "airtel" => ("Airtel", "126"),
+        "glo" => ("Glo", "123"),
+        "9mobile" => ("9mobile", "222"),
+        _ => return None,
+    };
+    Some(LoadingCode {
+        network,
+        harmonised: "311",
+        own,
+    })
+}
+
+/// The loading instructions, in words.
+fn load_words(code: LoadingCode) -> String {
+    format!(
+        "To load a card, dial *{}*PIN# from the {} line to credit, with the card's PIN in place of PIN (or {}'s own *{}*PIN#).",
+        code.harmonised, code.network, code.network, code.own
+    )
+}
+
+/// What a person checks on a receipt besides the number: the name (and
+/// address) the supplier verified before paying, and a data plan's type
+/// and validity.
+fn facts(
+    catalogue: &billpay_domain::catalogue::Catalogue,
+    tx: &Transaction,
+) -> Vec<(&'static str, String)> {
+    use billpay_domain::Product as Sold;
+    let d = &tx.details;
+    let mut facts = Vec::new();
+    let named = |name: &Option<String>| {
+        name.clone()
+            .filter(|n| !n.trim().is_empty() && n != "Unknown Customer")
+    };
+    match tx.product {
+        Sold::Cable => {
+            if let Some(name) = named(&d.recipient_name) {
+                facts.push(("Subscriber", name));
+            }
+        }
+        Sold::Electricity => {
+            if let Some(name) = named(&d.recipient_name) {
+                facts.push(("Name on the meter", name));
+            }
+            if let Some(address) = named(&d.recipient_address) {
+                facts.push(("Address", address));
+            }
+            if let Some(meter) = d.meter_type.and_then(|t| MeterType::parse(t).ok()) {
+                facts.push(("Meter type", meter.to_string()));
+            }
+        }
+        Sold::Data => {
+            let plan = catalogue
+                .data_plans
+                .iter()
+                .find(|p| Some(&p.plan_id) == tx.plan_id.as_ref() && p.provider == tx.provider);
+            if let Some(plan) = plan {
+                facts.push(("Plan type", catalogue.data_plan_type(plan).to_owned()));
+            }
+            if let Some(days) = d.duration.or(plan.map(|p| p.duration)) {
+                let days = match days {
+                    1 => "1 day".to_owned(),
+                    n => format!("{n} days"),
+                };
+                facts.push(("Validity", days));
+            }
+        }
+        _ => {}
+    }
+    facts
+}
+
+/// Whom it was bought for; exam pins bought without a phone or a JAMB
+/// profile are the buyer's own, said so rather than left blank.
+fn recipient(tx: &Transaction) -> String {
+    if !tx.recipient.trim().is_empty() {
+        return tx.recipient.clone();
+    }
+    if let Some(profile) = &tx.details.profile_id {
+        return format!("JAMB profile {profile}");
+    }
+    match tx.details.quantity {
+        Some(n) if n > 1 => format!("You: the {n} pins are below"),
+        _ => "You: the pin is below".to_owned(),
     }
 }
 
@@ -136,26 +260,13 @@ fn outcome(tx: &Transaction, held_review: std::time::Duration) -> String {
     }
 }
 
-/// The same product's form, filled in with this recipient.
+/// The same product's form, filled in with every field of this purchase
+/// (provider, meter type, bouquet or plan, phone, amount).
 fn buy_again(tx: &Transaction) -> Option<String> {
     let product = Product::of(tx.product)?;
-    let field = match product {
-        Product::Airtime | Product::Data => "phone",
-        Product::Electricity => "meter_number",
-        Product::Cable => "smartcard_number",
-        Product::Betting => "customer_id",
-        Product::Epin | Product::Exam => return Some(format!("/dashboard/buy/{}", product.slug())),
-    };
-    // cable: the same bouquet chosen again (a renewal)
-    let plan = match (product, &tx.plan_id) {
-        (Product::Cable, Some(plan)) => format!("&plan_id={}", url_encode(plan)),
-        _ => String::new(),
-    };
-    Some(format!(
-        "/dashboard/buy/{}?{field}={}&provider_id={}{plan}",
-        product.slug(),
-        url_encode(&tx.recipient),
-        url_encode(&tx.provider)
+    Some(super::refill::link(
+        product,
+        &super::refill::of_purchase(tx),
     ))
 }
 
@@ -168,7 +279,8 @@ pub fn whatsapp_link(text: &str) -> String {
 /// A plain-text receipt to paste into WhatsApp or an SMS.
 fn share_text(tx: &Transaction, token: Option<&str>, cards: &[Card]) -> String {
     let mut lines = vec![
-        format!("{} for {}", tx.label, tx.recipient),
+        // what was bought, for whom (`2 × WAEC PIN` when nobody is named)
+        billpay_webkit::rows::describe(tx),
         format!("Status: {}", tx.status.as_str()),
         format!("Amount: {}", naira(tx.face_value)),
         format!("Date: {}", lagos_time(&tx.created_at)),
@@ -188,7 +300,34 @@ fn share_text(tx: &Transaction, token: Option<&str>, cards: &[Card]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::whatsapp_link;
+    use super::*;
+
+    #[test]
+    fn a_pin_is_shown_in_groups_of_four() {
+        assert_eq!(
+            groups_of_four("1234567890123456"),
+            ["1234", "5678", "9012", "3456"]
+        );
+        assert_eq!(groups_of_four("123456"), ["1234", "56"]);
+    }
+
+    #[test]
+    fn each_network_has_its_loading_code() {
+        let code = |network: &'static str, own: &'static str| LoadingCode {
+            network,
+            harmonised: "311",
+            own,
+        };
+        assert_eq!(
+            load_words(code("MTN", "555")),
+            "To load a card, dial *311*PIN# from the MTN line to credit, with the card's PIN in place of PIN (or MTN's own *555*PIN#)."
+        );
+        let c = card(
+            &Pin::Code("1234567890123456".into()),
+            Some(code("Glo", "123")),
+        );
+        assert_eq!(c.dial.as_deref(), Some("*311*1234567890123456#"));
+    }
 
     #[test]
     fn the_whatsapp_link_carries_the_whole_text_encoded() {
