@@ -70,7 +70,7 @@ pub enum Command {
     Serve(Box<serve::ServeArgs>),
     /// Create or upgrade the database schema.
     Migrate,
-    /// Accounts: create, show, suspend, reactivate, set-password, set-tier, close, erase.
+    /// Accounts: create, show, suspend, reactivate, set-password, set-tier, developer-access, close, erase.
     #[command(subcommand)]
     Account(account::AccountCommand),
     /// API keys: create, suspend, reactivate, revoke, set-rate-limit, webhook,
@@ -107,7 +107,7 @@ pub enum Command {
     /// Reports: sales (face value, charged, cost, profit).
     #[command(subcommand)]
     Report(report::ReportCommand),
-    /// The supplier account: its balance (float).
+    /// Suppliers: balance (each float), health (back-off, last errors, costs).
     #[command(subcommand)]
     Supplier(supplier::SupplierCommand),
     /// Inspect and resend webhook events.

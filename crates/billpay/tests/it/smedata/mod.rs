@@ -5,6 +5,7 @@
 
 mod fulfilment;
 mod lost;
+mod routing;
 mod settings;
 
 pub use crate::support::clubkonnect::FakeClubkonnect;

@@ -169,6 +169,11 @@ impl FakeSmedata {
         self.books.lock().unwrap().token = "rotated".into();
     }
 
+    /// The owner gives the site our token back: it answers again.
+    pub fn restore_token(&self) {
+        self.books.lock().unwrap().token = TOKEN.into();
+    }
+
     /// The wallet, in kobo.
     pub fn balance(&self) -> i64 {
         self.books.lock().unwrap().balance
