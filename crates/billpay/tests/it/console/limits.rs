@@ -351,7 +351,7 @@ async fn the_limits_pages_fit_a_phone_and_a_laptop_in_a_browser() {
         .unwrap();
     b.click("#level-0 button").await;
     let table = b.text("#levels").await;
-    assert!(table.contains("5 purchases, then refuse"), "{table}");
+    assert!(table.contains("10 purchases, then refuse"), "{table}");
     assert!(table.contains("15 purchases"), "the other fields kept");
     b.fill("#level-1-name-input", "BVN or NIN matched").await;
     b.click("#level-1-name button").await;
@@ -418,8 +418,8 @@ fn level_0_form<'a>(csrf: &'a str, actions: [&'a str; 4]) -> Vec<(&'a str, &'a s
         ("monthly_count", "300"),
         ("max_balance", "300000"),
         ("per_recipient_daily", "20000"),
-        ("recipient_hourly_count", "5"),
-        ("account_hourly_count", "10"),
+        ("recipient_hourly_count", "10"),
+        ("account_hourly_count", "30"),
         ("first_day_value", "20000"),
         ("recipient_hourly_action", recipient),
         ("account_hourly_action", account),
@@ -475,10 +475,13 @@ async fn an_owner_turns_a_velocity_rule_from_hold_to_refuse_for_the_next_api_pur
         select.contains("<option value=\"hold\" selected>"),
         "{select}"
     );
-    assert!(html.contains("5 purchases, then hold"), "the table says it");
+    assert!(
+        html.contains("10 purchases, then hold"),
+        "the table says it"
+    );
 
-    // as shipped: 5 an hour to one number, the 6th held (accepted, processing)
-    for _ in 0..5 {
+    // as shipped: 10 an hour to one number, the 11th held (accepted, processing)
+    for _ in 0..10 {
         server
             .place(key, "/v1/airtime/purchase", airtime("08031234567", 100))
             .await;
@@ -522,7 +525,7 @@ async fn an_owner_turns_a_velocity_rule_from_hold_to_refuse_for_the_next_api_pur
     assert_eq!(after["limits"], expected);
     let (_, _, html) = page(server, &owner, "/admin/limits").await;
     assert!(
-        html.contains("5 purchases, then refuse"),
+        html.contains("10 purchases, then refuse"),
         "the table says it"
     );
     let lines = log_about(server, "level 0");
@@ -538,12 +541,12 @@ async fn an_owner_turns_a_velocity_rule_from_hold_to_refuse_for_the_next_api_pur
     refused.assert_error(422, "limit_exceeded");
     let message = refused.body["message"].as_str().unwrap();
     assert!(
-        message.contains("hourly limit on purchases to one recipient of 5 purchases: 0 left"),
+        message.contains("hourly limit on purchases to one recipient of 10 purchases: 0 left"),
         "{message}"
     );
     assert_eq!(
         server.balance(key).await,
-        5_000.0 - 600.0,
+        5_000.0 - 1_100.0,
         "nothing debited"
     );
 
@@ -595,7 +598,7 @@ async fn an_owner_turns_a_velocity_rule_from_hold_to_refuse_for_the_next_api_pur
         .post(key, "/v1/airtime/purchase", airtime("08031234567", 100))
         .await;
     refused.assert_error(422, "limit_exceeded");
-    assert_eq!(server.balance(key).await, 5_000.0 - 700.0);
+    assert_eq!(server.balance(key).await, 5_000.0 - 1_200.0);
 }
 
 /// An owner renames a level on the Limits page: the name is shown in the

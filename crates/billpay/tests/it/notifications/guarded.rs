@@ -81,6 +81,16 @@ async fn an_unverified_sign_up_makes_no_key_and_is_sent_nothing_but_its_code() {
     assert!(signed_up.status().is_success() || signed_up.status().is_redirection());
     // never verified, it signs in with the password it chose
     let session = session(&server, &email, "/dashboard/keys").await;
+    // a buyer turns developer access on (the password asked again) to reach the keys
+    let developer = [("access", "on"), ("current", PASSWORD)];
+    let (status, page) = post(
+        &server,
+        &session,
+        "/dashboard/account/developer",
+        &developer,
+    )
+    .await;
+    assert_eq!(status, 303, "{page}");
 
     let (status, page) = post(
         &server,
