@@ -357,26 +357,35 @@ pub(crate) async fn purchase_final<T: Tx>(
     let Some((topic, kind)) = purchase_notice(product, status) else {
         return Ok(());
     };
-    let cause = format!("purchase:{code}:{kind}");
     let data = serde_json::json!({ "transaction": code });
-    for_account(tx, Owner::Transaction(code), topic, kind, &cause, &data).await
+    for_purchase(tx, code, topic, kind, &data).await
 }
 
-/// A held purchase's notice to its customer (once: its cause names it). The topic is the refunds' — a purchase that
-/// did not go through as usual —, so a customer's choice for those applies.
+/// A held purchase's notice to its customer: held, and refunded if nobody
+/// reviews it by `until`. The topic is the refunds' — a purchase that did
+/// not go through as usual —, so a customer's choice for those applies.
 pub(crate) async fn purchase_held<T: Tx>(tx: &T, code: &str, until: &str) -> Result<(), T::Error> {
-    let cause = format!("purchase:{code}:purchase_held");
     let data = serde_json::json!({ "transaction": code, "until": until });
-    let (owner, topic) = (Owner::Transaction(code), NoticeTopic::Refund);
-    for_account(tx, owner, topic, "purchase_held", &cause, &data).await
+    for_purchase(tx, code, NoticeTopic::Refund, "purchase_held", &data).await
 }
 
 /// A held purchase released by an owner: the customer is told it goes on.
 pub(crate) async fn purchase_released<T: Tx>(tx: &T, code: &str) -> Result<(), T::Error> {
-    let cause = format!("purchase:{code}:purchase_released");
     let data = serde_json::json!({ "transaction": code });
-    let (owner, topic) = (Owner::Transaction(code), NoticeTopic::Refund);
-    for_account(tx, owner, topic, "purchase_released", &cause, &data).await
+    for_purchase(tx, code, NoticeTopic::Refund, "purchase_released", &data).await
+}
+
+/// A notice of `kind` about purchase `code` to its customer, once (its
+/// cause, `purchase:<code>:<kind>`, is unique per channel).
+async fn for_purchase<T: Tx>(
+    tx: &T,
+    code: &str,
+    topic: NoticeTopic,
+    kind: &str,
+    data: &serde_json::Value,
+) -> Result<(), T::Error> {
+    let cause = format!("purchase:{code}:{kind}");
+    for_account(tx, Owner::Transaction(code), topic, kind, &cause, data).await
 }
 
 /// Which notice a purchase that became `status` gets, if any.
