@@ -69,6 +69,8 @@ pub struct DashboardState {
     pub held_review: Duration,
     /// The business's brand: the settings' with the owner's edits (`with_brand`).
     pub brand: Arc<brand::BrandSource>,
+    /// The storefront as last rendered (re-rendered when what it is made of changes).
+    pub front: Arc<storefront::LastFront>,
 }
 
 impl DashboardState {
@@ -85,6 +87,7 @@ impl DashboardState {
             sms: false,
             held_review: billpay_worker::held::DEFAULT_HELD_REVIEW,
             brand: Arc::new(brand::BrandSource::default()),
+            front: Arc::default(),
         }
     }
 

@@ -29,10 +29,7 @@ impl WebUi for DashboardState {
     }
 
     async fn session_user(&self, token_hash: &str) -> Result<Option<Account>, PageError> {
-        let Some(session) = self.store.session(token_hash).await? else {
-            return Ok(None);
-        };
-        let account = self.store.account(session.account_id).await?;
+        let account = self.store.session_account(token_hash).await?;
         Ok(account.filter(|a| a.status == AccountStatus::Active))
     }
 }

@@ -539,6 +539,16 @@ pub enum FundingStatus {
 
 text_enum!(FundingStatus { Credited = "credited", Unmatched = "unmatched", Rejected = "rejected", PendingVerification = "pending_verification" });
 
+/// What the buyer's home shows of a wallet (`WalletStore::wallet_view`).
+#[derive(Debug, Clone)]
+pub struct WalletView {
+    pub balance: Kobo,
+    /// The latest purchases, newest first.
+    pub recent: Vec<Transaction>,
+    /// The accounts reserved to fund the wallet by transfer.
+    pub reserved: Vec<ReservedAccount>,
+}
+
 /// A bank account reserved at a gateway for a billpay account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ReservedAccount {

@@ -182,6 +182,14 @@ impl Open for Transaction {
     }
 }
 
+/// Its purchases' deliveries.
+impl Open for WalletView {
+    fn opened(mut self, key: &Key) -> StoreResult<Self> {
+        self.recent = self.recent.opened(key)?;
+        Ok(self)
+    }
+}
+
 /// The webhook's body.
 impl Open for Event {
     fn opened(mut self, key: &Key) -> StoreResult<Self> {

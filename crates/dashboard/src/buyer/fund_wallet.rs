@@ -4,7 +4,7 @@
 
 use crate::format::{naira, short_time};
 use billpay_domain::AccountId;
-use billpay_store::{FundingFilter, SharedStore, StoreResult};
+use billpay_store::{FundingFilter, ReservedAccount, SharedStore, StoreResult};
 
 /// Payments shown on a page.
 const SHOWN: u32 = 20;
@@ -43,6 +43,16 @@ impl FundingSection {
     }
 }
 
+impl From<ReservedAccount> for FundAccount {
+    fn from(a: ReservedAccount) -> Self {
+        FundAccount {
+            bank_name: a.bank_name,
+            account_number: a.account_number,
+            account_name: a.account_name,
+        }
+    }
+}
+
 pub async fn load(store: &SharedStore, account: AccountId) -> StoreResult<FundingSection> {
     let held = store.reserved_accounts(Some(account)).await?;
     let filter = FundingFilter {
@@ -52,14 +62,7 @@ pub async fn load(store: &SharedStore, account: AccountId) -> StoreResult<Fundin
     };
     let events = store.funding_events(filter).await?;
     Ok(FundingSection {
-        fund_accounts: held
-            .into_iter()
-            .map(|a| FundAccount {
-                bank_name: a.bank_name,
-                account_number: a.account_number,
-                account_name: a.account_name,
-            })
-            .collect(),
+        fund_accounts: held.into_iter().map(FundAccount::from).collect(),
         fundings: events
             .into_iter()
             .map(|e| FundingRow {

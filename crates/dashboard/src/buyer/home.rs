@@ -7,7 +7,6 @@
 //! Lagos days.
 
 use super::history::TxRow;
-use super::pay_now::WalletNotes;
 use super::shop::forms::Product as ShopProduct;
 use crate::page::{Chrome, PageResult, render};
 use crate::session::SignedIn;
@@ -16,7 +15,7 @@ use askama::Template;
 use axum::extract::State;
 use billpay_domain::{AccountId, Kobo, Product};
 use billpay_store::clock::{lagos_day_start, lagos_today};
-use billpay_store::{KeyStatus, SharedStore, StoreResult, TxFilter};
+use billpay_store::{KeyStatus, SharedStore, StoreResult};
 
 /// Purchases listed on the home page.
 const RECENT: u32 = 5;
@@ -30,7 +29,8 @@ struct HomePage {
     /// Slug, title and blurb of each product.
     tiles: Vec<(&'static str, &'static str, &'static str)>,
     recent: Vec<TxRow>,
-    funding: super::fund_wallet::FundingSection,
+    fund_accounts: Vec<super::fund_wallet::FundAccount>,
+    reserving: super::pay_now::Reserving,
     /// A card payment is offered (the Wallet page's "Pay now").
     pay_by_card: bool,
     developer: Option<DeveloperSummary>,
@@ -50,20 +50,9 @@ pub struct DeveloperSummary {
 pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
     let account = signed_in.user.id;
     // First: a first visit reserves account numbers, shown below.
-    let extras = super::pay_now::wallet_extras(&state, &signed_in.user, WalletNotes::default());
-    let extras = extras.await?;
-    let mut funding = super::fund_wallet::load(&state.store, account).await?;
-    let pay_by_card = extras.pay_now.is_some();
-    funding.extras = Some(extras);
-    let balance = state.store.balance(account).await?;
-    let recent = state
-        .store
-        .transactions(TxFilter {
-            account_id: Some(account),
-            limit: RECENT,
-            ..TxFilter::default()
-        })
-        .await?;
+    let reserving = super::pay_now::reserve_on_first_visit(&state, &signed_in.user).await?;
+    let wallet = state.store.wallet_view(account, RECENT).await?;
+    let pay_by_card = state.funding.checkout_gateway().is_some();
     let developer = match signed_in.user.developer_access {
         Some(_) => Some(developer_summary(&state.store, account).await?),
         None => None,
@@ -72,13 +61,18 @@ pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> P
     Ok(render(&HomePage {
         chrome: Chrome::new(&signed_in, "home"),
         first_name: name.split_whitespace().next().unwrap_or(name).to_owned(),
-        balance: format::naira(balance),
+        balance: format::naira(wallet.balance),
         tiles: ShopProduct::ALL
             .iter()
             .map(|p| (p.slug(), p.title(), p.blurb()))
             .collect(),
-        recent: recent.iter().map(TxRow::from).collect(),
-        funding,
+        recent: wallet.recent.iter().map(TxRow::from).collect(),
+        fund_accounts: wallet
+            .reserved
+            .into_iter()
+            .map(super::fund_wallet::FundAccount::from)
+            .collect(),
+        reserving,
         pay_by_card,
         developer,
     }))

@@ -88,14 +88,20 @@ pub struct WalletNotes {
     pub reserve_error: Option<String>,
 }
 
-/// The wallet page's funding extras; reserves, on a first visit, the
-/// accounts of each gateway that needs nothing from the customer.
-pub async fn wallet_extras(
+/// What reserving accounts on a visit came to: the gateways still waiting
+/// for a BVN or NIN, and why a reservation failed.
+pub struct Reserving {
+    pub identity_asks: Vec<IdentityAsk>,
+    pub reserve_error: Option<String>,
+}
+
+/// Reserves, on a first visit, the accounts of each gateway that needs
+/// nothing from the customer (the wallet page and the buyer's home).
+pub async fn reserve_on_first_visit(
     state: &DashboardState,
     account: &Account,
-    notes: WalletNotes,
-) -> Result<WalletExtras, PageError> {
-    let mut reserve_error = notes.reserve_error;
+) -> Result<Reserving, PageError> {
+    let mut reserve_error = None;
     let mut identity_asks = Vec::new();
     // Accounts are reserved for a confirmed email only (issue 31).
     let gateways = match super::shop::may_buy(account) {
@@ -128,6 +134,19 @@ pub async fn wallet_extras(
             reserve_error = Some(reserve_failed(name, &e));
         }
     }
+    Ok(Reserving {
+        identity_asks,
+        reserve_error,
+    })
+}
+
+/// The wallet page's funding extras, after reserving on a first visit.
+pub async fn wallet_extras(
+    state: &DashboardState,
+    account: &Account,
+    notes: WalletNotes,
+) -> Result<WalletExtras, PageError> {
+    let reserving = reserve_on_first_visit(state, account).await?;
     let checkouts = state
         .store
         .account_checkouts(account.id, CHECKOUTS_SHOWN)
@@ -137,8 +156,9 @@ pub async fn wallet_extras(
         None => None,
     };
     Ok(WalletExtras {
-        identity_asks,
-        reserve_error,
+        identity_asks: reserving.identity_asks,
+        // this visit's own failure, else the one the page came back with
+        reserve_error: reserving.reserve_error.or(notes.reserve_error),
         pay_now: pay_now_form(state),
         pay_error: notes.pay_error,
         pay_amount: notes.pay_amount,

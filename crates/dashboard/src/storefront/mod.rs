@@ -16,10 +16,11 @@ use crate::brand::current;
 use crate::format::naira;
 use askama::Template;
 use axum::Router;
+use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use billpay_domain::Kobo;
 use billpay_domain::brand::Brand;
@@ -27,7 +28,7 @@ use billpay_domain::catalogue::Catalogue;
 use billpay_domain::order::MIN_CHARGE;
 use billpay_domain::pricing::{PriceBook, denomination_key};
 use billpay_domain::product::Product;
-use billpay_webkit::{PageResult, render};
+use billpay_webkit::{PageError, PageResult, render};
 use std::sync::Arc;
 
 /// The storefront's other routes (the manifest, the service worker, the
@@ -248,34 +249,82 @@ fn offer(
     (tiles, networks.into_iter().map(|(_, n)| n).collect())
 }
 
+/// What the storefront is made of: the brand, the catalogue and the price
+/// book, each an `Arc` its cache replaces when it changes (the rest — the
+/// sign-up tier, the routes, the gateways — is fixed at start).
+struct MadeOf {
+    brand: Arc<Brand>,
+    shop: Option<(Arc<Catalogue>, Arc<PriceBook>)>,
+}
+
+impl MadeOf {
+    fn same(&self, other: &MadeOf) -> bool {
+        Arc::ptr_eq(&self.brand, &other.brand)
+            && match (&self.shop, &other.shop) {
+                (Some((c, b)), Some((oc, ob))) => Arc::ptr_eq(c, oc) && Arc::ptr_eq(b, ob),
+                (None, None) => true,
+                _ => false,
+            }
+    }
+}
+
+/// The storefront as last rendered. Every stranger and every crawler opens
+/// `/`, and it changes only with what it is made of ([`MadeOf`]): it is
+/// rendered once per change, not once per visit (issue 46's speed target).
+#[derive(Default)]
+pub struct LastFront(std::sync::Mutex<Option<(MadeOf, Bytes)>>);
+
+impl LastFront {
+    fn page_of(&self, made_of: &MadeOf) -> Option<Bytes> {
+        let last = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        last.as_ref()
+            .filter(|(seen, _)| seen.same(made_of))
+            .map(|(_, page)| page.clone())
+    }
+
+    fn keep(&self, made_of: MadeOf, page: Bytes) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some((made_of, page));
+    }
+}
+
 /// `GET /` (a browser): the storefront.
 pub async fn home(State(state): State<DashboardState>) -> PageResult {
-    let brand = current();
-    let (tiles, networks) = match &state.shop {
-        Some(shop) => {
-            let catalogue = shop.catalogue.get().await?;
-            let book = shop.prices.get().await?;
+    let made_of = MadeOf {
+        brand: current(),
+        shop: match &state.shop {
+            Some(shop) => Some((shop.catalogue.get().await?, shop.prices.get().await?)),
+            None => None,
+        },
+    };
+    if let Some(page) = state.front.page_of(&made_of) {
+        return Ok(Html(page).into_response());
+    }
+    let (tiles, networks) = match (&state.shop, &made_of.shop) {
+        (Some(shop), Some((catalogue, book))) => {
             let pricer = Pricer {
-                book: &book,
+                book,
                 tier: state.care.policy.tier.as_deref(),
             };
-            offer(&catalogue, &pricer, |product, slug| {
+            offer(catalogue, &pricer, |product, slug| {
                 shop.suppliers.sells(product, slug)
             })
         }
-        None => (Vec::new(), Vec::new()),
+        _ => (Vec::new(), Vec::new()),
     };
     // every gateway reserves accounts of one's own to transfer to
     let transfer = !state.funding.gateways().is_empty();
     let card = state.funding.checkout_gateway().is_some();
-    Ok(render(&HomePage {
-        brand,
+    let page = HomePage {
+        brand: made_of.brand.clone(),
         tiles,
         networks,
         signup_open: state.care.policy.open,
         transfer,
         card,
-    }))
+    };
+    let page = Bytes::from(page.render().map_err(|e| PageError::internal(&e))?);
+    state.front.keep(made_of, page.clone());
+    Ok(Html(page).into_response())
 }
 
 #[derive(Template)]

@@ -104,19 +104,25 @@ async fn customers<T: Tx>(tx: &T, gateway: &str) -> Result<Vec<String>, T::Error
         .await
 }
 
-async fn reserved<T: Tx>(
+/// One account's reserved accounts (read by its index: every buyer's home
+/// asks), or all of them.
+pub(crate) async fn reserved<T: Tx>(
     tx: &T,
     account: Option<AccountId>,
 ) -> Result<Vec<ReservedAccount>, T::Error> {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "SELECT {RESERVED_COLUMNS} FROM funding_accounts
-             WHERE CAST(?1 AS TEXT) IS NULL OR account_id = ?1
-             ORDER BY gateway, created_at, account_number"
-        )
+    const ORDER: &str = "ORDER BY gateway, created_at, account_number";
+    static ONE: LazyLock<String> = LazyLock::new(|| {
+        format!("SELECT {RESERVED_COLUMNS} FROM funding_accounts WHERE account_id = ?1 {ORDER}")
     });
-    let account = account.map(|a| a.to_string());
-    tx.query_all(&SQL, &[&account], reserved_account).await
+    static ALL: LazyLock<String> =
+        LazyLock::new(|| format!("SELECT {RESERVED_COLUMNS} FROM funding_accounts {ORDER}"));
+    match account {
+        Some(account) => {
+            let account = account.to_string();
+            tx.query_all(&ONE, &[&account], reserved_account).await
+        }
+        None => tx.query_all(&ALL, &[], reserved_account).await,
+    }
 }
 
 async fn owner<T: Tx>(

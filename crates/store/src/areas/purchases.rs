@@ -146,7 +146,7 @@ fn lookup_sql(column: &str, scope: Scope) -> &'static str {
 }
 
 /// The listing, newest first.
-async fn list<T: Tx>(tx: &T, filter: &TxFilter) -> Result<Vec<Transaction>, T::Error> {
+pub(crate) async fn list<T: Tx>(tx: &T, filter: &TxFilter) -> Result<Vec<Transaction>, T::Error> {
     let listing = listing(T::ENGINE, filter);
     tx.query_all(&listing.sql, &listing.params(), transaction)
         .await

@@ -13,6 +13,10 @@ for_both_engines! {
             = write |tx| create(tx, &token_hash, account, expires_at_ms);
         /// The unexpired session with this token hash.
         fn session(token_hash: &str) -> Option<Session> = read |tx| find(tx, &token_hash);
+        /// The account of the unexpired session with this token hash, read
+        /// at once on the request path (every signed-in page asks).
+        fn session_account(token_hash: &str) -> Option<Account>
+            = here |tx| account_of(tx, &token_hash);
         fn delete_session(token_hash: &str) -> () = statement |tx| delete(tx, &token_hash);
     }
 }
@@ -46,6 +50,13 @@ async fn find<T: Tx>(tx: &T, token_hash: &str) -> Result<Option<Session>, T::Err
         })
         .await?;
     Ok(found.and_then(|(account, expires_at_ms)| Session::from_stored(&account, expires_at_ms)))
+}
+
+async fn account_of<T: Tx>(tx: &T, token_hash: &str) -> Result<Option<Account>, T::Error> {
+    match find(tx, token_hash).await? {
+        Some(session) => super::accounts::by_id(tx, session.account_id).await,
+        None => Ok(None),
+    }
 }
 
 async fn delete<T: Tx>(tx: &T, token_hash: &str) -> Result<(), T::Error> {

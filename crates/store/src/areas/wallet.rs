@@ -15,6 +15,11 @@ for_both_engines! {
     pub trait WalletStore {
         /// A point read on the request path.
         fn balance(account: AccountId) -> Kobo = here |tx| balance_of(tx, account);
+        /// What the buyer's home shows of the wallet, read at once on the
+        /// request path (a few rows by indexed keys): the balance, the
+        /// `recent` latest purchases, the accounts reserved to fund it.
+        fn wallet_view(account: AccountId, recent: u32) -> WalletView
+            = here opened |tx| wallet_view(tx, account, recent);
         /// An operator's credit (`billpay wallet credit`): [`Self::credit_from`]
         /// with [`CreditSource::Operator`].
         fn credit(account: AccountId, amount: Kobo, reference: &str) -> Credit
@@ -35,6 +40,23 @@ for_both_engines! {
 /// The account's balance (`NotFound` when there is no such account).
 pub(crate) async fn balance_of<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
     balance(tx, account, "SELECT balance FROM accounts WHERE id = ?1").await
+}
+
+async fn wallet_view<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    recent: u32,
+) -> Result<WalletView, T::Error> {
+    let latest = TxFilter {
+        account_id: Some(account),
+        limit: recent,
+        ..TxFilter::default()
+    };
+    Ok(WalletView {
+        balance: balance_of(tx, account).await?,
+        recent: super::purchases::list(tx, &latest).await?,
+        reserved: super::funding::reserved(tx, Some(account)).await?,
+    })
 }
 
 /// [`balance_of`], the row locked until the transaction ends: PostgreSQL's

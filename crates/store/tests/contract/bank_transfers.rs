@@ -345,3 +345,36 @@ async fn funding_events_page_newest_first() {
     assert_eq!(page(0).await, ["MNFY|P3", "MNFY|P2"]);
     assert_eq!(page(2).await, ["MNFY|P1"]);
 }
+
+#[tokio::test]
+async fn the_wallet_view_has_the_balance_latest_purchases_and_own_accounts() {
+    let (_db, store) = store().await;
+    let (buyer, key) = crate::common::funded_account(&store, 5_000).await;
+    let (other, _) = account(&store).await;
+    for (owner, number) in [(buyer, "9900000011"), (other, "9900000022")] {
+        let reservation = NewReservation {
+            account_id: owner,
+            gateway: "paystack".into(),
+            customer_ref: format!("CUS_{number}"),
+            accounts: vec![("Wema Bank".into(), number.into(), "BILLPAY/X".into())],
+        };
+        store.save_reservation(reservation).await.unwrap();
+    }
+    for i in 0..3 {
+        let new = crate::common::purchase(buyer, key, &format!("view-{i}"), 100);
+        store.place_purchase(new).await.unwrap();
+        // distinct creation times: the order below is theirs
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let view = store.wallet_view(buyer, 2).await.unwrap();
+    assert_eq!(view.balance, store.balance(buyer).await.unwrap());
+    assert_eq!(view.balance, Kobo::from_naira(4_700));
+    let references: Vec<_> = view.recent.iter().map(|t| t.reference.as_str()).collect();
+    assert_eq!(references, ["view-2", "view-1"], "the latest, newest first");
+    let numbers: Vec<_> = view
+        .reserved
+        .iter()
+        .map(|a| a.account_number.as_str())
+        .collect();
+    assert_eq!(numbers, ["9900000011"], "its own accounts only");
+}

@@ -23,3 +23,24 @@ async fn an_expired_session_is_not_found() {
     assert!(store.session("expired").await.unwrap().is_none());
     assert!(store.session("never-issued").await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn a_session_answers_its_account_in_one_read() {
+    let (_db, store) = store().await;
+    let (account, hash) = signed_in(&store).await;
+    let found = store.session_account(&hash).await.unwrap().unwrap();
+    assert_eq!(found.id, account);
+    store
+        .create_session("expired-too", account, now_ms() - 1)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .session_account("expired-too")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    store.delete_session(&hash).await.unwrap();
+    assert!(store.session_account(&hash).await.unwrap().is_none());
+}
