@@ -153,8 +153,10 @@ async fn sqlite_live(
 }
 
 /// `GET /` in a browser (the storefront, no session) and `GET /dashboard`
-/// signed in (the buyer's home), each against the balance read's rate.
-fn pages(bench: &mut Bench, server: &Billpay, balance_read: &Row) -> [Row; 2] {
+/// signed in (the buyer's home), each against the balance read's rate; then
+/// the home of an account with developer access (its summary and 30-day
+/// chart besides), for the record.
+fn pages(bench: &mut Bench, server: &Billpay, balance_read: &Row) -> [Row; 3] {
     let none = ["none".to_owned()];
     let storefront = Load {
         kind: "storefront",
@@ -165,19 +167,30 @@ fn pages(bench: &mut Bench, server: &Billpay, balance_read: &Row) -> [Row; 2] {
     let front = bench
         .wrk(&server.base, &storefront)
         .row("SQLite `GET /` (the storefront, a browser)");
-    let session = [server.dashboard_session()];
+    let (account, cookie) = server.dashboard_session();
+    let session = [cookie];
     let home = Load {
         kind: "home",
         path: "/dashboard",
         keys: &session,
         delay_ms: 0,
     };
-    let home = bench
+    // An account the operator creates has developer access: a buyer has not.
+    let developer_access = |state: &str| {
+        server.cli(&["account", "developer-access", &account, state]);
+    };
+    developer_access("off");
+    let buyer = bench
         .wrk(&server.base, &home)
         .row("SQLite `GET /dashboard` (the buyer's home, signed in)");
+    developer_access("on");
+    let developer = bench
+        .wrk(&server.base, &home)
+        .row("SQLite `GET /dashboard` (a developer's home: the summary and chart too)");
     [
         compared(front, balance_read, "balance read", "≥ 0.5"),
-        compared(home, balance_read, "balance read", "≥ 0.5"),
+        compared(buyer, balance_read, "balance read", "≥ 0.5"),
+        compared(developer, balance_read, "balance read", "—"),
     ]
 }
 

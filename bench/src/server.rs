@@ -104,13 +104,14 @@ impl Billpay {
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
-    /// A signed-in dashboard session of a new account with a password: its
-    /// cookie (`billpay_session=…`), signed in once over plain HTTP as a
-    /// browser would (the sign-in page's CSRF proof, then the form).
-    pub(crate) fn dashboard_session(&self) -> String {
+    /// A signed-in dashboard session of a new account with a password: the
+    /// account's id and the session's cookie (`billpay_session=…`), signed
+    /// in once over plain HTTP as a browser would (the sign-in page's CSRF
+    /// proof, then the form).
+    pub(crate) fn dashboard_session(&self) -> (String, String) {
         const EMAIL: &str = "buyer@example.com";
         const PASSWORD: &str = "bench-password-0123";
-        self.cli(&[
+        let account = self.cli(&[
             "account",
             "create",
             "--name",
@@ -120,6 +121,7 @@ impl Billpay {
             "--password",
             PASSWORD,
         ]);
+        let account = account["account_id"].as_str().unwrap().to_owned();
         let address = self.base.trim_start_matches("http://");
         let (head, page) = http(
             address,
@@ -136,7 +138,7 @@ impl Billpay {
             form.len()
         );
         let (head, _) = http(address, &request);
-        cookie(&head, "billpay_session=")
+        (account, cookie(&head, "billpay_session="))
     }
 
     /// `accounts` funded wallets with `keys_each` keys each; all the keys.

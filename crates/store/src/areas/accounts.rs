@@ -44,7 +44,7 @@ pub(crate) async fn create<T: Tx>(tx: &T, new: &NewAccount) -> Result<Account, T
     Ok(created)
 }
 
-pub(crate) async fn by_id<T: Tx>(tx: &T, id: AccountId) -> Result<Option<Account>, T::Error> {
+async fn by_id<T: Tx>(tx: &T, id: AccountId) -> Result<Option<Account>, T::Error> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = ?1"));
     tx.query_opt(&SQL, &[&id.to_string()], account).await

@@ -1,9 +1,11 @@
 //! Dashboard sessions, stored by the hash of their token.
 
 use crate::clock::{now_ms, now_rfc3339};
+use crate::columns::ACCOUNT_COLUMNS;
 use crate::db::{Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::AccountId;
+use std::sync::LazyLock;
 
 for_both_engines! {
     /// Dashboard sessions.
@@ -52,11 +54,16 @@ async fn find<T: Tx>(tx: &T, token_hash: &str) -> Result<Option<Session>, T::Err
     Ok(found.and_then(|(account, expires_at_ms)| Session::from_stored(&account, expires_at_ms)))
 }
 
+/// One statement: every signed-in page asks it first.
 async fn account_of<T: Tx>(tx: &T, token_hash: &str) -> Result<Option<Account>, T::Error> {
-    match find(tx, token_hash).await? {
-        Some(session) => super::accounts::by_id(tx, session.account_id).await,
-        None => Ok(None),
-    }
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = (SELECT account_id FROM sessions
+             WHERE token_hash = ?1 AND expires_at > ?2)"
+        )
+    });
+    tx.query_opt(&SQL, &[&token_hash, &now_ms()], crate::rows::account)
+        .await
 }
 
 async fn delete<T: Tx>(tx: &T, token_hash: &str) -> Result<(), T::Error> {
