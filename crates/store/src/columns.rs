@@ -7,7 +7,8 @@ pub const KEY_COLUMNS: &str = "id, account_id, name, display_prefix, status, rat
      webhook_url, webhook_secret_sealed, webhook_retries, created_at, last_used_at";
 pub const TX_COLUMNS: &str = "code, account_id, key_id, reference, product, provider, plan_id, label, \
      recipient, amount, details, status, message, balance_before, balance_after, result, attempts, \
-     submitted, created_at, completed_at, supplier, supplier_reference, face_value, cost, tier, held_for";
+     submitted, created_at, completed_at, supplier, supplier_reference, face_value, cost, tier, held_for, \
+     review_requested_at";
 pub const EVENT_COLUMNS: &str =
     "id, transaction_code, account_id, key_id, event, payload, status, attempts, created_at";
 pub const LEDGER_COLUMNS: &str = "id, account_id, amount, kind, balance_after, transaction_code, credit_reference, created_at, \

@@ -63,6 +63,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "034_developer_access": both;
     "035_beneficiary_fields": both;
     "036_level_zero_name": both;
+    "037_review_requested": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

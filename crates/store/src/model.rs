@@ -310,6 +310,11 @@ pub struct Transaction {
     /// `limits::OVER_BALANCE`): not sent to a supplier until an owner
     /// releases it; `None`: not held, or released. Kept on a rejected one.
     pub held_for: Option<String>,
+    /// When the worker asked for the operator's review because the
+    /// supplier's books cannot say what became of it (RFC 3339; the
+    /// evidence is the result's `last_note`): it needs review now, whatever
+    /// its age, while it is processing. `None`: not asked.
+    pub review_requested_at: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -335,6 +340,9 @@ pub struct TxFilter {
     pub supplier: Option<String>,
     /// Matches the recipient (phone, meter, smartcard number; substring).
     pub recipient: Option<String>,
+    /// Placed before this (RFC 3339) or flagged for review
+    /// (`Transaction::review_requested_at`): the needs-review listing's bound.
+    pub review_due_before: Option<String>,
     /// Leaves out purchases held for review (they wait for an owner).
     pub not_held: bool,
     pub limit: u32,
@@ -342,14 +350,15 @@ pub struct TxFilter {
 }
 
 impl TxFilter {
-    /// The needs-review listing: processing purchases placed before
-    /// `created_until` (RFC 3339) whose outcome is still unknown, newest
-    /// first; purchases held for review are not in it (they are listed
-    /// apart, `LimitStore::held_purchases`).
+    /// The needs-review listing: processing purchases whose outcome is
+    /// still unknown, placed before `created_until` (RFC 3339) or flagged
+    /// for review at once (the supplier's books cannot say), newest first;
+    /// purchases held for review are not in it (they are listed apart,
+    /// `LimitStore::held_purchases`).
     pub fn needs_review(created_until: String, limit: u32) -> TxFilter {
         TxFilter {
             status: Some(TxStatus::Processing),
-            created_until: Some(created_until),
+            review_due_before: Some(created_until),
             not_held: true,
             limit,
             ..TxFilter::default()
@@ -397,6 +406,16 @@ pub struct Finalization {
 }
 
 impl Transaction {
+    /// Whether it needs the operator's review: still processing, not held
+    /// for an owner, and placed before `before` (RFC 3339, the age bound) or
+    /// flagged because the supplier's books cannot say (`review_requested_at`);
+    /// the rule `TxFilter::needs_review` and `needs_review_count` select by.
+    pub fn needs_review(&self, before: &str) -> bool {
+        self.status == TxStatus::Processing
+            && self.held_for.is_none()
+            && (self.created_at.as_str() < before || self.review_requested_at.is_some())
+    }
+
     /// What was delivered (empty until then).
     pub fn delivery(&self) -> Result<Delivery, StoreError> {
         Delivery::deserialize(&self.result)

@@ -84,6 +84,7 @@ pub(crate) fn transaction(row: &dyn RowRead) -> StoreResult<Transaction> {
         supplier: row.get(col!("supplier"))?,
         supplier_reference: row.get(col!("supplier_reference"))?,
         held_for: row.get(col!("held_for"))?,
+        review_requested_at: row.get(col!("review_requested_at"))?,
     })
 }
 

@@ -28,10 +28,12 @@ pub async fn check(supplier: &dyn Supplier, base_url: &str, settings: &str) -> H
         Some(Err(SupplierError::NotThisSupplier(why))) => Health::Broken(format!(
             "{base_url} does not answer like {name} ({why}): check {settings}BASE_URL"
         )),
-        Some(Err(SupplierError::Unavailable(why))) => Health::Broken(format!(
-            "{name} at {base_url} cannot be reached ({why}): check {settings}BASE_URL, or \
+        Some(Err(SupplierError::Unavailable(why) | SupplierError::NeedsReview(why))) => {
+            Health::Broken(format!(
+                "{name} at {base_url} cannot be reached ({why}): check {settings}BASE_URL, or \
              start with --skip-supplier-check if {name} is down right now"
-        )),
+            ))
+        }
     }
 }
 

@@ -230,6 +230,16 @@ pub enum SupplierError {
     /// The outcome is unknown (timeout, connection dropped): never refund on this.
     #[error("supplier unavailable: {0}")]
     Unavailable(String),
+    /// The supplier answered, but its books cannot say what became of the
+    /// purchase (an SME-data site whose listing shows no order, or several
+    /// that match, for a purchase whose answer was lost): a person must
+    /// decide, with the evidence this says. For money exactly like
+    /// [`SupplierError::Unavailable`] — never refunded, never sent to
+    /// another supplier, never sent again; still requeried (a listing can
+    /// lag) — but the purchase needs the operator's review at once, not
+    /// only when it is old (docs/suppliers.md).
+    #[error("needs the operator's review: {0}")]
+    NeedsReview(String),
     /// The supplier refused our credentials (a harmless call, e.g. the balance).
     #[error("the supplier refused the credentials: {0}")]
     Refused(String),

@@ -222,6 +222,7 @@ mod tests {
             supplier: None,
             supplier_reference: None,
             held_for: None,
+            review_requested_at: None,
         }
     }
 

@@ -22,7 +22,7 @@ use billpay_domain::{Delivery, Kobo, TxStatus};
 use billpay_store::clock::{now_ms, parse_rfc3339_ms};
 use billpay_store::{CatalogueCache, Finalization, SharedStore, StoreResult, Transaction};
 use billpay_supplier::routing::{Pick, Routes};
-use billpay_supplier::{Answered, Order, Supplier, SupplierStatus};
+use billpay_supplier::{Answered, Order, Supplier, SupplierError, SupplierStatus};
 use billpay_webhooks::{Purchase, WebhookPayload};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -275,6 +275,10 @@ impl Fulfilment {
             Ok(SupplierStatus::Pending | SupplierStatus::Unknown) => {
                 self.requery_later(tx, "supplier pending").await
             }
+            // The supplier's books cannot say: a person decides, at once.
+            Err(e @ NoAnswer::Supplier(SupplierError::NeedsReview(_))) => {
+                self.review_now(tx, &e.to_string()).await
+            }
             Err(reason) => self.requery_later(tx, &reason.to_string()).await,
         }
     }
@@ -513,12 +517,15 @@ impl Fulfilment {
         &self,
         supplier: &str,
         operation: &'static str,
-        call: impl Future<Output = Result<Answered, billpay_supplier::SupplierError>>,
+        call: impl Future<Output = Result<Answered, SupplierError>>,
     ) -> Result<Answered, NoAnswer> {
         let started = std::time::Instant::now();
         let (outcome, answer) =
             match tokio::time::timeout(self.settings.supplier_timeout, call).await {
                 Ok(Ok(answered)) => (answered.status.name(), Ok(answered)),
+                Ok(Err(e @ SupplierError::NeedsReview(_))) => {
+                    ("needs_review", Err(NoAnswer::Supplier(e)))
+                }
                 Ok(Err(e)) => ("unavailable", Err(NoAnswer::Supplier(e))),
                 Err(_) => ("timeout", Err(NoAnswer::TimedOut)),
             };
@@ -537,12 +544,28 @@ impl Fulfilment {
     async fn requery_later(&self, tx: &Transaction, note: &str) -> StoreResult<()> {
         let backoff = &self.settings.requery_backoff;
         let delay = backoff[(tx.attempts as usize).min(backoff.len() - 1)];
-        if tx.created_at < needs_review_before(self.settings.needs_review_after) {
+        let old = tx.created_at < needs_review_before(self.settings.needs_review_after);
+        if old || tx.review_requested_at.is_some() {
             tracing::warn!(created_at = %tx.created_at, note, "outcome still unknown: needs the operator's review (billpay transaction list --needs-review)");
         } else {
             tracing::info!(note, ?delay, "outcome not final; requery later");
         }
         self.store.reschedule(&tx.code, delay, note).await
+    }
+
+    /// The supplier's books cannot say what became of `tx` (`evidence`
+    /// says why): it needs the operator's review now, whatever its age
+    /// (`review_requested_at`, kept until it is final). Still requeried as
+    /// before (a listing can lag: found later, it ends normally); never
+    /// refunded, sent elsewhere or sent again on this.
+    async fn review_now(&self, tx: &Transaction, evidence: &str) -> StoreResult<()> {
+        let backoff = &self.settings.requery_backoff;
+        let delay = backoff[(tx.attempts as usize).min(backoff.len() - 1)];
+        tracing::warn!(
+            evidence,
+            "the supplier's books cannot say: needs the operator's review now (billpay transaction list --needs-review)"
+        );
+        self.store.request_review(&tx.code, delay, evidence).await
     }
 
     async fn finish(
@@ -820,7 +843,7 @@ mod tests {
 #[derive(Debug, thiserror::Error)]
 enum NoAnswer {
     #[error("{0}")]
-    Supplier(billpay_supplier::SupplierError),
+    Supplier(SupplierError),
     #[error("supplier timed out")]
     TimedOut,
     /// The purchase's supplier is no longer configured: not asked.

@@ -98,9 +98,7 @@ pub async fn run(
                 .await
                 .map_err(action_error)?;
             // A held purchase waits for an owner (`billpay transaction held`).
-            let needs_review = tx.status == TxStatus::Processing
-                && tx.held_for.is_none()
-                && tx.created_at < review_before;
+            let needs_review = tx.needs_review(&review_before);
             let profit = transactions::profit(&tx);
             let text = format!(
                 "{}\n  reference  {}\n  account    {}\n  product    {} ({})\n  item/plan  {}\n  recipient  {}\n  face value {}\n  charged    {} ({})\n  cost       {}\n  profit     {}\n  status     {}: {}\n  result     {}\n  supplier   {} {}\n  created    {}\n  completed  {}",
@@ -126,9 +124,16 @@ pub async fn run(
                     .as_deref()
                     .map_or_else(|| "-".into(), lagos_time)
             );
+            let why = match &tx.review_requested_at {
+                Some(at) => format!(
+                    "the supplier's books cannot say since {} (the result's last_note)",
+                    lagos_time(at)
+                ),
+                None => "outcome unknown for too long".to_owned(),
+            };
             let text = if needs_review {
                 format!(
-                    "{text}\n  REVIEW     outcome unknown for too long: ask the supplier, then `billpay transaction resolve {} --successful|--failed`",
+                    "{text}\n  REVIEW     {why}: ask the supplier, then `billpay transaction resolve {} --successful|--failed`",
                     tx.code
                 )
             } else {

@@ -18,7 +18,7 @@ use billpay_store::limits::held_words;
 use billpay_store::{Attempt, LogFilter, Transaction, TxFilter, TxLookup};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::filters::{TxFilters, more_pages, page_link, typed};
-use billpay_webkit::format::naira;
+use billpay_webkit::format::{lagos_time, naira};
 use billpay_webkit::rows::{AttemptRow, AttemptsTable, Field, LedgerTable, time_fields};
 use billpay_worker::fulfilment::needs_review_before;
 use serde::Deserialize;
@@ -317,6 +317,14 @@ fn fields_of(tx: &Transaction) -> Vec<Field> {
         field("Result", tx.result.to_string()),
     ];
     fields.extend(time_fields(tx));
+    // Flagged because the supplier's books cannot say: when, and the evidence.
+    if let Some(at) = &tx.review_requested_at {
+        let evidence = tx.result["last_note"].as_str().unwrap_or("—");
+        fields.push(field(
+            "Review asked",
+            format!("{}: {evidence}", lagos_time(at)),
+        ));
+    }
     // The money after the item and recipient: face value, charged, tier, cost, profit.
     let at = fields
         .iter()

@@ -10,7 +10,7 @@
 
 use super::claims::{claim, claim_sql};
 use super::{events, notices, operators, wallet};
-use crate::clock::{new_code, rfc3339};
+use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
 use crate::db::{Column, Engine, Param, Tx, col, for_both_engines, json_list, json_values};
 use crate::rows::transaction;
@@ -47,6 +47,12 @@ for_both_engines! {
         /// Outcome unknown or pending: check again after `delay`.
         fn reschedule(code: &str, delay: Duration, note: &str) -> ()
             = statement |tx| reschedule(tx, &code, delay, &note);
+        /// Outcome unknown and the supplier's books cannot say (`note`, the
+        /// evidence): rescheduled as `reschedule` does, and it needs the
+        /// operator's review now (`review_requested_at`, set once; kept until
+        /// it is final).
+        fn request_review(code: &str, delay: Duration, note: &str) -> ()
+            = statement |tx| request_review(tx, &code, delay, &note);
         /// Final status + refund (if failed) + outbox event, in one transaction.
         /// `false` when the transaction was already final (nothing changed).
         fn finalize(code: &str, #[sealed] fin: Finalization => fin) -> bool
@@ -55,8 +61,9 @@ for_both_engines! {
         /// How many purchases are `processing`, and since when the oldest.
         fn fulfilment_backlog() -> Backlog = read |tx| backlog(tx);
         /// How many of them (held ones aside) were created before `before`
-        /// (RFC 3339), counted up to `cap`: the needs-review count, read through
-        /// the processing rows' index, never a scan of every purchase.
+        /// (RFC 3339) or were flagged for review (`request_review`), counted
+        /// up to `cap`: the needs-review count, read through the processing
+        /// rows' index, never a scan of every purchase.
         fn needs_review_count(before: &str, cap: u32) -> u64
             = read |tx| needs_review_count(tx, &before, cap);
     }
@@ -163,6 +170,34 @@ async fn reschedule<T: Tx>(
         }
     };
     tx.execute(sql, &[&ms_from_now(delay), &note, &code])
+        .await?;
+    Ok(())
+}
+
+/// [`reschedule`], and the review asked for (the first time kept).
+async fn request_review<T: Tx>(
+    tx: &T,
+    code: &str,
+    delay: Duration,
+    note: &str,
+) -> Result<(), T::Error> {
+    let sql = match T::ENGINE {
+        Engine::Sqlite => {
+            "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1,
+               lease_until = 0, result = json_set(result, '$.last_note', ?2),
+               review_requested_at = COALESCE(review_requested_at, ?4)
+             WHERE code = ?3 AND status = 'processing'"
+        }
+        Engine::Postgres => {
+            "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1,
+               lease_until = 0,
+               result = jsonb_set(result::jsonb, '{last_note}', to_jsonb(?2::TEXT))::TEXT,
+               review_requested_at = COALESCE(review_requested_at, ?4)
+             WHERE code = ?3 AND status = 'processing'"
+        }
+    };
+    let now = rfc3339(now_ms());
+    tx.execute(sql, &[&ms_from_now(delay), &note, &code, &now])
         .await?;
     Ok(())
 }
@@ -317,7 +352,8 @@ pub(crate) fn needs_review_count_sql(engine: Engine) -> String {
     let rows = super::purchases::processing_rows(engine);
     format!(
         "SELECT COUNT(*) FROM (SELECT 1 FROM {rows}
-         WHERE status = 'processing' AND held_for IS NULL AND created_at < ?1
+         WHERE status = 'processing' AND held_for IS NULL
+           AND (created_at < ?1 OR review_requested_at IS NOT NULL)
          LIMIT CAST(?2 AS BIGINT)) AS due"
     )
 }

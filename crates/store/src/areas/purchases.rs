@@ -110,6 +110,7 @@ impl Placed<'_> {
             supplier: None,
             supplier_reference: None,
             held_for: self.held_for,
+            review_requested_at: None,
         })
     }
 }
@@ -171,6 +172,10 @@ pub(crate) fn listing(engine: Engine, filter: &TxFilter) -> Listing {
         .and("account_id = ?", filter.account_id.map(|a| a.to_string()))
         .and("created_at >= ?", filter.created_from.clone())
         .and("created_at < ?", filter.created_until.clone())
+        .and(
+            "(created_at < ? OR review_requested_at IS NOT NULL)",
+            filter.review_due_before.clone(),
+        )
         .and(&search, filter.search.clone())
         .and("provider = ?", filter.provider.clone())
         .and("supplier = ?", filter.supplier.clone())

@@ -2,6 +2,7 @@ use crate::common::{
     assert_invariant, finalization, funded_account, funded_account_with_webhook, purchase, store,
 };
 use billpay_domain::{Kobo, TxStatus};
+use billpay_store::clock::{now_ms, rfc3339};
 use billpay_store::*;
 use std::time::Duration;
 
@@ -77,6 +78,82 @@ async fn submission_and_rescheduling_are_recorded() {
     assert_eq!(read.attempts, 1);
     // Rescheduling releases the lease: due now, it is claimed again.
     assert_eq!(store.claim_fulfilments(10, LEASE).await.unwrap().len(), 1);
+}
+
+/// The supplier's books cannot say: the purchase needs review at once,
+/// whatever its age — in the listing, the count and `needs_review` alike —,
+/// the evidence kept as the last note and the first time kept; still due
+/// for requeries; a final status takes it out.
+#[tokio::test]
+async fn a_review_requested_is_needed_at_once_until_final() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let flagged = store
+        .place_purchase(purchase(account, key, "lost", 10))
+        .await
+        .unwrap();
+    let young = store
+        .place_purchase(purchase(account, key, "young", 10))
+        .await
+        .unwrap();
+    store.claim_fulfilments(10, LEASE).await.unwrap();
+    // A bound before both were placed: only a flagged one needs review.
+    let long_ago = "2000-01-01T00:00:00.000+00:00";
+    let review = TxFilter::needs_review(long_ago.to_owned(), 100);
+    assert!(store.transactions(review.clone()).await.unwrap().is_empty());
+    assert_eq!(store.needs_review_count(long_ago, 100).await.unwrap(), 0);
+    let note = "needs the operator's review: no order found at site";
+    store
+        .request_review(&flagged.code, Duration::ZERO, note)
+        .await
+        .unwrap();
+    store
+        .reschedule(&young.code, Duration::ZERO, "supplier pending")
+        .await
+        .unwrap();
+    let read = |code: String| {
+        let store = store.clone();
+        async move {
+            let lookup = TxLookup::Code(code);
+            store.transaction(None, lookup).await.unwrap().unwrap()
+        }
+    };
+    let first = read(flagged.code.clone()).await;
+    let asked = first.review_requested_at.clone().expect("flagged");
+    assert_eq!(first.result, serde_json::json!({ "last_note": note }));
+    assert_eq!(first.attempts, 1);
+    assert!(first.needs_review(long_ago));
+    assert!(!read(young.code.clone()).await.needs_review(long_ago));
+    let listed = store.transactions(review.clone()).await.unwrap();
+    let codes: Vec<&str> = listed.iter().map(|tx| tx.code.as_str()).collect();
+    assert_eq!(codes, [flagged.code.as_str()]);
+    assert_eq!(store.needs_review_count(long_ago, 100).await.unwrap(), 1);
+    // Still requeried; asked again, the first time stands, the note is the last.
+    assert_eq!(store.claim_fulfilments(10, LEASE).await.unwrap().len(), 2);
+    store
+        .request_review(&flagged.code, Duration::ZERO, "2 orders match")
+        .await
+        .unwrap();
+    let again = read(flagged.code.clone()).await;
+    assert_eq!(again.review_requested_at.as_deref(), Some(asked.as_str()));
+    assert_eq!(again.result["last_note"], "2 orders match");
+    // The age bound still counts the others.
+    tokio::time::sleep(Duration::from_millis(2)).await;
+    let now = rfc3339(now_ms());
+    assert_eq!(store.needs_review_count(&now, 100).await.unwrap(), 2);
+    // Resolved (or found later): final, out of every review reading.
+    let fin = finalization(TxStatus::Failed, false);
+    assert!(store.finalize(&flagged.code, fin).await.unwrap());
+    assert!(store.transactions(review).await.unwrap().is_empty());
+    assert_eq!(store.needs_review_count(long_ago, 100).await.unwrap(), 0);
+    assert!(!read(flagged.code.clone()).await.needs_review(long_ago));
+    // A final purchase is never flagged.
+    store
+        .request_review(&flagged.code, Duration::ZERO, "late")
+        .await
+        .unwrap();
+    assert_eq!(read(flagged.code.clone()).await.status, TxStatus::Failed);
+    assert_eq!(store.needs_review_count(long_ago, 100).await.unwrap(), 0);
 }
 
 #[tokio::test]

@@ -174,7 +174,9 @@ impl SmedataSupplier {
     /// Looks for an order whose answer was lost in the site's own listing
     /// of the product's orders (newest first): by our `ident` where the site
     /// takes it, else by number, plan and time after the purchase was placed.
-    /// Found once: its outcome and id; else an unknown outcome saying why.
+    /// Found once: its outcome and id. No order, or several that match:
+    /// `NeedsReview` with the evidence (a person decides); a listing that
+    /// could not be read: an unknown outcome saying why.
     async fn search(&self, order: &Order) -> Result<Answered, SupplierError> {
         let name = &self.config.name;
         let Some(route) = route(order.product) else {
@@ -251,13 +253,13 @@ impl SmedataSupplier {
                     reference: record.id(),
                 })
             }
-            [] => Err(SupplierError::Unavailable(format!(
+            [] => Err(SupplierError::NeedsReview(format!(
                 "no order found at {name} for {number}{} in {read_pages} page(s) of its {route} \
                  listing: not bought again; the operator reviews it (the site's wallet history \
                  shows whether it was charged)",
                 plan.map(|p| format!(" (plan {p})")).unwrap_or_default(),
             ))),
-            several => Err(SupplierError::Unavailable(format!(
+            several => Err(SupplierError::NeedsReview(format!(
                 "{} orders at {name} match {number} since the purchase: the operator decides \
                  which is this one (ids {})",
                 several.len(),

@@ -115,25 +115,25 @@ async fn a_site_that_takes_our_ident_is_searched_by_it() {
     assert_eq!(site.posts_for("08051111111")[0]["network"], 3);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn charged_without_an_order_goes_to_review_never_refunded_nor_bought_again() {
-    let site = FakeSmedata::start().await;
-    let other = FakeSmedata::start().await;
-    let env = [("BILLPAY_NEEDS_REVIEW_AFTER_SECS", "0")];
-    let server = sites(
-        &[("first", &site, ""), ("second", &other, "")],
-        "data = [\"first\", \"second\"]",
-        &env,
-    )
-    .await;
+/// Charged at the site, no order in its listing: flagged for review at
+/// once (the default needs-review time is half an hour), with the evidence.
+async fn charged_without_an_order_is_reviewed_at_once(
+    server: &TestServer,
+    site: &FakeSmedata,
+    other: &FakeSmedata,
+) {
     let who = server.customer("5000");
     let number = "08000000500";
     let wallet = site.balance();
-    let code = buy(&server, &who, "data", data(number)).await;
+    let code = buy(server, &who, "data", data(number)).await;
     until("looked for twice", || site.listing_reads() >= 2).await;
-    let tx = shown(&server, &code);
+    let tx = shown(server, &code);
     assert_eq!(tx["transaction"]["status"], "processing", "{tx}");
     assert_eq!(tx["needs_review"], true, "{tx}");
+    assert!(
+        tx["transaction"]["review_requested_at"].is_string(),
+        "flagged: {tx}"
+    );
     let note = tx["transaction"]["result"]["last_note"]
         .as_str()
         .unwrap_or_default()
@@ -147,7 +147,7 @@ async fn charged_without_an_order_goes_to_review_never_refunded_nor_bought_again
     assert!(other.posts_for(number).is_empty(), "never sent elsewhere");
     assert_eq!(
         server.balance(&who.api_key).await,
-        5000.0 - sme_1gb_price(&server),
+        5000.0 - sme_1gb_price(server),
         "not refunded on a guess"
     );
     let listed = server.cli(&["transaction", "list", "--needs-review"]);
@@ -162,4 +162,45 @@ async fn charged_without_an_order_goes_to_review_never_refunded_nor_bought_again
     // The operator checks the site's wallet history and decides: refunded once.
     server.cli(&["transaction", "resolve", &code, "--failed"]);
     assert_eq!(server.balance(&who.api_key).await, 5000.0);
+    let listed = server.cli(&["transaction", "list", "--needs-review"]);
+    assert!(
+        !listed["transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["code"] == code.as_str()),
+        "resolved, out of the queue: {listed}"
+    );
+    assert_eq!(shown(server, &code)["needs_review"], false);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn charged_without_an_order_goes_to_review_never_refunded_nor_bought_again() {
+    let site = FakeSmedata::start().await;
+    let other = FakeSmedata::start().await;
+    let server = sites(
+        &[("first", &site, ""), ("second", &other, "")],
+        "data = [\"first\", \"second\"]",
+        &[],
+    )
+    .await;
+    charged_without_an_order_is_reviewed_at_once(&server, &site, &other).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn charged_without_an_order_goes_to_review_on_postgres() {
+    let site = FakeSmedata::start().await;
+    let other = FakeSmedata::start().await;
+    let test = "smedata::lost::charged_without_an_order_goes_to_review_on_postgres";
+    let Some(server) = sites_on_postgres(
+        test,
+        &[("first", &site, ""), ("second", &other, "")],
+        "data = [\"first\", \"second\"]",
+        &[],
+    )
+    .await
+    else {
+        return;
+    };
+    charged_without_an_order_is_reviewed_at_once(&server, &site, &other).await;
 }
