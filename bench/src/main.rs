@@ -4,19 +4,20 @@
 //! connections, on the same cores), then prints a Markdown table of ratios
 //! and writes the figures as JSON.
 //!
-//!   bench [--seconds N] [--json FILE] [--only live | --only smedata | --only fan-out | --only stored | --only audit [--stored N]]
+//!   bench [--seconds N] [--json FILE] [--rounds N] [--only live | --only smedata | --only fan-out | --only stored | --only audit [--stored N]]
 //!
 //! PostgreSQL is measured when `BILLPAY_BENCH_POSTGRES_URL` names a server
 //! (each scenario gets a fresh database on it, dropped afterwards).
 
 const USAGE: &str = "\
-billpay-bench [--seconds N] [--json FILE] [--only NAME [--stored N]]
+billpay-bench [--seconds N] [--json FILE] [--rounds N] [--only NAME [--stored N]]
 
 Without --only: every row (SQLite; PostgreSQL too when BILLPAY_BENCH_POSTGRES_URL is set).
   --seconds N     each wrk run's length (default 10)
   --json FILE     where the figures go (default target/bench/latest.json)
   --only live     SQLite's read and live purchase rows, with echo (about 1 min)
-  --only smedata  data purchases through one fake SME-data site, then two routed by cost (about 1 min)
+  --only smedata  data purchases through one fake SME-data site, then two routed by cost (about 30 s a round)
+  --rounds N      the SME-data pair N times, alternated, and their mean rates compared (default 1)
   --only fan-out  the webhook runs alone
   --only stored   the 1 M stored runs alone (with an empty run and echo)
   --only audit    the audit alone, on both backends (--stored N: at any size)
@@ -80,7 +81,8 @@ fn compared(mut row: Row, ceiling: &Row, name: &str, target: &str) -> Row {
 async fn sqlite(bench: &mut Bench, echo: &Row, rows: &mut Vec<Row>) {
     let mut peak_rss: f64 = 0.0;
     let empty = sqlite_live(bench, echo, rows, &mut peak_rss).await;
-    smedata_rows(bench, rows, &mut peak_rss).await;
+    let rounds = bench.rounds;
+    smedata_rows(bench, rows, &mut peak_rss, rounds).await;
     rows.extend(million_stored(bench, echo, empty, &mut peak_rss).await);
     fan_out(bench, rows, &mut peak_rss).await;
     rows.push(Row {
@@ -425,6 +427,7 @@ async fn main() {
     };
     let mut bench = Bench {
         seconds: flag("--seconds").map_or(10, |s| s.parse().expect("--seconds N")),
+        rounds: flag("--rounds").map_or(1, |n| n.parse::<usize>().expect("--rounds N").max(1)),
         run: 0,
         postgres: std::env::var("BILLPAY_BENCH_POSTGRES_URL")
             .ok()
@@ -450,7 +453,8 @@ async fn main() {
     } else if flag("--only").as_deref() == Some("smedata") {
         // Routing by cost against one site (issue 47): the pair compares
         // with itself, no ceiling needed.
-        smedata_rows(&mut bench, &mut rows, &mut 0.0).await;
+        let rounds = bench.rounds;
+        smedata_rows(&mut bench, &mut rows, &mut 0.0, rounds).await;
     } else if flag("--only").as_deref() == Some("fan-out") {
         // The webhook runs alone (a quicker loop while working on delivery).
         fan_out(&mut bench, &mut rows, &mut 0.0).await;
