@@ -249,6 +249,22 @@ impl Billpay {
         None
     }
 
+    /// The server's CPU time so far (utime + stime), in µs (Linux's 100
+    /// clock ticks a second, as bench/hot-wallet.sh reads them).
+    pub(crate) fn cpu_us(&self) -> u64 {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // The fields after the command's `(name)`: utime and stime are the 12th and 13th.
+        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        let ticks: Vec<u64> = after
+            .split_whitespace()
+            .skip(11)
+            .take(2)
+            .filter_map(|v| v.parse().ok())
+            .collect();
+        ticks.iter().sum::<u64>() * 10_000
+    }
+
     /// Peak resident memory (VmHWM) in MB.
     pub(crate) fn peak_rss_mb(&self) -> f64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))

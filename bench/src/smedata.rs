@@ -53,13 +53,15 @@ pub(crate) async fn smedata_rows(
     rounds: usize,
 ) {
     let (mut ones, mut twos) = (Vec::new(), Vec::new());
+    // The server's CPU µs a purchase, each run.
+    let (mut ones_cpu, mut twos_cpu) = (Vec::new(), Vec::new());
     for round in 0..rounds {
         let label = if rounds > 1 {
             format!(", round {}", round + 1)
         } else {
             String::new()
         };
-        let (alone, mut routed) = if round % 2 == 0 {
+        let ((alone, one_cpu), (mut routed, two_cpu)) = if round % 2 == 0 {
             let alone = one_site(bench, &label, peak_rss).await;
             (alone, two_sites(bench, &label, peak_rss).await)
         } else {
@@ -70,6 +72,8 @@ pub(crate) async fn smedata_rows(
         routed.target = Some("≥ 0.95".into());
         ones.push(alone.rate);
         twos.push(routed.rate);
+        ones_cpu.push(one_cpu);
+        twos_cpu.push(two_cpu);
         rows.push(alone);
         rows.push(routed);
     }
@@ -91,12 +95,17 @@ pub(crate) async fn smedata_rows(
             errors: 0,
             ceiling: Some(("one site".into(), mean(&ones))),
             target: Some("≥ 0.95".into()),
-            note: format!("each round's ratio: {}", each.join(", ")),
+            note: format!(
+                "each round's ratio: {}; server CPU a purchase, means: {:.0} µs through two, {:.0} µs through one",
+                each.join(", "),
+                mean(&twos_cpu),
+                mean(&ones_cpu)
+            ),
         });
     }
 }
 
-async fn one_site(bench: &mut Bench, label: &str, peak_rss: &mut f64) -> Row {
+async fn one_site(bench: &mut Bench, label: &str, peak_rss: &mut f64) -> (Row, f64) {
     let one = [site("one", "280", "230").await];
     let what = format!(
         "SQLite live data purchase, one SME-data site (fake), hot wallet, API + workers{label}"
@@ -104,7 +113,7 @@ async fn one_site(bench: &mut Bench, label: &str, peak_rss: &mut f64) -> Row {
     through(bench, &one, false, &what, peak_rss).await
 }
 
-async fn two_sites(bench: &mut Bench, label: &str, peak_rss: &mut f64) -> Row {
+async fn two_sites(bench: &mut Bench, label: &str, peak_rss: &mut f64) -> (Row, f64) {
     let two = [
         site("dear", "300", "250").await,
         site("cheap", "280", "230").await,
@@ -118,14 +127,16 @@ async fn two_sites(bench: &mut Bench, label: &str, peak_rss: &mut f64) -> Row {
 /// One wrk run of data purchases on a `billpay serve` configured with
 /// `sites` (routed in their order, or by cost when `cheapest`), then the
 /// checks: the backlog drained and each purchase paid for is one order at
-/// one site.
+/// one site. Answers the row and the server's CPU µs a purchase (the load
+/// and the drain; the CPU is less moved by the machine's other work than
+/// the rate).
 async fn through(
     bench: &mut Bench,
     sites: &[Site],
     cheapest: bool,
     what: &str,
     peak_rss: &mut f64,
-) -> Row {
+) -> (Row, f64) {
     let names: Vec<String> = sites.iter().map(|s| format!("\"{}\"", s.name)).collect();
     let mut config = format!(
         "supplier = \"{}\"\n[routes]\ndata = [{}]\n",
@@ -154,8 +165,10 @@ async fn through(
         keys: &secrets,
         delay_ms: 0,
     };
+    let cpu_before = server.cpu_us();
     let mut row = bench.wrk(&server.base, &load).row(what);
     let drained = server.drain();
+    let cpu = (server.cpu_us() - cpu_before) as f64;
     assert!(
         drained.is_some(),
         "{what}: backlog NOT drained within 120 s"
@@ -186,12 +199,13 @@ async fn through(
         .map(|(s, n)| format!("{n} at {} (₦{})", s.name, s.cost))
         .collect();
     row.note = format!(
-        "{paid} purchases paid, orders {}; backlog drained {:.1} s after the load",
+        "{paid} purchases paid, orders {}; backlog drained {:.1} s after the load; server CPU {:.0} µs a purchase",
         at.join(", "),
-        drained.unwrap_or_default()
+        drained.unwrap_or_default(),
+        cpu / paid as f64
     );
     *peak_rss = peak_rss.max(server.peak_rss_mb());
-    row
+    (row, cpu / paid as f64)
 }
 
 /// The catalogue's `codes.<site>` of the 1 GB SME plan: the site's plan id
