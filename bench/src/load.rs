@@ -71,6 +71,8 @@ pub(crate) struct Load<'a> {
 
 pub(crate) struct Bench {
     pub(crate) seconds: u64,
+    /// How many alternated rounds of the SME-data pair (`--rounds`).
+    pub(crate) rounds: usize,
     pub(crate) run: usize,
     pub(crate) postgres: Option<String>,
 }

@@ -4,14 +4,29 @@
 //! connections, on the same cores), then prints a Markdown table of ratios
 //! and writes the figures as JSON.
 //!
-//!   bench [--seconds N] [--json FILE] [--only live | --only fan-out | --only stored | --only audit [--stored N]]
+//!   bench [--seconds N] [--json FILE] [--rounds N] [--only live | --only smedata | --only fan-out | --only stored | --only audit [--stored N]]
 //!
 //! PostgreSQL is measured when `BILLPAY_BENCH_POSTGRES_URL` names a server
 //! (each scenario gets a fresh database on it, dropped afterwards).
 
+const USAGE: &str = "\
+billpay-bench [--seconds N] [--json FILE] [--rounds N] [--only NAME [--stored N]]
+
+Without --only: every row (SQLite; PostgreSQL too when BILLPAY_BENCH_POSTGRES_URL is set).
+  --seconds N     each wrk run's length (default 10)
+  --json FILE     where the figures go (default target/bench/latest.json)
+  --only live     SQLite's read and live purchase rows, with echo (about 1 min)
+  --only smedata  data purchases through one fake SME-data site, then two routed by cost (about 30 s a round)
+  --rounds N      the SME-data pair N times, alternated, and their mean rates compared (default 1)
+  --only fan-out  the webhook runs alone
+  --only stored   the 1 M stored runs alone (with an empty run and echo)
+  --only audit    the audit alone, on both backends (--stored N: at any size)
+Finds billpay and bench-echo beside its own executable (target/release/).";
+
 mod load;
 mod receiver;
 mod server;
+mod smedata;
 mod stored;
 
 use billpay_store::postgres::scratch::ScratchDatabase;
@@ -20,6 +35,7 @@ use receiver::Receiver;
 use serde::Serialize;
 use serde_json::Value;
 use server::*;
+use smedata::*;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -65,6 +81,8 @@ fn compared(mut row: Row, ceiling: &Row, name: &str, target: &str) -> Row {
 async fn sqlite(bench: &mut Bench, echo: &Row, rows: &mut Vec<Row>) {
     let mut peak_rss: f64 = 0.0;
     let empty = sqlite_live(bench, echo, rows, &mut peak_rss).await;
+    let rounds = bench.rounds;
+    smedata_rows(bench, rows, &mut peak_rss, rounds).await;
     rows.extend(million_stored(bench, echo, empty, &mut peak_rss).await);
     fan_out(bench, rows, &mut peak_rss).await;
     rows.push(Row {
@@ -411,6 +429,10 @@ fn table(rows: &[Row]) -> String {
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return;
+    }
     let flag = |name: &str| {
         args.iter()
             .position(|a| a == name)
@@ -418,6 +440,7 @@ async fn main() {
     };
     let mut bench = Bench {
         seconds: flag("--seconds").map_or(10, |s| s.parse().expect("--seconds N")),
+        rounds: flag("--rounds").map_or(1, |n| n.parse::<usize>().expect("--rounds N").max(1)),
         run: 0,
         postgres: std::env::var("BILLPAY_BENCH_POSTGRES_URL")
             .ok()
@@ -427,12 +450,24 @@ async fn main() {
         || workspace().join("target/bench/latest.json"),
         PathBuf::from,
     );
+    let only = flag("--only");
+    if let Some(name) = only.as_deref()
+        && !["live", "smedata", "fan-out", "stored", "audit"].contains(&name)
+    {
+        eprintln!("unknown --only {name}\n\n{USAGE}");
+        std::process::exit(2);
+    }
     let mut rows = Vec::new();
     if flag("--only").as_deref() == Some("live") {
         // The SQLite rows that change with the purchase path, and their ceiling.
         let echo = echo_ceiling(&mut bench);
         sqlite_live(&mut bench, &echo, &mut rows, &mut 0.0).await;
         rows.insert(0, echo);
+    } else if flag("--only").as_deref() == Some("smedata") {
+        // Routing by cost against one site (issue 47): the pair compares
+        // with itself, no ceiling needed.
+        let rounds = bench.rounds;
+        smedata_rows(&mut bench, &mut rows, &mut 0.0, rounds).await;
     } else if flag("--only").as_deref() == Some("fan-out") {
         // The webhook runs alone (a quicker loop while working on delivery).
         fan_out(&mut bench, &mut rows, &mut 0.0).await;

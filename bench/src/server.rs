@@ -37,6 +37,9 @@ pub(crate) struct Billpay {
     pub(crate) child: Child,
     pub(crate) base: String,
     pub(crate) database_url: String,
+    /// The deployment's own settings (`BILLPAY_CONFIG`…), given to the
+    /// server and to every CLI call on its database.
+    pub(crate) env: Vec<(String, String)>,
     pub(crate) _dir: tempfile::TempDir,
     pub(crate) _scratch: Option<ScratchDatabase>,
 }
@@ -44,6 +47,24 @@ pub(crate) struct Billpay {
 impl Billpay {
     pub(crate) async fn start(postgres: Option<&str>, args: &[&str]) -> Billpay {
         let dir = tempfile::tempdir().unwrap();
+        Billpay::start_in(dir, postgres, args, Vec::new()).await
+    }
+
+    /// A `billpay serve` on SQLite whose config file (`BILLPAY_CONFIG`) is `config`.
+    pub(crate) async fn start_configured(config: &str, args: &[&str]) -> Billpay {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("billpay.toml");
+        std::fs::write(&file, config).unwrap();
+        let env = vec![("BILLPAY_CONFIG".to_owned(), file.display().to_string())];
+        Billpay::start_in(dir, None, args, env).await
+    }
+
+    async fn start_in(
+        dir: tempfile::TempDir,
+        postgres: Option<&str>,
+        args: &[&str],
+        env: Vec<(String, String)>,
+    ) -> Billpay {
         let (database_url, scratch) = match postgres {
             Some(admin) => {
                 let db = ScratchDatabase::create(admin)
@@ -56,13 +77,13 @@ impl Billpay {
                 None,
             ),
         };
-        Billpay::serve(database_url, dir, scratch, args)
+        Billpay::serve(database_url, dir, scratch, args, env)
     }
 
     /// Another `billpay serve` on this one's database (e.g. `--worker-only`).
     pub(crate) fn another(&self, args: &[&str]) -> Billpay {
         let dir = tempfile::tempdir().unwrap();
-        Billpay::serve(self.database_url.clone(), dir, None, args)
+        Billpay::serve(self.database_url.clone(), dir, None, args, self.env.clone())
     }
 
     pub(crate) fn serve(
@@ -70,6 +91,7 @@ impl Billpay {
         dir: tempfile::TempDir,
         scratch: Option<ScratchDatabase>,
         args: &[&str],
+        env: Vec<(String, String)>,
     ) -> Billpay {
         let mut command = Command::new(sibling("billpay"));
         command
@@ -82,26 +104,39 @@ impl Billpay {
             .env("BILLPAY_RATE_LIMIT_BURST", "100000000")
             // The fan-out run's receiver listens on loopback.
             .env("BILLPAY_WEBHOOK_ALLOW_PRIVATE", "true")
-            .env("BILLPAY_LOG", "error");
+            .env("BILLPAY_LOG", "error")
+            .envs(env.iter().map(|(k, v)| (k, v)));
         let (child, base) = spawn_listening(command);
         Billpay {
             child,
             base,
             database_url,
+            env,
             _dir: dir,
             _scratch: scratch,
         }
     }
 
     pub(crate) fn cli(&self, args: &[&str]) -> Value {
+        let out = self.cli_output(&[args, &["--json"]].concat());
+        serde_json::from_slice(&out).unwrap()
+    }
+
+    /// The CLI's text output (e.g. `catalogue export`'s TOML).
+    pub(crate) fn cli_text(&self, args: &[&str]) -> String {
+        String::from_utf8(self.cli_output(args)).unwrap()
+    }
+
+    fn cli_output(&self, args: &[&str]) -> Vec<u8> {
         let out = Command::new(sibling("billpay"))
             .args(args)
-            .args(["--json", "--database-url", &self.database_url])
+            .args(["--database-url", &self.database_url])
             .env("BILLPAY_MASTER_KEY", MASTER_KEY)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .output()
             .unwrap();
         assert!(out.status.success(), "billpay {args:?}: {out:?}");
-        serde_json::from_slice(&out.stdout).unwrap()
+        out.stdout
     }
 
     /// A signed-in dashboard session of a new account with a password: the
@@ -179,9 +214,15 @@ impl Billpay {
 
     /// Purchases an account has made (each is ₦50 and succeeds in the sandbox).
     pub(crate) fn purchases_of(&self, account: &str) -> u64 {
+        (self.spent_kobo(account) / PURCHASE_KOBO) as u64
+    }
+
+    /// What an account's wallet has paid out since `provision` funded it, in
+    /// kobo (a failed purchase's debit refunded).
+    pub(crate) fn spent_kobo(&self, account: &str) -> i64 {
         let statement = self.cli(&["wallet", "statement", "--account", account, "--limit", "1"]);
         let balance = (statement["balance"].as_f64().unwrap() * 100.0).round() as i64;
-        ((FUNDING_NAIRA * 100 - balance) / PURCHASE_KOBO) as u64
+        FUNDING_NAIRA * 100 - balance
     }
 
     /// `billpay_fulfilment_backlog` from `/metrics`.
@@ -208,6 +249,22 @@ impl Billpay {
             std::thread::sleep(Duration::from_millis(200));
         }
         None
+    }
+
+    /// The server's CPU time so far (utime + stime), in µs (Linux's 100
+    /// clock ticks a second, as bench/hot-wallet.sh reads them).
+    pub(crate) fn cpu_us(&self) -> u64 {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // The fields after the command's `(name)`: utime and stime are the 12th and 13th.
+        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        let ticks: Vec<u64> = after
+            .split_whitespace()
+            .skip(11)
+            .take(2)
+            .filter_map(|v| v.parse().ok())
+            .collect();
+        ticks.iter().sum::<u64>() * 10_000
     }
 
     /// Peak resident memory (VmHWM) in MB.

@@ -1,6 +1,8 @@
 -- One wrk script for every run of scripts/bench, set by environment:
 --   BENCH_KIND   echo | balance | purchase | status (by a reference seed-1…seed-1000000)
 --                | storefront (GET / as a browser) | home (GET /dashboard, BENCH_KEYS the session cookies)
+--                | data (POST the 1 GB MTN SME plan, mtn-sme-1gb, for 08031234567)
+--                | purchase (anything else: POST ₦50 of MTN airtime for 08031234567)
 --   BENCH_PATH   the request path
 --   BENCH_KEYS   API keys, comma-separated (taken in turn)
 --   BENCH_RUN    a tag that keeps references unique across runs on one database
@@ -42,6 +44,12 @@ function request()
   if kind == "status" then
     local query = string.format("?reference=seed-%d", math.random(1, 1000000))
     return wrk.format("GET", path .. query, headers, nil)
+  end
+  if kind == "data" then
+    local body = string.format(
+      '{"provider_id":"mtn","plan_id":"mtn-sme-1gb","phone":"08031234567","reference":"bench-%s-%d-%d"}',
+      run, id, counter)
+    return wrk.format("POST", path, headers, body)
   end
   local body = string.format(
     '{"provider_id":"mtn","phone":"08031234567","amount":50,"reference":"bench-%s-%d-%d"}',

@@ -11,7 +11,8 @@ pub mod clubkonnect;
 pub mod monnify;
 pub mod paystack;
 pub mod receiver;
-pub mod smedata;
+/// The SME-data site's fake lives in `billpay-fakes` (the bench drives it too).
+pub use billpay_fakes::smedata;
 pub mod smtp_sink;
 pub mod termii;
 pub mod vtpass;
@@ -613,22 +614,5 @@ pub fn electricity(reference: &str, meter: &str, amount: f64) -> Value {
 }
 
 /// Serves `app` (a fake outside system) on loopback from a thread and
-/// runtime of its own, and returns its base URL: `billpay serve` calls it
-/// while the test's own runtime may be blocked waiting for the server to
-/// start (its start-up supplier check).
-pub fn serve_apart(app: axum::Router) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a fake");
-    listener.set_nonblocking(true).expect("nonblocking");
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime for the fake");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
-            axum::serve(listener, app).await
-        })
-    });
-    base
-}
+/// runtime of its own (the one in `billpay-fakes`, which the bench uses too).
+pub use billpay_fakes::serve_apart;

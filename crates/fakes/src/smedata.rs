@@ -138,7 +138,7 @@ impl FakeSmedata {
             .route("/api/{route}/{id}", get(item))
             .route("/api/{route}", get(no_slash).post(no_slash))
             .with_state(books.clone());
-        let base = super::serve_apart(app);
+        let base = crate::serve_apart(app);
         FakeSmedata { base, books }
     }
 
@@ -172,6 +172,12 @@ impl FakeSmedata {
     /// The owner gives the site our token back: it answers again.
     pub fn restore_token(&self) {
         self.books.lock().unwrap().token = TOKEN.into();
+    }
+
+    /// The owner funds the site's wallet: it holds `kobo` now (it starts
+    /// with ₦50,000, 200 of the 1 GB SME plan; a benchmark buys more).
+    pub fn set_balance(&self, kobo: i64) {
+        self.books.lock().unwrap().balance = kobo;
     }
 
     /// The wallet, in kobo.
