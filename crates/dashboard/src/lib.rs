@@ -42,8 +42,22 @@ use billpay_worker::Funding;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// What every page reads, shared: cloned for each request's extractors
+/// as one reference count, not field by field.
 #[derive(Clone)]
-pub struct DashboardState {
+pub struct DashboardState(Arc<Parts>);
+
+impl std::ops::Deref for DashboardState {
+    type Target = Parts;
+    fn deref(&self) -> &Parts {
+        &self.0
+    }
+}
+
+/// The dashboard's parts ([`DashboardState`] derefs to them); set with the
+/// `with_…` builders before the routes are made.
+#[derive(Clone)]
+pub struct Parts {
     pub store: SharedStore,
     pub secrets: SecretBox,
     pub webhooks: Arc<DeliveryClient>,
@@ -75,7 +89,7 @@ pub struct DashboardState {
 
 impl DashboardState {
     pub fn new(store: SharedStore, secrets: SecretBox, webhook_config: DeliveryConfig) -> Self {
-        Self {
+        Self(Arc::new(Parts {
             store: store.clone(),
             secrets,
             webhooks: Arc::new(DeliveryClient::new(webhook_config)),
@@ -88,46 +102,51 @@ impl DashboardState {
             held_review: billpay_worker::held::DEFAULT_HELD_REVIEW,
             brand: Arc::new(brand::BrandSource::default()),
             front: Arc::default(),
-        }
+        }))
+    }
+
+    /// The parts, to set one (before the state is shared).
+    fn parts(&mut self) -> &mut Parts {
+        Arc::make_mut(&mut self.0)
     }
 
     /// The brand every customer page wears (the settings' `[brand]`; the
     /// owner's console edits laid over it).
     pub fn with_brand(mut self, brand: brand::BrandSource) -> Self {
-        self.brand = Arc::new(brand);
+        self.parts().brand = Arc::new(brand);
         self
     }
 
     /// Whether an SMS channel is configured (the Notifications page offers
     /// SMS only then).
     pub fn with_sms(mut self, sms: bool) -> Self {
-        self.sms = sms;
+        self.parts().sms = sms;
         self
     }
 
     /// The gateways customers fund their wallets through, and the shop's
     /// public address (for the card payment's return).
     pub fn with_funding(mut self, funding: Funding, public_url: Option<String>) -> Self {
-        self.funding = funding;
-        self.public_url = public_url;
+        self.parts().funding = funding;
+        self.parts().public_url = public_url;
         self
     }
 
     /// With the operator's sign-up policy and the dashboard's public address.
     pub fn with_account_care(mut self, policy: policy::SignUpPolicy, public_url: &str) -> Self {
-        self.care = Arc::new(policy::AccountCare::new(policy, public_url));
+        self.parts().care = Arc::new(policy::AccountCare::new(policy, public_url));
         self
     }
 
     /// How long a held purchase waits for an owner (`BILLPAY_HELD_REVIEW_SECS`).
     pub fn with_held_review(mut self, window: Duration) -> Self {
-        self.held_review = window;
+        self.parts().held_review = window;
         self
     }
 
     /// The shop buys through the purchase operation, the API's own value of it.
     pub fn with_shop(mut self, purchasing: Purchasing) -> Self {
-        self.shop = Some(purchasing);
+        self.parts().shop = Some(purchasing);
         self
     }
 }

@@ -351,8 +351,9 @@ impl Value for Option<billpay_domain::Kobo> {
 ///   PostgreSQL: in one read-only `REPEATABLE READ` transaction);
 /// - `engine`: what differs by engine, an inherent method each engine has
 ///   (`|store| store.method_here(…)`, in the engine's folder);
-/// - `here`: a point read of the request path (SQLite: this thread's own
-///   connection, `Engine::read_here`; PostgreSQL: as `read`).
+/// - `here`: a point read of the request path, or the few rows of a page's
+///   panel (SQLite: this thread's own connection, in one read transaction,
+///   `Engine::read_here`; PostgreSQL: as `read`).
 ///
 /// Secrets (`crate::sealing`): an argument marked `#[sealed]` is sealed with
 /// the engine's key before it goes to the engine; `opened` after the kind
@@ -470,11 +471,10 @@ macro_rules! for_both_engines {
     (@sqlite snapshot $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.engine.read(move |conn| {
-            conn.prepare_cached("BEGIN")?.execute([])?;
-            let $tx = &$crate::sqlite::Lite(conn);
-            let answer = $crate::db::ready($call);
-            conn.prepare_cached("COMMIT")?.execute([])?;
-            answer
+            $crate::sqlite::agreeing(conn, |conn| {
+                let $tx = &$crate::sqlite::Lite(conn);
+                $crate::db::ready($call)
+            })
         }).await
     }};
     (@sqlite here $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {

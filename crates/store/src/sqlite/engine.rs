@@ -227,10 +227,25 @@ fn caught<T>(op: impl FnOnce() -> StoreResult<T>) -> StoreResult<T> {
         .unwrap_or_else(|_| Err(StoreError::backend("store operation panicked")))
 }
 
+/// Runs `op`'s reads in one read transaction: they agree, and the WAL's read
+/// lock (file-lock system calls) is taken once, not once per statement. The
+/// transaction ends whatever `op` does, a panic included, so the connection
+/// never keeps a snapshot that would hold the WAL back.
+pub(crate) fn agreeing<T>(
+    conn: &Connection,
+    op: impl FnOnce(&Connection) -> StoreResult<T>,
+) -> StoreResult<T> {
+    conn.prepare_cached("BEGIN")?.execute([])?;
+    let answer = caught(|| op(conn));
+    conn.prepare_cached("COMMIT")?.execute([])?;
+    answer
+}
+
 impl Engine {
-    /// Runs a point read (a row by its key: microseconds) right here, on this
-    /// thread's own connection: no hop to a reader thread and back, which
-    /// costs more than the read. WAL readers never wait for the writer.
+    /// Runs a point read (a row by its key: microseconds; or the few rows of
+    /// a page's panel) right here, on this thread's own connection, in one
+    /// read transaction ([`agreeing`]): no hop to a reader thread and back,
+    /// which costs more than the read. WAL readers never wait for the writer.
     pub fn read_here<T>(&self, op: impl FnOnce(&Connection) -> StoreResult<T>) -> StoreResult<T> {
         NEARBY.with(|nearby| {
             let mut nearby = nearby.borrow_mut();
@@ -238,7 +253,7 @@ impl Engine {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(v) => v.insert(connect(&self.path)?),
             };
-            caught(|| op(conn))
+            agreeing(conn, op)
         })
     }
 }

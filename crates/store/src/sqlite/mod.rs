@@ -24,7 +24,7 @@ use crate::*;
 use engine::Engine;
 
 pub use engine::path_from_url;
-pub(crate) use engine::{connect, migrate};
+pub(crate) use engine::{agreeing, connect, migrate};
 pub(crate) use statements::Lite;
 
 /// A statement's query plan, `(parent, detail)` per line, for the plan
