@@ -76,7 +76,7 @@ pub fn error_page(scope: &Scope, status: StatusCode, heading: &str, message: &st
     let page = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{heading} · billpay {name}</title>\
+         <title>{heading}</title>\
          <link rel=\"stylesheet\" href=\"{home}/assets/kit.css\"></head>\
          <body><main><div class=\"card\"><h1>{heading}</h1>\
          <p class=\"error\" role=\"alert\" id=\"page-error\">{message}</p>\
@@ -162,6 +162,8 @@ mod tests {
         assert!(html.contains("href=\"/admin/assets/kit.css\""), "{html}");
         assert!(html.contains("Back to the console"), "{html}");
         assert!(!html.contains("secret detail"), "no detail shown: {html}");
+        // a buyer's shop wears the business's brand: never ours
+        assert!(!html.contains("billpay"), "{html}");
     }
 
     #[test]
