@@ -110,6 +110,26 @@ struct Held {
     until: String,
 }
 
+#[derive(Template, Deserialize)]
+#[template(path = "operator_review_requested.txt")]
+struct ReviewRequested {
+    /// The SMS's one short text instead of the email's.
+    #[serde(skip)]
+    sms: bool,
+    code: String,
+    label: String,
+    recipient: String,
+    amount: String,
+    /// The supplier whose books cannot say.
+    supplier: String,
+    /// The note recorded with the flag: what was searched, what was found.
+    evidence: String,
+    /// Lagos times, as the alert check wrote them (`asked`: when flagged).
+    placed: String,
+    #[serde(default)]
+    asked: String,
+}
+
 #[derive(Deserialize)]
 struct FloatNow {
     supplier: String,
@@ -235,6 +255,16 @@ fn written(kind: &str, data: &serde_json::Value, sms: bool) -> Option<(String, S
                 alert.render(),
             )
         }
+        "operator_review_requested" => {
+            let alert = ReviewRequested {
+                sms,
+                ..parse(data)?
+            };
+            (
+                format!("Purchase {} needs your review", alert.code),
+                alert.render(),
+            )
+        }
         "operator_daily_summary" => {
             let alert = DailySummary {
                 sms,
@@ -303,6 +333,46 @@ mod tests {
         assert!(sms.contains("₦5000.00") && sms.contains("MNFY|1"), "{sms}");
         assert!(sms.chars().count() <= 160, "{sms}");
         assert_eq!(render_sms("password_reset", &payment, "Ada Data"), None);
+    }
+
+    #[test]
+    fn a_purchase_needing_review_says_what_where_the_evidence_and_what_to_do() {
+        let data = json!({
+            "code": "BP1A2B3C", "label": "MTN SME 1GB", "recipient": "08000000500",
+            "amount": "280.00", "placed": "29 Nov 2026, 15:02 WAT",
+            "supplier": "husmodata", "asked": "29 Nov 2026, 15:03 WAT",
+            "evidence": "needs the operator's review: no order found at husmodata for 08000000500"
+        });
+        let alert = render("operator_review_requested", &data, "Ada Data").unwrap();
+        assert_eq!(
+            alert.subject,
+            "Ada Data: Purchase BP1A2B3C needs your review"
+        );
+        let text = &alert.text;
+        assert!(
+            text.contains("husmodata's books cannot say whether it was bought"),
+            "{text}"
+        );
+        assert!(
+            text.contains("MTN SME 1GB for 08000000500, ₦280.00 (reference BP1A2B3C), placed 29 Nov 2026, 15:02 WAT"),
+            "{text}"
+        );
+        assert!(
+            text.contains("(29 Nov 2026, 15:03 WAT): needs the operator's review: no order found"),
+            "{text}"
+        );
+        assert!(text.contains("\"Needs review\""), "{text}");
+        assert!(alert.html.contains("no order found at husmodata"));
+        let sms = render_sms("operator_review_requested", &data, "Ada Data").unwrap();
+        assert!(
+            sms.starts_with("Ada Data: Purchase BP1A2B3C (MTN SME 1GB, ₦280.00) needs your review"),
+            "{sms}"
+        );
+        assert!(
+            sms.chars().count() <= 160,
+            "{} chars: {sms}",
+            sms.chars().count()
+        );
     }
 
     #[test]

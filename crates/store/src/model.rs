@@ -343,6 +343,9 @@ pub struct TxFilter {
     /// Placed before this (RFC 3339) or flagged for review
     /// (`Transaction::review_requested_at`): the needs-review listing's bound.
     pub review_due_before: Option<String>,
+    /// Only those flagged for review (`Transaction::review_requested_at`):
+    /// the supplier's books cannot say what became of them.
+    pub review_requested: bool,
     /// Leaves out purchases held for review (they wait for an owner).
     pub not_held: bool,
     pub limit: u32,
@@ -359,6 +362,20 @@ impl TxFilter {
         TxFilter {
             status: Some(TxStatus::Processing),
             review_due_before: Some(created_until),
+            not_held: true,
+            limit,
+            ..TxFilter::default()
+        }
+    }
+
+    /// The processing purchases flagged for review because the supplier's
+    /// books cannot say what became of them (`FulfilmentStore::request_review`),
+    /// newest first: a part of the needs-review listing, whatever their age
+    /// (the operators' `operator_review_requested` alert tells of each).
+    pub fn review_requested(limit: u32) -> TxFilter {
+        TxFilter {
+            status: Some(TxStatus::Processing),
+            review_requested: true,
             not_held: true,
             limit,
             ..TxFilter::default()

@@ -1,7 +1,8 @@
 //! Alerts to operators (issue 30): a small periodic check that puts a
 //! notice in the outbox for each operator who wants it when a supplier's
 //! float is low, a supplier becomes unhealthy or comes back (issue 47),
-//! purchases pile up, a bank payment is unmatched or
+//! purchases pile up, a purchase is held for review or its supplier's books
+//! cannot say whether it was bought, a bank payment is unmatched or
 //! rejected, a supplier failed the start-up check, and once a day (owners)
 //! the summary of yesterday.
 //!
@@ -16,7 +17,8 @@ use billpay_domain::{Kobo, TxStatus};
 use billpay_store::clock::{LAGOS, lagos_day_start};
 use billpay_store::limits::held_words;
 use billpay_store::{
-    FundingFilter, FundingStatus, NewNotice, OperatorRole, SharedStore, StoreResult,
+    FundingFilter, FundingStatus, NewNotice, OperatorRole, SharedStore, StoreResult, Transaction,
+    TxFilter,
 };
 use billpay_supplier::Supplier;
 use billpay_supplier::health::{Health, StartCheck, float};
@@ -79,6 +81,11 @@ pub const HELD: AlertKind = AlertKind {
     label: "A purchase is held for review",
     owners_only: false,
 };
+pub const REVIEW_REQUESTED: AlertKind = AlertKind {
+    kind: "operator_review_requested",
+    label: "A purchase needs your review: the supplier's books cannot say",
+    owners_only: false,
+};
 pub const DAILY_SUMMARY: AlertKind = AlertKind {
     kind: "operator_daily_summary",
     label: "The daily summary of yesterday's business",
@@ -86,12 +93,13 @@ pub const DAILY_SUMMARY: AlertKind = AlertKind {
 };
 
 /// Every alert, in the order "My account" lists them.
-pub const ALERTS: [AlertKind; 8] = [
+pub const ALERTS: [AlertKind; 9] = [
     FLOAT_LOW,
     SUPPLIER_DOWN,
     SUPPLIER_BACK,
     BACKLOG,
     HELD,
+    REVIEW_REQUESTED,
     PAYMENT,
     START_CHECK,
     DAILY_SUMMARY,
@@ -135,8 +143,9 @@ const FLOAT_WAIT: Duration = Duration::from_secs(10);
 /// Payments older than this are not alerted on (a new operator is not told
 /// of last month's).
 const PAYMENT_WINDOW: time::Duration = time::Duration::days(1);
-/// At most this many held purchases are alerted on per check (oldest first).
-const HELD_LISTED: u32 = 100;
+/// At most this many purchases are alerted on per check by each alert of
+/// one purchase: held ones oldest first, those flagged for review newest first.
+const PURCHASES_LISTED: u32 = 100;
 /// At most this many needs-review purchases are counted per check.
 const REVIEW_COUNT_CAP: u32 = 1000;
 
@@ -197,6 +206,7 @@ impl Alerts {
         let mut found = self.low_floats(hour).await;
         found.extend(self.backlog(hour).await?);
         found.extend(self.held().await?);
+        found.extend(self.review_requested().await?);
         found.extend(self.payments(now).await?);
         found.extend(self.failed_start_checks());
         found.extend(self.supplier_health(now).await?);
@@ -253,20 +263,36 @@ impl Alerts {
 
     /// Each purchase held for review, once: it waits for an owner.
     async fn held(&self) -> StoreResult<Vec<(AlertKind, String, Value)>> {
-        let held = self.store.held_purchases(HELD_LISTED).await?;
+        let held = self.store.held_purchases(PURCHASES_LISTED).await?;
         let found = held.into_iter().filter_map(|tx| {
             let until = HeldReview::deadline(&tx.created_at, self.settings.held_review)?;
-            let data = json!({
-                "code": tx.code,
-                "label": tx.label,
-                "recipient": tx.recipient,
-                "amount": tx.amount.to_string(),
+            let why = json!({
                 "rule": held_words(tx.held_for.as_deref().unwrap_or_default()),
-                "placed": lagos_time(&tx.created_at),
                 "until": lagos_time(&until),
             });
-            Some((HELD, format!("held:{}", tx.code), data))
+            Some(about_purchase(HELD, "held", &tx, why))
         });
+        Ok(found.collect())
+    }
+
+    /// Each processing purchase flagged for review because its supplier's
+    /// books cannot say whether it was bought, once: a person decides.
+    async fn review_requested(&self) -> StoreResult<Vec<(AlertKind, String, Value)>> {
+        let flagged = TxFilter::review_requested(PURCHASES_LISTED);
+        let found = self
+            .store
+            .transactions(flagged)
+            .await?
+            .into_iter()
+            .map(|tx| {
+                let why = json!({
+                    "supplier": tx.supplier.as_deref().unwrap_or("its supplier"),
+                    // The note recorded with the flag: what was searched, what was found.
+                    "evidence": tx.result["last_note"].as_str().unwrap_or_default(),
+                    "asked": tx.review_requested_at.as_deref().map(lagos_time).unwrap_or_default(),
+                });
+                about_purchase(REVIEW_REQUESTED, "review_requested", &tx, why)
+            });
         Ok(found.collect())
     }
 
@@ -445,6 +471,28 @@ impl Alerts {
         }
         Ok(added)
     }
+}
+
+/// A once-per-purchase alert: its cause `<prefix>:<code>`, and its data what
+/// the purchase is (code, product label, recipient, amount, when placed in
+/// Lagos) with `why` (an object) added.
+fn about_purchase(
+    alert: AlertKind,
+    prefix: &str,
+    tx: &Transaction,
+    why: Value,
+) -> (AlertKind, String, Value) {
+    let mut data = json!({
+        "code": tx.code,
+        "label": tx.label,
+        "recipient": tx.recipient,
+        "amount": tx.amount.to_string(),
+        "placed": lagos_time(&tx.created_at),
+    });
+    if let (Some(data), Value::Object(why)) = (data.as_object_mut(), why) {
+        data.extend(why);
+    }
+    (alert, format!("{prefix}:{}", tx.code), data)
 }
 
 /// The Lagos hour of `at`, `YYYY-MM-DDTHH`: the period of a repeating alert.

@@ -16,6 +16,7 @@ use billpay_worker::alerts::{AlertSettings, Alerts};
 use common::{Db, raw_sql, store};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
 use time::macros::datetime;
 
 /// A supplier whose float is whatever the test sets.
@@ -242,4 +243,88 @@ async fn a_purchase_held_for_review_is_no_backlog_alert_but_a_held_one() {
     assert_eq!(waiting[0].data["code"], held.code.as_str());
     assert_eq!(w.alerts.run_once(ten).await.unwrap(), 0, "told once");
     assert_eq!(w.store.fulfilment_backlog().await.unwrap().processing, 0);
+}
+
+/// A purchase whose supplier's books cannot say whether it was bought is
+/// flagged for review: each operator is told at once (not only once it is
+/// old, nor only above the backlog's count), once, with the supplier and the
+/// evidence; one merely pending at its supplier is no alert.
+#[tokio::test]
+async fn a_purchase_flagged_for_review_is_alerted_once() {
+    let w = world().await;
+    w.float.0.store(900_000, Ordering::SeqCst);
+    let owner = operator(&w.store, "owner@example.com", OperatorRole::Owner).await;
+    operator(&w.store, "help@example.com", OperatorRole::Support).await;
+    let (account, key) = common::funded_account(&w.store, 1_000).await;
+    let mut placed = Vec::new();
+    for reference in ["REF-LOST", "REF-PENDING"] {
+        let purchase = common::purchase(account, key, reference, 100);
+        placed.push(w.store.place_purchase(purchase).await.unwrap());
+    }
+    let (lost, pending) = (&placed[0], &placed[1]);
+    let lease = Duration::from_secs(30);
+    assert_eq!(w.store.claim_fulfilments(10, lease).await.unwrap().len(), 2);
+    for tx in &placed {
+        let submitted = w.store.mark_submitted(&tx.code, "husmodata", None);
+        submitted.await.unwrap();
+    }
+    let later = Duration::from_secs(60);
+    w.store
+        .reschedule(&pending.code, later, "supplier pending")
+        .await
+        .unwrap();
+    w.store
+        .reschedule(&lost.code, later, "supplier timed out")
+        .await
+        .unwrap();
+    let ten = datetime!(2026-11-25 09:05 UTC);
+    assert_eq!(
+        w.alerts.run_once(ten).await.unwrap(),
+        0,
+        "unknown, not flagged"
+    );
+
+    let evidence = "needs the operator's review: no order found at husmodata for \
+                    08000000500 (plan 6) in 1 page(s) of its data listing";
+    w.store
+        .request_review(&lost.code, later, evidence)
+        .await
+        .unwrap();
+    assert_eq!(w.alerts.run_once(ten).await.unwrap(), 2, "one per operator");
+    let told = notices_of(&w.store, "operator_review_requested").await;
+    assert_eq!(told.len(), 2, "{told:?}");
+    let to_owner = told.iter().find(|n| n.recipient == "owner@example.com");
+    let to_owner = to_owner.expect("the owner is told");
+    let cause = format!("review_requested:{}:op{}", lost.code, owner.id);
+    assert_eq!(to_owner.cause, cause);
+    let data = &to_owner.data;
+    assert_eq!(data["code"], lost.code.as_str());
+    assert_eq!(data["label"], lost.label.as_str());
+    assert_eq!(data["recipient"], lost.recipient.as_str());
+    assert_eq!(data["amount"], lost.amount.to_string());
+    assert_eq!(data["supplier"], "husmodata");
+    assert_eq!(data["evidence"], evidence);
+    for time in ["placed", "asked"] {
+        let at = data[time].as_str().unwrap_or_default();
+        assert!(at.ends_with(" WAT"), "{time} in Lagos time: {data}");
+    }
+    assert!(
+        notices_of(&w.store, "operator_backlog").await.is_empty(),
+        "one needing review is under the backlog's count"
+    );
+
+    // The next checks, and the supplier's books asked again: still once.
+    assert_eq!(w.alerts.run_once(ten).await.unwrap(), 0, "told once");
+    w.store
+        .request_review(&lost.code, later, "2 orders at husmodata match")
+        .await
+        .unwrap();
+    let next_hour = datetime!(2026-11-25 10:05 UTC);
+    assert_eq!(w.alerts.run_once(next_hour).await.unwrap(), 0, "still once");
+    assert_eq!(
+        notices_of(&w.store, "operator_review_requested")
+            .await
+            .len(),
+        2
+    );
 }

@@ -76,13 +76,7 @@ fn health_of(server: &TestServer, supplier: &str) -> Value {
 
 /// How many notices of `kind` the outbox holds (through the store: either backend).
 async fn notices_of(server: &TestServer, kind: &str) -> usize {
-    let store = billpay_store::open(&server.database_url).await.unwrap();
-    let filter = billpay_store::NoticeFilter {
-        kind: Some(kind.to_owned()),
-        limit: 100,
-        ..Default::default()
-    };
-    store.notices(filter).await.unwrap().len()
+    server.notices_of(kind).await.len()
 }
 
 async fn wait_for(what: &str, limit: Duration, done: impl Fn() -> bool) {

@@ -108,6 +108,7 @@ pub fn kind_words(kind: &str) -> &'static str {
         "operator_float_low" => "Alert: low supplier float",
         "operator_backlog" => "Alert: purchases piling up",
         "operator_held" => "Alert: purchase held for review",
+        "operator_review_requested" => "Alert: purchase needs review, supplier cannot say",
         "operator_payment" => "Alert: bank payment unmatched or rejected",
         "operator_start_check" => "Alert: supplier failed the start-up check",
         "operator_daily_summary" => "Daily summary",

@@ -189,6 +189,11 @@ pub(crate) fn listing(engine: Engine, filter: &TxFilter) -> Listing {
                 .product
                 .map(|p| format!("product = '{}'", p.service())),
         )
+        .and_sql(
+            filter
+                .review_requested
+                .then(|| "review_requested_at IS NOT NULL".into()),
+        )
         .and_sql(filter.not_held.then(|| "held_for IS NULL".into()))
         .page(
             &format!("SELECT {TX_COLUMNS} FROM {table}"),

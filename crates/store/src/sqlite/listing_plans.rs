@@ -147,8 +147,9 @@ async fn every_purchase_is_listed_by_time_and_the_backlog_by_its_own_index() {
         ..TxFilter::default()
     });
     let needs_review = tx(TxFilter::needs_review("2026-11-27T00:00:00Z".into(), 500));
+    let flagged = tx(TxFilter::review_requested(100));
     let count = crate::areas::fulfilment::needs_review_count_sql(lite);
-    for sql in [processing, needs_review, count] {
+    for sql in [processing, needs_review, flagged, count] {
         assert_eq!(
             indexes_read(&engine, sql.clone()).await,
             ["transactions_due"],

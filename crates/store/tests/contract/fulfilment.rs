@@ -128,6 +128,11 @@ async fn a_review_requested_is_needed_at_once_until_final() {
     let codes: Vec<&str> = listed.iter().map(|tx| tx.code.as_str()).collect();
     assert_eq!(codes, [flagged.code.as_str()]);
     assert_eq!(store.needs_review_count(long_ago, 100).await.unwrap(), 1);
+    // The flagged ones alone (the operators' alert of each), whatever the age bound.
+    let flagged_only = || store.transactions(TxFilter::review_requested(100));
+    let listed = flagged_only().await.unwrap();
+    let codes: Vec<&str> = listed.iter().map(|tx| tx.code.as_str()).collect();
+    assert_eq!(codes, [flagged.code.as_str()]);
     // Still requeried; asked again, the first time stands, the note is the last.
     assert_eq!(store.claim_fulfilments(10, LEASE).await.unwrap().len(), 2);
     store
@@ -145,6 +150,7 @@ async fn a_review_requested_is_needed_at_once_until_final() {
     let fin = finalization(TxStatus::Failed, false);
     assert!(store.finalize(&flagged.code, fin).await.unwrap());
     assert!(store.transactions(review).await.unwrap().is_empty());
+    assert!(flagged_only().await.unwrap().is_empty());
     assert_eq!(store.needs_review_count(long_ago, 100).await.unwrap(), 0);
     assert!(!read(flagged.code.clone()).await.needs_review(long_ago));
     // A final purchase is never flagged.

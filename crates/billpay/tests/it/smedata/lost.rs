@@ -116,12 +116,15 @@ async fn a_site_that_takes_our_ident_is_searched_by_it() {
 }
 
 /// Charged at the site, no order in its listing: flagged for review at
-/// once (the default needs-review time is half an hour), with the evidence.
+/// once (the default needs-review time is half an hour), with the evidence;
+/// each operator is told so at once, once (the server checks its alerts
+/// every second: [`REVIEW_ALERTS`]).
 async fn charged_without_an_order_is_reviewed_at_once(
     server: &TestServer,
     site: &FakeSmedata,
     other: &FakeSmedata,
 ) {
+    crate::console::add_operators(server);
     let who = server.customer("5000");
     let number = "08000000500";
     let wallet = site.balance();
@@ -142,6 +145,38 @@ async fn charged_without_an_order_is_reviewed_at_once(
         note.contains("no order found at first"),
         "the evidence: {note}"
     );
+    // Each operator is told at once, with what, the site and the evidence.
+    let alert = "operator_review_requested";
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let told = loop {
+        let told = server.notices_of(alert).await;
+        if told.len() >= 2 || std::time::Instant::now() > deadline {
+            break told;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let mut to: Vec<&str> = told.iter().map(|n| n.recipient.as_str()).collect();
+    to.sort();
+    assert_eq!(
+        to,
+        [crate::console::OWNER, crate::console::SUPPORT],
+        "{told:?}"
+    );
+    for notice in &told {
+        let data = &notice.data;
+        assert_eq!(data["code"], code.as_str(), "{data}");
+        assert_eq!(data["recipient"], number, "{data}");
+        assert_eq!(data["supplier"], "first", "{data}");
+        let evidence = data["evidence"].as_str().unwrap_or_default();
+        assert!(
+            evidence.contains("no order found at first for 08000000500"),
+            "{data}"
+        );
+        assert!(data["placed"].as_str().unwrap().ends_with(" WAT"), "{data}");
+    }
+    // Several checks (and requeries) later, still once each.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(server.notices_of(alert).await.len(), 2, "told once");
     assert_eq!(site.balance(), wallet - 25_000, "the site charged");
     assert_eq!(site.posts_for(number).len(), 1, "never sent again");
     assert!(other.posts_for(number).is_empty(), "never sent elsewhere");
@@ -174,6 +209,9 @@ async fn charged_without_an_order_is_reviewed_at_once(
     assert_eq!(shown(server, &code)["needs_review"], false);
 }
 
+/// The operators' alerts checked every second (the default is a minute).
+const REVIEW_ALERTS: [(&str, &str); 1] = [("BILLPAY_ALERT_INTERVAL_SECS", "1")];
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn charged_without_an_order_goes_to_review_never_refunded_nor_bought_again() {
     let site = FakeSmedata::start().await;
@@ -181,7 +219,7 @@ async fn charged_without_an_order_goes_to_review_never_refunded_nor_bought_again
     let server = sites(
         &[("first", &site, ""), ("second", &other, "")],
         "data = [\"first\", \"second\"]",
-        &[],
+        &REVIEW_ALERTS,
     )
     .await;
     charged_without_an_order_is_reviewed_at_once(&server, &site, &other).await;
@@ -196,7 +234,7 @@ async fn charged_without_an_order_goes_to_review_on_postgres() {
         test,
         &[("first", &site, ""), ("second", &other, "")],
         "data = [\"first\", \"second\"]",
-        &[],
+        &REVIEW_ALERTS,
     )
     .await
     else {

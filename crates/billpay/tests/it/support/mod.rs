@@ -228,6 +228,31 @@ impl TestServer {
         self.dir.path().to_path_buf()
     }
 
+    /// The outbox's notices of `kind` (up to 100, newest first), read
+    /// through the store (either backend), each one's sealed fields (a code
+    /// is sealed at rest) opened with the server's master key into its data.
+    pub async fn notices_of(&self, kind: &str) -> Vec<billpay_store::Notice> {
+        let store = billpay_store::open(&self.database_url).await.unwrap();
+        let filter = billpay_store::NoticeFilter {
+            kind: Some(kind.to_owned()),
+            limit: 100,
+            ..Default::default()
+        };
+        let secrets = billpay_domain::sealed::SecretBox::from_hex(MASTER_KEY).unwrap();
+        let mut notices = store.notices(filter).await.unwrap();
+        for notice in &mut notices {
+            let Some(Value::String(sealed)) = notice.data.as_object_mut().unwrap().remove("sealed")
+            else {
+                continue;
+            };
+            let clear = secrets.open(sealed.strip_prefix("sealed:").unwrap());
+            let opened: Value = serde_json::from_str(&clear.unwrap()).unwrap();
+            let fields = notice.data.as_object_mut().unwrap();
+            fields.extend(opened.as_object().unwrap().clone());
+        }
+        notices
+    }
+
     /// Where the server writes email without SMTP (`BILLPAY_MAIL_DIR`).
     pub fn mail_dir(&self) -> PathBuf {
         self.dir.path().join("mail")
