@@ -111,6 +111,8 @@ pub fn kind_words(kind: &str) -> &'static str {
         "operator_review_requested" => "Alert: purchase needs review, supplier cannot say",
         "operator_payment" => "Alert: bank payment unmatched or rejected",
         "operator_start_check" => "Alert: supplier failed the start-up check",
+        "operator_supplier_down" => "Alert: supplier skipped after failures",
+        "operator_supplier_back" => "Alert: supplier healthy again",
         "operator_daily_summary" => "Daily summary",
         "operator_test" => "Alert: test message",
         _ => "Other notice",
@@ -228,4 +230,16 @@ pub async fn resend(
         .await
         .map_err(refused)?;
     Ok(done("/admin/notifications", Notice::Resent))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kind_words;
+
+    #[test]
+    fn every_operator_alert_has_its_own_words() {
+        for alert in billpay_worker::alerts::ALERTS {
+            assert_ne!(kind_words(alert.kind), "Other notice", "{}", alert.kind);
+        }
+    }
 }
