@@ -21,7 +21,7 @@
 use super::{accounts, operators};
 use crate::clock::now_rfc3339;
 use crate::columns::LEDGER_COLUMNS;
-use crate::db::{Engine, Param, Tx, col, for_both_engines};
+use crate::db::{Param, PerEngine, Tx, col, for_both_engines};
 use crate::rows::ledger_entry;
 use crate::*;
 use billpay_domain::{AccountId, Kobo};
@@ -116,14 +116,12 @@ struct Held {
 
 async fn hold<T: Tx>(tx: &T, account: AccountId) -> Result<Held, T::Error> {
     const COLUMNS: &str = "balance, status, name, email, phone";
-    let sql = match T::ENGINE {
-        Engine::Sqlite => "SELECT balance, status, name, email, phone FROM accounts WHERE id = ?1",
-        Engine::Postgres => {
-            "SELECT balance, status, name, email, phone FROM accounts WHERE id = ?1 FOR UPDATE"
-        }
-    };
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        let lock = engine.for_update();
+        format!("SELECT {COLUMNS} FROM accounts WHERE id = ?1{lock}")
+    });
     let held = tx
-        .query_opt(sql, &[&account.to_string()], |row| {
+        .query_opt(SQL.sql(T::ENGINE), &[&account.to_string()], |row| {
             Ok(Held {
                 balance: row.get(col!("balance"))?,
                 status: row.get(col!("status"))?,
