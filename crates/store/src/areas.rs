@@ -52,7 +52,10 @@ pub use notices::NoticeStore;
 pub use operators::OperatorStore;
 pub use pins::{PinFailure, PinState, PinStore, PinTry};
 pub use pricing::PricingStore;
-pub use privacy::{Closure, Erasure, PrivacyStore, PurchaseCursor, PurchaseRecord, tombstone};
+pub use privacy::{
+    Closure, Erased, Erasure, Exported, PERSONAL_DATA, PersonalTable, PrivacyStore, PurchaseCursor,
+    PurchaseRecord, STAFF_DATA, tombstone,
+};
 pub use purchases::PurchaseStore;
 pub use sessions::SessionStore;
 pub use supplier_health::{HealthOutcome, SupplierCost, SupplierHealthStore};

@@ -27,6 +27,46 @@ pub(crate) enum Engine {
     Postgres,
 }
 
+impl Engine {
+    /// Both engines, in the order of a [`PerEngine`]'s texts.
+    const BOTH: [Engine; 2] = [Engine::Sqlite, Engine::Postgres];
+
+    /// ` FOR UPDATE` on PostgreSQL, nothing on SQLite: the rows read stay
+    /// locked until the transaction ends. SQLite has no row locks and no such
+    /// clause; its one writer holds the whole database for the transaction.
+    pub(crate) const fn for_update(self) -> &'static str {
+        match self {
+            Engine::Sqlite => "",
+            Engine::Postgres => " FOR UPDATE",
+        }
+    }
+}
+
+/// A statement written once whose text differs by engine only where the
+/// engines truly differ (a clause such as [`Engine::for_update`], a
+/// function's spelling), each difference said beside it: `build` writes it
+/// for an engine, once, on first use; [`PerEngine::sql`] answers the
+/// engine's text.
+pub(crate) struct PerEngine {
+    build: fn(Engine) -> String,
+    texts: std::sync::OnceLock<[String; 2]>,
+}
+
+impl PerEngine {
+    pub(crate) const fn new(build: fn(Engine) -> String) -> PerEngine {
+        PerEngine {
+            build,
+            texts: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The statement as `engine` runs it.
+    pub(crate) fn sql(&self, engine: Engine) -> &str {
+        let texts = self.texts.get_or_init(|| Engine::BOTH.map(self.build));
+        &texts[usize::from(engine == Engine::Postgres)]
+    }
+}
+
 /// A value bound to a statement by either driver.
 pub(crate) trait Param: Sync {
     fn lite(&self) -> &dyn rusqlite::ToSql;

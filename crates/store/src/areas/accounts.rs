@@ -4,7 +4,7 @@
 
 use crate::clock::now_rfc3339;
 use crate::columns::ACCOUNT_COLUMNS;
-use crate::db::{Engine, Param, Tx, col, for_both_engines};
+use crate::db::{Engine, Param, PerEngine, Tx, col, for_both_engines};
 use crate::rows::account;
 use crate::*;
 use billpay_domain::AccountId;
@@ -50,19 +50,18 @@ async fn by_id<T: Tx>(tx: &T, id: AccountId) -> Result<Option<Account>, T::Error
     tx.query_opt(&SQL, &[&id.to_string()], account).await
 }
 
-/// Any case finds the address: SQLite's `email` column is `COLLATE NOCASE`
-/// (its index serves the lookup); PostgreSQL's index is on `lower(email)`.
+/// Any case finds the address.
 async fn by_email<T: Tx>(tx: &T, email: &str) -> Result<Option<Account>, T::Error> {
-    static SQLITE: LazyLock<String> =
-        LazyLock::new(|| format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE email = ?1"));
-    static POSTGRES: LazyLock<String> = LazyLock::new(|| {
-        format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE lower(email) = lower(?1)")
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        // Each engine's case-blind match is the one its index serves: SQLite's
+        // `email` column is `COLLATE NOCASE`, PostgreSQL's index is on `lower(email)`.
+        let matches = match engine {
+            Engine::Sqlite => "email = ?1",
+            Engine::Postgres => "lower(email) = lower(?1)",
+        };
+        format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE {matches}")
     });
-    let sql = match T::ENGINE {
-        Engine::Sqlite => &SQLITE,
-        Engine::Postgres => &POSTGRES,
-    };
-    tx.query_opt(sql, &[&email], account).await
+    tx.query_opt(SQL.sql(T::ENGINE), &[&email], account).await
 }
 
 /// Sets an account's status inside the caller's transaction; a suspension
@@ -106,12 +105,16 @@ pub(crate) async fn set_status_logged<T: Tx>(
     log: &NewLogEntry,
 ) -> Result<(), T::Error> {
     const COLUMNS: &str = "status";
-    let sql = match T::ENGINE {
-        Engine::Sqlite => "SELECT status FROM accounts WHERE id = ?1",
-        Engine::Postgres => "SELECT status FROM accounts WHERE id = ?1 FOR UPDATE",
-    };
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        format!(
+            "SELECT status FROM accounts WHERE id = ?1{}",
+            engine.for_update()
+        )
+    });
     let before: Option<String> = tx
-        .query_opt(sql, &[&account.to_string()], |row| row.get(col!("status")))
+        .query_opt(SQL.sql(T::ENGINE), &[&account.to_string()], |row| {
+            row.get(col!("status"))
+        })
         .await?;
     let before = before.ok_or(StoreError::NotFound("account"))?;
     if status == AccountStatus::Active {

@@ -1,6 +1,6 @@
 //! The catalogue: one JSON document and its version, bumped on every change.
 
-use crate::db::{Engine, Tx, col, for_both_engines};
+use crate::db::{PerEngine, Tx, col, for_both_engines};
 use crate::rules::{catalogue_document, parse_catalogue};
 use crate::*;
 use billpay_domain::catalogue::Catalogue;
@@ -60,12 +60,9 @@ async fn save<T: Tx>(tx: &T, catalogue: &Catalogue) -> Result<(), T::Error> {
 /// transaction ends (PostgreSQL's `FOR UPDATE`; SQLite's writer holds all).
 async fn load<T: Tx>(tx: &T, lock: bool) -> Result<(i64, Catalogue), T::Error> {
     const COLUMNS: &str = "version, document";
-    let sql = match (lock, T::ENGINE) {
-        (true, Engine::Postgres) => {
-            "SELECT version, document FROM catalogue WHERE id = 1 FOR UPDATE"
-        }
-        _ => "SELECT version, document FROM catalogue WHERE id = 1",
-    };
+    const SQL: &str = "SELECT version, document FROM catalogue WHERE id = 1";
+    static LOCKED: PerEngine = PerEngine::new(|engine| format!("{SQL}{}", engine.for_update()));
+    let sql = if lock { LOCKED.sql(T::ENGINE) } else { SQL };
     let (version, document) = tx
         .query_one(sql, &[], |row| {
             Ok((

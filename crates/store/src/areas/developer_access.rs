@@ -3,7 +3,7 @@
 //! their password; an operator, logged). Off, the account is a buyer's. The
 //! API never reads it: a key works or not by its own status.
 
-use crate::db::{Engine, Param, Tx, col, for_both_engines};
+use crate::db::{Param, PerEngine, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::AccountId;
 
@@ -42,12 +42,12 @@ pub(crate) async fn set_logged<T: Tx>(
     log: &NewLogEntry,
 ) -> Result<(), T::Error> {
     const COLUMNS: &str = "developer_access";
-    let sql = match T::ENGINE {
-        Engine::Sqlite => "SELECT developer_access FROM accounts WHERE id = ?1",
-        Engine::Postgres => "SELECT developer_access FROM accounts WHERE id = ?1 FOR UPDATE",
-    };
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        let lock = engine.for_update();
+        format!("SELECT developer_access FROM accounts WHERE id = ?1{lock}")
+    });
     let before: Option<Option<String>> = tx
-        .query_opt(sql, &[&account.to_string()], |row| {
+        .query_opt(SQL.sql(T::ENGINE), &[&account.to_string()], |row| {
             row.get(col!("developer_access"))
         })
         .await?;

@@ -12,7 +12,9 @@ use super::claims::{claim, claim_sql};
 use super::{events, notices, operators, wallet};
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
-use crate::db::{Column, Engine, Param, Tx, col, for_both_engines, json_list, json_values};
+use crate::db::{
+    Column, Engine, Param, PerEngine, Tx, col, for_both_engines, json_list, json_values,
+};
 use crate::rows::transaction;
 use crate::rules::ms_from_now;
 use crate::*;
@@ -156,20 +158,15 @@ async fn reschedule<T: Tx>(
     delay: Duration,
     note: &str,
 ) -> Result<(), T::Error> {
-    let sql = match T::ENGINE {
-        Engine::Sqlite => {
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        format!(
             "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1,
-               lease_until = 0, result = json_set(result, '$.last_note', ?2)
-             WHERE code = ?3 AND status = 'processing'"
-        }
-        Engine::Postgres => {
-            "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1,
-               lease_until = 0,
-               result = jsonb_set(result::jsonb, '{last_note}', to_jsonb(?2::TEXT))::TEXT
-             WHERE code = ?3 AND status = 'processing'"
-        }
-    };
-    tx.execute(sql, &[&ms_from_now(delay), &note, &code])
+               lease_until = 0, result = {}
+             WHERE code = ?3 AND status = 'processing'",
+            with_note(engine)
+        )
+    });
+    tx.execute(SQL.sql(T::ENGINE), &[&ms_from_now(delay), &note, &code])
         .await?;
     Ok(())
 }
@@ -181,25 +178,31 @@ async fn request_review<T: Tx>(
     delay: Duration,
     note: &str,
 ) -> Result<(), T::Error> {
-    let sql = match T::ENGINE {
-        Engine::Sqlite => {
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        format!(
             "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1,
-               lease_until = 0, result = json_set(result, '$.last_note', ?2),
+               lease_until = 0, result = {},
                review_requested_at = COALESCE(review_requested_at, ?4)
-             WHERE code = ?3 AND status = 'processing'"
-        }
-        Engine::Postgres => {
-            "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1,
-               lease_until = 0,
-               result = jsonb_set(result::jsonb, '{last_note}', to_jsonb(?2::TEXT))::TEXT,
-               review_requested_at = COALESCE(review_requested_at, ?4)
-             WHERE code = ?3 AND status = 'processing'"
-        }
-    };
+             WHERE code = ?3 AND status = 'processing'",
+            with_note(engine)
+        )
+    });
     let now = rfc3339(now_ms());
-    tx.execute(sql, &[&ms_from_now(delay), &note, &code, &now])
-        .await?;
+    tx.execute(
+        SQL.sql(T::ENGINE),
+        &[&ms_from_now(delay), &note, &code, &now],
+    )
+    .await?;
     Ok(())
+}
+
+/// `result` with the note `?2` set as its `last_note`: the JSON functions are
+/// each engine's own (SQLite's `json_set` of the text, PostgreSQL's `jsonb_set`).
+fn with_note(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Sqlite => "json_set(result, '$.last_note', ?2)",
+        Engine::Postgres => "jsonb_set(result::jsonb, '{last_note}', to_jsonb(?2::TEXT))::TEXT",
+    }
 }
 
 /// A final status, its refund (if failed) with its usage given back, its

@@ -7,7 +7,7 @@
 
 use crate::clock::{lagos_date_at, now_ms, now_rfc3339, rfc3339};
 use crate::columns::TX_COLUMNS;
-use crate::db::{Engine, Param, RowRead, Tx, col, for_both_engines};
+use crate::db::{Param, PerEngine, RowRead, Tx, col, for_both_engines};
 use crate::limits::*;
 use crate::rows::transaction;
 use crate::*;
@@ -852,18 +852,17 @@ async fn held<T: Tx>(tx: &T, limit: u32) -> Result<Vec<Transaction>, T::Error> {
 /// `None` when it is not a held processing purchase (any more).
 async fn still_held<T: Tx>(tx: &T, code: &str) -> Result<Option<String>, T::Error> {
     const COLUMNS: &str = "held_for";
-    let sql = match T::ENGINE {
-        Engine::Sqlite => {
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        format!(
             "SELECT held_for FROM transactions
-             WHERE code = ?1 AND status = 'processing' AND held_for IS NOT NULL"
-        }
-        Engine::Postgres => {
-            "SELECT held_for FROM transactions
-             WHERE code = ?1 AND status = 'processing' AND held_for IS NOT NULL FOR UPDATE"
-        }
-    };
-    tx.query_opt(sql, &[&code], |row| row.get(col!("held_for")))
-        .await
+             WHERE code = ?1 AND status = 'processing' AND held_for IS NOT NULL{}",
+            engine.for_update()
+        )
+    });
+    tx.query_opt(SQL.sql(T::ENGINE), &[&code], |row| {
+        row.get(col!("held_for"))
+    })
+    .await
 }
 
 /// Clears the hold and makes the purchase due now; the line's `before` is
@@ -921,21 +920,15 @@ pub(crate) async fn give_back_usage<T: Tx>(
         .into());
     };
     let (account, day) = (refunded.account_id.to_string(), day.to_string());
-    let (day_sql, recipient_sql) = match T::ENGINE {
-        Engine::Sqlite => (
-            "UPDATE limit_usage SET value = MAX(value - ?3, 0), count = MAX(count - 1, 0)
-             WHERE account_id = ?1 AND day = ?2",
-            "UPDATE recipient_usage SET value = MAX(value - ?4, 0)
-             WHERE account_id = ?1 AND recipient = ?2 AND day = ?3",
-        ),
-        Engine::Postgres => (
-            "UPDATE limit_usage SET value = GREATEST(value - ?3, 0),
-                 count = GREATEST(count - 1, 0)
-             WHERE account_id = ?1 AND day = ?2",
-            "UPDATE recipient_usage SET value = GREATEST(value - ?4, 0)
-             WHERE account_id = ?1 AND recipient = ?2 AND day = ?3",
-        ),
-    };
+    // "Not below zero" as a CASE, which both engines spell alike (SQLite has
+    // no GREATEST, PostgreSQL no two-argument MAX).
+    let day_sql = "UPDATE limit_usage
+         SET value = CASE WHEN value > ?3 THEN value - ?3 ELSE 0 END,
+             count = CASE WHEN count > 0 THEN count - 1 ELSE 0 END
+         WHERE account_id = ?1 AND day = ?2";
+    let recipient_sql = "UPDATE recipient_usage
+         SET value = CASE WHEN value > ?4 THEN value - ?4 ELSE 0 END
+         WHERE account_id = ?1 AND recipient = ?2 AND day = ?3";
     let amount = refunded.amount.0;
     tx.execute(day_sql, &[&account, &day, &amount]).await?;
     let params: [&dyn Param; 4] = [&account, &refunded.recipient, &day, &amount];

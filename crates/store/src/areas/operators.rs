@@ -3,7 +3,9 @@
 
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{ACCOUNT_COLUMNS, qualified};
-use crate::db::{Column, Engine, Param, RowRead, Tx, col, for_both_engines};
+use crate::db::{
+    Column, Engine, Param, PerEngine, RowRead, Tx, col, for_both_engines, json_list, json_values,
+};
 use crate::listing::{Filters, Listing};
 use crate::operators::{
     LAST_PLAN_COSTS, LOG_COLUMNS, OPERATOR_COLUMNS, SALES_SUMMARY, SUPPLIER_OUTCOMES,
@@ -283,7 +285,7 @@ async fn search_accounts<T: Tx>(tx: &T, query: &str, limit: u32) -> Result<Vec<A
 }
 
 /// The names of the accounts among `ids`, in one query: the ids go as one
-/// JSON list, which each engine reads its own way.
+/// JSON list (`db::json_values`: each engine reads one its own way).
 async fn account_names<T: Tx>(
     tx: &T,
     ids: &[AccountId],
@@ -294,19 +296,14 @@ async fn account_names<T: Tx>(
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
-    let sql = match T::ENGINE {
-        Engine::Sqlite => {
-            "SELECT id, name FROM accounts WHERE id IN (SELECT value FROM json_each(?1))"
-        }
-        Engine::Postgres => {
-            "SELECT id, name FROM accounts
-             WHERE id IN (SELECT jsonb_array_elements_text(CAST(CAST(?1 AS TEXT) AS JSONB)))"
-        }
-    };
-    let list = serde_json::to_string(&ids).map_err(StoreError::caused)?;
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        let ids = json_values(engine, "?1");
+        format!("SELECT id, name FROM accounts WHERE id IN ({ids})")
+    });
+    let list = json_list(&ids)?;
     const COLUMNS: &str = "id, name";
     let rows = tx
-        .query_all(sql, &[&list], |row| {
+        .query_all(SQL.sql(T::ENGINE), &[&list], |row| {
             Ok((
                 row.get::<String>(col!("id"))?,
                 row.get::<String>(col!("name"))?,

@@ -5,7 +5,7 @@
 
 use super::limits;
 use crate::columns::TX_COLUMNS;
-use crate::db::{Engine, Tx, for_both_engines};
+use crate::db::{Engine, PerEngine, Tx, for_both_engines};
 use crate::listing::{Filters, Listing};
 use crate::rows::{daily_spend_row, transaction};
 use crate::*;
@@ -220,21 +220,23 @@ async fn daily_spend<T: Tx>(
     account: AccountId,
     since: &str,
 ) -> Result<Vec<DailySpend>, T::Error> {
-    let sql = match T::ENGINE {
-        Engine::Sqlite => DAILY_SPEND_SQLITE,
-        Engine::Postgres => DAILY_SPEND_POSTGRES,
-    };
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        // The Lagos day of a stored UTC time: date arithmetic is each engine's own.
+        let day = match engine {
+            Engine::Sqlite => "date(created_at, '+1 hour')",
+            Engine::Postgres => {
+                "to_char((created_at::timestamptz AT TIME ZONE 'UTC') + INTERVAL '1 hour',
+                         'YYYY-MM-DD')"
+            }
+        };
+        format!(
+            "SELECT {day} AS day, product,
+                 COUNT(*) AS purchases, CAST(SUM(amount) AS BIGINT) AS spent
+             FROM transactions WHERE account_id = ?1 AND created_at >= ?2 AND status != 'failed'
+             GROUP BY day, product ORDER BY day, product"
+        )
+    });
+    let sql = SQL.sql(T::ENGINE);
     tx.query_all(sql, &[&account.to_string(), &since], daily_spend_row)
         .await
 }
-
-const DAILY_SPEND_SQLITE: &str = "SELECT date(created_at, '+1 hour') AS day, product,
-        COUNT(*) AS purchases, CAST(SUM(amount) AS BIGINT) AS spent
-    FROM transactions WHERE account_id = ?1 AND created_at >= ?2 AND status != 'failed'
-    GROUP BY day, product ORDER BY day, product";
-
-const DAILY_SPEND_POSTGRES: &str = "SELECT to_char((created_at::timestamptz AT TIME ZONE 'UTC')
-            + INTERVAL '1 hour', 'YYYY-MM-DD') AS day, product,
-        COUNT(*) AS purchases, CAST(SUM(amount) AS BIGINT) AS spent
-    FROM transactions WHERE account_id = ?1 AND created_at >= ?2 AND status != 'failed'
-    GROUP BY day, product ORDER BY day, product";

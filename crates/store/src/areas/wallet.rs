@@ -4,7 +4,7 @@
 
 use crate::clock::now_rfc3339;
 use crate::columns::LEDGER_COLUMNS;
-use crate::db::{Engine, Param, Tx, col, for_both_engines};
+use crate::db::{Param, PerEngine, Tx, col, for_both_engines};
 use crate::operators::applied_balance_before;
 use crate::rows::ledger_entry;
 use crate::*;
@@ -62,11 +62,13 @@ async fn wallet_view<T: Tx>(
 /// [`balance_of`], the row locked until the transaction ends: PostgreSQL's
 /// `FOR UPDATE`; SQLite's one writer holds every row already.
 pub(crate) async fn balance_locked<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
-    let sql = match T::ENGINE {
-        Engine::Sqlite => "SELECT balance FROM accounts WHERE id = ?1",
-        Engine::Postgres => "SELECT balance FROM accounts WHERE id = ?1 FOR UPDATE",
-    };
-    balance(tx, account, sql).await
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        format!(
+            "SELECT balance FROM accounts WHERE id = ?1{}",
+            engine.for_update()
+        )
+    });
+    balance(tx, account, SQL.sql(T::ENGINE)).await
 }
 
 async fn balance<T: Tx>(tx: &T, account: AccountId, sql: &str) -> Result<Kobo, T::Error> {

@@ -45,6 +45,56 @@ pub async fn sealed_store(db: &Db, key: billpay_domain::sealed::SecretBox) -> Sh
     open_sealed(&url, Ok(key)).await.unwrap()
 }
 
+/// The rows `sql` answers on the test's database, every value as text
+/// (`None`: NULL), read beside the store: for what no store method shows
+/// (the schema, a table's raw rows). A statement that answers nothing
+/// (`INSERT`) runs as well.
+pub async fn raw_rows(db: &Db, sql: &str) -> Vec<Vec<Option<String>>> {
+    match db {
+        Db::Sqlite(dir) => {
+            let conn = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
+            let mut statement = conn.prepare(sql).unwrap();
+            let width = statement.column_count();
+            let mut rows = statement.query([]).unwrap();
+            let mut out = Vec::new();
+            while let Some(row) = rows.next().unwrap() {
+                out.push(
+                    (0..width)
+                        .map(|i| match row.get_ref(i).unwrap() {
+                            rusqlite::types::ValueRef::Null => None,
+                            rusqlite::types::ValueRef::Integer(n) => Some(n.to_string()),
+                            rusqlite::types::ValueRef::Real(x) => Some(x.to_string()),
+                            rusqlite::types::ValueRef::Text(t)
+                            | rusqlite::types::ValueRef::Blob(t) => {
+                                Some(String::from_utf8_lossy(t).into())
+                            }
+                        })
+                        .collect(),
+                );
+            }
+            out
+        }
+        Db::Postgres(scratch) => {
+            let (client, connection) = tokio_postgres::connect(&scratch.url, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            tokio::spawn(connection);
+            let messages = client.simple_query(sql).await.unwrap();
+            messages
+                .iter()
+                .filter_map(|m| match m {
+                    tokio_postgres::SimpleQueryMessage::Row(row) => Some(
+                        (0..row.len())
+                            .map(|i| row.get(i).map(str::to_owned))
+                            .collect(),
+                    ),
+                    _ => None,
+                })
+                .collect()
+        }
+    }
+}
+
 /// A new account (unique email) with one API key.
 pub async fn account(store: &SharedStore) -> (AccountId, KeyId) {
     let account = new_account(store).await;

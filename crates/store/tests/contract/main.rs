@@ -23,6 +23,7 @@ mod limits;
 mod notice_admin;
 mod notices;
 mod operators;
+mod personal_data;
 mod pins;
 mod pricing;
 mod privacy;

@@ -2,7 +2,7 @@
 //! (never another account's rows), closing an account, and erasing a closed
 //! account's personal data, each logged in its own transaction.
 
-use crate::common::{funded_account, new_account, purchase, store};
+use crate::common::{funded_account, new_account, purchase, raw_rows, store};
 use billpay_domain::{AccountId, Kobo};
 use billpay_store::work;
 use billpay_store::*;
@@ -222,4 +222,47 @@ async fn only_an_empty_closed_account_is_erased_once_and_its_email_is_free_again
         })
         .await
         .expect("the erased address is free");
+}
+
+/// The limits' usage rows name the account's recipients: erasure deletes
+/// them, the hourly ones (the velocity rules') as well as the daily ones.
+#[tokio::test]
+async fn erasure_deletes_the_usage_rows_that_name_recipients() {
+    let (db, store) = store().await;
+    let id = new_account(&store).await.id;
+    let other = new_account(&store).await.id;
+    for account in [id, other] {
+        for row in [
+            "hourly_usage (account_id, recipient, hour, count) VALUES (?, '08031234567', 1, 1)",
+            "recipient_usage (account_id, recipient, day, value)
+             VALUES (?, '08031234567', '2026-11-29', 100)",
+        ] {
+            let row = row.replace('?', &format!("'{account}'"));
+            raw_rows(&db, &format!("INSERT INTO {row}")).await;
+        }
+    }
+    store
+        .write((id, line("account.close", id)), |tx, (account, log)| {
+            Box::pin(work::close_account_logged(tx, *account, log))
+        })
+        .await
+        .unwrap();
+    store
+        .write((id, line("account.erase", id)), |tx, (account, log)| {
+            Box::pin(work::erase_account_logged(tx, *account, log))
+        })
+        .await
+        .unwrap();
+    for table in ["hourly_usage", "recipient_usage"] {
+        let left = raw_rows(&db, &format!("SELECT account_id FROM {table}")).await;
+        let left: Vec<_> = left
+            .into_iter()
+            .map(|row| row[0].clone().unwrap())
+            .collect();
+        assert_eq!(
+            left,
+            [other.to_string()],
+            "{table}: only the other account's row"
+        );
+    }
 }
