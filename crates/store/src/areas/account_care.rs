@@ -394,7 +394,9 @@ async fn update_profile<T: Tx>(
 
 /// Self sign-ups never verified that hold nothing: no money, no ledger
 /// entry, no purchase, no API key, nothing reserved or received at a
-/// gateway. Checked again by the DELETE itself, so a credit landing
+/// gateway, nothing an operator set (a level, limits, a closure: an account
+/// an owner looked at is not a stray, and those rows would stop the
+/// delete). Checked again by the DELETE itself, so a credit landing
 /// meanwhile keeps the account.
 const PRUNABLE: &str = "a.signed_up = 'self' AND a.email_verified_at IS NULL
     AND a.created_at < ?1 AND a.balance = 0
@@ -405,7 +407,10 @@ const PRUNABLE: &str = "a.signed_up = 'self' AND a.email_verified_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM funding_accounts f WHERE f.account_id = a.id)
     AND NOT EXISTS (SELECT 1 FROM funding_events f WHERE f.account_id = a.id)
     AND NOT EXISTS (SELECT 1 FROM checkouts c WHERE c.account_id = a.id)
-    AND NOT EXISTS (SELECT 1 FROM reservation_identities r WHERE r.account_id = a.id)";
+    AND NOT EXISTS (SELECT 1 FROM reservation_identities r WHERE r.account_id = a.id)
+    AND NOT EXISTS (SELECT 1 FROM account_kyc y WHERE y.account_id = a.id)
+    AND NOT EXISTS (SELECT 1 FROM account_limits m WHERE m.account_id = a.id)
+    AND NOT EXISTS (SELECT 1 FROM account_closures c WHERE c.account_id = a.id)";
 
 /// The rows that only belong to an account, removed with it.
 const OWN_ROWS: [&str; 7] = [

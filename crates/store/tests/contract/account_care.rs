@@ -406,6 +406,10 @@ async fn only_empty_unverified_sign_ups_are_pruned() {
         .await
         .unwrap();
     let operator_made = new_account(&store).await;
+    // an owner who set its level looked at it: not a stray sign-up (and its
+    // row would stop the prune's delete)
+    let (levelled, _) = sign_up(store.clone()).await;
+    crate::limits::set_level(&store, levelled.id, 1).await;
 
     let before_all = rfc3339(now_ms() - 60_000);
     assert_eq!(
@@ -418,7 +422,7 @@ async fn only_empty_unverified_sign_ups_are_pruned() {
     for gone in [idle.id, session_only.id] {
         assert!(store.account(gone).await.unwrap().is_none());
     }
-    for kept in [verified.id, funded.id, operator_made.id] {
+    for kept in [verified.id, funded.id, operator_made.id, levelled.id] {
         assert!(store.account(kept).await.unwrap().is_some());
     }
 }

@@ -29,7 +29,7 @@ pub(crate) async fn own_limits(store: &SharedStore, account: AccountId, limits: 
         .unwrap();
 }
 
-async fn set_level(store: &SharedStore, account: AccountId, level: u8) {
+pub(crate) async fn set_level(store: &SharedStore, account: AccountId, level: u8) {
     let change = KycChange {
         level,
         method: "operator".into(),
