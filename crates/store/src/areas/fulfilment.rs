@@ -151,6 +151,17 @@ async fn mark_submitted<T: Tx>(
 pub(crate) const MARK_SUBMITTED: &str = "UPDATE transactions
     SET submitted = TRUE, supplier = ?2, supplier_reference = ?3 WHERE code = ?1";
 
+/// A processing purchase's next attempt after `?1`, the note `?2` in its
+/// stored result, by its code `?3`; `also` sets more.
+fn next_attempt(engine: Engine, also: &str) -> String {
+    format!(
+        "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1,
+           lease_until = 0, result = {}{also}
+         WHERE code = ?3 AND status = 'processing'",
+        with_note(engine)
+    )
+}
+
 /// The note goes in the stored result's `last_note` (JSON text on both).
 async fn reschedule<T: Tx>(
     tx: &T,
@@ -158,14 +169,7 @@ async fn reschedule<T: Tx>(
     delay: Duration,
     note: &str,
 ) -> Result<(), T::Error> {
-    static SQL: PerEngine = PerEngine::new(|engine| {
-        format!(
-            "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1,
-               lease_until = 0, result = {}
-             WHERE code = ?3 AND status = 'processing'",
-            with_note(engine)
-        )
-    });
+    static SQL: PerEngine = PerEngine::new(|engine| next_attempt(engine, ""));
     tx.execute(SQL.sql(T::ENGINE), &[&ms_from_now(delay), &note, &code])
         .await?;
     Ok(())
@@ -179,12 +183,9 @@ async fn request_review<T: Tx>(
     note: &str,
 ) -> Result<(), T::Error> {
     static SQL: PerEngine = PerEngine::new(|engine| {
-        format!(
-            "UPDATE transactions SET attempts = attempts + 1, next_attempt_at = ?1,
-               lease_until = 0, result = {},
-               review_requested_at = COALESCE(review_requested_at, ?4)
-             WHERE code = ?3 AND status = 'processing'",
-            with_note(engine)
+        next_attempt(
+            engine,
+            ", review_requested_at = COALESCE(review_requested_at, ?4)",
         )
     });
     let now = rfc3339(now_ms());
