@@ -104,6 +104,7 @@ async fn head(
     let preferences = store.notice_preferences(account.id).await?;
     let stored_keys = store.api_keys(account.id).await?;
     let beneficiaries = store.all_beneficiaries(account.id).await?;
+    let kyc = store.account_limits(account.id).await?.kyc;
     let profile = json!({
         "account_id": account.id,
         "name": account.name,
@@ -114,6 +115,12 @@ async fn head(
         "signed_up": account.signed_up.as_str(),
         "price_tier": tier,
         "status": account.status.as_str(),
+        // the identity check's record: the level, how it was reached, only
+        // the last 4 digits of a BVN or NIN (the rest is kept nowhere)
+        "kyc_level": kyc.level,
+        "kyc_method": kyc.method,
+        "kyc_last4": kyc.last4,
+        "kyc_set": lagos_opt(kyc.set_at.as_deref()),
     });
     let choices: Vec<Value> = NoticeTopic::ALL
         .iter()

@@ -138,7 +138,7 @@ pub const PERSONAL_DATA: &[PersonalTable] = &[
     personal(
         "account_kyc",
         Masked,
-        Left("not yet: the level, method and last 4 digits belong in the download (a known gap)"),
+        By("account_limits (the profile's kyc_level, kyc_method, kyc_last4, kyc_set)"),
     ),
     personal(
         "account_limits",

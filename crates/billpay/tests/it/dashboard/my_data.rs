@@ -83,6 +83,13 @@ async fn a_customer_downloads_their_own_data_and_nobody_elses() {
     assert_eq!(data["profile"]["account_id"], mine.as_str());
     assert_eq!(data["profile"]["email"], email.as_str());
     assert_eq!(data["profile"]["price_tier"], "default");
+    // the identity check's record is the customer's too (the operator's
+    // level here: no BVN or NIN, so no last 4 digits)
+    let kyc = server.cli(&["kyc", "show", &mine]);
+    assert_eq!(data["profile"]["kyc_level"], kyc["kyc"]["level"], "{kyc}");
+    assert_eq!(data["profile"]["kyc_method"], kyc["kyc"]["method"], "{kyc}");
+    assert!(data["profile"]["kyc_level"].is_u64(), "{}", data["profile"]);
+    assert_eq!(data["profile"]["kyc_last4"], Value::Null);
     assert!(
         data["profile"]["created"]
             .as_str()
