@@ -30,6 +30,11 @@ impl WebUi for DashboardState {
 
     async fn session_user(&self, token_hash: &str) -> Result<Option<Account>, PageError> {
         let account = self.store.session_account(token_hash).await?;
-        Ok(account.filter(|a| a.status == AccountStatus::Active))
+        Ok(account.filter(allowed_in))
     }
+}
+
+/// Whether a session's account may use the dashboard: only an active one.
+pub fn allowed_in(account: &Account) -> bool {
+    account.status == AccountStatus::Active
 }

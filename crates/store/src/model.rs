@@ -393,13 +393,6 @@ pub struct DailySpend {
     pub amount: Kobo,
 }
 
-/// A dashboard sign-in. The cookie carries the token; only its hash is stored.
-#[derive(Debug, Clone)]
-pub struct Session {
-    pub account_id: AccountId,
-    pub expires_at_ms: i64,
-}
-
 /// A final status for a processing transaction and the webhook payload it emits.
 #[derive(Debug, Clone)]
 pub struct Finalization {
@@ -575,7 +568,7 @@ pub enum FundingStatus {
 
 text_enum!(FundingStatus { Credited = "credited", Unmatched = "unmatched", Rejected = "rejected", PendingVerification = "pending_verification" });
 
-/// What the buyer's home shows of a wallet (`WalletStore::wallet_view`).
+/// What the buyer's home shows of a wallet (`WalletStore::session_home`).
 #[derive(Debug, Clone)]
 pub struct WalletView {
     pub balance: Kobo,
@@ -583,6 +576,13 @@ pub struct WalletView {
     pub recent: Vec<Transaction>,
     /// The accounts reserved to fund the wallet by transfer.
     pub reserved: Vec<ReservedAccount>,
+}
+
+/// A signed-in buyer's home: the session's account and its wallet view.
+#[derive(Debug, Clone)]
+pub struct SessionHome {
+    pub account: Account,
+    pub wallet: WalletView,
 }
 
 /// A bank account reserved at a gateway for a billpay account.

@@ -39,16 +39,6 @@ impl TxLookup {
     }
 }
 
-impl Session {
-    /// A stored session; `None` when its account id no longer parses.
-    pub(crate) fn from_stored(account_id: &str, expires_at_ms: i64) -> Option<Session> {
-        Some(Session {
-            account_id: account_id.parse().ok()?,
-            expires_at_ms,
-        })
-    }
-}
-
 /// The checks of a purchase against its wallet: the reference is unused and
 /// the balance covers the amount. Answers the balance.
 pub(crate) fn check_purchase(

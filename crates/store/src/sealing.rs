@@ -190,6 +190,13 @@ impl Open for WalletView {
     }
 }
 
+impl Open for SessionHome {
+    fn opened(mut self, key: &Key) -> StoreResult<Self> {
+        self.wallet = self.wallet.opened(key)?;
+        Ok(self)
+    }
+}
+
 /// The webhook's body.
 impl Open for Event {
     fn opened(mut self, key: &Key) -> StoreResult<Self> {

@@ -40,7 +40,7 @@ pub use headers::{
 };
 pub use page::{PageError, PageResult, PanicPage, catch_panics, error_page, render};
 pub use password::{Busy, HashPermit, PasswordCheck};
-pub use session::{Scope, SignInView, SignedIn, cookie, is_https};
+pub use session::{Scope, SessionToken, SignInView, SignedIn, cookie, is_https};
 pub use sign_in::{Credentials, Found, MAX_EMAIL_CHARS, MAX_PASSWORD_BYTES, Refusal};
 
 use std::future::Future;

@@ -159,18 +159,60 @@ impl<S: WebUi> FromRequestParts<S> for SignedIn<S::User> {
     type Rejection = PageError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, PageError> {
-        let scope = &state.kit().scope;
-        let to_sign_in = || PageError::from(Redirect::to(scope.sign_in).into_response());
-        let token = cookie(&parts.headers, scope.session_cookie).ok_or_else(to_sign_in)?;
-        let token_hash = session_token_hash(&token);
-        let user = state
-            .session_user(&token_hash)
-            .await?
-            .ok_or_else(to_sign_in)?;
-        Ok(SignedIn {
+        let token = SessionToken::from_request_parts(parts, state).await?;
+        let user = state.session_user(&token.token_hash).await?;
+        token.signed_in(user)
+    }
+}
+
+/// A request's session cookie, its user not yet read: for a page that reads
+/// the user with the rest of what it shows, in one store call. Without the
+/// cookie the request is sent to the UI's sign-in page.
+pub struct SessionToken {
+    token: String,
+    /// The stored form of the token, to look the session up by.
+    pub token_hash: String,
+    sign_in: &'static str,
+}
+
+impl SessionToken {
+    /// The [`SignedIn`] of the session's user; no user (no such session, or
+    /// not one allowed in) is sent to sign in, as [`SignedIn`]'s extractor does.
+    pub fn signed_in<U>(self, user: Option<U>) -> Result<SignedIn<U>, PageError> {
+        let (signed_in, ()) = self.signed_in_with(user.map(|u| (u, ())))?;
+        Ok(signed_in)
+    }
+
+    /// [`Self::signed_in`] for a user read with what the page shows (`X`).
+    pub fn signed_in_with<U, X>(
+        self,
+        found: Option<(U, X)>,
+    ) -> Result<(SignedIn<U>, X), PageError> {
+        let (user, with) = found.ok_or_else(|| to_sign_in(self.sign_in))?;
+        let signed_in = SignedIn {
             user,
-            csrf: csrf_for(&token),
-            token_hash,
+            csrf: csrf_for(&self.token),
+            token_hash: self.token_hash,
+        };
+        Ok((signed_in, with))
+    }
+}
+
+fn to_sign_in(sign_in: &'static str) -> PageError {
+    PageError::from(Redirect::to(sign_in).into_response())
+}
+
+impl<S: WebUi> FromRequestParts<S> for SessionToken {
+    type Rejection = PageError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, PageError> {
+        let scope = &state.kit().scope;
+        let token = cookie(&parts.headers, scope.session_cookie)
+            .ok_or_else(|| to_sign_in(scope.sign_in))?;
+        Ok(SessionToken {
+            token_hash: session_token_hash(&token),
+            token,
+            sign_in: scope.sign_in,
         })
     }
 }

@@ -9,13 +9,14 @@
 use super::history::TxRow;
 use super::shop::forms::Product as ShopProduct;
 use crate::page::{Chrome, PageResult, render};
-use crate::session::SignedIn;
+use crate::session::allowed_in;
 use crate::{DashboardState, chart, format};
 use askama::Template;
 use axum::extract::State;
 use billpay_domain::{AccountId, Kobo, Product};
 use billpay_store::clock::{lagos_day_start, lagos_today};
 use billpay_store::{KeyStatus, SharedStore, StoreResult};
+use billpay_webkit::SessionToken;
 
 /// Purchases listed on the home page.
 const RECENT: u32 = 5;
@@ -47,11 +48,20 @@ pub struct DeveloperSummary {
     pub legend: Vec<(&'static str, &'static str)>,
 }
 
-pub async fn page(State(state): State<DashboardState>, signed_in: SignedIn) -> PageResult {
+/// The session's account and its wallet are read together (one store call):
+/// the page every buyer lands on.
+pub async fn page(State(state): State<DashboardState>, token: SessionToken) -> PageResult {
+    let home = state.store.session_home(&token.token_hash, RECENT).await?;
+    let found = home
+        .filter(|h| allowed_in(&h.account))
+        .map(|h| (h.account, h.wallet));
+    let (signed_in, mut wallet) = token.signed_in_with(found)?;
     let account = signed_in.user.id;
-    // First: a first visit reserves account numbers, shown below.
+    // A first visit reserves account numbers, shown below.
     let reserving = super::pay_now::reserve_on_first_visit(&state, &signed_in.user).await?;
-    let wallet = state.store.wallet_view(account, RECENT).await?;
+    if reserving.reserved_any {
+        wallet.reserved = state.store.reserved_accounts(Some(account)).await?;
+    }
     let pay_by_card = state.funding.checkout_gateway().is_some();
     let developer = match signed_in.user.developer_access {
         Some(_) => Some(developer_summary(&state.store, account).await?),

@@ -93,6 +93,8 @@ pub struct WalletNotes {
 pub struct Reserving {
     pub identity_asks: Vec<IdentityAsk>,
     pub reserve_error: Option<String>,
+    /// Accounts were reserved on this visit: read them again.
+    pub reserved_any: bool,
 }
 
 /// Reserves, on a first visit, the accounts of each gateway that needs
@@ -103,6 +105,7 @@ pub async fn reserve_on_first_visit(
 ) -> Result<Reserving, PageError> {
     let mut reserve_error = None;
     let mut identity_asks = Vec::new();
+    let mut reserved_any = false;
     // Accounts are reserved for a confirmed email only (issue 31).
     let gateways = match super::shop::may_buy(account) {
         Ok(()) => state.funding.gateways(),
@@ -129,14 +132,18 @@ pub async fn reserve_on_first_visit(
             continue;
         }
         let reserved = reserve_own(state.store.as_ref(), &state.funding, account.id, name, None);
-        if let Err(e) = reserved.await {
-            tracing::warn!(account = %account.id, gateway = name, error = %e, "accounts not reserved");
-            reserve_error = Some(reserve_failed(name, &e));
+        match reserved.await {
+            Ok(_) => reserved_any = true,
+            Err(e) => {
+                tracing::warn!(account = %account.id, gateway = name, error = %e, "accounts not reserved");
+                reserve_error = Some(reserve_failed(name, &e));
+            }
         }
     }
     Ok(Reserving {
         identity_asks,
         reserve_error,
+        reserved_any,
     })
 }
 

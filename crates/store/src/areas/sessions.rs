@@ -2,7 +2,7 @@
 
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::ACCOUNT_COLUMNS;
-use crate::db::{Tx, col, for_both_engines};
+use crate::db::{Tx, for_both_engines};
 use crate::*;
 use billpay_domain::AccountId;
 use std::sync::LazyLock;
@@ -13,8 +13,6 @@ for_both_engines! {
         /// Stores a session, dropping the expired ones first.
         fn create_session(token_hash: &str, account: AccountId, expires_at_ms: i64) -> ()
             = write |tx| create(tx, &token_hash, account, expires_at_ms);
-        /// The unexpired session with this token hash.
-        fn session(token_hash: &str) -> Option<Session> = read |tx| find(tx, &token_hash);
         /// The account of the unexpired session with this token hash, read
         /// at once on the request path (every signed-in page asks).
         fn session_account(token_hash: &str) -> Option<Account>
@@ -39,23 +37,11 @@ async fn create<T: Tx>(
     Ok(())
 }
 
-async fn find<T: Tx>(tx: &T, token_hash: &str) -> Result<Option<Session>, T::Error> {
-    const COLUMNS: &str = "account_id, expires_at";
-    let sql =
-        "SELECT account_id, expires_at FROM sessions WHERE token_hash = ?1 AND expires_at > ?2";
-    let found = tx
-        .query_opt(sql, &[&token_hash, &now_ms()], |row| {
-            Ok((
-                row.get::<String>(col!("account_id"))?,
-                row.get(col!("expires_at"))?,
-            ))
-        })
-        .await?;
-    Ok(found.and_then(|(account, expires_at_ms)| Session::from_stored(&account, expires_at_ms)))
-}
-
 /// One statement: every signed-in page asks it first.
-async fn account_of<T: Tx>(tx: &T, token_hash: &str) -> Result<Option<Account>, T::Error> {
+pub(crate) async fn account_of<T: Tx>(
+    tx: &T,
+    token_hash: &str,
+) -> Result<Option<Account>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
             "SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = (SELECT account_id FROM sessions

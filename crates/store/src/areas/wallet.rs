@@ -15,11 +15,12 @@ for_both_engines! {
     pub trait WalletStore {
         /// A point read on the request path.
         fn balance(account: AccountId) -> Kobo = here |tx| balance_of(tx, account);
-        /// What the buyer's home shows of the wallet, read at once on the
-        /// request path (a few rows by indexed keys): the balance, the
-        /// `recent` latest purchases, the accounts reserved to fund it.
-        fn wallet_view(account: AccountId, recent: u32) -> WalletView
-            = here opened |tx| wallet_view(tx, account, recent);
+        /// The buyer's home, read at once on the request path in one read
+        /// (a few rows by indexed keys): the unexpired session's account
+        /// with its balance, the `recent` latest purchases, the accounts
+        /// reserved to fund the wallet.
+        fn session_home(token_hash: &str, recent: u32) -> Option<SessionHome>
+            = here opened |tx| session_home(tx, &token_hash, recent);
         /// An operator's credit (`billpay wallet credit`): [`Self::credit_from`]
         /// with [`CreditSource::Operator`].
         fn credit(account: AccountId, amount: Kobo, reference: &str) -> Credit
@@ -42,21 +43,25 @@ pub(crate) async fn balance_of<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo
     balance(tx, account, "SELECT balance FROM accounts WHERE id = ?1").await
 }
 
-async fn wallet_view<T: Tx>(
+async fn session_home<T: Tx>(
     tx: &T,
-    account: AccountId,
+    token_hash: &str,
     recent: u32,
-) -> Result<WalletView, T::Error> {
+) -> Result<Option<SessionHome>, T::Error> {
+    let Some(account) = super::sessions::account_of(tx, token_hash).await? else {
+        return Ok(None);
+    };
     let latest = TxFilter {
-        account_id: Some(account),
+        account_id: Some(account.id),
         limit: recent,
         ..TxFilter::default()
     };
-    Ok(WalletView {
-        balance: balance_of(tx, account).await?,
+    let wallet = WalletView {
+        balance: account.balance,
         recent: super::purchases::list(tx, &latest).await?,
-        reserved: super::funding::reserved(tx, Some(account)).await?,
-    })
+        reserved: super::funding::reserved(tx, Some(account.id)).await?,
+    };
+    Ok(Some(SessionHome { account, wallet }))
 }
 
 /// [`balance_of`], the row locked until the transaction ends: PostgreSQL's

@@ -311,7 +311,7 @@ async fn a_reset_link_is_used_once_and_ends_every_session() {
     assert_eq!(changed.password_hash.as_deref(), Some("$argon2id$new"));
     assert!(
         store
-            .session(&session_token_hash(&session))
+            .session_account(&session_token_hash(&session))
             .await
             .unwrap()
             .is_none(),
@@ -372,8 +372,8 @@ async fn a_changed_password_keeps_only_the_session_that_changed_it() {
         .change_password(account.id, "$argon2id$changed".into(), &here)
         .await
         .unwrap();
-    assert!(store.session(&here).await.unwrap().is_some());
-    assert!(store.session(&there).await.unwrap().is_none());
+    assert!(store.session_account(&here).await.unwrap().is_some());
+    assert!(store.session_account(&there).await.unwrap().is_none());
     let profile = store
         .update_profile(
             account.id,

@@ -45,7 +45,7 @@ async fn an_email_in_use_in_any_case_is_refused() {
 async fn a_suspension_signs_the_account_out() {
     let (_db, store) = store().await;
     let (account, hash) = signed_in(&store).await;
-    assert!(store.session(&hash).await.unwrap().is_some());
+    assert!(store.session_account(&hash).await.unwrap().is_some());
     store
         .set_account_status(account, AccountStatus::Suspended)
         .await
@@ -54,7 +54,7 @@ async fn a_suspension_signs_the_account_out() {
         store.account(account).await.unwrap().unwrap().status,
         AccountStatus::Suspended
     );
-    assert!(store.session(&hash).await.unwrap().is_none());
+    assert!(store.session_account(&hash).await.unwrap().is_none());
     let unknown = store.set_account_status(AccountId::new(), AccountStatus::Active);
     assert!(matches!(unknown.await, Err(StoreError::NotFound(_))));
 }
@@ -63,14 +63,14 @@ async fn a_suspension_signs_the_account_out() {
 async fn a_new_password_signs_the_account_out() {
     let (_db, store) = store().await;
     let (account, hash) = signed_in(&store).await;
-    assert!(store.session(&hash).await.unwrap().is_some());
+    assert!(store.session_account(&hash).await.unwrap().is_some());
     store
         .set_account_password(account, "hash-2".into())
         .await
         .unwrap();
     let stored = store.account(account).await.unwrap().unwrap();
     assert_eq!(stored.password_hash.as_deref(), Some("hash-2"));
-    assert!(store.session(&hash).await.unwrap().is_none());
+    assert!(store.session_account(&hash).await.unwrap().is_none());
     let unknown = store.set_account_password(AccountId::new(), "x".into());
     assert!(matches!(unknown.await, Err(StoreError::NotFound(_))));
 }

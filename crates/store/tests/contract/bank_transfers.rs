@@ -1,5 +1,6 @@
 use crate::common::{account, assert_invariant, join_all, store};
 use billpay_domain::{AccountId, Kobo};
+use billpay_store::clock::now_ms;
 use billpay_store::work;
 use billpay_store::*;
 use std::time::Duration;
@@ -347,7 +348,7 @@ async fn funding_events_page_newest_first() {
 }
 
 #[tokio::test]
-async fn the_wallet_view_has_the_balance_latest_purchases_and_own_accounts() {
+async fn the_session_home_has_the_account_balance_latest_purchases_and_own_accounts() {
     let (_db, store) = store().await;
     let (buyer, key) = crate::common::funded_account(&store, 5_000).await;
     let (other, _) = account(&store).await;
@@ -366,7 +367,17 @@ async fn the_wallet_view_has_the_balance_latest_purchases_and_own_accounts() {
         // distinct creation times: the order below is theirs
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let view = store.wallet_view(buyer, 2).await.unwrap();
+    store
+        .create_session("home-session", buyer, now_ms() + 60_000)
+        .await
+        .unwrap();
+    let home = store
+        .session_home("home-session", 2)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(home.account.id, buyer);
+    let view = home.wallet;
     assert_eq!(view.balance, store.balance(buyer).await.unwrap());
     assert_eq!(view.balance, Kobo::from_naira(4_700));
     let references: Vec<_> = view.recent.iter().map(|t| t.reference.as_str()).collect();
@@ -377,4 +388,15 @@ async fn the_wallet_view_has_the_balance_latest_purchases_and_own_accounts() {
         .map(|a| a.account_number.as_str())
         .collect();
     assert_eq!(numbers, ["9900000011"], "its own accounts only");
+    store
+        .create_session("home-expired", buyer, now_ms() - 1)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .session_home("home-expired", 2)
+            .await
+            .unwrap()
+            .is_none()
+    );
 }
