@@ -216,6 +216,10 @@ pub fn router(state: ConsoleState) -> Router {
         // catalogue, prices and customer tools
         .route("/admin/prices", get(prices::page))
         .route("/admin/prices/tiers", post(prices::create_tier))
+        .route(
+            "/admin/prices/tiers/developer-access",
+            post(prices::set_tier_developer_access),
+        )
         .route("/admin/prices/rules", post(prices::set_rule))
         .route("/admin/prices/on-sale", post(prices::set_sale))
         .route("/admin/prices/list-price", post(prices::set_list_price))

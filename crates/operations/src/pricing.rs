@@ -38,6 +38,8 @@ pub struct TierSummary {
     pub rules: usize,
     /// `None` for `default`: every account on no other tier.
     pub accounts: Option<usize>,
+    /// An API tier: its accounts see the dashboard's developer pages.
+    pub developer_access: bool,
 }
 
 pub async fn create_tier(store: &dyn Store, actor: Actor, name: &str) -> OpsResult<()> {
@@ -66,6 +68,32 @@ pub async fn create_tier(store: &dyn Store, actor: Actor, name: &str) -> OpsResu
         .await
         .map_err(refused)?;
     tracing::info!(%actor, tier = name, "price tier created");
+    Ok(())
+}
+
+/// Makes `tier` an API tier (`on`: every account on it sees the dashboard's
+/// API keys and webhooks pages, at once) or not; logged. `default` cannot
+/// be one: it is every account's, buyers' too.
+pub async fn set_tier_developer_access(
+    store: &dyn Store,
+    actor: Actor,
+    tier: &str,
+    on: bool,
+) -> OpsResult<()> {
+    actor.require(Permission::ChangeCatalogue)?;
+    if tier == DEFAULT_TIER {
+        let why = "default is every account's tier, buyers' too: give developer access to a named tier or to an account";
+        return Err(invalid(&["tier"], why));
+    }
+    let mut log = actor.log("pricing.tier_developer_access", tier);
+    log.after = Some(if on { "on" } else { "off" }.to_owned());
+    store
+        .write((tier.to_owned(), on, log), |tx, (tier, on, log)| {
+            Box::pin(work::set_tier_developer_access_logged(tx, tier, *on, log))
+        })
+        .await
+        .map_err(not_found)?;
+    tracing::info!(%actor, tier, on, "tier developer access changed");
     Ok(())
 }
 
@@ -171,6 +199,7 @@ pub async fn account_tier(store: &dyn Store, account: AccountId) -> OpsResult<St
 /// Every tier, `default` first.
 pub async fn tiers(store: &dyn Store) -> OpsResult<Vec<TierSummary>> {
     let (_, book) = store.price_book().await?;
+    let developer_tiers = store.developer_tiers().await?;
     let on = |name: &str| book.accounts.values().filter(|t| *t == name).count();
     let mut named: Vec<TierSummary> = book
         .tiers
@@ -179,6 +208,7 @@ pub async fn tiers(store: &dyn Store) -> OpsResult<Vec<TierSummary>> {
             name: t.name.clone(),
             rules: t.rules.len(),
             accounts: Some(on(&t.name)),
+            developer_access: developer_tiers.contains(&t.name),
         })
         .collect();
     named.sort_by(|a, b| a.name.cmp(&b.name));
@@ -186,6 +216,7 @@ pub async fn tiers(store: &dyn Store) -> OpsResult<Vec<TierSummary>> {
         name: DEFAULT_TIER.to_owned(),
         rules: 0,
         accounts: None,
+        developer_access: false,
     };
     let mut all = vec![list];
     all.extend(named);

@@ -38,7 +38,7 @@ macro_rules! text_enum {
 
 text_enum!(AccountStatus { Active = "active", Suspended = "suspended" });
 text_enum!(SignedUp { Myself = "self", Operator = "operator" });
-text_enum!(DeveloperAccess { Myself = "self", Operator = "operator" });
+text_enum!(DeveloperAccess { Myself = "self", Operator = "operator", Tier = "tier" });
 text_enum!(KeyStatus { Active = "active", Suspended = "suspended", Revoked = "revoked" });
 /// Why a wallet moved: a ledger entry's `kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -161,13 +161,15 @@ impl Account {
 
 /// Who turned on an account's developer access (the dashboard's API keys
 /// and webhooks pages): the customer (with their password) or an operator
-/// (CLI, console; and every account an operator opens).
+/// (CLI, console; and every account an operator opens); or it comes with
+/// the account's price tier (an API tier), never stored on the account.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeveloperAccess {
     #[serde(rename = "self")]
     Myself,
     Operator,
+    Tier,
 }
 
 /// How an account came to be.

@@ -239,6 +239,10 @@ changes! {
     /// line's `before` is what it was.
     fn set_developer_access_logged(account: AccountId, on: bool, log: &NewLogEntry)
         -> () = |tx| developer_access::set_logged(tx, account, on, log);
+    /// An operator makes a price tier an API tier or not; the line's
+    /// `before` is what it was.
+    fn set_tier_developer_access_logged(tier: &str, on: bool, log: &NewLogEntry)
+        -> () = |tx| developer_access::set_tier_logged(tx, tier, on, log);
     /// `AccountStore::create_account`.
     fn create_account(new: &NewAccount) -> Account = |tx| accounts::create(tx, new);
 

@@ -7,7 +7,17 @@
 use crate::format::{lagos_time, naira, short_time};
 use askama::Template;
 use billpay_domain::{MeterType, Product};
-use billpay_store::{Attempt, CreditSource, LedgerEntry, LedgerKind, Transaction};
+use billpay_store::{Attempt, CreditSource, DeveloperAccess, LedgerEntry, LedgerKind, Transaction};
+
+/// An account's developer access as the operators read it (console, CLI).
+pub fn developer_access(access: Option<DeveloperAccess>) -> &'static str {
+    match access {
+        None => "off",
+        Some(DeveloperAccess::Myself) => "on (the customer turned it on)",
+        Some(DeveloperAccess::Operator) => "on (an operator)",
+        Some(DeveloperAccess::Tier) => "on (its price tier)",
+    }
+}
 
 /// What a purchase bought, as a customer reads it on a statement:
 /// `MTN 1GB data to 08031234567`, `Ikeja Electric prepaid token ₦5,000.00

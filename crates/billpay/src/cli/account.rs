@@ -4,8 +4,9 @@ use super::Output;
 use super::output::action_error;
 use billpay_domain::AccountId;
 use billpay_operations::{Actor, accounts, pricing};
-use billpay_store::{AccountStatus, DeveloperAccess, SharedStore};
+use billpay_store::{AccountStatus, SharedStore};
 use billpay_webkit::format::lagos_time;
+use billpay_webkit::rows::developer_access;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -137,11 +138,7 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
                     account.email,
                     account.status.as_str(),
                     account.balance,
-                    match account.developer_access {
-                        None => "off",
-                        Some(DeveloperAccess::Myself) => "on (the customer turned it on)",
-                        Some(DeveloperAccess::Operator) => "on (an operator)",
-                    },
+                    developer_access(account.developer_access),
                     lagos_time(&account.created_at)
                 ),
             );

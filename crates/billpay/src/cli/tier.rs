@@ -1,6 +1,7 @@
 //! `billpay tier …`: price tiers and their rules (docs/pricing.md).
 
 use super::Output;
+use super::account::OnOff;
 use super::output::action_error;
 use billpay_domain::pricing::{Rule, Scope, Tier};
 use billpay_operations::Actor;
@@ -17,6 +18,13 @@ pub enum TierCommand {
     List,
     /// One tier's rules.
     Show { name: String },
+    /// Make a tier an API tier (`on`: every account on it sees the
+    /// dashboard's API keys and webhooks pages, while it is on it) or not.
+    DeveloperAccess {
+        name: String,
+        #[arg(value_enum)]
+        state: OnOff,
+    },
     /// Set (or with --remove delete) the tier's rule for a product, narrowed
     /// to a provider and further to a plan; the most specific rule wins.
     #[command(group(ArgGroup::new("rule").required(true).args(["discount_percent", "price", "fee", "remove"])))]
@@ -66,7 +74,10 @@ pub async fn run(cmd: TierCommand, store: &SharedStore, out: &Output) -> anyhow:
             let tiers = pricing::tiers(store).await.map_err(action_error)?;
             let rows: Vec<Value> = tiers
                 .iter()
-                .map(|t| json!({ "name": t.name, "rules": t.rules, "accounts": t.accounts }))
+                .map(|t| {
+                    json!({ "name": t.name, "rules": t.rules, "accounts": t.accounts,
+                                 "developer_access": t.developer_access })
+                })
                 .collect();
             let text = tiers
                 .iter()
@@ -74,7 +85,11 @@ pub async fn run(cmd: TierCommand, store: &SharedStore, out: &Output) -> anyhow:
                     let accounts = t
                         .accounts
                         .map_or_else(|| "every other".into(), |n| n.to_string());
-                    format!("{:<24} {:>4} rules  {accounts} accounts", t.name, t.rules)
+                    let api = if t.developer_access { "  API tier" } else { "" };
+                    format!(
+                        "{:<24} {:>4} rules  {accounts} accounts{api}",
+                        t.name, t.rules
+                    )
                 })
                 .collect::<Vec<_>>()
                 .join("\n");
@@ -83,6 +98,21 @@ pub async fn run(cmd: TierCommand, store: &SharedStore, out: &Output) -> anyhow:
         TierCommand::Show { name } => {
             let (tier, accounts) = pricing::tier(store, &name).await.map_err(action_error)?;
             out.emit(tier_json(&tier, accounts), tier_text(&tier, accounts));
+        }
+        TierCommand::DeveloperAccess { name, state } => {
+            let on = state == OnOff::On;
+            pricing::set_tier_developer_access(store, Actor::Cli, &name, on)
+                .await
+                .map_err(action_error)?;
+            let words = if on {
+                "now an API tier: its accounts see the API keys and webhooks pages"
+            } else {
+                "no longer an API tier"
+            };
+            out.emit(
+                json!({ "tier": name, "developer_access": on }),
+                format!("Tier {name} is {words}"),
+            );
         }
         TierCommand::Rule {
             name,

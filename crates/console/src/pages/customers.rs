@@ -22,9 +22,7 @@ use billpay_operations::keys::{self, KeyUpdate};
 use billpay_operations::limits::LimitTexts;
 use billpay_operations::limits::{self, Verified};
 use billpay_operations::{accounts, pricing, wallets};
-use billpay_store::{
-    Account, AccountStatus, DeveloperAccess, EventFilter, KeyStatus, LogFilter, TxFilter,
-};
+use billpay_store::{Account, AccountStatus, EventFilter, KeyStatus, LogFilter, TxFilter};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::format::{naira, short_time};
 use serde::Deserialize;
@@ -66,11 +64,7 @@ impl From<&Account> for AccountRow {
                 (false, true) => "not verified (opened by the operator)",
             },
             phone: a.phone.clone().unwrap_or_default(),
-            developer: match a.developer_access {
-                None => "off",
-                Some(DeveloperAccess::Myself) => "on (the customer turned it on)",
-                Some(DeveloperAccess::Operator) => "on (an operator)",
-            },
+            developer: billpay_webkit::rows::developer_access(a.developer_access),
             developer_on: a.developer_access.is_some(),
         }
     }

@@ -54,6 +54,7 @@ pub enum Notice {
     OperatorDisabled,
     OperatorPasswordSet,
     TierCreated,
+    TierDeveloperAccess,
     RuleSet,
     RuleSetBelowCost,
     RuleRemoved,
@@ -87,7 +88,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 55] = [
+    const TABLE: [(Notice, &'static str, &'static str); 56] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -186,6 +187,11 @@ impl Notice {
             "password set; their sessions ended",
         ),
         (Notice::TierCreated, "tier-created", "tier created"),
+        (
+            Notice::TierDeveloperAccess,
+            "tier-developer-access",
+            "the tier's developer access changed",
+        ),
         (Notice::RuleSet, "rule-set", "rule set"),
         (
             Notice::RuleSetBelowCost,

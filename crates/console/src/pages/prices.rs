@@ -29,6 +29,8 @@ const HOME: &str = "/admin/prices";
 pub struct TierRow {
     pub name: String,
     pub accounts: String,
+    /// An API tier: its accounts see the dashboard's developer pages.
+    pub developer_access: bool,
     pub rules: Vec<RuleRow>,
 }
 
@@ -166,6 +168,7 @@ async fn prices_page(
                 .get(&summary.name)
                 .map(|tier| rule_rows(&catalogue, tier, &costs))
                 .unwrap_or_default(),
+            developer_access: summary.developer_access,
             name: summary.name,
         })
         .collect();
@@ -340,6 +343,29 @@ pub async fn create_tier(
         return refused_form(&state, &signed_in, "new-tier", e, values).await;
     }
     Ok(done(HOME, Notice::TierCreated))
+}
+
+#[derive(Deserialize)]
+pub struct TierAccess {
+    tier: String,
+    /// `on` or `off`.
+    access: String,
+}
+
+/// Makes a tier an API tier or not (logged by the operation).
+pub async fn set_tier_developer_access(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<TierAccess>,
+) -> PageResult {
+    let on = form.access == "on";
+    let set =
+        pricing::set_tier_developer_access(state.store.as_ref(), actor(&signed_in), &form.tier, on);
+    if let Err(e) = set.await {
+        let values = vec![("tier", form.tier.clone())];
+        return refused_form(&state, &signed_in, "tier-access", e, values).await;
+    }
+    Ok(done(HOME, Notice::TierDeveloperAccess))
 }
 
 /// The prices page again with `form` refused (its message beside the field,

@@ -35,6 +35,8 @@ struct AccountPage {
     error: Option<String>,
     /// Developer access: off (`None`), or who turned it on, in words.
     developer: Option<&'static str>,
+    /// It comes with the price tier: the customer's switch cannot end it.
+    developer_by_tier: bool,
     /// The identity check is offered (its link is shown).
     identity: bool,
 }
@@ -100,7 +102,9 @@ async fn show(
         developer: account.developer_access.map(|by| match by {
             DeveloperAccess::Myself => "you turned it on",
             DeveloperAccess::Operator => "turned on for you by us",
+            DeveloperAccess::Tier => "it comes with your price tier",
         }),
+        developer_by_tier: account.developer_access == Some(DeveloperAccess::Tier),
         identity: crate::care::identity::offered(state),
     });
     *response.status_mut() = status;

@@ -14,7 +14,40 @@ for_both_engines! {
         /// on as theirs, or off.
         fn set_own_developer_access(account: AccountId, on: bool) -> ()
             = write |tx| set(tx, account, on.then_some(DeveloperAccess::Myself));
+        /// The price tiers whose accounts have developer access (API tiers).
+        fn developer_tiers() -> Vec<String> = read |tx| developer_tiers(tx);
     }
+}
+
+async fn developer_tiers<T: Tx>(tx: &T) -> Result<Vec<String>, T::Error> {
+    let sql = "SELECT name FROM price_tiers WHERE developer_access ORDER BY name";
+    tx.query_all(sql, &[], |row| row.get(col!("name", "name")))
+        .await
+}
+
+/// An operator makes a price tier an API tier (its accounts see the
+/// developer pages) or not; the line's `before` is what it was.
+pub(crate) async fn set_tier_logged<T: Tx>(
+    tx: &T,
+    tier: &str,
+    on: bool,
+    log: &NewLogEntry,
+) -> Result<(), T::Error> {
+    const COLUMNS: &str = "developer_access";
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        let lock = engine.for_update();
+        format!("SELECT developer_access FROM price_tiers WHERE name = ?1{lock}")
+    });
+    let before: Option<bool> = tx
+        .query_opt(SQL.sql(T::ENGINE), &[&tier], |row| {
+            row.get(col!("developer_access"))
+        })
+        .await?;
+    let before = before.ok_or(StoreError::NotFound("tier"))?;
+    let sql = "UPDATE price_tiers SET developer_access = ?1 WHERE name = ?2";
+    tx.execute(sql, &[&on, &tier]).await?;
+    let before = if before { "on" } else { "off" };
+    super::operators::append(tx, &log.clone().with_before(before)).await
 }
 
 /// Sets it; an unknown account is `NotFound`.

@@ -43,8 +43,16 @@ pub(crate) async fn account_of<T: Tx>(
     token_hash: &str,
 ) -> Result<Option<Account>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
+        // Developer access is the account's own switch or its tier's
+        // (migration 044): the last column, in the mapper's place.
+        let own = ACCOUNT_COLUMNS
+            .strip_suffix("developer_access")
+            .expect("developer_access is the last account column");
         format!(
-            "SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = (SELECT account_id FROM sessions
+            "SELECT {own} COALESCE(developer_access, (SELECT 'tier' FROM account_tiers t
+                 JOIN price_tiers p ON p.name = t.tier
+                 WHERE t.account_id = accounts.id AND p.developer_access)) AS developer_access
+             FROM accounts WHERE id = (SELECT account_id FROM sessions
              WHERE token_hash = ?1 AND expires_at > ?2)"
         )
     });

@@ -494,3 +494,73 @@ async fn an_operator_grants_developer_access_by_the_cli_and_the_console() {
     assert_eq!(lines[1]["before"], "on (operator)");
     assert_eq!(lines[1]["after"], "off");
 }
+
+#[tokio::test]
+async fn an_api_tier_gives_its_accounts_developer_access_while_they_are_on_it() {
+    let server = TestServer::spawn().await;
+    let email = format!("tiered-{}@example.com", rand_suffix());
+    let account = account_with_password(&server, &email, "100");
+    server.cli(&["account", "developer-access", &account, "off"]);
+    let cookie = sign_in(&server, &email, PASSWORD).await.unwrap();
+    assert!(!developer_pages(&server, &cookie).await, "a buyer");
+
+    server.cli(&["tier", "create", "api"]);
+    server.cli(&["account", "set-tier", &account, "api"]);
+    assert!(
+        !developer_pages(&server, &cookie).await,
+        "a tier is not an API tier until the owner says so"
+    );
+    let on = server.cli(&["tier", "developer-access", "api", "on"]);
+    assert_eq!(on["developer_access"], true);
+    assert!(developer_pages(&server, &cookie).await, "at once");
+    let (_, page) = get(&server, &cookie, "/dashboard/account").await;
+    assert!(page.contains("it comes with your price tier"), "{page}");
+    assert!(
+        !page.contains("id=\"developer-off\""),
+        "the customer's switch cannot end the tier's access"
+    );
+    let listed = server.cli(&["tier", "list"]);
+    let api = listed["tiers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "api")
+        .unwrap();
+    assert_eq!(api["developer_access"], true, "{listed}");
+    let shown = server.cli(&["account", "show", &account]);
+    assert_eq!(
+        shown["developer_access"],
+        serde_json::Value::Null,
+        "the account's own switch is still off"
+    );
+
+    server.cli(&["account", "set-tier", &account, "default"]);
+    assert!(
+        !developer_pages(&server, &cookie).await,
+        "off the tier, off the pages"
+    );
+    server.cli(&["account", "set-tier", &account, "api"]);
+    server.cli(&["tier", "developer-access", "api", "off"]);
+    assert!(!developer_pages(&server, &cookie).await);
+
+    let (ok, refused) = server.cli_result(&["tier", "developer-access", "default", "on"]);
+    assert!(!ok, "default is every account's tier: {refused}");
+    let (ok, missing) = server.cli_result(&["tier", "developer-access", "nope", "on"]);
+    assert!(!ok, "{missing}");
+    let log = server.cli(&["operator", "log", "--subject", "api"]);
+    let lines: Vec<_> = log["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["action"] == "pricing.tier_developer_access")
+        .map(|l| (l["before"].clone(), l["after"].clone()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (serde_json::json!("on"), serde_json::json!("off")),
+            (serde_json::json!("off"), serde_json::json!("on"))
+        ],
+        "newest first: {log}"
+    );
+}
