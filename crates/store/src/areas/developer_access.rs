@@ -3,7 +3,7 @@
 //! their password; an operator, logged). Off, the account is a buyer's. The
 //! API never reads it: a key works or not by its own status.
 
-use crate::db::{Param, PerEngine, Tx, col, for_both_engines};
+use crate::db::{Param, PerEngine, Tx, Value, col, for_both_engines};
 use crate::*;
 use billpay_domain::AccountId;
 
@@ -33,17 +33,11 @@ pub(crate) async fn set_tier_logged<T: Tx>(
     on: bool,
     log: &NewLogEntry,
 ) -> Result<(), T::Error> {
-    const COLUMNS: &str = "developer_access";
     static SQL: PerEngine = PerEngine::new(|engine| {
         let lock = engine.for_update();
         format!("SELECT developer_access FROM price_tiers WHERE name = ?1{lock}")
     });
-    let before: Option<bool> = tx
-        .query_opt(SQL.sql(T::ENGINE), &[&tier], |row| {
-            row.get(col!("developer_access"))
-        })
-        .await?;
-    let before = before.ok_or(StoreError::NotFound("tier"))?;
+    let before: bool = locked_before(tx, &SQL, tier, "tier").await?;
     let sql = "UPDATE price_tiers SET developer_access = ?1 WHERE name = ?2";
     tx.execute(sql, &[&on, &tier]).await?;
     let before = if before { "on" } else { "off" };
@@ -74,21 +68,33 @@ pub(crate) async fn set_logged<T: Tx>(
     on: bool,
     log: &NewLogEntry,
 ) -> Result<(), T::Error> {
-    const COLUMNS: &str = "developer_access";
     static SQL: PerEngine = PerEngine::new(|engine| {
         let lock = engine.for_update();
         format!("SELECT developer_access FROM accounts WHERE id = ?1{lock}")
     });
-    let before: Option<Option<String>> = tx
-        .query_opt(SQL.sql(T::ENGINE), &[&account.to_string()], |row| {
-            row.get(col!("developer_access"))
-        })
-        .await?;
-    let before = before.ok_or(StoreError::NotFound("account"))?;
+    let key = account.to_string();
+    let before: Option<String> = locked_before(tx, &SQL, &key, "account").await?;
     let before = match before.as_deref() {
         None => "off".to_owned(),
         Some(by) => format!("on ({by})"),
     };
     set(tx, account, on.then_some(DeveloperAccess::Operator)).await?;
     super::operators::append(tx, &log.clone().with_before(&before)).await
+}
+
+/// The `developer_access` a logged change finds (PostgreSQL: under the
+/// row's lock), read by `sql` with `key`; no row is `NotFound(what)`.
+async fn locked_before<T: Tx, V: Value + Send>(
+    tx: &T,
+    sql: &PerEngine,
+    key: &str,
+    what: &'static str,
+) -> Result<V, T::Error> {
+    const COLUMNS: &str = "developer_access";
+    let before = tx
+        .query_opt(sql.sql(T::ENGINE), &[&key], |row| {
+            row.get(col!("developer_access"))
+        })
+        .await?;
+    Ok(before.ok_or(StoreError::NotFound(what))?)
 }
