@@ -543,6 +543,28 @@ async fn an_api_tier_gives_its_accounts_developer_access_while_they_are_on_it() 
     server.cli(&["tier", "developer-access", "api", "off"]);
     assert!(!developer_pages(&server, &cookie).await);
 
+    // the console's Prices page: an owner marks it again
+    crate::console::add_operators(&server);
+    let fields = [("email", crate::console::OWNER), ("password", PASSWORD)];
+    let owner = form_sign_in(&server, "/admin/login", "billpay_admin", &fields)
+        .await
+        .unwrap();
+    let (_, prices) = get(&server, &owner, "/admin/prices").await;
+    assert!(prices.contains("id=\"tier-access\""), "{prices}");
+    let csrf = csrf_in(&prices);
+    let mark = [("csrf", csrf.as_str()), ("tier", "api"), ("access", "on")];
+    let path = "/admin/prices/tiers/developer-access";
+    assert_eq!(post(&server, &owner, path, &mark).await, 303);
+    assert!(
+        developer_pages(&server, &cookie).await,
+        "marked in the console"
+    );
+    let (_, prices) = get(&server, &owner, "/admin/prices").await;
+    assert!(prices.contains("api-tier"), "the tier wears its badge");
+    let off = [("csrf", csrf.as_str()), ("tier", "api"), ("access", "off")];
+    assert_eq!(post(&server, &owner, path, &off).await, 303);
+    assert!(!developer_pages(&server, &cookie).await);
+
     let (ok, refused) = server.cli_result(&["tier", "developer-access", "default", "on"]);
     assert!(!ok, "default is every account's tier: {refused}");
     let (ok, missing) = server.cli_result(&["tier", "developer-access", "nope", "on"]);
@@ -558,6 +580,8 @@ async fn an_api_tier_gives_its_accounts_developer_access_while_they_are_on_it() 
     assert_eq!(
         lines,
         [
+            (serde_json::json!("on"), serde_json::json!("off")),
+            (serde_json::json!("off"), serde_json::json!("on")),
             (serde_json::json!("on"), serde_json::json!("off")),
             (serde_json::json!("off"), serde_json::json!("on"))
         ],
