@@ -29,6 +29,14 @@ for_both_engines! {
 const COLUMNS: &str = "hour, product, provider, supplier, tier, status, \
     purchases, face_value, charged, cost, charged_with_cost, cost_unknown";
 const KEY: &str = "hour, product, provider, supplier, tier, status";
+const SUMS: [&str; 6] = [
+    "purchases",
+    "face_value",
+    "charged",
+    "cost",
+    "charged_with_cost",
+    "cost_unknown",
+];
 
 /// What one purchase row of `transactions` adds to its rollup row, `sign`
 /// times (`-1` takes it out), with its status and cost as `status` and
@@ -107,23 +115,15 @@ pub fn backfill() -> String {
         "INSERT INTO sales_rollup ({COLUMNS})
          SELECT {KEY}, {sums} FROM (SELECT {rows} FROM transactions WHERE {FINAL}) AS finals
          GROUP BY {KEY}",
-        sums = sums(""),
+        sums = sums(),
         rows = contribution("status", "cost", 1),
     )
 }
 
-/// Each sum of the rollup's columns, `sign`ed (`"-"`: negated).
-fn sums(sign: &str) -> String {
-    [
-        "purchases",
-        "face_value",
-        "charged",
-        "cost",
-        "charged_with_cost",
-        "cost_unknown",
-    ]
-    .map(|c| format!("CAST({sign}SUM({c}) AS BIGINT) AS {c}"))
-    .join(", ")
+/// The rollup's sums, each column summed.
+fn sums() -> String {
+    SUMS.map(|c| format!("CAST(SUM({c}) AS BIGINT) AS {c}"))
+        .join(", ")
 }
 
 /// The audit's check: every rollup row equals the sums of its purchases.
@@ -137,18 +137,10 @@ pub(crate) static CHECK: LazyLock<Check> = LazyLock::new(|| Check {
 /// The purchases' contributions less the rollup's rows, per rollup key: the
 /// keys where they differ.
 static CHECK_SQL: LazyLock<String> = LazyLock::new(|| {
-    let differences = [
-        "purchases",
-        "face_value",
-        "charged",
-        "cost",
-        "charged_with_cost",
-        "cost_unknown",
-    ];
-    let text = differences
+    let text = SUMS
         .map(|c| format!("CAST(SUM({c}) AS TEXT) AS {c}"))
         .join(", ");
-    let differ = differences.map(|c| format!("SUM({c}) <> 0")).join(" OR ");
+    let differ = SUMS.map(|c| format!("SUM({c}) <> 0")).join(" OR ");
     format!(
         "SELECT {KEY}, {text}
          FROM (SELECT {rows} FROM transactions WHERE {FINAL}

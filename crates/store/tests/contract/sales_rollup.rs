@@ -16,27 +16,32 @@ type Key = (
 );
 type Sums = (u64, i64, i64, i64, i64, u64);
 
+/// A rollup row's key and sums.
+fn keyed(b: &SalesBucket) -> (Key, Sums) {
+    let key = (
+        b.hour.clone(),
+        b.product.service().to_owned(),
+        b.provider.clone(),
+        b.supplier.clone(),
+        b.tier.clone(),
+        b.status.as_str(),
+    );
+    let sums = (
+        b.purchases,
+        b.face_value.0,
+        b.charged.0,
+        b.cost.0,
+        b.charged_with_cost.0,
+        b.cost_unknown,
+    );
+    (key, sums)
+}
+
 /// The rollup's rows over every hour, by key.
 async fn rollup(store: &SharedStore) -> BTreeMap<Key, Sums> {
-    let buckets = store.sales_rollup(String::new(), "~".into()).await.unwrap();
     let mut rows = BTreeMap::new();
-    for b in buckets {
-        let key = (
-            b.hour.clone(),
-            b.product.service().to_owned(),
-            b.provider.clone(),
-            b.supplier.clone(),
-            b.tier.clone(),
-            b.status.as_str(),
-        );
-        let sums = (
-            b.purchases,
-            b.face_value.0,
-            b.charged.0,
-            b.cost.0,
-            b.charged_with_cost.0,
-            b.cost_unknown,
-        );
+    for bucket in store.sales_rollup(String::new(), "~".into()).await.unwrap() {
+        let (key, sums) = keyed(&bucket);
         assert!(rows.insert(key, sums).is_none(), "one row per key");
     }
     rows
@@ -46,23 +51,16 @@ async fn rollup(store: &SharedStore) -> BTreeMap<Key, Sums> {
 /// accounts: what the rollup must hold.
 async fn from_purchases(store: &SharedStore) -> BTreeMap<Key, Sums> {
     let mut rows: BTreeMap<Key, Sums> = BTreeMap::new();
-    for g in store.sales(String::new(), "~".into()).await.unwrap() {
-        let key = (
-            g.hour.clone(),
-            g.product.service().to_owned(),
-            g.provider.clone(),
-            g.supplier.clone(),
-            g.tier.clone(),
-            g.status.as_str(),
-        );
+    for group in store.sales(String::new(), "~".into()).await.unwrap() {
+        let (key, g) = keyed(&SalesBucket::from(&group));
         let s = rows.entry(key).or_default();
         *s = (
-            s.0 + g.purchases,
-            s.1 + g.face_value.0,
-            s.2 + g.charged.0,
-            s.3 + g.cost.0,
-            s.4 + g.charged_with_cost.0,
-            s.5 + g.cost_unknown,
+            s.0 + g.0,
+            s.1 + g.1,
+            s.2 + g.2,
+            s.3 + g.3,
+            s.4 + g.4,
+            s.5 + g.5,
         );
     }
     rows
