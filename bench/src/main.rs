@@ -20,7 +20,7 @@ Without --only: every row (SQLite; PostgreSQL too when BILLPAY_BENCH_POSTGRES_UR
   --rounds N      the SME-data pair N times, alternated, and their mean rates compared (default 1)
   --only fan-out  the webhook runs alone
   --only stored   the 1 M stored runs alone (with an empty run and echo)
-  --only audit    the audit alone, on both backends (--stored N: at any size)
+  --only audit    the audit and the console overview alone, on both backends (--stored N: at any size)
 Finds billpay and bench-echo beside its own executable (target/release/).";
 
 mod load;

@@ -151,9 +151,7 @@ pub(crate) fn overview_row(server: &Billpay, what: &str, stored: &str) -> Row {
         errors,
         ceiling: None,
         target: Some("p50 < 100 ms".into()),
-        note: format!(
-            "{median:.0} ms median of {LOADS} loads one at a time over {stored} in 28 days"
-        ),
+        note: format!("{median:.0} ms median of {LOADS} loads one at a time over {stored}"),
     }
 }
 
