@@ -20,7 +20,7 @@ Without --only: every row (SQLite; PostgreSQL too when BILLPAY_BENCH_POSTGRES_UR
   --rounds N      the SME-data pair N times, alternated, and their mean rates compared (default 1)
   --only fan-out  the webhook runs alone
   --only stored   the 1 M stored runs alone (with an empty run and echo)
-  --only audit    the audit alone, on both backends (--stored N: at any size)
+  --only audit    the audit and the console overview alone, on both backends (--stored N: at any size)
 Finds billpay and bench-echo beside its own executable (target/release/).";
 
 mod load;
@@ -213,9 +213,9 @@ fn pages(bench: &mut Bench, server: &Billpay, balance_read: &Row) -> [Row; 3] {
 }
 
 /// 1 M purchases (transactions, ledger entries, webhook events) stored for
-/// one wallet: `billpay audit` over them, the hot-wallet purchase run again,
-/// then status lookups by reference among them.
-async fn million_stored(bench: &mut Bench, echo: &Row, empty: f64, peak_rss: &mut f64) -> [Row; 3] {
+/// one wallet: `billpay audit` over them, the console's overview, the
+/// hot-wallet purchase run again, then status lookups by reference among them.
+async fn million_stored(bench: &mut Bench, echo: &Row, empty: f64, peak_rss: &mut f64) -> [Row; 4] {
     let server = Billpay::start(None, &[]).await;
     let keys = server.provision_keys(1, 16);
     let seeding = Instant::now();
@@ -224,6 +224,11 @@ async fn million_stored(bench: &mut Bench, echo: &Row, empty: f64, peak_rss: &mu
     let audit = audit_row(
         &server,
         "SQLite `billpay audit`, 1 M stored",
+        "1 M purchases",
+    );
+    let overview = overview_row(
+        &server,
+        "SQLite console overview, 1 M stored",
         "1 M purchases",
     );
     let secrets: Vec<String> = keys.into_iter().map(|k| k.secret).collect();
@@ -246,7 +251,7 @@ async fn million_stored(bench: &mut Bench, echo: &Row, empty: f64, peak_rss: &mu
     let what = "SQLite `GET /v1/transaction/status?reference=`, 1 M stored";
     let status = bench.wrk(&server.base, &lookups).row(what);
     *peak_rss = peak_rss.max(server.peak_rss_mb());
-    [audit, row, compared(status, echo, "echo", "—")]
+    [audit, overview, row, compared(status, echo, "echo", "—")]
 }
 
 /// Webhook fan-out: a backlog of purchases made by an API-only server is

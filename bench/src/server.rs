@@ -140,12 +140,9 @@ impl Billpay {
     }
 
     /// A signed-in dashboard session of a new account with a password: the
-    /// account's id and the session's cookie (`billpay_session=…`), signed
-    /// in once over plain HTTP as a browser would (the sign-in page's CSRF
-    /// proof, then the form).
+    /// account's id and the session's cookie (`billpay_session=…`).
     pub(crate) fn dashboard_session(&self) -> (String, String) {
         const EMAIL: &str = "buyer@example.com";
-        const PASSWORD: &str = "bench-password-0123";
         let account = self.cli(&[
             "account",
             "create",
@@ -157,23 +154,55 @@ impl Billpay {
             PASSWORD,
         ]);
         let account = account["account_id"].as_str().unwrap().to_owned();
+        let scope = (
+            "/dashboard/login",
+            "billpay_login_csrf=",
+            "billpay_session=",
+        );
+        (account, self.signed_in(scope, EMAIL))
+    }
+
+    /// A signed-in console session of a new owner: its cookie (`billpay_admin=…`).
+    pub(crate) fn console_session(&self) -> String {
+        const EMAIL: &str = "owner@example.com";
+        let args = ["--email", EMAIL, "--role", "owner", "--password", PASSWORD];
+        self.cli(&[&["operator", "create"], &args[..]].concat());
+        let scope = ("/admin/login", "billpay_admin_login=", "billpay_admin=");
+        self.signed_in(scope, EMAIL)
+    }
+
+    /// Signed in once over plain HTTP as a browser would: the sign-in
+    /// page's CSRF proof, then the form. `scope`: the sign-in page, its
+    /// cookie's name and the session cookie's. The session's cookie.
+    fn signed_in(&self, (login, proof, session): (&str, &str, &str), email: &str) -> String {
         let address = self.base.trim_start_matches("http://");
         let (head, page) = http(
             address,
-            "GET /dashboard/login HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n",
+            &format!("GET {login} HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"),
         );
-        let login = cookie(&head, "billpay_login_csrf=");
+        let login_cookie = cookie(&head, proof);
         let at = page.find("name=\"csrf\" value=\"").expect("a CSRF field") + 19;
         let csrf = &page[at..at + 64];
-        let form = format!("email=buyer%40example.com&password={PASSWORD}&csrf={csrf}");
+        let email = email.replace('@', "%40");
+        let form = format!("email={email}&password={PASSWORD}&csrf={csrf}");
         let request = format!(
-            "POST /dashboard/login HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\
-             Cookie: {login}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+            "POST {login} HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\
+             Cookie: {login_cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
              Content-Length: {}\r\n\r\n{form}",
             form.len()
         );
         let (head, _) = http(address, &request);
-        (account, cookie(&head, "billpay_session="))
+        cookie(&head, session)
+    }
+
+    /// `GET path` with `cookie`, on a fresh connection: its status line.
+    pub(crate) fn get_page(&self, path: &str, cookie: &str) -> String {
+        let address = self.base.trim_start_matches("http://");
+        let request = format!(
+            "GET {path} HTTP/1.1\r\nHost: bench\r\nConnection: close\r\nCookie: {cookie}\r\n\r\n"
+        );
+        let (head, _) = http(address, &request);
+        head.lines().next().unwrap_or_default().to_owned()
     }
 
     /// `accounts` funded wallets with `keys_each` keys each; all the keys.
@@ -285,6 +314,9 @@ impl Drop for Billpay {
         let _ = self.child.wait();
     }
 }
+
+/// The bench's people's password.
+const PASSWORD: &str = "bench-password-0123";
 
 /// One request over a fresh connection: the answer's head and body.
 fn http(address: &str, request: &str) -> (String, String) {

@@ -1,13 +1,14 @@
 //! The sales report (`billpay report sales`): successful purchases, their
 //! face value, what was charged, what the suppliers charged us and the
 //! profit, grouped by a Lagos day, product, provider, supplier, account or
-//! price tier; and the failed (refunded) ones counted beside them.
+//! price tier; and the failed (refunded) ones counted beside them. Read from
+//! the hourly sales rollup; by account, from the purchases.
 
 use crate::{OpsResult, invalid};
 use billpay_domain::{Kobo, TxStatus};
 use billpay_store::clock::LAGOS;
 pub use billpay_store::clock::{lagos_day_start as start_of, lagos_today};
-use billpay_store::{SalesGroup, Store};
+use billpay_store::{SalesBucket, SalesGroup, Store};
 use std::collections::BTreeMap;
 use time::macros::{date, format_description};
 use time::{Date, PrimitiveDateTime};
@@ -118,29 +119,47 @@ pub async fn sales(
         ),
     };
     let funding = store.funding_totals(&lower, &upper).await?;
-    let groups = store.sales(lower, upper).await?;
-    let mut report = report(&groups, by);
+    // The hourly rollup has no account: by account, the purchases are read.
+    let mut report = match by {
+        GroupBy::Account => report(&store.sales(lower, upper).await?, by),
+        _ => rollup_report(&store.sales_rollup(lower, upper).await?, by),
+    };
     report.funding_fees = Some(funding.fees);
     report.funding_received = funding.received;
     report.funding_by_card = funding.by_card;
     Ok(report)
 }
 
-/// Sums the store's groups into rows by `by` and the totals.
+/// Sums the store's groups (`PricingStore::sales`) into rows by `by` and the totals.
 pub fn report(groups: &[SalesGroup], by: GroupBy) -> SalesReport {
+    summed(groups.iter().map(|group| {
+        let bucket = SalesBucket::from(group);
+        let key = key_of(&bucket, by).unwrap_or_else(|| group.account_id.to_string());
+        (key, bucket)
+    }))
+}
+
+/// Sums the rollup's rows into rows by `by` (any but the account) and the totals.
+pub fn rollup_report(buckets: &[SalesBucket], by: GroupBy) -> SalesReport {
+    summed(buckets.iter().map(|bucket| {
+        let key = key_of(bucket, by).unwrap_or_default();
+        (key, bucket.clone())
+    }))
+}
+
+fn summed(keyed: impl Iterator<Item = (String, SalesBucket)>) -> SalesReport {
     let mut rows: BTreeMap<String, SalesLine> = BTreeMap::new();
     let mut totals = SalesLine {
         key: "total".into(),
         ..SalesLine::default()
     };
-    for group in groups {
-        let key = key_of(group, by);
+    for (key, bucket) in keyed {
         let row = rows.entry(key.clone()).or_insert_with(|| SalesLine {
             key,
             ..SalesLine::default()
         });
-        add(row, group);
-        add(&mut totals, group);
+        add(row, &bucket);
+        add(&mut totals, &bucket);
     }
     SalesReport {
         rows: rows.into_values().collect(),
@@ -151,7 +170,7 @@ pub fn report(groups: &[SalesGroup], by: GroupBy) -> SalesReport {
     }
 }
 
-fn add(line: &mut SalesLine, group: &SalesGroup) {
+fn add(line: &mut SalesLine, group: &SalesBucket) {
     if group.status == TxStatus::Failed {
         line.failed_refunded += group.purchases;
         return;
@@ -164,18 +183,19 @@ fn add(line: &mut SalesLine, group: &SalesGroup) {
     line.cost_unknown += group.cost_unknown;
 }
 
-fn key_of(group: &SalesGroup, by: GroupBy) -> String {
-    match by {
-        GroupBy::Day => lagos_day_of_hour(&group.hour),
-        GroupBy::Product => group.product.service().to_owned(),
-        GroupBy::Provider => group.provider.clone(),
-        GroupBy::Supplier => group.supplier.clone().unwrap_or_else(|| "none".into()),
-        GroupBy::Account => group.account_id.to_string(),
-        GroupBy::Tier => group
+/// The row `bucket` counts in; `None` by account (a rollup row has none).
+fn key_of(bucket: &SalesBucket, by: GroupBy) -> Option<String> {
+    Some(match by {
+        GroupBy::Day => lagos_day_of_hour(&bucket.hour),
+        GroupBy::Product => bucket.product.service().to_owned(),
+        GroupBy::Provider => bucket.provider.clone(),
+        GroupBy::Supplier => bucket.supplier.clone().unwrap_or_else(|| "none".into()),
+        GroupBy::Account => return None,
+        GroupBy::Tier => bucket
             .tier
             .clone()
             .unwrap_or_else(|| billpay_domain::pricing::DEFAULT_TIER.into()),
-    }
+    })
 }
 
 /// A Lagos day typed as `YYYY-MM-DD`, from [`FIRST_DAY`] to [`LAST_DAY`].

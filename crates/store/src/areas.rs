@@ -29,6 +29,7 @@ pub(crate) mod pins;
 pub(crate) mod pricing;
 pub(crate) mod privacy;
 pub(crate) mod purchases;
+pub(crate) mod sales_rollup;
 mod sessions;
 pub(crate) mod supplier_health;
 pub(crate) mod throttles;
@@ -57,6 +58,7 @@ pub use privacy::{
     PurchaseRecord, STAFF_DATA, tombstone,
 };
 pub use purchases::PurchaseStore;
+pub use sales_rollup::SalesRollupStore;
 pub use sessions::SessionStore;
 pub use supplier_health::{HealthOutcome, SupplierCost, SupplierHealthStore};
 pub use throttles::{Taken, ThrottleStore, secret_right, secret_try};
@@ -99,4 +101,5 @@ every_area!(
     BrandStore,
     SupplierHealthStore,
     DeveloperAccessStore,
+    SalesRollupStore,
 );

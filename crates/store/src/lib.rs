@@ -27,6 +27,8 @@ pub mod sealing;
 pub mod sqlite;
 pub mod work;
 
+/// The sales rollup built from the purchases already final (migration 038's last statement).
+pub use areas::sales_rollup::backfill as sales_rollup_backfill;
 pub use areas::*;
 pub use catalogue_cache::{BrandCache, CatalogueCache, PriceBookCache};
 pub use model::*;

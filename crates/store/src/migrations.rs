@@ -4,7 +4,9 @@
 //! or `postgres.sql` (absent: nothing). `both.sql` is in PostgreSQL's types,
 //! which SQLite reads as its schema spells them ([`FOR_SQLITE`]: types, and
 //! `chr(n)` as `char(n)`); PostgreSQL drops `WITHOUT ROWID`. Adding a step:
-//! its folder and one line below.
+//! its folder and one line below. A step may end with a statement the store
+//! builds (`=> path`, a `fn() -> String` in both engines' SQL) when the same
+//! statement serves elsewhere too (038's backfill of the sales rollup).
 
 use crate::db::Engine;
 
@@ -13,14 +15,17 @@ pub struct Migration {
     both: Option<&'static str>,
     sqlite: Option<&'static str>,
     postgres: Option<&'static str>,
+    /// Run last: a statement the store also runs elsewhere.
+    then: Option<fn() -> String>,
 }
 
 /// `"NNN_name": both postgres;`: a step's folder and the files it has.
 macro_rules! migrations {
-    ($($name:literal: $($file:ident)+;)*) => {
+    ($($name:literal: $($file:ident)+ $(=> $then:path)?;)*) => {
         &[$(Migration {
             $($file: Some(include_str!(concat!("../migrations/", $name, "/", stringify!($file), ".sql"))),)+
-            ..Migration { name: $name, both: None, sqlite: None, postgres: None }
+            $(then: Some($then),)?
+            ..Migration { name: $name, both: None, sqlite: None, postgres: None, then: None }
         },)*]
     };
 }
@@ -64,6 +69,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "035_beneficiary_fields": both;
     "036_level_zero_name": both;
     "037_review_requested": both;
+    "038_sales_rollup": both => crate::areas::sales_rollup::backfill;
     "044_tier_developer_access": both;
 };
 
@@ -89,7 +95,8 @@ impl Migration {
             let read = |sql: String, (from, to): &(&str, &str)| sql.replace(from, to);
             spellings.iter().fold(sql.to_owned(), read)
         });
-        [both.as_deref(), own]
+        let then = self.then.map(|then| then() + ";");
+        [both.as_deref(), own, then.as_deref()]
             .map(Option::unwrap_or_default)
             .join("\n")
     }

@@ -552,6 +552,48 @@ pub struct SalesGroup {
     pub cost_unknown: u64,
 }
 
+/// The sales rollup's row (`SalesRollupStore::sales_rollup`): final purchases
+/// of one UTC hour of placement that share product, provider, supplier, tier
+/// and status, summed as [`SalesGroup`] sums them (no account: the report by
+/// account reads the purchases, `PricingStore::sales`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SalesBucket {
+    /// `YYYY-MM-DDTHH` (UTC) of `created_at`.
+    pub hour: String,
+    pub product: Product,
+    pub provider: String,
+    pub supplier: Option<String>,
+    pub tier: Option<String>,
+    /// `successful` or `failed`.
+    pub status: TxStatus,
+    pub purchases: u64,
+    pub face_value: Kobo,
+    pub charged: Kobo,
+    pub cost: Kobo,
+    pub charged_with_cost: Kobo,
+    pub cost_unknown: u64,
+}
+
+impl From<&SalesGroup> for SalesBucket {
+    /// The group without its account.
+    fn from(group: &SalesGroup) -> SalesBucket {
+        SalesBucket {
+            hour: group.hour.clone(),
+            product: group.product,
+            provider: group.provider.clone(),
+            supplier: group.supplier.clone(),
+            tier: group.tier.clone(),
+            status: group.status,
+            purchases: group.purchases,
+            face_value: group.face_value,
+            charged: group.charged,
+            cost: group.cost,
+            charged_with_cost: group.charged_with_cost,
+            cost_unknown: group.cost_unknown,
+        }
+    }
+}
+
 /// Where a bank-transfer payment stands. Only `credited` moved money, and
 /// it is final; the others may still become `credited` (a later verify, the
 /// reconciler, or the operator's `assign`).

@@ -223,7 +223,6 @@ pub(crate) fn applied_balance_before(
     billpay_domain::Kobo(credit.balance.0 - amount.0)
 }
 
-/// Both backends' [`crate::OperatorStore::sales_summary`]: purchases since $1 by outcome.
 /// Per supplier and status since `$1`; SQLite and PostgreSQL spell the
 /// time difference differently (`{final_ms}`).
 pub(crate) const SUPPLIER_OUTCOMES: &str = "SELECT supplier, status, CAST(COUNT(*) AS BIGINT),
@@ -241,11 +240,3 @@ pub(crate) const FUNDING_TOTALS: &str = "SELECT
             ON c.reference = f.gateway_reference AND c.gateway = f.gateway
         WHERE f.id = ledger.funding_id) THEN amount ELSE 0 END), 0) AS BIGINT)
     FROM ledger WHERE funding_id IS NOT NULL AND created_at >= $1 AND created_at < $2";
-
-pub(crate) const SALES_SUMMARY: &str = "SELECT
-    CAST(COALESCE(SUM(CASE WHEN status = 'successful' THEN 1 ELSE 0 END), 0) AS BIGINT),
-    CAST(COALESCE(SUM(CASE WHEN status = 'successful' THEN amount ELSE 0 END), 0) AS BIGINT),
-    CAST(COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0) AS BIGINT),
-    CAST(COALESCE(SUM(CASE WHEN status = 'failed' THEN amount ELSE 0 END), 0) AS BIGINT),
-    CAST(COALESCE(SUM(CASE WHEN status = 'processing' THEN 1 ELSE 0 END), 0) AS BIGINT)
-    FROM transactions WHERE created_at >= $1";

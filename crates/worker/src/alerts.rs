@@ -404,7 +404,7 @@ impl Alerts {
     /// Sales, margin (of the purchases whose cost is known), failures,
     /// funding and new customers in `[from, until)`.
     async fn day_figures(&self, from: &str, until: &str) -> StoreResult<Value> {
-        let groups = self.store.sales(from.into(), until.into()).await?;
+        let groups = self.store.sales_rollup(from.into(), until.into()).await?;
         let (mut sales, mut charged, mut margin, mut failed) = (0, Kobo::ZERO, Kobo::ZERO, 0);
         for group in &groups {
             match group.status {

@@ -2,8 +2,8 @@
 //! offending row read column by column as text.
 
 use crate::audit::{
-    AuditRow, CHECKS, CheckOutcome, EMAILS_RESOLVE, EmailCollision, ONE_ACCOUNT_PER_ADDRESS,
-    ONE_ACCOUNT_PER_ADDRESS_RULE,
+    AuditRow, CheckOutcome, EMAILS_RESOLVE, EmailCollision, ONE_ACCOUNT_PER_ADDRESS,
+    ONE_ACCOUNT_PER_ADDRESS_RULE, sql_checks,
 };
 use crate::db::{Column, RowRead, Tx, col, for_both_engines};
 use crate::*;
@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 
 for_both_engines! {
     pub trait AuditStore {
-        /// Runs every [`crate::audit::CHECKS`] query on one consistent snapshot.
+        /// Runs every SQL check ([`crate::audit::CHECKS`] and the sales
+        /// rollup's) on one consistent snapshot.
         fn audit() -> Vec<CheckOutcome> = snapshot |tx| run(tx);
         /// Accounts whose addresses are one canonical address (oldest first).
         fn email_collisions() -> Vec<EmailCollision> = read |tx| email_collisions(tx);
@@ -24,8 +25,8 @@ for_both_engines! {
 }
 
 async fn run<T: Tx>(tx: &T) -> Result<Vec<CheckOutcome>, T::Error> {
-    let mut outcomes = Vec::with_capacity(CHECKS.len());
-    for check in CHECKS {
+    let mut outcomes = Vec::new();
+    for check in sql_checks() {
         outcomes.push(CheckOutcome {
             name: check.name,
             rule: check.rule,

@@ -1,6 +1,6 @@
 //! The fulfilment worker's queue of purchases: due purchases claimed under a
 //! lease, what the supplier was asked, rescheduling, the reversal watch, and
-//! the final status with its refund, outbox event and notice.
+//! the final status with its refund, outbox event, notice and sales rollup.
 //!
 //! PostgreSQL runs three writes its own way, as single statements of its
 //! group-committed lanes (`postgres/fulfilment.rs`): marking a purchase
@@ -9,7 +9,7 @@
 //! writer's group commit.
 
 use super::claims::{claim, claim_sql};
-use super::{events, notices, operators, wallet};
+use super::{events, notices, operators, sales_rollup, wallet};
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
 use crate::db::{
@@ -207,14 +207,20 @@ fn with_note(engine: Engine) -> &'static str {
 }
 
 /// A final status, its refund (if failed) with its usage given back, its
-/// outbox event and its notice, inside the caller's transaction; `false`
-/// when the transaction does not take this finalization (nothing changed).
-/// It refuses only before its first change (the `guarded` kind).
+/// outbox event, its notice and its sales rollup row, inside the caller's
+/// transaction; `false` when the transaction does not take this finalization
+/// (nothing changed). It refuses only before its first change (the
+/// `guarded` kind).
 pub(crate) async fn finalize<T: Tx>(
     tx: &T,
     code: &str,
     fin: &Finalization,
 ) -> Result<bool, T::Error> {
+    // What a reversal takes out of the rollup is read before its row changes.
+    let reversed = match fin.takes_from() {
+        Some(TxStatus::Successful) => Some(sales_rollup::before_reversal(tx, code).await?),
+        _ => None,
+    };
     let Some(changed) = change_status(tx, code, fin).await? else {
         let lookup = TxLookup::Code(code.to_owned());
         return match super::purchases::look_up(tx, None, lookup).await? {
@@ -230,6 +236,7 @@ pub(crate) async fn finalize<T: Tx>(
     }
     queue_event(tx, &changed, fin).await?;
     notices::purchase_final(tx, code, changed.product, fin.status).await?;
+    sales_rollup::record(tx, code, reversed).await?;
     Ok(true)
 }
 

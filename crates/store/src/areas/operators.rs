@@ -8,8 +8,7 @@ use crate::db::{
 };
 use crate::listing::{Filters, Listing};
 use crate::operators::{
-    LAST_PLAN_COSTS, LOG_COLUMNS, OPERATOR_COLUMNS, SALES_SUMMARY, SUPPLIER_OUTCOMES,
-    first_per_plan,
+    LAST_PLAN_COSTS, LOG_COLUMNS, OPERATOR_COLUMNS, SUPPLIER_OUTCOMES, first_per_plan,
 };
 use crate::rows::account;
 use crate::*;
@@ -57,8 +56,9 @@ for_both_engines! {
         /// Per data or cable plan, the supplier cost of its most recent successful
         /// purchase whose cost is known (docs/pricing.md, "Supplier cost").
         fn last_plan_costs() -> Vec<PlanCost> = read |tx| last_plan_costs(tx);
-        /// Purchases placed since `since` (RFC 3339), by outcome.
-        fn sales_summary(since: &str) -> SalesSummary = read |tx| sales_summary(tx, &since);
+        /// Purchases placed since `since` (RFC 3339, an hour's start), by
+        /// outcome: the final ones from the sales rollup.
+        fn sales_summary(since: &str) -> SalesSummary = read |tx| super::sales_rollup::summary(tx, &since);
         /// Purchases placed since `since` (RFC 3339), by supplier and outcome.
         fn supplier_outcomes(since: &str) -> Vec<SupplierOutcome>
             = read |tx| supplier_outcomes(tx, &since);
@@ -329,19 +329,6 @@ async fn last_plan_costs<T: Tx>(tx: &T) -> Result<Vec<PlanCost>, T::Error> {
         })
         .await?;
     Ok(first_per_plan(rows))
-}
-
-async fn sales_summary<T: Tx>(tx: &T, since: &str) -> Result<SalesSummary, T::Error> {
-    tx.query_one(SALES_SUMMARY, &[&since], |row| {
-        Ok(SalesSummary {
-            successful_count: row.get(Column::nth(0))?,
-            successful_value: row.get(Column::nth(1))?,
-            failed_count: row.get(Column::nth(2))?,
-            refunded_value: row.get(Column::nth(3))?,
-            processing_count: row.get(Column::nth(4))?,
-        })
-    })
-    .await
 }
 
 /// The engines compute a purchase's time to its final status their own way.

@@ -2,7 +2,7 @@
 //! (The audit itself is `areas/audit.rs`.)
 
 use super::engine::Engine;
-use crate::audit::CHECKS;
+use crate::audit::sql_checks;
 use rusqlite::Connection;
 
 /// The loops of a query plan that read a whole table (or build a
@@ -28,8 +28,7 @@ async fn no_check_scans_a_table_inside_a_loop() {
     let engine = Engine::open(dir.path().join("plans.db")).unwrap();
     let nested = engine
         .read(|conn| {
-            Ok(CHECKS
-                .iter()
+            Ok(sql_checks()
                 .map(|check| (check.name, nested_scans(conn, check.sql)))
                 .filter(|(_, scans)| !scans.is_empty())
                 .collect::<Vec<_>>())

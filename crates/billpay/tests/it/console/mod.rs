@@ -22,6 +22,7 @@ mod notifications;
 mod phone;
 mod pin_lock;
 mod reset_link;
+mod rollup;
 mod sign_in;
 mod takeover;
 

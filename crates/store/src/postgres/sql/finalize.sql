@@ -1,5 +1,5 @@
 -- A final status, its refund (if failed; ledger kind $11) with its usage
--- given back (docs/limits.md), and its outbox event (skipped at once, with
+-- given back (docs/limits.md), its sales rollup row, and its outbox event (skipped at once, with
 -- its attempt, for a key without a webhook URL), as one statement. Only a
 -- transaction in status $10 changes (the row lock makes a concurrent
 -- finalize on another node wait, then find it final).
@@ -12,13 +12,14 @@
 -- bounds every notice ($17 the clock hour, $18 the kind's bound).
 -- Answers (the transaction exists, rows changed, notices dropped by email, by SMS).
 WITH current AS (
-    SELECT code FROM transactions WHERE code = $1 AND status = $10 FOR UPDATE
+    SELECT code, cost FROM transactions WHERE code = $1 AND status = $10 FOR UPDATE
 ), changed AS (
     UPDATE transactions t SET status = $2, message = $3, result = $4, completed_at = $5,
       attempts = t.attempts + 1, lease_until = 0, cost = $12,
       watch_at = $13
     FROM current WHERE t.code = current.code
-    RETURNING t.account_id, t.key_id, t.amount, t.product, t.recipient,
+    RETURNING t.account_id, t.key_id, t.amount, t.product, t.recipient, t.created_at,
+      t.provider, t.supplier, t.tier, t.face_value, t.cost,
       -- the Lagos day it was placed in (UTC+1 all year: clock::LAGOS)
       to_char((t.created_at::timestamptz AT TIME ZONE 'UTC') + INTERVAL '1 hour', 'YYYY-MM-DD')
         AS day
@@ -39,6 +40,29 @@ WITH current AS (
 ), recipient_given_back AS (
     UPDATE recipient_usage u SET value = GREATEST(u.value - r.amount, 0)
     FROM refunded r WHERE u.account_id = r.id AND u.recipient = r.recipient AND u.day = r.day
+), rolled_up AS (
+    -- The sales rollup, as `areas/sales_rollup.rs` writes it (an interim
+    -- copy until PostgreSQL runs the Rust finalize): the purchase counted in
+    -- its final status; a reversal ($10 successful) taken out of its
+    -- successful row first, with the cost it had.
+    INSERT INTO sales_rollup (hour, product, provider, supplier, tier, status, purchases,
+      face_value, charged, cost, charged_with_cost, cost_unknown)
+    SELECT SUBSTR(c.created_at, 1, 13), c.product, c.provider, COALESCE(c.supplier, ''),
+      COALESCE(c.tier, ''), s.status, s.sign, s.sign * COALESCE(c.face_value, c.amount),
+      s.sign * c.amount, s.sign * COALESCE(s.cost, 0),
+      CASE WHEN s.cost IS NULL THEN 0 ELSE s.sign * c.amount END,
+      CASE WHEN s.cost IS NULL THEN s.sign ELSE 0 END
+    FROM changed c CROSS JOIN current o
+    CROSS JOIN LATERAL (VALUES ($2::text, 1, c.cost), ($10::text, -1, o.cost))
+      AS s (status, sign, cost)
+    WHERE s.sign = 1 OR $10 = 'successful'
+    ON CONFLICT (hour, product, provider, supplier, tier, status) DO UPDATE SET
+      purchases = sales_rollup.purchases + excluded.purchases,
+      face_value = sales_rollup.face_value + excluded.face_value,
+      charged = sales_rollup.charged + excluded.charged,
+      cost = sales_rollup.cost + excluded.cost,
+      charged_with_cost = sales_rollup.charged_with_cost + excluded.charged_with_cost,
+      cost_unknown = sales_rollup.cost_unknown + excluded.cost_unknown
 ), event AS (
     INSERT INTO events (id, transaction_code, account_id, key_id, event, payload, status,
       attempts, created_at, next_attempt_at)

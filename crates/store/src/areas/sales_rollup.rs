@@ -1,0 +1,215 @@
+//! The hourly sales rollup (issue 48, migration `038_sales_rollup`): final
+//! purchases summed per UTC hour of placement, product, provider, supplier,
+//! tier and status, so the console's overview, the sales report and the
+//! daily summary read hundreds of rows, not every purchase.
+//!
+//! One rule says what a purchase counts in the rollup ([`contribution`]);
+//! every statement here is built from it: the finalization's upsert, a
+//! reversal's move, the migration's backfill and the audit's comparison.
+//! The rollup is written in the transaction that makes a purchase final,
+//! so it always equals the purchases (docs/decisions.md, "The sales rollup").
+
+use crate::audit::Check;
+use crate::db::{Column, Param, PerEngine, RowRead, Tx, col, for_both_engines};
+use crate::*;
+use std::sync::LazyLock;
+
+for_both_engines! {
+    /// The hourly sales rollup (`areas/sales_rollup.rs`).
+    pub trait SalesRollupStore {
+        /// The rollup's rows of the hours in `[from, until)` (RFC 3339 hour
+        /// starts, as a Lagos day's start is; `""` and `"~"`: open), those
+        /// that count a purchase.
+        fn sales_rollup(from: String, until: String) -> Vec<SalesBucket>
+            = read |tx| buckets(tx, &from, &until);
+    }
+}
+
+/// The rollup's columns: its key, then its sums.
+const COLUMNS: &str = "hour, product, provider, supplier, tier, status, \
+    purchases, face_value, charged, cost, charged_with_cost, cost_unknown";
+const KEY: &str = "hour, product, provider, supplier, tier, status";
+const SUMS: [&str; 6] = [
+    "purchases",
+    "face_value",
+    "charged",
+    "cost",
+    "charged_with_cost",
+    "cost_unknown",
+];
+
+/// What one purchase row of `transactions` adds to its rollup row, `sign`
+/// times (`-1` takes it out), with its status and cost as `status` and
+/// `cost` say (the columns, or what they were before a reversal). A missing
+/// supplier or tier is `''`: a key column is never NULL.
+fn contribution(status: &str, cost: &str, sign: i8) -> String {
+    format!(
+        "SUBSTR(created_at, 1, 13) AS hour, product, provider,
+         COALESCE(supplier, '') AS supplier, COALESCE(tier, '') AS tier, {status} AS status,
+         {sign} AS purchases, {sign} * COALESCE(face_value, amount) AS face_value,
+         {sign} * amount AS charged, {sign} * COALESCE({cost}, 0) AS cost,
+         CASE WHEN {cost} IS NULL THEN 0 ELSE {sign} * amount END AS charged_with_cost,
+         CASE WHEN {cost} IS NULL THEN {sign} ELSE 0 END AS cost_unknown"
+    )
+}
+
+/// The statuses the rollup counts.
+const FINAL: &str = "status IN ('successful', 'failed')";
+
+/// The purchase `?1`'s contribution added to its row (created if new).
+fn upsert(contribution: &str) -> String {
+    format!(
+        "INSERT INTO sales_rollup ({COLUMNS})
+         SELECT {contribution} FROM transactions WHERE code = ?1
+         ON CONFLICT ({KEY}) DO UPDATE SET
+           purchases = sales_rollup.purchases + excluded.purchases,
+           face_value = sales_rollup.face_value + excluded.face_value,
+           charged = sales_rollup.charged + excluded.charged,
+           cost = sales_rollup.cost + excluded.cost,
+           charged_with_cost = sales_rollup.charged_with_cost + excluded.charged_with_cost,
+           cost_unknown = sales_rollup.cost_unknown + excluded.cost_unknown"
+    )
+}
+
+/// A successful purchase about to be reversed: the cost it is counted with
+/// (the reversal clears it). Read before its status changes.
+pub(crate) struct Reversed {
+    cost: Option<i64>,
+}
+
+/// [`Reversed`] of the purchase `code` (still successful).
+pub(crate) async fn before_reversal<T: Tx>(tx: &T, code: &str) -> Result<Reversed, T::Error> {
+    const COLUMNS: &str = "cost";
+    let sql = "SELECT cost FROM transactions WHERE code = ?1";
+    let cost = tx
+        .query_opt(sql, &[&code], |row| row.get(col!("cost")))
+        .await?;
+    Ok(Reversed {
+        cost: cost.flatten(),
+    })
+}
+
+/// The purchase `code`, just made final, counted in its row; a reversed one
+/// (`reversed`) first taken out of its successful row, as it was counted.
+/// In the finalization's transaction, after its status is written.
+pub(crate) async fn record<T: Tx>(
+    tx: &T,
+    code: &str,
+    reversed: Option<Reversed>,
+) -> Result<(), T::Error> {
+    static ADD: LazyLock<String> = LazyLock::new(|| upsert(&contribution("status", "cost", 1)));
+    static TAKE_OUT: LazyLock<String> =
+        LazyLock::new(|| upsert(&contribution("'successful'", "CAST(?2 AS BIGINT)", -1)));
+    if let Some(Reversed { cost }) = reversed {
+        let params: [&dyn Param; 2] = [&code, &cost];
+        tx.execute(&TAKE_OUT, &params).await?;
+    }
+    tx.execute(&ADD, &[&code]).await?;
+    Ok(())
+}
+
+/// The rollup built from the purchases already final: the last statement of
+/// migration `038_sales_rollup`, and what the bench runs after seeding.
+pub fn backfill() -> String {
+    format!(
+        "INSERT INTO sales_rollup ({COLUMNS})
+         SELECT {KEY}, {sums} FROM (SELECT {rows} FROM transactions WHERE {FINAL}) AS finals
+         GROUP BY {KEY}",
+        sums = sums(),
+        rows = contribution("status", "cost", 1),
+    )
+}
+
+/// The rollup's sums, each column summed.
+fn sums() -> String {
+    SUMS.map(|c| format!("CAST(SUM({c}) AS BIGINT) AS {c}"))
+        .join(", ")
+}
+
+/// The audit's check: every rollup row equals the sums of its purchases.
+pub(crate) static CHECK: LazyLock<Check> = LazyLock::new(|| Check {
+    name: "sales_rollup_equals_transactions",
+    rule: "every row of the hourly sales rollup equals the sums of its final purchases \
+           (each figure shown is the purchases' less the rollup's)",
+    sql: &CHECK_SQL,
+});
+
+/// The purchases' contributions less the rollup's rows, per rollup key: the
+/// keys where they differ.
+static CHECK_SQL: LazyLock<String> = LazyLock::new(|| {
+    let text = SUMS
+        .map(|c| format!("CAST(SUM({c}) AS TEXT) AS {c}"))
+        .join(", ");
+    let differ = SUMS.map(|c| format!("SUM({c}) <> 0")).join(" OR ");
+    format!(
+        "SELECT {KEY}, {text}
+         FROM (SELECT {rows} FROM transactions WHERE {FINAL}
+               UNION ALL
+               SELECT {KEY}, -purchases, -face_value, -charged, -cost, -charged_with_cost,
+                      -cost_unknown FROM sales_rollup) AS both_sides
+         GROUP BY {KEY} HAVING {differ}",
+        rows = contribution("status", "cost", 1),
+    )
+});
+
+async fn buckets<T: Tx>(tx: &T, from: &str, until: &str) -> Result<Vec<SalesBucket>, T::Error> {
+    let sql = "SELECT hour, product, provider, NULLIF(supplier, '') AS supplier,
+                 NULLIF(tier, '') AS tier, status, purchases, face_value, charged, cost,
+                 charged_with_cost, cost_unknown
+               FROM sales_rollup
+               WHERE hour >= SUBSTR(?1, 1, 13) AND hour < SUBSTR(?2, 1, 13) AND purchases <> 0";
+    tx.query_all(sql, &[&from, &until], bucket).await
+}
+
+fn bucket(row: &dyn RowRead) -> StoreResult<SalesBucket> {
+    Ok(SalesBucket {
+        hour: row.get(col!(COLUMNS, "hour"))?,
+        product: row.parsed(col!(COLUMNS, "product"))?,
+        provider: row.get(col!(COLUMNS, "provider"))?,
+        supplier: row.get(col!(COLUMNS, "supplier"))?,
+        tier: row.get(col!(COLUMNS, "tier"))?,
+        status: row.parsed(col!(COLUMNS, "status"))?,
+        purchases: row.get(col!(COLUMNS, "purchases"))?,
+        face_value: row.get(col!(COLUMNS, "face_value"))?,
+        charged: row.get(col!(COLUMNS, "charged"))?,
+        cost: row.get(col!(COLUMNS, "cost"))?,
+        charged_with_cost: row.get(col!(COLUMNS, "charged_with_cost"))?,
+        cost_unknown: row.get(col!(COLUMNS, "cost_unknown"))?,
+    })
+}
+
+/// Sales since `since` (an hour's start) for the console's overview: the
+/// successful and failed from the rollup, the processing ones counted
+/// through the processing rows' index.
+pub(crate) async fn summary<T: Tx>(tx: &T, since: &str) -> Result<SalesSummary, T::Error> {
+    tx.query_one(SUMMARY.sql(T::ENGINE), &[&since], |row| {
+        Ok(SalesSummary {
+            successful_count: row.get(Column::nth(0))?,
+            successful_value: row.get(Column::nth(1))?,
+            failed_count: row.get(Column::nth(2))?,
+            refunded_value: row.get(Column::nth(3))?,
+            processing_count: row.get(Column::nth(4))?,
+        })
+    })
+    .await
+}
+
+/// [`summary`]'s statement (its plan is checked in `sqlite::listing_plans`).
+pub(crate) static SUMMARY: PerEngine = PerEngine::new(|engine| {
+    let processing = super::purchases::processing_rows(engine);
+    let sum = |what: &str, status: &str| {
+        format!(
+            "CAST(COALESCE(SUM(CASE WHEN status = '{status}' THEN {what} ELSE 0 END), 0) AS BIGINT)"
+        )
+    };
+    format!(
+        "SELECT {}, {}, {}, {},
+           (SELECT COUNT(*) FROM {processing}
+            WHERE status = 'processing' AND created_at >= ?1) AS processing
+         FROM sales_rollup WHERE hour >= SUBSTR(?1, 1, 13)",
+        sum("purchases", "successful"),
+        sum("charged", "successful"),
+        sum("purchases", "failed"),
+        sum("charged", "failed"),
+    )
+});

@@ -1,0 +1,270 @@
+//! The hourly sales rollup: written with each finalization and reversal,
+//! built by the migration's backfill, checked by the audit.
+
+use crate::common::{finalization, funded_account, purchase, raw_sql, store};
+use billpay_domain::{Kobo, TxStatus};
+use billpay_store::*;
+use std::collections::BTreeMap;
+
+type Key = (
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    &'static str,
+);
+type Sums = (u64, i64, i64, i64, i64, u64);
+
+/// A rollup row's key and sums.
+fn keyed(b: &SalesBucket) -> (Key, Sums) {
+    let key = (
+        b.hour.clone(),
+        b.product.service().to_owned(),
+        b.provider.clone(),
+        b.supplier.clone(),
+        b.tier.clone(),
+        b.status.as_str(),
+    );
+    let sums = (
+        b.purchases,
+        b.face_value.0,
+        b.charged.0,
+        b.cost.0,
+        b.charged_with_cost.0,
+        b.cost_unknown,
+    );
+    (key, sums)
+}
+
+/// The rollup's rows over every hour, by key.
+async fn rollup(store: &SharedStore) -> BTreeMap<Key, Sums> {
+    let mut rows = BTreeMap::new();
+    for bucket in store.sales_rollup(String::new(), "~".into()).await.unwrap() {
+        let (key, sums) = keyed(&bucket);
+        assert!(rows.insert(key, sums).is_none(), "one row per key");
+    }
+    rows
+}
+
+/// The purchases' groups (`PricingStore::sales`, by account) summed over
+/// accounts: what the rollup must hold.
+async fn from_purchases(store: &SharedStore) -> BTreeMap<Key, Sums> {
+    let mut rows: BTreeMap<Key, Sums> = BTreeMap::new();
+    for group in store.sales(String::new(), "~".into()).await.unwrap() {
+        let (key, g) = keyed(&SalesBucket::from(&group));
+        let s = rows.entry(key).or_default();
+        *s = (
+            s.0 + g.0,
+            s.1 + g.1,
+            s.2 + g.2,
+            s.3 + g.3,
+            s.4 + g.4,
+            s.5 + g.5,
+        );
+    }
+    rows
+}
+
+fn check<'a>(outcomes: &'a [audit::CheckOutcome], name: &str) -> &'a audit::CheckOutcome {
+    outcomes.iter().find(|o| o.name == name).unwrap()
+}
+
+const CHECK: &str = "sales_rollup_equals_transactions";
+
+/// Three purchases made final (one with a known cost, one without, one
+/// failed), one left processing, on an account with a tier.
+async fn sales(store: &SharedStore) -> Vec<String> {
+    let (account, key) = funded_account(store, 1_000).await;
+    let mut codes = Vec::new();
+    for (i, (status, cost)) in [
+        (TxStatus::Successful, Some(9_700)),
+        (TxStatus::Successful, None),
+        (TxStatus::Failed, None),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut new = purchase(account, key, &format!("r-{i}"), 100);
+        new.amount = Kobo(9_800);
+        new.tier = Some("reseller".into());
+        let placed = store.place_purchase(new).await.unwrap();
+        store
+            .mark_submitted(&placed.code, "sandbox", None)
+            .await
+            .unwrap();
+        let mut fin = finalization(status, false);
+        fin.cost = cost.map(Kobo);
+        assert!(store.finalize(&placed.code, fin).await.unwrap());
+        codes.push(placed.code);
+    }
+    store
+        .place_purchase(purchase(account, key, "r-open", 100))
+        .await
+        .unwrap();
+    codes
+}
+
+#[tokio::test]
+async fn each_finalization_is_counted_in_its_hour_and_a_reversal_moves_it_to_failed() {
+    let (_db, store) = store().await;
+    let codes = sales(&store).await;
+    let rows = rollup(&store).await;
+    assert_eq!(rows, from_purchases(&store).await);
+    let hour = &store
+        .transaction(None, TxLookup::Code(codes[0].clone()))
+        .await
+        .unwrap()
+        .unwrap()
+        .created_at[..13];
+    let key = |status: TxStatus| {
+        (
+            hour.to_owned(),
+            "airtime".to_owned(),
+            "mtn".to_owned(),
+            Some("sandbox".to_owned()),
+            Some("reseller".to_owned()),
+            status.as_str(),
+        )
+    };
+    assert_eq!(
+        rows[&key(TxStatus::Successful)],
+        (2, 20_000, 19_600, 9_700, 9_800, 1)
+    );
+    assert_eq!(rows[&key(TxStatus::Failed)], (1, 10_000, 9_800, 0, 0, 1));
+    assert_eq!(rows.len(), 2, "the processing one is in no row: {rows:?}");
+
+    // The supplier reverses the one with a known cost: out of successful, into failed.
+    assert!(
+        store
+            .finalize(&codes[0], finalization(TxStatus::Failed, true))
+            .await
+            .unwrap()
+    );
+    // Reversing it again changes nothing.
+    assert!(
+        !store
+            .finalize(&codes[0], finalization(TxStatus::Failed, true))
+            .await
+            .unwrap()
+    );
+    let rows = rollup(&store).await;
+    assert_eq!(
+        rows[&key(TxStatus::Successful)],
+        (1, 10_000, 9_800, 0, 0, 1)
+    );
+    assert_eq!(rows[&key(TxStatus::Failed)], (2, 20_000, 19_600, 0, 0, 2));
+    assert_eq!(rows, from_purchases(&store).await);
+    assert!(check(&store.audit().await.unwrap(), CHECK).passed());
+
+    // A row whose only purchase was reversed is not read.
+    let last = rows[&key(TxStatus::Successful)];
+    assert_eq!(last.0, 1);
+    assert!(
+        store
+            .finalize(&codes[1], finalization(TxStatus::Failed, true))
+            .await
+            .unwrap()
+    );
+    let rows = rollup(&store).await;
+    assert!(!rows.contains_key(&key(TxStatus::Successful)), "{rows:?}");
+    assert!(check(&store.audit().await.unwrap(), CHECK).passed());
+}
+
+#[tokio::test]
+async fn the_rollup_is_read_by_hour_and_the_overview_summary_from_it() {
+    let (_db, store) = store().await;
+    sales(&store).await;
+    let rows = rollup(&store).await;
+    let hour = rows.keys().next().unwrap().0.clone();
+    let start = format!("{hour}:00:00.000+00:00");
+    let next = |h: &str| store.sales_rollup(h.to_owned(), "~".into());
+    assert_eq!(
+        next(&start).await.unwrap().len(),
+        2,
+        "from its hour's start"
+    );
+    let after = format!("{hour}:59:59.999+00:00");
+    assert_eq!(
+        store
+            .sales_rollup(String::new(), start.clone())
+            .await
+            .unwrap()
+            .len(),
+        0,
+        "until its hour's start"
+    );
+    assert_eq!(
+        store
+            .sales_rollup(String::new(), "2000".into())
+            .await
+            .unwrap(),
+        vec![]
+    );
+    let summary = store.sales_summary(&start).await.unwrap();
+    assert_eq!(
+        (
+            summary.successful_count,
+            summary.successful_value,
+            summary.failed_count,
+            summary.refunded_value,
+            summary.processing_count
+        ),
+        (2, 19_600, 1, 9_800, 1)
+    );
+    let later = store.sales_summary(&after).await.unwrap();
+    assert_eq!(later.processing_count, 0, "placed before {after}");
+}
+
+#[tokio::test]
+async fn the_backfill_builds_the_rollup_the_finalizations_wrote() {
+    let (db, store) = store().await;
+    let codes = sales(&store).await;
+    assert!(
+        store
+            .finalize(&codes[0], finalization(TxStatus::Failed, true))
+            .await
+            .unwrap()
+    );
+    let written = rollup(&store).await;
+    raw_sql(
+        &db,
+        &format!("DELETE FROM sales_rollup; {};", sales_rollup_backfill()),
+    )
+    .await;
+    assert_eq!(rollup(&store).await, written);
+    assert!(check(&store.audit().await.unwrap(), CHECK).passed());
+}
+
+#[tokio::test]
+async fn a_rollup_that_is_not_the_purchases_fails_the_audit() {
+    let (db, store) = store().await;
+    sales(&store).await;
+    raw_sql(
+        &db,
+        "UPDATE sales_rollup SET charged = charged + 1 WHERE status = 'successful';
+         DELETE FROM sales_rollup WHERE status = 'failed';",
+    )
+    .await;
+    let outcomes = store.audit().await.unwrap();
+    for outcome in &outcomes {
+        assert_eq!(outcome.passed(), outcome.name != CHECK, "{outcome:?}");
+    }
+    let mut violations = check(&outcomes, CHECK).violations.clone();
+    violations.sort_by(|a, b| a["status"].cmp(&b["status"]));
+    let text = |row: usize, column: &str| violations[row][column].clone();
+    assert_eq!(violations.len(), 2, "{violations:?}");
+    assert_eq!(text(0, "status").as_deref(), Some("failed"));
+    assert_eq!(
+        text(0, "purchases").as_deref(),
+        Some("1"),
+        "a purchase not in it"
+    );
+    assert_eq!(text(1, "status").as_deref(), Some("successful"));
+    assert_eq!(
+        text(1, "charged").as_deref(),
+        Some("-1"),
+        "a kobo more than the purchases"
+    );
+    assert_eq!(text(1, "purchases").as_deref(), Some("0"));
+}
