@@ -401,8 +401,9 @@ impl Value for Option<billpay_domain::Kobo> {
 /// SQLite's writer thread.
 ///
 /// `…, postgres |store| store.method_here(…)` after the call: PostgreSQL
-/// runs its own method instead (a statement of its group-committed lanes,
-/// `postgres/statements.rs`), SQLite the area's function as `kind` says.
+/// runs its own method instead (the area's function as a unit of its
+/// group-committed lanes, `postgres/units.rs`), SQLite the area's function
+/// as `kind` says.
 macro_rules! for_both_engines {
     (
         $(#[$area_meta:meta])*

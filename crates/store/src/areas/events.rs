@@ -1,8 +1,7 @@
 //! Webhook events (the outbox): claimed under a lease by the delivery
 //! worker, their attempts recorded, listed, and queued again on request.
-//! PostgreSQL records an attempt its own way, as one statement of its
-//! group-committed lanes (`postgres/events.rs`); SQLite runs [`record`] in its
-//! writer's group commit.
+//! Both engines run [`record`] in their group commit (SQLite's writer,
+//! PostgreSQL's lanes of units, `postgres/fulfilment.rs`).
 
 use super::claims::{claim, claim_sql};
 use crate::clock::{now_ms, now_rfc3339};
@@ -58,7 +57,7 @@ async fn claim_due<T: Tx>(
 }
 
 /// The attempt, then the event's next state (its lease released).
-async fn record<T: Tx>(
+pub(crate) async fn record<T: Tx>(
     tx: &T,
     event_id: &str,
     attempt: &NewAttempt,

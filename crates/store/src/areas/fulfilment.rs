@@ -2,11 +2,10 @@
 //! lease, what the supplier was asked, rescheduling, the reversal watch, and
 //! the final status with its refund, outbox event, notice and sales rollup.
 //!
-//! PostgreSQL runs three writes its own way, as single statements of its
-//! group-committed lanes (`postgres/fulfilment.rs`): marking a purchase
-//! submitted, and the finalize (one statement of several parts, with or
-//! without the operator's log line); SQLite runs the functions here in its
-//! writer's group commit.
+//! Both engines run the functions here: SQLite in its writer's group
+//! commit, PostgreSQL marking a purchase submitted and the finalize as units
+//! of its group-committed lanes (`postgres/fulfilment.rs`; a refund in a
+//! transaction of its own).
 
 use super::claims::{claim, claim_sql};
 use super::{events, notices, operators, sales_rollup, wallet};
@@ -134,7 +133,7 @@ async fn renew_leases<T: Tx>(tx: &T, codes: &[String], lease: Duration) -> Resul
 }
 
 /// Records that the supplier was asked, before asking.
-async fn mark_submitted<T: Tx>(
+pub(crate) async fn mark_submitted<T: Tx>(
     tx: &T,
     code: &str,
     supplier: &str,
@@ -146,9 +145,8 @@ async fn mark_submitted<T: Tx>(
 }
 
 /// Marks a purchase submitted: `?1` its code, `?2` the supplier, `?3` the
-/// supplier's reference. PostgreSQL runs it as a statement of its lanes
-/// (`postgres/fulfilment.rs`).
-pub(crate) const MARK_SUBMITTED: &str = "UPDATE transactions
+/// supplier's reference.
+const MARK_SUBMITTED: &str = "UPDATE transactions
     SET submitted = TRUE, supplier = ?2, supplier_reference = ?3 WHERE code = ?1";
 
 /// A processing purchase's next attempt after `?1`, the note `?2` in its

@@ -906,8 +906,7 @@ pub(crate) async fn reject<T: Tx>(
 /// count off the usage row of the Lagos day it was placed in, its amount off
 /// its recipient's row of that day if there is one, neither below zero.
 /// The hourly counts are kept: they count attempts, which the velocity
-/// rules watch. PostgreSQL's one-statement finalize does the same in SQL
-/// (`postgres/sql/finalize.sql`).
+/// rules watch.
 pub(crate) async fn give_back_usage<T: Tx>(
     tx: &T,
     refunded: &super::fulfilment::Finalized,

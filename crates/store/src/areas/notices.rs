@@ -146,7 +146,6 @@ pub(crate) fn notice_hour() -> i64 {
 /// The scopes a notice is counted in: its account's (per channel), if it
 /// has one, then its destination's — the address or phone as its SHA-256
 /// (hex), so the counts hold no personal data an erasure would have to find.
-/// `finalize.sql` (PostgreSQL) spells the same.
 fn count_scopes(notice: &NewNotice) -> Vec<String> {
     let (channel, kind) = (&notice.channel, &notice.kind);
     let account = notice
@@ -250,7 +249,6 @@ pub(crate) enum Owner<'a> {
 
 /// Where a customer may be told anything but a code proving an address:
 /// an address the account proved (or the operator gave when opening it).
-/// `finalize.sql` (PostgreSQL) spells the same.
 pub(crate) const VERIFIED: &str = "(a.signed_up = 'operator' OR a.email_verified_at IS NOT NULL)";
 
 /// A customer notice of `topic`, inside its cause's transaction, each

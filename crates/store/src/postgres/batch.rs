@@ -1,11 +1,13 @@
-//! The group-commit engine: jobs (one statement each) queue in lanes; a lane
-//! runs one batch at a time, up to [`MAX_BATCH`] jobs pipelined in one
-//! transaction, one COMMIT, then answers each. Purchases take one queue per
-//! lane (a wallet always the same lane); the workers' statements share one
-//! queue that every lane takes from (the next free lane takes the next batch).
+//! The group-commit engine: jobs queue in lanes; a lane runs one batch at a
+//! time, up to [`Job::MAX`] jobs in one transaction, one COMMIT, then answers
+//! each. Two kinds of job share it: statements pipelined on the connection
+//! (purchases, one queue per lane, a wallet always the same lane) and units of
+//! work, each an area's function over the transaction in a savepoint of its
+//! own (`units.rs`: the workers' writes, lanes sharing one queue, the next
+//! free lane taking the next batch).
 
-use super::connection::Client;
-use super::error::{PgError, PgResult, backend, describe, stopped_queue};
+use super::connection::{Client, PgTx};
+use super::error::{PgError, PgResult, describe, stopped_queue};
 use deadpool_postgres::Pool;
 use std::collections::HashMap;
 use std::future::Future;
@@ -18,23 +20,29 @@ use tokio_postgres::types::ToSql;
 /// Jobs per group-commit transaction at most.
 pub const MAX_BATCH: usize = 128;
 
-/// One statement waiting to be group-committed, and where its answer goes.
+/// A job waiting to be group-committed, and where its answer goes.
 pub(super) trait Job: Send + Sync + Sized + 'static {
     /// The queue's name in the batch metric.
     const QUEUE: &'static str;
+    /// Jobs per batch at most.
+    const MAX: usize = MAX_BATCH;
+    /// What a job of a batch comes to before the COMMIT.
+    type Done: Send;
 
-    fn sql(&self) -> &'static str;
-    fn params(&self) -> Vec<&(dyn ToSql + Sync)>;
-    /// Answers the caller: its row once the batch committed, or why not.
-    fn answer(self, row: PgResult<Row>);
+    /// Runs the batch (in lock order) inside `tx`: what each job came to,
+    /// or an error that rolls the whole batch back.
+    fn run_in<'a>(
+        tx: &'a PgTx<'a>,
+        batch: &'a [Self],
+    ) -> impl Future<Output = PgResult<Vec<Self::Done>>> + Send + 'a;
+    /// Its batch committed: answers the caller with what it came to.
+    fn committed(self, pool: &Pool, done: Self::Done) -> impl Future<Output = ()> + Send + '_;
     /// Runs it in a transaction of its own and answers (after its batch rolled back).
     fn run_alone(self, pool: &Pool) -> impl Future<Output = ()> + Send + '_;
     /// Its batch's COMMIT lost its connection (`why`), so whether it was
-    /// accepted is unknown. By default the caller is told so: it may have
-    /// been, so it is not run again. A job that can find out overrides this.
-    fn outcome_unknown(self, _pool: &Pool, why: String) -> impl Future<Output = ()> + Send + '_ {
-        async move { self.answer(Err(backend(why))) }
-    }
+    /// accepted is unknown: answers what it can find out, or that (it may
+    /// have been accepted, so it is not simply run again).
+    fn outcome_unknown(self, pool: &Pool, why: String) -> impl Future<Output = ()> + Send + '_;
     /// Puts a batch in the order its rows are locked in (every batch of
     /// every node alike, so batches never deadlock). As queued by default.
     fn lock_order(_batch: &mut [Self]) {}
@@ -85,7 +93,7 @@ impl<J: Job> Lanes<J> {
     }
 }
 
-/// One lane: takes what is queued (up to [`MAX_BATCH`]), runs it as one
+/// One lane: takes what is queued (up to [`Job::MAX`]), runs it as one
 /// batch, and only then takes the next; meanwhile new jobs wait, so the next
 /// batch grows.
 async fn run_lane<J: Job>(pool: Pool, queue: Queue<J>) {
@@ -97,10 +105,10 @@ async fn run_lane<J: Job>(pool: Pool, queue: Queue<J>) {
 }
 
 /// The next batch: waits for one job, then takes what else is queued.
-async fn next_batch<J>(queue: &Queue<J>) -> Option<Vec<J>> {
+async fn next_batch<J: Job>(queue: &Queue<J>) -> Option<Vec<J>> {
     let mut queue = queue.lock().await;
     let mut batch = vec![queue.recv().await?];
-    while batch.len() < MAX_BATCH {
+    while batch.len() < J::MAX {
         match queue.try_recv() {
             Ok(job) => batch.push(job),
             Err(_) => break,
@@ -120,10 +128,12 @@ async fn run_batch<J: Job>(pool: &Pool, mut batch: Vec<J>) {
     if batch.len() > 1 {
         J::lock_order(&mut batch);
         match commit_batch(pool, &batch).await {
-            Ok(rows) => {
-                for (job, row) in batch.into_iter().zip(rows) {
-                    job.answer(Ok(row));
-                }
+            Ok(done) => {
+                let answers = batch
+                    .into_iter()
+                    .zip(done)
+                    .map(|(job, done)| job.committed(pool, done));
+                futures_util::future::join_all(answers).await;
                 return;
             }
             Err(BatchError::Unknown(e)) => {
@@ -146,33 +156,41 @@ async fn run_batch<J: Job>(pool: &Pool, mut batch: Vec<J>) {
     futures_util::future::join_all(singles).await;
 }
 
-async fn commit_batch<J: Job>(pool: &Pool, batch: &[J]) -> Result<Vec<Row>, BatchError> {
+async fn commit_batch<J: Job>(pool: &Pool, batch: &[J]) -> Result<Vec<J::Done>, BatchError> {
     let rolled_back = |e: PgError| BatchError::RolledBack(e);
     let mut client: Client = pool.get().await.map_err(|e| rolled_back(e.into()))?;
     let tx = client
         .transaction()
         .await
         .map_err(|e| rolled_back(e.into()))?;
-    let mut statements = HashMap::new();
-    for job in batch {
-        if !statements.contains_key(job.sql()) {
-            let stmt = tx.prepare_cached(job.sql()).await;
-            statements.insert(job.sql(), stmt.map_err(|e| rolled_back(e.into()))?);
-        }
-    }
-    let params: Vec<_> = batch.iter().map(Job::params).collect();
-    // Polled together, the statements are pipelined on the one connection.
-    let calls = batch
-        .iter()
-        .zip(&params)
-        .map(|(job, p)| tx.query_one(&statements[job.sql()], p));
-    let rows = futures_util::future::try_join_all(calls)
-        .await
-        .map_err(|e| rolled_back(e.into()))?;
+    let done = J::run_in(&tx, batch).await.map_err(rolled_back)?;
     match tx.commit().await {
-        Ok(()) => Ok(rows),
+        Ok(()) => Ok(done),
         // The server answered with an error: it rolled back.
         Err(e) if e.as_db_error().is_some() => Err(rolled_back(e.into())),
         Err(e) => Err(BatchError::Unknown(e)),
     }
+}
+
+/// A batch of one statement per job, pipelined on the transaction's
+/// connection: each job's one row.
+pub(super) async fn pipelined<'a, J>(
+    tx: &'a PgTx<'a>,
+    batch: &'a [J],
+    sql: impl Fn(&J) -> &'static str,
+    params: impl Fn(&'a J) -> Vec<&'a (dyn ToSql + Sync)>,
+) -> PgResult<Vec<Row>> {
+    let mut statements = HashMap::new();
+    for job in batch {
+        if !statements.contains_key(sql(job)) {
+            statements.insert(sql(job), tx.prepare_cached(sql(job)).await?);
+        }
+    }
+    let params: Vec<_> = batch.iter().map(params).collect();
+    // Polled together, the statements are pipelined on the one connection.
+    let calls = batch
+        .iter()
+        .zip(&params)
+        .map(|(job, p)| tx.query_one(&statements[sql(job)], p));
+    Ok(futures_util::future::try_join_all(calls).await?)
 }

@@ -1,5 +1,5 @@
 //! Connections: the pool, and the ways a store operation runs on it (one
-//! transaction, autocommitted statements, one statement with retries), plus
+//! transaction, autocommitted statements, a read-only snapshot), plus
 //! the statement helpers every area uses (all through the prepared-statement
 //! cache of their connection).
 
@@ -20,23 +20,6 @@ pub(crate) type PgTx<'a> = deadpool_postgres::Transaction<'a>;
 pub(super) type Client = deadpool_postgres::Object;
 pub(super) type BoxFut<'a, T> = Pin<Box<dyn Future<Output = PgResult<T>> + Send + 'a>>;
 pub(super) type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
-/// Parameters a job owns while it waits in a queue.
-pub(super) type OwnedParams = Vec<Box<dyn ToSql + Sync + Send>>;
-
-/// `owned![a, b]`: the values as [`OwnedParams`].
-macro_rules! owned {
-    ($($value:expr),* $(,)?) => {
-        vec![$(Box::new($value) as Box<dyn tokio_postgres::types::ToSql + Sync + Send>),*]
-    };
-}
-pub(super) use owned;
-
-pub(super) fn borrow(params: &OwnedParams) -> Vec<&(dyn ToSql + Sync)> {
-    params
-        .iter()
-        .map(|p| p.as_ref() as &(dyn ToSql + Sync))
-        .collect()
-}
 
 /// A pool for `url` (libpq's URL and key=value forms) of at most `size` connections.
 pub(crate) fn pool(url: &str, size: usize) -> StoreResult<Pool> {
@@ -81,15 +64,7 @@ impl PostgresStore {
         T: Send,
         F: for<'a> Fn(&'a PgTx<'a>) -> BoxFut<'a, T> + Send + Sync,
     {
-        let op = &op;
-        let once = || async move {
-            let mut client = self.client().await?;
-            let tx = client.transaction().await?;
-            let value = op(&tx).await?;
-            tx.commit().await?;
-            Ok(value)
-        };
-        Ok(retried(once).await?)
+        Ok(transaction(&self.pool, &op).await?)
     }
 
     /// Runs `op` in one read-only `REPEATABLE READ` transaction, so its
@@ -127,14 +102,20 @@ impl PostgresStore {
     }
 }
 
-/// One statement in its own (implicit) transaction, retried on serialisation
-/// failures and deadlocks: one round trip, no BEGIN/COMMIT.
-pub(super) async fn statement(pool: &Pool, sql: &str, params: Params<'_>) -> PgResult<Row> {
-    retried(|| async {
-        let client = pool.get().await?;
-        query_one(&client, sql, params).await
-    })
-    .await
+/// Runs `op` in one transaction on a connection of `pool` and commits;
+/// retried whole on a serialisation failure or deadlock.
+pub(super) async fn transaction<T, F>(pool: &Pool, op: &F) -> PgResult<T>
+where
+    F: ?Sized + for<'a> Fn(&'a PgTx<'a>) -> BoxFut<'a, T> + Send + Sync,
+{
+    let once = || async move {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let value = op(&tx).await?;
+        tx.commit().await?;
+        Ok(value)
+    };
+    retried(once).await
 }
 
 pub(super) async fn query<C: GenericClient>(

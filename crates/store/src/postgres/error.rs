@@ -74,7 +74,7 @@ pub(super) fn describe(e: &tokio_postgres::Error) -> String {
 /// the server answered with an error, so the statement or transaction did
 /// not commit, and running it again (on a fresh connection: the pool drops
 /// closed ones) may succeed.
-fn retryable(e: &PgError) -> bool {
+pub(super) fn retryable(e: &PgError) -> bool {
     matches!(e, PgError::Db(e) if e.code().is_some_and(|c| {
         *c == SqlState::T_R_SERIALIZATION_FAILURE
             || *c == SqlState::T_R_DEADLOCK_DETECTED

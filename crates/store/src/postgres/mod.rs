@@ -5,36 +5,36 @@
 //! - Every trait method is one transaction on a pooled connection
 //!   (deadpool-postgres, [`connection`]), or statements that each commit on
 //!   their own; serialisation failures and deadlocks are retried ([`error`]).
-//! - Live purchases and the workers' single-statement writes that lock no
-//!   wallet are **group-committed** by one engine ([`batch`]): up to
-//!   [`MAX_BATCH`] queued statements pipelined in one transaction, one
-//!   COMMIT, then each caller is answered. Purchases (calls of the
-//!   `billpay_place_purchase` function) run in per-wallet lanes; a batch
-//!   locks wallets in account order, so batches of different nodes never
-//!   deadlock. Should a batch fail as a whole, each of its statements is
-//!   retried in a transaction of its own; should its COMMIT lose its
-//!   connection, each purchase looks itself up by its code to learn whether
-//!   it committed.
+//! - Live purchases and the workers' writes that lock no wallet are
+//!   **group-committed** by one engine ([`batch`]): the queued jobs run in
+//!   one transaction, one COMMIT, then each caller is answered. Purchases
+//!   (calls of the `billpay_place_purchase` function, up to [`MAX_BATCH`]
+//!   pipelined) run in per-wallet lanes; a batch locks wallets in account
+//!   order, so batches of different nodes never deadlock. The workers'
+//!   writes are units of work ([`units`]: the areas' own functions, up to 64
+//!   a batch, each in a savepoint so one failing is undone alone). Should a
+//!   batch fail as a whole, each of its jobs is retried in a transaction of
+//!   its own; should its COMMIT lose its connection, each purchase looks
+//!   itself up by its code to learn whether it committed (a unit is told
+//!   the outcome is unknown).
 //! - Workers claim due rows with `FOR UPDATE SKIP LOCKED` plus a lease
 //!   (`lease_until`), so several nodes never take the same work, and a node
 //!   that dies mid-lease has its work taken over when the lease expires.
 //!
 //! The areas are written once for both engines (`crate::areas`); what is
-//! left here is PostgreSQL's own: the pool, the lanes and their statements
-//! of several parts (`fulfilment.rs`, `events.rs`: `sql/finalize.sql`,
-//! `record_delivery.sql`), migrations, and purchase
+//! left here is PostgreSQL's own: the pool, the lanes (`fulfilment.rs`: which
+//! of the workers' writes run as units of them), migrations, and purchase
 //! placement (`purchases.rs`), not yet moved.
 
 mod batch;
 mod connection;
 mod error;
-mod events;
 mod fulfilment;
 mod migrate;
 mod purchases;
 mod rows;
 pub mod scratch;
-mod statements;
+mod units;
 
 pub use batch::MAX_BATCH;
 pub(crate) use connection::{Pg, PgTx, pool};
@@ -45,7 +45,7 @@ use crate::*;
 use batch::Lanes;
 use deadpool_postgres::Pool;
 use purchases::PurchaseJob;
-use statements::StatementJob;
+use units::UnitJob;
 
 /// Tuning of the PostgreSQL backend.
 #[derive(Debug, Clone)]
@@ -75,8 +75,8 @@ pub struct PostgresStore {
     pool: Pool,
     /// Live purchases, one queue per lane (a wallet always the same lane).
     purchases: Option<Lanes<PurchaseJob>>,
-    /// The workers' single-statement writes, lanes sharing one queue.
-    statements: Option<Lanes<StatementJob>>,
+    /// The workers' writes as units of work, lanes sharing one queue.
+    units: Option<Lanes<UnitJob>>,
     /// Seals and opens secrets (`crate::sealing`).
     pub(crate) sealer: Arc<crate::sealing::Sealer>,
 }
@@ -96,7 +96,7 @@ impl PostgresStore {
             purchases: options
                 .group_commit
                 .then(|| Lanes::one_queue_each(&pool, lanes)),
-            statements: options
+            units: options
                 .group_commit
                 .then(|| Lanes::one_shared_queue(&pool, lanes)),
             pool,

@@ -3,8 +3,8 @@
 
 use super::Pg;
 use super::PostgresStore;
-use super::batch::Job;
-use super::connection::query_one;
+use super::batch::{Job, pipelined};
+use super::connection::{PgTx, query_one};
 use super::error::{
     PgResult, RECONNECT_WINDOW, TRIES, backoff, connection_ended, retry_after, stopped_queue,
     violates,
@@ -19,7 +19,6 @@ use billpay_domain::{AccountId, Kobo};
 use deadpool_postgres::Pool;
 use tokio::sync::oneshot;
 use tokio_postgres::Row;
-use tokio_postgres::types::ToSql;
 
 const PLACE_PURCHASE: &str = include_str!("sql/place_purchase.sql");
 
@@ -55,20 +54,22 @@ pub(super) struct PurchaseJob {
 
 impl Job for PurchaseJob {
     const QUEUE: &'static str = "purchases";
+    type Done = Row;
 
-    fn sql(&self) -> &'static str {
-        PLACE_PURCHASE
+    fn run_in<'a>(
+        tx: &'a PgTx<'a>,
+        batch: &'a [Self],
+    ) -> impl Future<Output = PgResult<Vec<Row>>> + Send + 'a {
+        pipelined(
+            tx,
+            batch,
+            |_| PLACE_PURCHASE,
+            |job| job.args.params().to_vec(),
+        )
     }
 
-    fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
-        self.args.params().to_vec()
-    }
-
-    fn answer(self, row: PgResult<Row>) {
-        let answer = row.map_err(StoreError::from);
-        let _ = self
-            .reply
-            .send(answer.and_then(|row| self.args.answer(&row)));
+    async fn committed(self, _pool: &Pool, row: Row) {
+        let _ = self.reply.send(self.args.answer(&row));
     }
 
     async fn run_alone(self, pool: &Pool) {
@@ -133,7 +134,7 @@ impl PurchaseArgs {
         }
     }
 
-    fn params(&self) -> [&(dyn ToSql + Sync); 22] {
+    fn params(&self) -> [&(dyn tokio_postgres::types::ToSql + Sync); 22] {
         [
             &self.code,
             &self.account,
