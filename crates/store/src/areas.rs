@@ -32,6 +32,7 @@ pub(crate) mod purchases;
 mod sessions;
 pub(crate) mod supplier_health;
 pub(crate) mod throttles;
+pub(crate) mod upgrades;
 pub(crate) mod wallet;
 
 pub use account_care::AccountCareStore;
@@ -60,6 +61,10 @@ pub use purchases::PurchaseStore;
 pub use sessions::SessionStore;
 pub use supplier_health::{HealthOutcome, SupplierCost, SupplierHealthStore};
 pub use throttles::{Taken, ThrottleStore, secret_right, secret_try};
+pub use upgrades::{
+    TierOffer, Upgrade, UpgradeOutcome, UpgradeStore, UpgradeTotals, described as offer_described,
+    refund_reference as upgrade_refund_reference,
+};
 pub use wallet::WalletStore;
 
 /// [`Store`]: every area at once, and implemented for whatever implements
@@ -99,4 +104,5 @@ every_area!(
     BrandStore,
     SupplierHealthStore,
     DeveloperAccessStore,
+    UpgradeStore,
 );
