@@ -221,6 +221,11 @@ pub fn router(state: ConsoleState) -> Router {
             post(prices::set_tier_developer_access),
         )
         .route("/admin/prices/rules", post(prices::set_rule))
+        .route("/admin/prices/offers", post(prices::offer))
+        .route(
+            "/admin/prices/offers/withdraw",
+            post(prices::withdraw_offer),
+        )
         .route("/admin/prices/on-sale", post(prices::set_sale))
         .route("/admin/prices/list-price", post(prices::set_list_price))
         .route(
@@ -228,6 +233,10 @@ pub fn router(state: ConsoleState) -> Router {
             get(prices::differences).post(prices::apply),
         )
         .route("/admin/customers/{id}/tier", post(customers::set_tier))
+        .route(
+            "/admin/customers/{id}/downgrade",
+            post(customers::downgrade),
+        )
         // KYC levels, limits and the blocklist (docs/limits.md)
         .route("/admin/limits", get(limits::page))
         .route("/admin/limits/{level}", post(limits::set_level))

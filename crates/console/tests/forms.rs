@@ -186,6 +186,21 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
     vec![
         ("/admin/prices/tiers".into(), vec![("name", "gold")], true),
         (
+            "/admin/prices/offers".into(),
+            vec![("tier", "gold"), ("fee", "5000")],
+            true,
+        ),
+        (
+            "/admin/prices/offers/withdraw".into(),
+            vec![("tier", "gold")],
+            true,
+        ),
+        (
+            format!("/admin/customers/{account_id}/downgrade"),
+            vec![("reason", "asked")],
+            true,
+        ),
+        (
             "/admin/prices/rules".into(),
             vec![
                 ("tier", "gold"),

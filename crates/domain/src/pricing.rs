@@ -171,6 +171,19 @@ impl Tier {
         self.rules.get(&scope)
     }
 
+    /// What this tier charges for `item`: its rule in force, else the face value.
+    pub fn price(&self, item: Priced) -> Result<Kobo, PricingError> {
+        match self.rule_for(item.product, item.provider, item.plan) {
+            Some(rule) => rule
+                .apply(item.unit, item.quantity)
+                .ok_or(PricingError::TooLarge),
+            None => item
+                .unit
+                .checked_mul(i64::from(item.quantity))
+                .ok_or(PricingError::TooLarge),
+        }
+    }
+
     /// Rules sorted by product, then provider, then plan (for listings).
     pub fn sorted_rules(&self) -> Vec<(&Scope, &Rule)> {
         let mut rules: Vec<_> = self.rules.iter().collect();
@@ -230,15 +243,9 @@ impl PriceBook {
                 tier: None,
             });
         };
-        let charged = match tier.rule_for(item.product, item.provider, item.plan) {
-            Some(rule) => rule
-                .apply(item.unit, item.quantity)
-                .ok_or(PricingError::TooLarge)?,
-            None => face_value,
-        };
         Ok(Charge {
             face_value,
-            charged,
+            charged: tier.price(item)?,
             tier: Some(tier.name.clone()),
         })
     }

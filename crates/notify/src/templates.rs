@@ -88,13 +88,15 @@ pub struct Fields {
     pub until: String,
     /// An API key's prefix (generated: never a name the customer typed).
     pub prefix: String,
+    /// The price tier an upgrade bought.
+    pub tier: String,
     /// The webhook URL was removed (else set or changed). The URL itself is
     /// not quoted: no text a customer typed goes into a notice.
     pub webhook_removed: bool,
 }
 
 /// Every kind with a template.
-pub const KINDS: [&str; 13] = [
+pub const KINDS: [&str; 14] = [
     "email_verification",
     "password_reset",
     "pin_reset",
@@ -108,6 +110,7 @@ pub const KINDS: [&str; 13] = [
     "phone_verification",
     "purchase_held",
     "purchase_released",
+    "upgrade_bought",
 ];
 
 #[derive(Template)]
@@ -154,6 +157,7 @@ fn subject(kind: &str, f: &Fields, brand: &Brand) -> String {
         "phone_verification" => format!("Your {name} phone code"),
         "purchase_held" => format!("Your purchase {} is held for review", f.transaction),
         "purchase_released" => format!("Your purchase {} was approved", f.transaction),
+        "upgrade_bought" => format!("You upgraded to {} on {name}", f.tier),
         _ => format!("Security: your {name} webhook URL changed"),
     }
 }

@@ -29,6 +29,7 @@ pub mod rate_limit;
 pub mod reports;
 pub mod sync;
 pub mod transactions;
+pub mod upgrades;
 pub mod wallets;
 pub mod webhooks;
 

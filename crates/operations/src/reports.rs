@@ -8,7 +8,7 @@ use crate::{OpsResult, invalid};
 use billpay_domain::{Kobo, TxStatus};
 use billpay_store::clock::LAGOS;
 pub use billpay_store::clock::{lagos_day_start as start_of, lagos_today};
-use billpay_store::{SalesBucket, SalesGroup, Store};
+use billpay_store::{SalesBucket, SalesGroup, Store, UpgradeTotals};
 use std::collections::BTreeMap;
 use time::macros::{date, format_description};
 use time::{Date, PrimitiveDateTime};
@@ -84,6 +84,17 @@ pub struct SalesReport {
     /// Of `funding_received`, what was paid by card (a gateway's hosted
     /// checkout); the rest came by bank transfer.
     pub funding_by_card: Kobo,
+    /// Self-service upgrades bought in the range: their fees are income
+    /// (less what the owner gave back), a line apart from the sales; zero
+    /// from [`report`].
+    pub upgrades: UpgradeTotals,
+}
+
+impl SalesReport {
+    /// The upgrade fees kept: the fees less what was given back.
+    pub fn upgrade_income(&self) -> Kobo {
+        Kobo(self.upgrades.fees.0 - self.upgrades.refunded.0)
+    }
 }
 
 impl SalesReport {
@@ -119,11 +130,13 @@ pub async fn sales(
         ),
     };
     let funding = store.funding_totals(&lower, &upper).await?;
+    let upgrades = store.upgrade_totals(&lower, &upper).await?;
     // The hourly rollup has no account: by account, the purchases are read.
     let mut report = match by {
         GroupBy::Account => report(&store.sales(lower, upper).await?, by),
         _ => rollup_report(&store.sales_rollup(lower, upper).await?, by),
     };
+    report.upgrades = upgrades;
     report.funding_fees = Some(funding.fees);
     report.funding_received = funding.received;
     report.funding_by_card = funding.by_card;
@@ -167,6 +180,7 @@ fn summed(keyed: impl Iterator<Item = (String, SalesBucket)>) -> SalesReport {
         funding_fees: None,
         funding_received: Kobo::ZERO,
         funding_by_card: Kobo::ZERO,
+        upgrades: UpgradeTotals::default(),
     }
 }
 

@@ -33,6 +33,7 @@ pub(crate) mod sales_rollup;
 mod sessions;
 pub(crate) mod supplier_health;
 pub(crate) mod throttles;
+pub(crate) mod upgrades;
 pub(crate) mod wallet;
 
 pub use account_care::AccountCareStore;
@@ -62,6 +63,10 @@ pub use sales_rollup::SalesRollupStore;
 pub use sessions::SessionStore;
 pub use supplier_health::{HealthOutcome, SupplierCost, SupplierHealthStore};
 pub use throttles::{Taken, ThrottleStore, secret_right, secret_try};
+pub use upgrades::{
+    TierOffer, Upgrade, UpgradeOutcome, UpgradeStore, UpgradeTotals, described as offer_described,
+    refund_reference as upgrade_refund_reference,
+};
 pub use wallet::WalletStore;
 
 /// [`Store`]: every area at once, and implemented for whatever implements
@@ -102,4 +107,5 @@ every_area!(
     SupplierHealthStore,
     DeveloperAccessStore,
     SalesRollupStore,
+    UpgradeStore,
 );

@@ -171,11 +171,11 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         name: "funding_entries_have_a_payment",
-        rule: "every fee and every gateway credit in the ledger belongs to a credited payment",
+        rule: "every fee and every gateway credit in the ledger belongs to a credited payment (an upgrade's fee is checked by upgrade_fee_moved_one_tier_change)",
         sql: "SELECT l.account_id, CAST(l.id AS TEXT) AS ledger_id, l.kind, l.funding_id, l.credit_reference
               FROM ledger l LEFT JOIN funding_events f ON f.id = l.funding_id
               WHERE (l.kind = 'fee' OR l.funding_id IS NOT NULL
-                     OR COALESCE(l.credit_source, 'operator') <> 'operator')
+                     OR COALESCE(l.credit_source, 'operator') NOT IN ('operator', 'upgrade'))
                 AND (f.id IS NULL OR f.status <> 'credited'
                      OR (l.kind = 'credit' AND (l.credit_source <> f.gateway
                                                 OR l.credit_reference <> f.gateway_reference)))",
@@ -186,5 +186,28 @@ pub const CHECKS: &[Check] = &[
         sql: "SELECT credit_source, credit_reference, CAST(COUNT(*) AS TEXT) AS credits
               FROM ledger WHERE kind = 'credit' AND COALESCE(credit_source, 'operator') <> 'operator'
               GROUP BY credit_source, credit_reference HAVING COUNT(*) > 1",
+    },
+    Check {
+        name: "upgrade_fee_moved_one_tier_change",
+        rule: "each upgrade fee moved exactly one tier change: every upgrade has exactly one fee entry \
+               on its account, by its fee, and every upgrade fee in the ledger has its upgrade",
+        // The fee's entry is found by the unique (account, source, reference) index.
+        sql: "SELECT u.account_id, u.reference, u.tier, CAST(u.fee AS TEXT) AS fee,
+                     CAST(COUNT(l.id) AS TEXT) AS fee_entries,
+                     CAST(COALESCE(SUM(l.amount), 0) AS TEXT) AS debited
+              FROM tier_upgrades u
+              LEFT JOIN ledger l ON l.account_id = u.account_id
+                   AND COALESCE(l.credit_source, 'operator') = 'upgrade'
+                   AND l.credit_reference = u.reference
+              GROUP BY u.id, u.account_id, u.reference, u.tier, u.fee
+              HAVING COUNT(l.id) <> 1 OR SUM(l.amount) <> -u.fee
+                  OR SUM(CASE WHEN l.kind = 'debit' THEN 0 ELSE 1 END) > 0
+              UNION ALL
+              SELECT l.account_id, l.credit_reference, CAST(NULL AS TEXT), CAST(NULL AS TEXT),
+                     CAST(1 AS TEXT), CAST(l.amount AS TEXT)
+              FROM ledger l
+              WHERE l.credit_source = 'upgrade'
+                AND NOT EXISTS (SELECT 1 FROM tier_upgrades u
+                                WHERE u.account_id = l.account_id AND u.reference = l.credit_reference)",
     },
 ];

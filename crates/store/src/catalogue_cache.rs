@@ -14,8 +14,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
-/// How often the version is checked.
-const RECHECK: Duration = Duration::from_secs(1);
+/// How often the version is checked: a change is seen by every node's
+/// cache at most this long after it is committed.
+pub const RECHECK: Duration = Duration::from_secs(1);
 
 /// A versioned document of the store.
 #[async_trait]
@@ -93,12 +94,15 @@ impl<D: Versioned> VersionedCache<D> {
 
     pub async fn get(&self) -> StoreResult<Arc<D::Value>> {
         let mut cached = self.cached.lock().await;
+        // Stamped before the read, so what it read is never older than the
+        // stamp: a change committed `RECHECK` ago is always seen.
+        let asked = Instant::now();
         if let Some(c) = cached.as_mut() {
             if c.checked.elapsed() < RECHECK {
                 return Ok(c.value.clone());
             }
             if D::version(&self.store).await? == c.version {
-                c.checked = Instant::now();
+                c.checked = asked;
                 return Ok(c.value.clone());
             }
         }
@@ -106,7 +110,7 @@ impl<D: Versioned> VersionedCache<D> {
         let value = Arc::new(value);
         *cached = Some(Cached {
             version,
-            checked: Instant::now(),
+            checked: asked,
             value: value.clone(),
         });
         Ok(value)

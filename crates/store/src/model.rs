@@ -74,6 +74,9 @@ pub enum CreditSource {
     /// A bank transfer through a payment gateway (`monnify`, `paystack`: its
     /// name in the funding registry), by the gateway's transaction reference.
     Gateway(String),
+    /// Not a credit: a self-service upgrade's fee (a `debit`), by the
+    /// customer's reference, so an upgrade is charged once per reference.
+    Upgrade,
 }
 
 impl CreditSource {
@@ -84,13 +87,15 @@ impl CreditSource {
             && name
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
-        (spelled && name != "operator").then(|| CreditSource::Gateway(name.to_owned()))
+        (spelled && name != "operator" && name != "upgrade")
+            .then(|| CreditSource::Gateway(name.to_owned()))
     }
 
     pub fn as_str(&self) -> &str {
         match self {
             CreditSource::Operator => "operator",
             CreditSource::Gateway(name) => name,
+            CreditSource::Upgrade => "upgrade",
         }
     }
 }
@@ -100,6 +105,7 @@ impl FromStr for CreditSource {
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "operator" => Ok(CreditSource::Operator),
+            "upgrade" => Ok(CreditSource::Upgrade),
             other => {
                 CreditSource::gateway(other).ok_or_else(|| format!("unknown CreditSource {other}"))
             }

@@ -25,7 +25,7 @@
 
 use crate::areas::{accounts, catalogue, developer_access, fulfilment, funding, keys};
 use crate::areas::{brand, limits, notice_admin, operators, pins};
-use crate::areas::{pricing, privacy, wallet};
+use crate::areas::{pricing, privacy, upgrades, wallet};
 use crate::limits::{AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LevelLimits, Limits};
 use crate::postgres::{PgError, PgTx};
 use crate::sealing::{Seal, Sealer};
@@ -280,6 +280,26 @@ changes! {
     /// `PricingStore::set_account_tier`: the tier before.
     fn set_account_tier(account: AccountId, tier: Option<&str>) -> String
         = |tx| pricing::set_account_tier(tx, account, tier);
+
+    /// The owner offers a tier for a fee (replacing its offer); the line's
+    /// `before` is the offer before. An unknown tier or `default` is `Invalid`.
+    fn set_tier_offer_logged(offer: &TierOffer, log: &NewLogEntry) -> ()
+        = |tx| upgrades::set_offer(tx, offer, log);
+    /// Withdraws a tier's offer; `false` (and no line) when there was none.
+    fn remove_tier_offer_logged(tier: &str, log: &NewLogEntry) -> bool
+        = |tx| upgrades::remove_offer(tx, tier, log);
+    /// A customer buys the offer of `tier` once per reference (see
+    /// `areas/upgrades.rs`): the fee debited and the upgrade recorded when
+    /// `Bought`, after which the caller sets the tier in this transaction.
+    fn buy_upgrade(account: AccountId, tier: &str, reference: &str) -> UpgradeOutcome
+        = |tx| upgrades::buy(tx, account, tier, reference);
+    /// The upgrade that put the account on its tier, its fee not given back.
+    fn refundable_upgrade(account: AccountId) -> Option<Upgrade>
+        = |tx| upgrades::refundable(tx, account);
+    /// Gives an upgrade's fee back once (an operator's credit), with its
+    /// line; `None` when it was given back already.
+    fn refund_upgrade_logged(upgrade: &Upgrade, log: &NewLogEntry) -> Option<Credit>
+        = |tx| upgrades::refund(tx, upgrade, log);
 
     /// Sets the level and how it was reached; the line's `before` is the level before.
     fn set_kyc_logged(account: AccountId, change: &KycChange, log: &NewLogEntry) -> Kyc

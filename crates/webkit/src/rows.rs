@@ -67,6 +67,9 @@ pub fn entry_description_paid(entry: &LedgerEntry, tx: Option<&Transaction>, pai
     match (entry.kind, tx) {
         (LedgerKind::Debit, Some(tx)) => describe(tx),
         (LedgerKind::Refund, Some(tx)) => format!("Refund: {}", describe(tx)),
+        (LedgerKind::Debit, None) if entry.credit_source == Some(CreditSource::Upgrade) => {
+            "Account upgrade fee".into()
+        }
         (LedgerKind::Debit, None) => "Taken off by the operator".into(),
         (LedgerKind::Refund, None) => "Refund".into(),
         (LedgerKind::Fee, _) => "Funding fee".into(),

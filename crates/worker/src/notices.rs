@@ -204,6 +204,7 @@ impl Notices {
             balance: money("balance"),
             threshold: money("threshold"),
             prefix: text("prefix").unwrap_or_default(),
+            tier: text("tier").unwrap_or_default(),
             until: text("until").map(|at| lagos_time(&at)).unwrap_or_default(),
             webhook_removed: data.get("removed").and_then(Value::as_bool) == Some(true),
             ..Fields::default()

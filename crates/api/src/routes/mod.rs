@@ -7,6 +7,7 @@ pub mod catalogue;
 pub mod pricing;
 pub mod purchases;
 pub mod transactions;
+pub mod upgrades;
 pub mod verify;
 pub mod wallet;
 
@@ -21,6 +22,7 @@ pub fn v1() -> OpenApiRouter<AppState> {
     OpenApiRouter::default()
         .merge(wallet::router())
         .merge(account::router())
+        .merge(upgrades::router())
         .merge(catalogue::router())
         .merge(pricing::router())
         .merge(purchases::router(Mode::Live))

@@ -58,6 +58,12 @@ fn report_json(report: &SalesReport) -> Value {
     }
     value["funding_received"] = json!(report.funding_received);
     value["funding_by_card"] = json!(report.funding_by_card);
+    value["upgrades"] = json!({
+        "bought": report.upgrades.upgrades,
+        "fees": report.upgrades.fees,
+        "refunded": report.upgrades.refunded,
+        "income": report.upgrade_income(),
+    });
     value
 }
 
@@ -92,6 +98,13 @@ fn report_text(report: &SalesReport) -> String {
         Some(fees) => format!("funding fees (income) {fees}"),
         None => "funding fees (income): not recorded by this version".into(),
     });
+    lines.push(format!(
+        "upgrade fees (income) {} ({} upgrades bought, fees {}, given back {})",
+        report.upgrade_income(),
+        report.upgrades.upgrades,
+        report.upgrades.fees,
+        report.upgrades.refunded
+    ));
     lines.push(
         "profit = charged − cost over purchases whose cost is known; days are Lagos days".into(),
     );

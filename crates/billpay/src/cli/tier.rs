@@ -3,10 +3,12 @@
 use super::Output;
 use super::account::OnOff;
 use super::output::action_error;
+use billpay_domain::AccountId;
 use billpay_domain::pricing::{Rule, Scope, Tier};
 use billpay_operations::Actor;
 use billpay_operations::pricing::{self, RuleInput, ScopeInput};
-use billpay_store::SharedStore;
+use billpay_operations::upgrades::{self, OfferInput};
+use billpay_store::{SharedStore, TierOffer, offer_described};
 use clap::{ArgGroup, Subcommand};
 use serde_json::{Value, json};
 
@@ -55,6 +57,36 @@ pub enum TierCommand {
         /// cost (refused without, naming the plans).
         #[arg(long)]
         allow_below_cost: bool,
+    },
+    /// Offer the tier to customers for a one-time fee from their wallet
+    /// (they upgrade themselves on /dashboard/upgrade or the API); with
+    /// --remove, withdraw the offer (upgrades bought stay).
+    #[command(group(ArgGroup::new("offer").required(true).args(["fee", "remove"])))]
+    Offer {
+        name: String,
+        /// The fee in Naira (5000, ₦5,000).
+        #[arg(long)]
+        fee: Option<String>,
+        /// Only for customers at this KYC level or above (0, 1 or 2).
+        #[arg(long, requires = "fee")]
+        kyc_level: Option<String>,
+        /// Only for customers who spent this much (Naira) over the last 30 days.
+        #[arg(long, requires = "fee")]
+        min_monthly_spend: Option<String>,
+        #[arg(long)]
+        remove: bool,
+    },
+    /// The tiers on offer.
+    Offers,
+    /// Return an account to list prices; --refund gives back the fee of
+    /// the upgrade that put it on its tier (once).
+    Downgrade {
+        account_id: AccountId,
+        #[arg(long)]
+        refund: bool,
+        /// Why (kept in the operator log).
+        #[arg(long)]
+        reason: String,
     },
 }
 
@@ -151,8 +183,78 @@ pub async fn run(cmd: TierCommand, store: &SharedStore, out: &Output) -> anyhow:
             value["changed"] = json!(changed);
             out.emit(value, format!("{what}\n{}", tier_text(&tier, accounts)));
         }
+        TierCommand::Offer {
+            name, remove: true, ..
+        } => {
+            let removed = upgrades::withdraw(store, Actor::Cli, &name)
+                .await
+                .map_err(action_error)?;
+            let text = match removed {
+                true => format!("Withdrew the offer of {name}"),
+                false => format!("{name} was not on offer"),
+            };
+            out.emit(json!({ "tier": name, "withdrawn": removed }), text);
+        }
+        TierCommand::Offer {
+            name,
+            fee,
+            kyc_level,
+            min_monthly_spend,
+            ..
+        } => {
+            let input = OfferInput {
+                fee: fee.as_deref().unwrap_or_default(),
+                kyc_level: kyc_level.as_deref(),
+                min_monthly_spend: min_monthly_spend.as_deref(),
+            };
+            let offer = upgrades::offer(store, Actor::Cli, &name, input)
+                .await
+                .map_err(action_error)?;
+            let text = format!("Offered {name}: {}", offer_described(&offer));
+            out.emit(offer_json(&offer), text);
+        }
+        TierCommand::Offers => {
+            let offers = store.tier_offers().await?;
+            let rows: Vec<Value> = offers.iter().map(offer_json).collect();
+            let text = match offers.is_empty() {
+                true => "No tier is on offer".to_owned(),
+                false => offers
+                    .iter()
+                    .map(|o| format!("{:<24} {}", o.tier, offer_described(o)))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            };
+            out.emit(json!({ "offers": rows }), text);
+        }
+        TierCommand::Downgrade {
+            account_id,
+            refund,
+            reason,
+        } => {
+            let credit = upgrades::downgrade(store, Actor::Cli, account_id, refund, Some(&reason))
+                .await
+                .map_err(action_error)?;
+            let text = match &credit {
+                Some(c) => format!(
+                    "Returned {account_id} to list prices; refunded the upgrade fee (balance {})",
+                    c.balance
+                ),
+                None if refund => {
+                    format!("Returned {account_id} to list prices; no upgrade fee to refund")
+                }
+                None => format!("Returned {account_id} to list prices; nothing refunded"),
+            };
+            let value = json!({ "account_id": account_id, "tier": "default",
+                                "refunded": credit.is_some(), "balance": credit.map(|c| c.balance) });
+            out.emit(value, text);
+        }
     }
     Ok(())
+}
+
+fn offer_json(offer: &TierOffer) -> Value {
+    json!({ "tier": offer.tier, "fee": offer.fee, "min_kyc_level": offer.min_kyc_level,
+            "min_monthly_spend": offer.min_monthly_spend })
 }
 
 fn rule_json(scope: &Scope, rule: &Rule) -> Value {

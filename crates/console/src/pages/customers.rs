@@ -21,7 +21,7 @@ use billpay_domain::{AccountId, KeyId};
 use billpay_operations::keys::{self, KeyUpdate};
 use billpay_operations::limits::LimitTexts;
 use billpay_operations::limits::{self, Verified};
-use billpay_operations::{accounts, pricing, wallets};
+use billpay_operations::{accounts, pricing, upgrades, wallets};
 use billpay_store::{Account, AccountStatus, EventFilter, KeyStatus, LogFilter, TxFilter};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::format::{naira, short_time};
@@ -648,6 +648,40 @@ pub async fn set_tier(
         return refused_form(&state, &signed_in, id, "change-tier", e, values).await;
     }
     Ok(done(&format!("/admin/customers/{id}"), Notice::TierChanged))
+}
+
+#[derive(Deserialize)]
+pub struct DowngradeForm {
+    #[serde(default)]
+    reason: String,
+    /// `1`: give back the fee of the upgrade that put it on its tier.
+    #[serde(default)]
+    refund: String,
+}
+
+/// Back to list prices (owner), with the reason typed; the upgrade's fee
+/// given back only when the box is ticked (once).
+pub async fn downgrade(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    CsrfForm(form): CsrfForm<DowngradeForm>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let refund = form.refund == "1";
+    let store = state.store.as_ref();
+    let reason = Some(form.reason.as_str());
+    match upgrades::downgrade(store, actor(&signed_in), id, refund, reason).await {
+        Ok(Some(_)) => Ok(done(
+            &format!("/admin/customers/{id}"),
+            Notice::DowngradedRefunded,
+        )),
+        Ok(None) => Ok(done(&format!("/admin/customers/{id}"), Notice::Downgraded)),
+        Err(e) => {
+            let values = vec![("reason", form.reason)];
+            refused_form(&state, &signed_in, id, "downgrade", e, values).await
+        }
+    }
 }
 
 #[derive(Deserialize)]

@@ -84,11 +84,15 @@ pub enum Notice {
     Unblocked,
     NotBlocked,
     BrandSaved,
+    TierOffered,
+    OfferWithdrawn,
+    Downgraded,
+    DowngradedRefunded,
 }
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 56] = [
+    const TABLE: [(Notice, &'static str, &'static str); 60] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -117,6 +121,26 @@ impl Notice {
             "that reference was used before, nothing changed",
         ),
         (Notice::TierChanged, "tier-changed", "tier changed"),
+        (
+            Notice::TierOffered,
+            "tier-offered",
+            "tier offered to customers",
+        ),
+        (
+            Notice::OfferWithdrawn,
+            "offer-withdrawn",
+            "offer withdrawn; upgrades bought stay",
+        ),
+        (
+            Notice::Downgraded,
+            "downgraded",
+            "back to list prices, nothing refunded",
+        ),
+        (
+            Notice::DowngradedRefunded,
+            "downgraded-refunded",
+            "back to list prices, the upgrade fee refunded",
+        ),
         (
             Notice::PasswordResetSent,
             "password-reset-sent",

@@ -19,6 +19,8 @@ use billpay_operations::OpsError;
 use billpay_operations::catalogue::{self, Sellable, set_on_sale};
 use billpay_operations::pricing::{self, RuleInput, ScopeInput};
 use billpay_operations::sync::{Difference, sync};
+use billpay_operations::upgrades::{self, OfferInput};
+use billpay_store::offer_described;
 use billpay_supplier::Supplier;
 use billpay_webkit::CsrfForm;
 use billpay_webkit::format::naira;
@@ -125,6 +127,8 @@ struct PricesPage {
     /// A rule refused for pricing plans below cost: the plans, and the
     /// "set it anyway" button.
     below_cost: Vec<String>,
+    /// The tiers on offer for customers to buy, each as the log says it.
+    offers: Vec<(String, String)>,
 }
 
 #[derive(Deserialize, Default)]
@@ -194,6 +198,12 @@ async fn prices_page(
             .collect(),
         refill,
         below_cost,
+        offers: store
+            .tier_offers()
+            .await?
+            .iter()
+            .map(|o| (o.tier.clone(), offer_described(o)))
+            .collect(),
     })
 }
 
@@ -399,6 +409,58 @@ async fn refused_form(
     )
     .await?;
     Ok((status, render(&page)).into_response())
+}
+
+#[derive(Deserialize)]
+pub struct OfferForm {
+    tier: String,
+    #[serde(default)]
+    fee: String,
+    #[serde(default)]
+    kyc_level: String,
+    #[serde(default)]
+    min_monthly_spend: String,
+}
+
+/// Offers a tier for customers to buy for a fee (owner; replaces its offer).
+pub async fn offer(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<OfferForm>,
+) -> PageResult {
+    let input = OfferInput {
+        fee: &form.fee,
+        kyc_level: Some(form.kyc_level.as_str()),
+        min_monthly_spend: Some(form.min_monthly_spend.as_str()),
+    };
+    let store = state.store.as_ref();
+    if let Err(e) = upgrades::offer(store, actor(&signed_in), &form.tier, input).await {
+        let values = vec![
+            ("tier", form.tier.clone()),
+            ("fee", form.fee.clone()),
+            ("kyc_level", form.kyc_level.clone()),
+            ("min_monthly_spend", form.min_monthly_spend.clone()),
+        ];
+        return refused_form(&state, &signed_in, "offer-tier", e, values).await;
+    }
+    Ok(done(HOME, Notice::TierOffered))
+}
+
+#[derive(Deserialize)]
+pub struct WithdrawForm {
+    tier: String,
+}
+
+/// Withdraws a tier's offer (owner); the upgrades bought stay.
+pub async fn withdraw_offer(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<WithdrawForm>,
+) -> PageResult {
+    upgrades::withdraw(state.store.as_ref(), actor(&signed_in), &form.tier)
+        .await
+        .map_err(refused)?;
+    Ok(done(HOME, Notice::OfferWithdrawn))
 }
 
 #[derive(Deserialize)]

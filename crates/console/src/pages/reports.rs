@@ -102,6 +102,9 @@ struct ReportsPage {
     funding_by_transfer: String,
     funding_by_card: String,
     funding_fees: String,
+    /// Upgrade fees kept (less what was given back), and how many bought.
+    upgrade_income: String,
+    upgrades_bought: u64,
     csv_link: String,
     /// Why the range typed was refused (shown in the form; no rows).
     error: Option<String>,
@@ -152,6 +155,8 @@ pub async fn page(
         funding_by_transfer: naira(report.funding_by_transfer()),
         funding_by_card: naira(report.funding_by_card),
         funding_fees: report.funding_fees.map(naira).unwrap_or_default(),
+        upgrade_income: naira(report.upgrade_income()),
+        upgrades_bought: report.upgrades.upgrades,
         error,
         first_day: reports::FIRST_DAY,
         last_day: reports::LAST_DAY,
@@ -266,6 +271,11 @@ fn csv_text(report: &SalesReport, by: &str, names: Option<&HashMap<String, Strin
     if let Some(fees) = report.funding_fees {
         text.push_str(&format!("funding fees (income){blank},,,{fees},,,,\r\n"));
     }
+    text.push_str(&format!(
+        "upgrade fees (income){blank},{},,{},,,,\r\n",
+        report.upgrades.upgrades,
+        report.upgrade_income()
+    ));
     text
 }
 
@@ -302,6 +312,11 @@ mod tests {
             funding_fees: Some(Kobo(7_500)),
             funding_received: Kobo(500_000),
             funding_by_card: Kobo(200_000),
+            upgrades: billpay_store::UpgradeTotals {
+                upgrades: 2,
+                fees: Kobo(1_000_000),
+                refunded: Kobo(500_000),
+            },
         };
         let text = csv_text(&report, "provider", None);
         let lines: Vec<&str> = text.split("\r\n").collect();
@@ -316,6 +331,7 @@ mod tests {
         assert_eq!(lines[4], "funding received by bank transfer,,,3000.00,,,,");
         assert_eq!(lines[5], "funding received by card,,,2000.00,,,,");
         assert_eq!(lines[6], "funding fees (income),,,75.00,,,,");
+        assert_eq!(lines[7], "upgrade fees (income),2,,5000.00,,,,");
     }
 
     #[test]
@@ -337,6 +353,7 @@ mod tests {
             funding_fees: None,
             funding_received: Kobo(0),
             funding_by_card: Kobo(0),
+            upgrades: billpay_store::UpgradeTotals::default(),
         };
         let names = HashMap::from([(id.to_owned(), "Ada, Obi & Co".to_owned())]);
         let text = csv_text(&report, "account", Some(&names));

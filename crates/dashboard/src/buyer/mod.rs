@@ -9,6 +9,7 @@ pub mod history;
 pub mod home;
 pub mod pay_now;
 pub mod shop;
+pub mod upgrade;
 pub mod wallet;
 
 use crate::DashboardState;
@@ -26,6 +27,7 @@ pub fn routes() -> Router<DashboardState> {
         .route("/dashboard/wallet/pay", post(pay_now::start))
         .route("/dashboard/wallet/paid", get(pay_now::returned))
         .route("/dashboard/wallet/reserve", post(pay_now::reserve))
+        .route("/dashboard/upgrade", get(upgrade::page).post(upgrade::buy))
         .route("/dashboard/buy", get(shop::home))
         .route("/dashboard/buy/{product}", get(shop::form).post(shop::buy))
         .route("/dashboard/buy/{product}/verify", post(shop::verify))

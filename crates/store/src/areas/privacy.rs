@@ -209,6 +209,11 @@ pub const PERSONAL_DATA: &[PersonalTable] = &[
         Left("which identity a gateway checked for a reserved account, by its last 4 digits"),
     ),
     personal("sessions", Deleted, Left(SECRET)),
+    personal(
+        "tier_upgrades",
+        Kept("upgrades bought, kept like the ledger entries of their fees (the audit pairs them)"),
+        Left("each upgrade's fee is in the ledger's pages, its tier in the profile"),
+    ),
     personal("transaction_pins", Deleted, Left(SECRET)),
     personal("transactions", Masked, By("purchases_page")),
     personal(

@@ -171,6 +171,9 @@ pub(crate) enum Entry<'a> {
     Fee(&'a str),
     /// An operator's debit, by the operator's reference (no purchase).
     OperatorDebit(&'a str),
+    /// A self-service upgrade's fee (a negative amount), by the customer's
+    /// reference (source `upgrade`: once per account and reference).
+    UpgradeFee(&'a str),
 }
 
 /// Moves a wallet by `amount` (signed) and appends the matching ledger
@@ -214,6 +217,12 @@ pub(crate) async fn post_ledger<T: Tx>(
             LedgerKind::Debit,
             None,
             Some((&CreditSource::Operator, reference)),
+            None,
+        ),
+        Entry::UpgradeFee(reference) => (
+            LedgerKind::Debit,
+            None,
+            Some((&CreditSource::Upgrade, reference)),
             None,
         ),
     };

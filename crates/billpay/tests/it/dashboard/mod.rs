@@ -21,6 +21,7 @@ mod shop_key;
 mod sign_in_limits;
 pub mod sign_up;
 mod storefront;
+mod upgrade;
 mod widths;
 
 use crate::support::*;

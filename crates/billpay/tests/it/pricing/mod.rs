@@ -8,6 +8,7 @@ mod cost;
 mod floor;
 mod precedence;
 mod report;
+mod upgrades;
 
 use crate::support::{Customer, TestServer, reference};
 use billpay_api_testkit::kind::kobo;

@@ -81,7 +81,7 @@ fn purchasing(state: &DashboardState) -> Result<&Purchasing, PageError> {
 }
 
 /// A new form's reference.
-fn mint_reference() -> String {
+pub(crate) fn mint_reference() -> String {
     format!("web-{}", random_hex(8))
 }
 
