@@ -76,6 +76,7 @@ impl Kind {
 
 /// One row, checked.
 pub struct Row {
+    /// Its place in the list, from 1 (the header line aside).
     pub line: usize,
     pub phone: String,
     pub network: String,
@@ -409,15 +410,14 @@ fn read_csv(kind: Kind, text: &str) -> Result<Vec<Row>, String> {
     };
     let mut lines = text
         .lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
+        .filter(|line| !line.trim().is_empty())
         .peekable();
     let mut columns = vec![
         "phone".to_owned(),
         value_column.to_owned(),
         "network".to_owned(),
     ];
-    if let Some((_, first)) = lines.peek()
+    if let Some(first) = lines.peek()
         && first.to_ascii_lowercase().contains("phone")
     {
         columns = cells(first)
@@ -433,7 +433,9 @@ fn read_csv(kind: Kind, text: &str) -> Result<Vec<Row>, String> {
     }
     let at = |name: &str| columns.iter().position(|c| c == name);
     let (phone, value, network) = (at("phone"), at(value_column), at("network"));
+    // numbered as the results are: the list's rows, from 1, the header aside
     let rows: Vec<Row> = lines
+        .enumerate()
         .map(|(n, line)| {
             let cells = cells(line);
             let cell = |i: Option<usize>| i.and_then(|i| cells.get(i)).cloned().unwrap_or_default();
