@@ -55,6 +55,16 @@ pub trait ItemReader: Send + Sync {
     fn refused(&self, error: PurchaseError) -> Refused;
 }
 
+/// An item's refusal as a person reads it: the store keeps a used
+/// reference's slug alone, so it is worded here, once.
+pub fn refusal_said(error: &str, message: Option<&str>) -> String {
+    match (message, error) {
+        (Some(message), _) => message.to_owned(),
+        (None, billpay_store::REFERENCE_USED) => crate::purchases::duplicate_reference(None),
+        (None, other) => other.to_owned(),
+    }
+}
+
 /// A test-mode batch's item: what it would charge, or why it would be refused.
 #[derive(Debug)]
 pub enum ItemCheck {

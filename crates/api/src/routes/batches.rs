@@ -19,9 +19,9 @@ use axum::Json;
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::StatusCode;
 use billpay_domain::{Kobo, Product, PurchaseRequest, Reference};
-use billpay_operations::batches::{ItemCheck, ItemReader, MAX_ITEMS, Refused};
-use billpay_operations::purchases::{self as said, PurchaseError};
-use billpay_store::{Batch, BatchItem, BatchStatus, ItemOutcome, NewBatchItem, REFERENCE_USED};
+use billpay_operations::batches::{ItemCheck, ItemReader, MAX_ITEMS, Refused, refusal_said};
+use billpay_operations::purchases::PurchaseError;
+use billpay_store::{Batch, BatchItem, BatchStatus, ItemOutcome, NewBatchItem};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -250,7 +250,7 @@ impl From<BatchItem> for BatchItemOut {
         let (status, reference_code, amount, error, message) = match item.outcome {
             ItemOutcome::Queued => (ItemStatus::Queued, None, None, None, None),
             ItemOutcome::Refused { error, message } => {
-                let message = message.unwrap_or_else(|| refusal_sentence(&error));
+                let message = refusal_said(&error, message.as_deref());
                 (ItemStatus::Refused, None, None, Some(error), Some(message))
             }
             ItemOutcome::Placed {
@@ -277,14 +277,6 @@ impl From<BatchItem> for BatchItemOut {
             error,
             message,
         }
-    }
-}
-
-/// The sentence of a refusal the store recorded without one (a used reference).
-fn refusal_sentence(error: &str) -> String {
-    match error {
-        REFERENCE_USED => said::duplicate_reference(None),
-        other => other.to_owned(),
     }
 }
 

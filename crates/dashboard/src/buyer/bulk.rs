@@ -24,7 +24,9 @@ use axum::response::{IntoResponse, Redirect};
 use billpay_domain::keys::random_hex;
 use billpay_domain::network::Network;
 use billpay_domain::{Kobo, Phone, Product};
-use billpay_operations::batches::{Batches, ItemCheck, MAX_ITEMS, Refused as ItemRefused};
+use billpay_operations::batches::{
+    Batches, ItemCheck, MAX_ITEMS, Refused as ItemRefused, refusal_said,
+};
 use billpay_operations::purchases::Buyer;
 use billpay_store::{Batch, BatchItem, BatchStatus, ItemOutcome, NewBatchItem};
 use billpay_webkit::CsrfForm;
@@ -563,10 +565,8 @@ fn item_row(item: &BatchItem) -> ItemRow {
     };
     let (status, charged, code, message) = match &item.outcome {
         ItemOutcome::Queued => ("waiting", String::new(), String::new(), String::new()),
-        ItemOutcome::Refused { message, .. } => {
-            let message = message
-                .clone()
-                .unwrap_or_else(|| "This reference is already used".to_owned());
+        ItemOutcome::Refused { error, message } => {
+            let message = refusal_said(error, message.as_deref());
             ("refused", String::new(), String::new(), message)
         }
         ItemOutcome::Placed {

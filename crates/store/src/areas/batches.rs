@@ -263,20 +263,6 @@ async fn add_item<T: Tx>(
                    WHERE NOT EXISTS (SELECT 1 FROM transactions WHERE account_id = ?3 AND reference = ?4)
                    ON CONFLICT (account_id, reference) WHERE error IS NULL DO NOTHING";
     let product = item.product.service();
-    let params: [&dyn Param; 6] = [
-        &batch_id,
-        &position,
-        &account,
-        &item.reference,
-        &product,
-        &item.body,
-    ];
-    if tx.execute(pending, &params).await? > 0 {
-        return Ok(());
-    }
-    let refused =
-        "INSERT INTO batch_items (batch_id, position, account_id, reference, product, body, error)
-                   VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
     let params: [&dyn Param; 7] = [
         &batch_id,
         &position,
@@ -286,6 +272,12 @@ async fn add_item<T: Tx>(
         &item.body,
         &REFERENCE_USED,
     ];
+    if tx.execute(pending, &params[..6]).await? > 0 {
+        return Ok(());
+    }
+    let refused =
+        "INSERT INTO batch_items (batch_id, position, account_id, reference, product, body, error)
+                   VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
     tx.execute(refused, &params).await?;
     Ok(())
 }
