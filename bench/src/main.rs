@@ -4,7 +4,7 @@
 //! connections, on the same cores), then prints a Markdown table of ratios
 //! and writes the figures as JSON.
 //!
-//!   bench [--seconds N] [--json FILE] [--rounds N] [--only live | --only smedata | --only fan-out | --only stored | --only audit [--stored N]]
+//!   bench [--seconds N] [--json FILE] [--rounds N] [--only live | --only smedata | --only fan-out | --only stored | --only audit [--stored N] | --only batches]
 //!
 //! PostgreSQL is measured when `BILLPAY_BENCH_POSTGRES_URL` names a server
 //! (each scenario gets a fresh database on it, dropped afterwards).
@@ -21,8 +21,10 @@ Without --only: every row (SQLite; PostgreSQL too when BILLPAY_BENCH_POSTGRES_UR
   --only fan-out  the webhook runs alone
   --only stored   the 1 M stored runs alone (with an empty run and echo)
   --only audit    the audit and the console overview alone, on both backends (--stored N: at any size)
+  --only batches  a 1,000-item batch against the same purchases one by one (about 30 s)
 Finds billpay and bench-echo beside its own executable (target/release/).";
 
+mod batches;
 mod load;
 mod receiver;
 mod server;
@@ -85,6 +87,7 @@ async fn sqlite(bench: &mut Bench, echo: &Row, rows: &mut Vec<Row>) {
     smedata_rows(bench, rows, &mut peak_rss, rounds).await;
     rows.extend(million_stored(bench, echo, empty, &mut peak_rss).await);
     fan_out(bench, rows, &mut peak_rss).await;
+    batches::batch_rows(rows).await;
     rows.push(Row {
         what: "peak RSS of billpay (SQLite runs)".into(),
         rate: peak_rss,
@@ -457,7 +460,7 @@ async fn main() {
     );
     let only = flag("--only");
     if let Some(name) = only.as_deref()
-        && !["live", "smedata", "fan-out", "stored", "audit"].contains(&name)
+        && !["live", "smedata", "fan-out", "stored", "audit", "batches"].contains(&name)
     {
         eprintln!("unknown --only {name}\n\n{USAGE}");
         std::process::exit(2);
@@ -493,6 +496,9 @@ async fn main() {
         drop(server);
         let stored = million_stored(&mut bench, &echo, empty.rate, &mut 0.0).await;
         rows = [echo, empty].into_iter().chain(stored).collect();
+    } else if flag("--only").as_deref() == Some("batches") {
+        // A 1,000-item batch against the same purchases one by one (issue 50).
+        batches::batch_rows(&mut rows).await;
     } else if flag("--only").as_deref() == Some("audit") {
         // The audit alone, on both backends, at any size.
         let stored = flag("--stored").map_or(STORED, |n| n.parse().expect("--stored N"));

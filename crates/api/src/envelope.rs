@@ -14,8 +14,8 @@ use utoipa::ToSchema;
 /// A successful answer: `data` is the endpoint's own type.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Envelope<T> {
-    /// Always 200.
-    #[schema(minimum = 200, maximum = 200)]
+    /// 200; 202 for a batch accepted to be placed in the background.
+    #[schema(minimum = 200, maximum = 202)]
     pub code: u16,
     pub status: Success,
     pub data: T,

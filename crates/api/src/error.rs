@@ -22,8 +22,9 @@ pub enum ApiError {
     NotFound(String),
     #[error("Method not allowed on this path")]
     MethodNotAllowed,
-    #[error("Request body is larger than 64 KiB")]
-    PayloadTooLarge,
+    /// The body is over the route's limit (KiB): 64, or a batch's 1024.
+    #[error("Request body is larger than {kib} KiB")]
+    PayloadTooLarge { kib: usize },
     #[error("Content-Type must be application/json")]
     UnsupportedMediaType,
     #[error("The request body did not arrive in time")]
@@ -92,7 +93,7 @@ impl ApiError {
             Suspended(_) | Blocked | EmailUnconfirmed(_) => StatusCode::FORBIDDEN,
             NotFound(_) => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Validation(_)
@@ -122,7 +123,7 @@ impl ApiError {
             Suspended(_) => "suspended",
             NotFound(_) => "not_found",
             MethodNotAllowed => "method_not_allowed",
-            PayloadTooLarge => "payload_too_large",
+            PayloadTooLarge { .. } => "payload_too_large",
             RequestTimeout => "request_timeout",
             UnsupportedMediaType => "unsupported_media_type",
             Validation(_) => "validation_error",
@@ -151,7 +152,7 @@ impl ApiError {
         match status {
             StatusCode::NOT_FOUND => ApiError::NotFound("No such endpoint".into()),
             StatusCode::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed,
-            StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge { kib: 64 },
             StatusCode::REQUEST_TIMEOUT => ApiError::RequestTimeout,
             StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::UnsupportedMediaType,
             StatusCode::UNAUTHORIZED => ApiError::MissingApiKey,

@@ -23,25 +23,30 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _state: &S) -> Result<Self, ApiError> {
-        let is_json = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"));
-        if !is_json {
-            return Err(ApiError::UnsupportedMediaType);
-        }
-        let bytes = axum::body::to_bytes(req.into_body(), BODY_LIMIT)
-            .await
-            .map_err(body_error)?;
-        parse_body(&bytes)
+        parse_body(&json_bytes(req, BODY_LIMIT).await?)
     }
+}
+
+/// A JSON body's bytes: refused unless its type is JSON (415) and it is at
+/// most `limit` bytes (413), it arrived in time (408) and whole (400).
+pub(crate) async fn json_bytes(req: Request, limit: usize) -> Result<axum::body::Bytes, ApiError> {
+    let is_json = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"));
+    if !is_json {
+        return Err(ApiError::UnsupportedMediaType);
+    }
+    axum::body::to_bytes(req.into_body(), limit)
+        .await
+        .map_err(|e| body_error(e, limit))
 }
 
 /// A JSON object into `T`. A number with more than two decimals is refused
 /// only in a field `T` reads: extra fields are ignored, whatever they hold.
-fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<ApiJson<T>, ApiError> {
+pub(crate) fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<ApiJson<T>, ApiError> {
     let body = crate::body::read_json(bytes)?;
     if !body.value.is_object() {
         return Err(ApiError::Validation("body must be a JSON object".into()));
@@ -77,7 +82,7 @@ fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<ApiJson<T>, ApiError>
 /// or was not complete by its deadline (an `io::Error` of kind `TimedOut`), is
 /// 408; a body the client sent broken (a malformed chunk, a connection cut
 /// mid-body) is 400.
-fn body_error(error: axum::Error) -> ApiError {
+fn body_error(error: axum::Error, limit: usize) -> ApiError {
     let inner = error.into_inner();
     let mut causes =
         std::iter::successors(Some(&*inner as &(dyn std::error::Error + 'static)), |e| {
@@ -85,7 +90,7 @@ fn body_error(error: axum::Error) -> ApiError {
         });
     match causes.find_map(|e| {
         if e.is::<http_body_util::LengthLimitError>() {
-            Some(ApiError::PayloadTooLarge)
+            Some(ApiError::PayloadTooLarge { kib: limit / 1024 })
         } else if e.is::<tower_http::timeout::TimeoutError>()
             || e.downcast_ref::<std::io::Error>()
                 .is_some_and(|e| e.kind() == std::io::ErrorKind::TimedOut)

@@ -15,7 +15,7 @@ use utoipa::{Modify, OpenApi, PartialSchema};
 #[derive(OpenApi)]
 #[openapi(
     info(title = "billpay", description = "Self-hostable bill-payment API: airtime, data, cable TV, electricity, exam pins, e-pins and betting top-ups from a prepaid wallet. Every success is `{code: 200, status: \"success\", data}`; every error `{code, status: \"error\", message, error}` with `code` equal to the HTTP status. Amounts are Naira with at most 2 decimal places."),
-    components(schemas(ErrorBody, TestPurchaseOut, transactions::StatusLookup)),
+    components(schemas(ErrorBody, TestPurchaseOut, transactions::StatusLookup, billpay_webhooks::BatchCompleted)),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
 )]
@@ -50,7 +50,9 @@ impl Modify for ErrorAnswers {
                 let annotated = operation.responses.responses.keys().cloned();
                 let mut statuses: Vec<(String, &str)> = annotated.map(|s| (s, "")).collect();
                 statuses.extend(error_statuses(operation).map(|(s, d)| (s.to_owned(), d)));
-                for (status, description) in statuses.into_iter().filter(|(s, _)| s != "200") {
+                for (status, description) in
+                    statuses.into_iter().filter(|(s, _)| !s.starts_with('2'))
+                {
                     let responses = &mut operation.responses.responses;
                     let description = match responses.remove(&status) {
                         Some(RefOr::T(annotated)) => annotated.description,

@@ -2,11 +2,13 @@
 //! (`billpay_operations::purchases::Purchasing`: the store, the suppliers'
 //! routes, the catalogue and price caches, the rate limiter, and the signal
 //! that wakes the fulfilment worker; the shop shares the same value), and
-//! the API's own key cache and identity gateway.
+//! the batches (`billpay_operations::batches`), and the API's own key cache
+//! and identity gateway.
 
 use crate::key_cache::KeyCache;
 use billpay_funding::SharedGateway;
 use billpay_funding::identity::IdentityCheck;
+use billpay_operations::batches::Batches;
 use billpay_operations::purchases::Purchasing;
 use billpay_store::{RateLimit, SharedStore};
 use billpay_supplier::routing::Routes;
@@ -17,6 +19,9 @@ pub struct AppState {
     /// What buying needs; `serve` hands the same value to the shop, so both
     /// spend one rate budget per key and share the caches.
     pub purchasing: Purchasing,
+    /// Batches of purchases, each item placed through `purchasing` (its
+    /// store, caches and fulfilment wake-up) by the batch runner `serve` starts.
+    pub batches: Batches,
     /// Authenticated keys, trusted for at most `KEY_CACHE_TTL`.
     pub keys: Arc<KeyCache>,
     /// The funding gateway that offers identity checks (Monnify's), if one
@@ -26,8 +31,11 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(store: SharedStore, suppliers: Arc<Routes>, default_rate_limit: RateLimit) -> Self {
+        let purchasing = Purchasing::new(store, suppliers, default_rate_limit);
+        let items = Arc::new(crate::routes::batches::ApiItems);
         Self {
-            purchasing: Purchasing::new(store, suppliers, default_rate_limit),
+            batches: Batches::new(purchasing.clone(), items),
+            purchasing,
             keys: Arc::default(),
             identity: None,
         }

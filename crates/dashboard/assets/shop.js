@@ -15,3 +15,12 @@ document.querySelectorAll("[data-fill]").forEach((chip) => {
     field.focus();
   });
 });
+// Bulk buying: a CSV file chosen is read into the rows' text area (without
+// script, the rows are pasted there).
+document.querySelectorAll("[data-csv-into]").forEach((input) => {
+  input.addEventListener("change", async () => {
+    const file = input.files?.[0];
+    const target = document.getElementById(input.dataset.csvInto);
+    if (file && target) target.value = await file.text();
+  });
+});

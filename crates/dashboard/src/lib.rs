@@ -34,6 +34,7 @@ use axum::Router;
 use axum::routing::get;
 use billpay_domain::sealed::SecretBox;
 use billpay_funding::FeeRule;
+use billpay_operations::batches::Batches;
 use billpay_operations::purchases::Purchasing;
 use billpay_store::SharedStore;
 use billpay_webhooks::{DeliveryClient, DeliveryConfig};
@@ -75,6 +76,9 @@ pub struct Parts {
     /// budget per key, the same caches, the worker's wake-up); `None`: no
     /// shop (`with_shop` sets it).
     pub shop: Option<Purchasing>,
+    /// Batches (bulk buying from a CSV): the API's own value; `None`: no
+    /// bulk page (`with_bulk` sets it).
+    pub bulk: Option<Batches>,
     /// Whether the server sends SMS (a channel configured): the
     /// Notifications page offers SMS only then (`with_sms`).
     pub sms: bool,
@@ -98,6 +102,7 @@ impl DashboardState {
             public_url: None,
             care: Arc::new(policy::AccountCare::default()),
             shop: None,
+            bulk: None,
             sms: false,
             held_review: billpay_worker::held::DEFAULT_HELD_REVIEW,
             brand: Arc::new(brand::BrandSource::default()),
@@ -147,6 +152,13 @@ impl DashboardState {
     /// The shop buys through the purchase operation, the API's own value of it.
     pub fn with_shop(mut self, purchasing: Purchasing) -> Self {
         self.parts().shop = Some(purchasing);
+        self
+    }
+
+    /// Bulk buying places its rows as one batch of the batches' operation,
+    /// the API's own value.
+    pub fn with_bulk(mut self, batches: Batches) -> Self {
+        self.parts().bulk = Some(batches);
         self
     }
 }

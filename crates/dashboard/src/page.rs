@@ -39,6 +39,7 @@ impl Chrome {
         match self.nav {
             "pin" | "notifications" | "identity" | "account" => "account",
             "receipt" | "transactions" => "history",
+            "bulk" => "buy",
             other => other,
         }
     }

@@ -84,6 +84,16 @@ impl Network {
         }
     }
 
+    /// The telco provider's catalogue slug (`of_provider`'s inverse).
+    pub fn provider_slug(self) -> &'static str {
+        match self {
+            Network::Mtn => "mtn",
+            Network::Airtel => "airtel",
+            Network::Glo => "glo",
+            Network::NineMobile => "9mobile",
+        }
+    }
+
     /// The network the number's prefix was allocated to, if the table knows it.
     pub fn of_number(phone: &Phone) -> Option<Network> {
         let prefix = phone.as_str().get(..4)?;

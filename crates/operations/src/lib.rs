@@ -16,6 +16,7 @@
 pub mod accounts;
 pub mod audit;
 pub mod bank_transfers;
+pub mod batches;
 pub mod brand;
 pub mod catalogue;
 pub mod identity;

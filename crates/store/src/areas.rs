@@ -10,6 +10,7 @@
 mod account_care;
 pub(crate) mod accounts;
 mod audit;
+pub(crate) mod batches;
 pub(crate) mod beneficiaries;
 pub(crate) mod brand;
 pub(crate) mod catalogue;
@@ -39,6 +40,10 @@ pub(crate) mod wallet;
 pub use account_care::AccountCareStore;
 pub use accounts::AccountStore;
 pub use audit::AuditStore;
+pub use batches::{
+    Batch, BatchCounts, BatchItem, BatchStatus, BatchStore, ItemOutcome, ItemPlaced, NewBatch,
+    NewBatchItem, REFERENCE_USED,
+};
 pub use beneficiaries::{Beneficiary, BeneficiaryStore, NewBeneficiary, Refill};
 pub use brand::BrandStore;
 pub use catalogue::CatalogueStore;
@@ -108,4 +113,5 @@ every_area!(
     DeveloperAccessStore,
     SalesRollupStore,
     UpgradeStore,
+    BatchStore,
 );

@@ -30,7 +30,7 @@ mod webhook_url;
 
 pub use delivery::{DeliveryClient, DeliveryConfig, DeliveryOutcome, DeliveryRequest, USER_AGENT};
 pub use guard::forbidden_reason;
-pub use payload::{Purchase, WebhookPayload};
+pub use payload::{BatchCompleted, Purchase, WebhookPayload};
 pub use retry::{RETRY_SCHEDULE, retry_delay};
 pub use signature::{SIGNATURE_HEADER, TIMESTAMP_HEADER, sign};
 pub use webhook_url::{MAX_URL_LEN, UrlError, validate_url};

@@ -1,5 +1,6 @@
 //! The JSON body of every webhook (docs/webhooks.md): a purchase's final
-//! status, or the dashboard's test event.
+//! status, the dashboard's test event, or a batch's completion
+//! ([`BatchCompleted`], docs/bulk.md).
 
 use billpay_domain::{Delivery, Kobo, Product, TxStatus};
 use serde::Serialize;
@@ -110,6 +111,40 @@ impl WebhookPayload {
             units: None,
         }
     }
+
+    /// The exact bytes sent (and signed).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a webhook payload is plain JSON")
+    }
+}
+
+/// `batch.completed`: every item of a batch has its final outcome (each
+/// placed item's purchase has had its own webhook too). Fields in
+/// alphabetical order, like [`WebhookPayload`]'s.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BatchCompleted {
+    pub batch_id: String,
+    /// What the batch's purchases charged, failed ones refunded (Naira).
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
+    pub charged: Kobo,
+    /// RFC 3339, milliseconds, UTC.
+    pub completed_at: String,
+    /// `batch.completed`.
+    #[cfg_attr(feature = "openapi", schema(example = "batch.completed"))]
+    pub event: &'static str,
+    /// Placed, failed at the supplier and refunded.
+    pub failed: u32,
+    pub items: u32,
+    /// The batch's own reference.
+    pub reference: String,
+    /// Never placed (balance, a limit, a used reference…): nothing charged.
+    pub refused: u32,
+    pub successful: u32,
+}
+
+impl BatchCompleted {
+    pub const EVENT: &'static str = "batch.completed";
 
     /// The exact bytes sent (and signed).
     pub fn to_json(&self) -> String {

@@ -28,7 +28,8 @@ pub fn csrf_for(session_token: &str) -> String {
 
 /// A signed-in form's fields, its proof checked against the session cookie.
 /// Pair it with [`SignedIn`](crate::SignedIn), which checks the session itself.
-pub struct CsrfForm<T>(pub T);
+/// A form that carries a file's text (the shop's bulk CSV) sets a larger `LIMIT`.
+pub struct CsrfForm<T, const LIMIT: usize = FORM_LIMIT>(pub T);
 
 /// The sign-in form's fields, its proof checked against the double-submit cookie.
 pub struct SignInForm<T>(pub T);
@@ -37,13 +38,13 @@ pub struct SignInForm<T>(pub T);
 #[derive(Deserialize)]
 pub struct NoFields {}
 
-impl<S: WebUi, T: DeserializeOwned> FromRequest<S> for CsrfForm<T> {
+impl<S: WebUi, T: DeserializeOwned, const LIMIT: usize> FromRequest<S> for CsrfForm<T, LIMIT> {
     type Rejection = PageError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, PageError> {
         let session = cookie(request.headers(), state.kit().scope.session_cookie);
         let expected = session.as_deref().map(csrf_for).unwrap_or_default();
-        let body = form_body(request).await?;
+        let body = form_body(request, LIMIT).await?;
         check_proof(&body, &expected, "Reload the page and try again.")?;
         Ok(CsrfForm(fields(&body)?))
     }
@@ -54,7 +55,7 @@ impl<S: WebUi, T: DeserializeOwned> FromRequest<S> for SignInForm<T> {
 
     async fn from_request(request: Request, state: &S) -> Result<Self, PageError> {
         let expected = cookie(request.headers(), state.kit().scope.sign_in_cookie);
-        let body = form_body(request).await?;
+        let body = form_body(request, FORM_LIMIT).await?;
         check_proof(
             &body,
             &expected.unwrap_or_default(),
@@ -90,10 +91,10 @@ fn fields<T: DeserializeOwned>(body: &[u8]) -> Result<T, PageError> {
     })
 }
 
-/// The body of a urlencoded form, refused past [`FORM_LIMIT`] (by its
+/// The body of a urlencoded form, refused past `limit` bytes (by its
 /// `Content-Length` before reading anything, or while reading a body sent
 /// without one).
-async fn form_body(request: Request) -> Result<Bytes, PageError> {
+async fn form_body(request: Request, limit: usize) -> Result<Bytes, PageError> {
     let headers = request.headers();
     if !is_form(headers) {
         let message = "Send this form as application/x-www-form-urlencoded.";
@@ -102,22 +103,19 @@ async fn form_body(request: Request) -> Result<Bytes, PageError> {
             message,
         ));
     }
-    if declared_length(headers).is_some_and(|n| n > FORM_LIMIT as u64) {
-        return Err(too_large());
+    if declared_length(headers).is_some_and(|n| n > limit as u64) {
+        return Err(too_large(limit));
     }
-    axum::body::to_bytes(request.into_body(), FORM_LIMIT)
+    axum::body::to_bytes(request.into_body(), limit)
         .await
         .map_err(|e| match e.into_inner() {
-            e if e.is::<LengthLimitError>() => too_large(),
+            e if e.is::<LengthLimitError>() => too_large(limit),
             _ => PageError::bad_request("The form could not be read. Please send it again."),
         })
 }
 
-fn too_large() -> PageError {
-    let message = format!(
-        "This form is too large (at most {} KiB).",
-        FORM_LIMIT / 1024
-    );
+fn too_large(limit: usize) -> PageError {
+    let message = format!("This form is too large (at most {} KiB).", limit / 1024);
     PageError::status(StatusCode::PAYLOAD_TOO_LARGE, message)
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 
-pub(crate) struct LoopSettings {
+pub struct LoopSettings {
     /// Items in flight at once.
     pub concurrency: usize,
     /// Sleep between claims when there was nothing to do.
@@ -22,14 +22,14 @@ pub(crate) struct LoopSettings {
 }
 
 /// What one claim took, and what it left behind.
-pub(crate) struct Claimed<T> {
+pub struct Claimed<T> {
     pub items: Vec<T>,
     pub left: Left,
 }
 
 /// What a claim left due behind it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Left {
+pub enum Left {
     /// It took all that was due: sleep until a wake or the poll.
     Nothing,
     /// It took as many as it asked for, so more may be due: claim again now.
@@ -63,7 +63,7 @@ impl<T> Claimed<T> {
 /// Runs until `shutdown` is notified (`notify_waiters`). `claim(n)` leases up
 /// to `n` items and says what it left due; `start(item)` returns the work
 /// for one item, or `None` to skip it (it is already being processed here).
-pub(crate) async fn claim_loop<T, Claim, Claiming, Start, Work>(
+pub async fn claim_loop<T, Claim, Claiming, Start, Work>(
     settings: LoopSettings,
     wake: Option<Arc<Notify>>,
     shutdown: Arc<Notify>,
@@ -137,7 +137,7 @@ pub(crate) async fn claim_loop<T, Claim, Claiming, Start, Work>(
 }
 
 /// Processes a claimed batch to the end (the `run_once()` of tests).
-pub(crate) async fn run_all<T, Work>(items: Vec<T>, start: impl Fn(T) -> Work) -> usize
+pub async fn run_all<T, Work>(items: Vec<T>, start: impl Fn(T) -> Work) -> usize
 where
     Work: Future<Output = ()> + Send + 'static,
 {

@@ -7,7 +7,7 @@
 
 pub mod alerts;
 pub mod checkout_settlement;
-mod claim_loop;
+pub mod claim_loop;
 pub mod delivery;
 pub mod fulfilment;
 pub mod held;

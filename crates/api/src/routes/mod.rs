@@ -3,6 +3,7 @@
 //! and its OpenAPI operation, so a path is written once.
 
 pub mod account;
+pub mod batches;
 pub mod catalogue;
 pub mod pricing;
 pub mod purchases;
@@ -16,9 +17,12 @@ use purchases::Mode;
 use utoipa_axum::router::OpenApiRouter;
 
 /// Every endpoint under `/v1`, with the OpenAPI paths of exactly these routes.
-/// The `/test` twins are the purchase and verification routers in test mode.
+/// The `/test` twins are the purchase and verification routers in test mode
+/// and the batches' check.
 pub fn v1() -> OpenApiRouter<AppState> {
-    let test_twins = purchases::router(Mode::Test).merge(verify::router(Mode::Test));
+    let test_twins = purchases::router(Mode::Test)
+        .merge(verify::router(Mode::Test))
+        .merge(batches::test_router());
     OpenApiRouter::default()
         .merge(wallet::router())
         .merge(account::router())
@@ -28,5 +32,6 @@ pub fn v1() -> OpenApiRouter<AppState> {
         .merge(purchases::router(Mode::Live))
         .merge(verify::router(Mode::Live))
         .merge(transactions::router())
+        .merge(batches::router())
         .nest("/test", test_twins)
 }

@@ -214,6 +214,8 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         workers.push(tokio::spawn(
             fulfilment.run(state.purchasing.purchases_waiting.clone(), shutdown.clone()),
         ));
+        // batches: each item placed through the same purchase operation
+        workers.push(tokio::spawn(state.batches.clone().run(shutdown.clone())));
         let node = format!(
             "{}-{}",
             std::process::id(),
@@ -261,6 +263,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
             // the shop buys through the API's own purchase operation (one
             // rate budget per key, the same caches and worker wake-up)
             .with_shop(state.purchasing.clone())
+            .with_bulk(state.batches.clone())
             .with_sms(channels.sms.is_some())
             .with_held_review(settings.held_review())
             .with_brand(billpay_dashboard::brand::BrandSource::new(

@@ -8,6 +8,7 @@ mod support;
 
 mod api;
 mod architecture;
+mod batches;
 mod cli;
 mod clubkonnect;
 mod console;

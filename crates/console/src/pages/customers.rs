@@ -192,6 +192,8 @@ struct AccountPage {
     /// The configured funding gateways, where an owner reserves accounts.
     gateways: Vec<String>,
     transactions: Vec<TxRow>,
+    /// The customer's latest batches (bulk purchases, docs/bulk.md).
+    batches: Vec<BatchRow>,
     entries: Vec<EntryRow>,
     log: Vec<LogRow>,
     /// The shop's transaction PIN: "not set", "set", or "locked until …".
@@ -252,6 +254,31 @@ fn pin_row(pin: Option<billpay_store::PinState>) -> PinRow {
     }
 }
 
+/// A batch on the customer's page.
+pub struct BatchRow {
+    pub at: String,
+    pub reference: String,
+    pub status: &'static str,
+    pub counts: billpay_store::BatchCounts,
+    /// Items not final yet (queued or processing).
+    pub waiting: u32,
+    pub charged: String,
+}
+
+impl From<&billpay_store::Batch> for BatchRow {
+    fn from(batch: &billpay_store::Batch) -> Self {
+        let counts = batch.counts;
+        BatchRow {
+            at: short_time(&batch.created_at),
+            reference: batch.reference.clone(),
+            status: batch.status.as_str(),
+            counts,
+            waiting: counts.queued + counts.processing,
+            charged: naira(counts.charged),
+        }
+    }
+}
+
 pub struct FailedEventRow {
     pub at: String,
     pub code: String,
@@ -307,6 +334,7 @@ async fn account_page(
         ..TxFilter::default()
     };
     let transactions = store.transactions(filter).await?;
+    let batches = store.batches(id, 10).await?;
     let entries = store.ledger(id, 20).await?;
     let log_filter = LogFilter {
         subject: Some(id.to_string()),
@@ -403,6 +431,7 @@ async fn account_page(
             })
             .collect(),
         transactions: transactions.iter().map(TxRow::from).collect(),
+        batches: batches.iter().map(BatchRow::from).collect(),
         entries: entries
             .iter()
             .map(|e| EntryRow {

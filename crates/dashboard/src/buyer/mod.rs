@@ -1,9 +1,10 @@
 //! The buyer's room: the home page, the shop (every product bought with the
 //! transaction PIN, receipts, beneficiaries), the wallet (reserved accounts,
 //! pay now by card, the statement), the purchase history and the saved
-//! recipients (beneficiaries).
+//! recipients (beneficiaries), and bulk buying from a CSV (`bulk`).
 
 pub mod beneficiaries;
+pub mod bulk;
 pub mod fund_wallet;
 pub mod history;
 pub mod home;
@@ -32,6 +33,14 @@ pub fn routes() -> Router<DashboardState> {
         .route("/dashboard/buy/{product}", get(shop::form).post(shop::buy))
         .route("/dashboard/buy/{product}/verify", post(shop::verify))
         .route("/dashboard/receipts/{code}", get(shop::receipt::page))
+        .route("/dashboard/bulk", get(bulk::page))
+        .route("/dashboard/bulk/check", post(bulk::check))
+        .route("/dashboard/bulk/pay", post(bulk::pay))
+        .route("/dashboard/bulk/{reference}", get(bulk::progress))
+        .route(
+            "/dashboard/bulk/{reference}/results.csv",
+            get(bulk::results),
+        )
         .route(
             "/dashboard/beneficiaries",
             get(beneficiaries::page).post(shop::save_beneficiary),

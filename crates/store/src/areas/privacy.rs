@@ -151,6 +151,16 @@ pub const PERSONAL_DATA: &[PersonalTable] = &[
         By("operations::pricing::account_tier (the profile's price_tier)"),
     ),
     personal("api_keys", Masked, By("api_keys")),
+    personal(
+        "batch_items",
+        Deleted,
+        Left("a batch's items are its purchases' bodies; the purchases are in the download"),
+    ),
+    personal(
+        "batches",
+        Deleted,
+        Left("a batch is its items' purchases, which are in the download"),
+    ),
     personal("beneficiaries", Deleted, By("all_beneficiaries")),
     personal(
         "checkouts",

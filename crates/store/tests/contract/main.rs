@@ -11,6 +11,7 @@ mod account_care;
 mod accounts;
 mod audit;
 mod bank_transfers;
+mod batches;
 mod beneficiaries;
 mod catalogue;
 mod checkouts;

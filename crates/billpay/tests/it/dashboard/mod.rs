@@ -5,6 +5,7 @@
 
 mod api_docs;
 pub mod browser;
+mod bulk;
 mod buyer_home;
 mod emails;
 pub mod identity;
