@@ -8,8 +8,11 @@ use crate::recipient::{
 };
 use crate::{Kobo, Phone, Product, Reference};
 
-/// What the client asked for, per product.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the client asked for, per product. Stored as JSON tagged by its
+/// `product` (`airtime`, `data`, … as `Product::service`) where it is bought
+/// again later (a schedule's runs), each field read back through its rule.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "product", rename_all = "lowercase")]
 pub enum Item {
     Airtime {
         phone: Phone,

@@ -86,6 +86,15 @@ pub struct Fields {
     /// When a held purchase is cancelled and refunded if no one has
     /// reviewed it (Lagos time).
     pub until: String,
+    /// A schedule's reference, why its run was not made (or why it
+    /// stopped), whether it is tried again today, and when it next runs
+    /// (Lagos time).
+    pub schedule: String,
+    pub reason: String,
+    pub retry: bool,
+    pub next: String,
+    /// "daily", "weekly", "monthly" (an SMS's few words).
+    pub every: String,
     /// An API key's prefix (generated: never a name the customer typed).
     pub prefix: String,
     /// The webhook URL was removed (else set or changed). The URL itself is
@@ -94,7 +103,7 @@ pub struct Fields {
 }
 
 /// Every kind with a template.
-pub const KINDS: [&str; 13] = [
+pub const KINDS: [&str; 15] = [
     "email_verification",
     "password_reset",
     "pin_reset",
@@ -108,6 +117,8 @@ pub const KINDS: [&str; 13] = [
     "phone_verification",
     "purchase_held",
     "purchase_released",
+    "schedule_skipped",
+    "schedule_stopped",
 ];
 
 #[derive(Template)]
@@ -154,6 +165,8 @@ fn subject(kind: &str, f: &Fields, brand: &Brand) -> String {
         "phone_verification" => format!("Your {name} phone code"),
         "purchase_held" => format!("Your purchase {} is held for review", f.transaction),
         "purchase_released" => format!("Your purchase {} was approved", f.transaction),
+        "schedule_skipped" => format!("Your scheduled {} was not bought", f.product),
+        "schedule_stopped" => format!("Your scheduled {} is stopped", f.product),
         _ => format!("Security: your {name} webhook URL changed"),
     }
 }

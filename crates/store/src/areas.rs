@@ -29,6 +29,7 @@ pub(crate) mod pins;
 pub(crate) mod pricing;
 pub(crate) mod privacy;
 pub(crate) mod purchases;
+pub(crate) mod schedules;
 mod sessions;
 pub(crate) mod supplier_health;
 pub(crate) mod throttles;
@@ -57,6 +58,10 @@ pub use privacy::{
     PurchaseRecord, STAFF_DATA, tombstone,
 };
 pub use purchases::PurchaseStore;
+pub use schedules::{
+    NewSchedule, RunOutcome, Schedule, ScheduleRun, ScheduleStatus, ScheduleStore, SettledRun,
+    StatusChange,
+};
 pub use sessions::SessionStore;
 pub use supplier_health::{HealthOutcome, SupplierCost, SupplierHealthStore};
 pub use throttles::{Taken, ThrottleStore, secret_right, secret_try};
@@ -99,4 +104,5 @@ every_area!(
     BrandStore,
     SupplierHealthStore,
     DeveloperAccessStore,
+    ScheduleStore,
 );

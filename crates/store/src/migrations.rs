@@ -64,6 +64,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "035_beneficiary_fields": both;
     "036_level_zero_name": both;
     "037_review_requested": both;
+    "040_schedules": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

@@ -6,6 +6,7 @@ pub mod account;
 pub mod catalogue;
 pub mod pricing;
 pub mod purchases;
+pub mod schedules;
 pub mod transactions;
 pub mod verify;
 pub mod wallet;
@@ -26,5 +27,6 @@ pub fn v1() -> OpenApiRouter<AppState> {
         .merge(purchases::router(Mode::Live))
         .merge(verify::router(Mode::Live))
         .merge(transactions::router())
+        .merge(schedules::router())
         .nest("/test", test_twins)
 }

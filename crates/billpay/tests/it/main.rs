@@ -21,6 +21,7 @@ mod pricing;
 
 mod purchases;
 mod routing;
+mod schedules;
 mod smedata;
 mod throttles;
 mod two_nodes;

@@ -28,6 +28,7 @@ mod pins;
 mod pricing;
 mod privacy;
 mod purchases;
+mod schedules;
 mod sessions;
 mod supplier_health;
 mod throttles;
