@@ -231,6 +231,36 @@ mod tests {
     }
 
     #[test]
+    fn an_item_is_kept_as_json_and_read_back_through_its_rules() {
+        let item = Item::Cable {
+            smartcard: SmartcardNumber::parse("7012345678").unwrap(),
+            plan_id: "dstv-padi".into(),
+            phone: None,
+            recipient_name: None,
+        };
+        let kept = serde_json::to_value(&item).unwrap();
+        assert_eq!(kept["product"], "cable");
+        assert_eq!(kept["smartcard"], "7012345678");
+        assert_eq!(serde_json::from_value::<Item>(kept.clone()).unwrap(), item);
+        let mut broken = kept;
+        broken["smartcard"] = "70".into();
+        assert!(
+            serde_json::from_value::<Item>(broken).is_err(),
+            "a rule still holds"
+        );
+        let meter = serde_json::json!({"product": "electricity", "meter": "45012345678",
+            "meter_type": 2, "amount": 5000, "recipient_name": "Ada", "address": null});
+        let read: Item = serde_json::from_value(meter).unwrap();
+        assert!(matches!(
+            read,
+            Item::Electricity {
+                meter_type: MeterType::Postpaid,
+                ..
+            }
+        ));
+    }
+
+    #[test]
     fn a_blank_recipient_name_becomes_unknown_customer() {
         assert_eq!(recipient_name(None), "Unknown Customer");
         assert_eq!(recipient_name(Some("  ".into())), "Unknown Customer");

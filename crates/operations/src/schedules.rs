@@ -481,6 +481,66 @@ mod tests {
         assert!(read("2028-01-01T00:00:00Z").unwrap_err().contains("year"));
     }
 
+    /// A monthly ₦500 airtime schedule due at 09:00 Lagos time on 1 December.
+    fn sample() -> Schedule {
+        Schedule {
+            id: "SC1".into(),
+            account_id: billpay_domain::AccountId::new(),
+            key_id: billpay_domain::KeyId::new(),
+            reference: "mum-airtime".into(),
+            product: Product::Airtime,
+            provider: "mtn".into(),
+            item: Item::Airtime {
+                phone: billpay_domain::Phone::parse("08031234567").unwrap(),
+                amount: billpay_domain::Kobo::from_naira(500),
+                ported: false,
+            },
+            label: "MTN Airtime".into(),
+            recipient: "08031234567".into(),
+            amount: billpay_domain::Kobo::from_naira(500),
+            every: Every::Month,
+            starts_at: "2026-12-01T08:00:00.000+00:00".into(),
+            retry_today: true,
+            verified_name: None,
+            status: ScheduleStatus::Active,
+            status_reason: None,
+            runs: 0,
+            next_run_at: "2026-12-01T08:00:00.000+00:00".into(),
+            created_at: "2026-11-29T08:00:00.000+00:00".into(),
+        }
+    }
+
+    #[test]
+    fn a_refused_run_is_retried_only_within_its_lagos_day() {
+        let at = |text: &str| parse_rfc3339_ms(text).unwrap();
+        let mut schedule = sample();
+        let due = at("2026-12-01T08:00:00.000+00:00");
+        // 09:00 in Lagos: an hour later is the same day
+        assert!(retries_today(&schedule, due, due));
+        // 23:30 in Lagos (22:30 UTC): an hour later is the next Lagos day
+        assert!(!retries_today(
+            &schedule,
+            due,
+            at("2026-12-01T22:30:00.000+00:00")
+        ));
+        schedule.retry_today = false;
+        assert!(!retries_today(&schedule, due, due));
+    }
+
+    #[test]
+    fn a_new_name_on_the_smartcard_stops_it_but_not_its_case() {
+        let schedule = |name: &str| Schedule {
+            verified_name: Some(name.into()),
+            ..sample()
+        };
+        assert_eq!(name_changed(&schedule("ADA OBI"), " Ada Obi "), None);
+        let changed = name_changed(&schedule("ADA OBI"), "CHIDI EZE").unwrap();
+        assert!(
+            changed.contains("CHIDI EZE") && changed.contains("ADA OBI"),
+            "{changed}"
+        );
+    }
+
     #[test]
     fn a_run_reference_numbers_the_schedules() {
         assert_eq!(run_reference("mum-airtime", 12), "mum-airtime-12");

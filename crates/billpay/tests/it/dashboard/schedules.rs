@@ -80,25 +80,10 @@ async fn a_receipt_repeated_runs_on_a_schedule_listed_in_lagos_time_at_390_px() 
         "two purchases of ₦500"
     );
 
-    b.click(".schedule button.pause").await;
-    assert_eq!(
-        b.css(".schedule")
-            .await
-            .attr("data-status")
-            .await
-            .unwrap()
-            .as_deref(),
-        Some("paused")
-    );
-    b.click(".schedule button.resume").await;
-    assert_eq!(
-        b.css(".schedule")
-            .await
-            .attr("data-status")
-            .await
-            .unwrap()
-            .as_deref(),
-        Some("active")
-    );
+    for (button, status) in [("pause", "paused"), ("resume", "active")] {
+        b.click(&format!(".schedule button.{button}")).await;
+        let now = b.css(".schedule").await.attr("data-status").await.unwrap();
+        assert_eq!(now.as_deref(), Some(status), "after {button}");
+    }
     browser.stop().await;
 }
