@@ -1,7 +1,8 @@
 -- Issue 50: schedules, a purchase bought again every day, week or month.
 -- Each run is an ordinary purchase with the reference `{reference}-{n}`, so
 -- a run is placed once whichever node, or restart, sees it due. A schedule's
--- reference is unique per account, and kept once it is stopped.
+-- reference is unique per account, and kept once it is stopped. CHECKs of
+-- three or more values are comparisons (SQLite plans them without a B-tree).
 CREATE TABLE schedules (
     id TEXT PRIMARY KEY,
     account_id TEXT NOT NULL REFERENCES accounts(id),
@@ -16,7 +17,7 @@ CREATE TABLE schedules (
     recipient TEXT NOT NULL,
     -- the price of one run when it was made (kobo); each run is priced anew
     amount BIGINT NOT NULL,
-    every TEXT NOT NULL CHECK (every IN ('day', 'week', 'month')),
+    every TEXT NOT NULL CHECK (every = 'day' OR every = 'week' OR every = 'month'),
     -- RFC 3339 UTC; runs fall due from it in Lagos time (store::cadence)
     starts_at TEXT NOT NULL,
     -- a run that cannot be paid is tried again later the same Lagos day
@@ -24,7 +25,8 @@ CREATE TABLE schedules (
     -- cable: the smartcard's name when the schedule was made; each run
     -- verifies it again and a different name stops the schedule
     verified_name TEXT,
-    status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'paused', 'stopped')),
+    status TEXT NOT NULL DEFAULT 'active'
+        CHECK (status = 'active' OR status = 'paused' OR status = 'stopped'),
     status_reason TEXT,
     -- the last run settled (0: none yet); the next is runs + 1
     runs BIGINT NOT NULL DEFAULT 0,
@@ -44,7 +46,8 @@ CREATE TABLE schedule_runs (
     account_id TEXT NOT NULL REFERENCES accounts(id),
     due_at TEXT NOT NULL,
     at TEXT NOT NULL,
-    outcome TEXT NOT NULL CHECK (outcome IN ('placed', 'retrying', 'skipped', 'stopped')),
+    outcome TEXT NOT NULL CHECK (outcome = 'placed' OR outcome = 'retrying'
+        OR outcome = 'skipped' OR outcome = 'stopped'),
     transaction_code TEXT,
     reason TEXT,
     -- earlier runs not made because no node ran then (a node catches up on one)
