@@ -22,7 +22,9 @@ static VALIDATORS: LazyLock<Mutex<Validators>> = LazyLock::new(Default::default)
 /// by one of its operations (most paths have one method; `/v1/batches` has
 /// a `GET` and a `POST`, told apart by what they answer).
 /// Paths the document does not describe (dashboard, /health, unknown ones)
-/// and 405 (a method the path does not have) are not checked.
+/// and 405 (a method the path does not have) are not checked. A path with
+/// several methods (`GET` and `POST /v1/schedules`): the reply must be one
+/// that one of them documents (the kit sees the reply, not the request).
 pub fn assert_documented(path: &str, status: u16, body: &Value) {
     let Some((template, operations)) = operations_for(path) else {
         return;
@@ -68,7 +70,7 @@ fn matches(template: &str, path: &str) -> bool {
 }
 
 /// Whether `body` is inside the request-body schema of `path`'s operation
-/// (a documented path with a JSON body: panics otherwise).
+/// that takes a JSON body (a documented path with one: panics otherwise).
 pub fn request_documented(path: &str, body: &Value) -> bool {
     let (template, operations) =
         operations_for(path).unwrap_or_else(|| panic!("{path} is not in the document"));
@@ -135,5 +137,16 @@ mod tests {
             "an undocumented status"
         );
         assert_documented("/v1/providers/nosuch", 404, &error);
+        // a path with two methods: what either documents (POST's 422)
+        let invalid =
+            json!({"code": 422, "status": "error", "message": "m", "error": "validation_error"});
+        assert_documented("/v1/schedules", 422, &invalid);
+        let listed = json!({"code": 200, "status": "success", "data": {"schedules": []}});
+        assert_documented("/v1/schedules", 200, &listed);
+        assert!(refused(
+            "/v1/schedules",
+            200,
+            json!({"code": 200, "status": "success", "data": {}})
+        ));
     }
 }

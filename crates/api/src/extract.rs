@@ -62,11 +62,7 @@ pub(crate) fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<ApiJson<T>
         }
     };
     let reader = serde_ignored::Deserializer::new(&body.value, &mut note_ignored);
-    let value = serde_path_to_error::deserialize(reader).map_err(|e| {
-        let field = e.path().to_string();
-        let inner = e.into_inner().to_string();
-        ApiError::Validation(describe(&field, &inner))
-    })?;
+    let value = serde_path_to_error::deserialize(reader).map_err(field_error)?;
     if let Some(field) = body.imprecise.iter().find(|key| !ignored.contains(key)) {
         return Err(ApiError::Validation(format!(
             "{field}: must have at most 2 decimal places"
@@ -76,6 +72,18 @@ pub(crate) fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<ApiJson<T>
         value,
         raw: body.value,
     })
+}
+
+/// A JSON object already read into `T`, a field that breaks its rule a 422
+/// naming it (a schedule's purchase fields, read by the purchase's own body).
+pub fn from_object<T: DeserializeOwned>(object: serde_json::Value) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize(object).map_err(field_error)
+}
+
+/// A body's field out of its rules, named: 422.
+fn field_error<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> ApiError {
+    let field = e.path().to_string();
+    ApiError::Validation(describe(&field, &e.into_inner().to_string()))
 }
 
 /// Over the limit is 413; a body that stalled past the server's body timeout,

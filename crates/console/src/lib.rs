@@ -150,6 +150,10 @@ pub fn router(state: ConsoleState) -> Router {
             "/admin/customers/{id}/developer-access",
             post(customers::set_developer_access),
         )
+        .route(
+            "/admin/customers/{id}/schedules/pause",
+            post(customers::pause_schedules),
+        )
         .route("/admin/customers/{id}/credit", post(customers::credit))
         .route("/admin/customers/{id}/debit", post(customers::debit))
         .route("/admin/transactions", get(transactions::list))

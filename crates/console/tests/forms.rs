@@ -392,6 +392,11 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
             vec![("max_purchase", "500")],
             true,
         ),
+        (
+            format!("/admin/customers/{account}/schedules/pause"),
+            vec![],
+            true,
+        ),
         ("/admin/logout".into(), vec![], false),
     ]
 }

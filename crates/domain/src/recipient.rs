@@ -77,8 +77,17 @@ fn digits(field: &'static str, value: &str, min: usize, max: usize) -> Result<St
 macro_rules! text_newtype {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq)]
+        /// Stored as its text (a schedule's purchase), read back through `parse`.
+        #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+        #[serde(try_from = "String", into = "String")]
         pub struct $name(String);
+
+        impl TryFrom<String> for $name {
+            type Error = FieldError;
+            fn try_from(value: String) -> Result<$name, FieldError> {
+                $name::parse(&value)
+            }
+        }
 
         impl $name {
             pub fn as_str(&self) -> &str {
@@ -156,7 +165,8 @@ impl CustomerId {
 }
 
 /// Prepaid meters get a token; postpaid ones pay a bill. 1 and 2 on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
 pub enum MeterType {
     Prepaid = 1,
     Postpaid = 2,
@@ -177,6 +187,19 @@ impl MeterType {
     /// The number clients send and receive.
     pub fn code(self) -> u8 {
         self as u8
+    }
+}
+
+impl TryFrom<u8> for MeterType {
+    type Error = FieldError;
+    fn try_from(value: u8) -> Result<MeterType, FieldError> {
+        MeterType::parse(value)
+    }
+}
+
+impl From<MeterType> for u8 {
+    fn from(value: MeterType) -> u8 {
+        value.code()
     }
 }
 

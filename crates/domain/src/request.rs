@@ -8,8 +8,11 @@ use crate::recipient::{
 };
 use crate::{Kobo, Phone, Product, Reference};
 
-/// What the client asked for, per product.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the client asked for, per product. Stored as JSON tagged by its
+/// `product` (`airtime`, `data`, … as `Product::service`) where it is bought
+/// again later (a schedule's runs), each field read back through its rule.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "product", rename_all = "lowercase")]
 pub enum Item {
     Airtime {
         phone: Phone,
@@ -225,6 +228,36 @@ mod tests {
         };
         let exams = PurchaseRequest::new(reference(), "waec".into(), item);
         assert_eq!(exams.unwrap_err().to_string(), "quantity: must be 1 to 10");
+    }
+
+    #[test]
+    fn an_item_is_kept_as_json_and_read_back_through_its_rules() {
+        let item = Item::Cable {
+            smartcard: SmartcardNumber::parse("7012345678").unwrap(),
+            plan_id: "dstv-padi".into(),
+            phone: None,
+            recipient_name: None,
+        };
+        let kept = serde_json::to_value(&item).unwrap();
+        assert_eq!(kept["product"], "cable");
+        assert_eq!(kept["smartcard"], "7012345678");
+        assert_eq!(serde_json::from_value::<Item>(kept.clone()).unwrap(), item);
+        let mut broken = kept;
+        broken["smartcard"] = "70".into();
+        assert!(
+            serde_json::from_value::<Item>(broken).is_err(),
+            "a rule still holds"
+        );
+        let meter = serde_json::json!({"product": "electricity", "meter": "45012345678",
+            "meter_type": 2, "amount": 5000, "recipient_name": "Ada", "address": null});
+        let read: Item = serde_json::from_value(meter).unwrap();
+        assert!(matches!(
+            read,
+            Item::Electricity {
+                meter_type: MeterType::Postpaid,
+                ..
+            }
+        ));
     }
 
     #[test]

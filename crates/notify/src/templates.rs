@@ -86,6 +86,15 @@ pub struct Fields {
     /// When a held purchase is cancelled and refunded if no one has
     /// reviewed it (Lagos time).
     pub until: String,
+    /// A schedule's reference, why its run was not made (or why it
+    /// stopped), whether it is tried again today, and when it next runs
+    /// (Lagos time).
+    pub schedule: String,
+    pub reason: String,
+    pub retry: bool,
+    pub next: String,
+    /// "daily", "weekly", "monthly" (an SMS's few words).
+    pub every: String,
     /// An API key's prefix (generated: never a name the customer typed).
     pub prefix: String,
     /// The price tier an upgrade bought.
@@ -96,7 +105,7 @@ pub struct Fields {
 }
 
 /// Every kind with a template.
-pub const KINDS: [&str; 14] = [
+pub const KINDS: [&str; 16] = [
     "email_verification",
     "password_reset",
     "pin_reset",
@@ -111,6 +120,8 @@ pub const KINDS: [&str; 14] = [
     "purchase_held",
     "purchase_released",
     "upgrade_bought",
+    "schedule_skipped",
+    "schedule_stopped",
 ];
 
 #[derive(Template)]
@@ -158,6 +169,8 @@ fn subject(kind: &str, f: &Fields, brand: &Brand) -> String {
         "purchase_held" => format!("Your purchase {} is held for review", f.transaction),
         "purchase_released" => format!("Your purchase {} was approved", f.transaction),
         "upgrade_bought" => format!("You upgraded to {} on {name}", f.tier),
+        "schedule_skipped" => format!("Your scheduled {} was not bought", f.product),
+        "schedule_stopped" => format!("Your scheduled {} is stopped", f.product),
         _ => format!("Security: your {name} webhook URL changed"),
     }
 }

@@ -28,6 +28,7 @@ pub mod pricing;
 pub mod purchases;
 pub mod rate_limit;
 pub mod reports;
+pub mod schedules;
 pub mod sync;
 pub mod transactions;
 pub mod upgrades;

@@ -18,7 +18,7 @@
 //! `billpay_api::error`), the shop into its page messages.
 
 use crate::rate_limit::{Decision, RateLimiter};
-use billpay_domain::catalogue::LookupError;
+use billpay_domain::catalogue::{Catalogue, LookupError};
 use billpay_domain::order::{self, MIN_CHARGE, OrderError};
 use billpay_domain::pricing::{PriceBook, Priced};
 use billpay_domain::{AccountId, AmountError, FieldError, KeyId, Kobo, Product, PurchaseRequest};
@@ -96,6 +96,17 @@ pub struct Checked {
     pub face_value: Kobo,
     /// The balance now.
     pub balance: Kobo,
+}
+
+/// What a purchase would be, priced for its buyer ([`Purchasing::quote`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quote {
+    /// The provider's slug.
+    pub provider: String,
+    pub label: String,
+    pub recipient: String,
+    /// What the buyer would be charged now.
+    pub amount: Kobo,
 }
 
 /// Why a purchase (or its check, or a verification) was refused. `Display`
@@ -388,12 +399,7 @@ impl Purchasing {
         let reference = request.reference.clone();
         let catalogue = self.catalogue.get().await?;
         let prices = self.prices.get().await?;
-        let order = order::price(&catalogue, &prices, buyer.account_id, request)?;
-        // A provider no configured supplier sells (say, betting when only a
-        // supplier without betting is configured) is refused before any money moves.
-        if !self.suppliers.sells(order.product, &order.provider.slug) {
-            return Err(PurchaseError::InvalidProvider);
-        }
+        let order = self.sellable(&catalogue, &prices, buyer, request)?;
         let amount = order.amount;
         let placed = self
             .store
@@ -426,6 +432,42 @@ impl Purchasing {
             None => self.purchases_waiting.notify_one(),
         }
         Ok(tx)
+    }
+
+    /// What `request` would be: priced at `buyer`'s tier and sold by a
+    /// configured supplier, as [`Self::buy`] checks before any money moves;
+    /// nothing is checked of the wallet (a schedule is checked so when made).
+    pub async fn quote(
+        &self,
+        buyer: &Buyer,
+        request: PurchaseRequest,
+    ) -> Result<Quote, PurchaseError> {
+        let catalogue = self.catalogue.get().await?;
+        let prices = self.prices.get().await?;
+        let order = self.sellable(&catalogue, &prices, buyer, request)?;
+        Ok(Quote {
+            provider: order.provider.slug.clone(),
+            label: order.label,
+            recipient: order.recipient,
+            amount: order.amount,
+        })
+    }
+
+    /// `request` priced, refused when no configured supplier sells its
+    /// provider (say, betting when only a supplier without betting is
+    /// configured).
+    fn sellable<'a>(
+        &self,
+        catalogue: &'a Catalogue,
+        prices: &PriceBook,
+        buyer: &Buyer,
+        request: PurchaseRequest,
+    ) -> Result<order::Order<'a>, PurchaseError> {
+        let order = order::price(catalogue, prices, buyer.account_id, request)?;
+        if !self.suppliers.sells(order.product, &order.provider.slug) {
+            return Err(PurchaseError::InvalidProvider);
+        }
+        Ok(order)
     }
 
     /// Test mode: the checks of a live purchase (priced the same), changing nothing.

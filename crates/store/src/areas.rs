@@ -31,6 +31,7 @@ pub(crate) mod pricing;
 pub(crate) mod privacy;
 pub(crate) mod purchases;
 pub(crate) mod sales_rollup;
+pub(crate) mod schedules;
 mod sessions;
 pub(crate) mod supplier_health;
 pub(crate) mod throttles;
@@ -65,6 +66,10 @@ pub use privacy::{
 };
 pub use purchases::PurchaseStore;
 pub use sales_rollup::SalesRollupStore;
+pub use schedules::{
+    NewSchedule, RunOutcome, Schedule, ScheduleRun, ScheduleStatus, ScheduleStore, SettledRun,
+    StatusChange,
+};
 pub use sessions::SessionStore;
 pub use supplier_health::{HealthOutcome, SupplierCost, SupplierHealthStore};
 pub use throttles::{Taken, ThrottleStore, secret_right, secret_try};
@@ -114,4 +119,5 @@ every_area!(
     SalesRollupStore,
     UpgradeStore,
     BatchStore,
+    ScheduleStore,
 );

@@ -9,6 +9,7 @@
 
 mod areas;
 pub mod audit;
+pub mod cadence;
 pub mod catalogue_cache;
 pub mod clock;
 mod columns;

@@ -71,6 +71,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "037_review_requested": both;
     "038_sales_rollup": both => crate::areas::sales_rollup::backfill;
     "039_batches": both sqlite postgres;
+    "040_schedules": both;
     "042_upgrades": both;
     "044_tier_developer_access": both;
 };

@@ -25,7 +25,7 @@
 
 use crate::areas::{accounts, catalogue, developer_access, fulfilment, funding, keys};
 use crate::areas::{brand, limits, notice_admin, operators, pins};
-use crate::areas::{pricing, privacy, upgrades, wallet};
+use crate::areas::{pricing, privacy, schedules, upgrades, wallet};
 use crate::limits::{AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LevelLimits, Limits};
 use crate::postgres::{PgError, PgTx};
 use crate::sealing::{Seal, Sealer};
@@ -243,6 +243,10 @@ changes! {
     /// `before` is what it was.
     fn set_tier_developer_access_logged(tier: &str, on: bool, log: &NewLogEntry)
         -> () = |tx| developer_access::set_tier_logged(tx, tier, on, log);
+    /// An operator pauses every active schedule of an account (`reason`
+    /// said on each); how many, with its line.
+    fn pause_schedules_logged(account: AccountId, reason: &str, line: &NewLogEntry) -> u64
+        = |tx| then_log(tx, schedules::pause_all(tx, account, reason), line);
     /// `AccountStore::create_account`.
     fn create_account(new: &NewAccount) -> Account = |tx| accounts::create(tx, new);
 

@@ -82,6 +82,15 @@ pub fn sortable_time(rfc3339: &str) -> String {
     )
 }
 
+/// `2026-11-25T19:15:42.123+00:00` → `2026-11-25T20:15` (Lagos time): a
+/// `datetime-local` input's value.
+pub fn lagos_input(rfc3339: &str) -> String {
+    lagos_with(
+        rfc3339,
+        format_description!("[year]-[month]-[day]T[hour]:[minute]"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -207,6 +207,14 @@ impl Notices {
             tier: text("tier").unwrap_or_default(),
             until: text("until").map(|at| lagos_time(&at)).unwrap_or_default(),
             webhook_removed: data.get("removed").and_then(Value::as_bool) == Some(true),
+            // a schedule's run not made, or the schedule stopped
+            product: text("product").unwrap_or_default(),
+            recipient: text("recipient").unwrap_or_default(),
+            schedule: text("schedule").unwrap_or_default(),
+            reason: text("reason").unwrap_or_default(),
+            retry: data.get("retry").and_then(Value::as_bool) == Some(true),
+            next: text("next").map(|at| lagos_time(&at)).unwrap_or_default(),
+            every: text("every").unwrap_or_default(),
             ..Fields::default()
         };
         if let Some(account) = notice.account_id

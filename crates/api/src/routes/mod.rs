@@ -7,6 +7,7 @@ pub mod batches;
 pub mod catalogue;
 pub mod pricing;
 pub mod purchases;
+pub mod schedules;
 pub mod transactions;
 pub mod upgrades;
 pub mod verify;
@@ -33,5 +34,6 @@ pub fn v1() -> OpenApiRouter<AppState> {
         .merge(verify::router(Mode::Live))
         .merge(transactions::router())
         .merge(batches::router())
+        .merge(schedules::router())
         .nest("/test", test_twins)
 }

@@ -3,7 +3,7 @@
 use super::Output;
 use super::output::action_error;
 use billpay_domain::AccountId;
-use billpay_operations::{Actor, accounts, pricing};
+use billpay_operations::{Actor, accounts, pricing, schedules};
 use billpay_store::{AccountStatus, SharedStore};
 use billpay_webkit::format::lagos_time;
 use billpay_webkit::rows::developer_access;
@@ -60,6 +60,12 @@ pub enum AccountCommand {
         #[arg(value_enum)]
         state: OnOff,
     },
+    /// An account's schedules (docs/schedules.md): each one's status and
+    /// next run (Lagos time).
+    Schedules { account_id: AccountId },
+    /// Pause every active schedule of an account (logged); the customer may
+    /// resume each.
+    PauseSchedules { account_id: AccountId },
     /// Set the dashboard password.
     SetPassword {
         account_id: AccountId,
@@ -194,6 +200,44 @@ pub async fn run(cmd: AccountCommand, store: &SharedStore, out: &Output) -> anyh
             out.emit(
                 json!({ "account_id": account_id, "developer_access": on }),
                 format!("Developer access for {account_id} is {words}"),
+            );
+        }
+        AccountCommand::Schedules { account_id } => {
+            let found = store.schedules(account_id).await?;
+            let lines: Vec<String> = found
+                .iter()
+                .map(|s| {
+                    let next = schedules::next_run(s).map_or_else(|| "—".into(), lagos_time);
+                    let status = s.status.as_str();
+                    format!(
+                        "{}  {} {} for {}  {status}  next {next}",
+                        s.reference,
+                        s.every.adverb(),
+                        s.label,
+                        s.recipient
+                    )
+                })
+                .collect();
+            let listed: Vec<_> = found
+                .iter()
+                .map(|s| json!({ "reference": s.reference, "item": s.label, "recipient": s.recipient, "every": s.every.as_str(), "status": s.status.as_str(), "next_run_at": schedules::next_run(s), "runs": s.runs }))
+                .collect();
+            let text = match lines.is_empty() {
+                true => format!("Account {account_id} has no schedules"),
+                false => lines.join("\n"),
+            };
+            out.emit(
+                json!({ "account_id": account_id, "schedules": listed }),
+                text,
+            );
+        }
+        AccountCommand::PauseSchedules { account_id } => {
+            let paused = schedules::pause_customer(store.as_ref(), Actor::Cli, account_id)
+                .await
+                .map_err(action_error)?;
+            out.emit(
+                json!({ "account_id": account_id, "paused": paused }),
+                format!("Paused {paused} schedules of {account_id}"),
             );
         }
         AccountCommand::SetPassword {

@@ -70,7 +70,8 @@ pub enum Command {
     Serve(Box<serve::ServeArgs>),
     /// Create or upgrade the database schema.
     Migrate,
-    /// Accounts: create, show, suspend, reactivate, set-password, set-tier, developer-access, close, erase.
+    /// Accounts: create, show, suspend, reactivate, set-password, set-tier, developer-access,
+    /// schedules, pause-schedules, close, erase.
     #[command(subcommand)]
     Account(account::AccountCommand),
     /// API keys: create, suspend, reactivate, revoke, set-rate-limit, webhook,

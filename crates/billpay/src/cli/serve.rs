@@ -225,6 +225,9 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         workers.push(tokio::spawn(prune.run(node.clone(), shutdown.clone())));
         let prune_usage = billpay_worker::prune::PruneUsage::new(store.clone());
         workers.push(tokio::spawn(prune_usage.run(node, shutdown.clone())));
+        // schedules' runs, placed through the API's own purchase operation
+        let scheduler = billpay_operations::schedules::Scheduler::new(state.purchasing.clone());
+        workers.push(tokio::spawn(scheduler.run_until(shutdown.clone())));
     }
     let delivery_config = DeliveryConfig {
         allow_private,

@@ -22,6 +22,7 @@ mod pricing;
 
 mod purchases;
 mod routing;
+mod schedules;
 mod smedata;
 mod throttles;
 mod two_nodes;

@@ -218,6 +218,36 @@ struct AccountPage {
     blocked: Option<String>,
     /// A refused form of this page, drawn again with its message and input.
     refill: Refill,
+    /// The customer's schedules (issue 50), newest first.
+    schedules: Vec<ScheduleRow>,
+    /// One of them is active: an owner may pause them all.
+    schedules_active: bool,
+}
+
+/// A customer's schedule as the operator reads it.
+pub struct ScheduleRow {
+    pub reference: String,
+    pub what: String,
+    pub recipient: String,
+    pub every: &'static str,
+    pub status: &'static str,
+    pub reason: String,
+    /// The next run (Lagos time), or "—" while paused or stopped.
+    pub next: String,
+    pub runs: u64,
+}
+
+fn schedule_row(s: billpay_store::Schedule) -> ScheduleRow {
+    ScheduleRow {
+        next: billpay_operations::schedules::next_run(&s).map_or_else(|| "—".into(), short_time),
+        reference: s.reference,
+        what: s.label,
+        recipient: s.recipient,
+        every: s.every.adverb(),
+        status: s.status.as_str(),
+        reason: s.status_reason.unwrap_or_default(),
+        runs: s.runs,
+    }
 }
 
 /// Where the customer's transaction PIN stands (the shop's purchases).
@@ -355,8 +385,16 @@ async fn account_page(
         .into_iter()
         .find(|e| e.kind == billpay_store::limits::BlockKind::Account && e.value == id.to_string())
         .map(|e| e.reason);
+    let schedules: Vec<ScheduleRow> = store
+        .schedules(id)
+        .await?
+        .into_iter()
+        .map(schedule_row)
+        .collect();
     let chrome = Chrome::new(signed_in, "customers", done);
     Ok(render(&AccountPage {
+        schedules_active: schedules.iter().any(|s| s.status == "active"),
+        schedules,
         kyc: KycView::new(&own.kyc, &levels),
         levels: levels
             .iter()
@@ -846,6 +884,24 @@ pub async fn clear_pin_lock(
         false => Notice::PinNotLocked,
     };
     Ok(done(&format!("/admin/customers/{id}"), notice))
+}
+
+/// Pauses every active schedule of the customer (they may resume each; logged).
+pub async fn pause_schedules(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    _: CsrfForm<billpay_webkit::NoFields>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let store = state.store.as_ref();
+    billpay_operations::schedules::pause_customer(store, actor(&signed_in), id)
+        .await
+        .map_err(refused)?;
+    Ok(done(
+        &format!("/admin/customers/{id}"),
+        Notice::SchedulesPaused,
+    ))
 }
 
 #[derive(Deserialize)]

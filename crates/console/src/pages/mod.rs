@@ -66,6 +66,7 @@ pub enum Notice {
     PinNotLocked,
     DeveloperAccessOn,
     DeveloperAccessOff,
+    SchedulesPaused,
     Requeried,
     MarkedSuccessful,
     MarkedFailed,
@@ -92,7 +93,7 @@ pub enum Notice {
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 60] = [
+    const TABLE: [(Notice, &'static str, &'static str); 61] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -160,6 +161,11 @@ impl Notice {
             Notice::DeveloperAccessOff,
             "developer-access-off",
             "developer access off: API keys and webhooks are hidden from their dashboard (their keys still work)",
+        ),
+        (
+            Notice::SchedulesPaused,
+            "schedules-paused",
+            "the customer's schedules are paused: no run until they resume one",
         ),
         (
             Notice::PinNotLocked,

@@ -100,6 +100,8 @@ pub fn kind_words(kind: &str) -> &'static str {
         "purchase_receipt" => "Purchase receipt",
         "purchase_held" => "Purchase held for review",
         "purchase_released" => "Held purchase approved",
+        "schedule_skipped" => "Scheduled purchase not bought",
+        "schedule_stopped" => "Schedule stopped",
         "low_balance" => "Low balance",
         "api_key_created" => "New API key (security)",
         "webhook_url_changed" => "Webhook URL changed (security)",

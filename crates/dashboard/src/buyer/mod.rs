@@ -1,7 +1,8 @@
 //! The buyer's room: the home page, the shop (every product bought with the
 //! transaction PIN, receipts, beneficiaries), the wallet (reserved accounts,
 //! pay now by card, the statement), the purchase history and the saved
-//! recipients (beneficiaries), and bulk buying from a CSV (`bulk`).
+//! recipients (beneficiaries), bulk buying from a CSV (`bulk`), and the
+//! schedules ("Repeat this" on a receipt).
 
 pub mod beneficiaries;
 pub mod bulk;
@@ -9,6 +10,7 @@ pub mod fund_wallet;
 pub mod history;
 pub mod home;
 pub mod pay_now;
+pub mod schedules;
 pub mod shop;
 pub mod upgrade;
 pub mod wallet;
@@ -48,6 +50,14 @@ pub fn routes() -> Router<DashboardState> {
         .route(
             "/dashboard/beneficiaries/{id}/delete",
             post(beneficiaries::delete),
+        )
+        .route(
+            "/dashboard/schedules",
+            get(schedules::page).post(schedules::create),
+        )
+        .route(
+            "/dashboard/schedules/{reference}/{change}",
+            post(schedules::change),
         )
         .route("/dashboard/pin", get(shop::pin::form).post(shop::pin::set))
         .route("/dashboard/pin/change", post(shop::pin::change))

@@ -218,6 +218,17 @@ pub const PERSONAL_DATA: &[PersonalTable] = &[
         Deleted,
         Left("which identity a gateway checked for a reserved account, by its last 4 digits"),
     ),
+    // the runs first: they name their schedule
+    personal(
+        "schedule_runs",
+        Deleted,
+        Left("each run is a purchase, in the download; the schedules page lists the runs"),
+    ),
+    personal(
+        "schedules",
+        Deleted,
+        Left("standing orders, listed on the dashboard's schedules page; their runs are purchases"),
+    ),
     personal("sessions", Deleted, Left(SECRET)),
     personal(
         "tier_upgrades",

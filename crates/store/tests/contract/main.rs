@@ -30,6 +30,7 @@ mod pricing;
 mod privacy;
 mod purchases;
 mod sales_rollup;
+mod schedules;
 mod sessions;
 mod supplier_health;
 mod throttles;

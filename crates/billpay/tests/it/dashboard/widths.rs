@@ -82,6 +82,7 @@ async fn every_customer_page_fits_a_phone_and_a_laptop() {
         ("/dashboard/keys", "keys"),
         ("/dashboard/webhooks", "webhooks-index"),
         ("/dashboard/beneficiaries", "beneficiaries"),
+        ("/dashboard/schedules", "schedules"),
         ("/dashboard/notifications", "notifications"),
     ]
     .into_iter()
@@ -143,6 +144,7 @@ async fn every_customer_page_fits_a_phone_and_a_laptop() {
         "/dashboard/wallet",
         "/dashboard/transactions",
         "/dashboard/beneficiaries",
+        "/dashboard/schedules",
         "/dashboard/account",
         "/dashboard/keys",
         "/dashboard/webhooks",

@@ -71,7 +71,7 @@ pub const UNVERIFIED: &str =
 
 /// The purchase operation; a server built without it (tests of other
 /// pages) has no shop.
-fn purchasing(state: &DashboardState) -> Result<&Purchasing, PageError> {
+pub(crate) fn purchasing(state: &DashboardState) -> Result<&Purchasing, PageError> {
     state.shop.as_ref().ok_or_else(|| {
         PageError::status(
             axum::http::StatusCode::SERVICE_UNAVAILABLE,
@@ -232,7 +232,7 @@ async fn place(
 /// neither), said in the shop's words; a spent rate budget says when to try
 /// again; a store failure is a page error (logged); anything else is the
 /// operation's sentence.
-fn refusal(e: PurchaseError) -> Refused {
+pub(crate) fn refusal(e: PurchaseError) -> Refused {
     match e {
         PurchaseError::KeySuspended => Refused::Say(SHOP_KEY_SUSPENDED.to_owned()),
         PurchaseError::KeyRevoked => Refused::Say(SHOP_KEY_REVOKED.to_owned()),

@@ -57,6 +57,24 @@ struct ReceiptPage {
     /// WhatsApp's click-to-share link with [`share_text`].
     whatsapp: String,
     saved_as: Option<String>,
+    repeat: Repeat,
+}
+
+/// "Repeat this": the schedule's reference (minted per page, so the form
+/// sent twice makes one) and the first run offered: this time tomorrow.
+struct Repeat {
+    reference: String,
+    first: String,
+}
+
+impl Repeat {
+    fn offered() -> Repeat {
+        let tomorrow = billpay_store::clock::now_ms() + 24 * 3600 * 1000;
+        Repeat {
+            reference: super::mint_reference(),
+            first: billpay_webkit::format::lagos_input(&billpay_store::clock::rfc3339(tomorrow)),
+        }
+    }
 }
 
 pub async fn page(
@@ -110,6 +128,7 @@ pub async fn page(
         cards,
         buy_again: buy_again(&tx),
         saved_as,
+        repeat: Repeat::offered(),
     }))
 }
 

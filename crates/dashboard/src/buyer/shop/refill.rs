@@ -4,7 +4,7 @@
 //! the phone, the amount — so an Eko postpaid meter is bought again as Eko
 //! postpaid, never as the form's first disco and prepaid.
 
-use super::forms::Product;
+use super::forms::{BuyForm, Product};
 use billpay_domain::network::Network;
 use billpay_domain::{Phone, PurchaseDetails};
 use billpay_store::{Refill, Transaction};
@@ -26,6 +26,27 @@ pub fn of_purchase(tx: &Transaction) -> Refill {
 /// `product`'s form filled in with `refill` (a field it lacks stays empty:
 /// a recipient saved before the fields were kept gives its number only).
 pub fn link(product: Product, refill: &Refill) -> String {
+    let query: Vec<String> = fields(product, refill)
+        .into_iter()
+        .map(|(name, value)| format!("{name}={}", url_encode(&value)))
+        .collect();
+    match query.is_empty() {
+        true => format!("/dashboard/buy/{}", product.slug()),
+        false => format!("/dashboard/buy/{}?{}", product.slug(), query.join("&")),
+    }
+}
+
+/// The form [`link`] opens, as it is submitted ("Repeat this" makes a
+/// schedule of it).
+pub fn form(product: Product, refill: &Refill) -> BuyForm {
+    let fields = fields(product, refill)
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), serde_json::Value::String(value)));
+    serde_json::from_value(serde_json::Value::Object(fields.collect())).unwrap_or_default()
+}
+
+/// The form's fields `refill` fills in, each with a value.
+fn fields(product: Product, refill: &Refill) -> Vec<(&'static str, String)> {
     let d = &refill.details;
     let or_recipient =
         |field: &Option<String>| field.clone().unwrap_or_else(|| refill.recipient.clone());
@@ -76,15 +97,10 @@ pub fn link(product: Product, refill: &Refill) -> String {
     if product != Product::Epin {
         fields.insert(0, ("provider_id", Some(refill.provider.clone())));
     }
-    let query: Vec<String> = fields
+    fields
         .into_iter()
         .filter_map(|(name, value)| value.filter(|v| !v.is_empty()).map(|v| (name, v)))
-        .map(|(name, value)| format!("{name}={}", url_encode(&value)))
-        .collect();
-    match query.is_empty() {
-        true => format!("/dashboard/buy/{}", product.slug()),
-        false => format!("/dashboard/buy/{}?{}", product.slug(), query.join("&")),
-    }
+        .collect()
 }
 
 /// A number bought on another network than its prefix's was bought as ported.
