@@ -72,8 +72,8 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "038_sales_rollup": both => crate::areas::sales_rollup::backfill;
     "039_batches": both sqlite postgres;
     "040_schedules": both;
-    "042_upgrades": both;
-    "044_tier_developer_access": both;
+    "041_upgrades": both;
+    "042_tier_developer_access": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

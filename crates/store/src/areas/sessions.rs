@@ -44,7 +44,7 @@ pub(crate) async fn account_of<T: Tx>(
 ) -> Result<Option<Account>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         // Developer access is the account's own switch or its tier's
-        // (migration 044): the last column, in the mapper's place.
+        // (migration 042): the last column, in the mapper's place.
         let own = ACCOUNT_COLUMNS
             .strip_suffix("developer_access")
             .expect("developer_access is the last account column");
