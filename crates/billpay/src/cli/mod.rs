@@ -102,7 +102,7 @@ pub enum Command {
     /// Recipients and accounts refused at purchase: add, list, remove.
     #[command(subcommand)]
     Blocklist(limits::BlocklistCommand),
-    /// Price tiers: create, list, show, rule.
+    /// Price tiers: create, list, show, rule, developer-access, offer, offers, downgrade.
     #[command(subcommand)]
     Tier(tier::TierCommand),
     /// Reports: sales (face value, charged, cost, profit).

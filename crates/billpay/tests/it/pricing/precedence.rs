@@ -393,7 +393,7 @@ async fn the_cli_refuses_what_no_catalogue_sells_naming_the_flag() {
     assert_eq!(list["tiers"][0]["name"], "default");
     assert_eq!(
         list["tiers"][1],
-        json!({ "name": "api", "rules": 2, "accounts": 1 })
+        json!({ "name": "api", "rules": 2, "accounts": 1, "developer_access": false })
     );
     let (ok, _) = server.cli_result(&["account", "set-tier", &who.account_id, "missing"]);
     assert!(!ok);
