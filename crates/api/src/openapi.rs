@@ -43,7 +43,7 @@ struct ErrorAnswers;
 impl Modify for ErrorAnswers {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         for item in openapi.paths.paths.values_mut() {
-            for operation in [item.get.as_mut(), item.post.as_mut()]
+            for operation in [item.get.as_mut(), item.post.as_mut(), item.delete.as_mut()]
                 .into_iter()
                 .flatten()
             {

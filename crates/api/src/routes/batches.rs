@@ -356,7 +356,11 @@ pub async fn list(
     caller: Caller,
     ApiQuery(query): ApiQuery<ListQuery>,
 ) -> crate::envelope::Reply<Vec<BatchSummaryOut>> {
-    let limit = query.limit.unwrap_or(20).clamp(1, 100);
+    let limit = query.limit.unwrap_or(20);
+    if !(1..=100).contains(&limit) {
+        let why = format!("limit: must be 1 to 100, not {limit}");
+        return Err(ApiError::Validation(why));
+    }
     let batches = state
         .purchasing
         .store

@@ -73,7 +73,7 @@ pub struct ScheduleIn {
     pub product: Product,
     pub every: EveryIn,
     /// The first run (RFC 3339, any offset), at most a day ago and within a year.
-    #[schema(example = "2026-12-01T09:00:00+01:00")]
+    #[schema(format = DateTime, example = "2026-12-01T09:00:00+01:00")]
     pub starts_at: String,
     /// `true`: a run that cannot be paid (balance, a limit, the product off
     /// sale) is tried again every hour until the day ends (Lagos time).
@@ -82,7 +82,7 @@ pub struct ScheduleIn {
     pub retry_later_today: bool,
     /// The product's fields and `reference`.
     #[serde(flatten)]
-    #[schema(value_type = Object)]
+    #[schema(schema_with = product_fields)]
     pub fields: Map<String, Value>,
 }
 
@@ -310,4 +310,49 @@ async fn changed(
     let store = state.purchasing.store.as_ref();
     let schedule = schedules::change(store, caller.account_id, reference, change).await?;
     ok(ScheduleOut::of(schedule, None))
+}
+
+/// The body's product fields as the document states them: one of the seven
+/// purchase bodies, the one `product` names, its `reference` at most 90
+/// characters (run numbers are added to it).
+fn product_fields() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::Ref;
+    use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, OneOfBuilder, Type};
+    const BODIES: [(&str, &str); 7] = [
+        ("airtime", "AirtimeIn"),
+        ("data", "DataIn"),
+        ("cable", "CableIn"),
+        ("electricity", "ElectricityIn"),
+        ("education", "EducationIn"),
+        ("epin", "EpinIn"),
+        ("betting", "BetIn"),
+    ];
+    let one_of = BODIES
+        .iter()
+        .fold(OneOfBuilder::new(), |one_of, (product, body)| {
+            let named = ObjectBuilder::new().property(
+                "product",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some([*product])),
+            );
+            let body = AllOfBuilder::new()
+                .item(Ref::from_schema_name(*body))
+                .item(named);
+            one_of.item(body)
+        });
+    let short = ObjectBuilder::new().property(
+        "reference",
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .max_length(Some(90)),
+    );
+    AllOfBuilder::new()
+        .description(Some(
+            "The product's purchase fields and the schedule's `reference` (8 to 90 characters)",
+        ))
+        .item(one_of)
+        .item(short)
+        .build()
+        .into()
 }
