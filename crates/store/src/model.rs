@@ -618,10 +618,10 @@ pub enum FundingStatus {
 
 text_enum!(FundingStatus { Credited = "credited", Unmatched = "unmatched", Rejected = "rejected", PendingVerification = "pending_verification" });
 
-/// What the buyer's home shows of a wallet (`WalletStore::session_home`).
+/// What the buyer's home shows of a wallet besides its balance (the
+/// account's, read with it: `WalletStore::session_home`).
 #[derive(Debug, Clone)]
 pub struct WalletView {
-    pub balance: Kobo,
     /// The latest purchases, newest first.
     pub recent: Vec<Transaction>,
     /// The accounts reserved to fund the wallet by transfer.

@@ -71,7 +71,7 @@ pub async fn page(State(state): State<DashboardState>, token: SessionToken) -> P
     Ok(render(&HomePage {
         chrome: Chrome::new(&signed_in, "home"),
         first_name: name.split_whitespace().next().unwrap_or(name).to_owned(),
-        balance: format::naira(wallet.balance),
+        balance: format::naira(signed_in.user.balance),
         tiles: ShopProduct::ALL
             .iter()
             .map(|p| (p.slug(), p.title(), p.blurb()))

@@ -57,7 +57,6 @@ async fn session_home<T: Tx>(
         ..TxFilter::default()
     };
     let wallet = WalletView {
-        balance: account.balance,
         recent: super::purchases::list(tx, &latest).await?,
         reserved: super::funding::reserved(tx, Some(account.id)).await?,
     };

@@ -377,9 +377,9 @@ async fn the_session_home_has_the_account_balance_latest_purchases_and_own_accou
         .unwrap()
         .unwrap();
     assert_eq!(home.account.id, buyer);
+    assert_eq!(home.account.balance, store.balance(buyer).await.unwrap());
+    assert_eq!(home.account.balance, Kobo::from_naira(4_700));
     let view = home.wallet;
-    assert_eq!(view.balance, store.balance(buyer).await.unwrap());
-    assert_eq!(view.balance, Kobo::from_naira(4_700));
     let references: Vec<_> = view.recent.iter().map(|t| t.reference.as_str()).collect();
     assert_eq!(references, ["view-2", "view-1"], "the latest, newest first");
     let numbers: Vec<_> = view
