@@ -4,7 +4,7 @@
 //! connections, on the same cores), then prints a Markdown table of ratios
 //! and writes the figures as JSON.
 //!
-//!   bench [--seconds N] [--json FILE] [--rounds N] [--only live | --only smedata | --only fan-out | --only stored | --only audit [--stored N] | --only batches]
+//!   bench [--seconds N] [--json FILE] [--rounds N] [--only live | --only postgres | --only smedata | --only fan-out | --only stored | --only audit [--stored N] | --only batches]
 //!
 //! PostgreSQL is measured when `BILLPAY_BENCH_POSTGRES_URL` names a server
 //! (each scenario gets a fresh database on it, dropped afterwards).
@@ -16,6 +16,7 @@ Without --only: every row (SQLite; PostgreSQL too when BILLPAY_BENCH_POSTGRES_UR
   --seconds N     each wrk run's length (default 10)
   --json FILE     where the figures go (default target/bench/latest.json)
   --only live     SQLite's read and live purchase rows, with echo (about 1 min)
+  --only postgres PostgreSQL's live purchase rows against pgbench in the same run (about 1 min)
   --only smedata  data purchases through one fake SME-data site, then two routed by cost (about 30 s a round)
   --rounds N      the SME-data pair N times, alternated, and their mean rates compared (default 1)
   --only fan-out  the webhook runs alone
@@ -363,6 +364,12 @@ async fn pgbench(bench: &Bench, admin: &str) -> Row {
 }
 
 async fn postgres(bench: &mut Bench, admin: &str, rows: &mut Vec<Row>) {
+    postgres_live(bench, admin, rows).await;
+    rows.extend(audit_rows(Some(admin), STORED, false).await);
+}
+
+/// pgbench, then the live purchase rows against it.
+async fn postgres_live(bench: &mut Bench, admin: &str, rows: &mut Vec<Row>) {
     let tpcb = pgbench(bench, admin).await;
     let cases: [(&str, &[&str], usize, usize, &str); 3] = [
         (
@@ -402,7 +409,6 @@ async fn postgres(bench: &mut Bench, admin: &str, rows: &mut Vec<Row>) {
     }
     rows.push(tpcb);
     rows.extend(measured);
-    rows.extend(audit_rows(Some(admin), STORED, false).await);
 }
 
 fn table(rows: &[Row]) -> String {
@@ -460,7 +466,7 @@ async fn main() {
     );
     let only = flag("--only");
     if let Some(name) = only.as_deref()
-        && !["live", "smedata", "fan-out", "stored", "audit", "batches"].contains(&name)
+        && !["live", "postgres", "smedata", "fan-out", "stored", "audit", "batches"].contains(&name)
     {
         eprintln!("unknown --only {name}\n\n{USAGE}");
         std::process::exit(2);
@@ -471,6 +477,12 @@ async fn main() {
         let echo = echo_ceiling(&mut bench);
         sqlite_live(&mut bench, &echo, &mut rows, &mut 0.0).await;
         rows.insert(0, echo);
+    } else if flag("--only").as_deref() == Some("postgres") {
+        // The PostgreSQL rows that change with the purchase path, and their ceiling.
+        match bench.postgres.clone() {
+            Some(admin) => postgres_live(&mut bench, &admin, &mut rows).await,
+            None => eprintln!("SKIPPED PostgreSQL: set BILLPAY_BENCH_POSTGRES_URL"),
+        }
     } else if flag("--only").as_deref() == Some("smedata") {
         // Routing by cost against one site (issue 47): the pair compares
         // with itself, no ceiling needed.
