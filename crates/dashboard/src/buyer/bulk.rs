@@ -561,7 +561,8 @@ fn item_row(item: &BatchItem) -> ItemRow {
         Product::Data => text("plan_id"),
         _ => body["amount"]
             .as_f64()
-            .map_or(String::new(), |a| format!("₦{a:.2}")),
+            .and_then(|a| Kobo::from_naira_f64(a).ok())
+            .map_or(String::new(), naira),
     };
     let (status, charged, code, message) = match &item.outcome {
         ItemOutcome::Queued => ("waiting", String::new(), String::new(), String::new()),
