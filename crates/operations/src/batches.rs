@@ -13,7 +13,7 @@
 //! body, whether it came alone or in a batch.
 
 use crate::purchases::{Buyer, Checked, PurchaseError, Purchasing, key_in_force};
-use billpay_domain::{Kobo, Product, PurchaseRequest};
+use billpay_domain::{Kobo, Product, PurchaseRequest, TxStatus};
 use billpay_store::{
     AccountStatus, Batch, BatchItem, BatchStatus, ItemOutcome, ItemPlaced, KeyStatus, NewBatch,
     NewBatchItem, StoreError, TxLookup,
@@ -57,11 +57,84 @@ pub trait ItemReader: Send + Sync {
 
 /// An item's refusal as a person reads it: the store keeps a used
 /// reference's slug alone, so it is worded here, once.
-pub fn refusal_said(error: &str, message: Option<&str>) -> String {
+fn refusal_said(error: &str, message: Option<&str>) -> String {
     match (message, error) {
         (Some(message), _) => message.to_owned(),
         (None, billpay_store::REFERENCE_USED) => crate::purchases::duplicate_reference(None),
         (None, other) => other.to_owned(),
+    }
+}
+
+/// What became of an item, as `GET /v1/batches/{id}` and the shop's bulk
+/// page both say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemState {
+    Queued,
+    Processing,
+    Successful,
+    Failed,
+    Refused,
+}
+
+impl ItemState {
+    /// The API's word (`queued`, `processing`, `successful`, `failed`,
+    /// `refused`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemState::Queued => "queued",
+            ItemState::Processing => "processing",
+            ItemState::Successful => "successful",
+            ItemState::Failed => "failed",
+            ItemState::Refused => "refused",
+        }
+    }
+}
+
+/// An item's outcome in words, the one mapping from the store's
+/// [`ItemOutcome`]: its state, its purchase's code and charge once placed
+/// (a failed one was refunded), a refusal's slug, and the sentence a person
+/// reads (the purchase's message, or why it was refused).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemSaid {
+    pub state: ItemState,
+    pub code: Option<String>,
+    pub amount: Option<Kobo>,
+    pub error: Option<String>,
+    pub message: Option<String>,
+}
+
+impl ItemSaid {
+    pub fn of(outcome: &ItemOutcome) -> ItemSaid {
+        let nothing = |state| ItemSaid {
+            state,
+            code: None,
+            amount: None,
+            error: None,
+            message: None,
+        };
+        match outcome {
+            ItemOutcome::Queued => nothing(ItemState::Queued),
+            ItemOutcome::Refused { error, message } => ItemSaid {
+                error: Some(error.clone()),
+                message: Some(refusal_said(error, message.as_deref())),
+                ..nothing(ItemState::Refused)
+            },
+            ItemOutcome::Placed {
+                code,
+                status,
+                amount,
+                message,
+            } => ItemSaid {
+                code: Some(code.clone()),
+                amount: Some(*amount),
+                message: Some(message.clone()),
+                ..nothing(match status {
+                    TxStatus::Processing => ItemState::Processing,
+                    TxStatus::Successful => ItemState::Successful,
+                    TxStatus::Failed => ItemState::Failed,
+                })
+            },
+        }
     }
 }
 
