@@ -471,6 +471,37 @@ pub struct Event {
     pub created_at: String,
 }
 
+/// What a webhook event is about, for a link to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventSubject {
+    /// A purchase's event: its reference code.
+    Purchase(String),
+    /// `batch.completed`: the batch's id (what `transaction_code` holds for
+    /// it) and its reference (from the payload).
+    Batch { id: String, reference: String },
+}
+
+impl Event {
+    /// The purchase or batch this event is about.
+    pub fn subject(&self) -> EventSubject {
+        if self.event == BATCH_COMPLETED {
+            let payload: serde_json::Value =
+                serde_json::from_str(&self.payload).unwrap_or_default();
+            if let Some(reference) = payload["reference"].as_str() {
+                return EventSubject::Batch {
+                    id: self.transaction_code.clone(),
+                    reference: reference.to_owned(),
+                };
+            }
+        }
+        EventSubject::Purchase(self.transaction_code.clone())
+    }
+}
+
+/// The one event that is about a batch, not a purchase
+/// (`billpay_webhooks::BatchCompleted::EVENT`).
+pub const BATCH_COMPLETED: &str = "batch.completed";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EventStatus {

@@ -324,3 +324,75 @@ async fn a_wrong_batch_is_refused_whole_and_changes_nothing() {
     assert_eq!(balance_kobo(&server, &c.api_key).await, 1_000_000);
     assert!(transactions(&server, &c.account_id, None).is_empty());
 }
+
+/// A `batch.completed` whose delivery failed links, on the console's
+/// customer page, to its batch's row there (not to a purchase page that
+/// does not exist), and a purchase's failed delivery to the purchase.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_batch_webhook_links_to_its_batch() {
+    let server = TestServer::spawn().await;
+    crate::console::add_operators(&server);
+    let receiver = receiver::Receiver::start().await;
+    let c = server.customer("10000");
+    server.cli(&["key", "webhook", &c.key_id, "--url", &receiver.url("/fail")]);
+    let reference = format!("hooked-{}", rand_suffix());
+    let body = batch(&reference, items(&reference, 2, 100, &[]));
+    let accepted = server.post(&c.api_key, "/v1/batches", body).await;
+    assert_eq!(accepted.status, 202, "{}", accepted.body);
+    let batch_id = accepted.data()["batch_id"].as_str().unwrap().to_owned();
+    let done = completed(&server, &c.api_key, &reference).await;
+    let code = done["items"][0]["reference_code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Every delivery fails (the receiver answers 500; no retries by default).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let failed = loop {
+        let listed = server.cli(&["webhook", "list", "--account", &c.account_id, "--failed"]);
+        let events = listed["events"].as_array().unwrap().clone();
+        let batch_failed = events
+            .iter()
+            .any(|e| e["event"]["event"] == "batch.completed");
+        if batch_failed && events.len() == 3 {
+            break events;
+        }
+        assert!(Instant::now() < deadline, "not failed yet: {listed}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let batch_event = failed
+        .iter()
+        .find(|e| e["event"]["event"] == "batch.completed")
+        .unwrap();
+    assert_eq!(batch_event["event"]["transaction_code"], batch_id.as_str());
+
+    let owner = crate::console::admin(&server, crate::console::OWNER).await;
+    let path = format!("/admin/customers/{}", c.account_id);
+    let (status, _, html) = crate::console::page(&server, &owner, &path).await;
+    assert_eq!(status, 200);
+    let table = &html[html
+        .find("id=\"failed-webhooks\"")
+        .expect("the failed table")..];
+    let table = &table[..table.find("</table>").unwrap()];
+    assert!(
+        table.contains(&format!("<a href=\"#batch-{batch_id}\">{reference}</a>")),
+        "{table}"
+    );
+    assert!(
+        !table.contains(&format!("/admin/transactions/{batch_id}")),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!(
+            "<a href=\"/admin/transactions/{code}\">{code}</a>"
+        )),
+        "{table}"
+    );
+    // The link's target: the batch's row on the same page.
+    assert!(
+        html.contains(&format!(
+            "<tr id=\"batch-{batch_id}\" data-reference=\"{reference}\">"
+        )),
+        "{html}"
+    );
+}
