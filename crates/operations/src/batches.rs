@@ -16,7 +16,7 @@ use crate::purchases::{Buyer, Checked, PurchaseError, Purchasing, key_in_force};
 use billpay_domain::{Kobo, Product, PurchaseRequest, TxStatus};
 use billpay_store::{
     AccountStatus, Batch, BatchItem, BatchStatus, ItemOutcome, ItemPlaced, KeyStatus, NewBatch,
-    NewBatchItem, StoreError, TxLookup,
+    NewBatchItem, RateLimit, StoreError, TxLookup,
 };
 use billpay_webhooks::BatchCompleted;
 use billpay_worker::claim_loop::{Claimed, LoopSettings, claim_loop, run_all};
@@ -38,7 +38,8 @@ const PLACING_AHEAD: usize = 16;
 const CONCURRENCY: usize = 4;
 
 /// A key's and its account's statuses.
-type Standing = (KeyStatus, AccountStatus);
+/// The batch's key's and account's statuses, and the key's own rate limit.
+type Standing = (KeyStatus, AccountStatus, Option<RateLimit>);
 
 /// An item refused before any money moved: the contract's slug and the sentence.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -320,8 +321,8 @@ impl Batches {
         let key = store.api_key(buyer.key_id).await?;
         let account = store.account(buyer.account_id).await?;
         Ok(match (key, account) {
-            (Some(key), Some(account)) => (key.status, account.status),
-            _ => (KeyStatus::Revoked, AccountStatus::Active),
+            (Some(key), Some(account)) => (key.status, account.status, key.rate_limit),
+            _ => (KeyStatus::Revoked, AccountStatus::Active, None),
         })
     }
 
@@ -332,7 +333,7 @@ impl Batches {
     async fn place(
         &self,
         buyer: &Buyer,
-        (key, account): Standing,
+        (key, account, rate_limit): Standing,
         item: BatchItem,
     ) -> (u32, Result<ItemPlaced, StoreError>) {
         let refuse = |e| {
@@ -343,7 +344,7 @@ impl Batches {
         let placed = match (in_force, self.reader.request(item.product, &item.body)) {
             (Err(why), _) => refuse(why),
             (Ok(()), Err(Refused { error, message })) => Ok(ItemPlaced::Refused { error, message }),
-            (Ok(()), Ok(request)) => match self.purchasing.buy(buyer, request).await {
+            (Ok(()), Ok(request)) => match self.paced_buy(buyer, rate_limit, request).await {
                 Ok(tx) => Ok(ItemPlaced::Placed(tx.code)),
                 Err(PurchaseError::DuplicateReference(Some(code))) => Ok(ItemPlaced::Placed(code)),
                 Err(PurchaseError::DuplicateReference(None)) => {
@@ -354,6 +355,18 @@ impl Batches {
             },
         };
         (item.position, placed)
+    }
+
+    /// The purchase, once the key's rate budget has a token for it: an
+    /// item spends the budget as the request it stands for would.
+    async fn paced_buy(
+        &self,
+        buyer: &Buyer,
+        rate_limit: Option<RateLimit>,
+        request: PurchaseRequest,
+    ) -> Result<billpay_store::Transaction, PurchaseError> {
+        self.purchasing.spend_token(buyer.key_id, rate_limit).await;
+        self.purchasing.buy(buyer, request).await
     }
 
     /// The purchase with the item's reference, placed by an earlier pass.

@@ -325,6 +325,88 @@ async fn a_wrong_batch_is_refused_whole_and_changes_nothing() {
     assert!(transactions(&server, &c.account_id, None).is_empty());
 }
 
+/// `GET /v1/batches/{reference}` until completed, waiting out the key's
+/// `429`s (its budget is the items' too).
+async fn completed_at_the_keys_pace(server: &TestServer, key: &str, reference: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let reply = server.get(key, &format!("/v1/batches/{reference}")).await;
+        if reply.status != 429 && reply.assert_ok()["status"] == "completed" {
+            return reply.data().clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "batch not completed: {}",
+            reply.body
+        );
+        // Seldom: each look spends a token the items want too.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// Each item spends the key's rate budget as the purchase request it stands
+/// for would (docs/bulk.md): at 5 a second with bursts of 5, a 20-item batch
+/// is accepted at once, placed at the key's pace (16 tokens past the burst:
+/// over 3 s), and meanwhile the key's own requests are refused `429` with
+/// `Retry-After`. Every item is bought once, the money exact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batchs_items_spend_the_keys_rate_budget() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("10000");
+    server.cli(&[
+        "key",
+        "set-rate-limit",
+        &c.key_id,
+        "--per-second",
+        "5",
+        "--burst",
+        "5",
+    ]);
+    // The key cache reads the new limit within 0.5 s.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let reference = format!("paced-{}", rand_suffix());
+    let started = Instant::now();
+    let body = batch(&reference, items(&reference, 20, 100, &[]));
+    let accepted = server.post(&c.api_key, "/v1/batches", body).await;
+    assert_eq!(accepted.status, 202, "{}", accepted.body);
+
+    let limited = loop {
+        let reply = server.get(&c.api_key, "/v1/wallet/balance").await;
+        if reply.status == 429 {
+            break reply;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "the items left the key's budget untouched"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    limited.assert_error(429, "rate_limited");
+    let retry_after: u64 = limited.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry_after >= 1, "{retry_after}");
+
+    let done = completed_at_the_keys_pace(&server, &c.api_key, &reference).await;
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(3_000),
+        "20 items at 5 a second from a burst of 5 in {took:?}"
+    );
+    assert_eq!(statuses(&done), vec!["successful"; 20], "{done}");
+    assert_eq!(kobo(&done["charged"]), 20 * 10_000);
+    assert_eq!(transactions(&server, &c.account_id, None).len(), 20);
+    let statement = server.assert_ledger_consistent(&c.account_id);
+    assert_eq!(entries_of_kind(&statement, "debit"), 20, "{statement}");
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(
+        balance_kobo(&server, &c.api_key).await,
+        1_000_000 - 20 * 10_000
+    );
+}
+
 /// A `batch.completed` whose delivery failed links, on the console's
 /// customer page, to its batch's row there (not to a purchase page that
 /// does not exist), and a purchase's failed delivery to the purchase.
