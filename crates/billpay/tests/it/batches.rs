@@ -478,3 +478,79 @@ async fn a_failed_batch_webhook_links_to_its_batch() {
         "{html}"
     );
 }
+
+/// The server killed (SIGKILL) in the middle of a batch and started again:
+/// the items placed before the kill keep their one purchase (none placed
+/// again), the rest are placed after the restart (once the dead node's
+/// lease ends), and the money is exact. The key's rate budget (2 a second,
+/// bursts of 1) paces the items so the kill falls mid-batch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_survives_a_restart_mid_batch() {
+    let mut server = TestServer::spawn().await;
+    let c = server.customer("10000");
+    server.cli(&[
+        "key",
+        "set-rate-limit",
+        &c.key_id,
+        "--per-second",
+        "2",
+        "--burst",
+        "1",
+    ]);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let reference = format!("restart-{}", rand_suffix());
+    let count = 12;
+    let body = batch(&reference, items(&reference, count, 100, &[3]));
+    let accepted = server.post(&c.api_key, "/v1/batches", body).await;
+    assert_eq!(accepted.status, 202, "{}", accepted.body);
+
+    // Some items placed, not all: then the crash.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let before = loop {
+        let placed = transactions(&server, &c.account_id, None);
+        if placed.len() >= 3 {
+            break placed;
+        }
+        assert!(Instant::now() < deadline, "no item placed: {placed:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    server.kill();
+    let before: Vec<(String, String)> = before
+        .iter()
+        .map(|t| {
+            (
+                t["reference"].as_str().unwrap().to_owned(),
+                t["code"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert!(before.len() < count, "the batch ended before the kill");
+
+    server.start();
+    let done = completed_at_the_keys_pace(&server, &c.api_key, &reference).await;
+    let after = transactions(&server, &c.account_id, None);
+    assert_eq!(after.len(), count, "one purchase per item: {after:?}");
+    for (item_reference, code) in &before {
+        let item = done["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["reference"] == item_reference.as_str())
+            .unwrap();
+        assert_eq!(
+            item["reference_code"],
+            code.as_str(),
+            "placed again: {item}"
+        );
+    }
+    let mut expected = vec!["successful"; count];
+    expected[3] = "failed";
+    assert_eq!(statuses(&done), expected, "{done}");
+    let spent = (count as i64 - 1) * 10_000;
+    assert_eq!(kobo(&done["charged"]), spent);
+    let statement = server.assert_ledger_consistent(&c.account_id);
+    assert_eq!(entries_of_kind(&statement, "debit"), count, "{statement}");
+    assert_eq!(entries_of_kind(&statement, "refund"), 1, "{statement}");
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(balance_kobo(&server, &c.api_key).await, 1_000_000 - spent);
+}
