@@ -325,6 +325,15 @@ async fn a_wrong_batch_is_refused_whole_and_changes_nothing() {
     assert!(transactions(&server, &c.account_id, None).is_empty());
 }
 
+/// The key's own rate limit, read by the key cache (within 0.5 s) before
+/// this returns.
+async fn set_rate_limit(server: &TestServer, key_id: &str, per_second: u32, burst: u32) {
+    let (rate, burst) = (per_second.to_string(), burst.to_string());
+    let flags = ["--per-second", rate.as_str(), "--burst", burst.as_str()];
+    server.cli(&[&["key", "set-rate-limit", key_id][..], &flags].concat());
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+}
+
 /// `GET /v1/batches/{reference}` until completed, waiting out the key's
 /// `429`s (its budget is the items' too).
 async fn completed_at_the_keys_pace(server: &TestServer, key: &str, reference: &str) -> Value {
@@ -353,17 +362,7 @@ async fn completed_at_the_keys_pace(server: &TestServer, key: &str, reference: &
 async fn a_batchs_items_spend_the_keys_rate_budget() {
     let server = TestServer::spawn().await;
     let c = server.customer("10000");
-    server.cli(&[
-        "key",
-        "set-rate-limit",
-        &c.key_id,
-        "--per-second",
-        "5",
-        "--burst",
-        "5",
-    ]);
-    // The key cache reads the new limit within 0.5 s.
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    set_rate_limit(&server, &c.key_id, 5, 5).await;
     let reference = format!("paced-{}", rand_suffix());
     let started = Instant::now();
     let body = batch(&reference, items(&reference, 20, 100, &[]));
@@ -488,16 +487,7 @@ async fn a_failed_batch_webhook_links_to_its_batch() {
 async fn a_batch_survives_a_restart_mid_batch() {
     let mut server = TestServer::spawn().await;
     let c = server.customer("10000");
-    server.cli(&[
-        "key",
-        "set-rate-limit",
-        &c.key_id,
-        "--per-second",
-        "2",
-        "--burst",
-        "1",
-    ]);
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    set_rate_limit(&server, &c.key_id, 2, 1).await;
     let reference = format!("restart-{}", rand_suffix());
     let count = 12;
     let body = batch(&reference, items(&reference, count, 100, &[3]));
