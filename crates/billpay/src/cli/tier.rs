@@ -3,8 +3,8 @@
 use super::Output;
 use super::account::OnOff;
 use super::output::action_error;
-use billpay_domain::{AccountId, naira};
 use billpay_domain::pricing::{Rule, Scope, Tier};
+use billpay_domain::{AccountId, naira};
 use billpay_operations::Actor;
 use billpay_operations::pricing::{self, RuleInput, ScopeInput};
 use billpay_operations::upgrades::{self, OfferInput};
