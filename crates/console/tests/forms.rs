@@ -1109,7 +1109,7 @@ async fn a_rule_below_the_last_known_cost_needs_the_owners_confirmation() {
     assert_eq!(line.action, "pricing.rule");
     assert_eq!(
         line.after.as_deref(),
-        Some("data · MTN Nigeria · MTN 1GB (SME, 7 days): price 560.00")
+        Some("data · MTN Nigeria · MTN 1GB (SME, 7 days): price ₦560.00")
     );
 
     // The prices page: the cost and the margin beside the rule and the plan.

@@ -37,7 +37,7 @@ pub use delivery::{Delivery, EpinCard, Pin};
 pub use details::PurchaseDetails;
 pub use email::{EmailAddress, EmailError};
 pub use ids::{AccountId, KeyId};
-pub use money::{Kobo, MoneyError};
+pub use money::{Kobo, MoneyError, Naira, naira};
 pub use phone::Phone;
 pub use product::{Product, TxStatus};
 pub use recipient::{CustomerId, FieldError, MeterNumber, MeterType, ProfileId, SmartcardNumber};

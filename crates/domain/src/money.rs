@@ -141,8 +141,37 @@ impl Kobo {
     }
 }
 
+/// An amount as a person reads it, the one formatter of every page, notice,
+/// message and CLI line: `₦1,500.25`, `-₦1,500.00`. (`Kobo`'s own `Display`
+/// is the plain `1500.25` of JSON-ish text: CSV cells, form values, the
+/// API's words.)
+pub fn naira(amount: Kobo) -> String {
+    Naira(amount).to_string()
+}
+
+/// [`naira`] inside a format string: `format!("the {} fee", Naira(fee))`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Naira(pub Kobo);
+
+impl fmt::Display for Naira {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.0.0 < 0 { "-" } else { "" };
+        let abs = self.0.0.unsigned_abs();
+        let whole = (abs / 100).to_string();
+        let mut grouped = String::with_capacity(whole.len() + whole.len() / 3);
+        for (i, c) in whole.chars().enumerate() {
+            if i > 0 && (whole.len() - i).is_multiple_of(3) {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        write!(f, "{sign}₦{grouped}.{:02}", abs % 100)
+    }
+}
+
 impl fmt::Display for Kobo {
-    /// `₦1,500.25`-style text without the symbol: `1500.25`.
+    /// `₦1,500.25`-style text without the symbol or separators: `1500.25`
+    /// (a person reads [`naira`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let sign = if self.0 < 0 { "-" } else { "" };
         let abs = self.0.unsigned_abs();
@@ -263,6 +292,18 @@ mod tests {
         assert!(serde_json::from_str::<Kobo>("-3").is_err());
         assert!(serde_json::from_str::<Kobo>("\"100\"").is_err());
         assert_eq!(serde_json::to_string(&Kobo(150_025)).unwrap(), "1500.25");
+    }
+
+    #[test]
+    fn people_read_naira_with_thousands_separators() {
+        assert_eq!(naira(Kobo(150_025)), "₦1,500.25");
+        assert_eq!(naira(Kobo(2_000_000)), "₦20,000.00");
+        assert_eq!(naira(Kobo(100_000_000)), "₦1,000,000.00");
+        assert_eq!(naira(Kobo(99_999)), "₦999.99");
+        assert_eq!(naira(Kobo(5)), "₦0.05");
+        assert_eq!(naira(Kobo(-150_000)), "-₦1,500.00");
+        assert_eq!(naira(Kobo(i64::MIN)), "-₦92,233,720,368,547,758.08");
+        assert_eq!(format!("fee {}", Naira(Kobo(2_000_000))), "fee ₦20,000.00");
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! specific rule wins: plan > provider > product > the list price (the tier
 //! `default`, which has no rules).
 
-use crate::{AccountId, Kobo, Product};
+use crate::{AccountId, Kobo, Naira, Product};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
@@ -104,8 +104,8 @@ impl fmt::Display for Rule {
         match self {
             Rule::DiscountPercent(p) if p.0 < 0 => write!(f, "markup {}%", BasisPoints(-p.0)),
             Rule::DiscountPercent(p) => write!(f, "discount {p}%"),
-            Rule::Price(k) => write!(f, "price {k}"),
-            Rule::Fee(k) => write!(f, "fee {k}"),
+            Rule::Price(k) => write!(f, "price {}", Naira(*k)),
+            Rule::Fee(k) => write!(f, "fee {}", Naira(*k)),
         }
     }
 }

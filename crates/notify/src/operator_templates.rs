@@ -4,8 +4,9 @@
 //! check (`billpay_worker::alerts`) writes the `data` each reads.
 
 use askama::Template;
-use serde::Deserialize;
+use billpay_domain::{Kobo, naira};
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
 
 /// An alert as a message's parts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +23,9 @@ struct FloatLow {
     #[serde(skip)]
     sms: bool,
     supplier: String,
+    #[serde(deserialize_with = "money")]
     balance: String,
+    #[serde(deserialize_with = "money")]
     threshold: String,
 }
 
@@ -48,6 +51,7 @@ struct Payment {
     status: String,
     gateway: String,
     reference: String,
+    #[serde(deserialize_with = "money")]
     amount: String,
     payer: Option<String>,
     account_number: Option<String>,
@@ -102,6 +106,7 @@ struct Held {
     code: String,
     label: String,
     recipient: String,
+    #[serde(deserialize_with = "money")]
     amount: String,
     /// The rule that held it, in words.
     rule: String,
@@ -119,6 +124,7 @@ struct ReviewRequested {
     code: String,
     label: String,
     recipient: String,
+    #[serde(deserialize_with = "money")]
     amount: String,
     /// The supplier whose books cannot say.
     supplier: String,
@@ -133,6 +139,7 @@ struct ReviewRequested {
 #[derive(Deserialize)]
 struct FloatNow {
     supplier: String,
+    #[serde(default, deserialize_with = "money_opt")]
     balance: Option<String>,
 }
 
@@ -144,11 +151,15 @@ struct DailySummary {
     sms: bool,
     day: String,
     sales: u64,
+    #[serde(deserialize_with = "money")]
     charged: String,
+    #[serde(deserialize_with = "money")]
     margin: String,
     failed: u64,
+    #[serde(deserialize_with = "money")]
     funding_received: String,
     funding_payments: u64,
+    #[serde(deserialize_with = "money")]
     funding_fees: String,
     new_customers: u64,
     #[serde(default)]
@@ -277,6 +288,28 @@ fn written(kind: &str, data: &serde_json::Value, sms: bool) -> Option<(String, S
     Some((subject, text.ok()?))
 }
 
+/// An amount the alert check wrote as plain Naira (`"1200.00"`), as people
+/// read it: `₦1,200.00` (`billpay_domain::naira`); text that is no amount
+/// is kept as it is.
+fn money<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    Ok(as_naira(&text))
+}
+
+fn money_opt<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    let text = Option::<String>::deserialize(deserializer)?;
+    Ok(text.as_deref().map(as_naira))
+}
+
+fn as_naira(text: &str) -> String {
+    let negative = text.trim().strip_prefix('-');
+    match Kobo::parse_naira(negative.unwrap_or(text).trim()) {
+        Ok(k) if negative.is_some() => naira(Kobo(-k.0)),
+        Ok(k) => naira(k),
+        Err(_) => text.to_owned(),
+    }
+}
+
 fn parse<T: DeserializeOwned>(data: &serde_json::Value) -> Option<T> {
     serde_json::from_value(data.clone()).ok()
 }
@@ -294,7 +327,7 @@ mod tests {
         assert!(
             alert
                 .text
-                .contains("₦1200.00, under your low-balance level of ₦5000.00")
+                .contains("₦1,200.00, under your low-balance level of ₦5,000.00")
         );
         assert!(alert.html.contains("Low float at vtpass"));
     }
@@ -323,14 +356,14 @@ mod tests {
         let sms = render_sms("operator_float_low", &float, "Ada Data").unwrap();
         assert_eq!(
             sms,
-            "Ada Data: Low float at vtpass: ₦1200.00, under ₦5000.00. Fund it now."
+            "Ada Data: Low float at vtpass: ₦1,200.00, under ₦5,000.00. Fund it now."
         );
         let payment = json!({
             "status": "unmatched", "gateway": "monnify", "reference": "MNFY|1",
             "amount": "5000.00", "payer": null, "account_number": null, "note": ""
         });
         let sms = render_sms("operator_payment", &payment, "Ada Data").unwrap();
-        assert!(sms.contains("₦5000.00") && sms.contains("MNFY|1"), "{sms}");
+        assert!(sms.contains("₦5,000.00") && sms.contains("MNFY|1"), "{sms}");
         assert!(sms.chars().count() <= 160, "{sms}");
         assert_eq!(render_sms("password_reset", &payment, "Ada Data"), None);
     }
@@ -378,15 +411,17 @@ mod tests {
     #[test]
     fn the_summary_lists_each_float_and_an_unknown_kind_renders_nothing() {
         let data = json!({
-            "day": "2026-11-24", "sales": 3, "charged": "1500.00", "margin": "45.00",
+            "day": "2026-11-24", "sales": 3, "charged": "1500.00", "margin": "-1045.50",
             "failed": 1, "funding_received": "10000.00", "funding_payments": 2,
             "funding_fees": "100.00", "new_customers": 4,
             "floats": [{ "supplier": "vtpass", "balance": "80000.00" },
                        { "supplier": "clubkonnect", "balance": null }]
         });
         let alert = render("operator_daily_summary", &data, "Ada Data").unwrap();
-        assert!(alert.text.contains("Sales: 3 purchases, ₦1500.00"));
-        assert!(alert.text.contains("vtpass: ₦80000.00"));
+        assert!(alert.text.contains("Sales: 3 purchases, ₦1,500.00"));
+        assert!(alert.text.contains("vtpass: ₦80,000.00"));
+        assert!(alert.text.contains("Margin: -₦1,045.50"), "{}", alert.text);
+        assert!(alert.text.contains("Funding: ₦10,000.00 in 2 payments"));
         assert!(alert.text.contains("clubkonnect: could not be read"));
         assert_eq!(render("password_reset", &data, "Ada Data"), None);
         assert_eq!(render("operator_backlog", &json!({}), "Ada Data"), None);

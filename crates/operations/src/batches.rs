@@ -13,10 +13,10 @@
 //! body, whether it came alone or in a batch.
 
 use crate::purchases::{Buyer, Checked, PurchaseError, Purchasing, key_in_force};
-use billpay_domain::{Kobo, Product, PurchaseRequest};
+use billpay_domain::{Kobo, Product, PurchaseRequest, TxStatus};
 use billpay_store::{
     AccountStatus, Batch, BatchItem, BatchStatus, ItemOutcome, ItemPlaced, KeyStatus, NewBatch,
-    NewBatchItem, StoreError, TxLookup,
+    NewBatchItem, RateLimit, StoreError, TxLookup,
 };
 use billpay_webhooks::BatchCompleted;
 use billpay_worker::claim_loop::{Claimed, LoopSettings, claim_loop, run_all};
@@ -38,7 +38,8 @@ const PLACING_AHEAD: usize = 16;
 const CONCURRENCY: usize = 4;
 
 /// A key's and its account's statuses.
-type Standing = (KeyStatus, AccountStatus);
+/// The batch's key's and account's statuses, and the key's own rate limit.
+type Standing = (KeyStatus, AccountStatus, Option<RateLimit>);
 
 /// An item refused before any money moved: the contract's slug and the sentence.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,11 +58,84 @@ pub trait ItemReader: Send + Sync {
 
 /// An item's refusal as a person reads it: the store keeps a used
 /// reference's slug alone, so it is worded here, once.
-pub fn refusal_said(error: &str, message: Option<&str>) -> String {
+fn refusal_said(error: &str, message: Option<&str>) -> String {
     match (message, error) {
         (Some(message), _) => message.to_owned(),
         (None, billpay_store::REFERENCE_USED) => crate::purchases::duplicate_reference(None),
         (None, other) => other.to_owned(),
+    }
+}
+
+/// What became of an item, as `GET /v1/batches/{id}` and the shop's bulk
+/// page both say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemState {
+    Queued,
+    Processing,
+    Successful,
+    Failed,
+    Refused,
+}
+
+impl ItemState {
+    /// The API's word (`queued`, `processing`, `successful`, `failed`,
+    /// `refused`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemState::Queued => "queued",
+            ItemState::Processing => "processing",
+            ItemState::Successful => "successful",
+            ItemState::Failed => "failed",
+            ItemState::Refused => "refused",
+        }
+    }
+}
+
+/// An item's outcome in words, the one mapping from the store's
+/// [`ItemOutcome`]: its state, its purchase's code and charge once placed
+/// (a failed one was refunded), a refusal's slug, and the sentence a person
+/// reads (the purchase's message, or why it was refused).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemSaid {
+    pub state: ItemState,
+    pub code: Option<String>,
+    pub amount: Option<Kobo>,
+    pub error: Option<String>,
+    pub message: Option<String>,
+}
+
+impl ItemSaid {
+    pub fn of(outcome: &ItemOutcome) -> ItemSaid {
+        let nothing = |state| ItemSaid {
+            state,
+            code: None,
+            amount: None,
+            error: None,
+            message: None,
+        };
+        match outcome {
+            ItemOutcome::Queued => nothing(ItemState::Queued),
+            ItemOutcome::Refused { error, message } => ItemSaid {
+                error: Some(error.clone()),
+                message: Some(refusal_said(error, message.as_deref())),
+                ..nothing(ItemState::Refused)
+            },
+            ItemOutcome::Placed {
+                code,
+                status,
+                amount,
+                message,
+            } => ItemSaid {
+                code: Some(code.clone()),
+                amount: Some(*amount),
+                message: Some(message.clone()),
+                ..nothing(match status {
+                    TxStatus::Processing => ItemState::Processing,
+                    TxStatus::Successful => ItemState::Successful,
+                    TxStatus::Failed => ItemState::Failed,
+                })
+            },
+        }
     }
 }
 
@@ -247,8 +321,8 @@ impl Batches {
         let key = store.api_key(buyer.key_id).await?;
         let account = store.account(buyer.account_id).await?;
         Ok(match (key, account) {
-            (Some(key), Some(account)) => (key.status, account.status),
-            _ => (KeyStatus::Revoked, AccountStatus::Active),
+            (Some(key), Some(account)) => (key.status, account.status, key.rate_limit),
+            _ => (KeyStatus::Revoked, AccountStatus::Active, None),
         })
     }
 
@@ -259,7 +333,7 @@ impl Batches {
     async fn place(
         &self,
         buyer: &Buyer,
-        (key, account): Standing,
+        (key, account, rate_limit): Standing,
         item: BatchItem,
     ) -> (u32, Result<ItemPlaced, StoreError>) {
         let refuse = |e| {
@@ -270,7 +344,7 @@ impl Batches {
         let placed = match (in_force, self.reader.request(item.product, &item.body)) {
             (Err(why), _) => refuse(why),
             (Ok(()), Err(Refused { error, message })) => Ok(ItemPlaced::Refused { error, message }),
-            (Ok(()), Ok(request)) => match self.purchasing.buy(buyer, request).await {
+            (Ok(()), Ok(request)) => match self.paced_buy(buyer, rate_limit, request).await {
                 Ok(tx) => Ok(ItemPlaced::Placed(tx.code)),
                 Err(PurchaseError::DuplicateReference(Some(code))) => Ok(ItemPlaced::Placed(code)),
                 Err(PurchaseError::DuplicateReference(None)) => {
@@ -281,6 +355,18 @@ impl Batches {
             },
         };
         (item.position, placed)
+    }
+
+    /// The purchase, once the key's rate budget has a token for it: an
+    /// item spends the budget as the request it stands for would.
+    async fn paced_buy(
+        &self,
+        buyer: &Buyer,
+        rate_limit: Option<RateLimit>,
+        request: PurchaseRequest,
+    ) -> Result<billpay_store::Transaction, PurchaseError> {
+        self.purchasing.spend_token(buyer.key_id, rate_limit).await;
+        self.purchasing.buy(buyer, request).await
     }
 
     /// The purchase with the item's reference, placed by an earlier pass.

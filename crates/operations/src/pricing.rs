@@ -8,7 +8,7 @@ use billpay_domain::order::{MIN_CHARGE, below_floor};
 use billpay_domain::pricing::{
     BasisPoints, DEFAULT_TIER, Rule, Scope, Tier, denomination_key, valid_tier_name,
 };
-use billpay_domain::{AccountId, Kobo, Product};
+use billpay_domain::{AccountId, Kobo, Naira, Product};
 use billpay_store::work;
 use billpay_store::{Store, StoreError};
 
@@ -265,11 +265,11 @@ impl std::fmt::Display for PlanMargin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} at ₦{} is below its last supplier cost ₦{} (a loss of ₦{} each)",
+            "{} at {} is below its last supplier cost {} (a loss of {} each)",
             self.plan,
-            self.price,
-            self.cost,
-            Kobo(-self.margin())
+            Naira(self.price),
+            Naira(self.cost),
+            Naira(Kobo(-self.margin()))
         )
     }
 }

@@ -363,6 +363,18 @@ impl Purchasing {
         Admission::Decided { buyer, decision }
     }
 
+    /// Takes a token from `key`'s rate budget, waiting for one when it is
+    /// spent: a batch's items are placed at the key's pace, each spending
+    /// the budget a purchase request would (docs/bulk.md). `limit`: the
+    /// key's own, else the default.
+    pub async fn spend_token(&self, key: KeyId, limit: Option<RateLimit>) {
+        let limit = limit.unwrap_or(self.default_rate_limit);
+        let refill = Duration::from_secs_f64(1.0 / f64::from(limit.per_second.max(1)));
+        while !self.limiter.check(key, limit).await.allowed {
+            tokio::time::sleep(refill).await;
+        }
+    }
+
     /// [`Self::admit`] for a key known by its id (the shop's key of
     /// `account`); a key that is not there counts as revoked.
     pub async fn admit_key(

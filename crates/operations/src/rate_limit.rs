@@ -1,6 +1,7 @@
 //! Per-key token buckets, spent by every API request and every shop purchase
-//! (`purchases::Purchasing::admit`): one budget per key, the shop's key
-//! included. Limits come from the key row as read by its admission (the API's
+//! (`purchases::Purchasing::admit`) and by every batch item as it is placed
+//! (`Purchasing::spend_token`, which waits for the bucket): one budget per
+//! key, the shop's key included. Limits come from the key row as read by its admission (the API's
 //! key cache: at most `KEY_CACHE_TTL`, 0.5 s, ago; the shop reads its key at
 //! each purchase), so a change made with the CLI applies within half a second.
 //!

@@ -146,9 +146,8 @@ pub async fn sales(
 /// Sums the store's groups (`PricingStore::sales`) into rows by `by` and the totals.
 pub fn report(groups: &[SalesGroup], by: GroupBy) -> SalesReport {
     summed(groups.iter().map(|group| {
-        let bucket = SalesBucket::from(group);
-        let key = key_of(&bucket, by).unwrap_or_else(|| group.account_id.to_string());
-        (key, bucket)
+        let key = key_of(&group.bucket, by).unwrap_or_else(|| group.account_id.to_string());
+        (key, &group.bucket)
     }))
 }
 
@@ -156,11 +155,11 @@ pub fn report(groups: &[SalesGroup], by: GroupBy) -> SalesReport {
 pub fn rollup_report(buckets: &[SalesBucket], by: GroupBy) -> SalesReport {
     summed(buckets.iter().map(|bucket| {
         let key = key_of(bucket, by).unwrap_or_default();
-        (key, bucket.clone())
+        (key, bucket)
     }))
 }
 
-fn summed(keyed: impl Iterator<Item = (String, SalesBucket)>) -> SalesReport {
+fn summed<'a>(keyed: impl Iterator<Item = (String, &'a SalesBucket)>) -> SalesReport {
     let mut rows: BTreeMap<String, SalesLine> = BTreeMap::new();
     let mut totals = SalesLine {
         key: "total".into(),
@@ -171,8 +170,8 @@ fn summed(keyed: impl Iterator<Item = (String, SalesBucket)>) -> SalesReport {
             key,
             ..SalesLine::default()
         });
-        add(row, &bucket);
-        add(&mut totals, &bucket);
+        add(row, bucket);
+        add(&mut totals, bucket);
     }
     SalesReport {
         rows: rows.into_values().collect(),
@@ -184,17 +183,18 @@ fn summed(keyed: impl Iterator<Item = (String, SalesBucket)>) -> SalesReport {
     }
 }
 
-fn add(line: &mut SalesLine, group: &SalesBucket) {
-    if group.status == TxStatus::Failed {
-        line.failed_refunded += group.purchases;
+fn add(line: &mut SalesLine, bucket: &SalesBucket) {
+    let sums = &bucket.sums;
+    if bucket.status == TxStatus::Failed {
+        line.failed_refunded += sums.purchases;
         return;
     }
-    line.purchases += group.purchases;
-    line.face_value = Kobo(line.face_value.0 + group.face_value.0);
-    line.charged = Kobo(line.charged.0 + group.charged.0);
-    line.cost = Kobo(line.cost.0 + group.cost.0);
-    line.profit = Kobo(line.profit.0 + group.charged_with_cost.0 - group.cost.0);
-    line.cost_unknown += group.cost_unknown;
+    line.purchases += sums.purchases;
+    line.face_value = Kobo(line.face_value.0 + sums.face_value.0);
+    line.charged = Kobo(line.charged.0 + sums.charged.0);
+    line.cost = Kobo(line.cost.0 + sums.cost.0);
+    line.profit = Kobo(line.profit.0 + sums.margin().0);
+    line.cost_unknown += sums.cost_unknown;
 }
 
 /// The row `bucket` counts in; `None` by account (a rollup row has none).
@@ -237,22 +237,27 @@ fn lagos_day_of_hour(hour: &str) -> String {
 mod tests {
     use super::*;
     use billpay_domain::{AccountId, Product};
+    use billpay_store::SalesSums;
 
     fn group(hour: &str, status: TxStatus, charged: i64, cost: Option<i64>) -> SalesGroup {
         SalesGroup {
-            hour: hour.into(),
-            product: Product::Airtime,
-            provider: "mtn".into(),
-            supplier: Some("sandbox".into()),
             account_id: AccountId::new(),
-            tier: None,
-            status,
-            purchases: 1,
-            face_value: Kobo(10_000),
-            charged: Kobo(charged),
-            cost: Kobo(cost.unwrap_or(0)),
-            charged_with_cost: Kobo(if cost.is_some() { charged } else { 0 }),
-            cost_unknown: u64::from(cost.is_none()),
+            bucket: SalesBucket {
+                hour: hour.into(),
+                product: Product::Airtime,
+                provider: "mtn".into(),
+                supplier: Some("sandbox".into()),
+                tier: None,
+                status,
+                sums: SalesSums {
+                    purchases: 1,
+                    face_value: Kobo(10_000),
+                    charged: Kobo(charged),
+                    cost: Kobo(cost.unwrap_or(0)),
+                    charged_with_cost: Kobo(if cost.is_some() { charged } else { 0 }),
+                    cost_unknown: u64::from(cost.is_none()),
+                },
+            },
         }
     }
 

@@ -209,7 +209,7 @@ pub fn apply(catalogue: &mut Catalogue, supplier: &str, differences: &[Differenc
                     provider,
                     plan_id,
                     EXPECTED_COST,
-                    &naira(*cost),
+                    &cost.to_string(),
                 );
             }
             Difference::Cost {
@@ -223,16 +223,11 @@ pub fn apply(catalogue: &mut Catalogue, supplier: &str, differences: &[Differenc
                 provider,
                 plan_id,
                 EXPECTED_COST,
-                &naira(*theirs),
+                &theirs.to_string(),
             ),
             Difference::New { .. } | Difference::Unmatched { .. } => {}
         }
     }
-}
-
-/// `1234.5` naira as the catalogue's code text, `1234.50`.
-fn naira(amount: Kobo) -> String {
-    format!("{}.{:02}", amount.0 / 100, amount.0 % 100)
 }
 
 /// Sets a data plan's code at `supplier` (`codes.<supplier>.<name>`).

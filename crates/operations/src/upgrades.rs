@@ -13,7 +13,7 @@
 
 use crate::{Actor, OpsError, OpsResult, Permission, invalid, reason_of};
 use billpay_domain::pricing::{DEFAULT_TIER, PriceBook, Priced, Tier, denomination_key};
-use billpay_domain::{AccountId, Kobo, Product, Reference, TxStatus};
+use billpay_domain::{AccountId, Kobo, Naira, Product, Reference, TxStatus};
 use billpay_store::catalogue_cache::RECHECK;
 use billpay_store::clock::{now_ms, rfc3339};
 use billpay_store::{
@@ -178,8 +178,9 @@ fn unmet(offer: &TierOffer, standing: &Standing) -> Option<String> {
         && standing.spent < spend
     {
         return Some(format!(
-            "Needs ₦{spend} spent over the last 30 days (you spent ₦{}).",
-            standing.spent
+            "Needs {} spent over the last 30 days (you spent {}).",
+            Naira(spend),
+            Naira(standing.spent)
         ));
     }
     None
@@ -250,7 +251,7 @@ pub enum UpgradeError {
     AlreadyOn(String),
     #[error("{0}")]
     Unmet(String),
-    #[error("Your wallet has too little for the ₦{0} fee: fund it first.")]
+    #[error("Your wallet has too little for the {} fee: fund it first.", Naira(*.0))]
     InsufficientBalance(Kobo),
     #[error(transparent)]
     Store(#[from] StoreError),

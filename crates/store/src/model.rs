@@ -471,6 +471,37 @@ pub struct Event {
     pub created_at: String,
 }
 
+/// What a webhook event is about, for a link to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventSubject {
+    /// A purchase's event: its reference code.
+    Purchase(String),
+    /// `batch.completed`: the batch's id (what `transaction_code` holds for
+    /// it) and its reference (from the payload).
+    Batch { id: String, reference: String },
+}
+
+impl Event {
+    /// The purchase or batch this event is about.
+    pub fn subject(&self) -> EventSubject {
+        if self.event == BATCH_COMPLETED {
+            let payload: serde_json::Value =
+                serde_json::from_str(&self.payload).unwrap_or_default();
+            if let Some(reference) = payload["reference"].as_str() {
+                return EventSubject::Batch {
+                    id: self.transaction_code.clone(),
+                    reference: reference.to_owned(),
+                };
+            }
+        }
+        EventSubject::Purchase(self.transaction_code.clone())
+    }
+}
+
+/// The one event that is about a batch, not a purchase
+/// (`billpay_webhooks::BatchCompleted::EVENT`).
+pub const BATCH_COMPLETED: &str = "batch.completed";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EventStatus {
@@ -534,19 +565,11 @@ pub enum EventNext {
     RetryAtMs(i64),
 }
 
-/// Final purchases of one UTC hour that share product, provider, supplier,
-/// account, tier and status, summed (`PricingStore::sales`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SalesGroup {
-    /// `YYYY-MM-DDTHH` (UTC) of `created_at`.
-    pub hour: String,
-    pub product: Product,
-    pub provider: String,
-    pub supplier: Option<String>,
-    pub account_id: AccountId,
-    pub tier: Option<String>,
-    /// `successful` or `failed`.
-    pub status: TxStatus,
+/// What the sales report, the hourly rollup and the daily summary sum over
+/// final purchases: one struct for the purchases' groups
+/// ([`SalesGroup`]) and the rollup's rows ([`SalesBucket`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SalesSums {
     pub purchases: u64,
     pub face_value: Kobo,
     pub charged: Kobo,
@@ -558,10 +581,28 @@ pub struct SalesGroup {
     pub cost_unknown: u64,
 }
 
+impl SalesSums {
+    /// Adds `other`'s sums to these.
+    pub fn add(&mut self, other: &SalesSums) {
+        self.purchases += other.purchases;
+        self.face_value = Kobo(self.face_value.0 + other.face_value.0);
+        self.charged = Kobo(self.charged.0 + other.charged.0);
+        self.cost = Kobo(self.cost.0 + other.cost.0);
+        self.charged_with_cost = Kobo(self.charged_with_cost.0 + other.charged_with_cost.0);
+        self.cost_unknown += other.cost_unknown;
+    }
+
+    /// Charged less cost over the purchases whose cost is known (negative:
+    /// sold at a loss).
+    pub fn margin(&self) -> Kobo {
+        Kobo(self.charged_with_cost.0 - self.cost.0)
+    }
+}
+
 /// The sales rollup's row (`SalesRollupStore::sales_rollup`): final purchases
 /// of one UTC hour of placement that share product, provider, supplier, tier
-/// and status, summed as [`SalesGroup`] sums them (no account: the report by
-/// account reads the purchases, `PricingStore::sales`).
+/// and status, summed (no account: the report by account reads the
+/// purchases' [`SalesGroup`]s, `PricingStore::sales`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SalesBucket {
     /// `YYYY-MM-DDTHH` (UTC) of `created_at`.
@@ -572,32 +613,15 @@ pub struct SalesBucket {
     pub tier: Option<String>,
     /// `successful` or `failed`.
     pub status: TxStatus,
-    pub purchases: u64,
-    pub face_value: Kobo,
-    pub charged: Kobo,
-    pub cost: Kobo,
-    pub charged_with_cost: Kobo,
-    pub cost_unknown: u64,
+    pub sums: SalesSums,
 }
 
-impl From<&SalesGroup> for SalesBucket {
-    /// The group without its account.
-    fn from(group: &SalesGroup) -> SalesBucket {
-        SalesBucket {
-            hour: group.hour.clone(),
-            product: group.product,
-            provider: group.provider.clone(),
-            supplier: group.supplier.clone(),
-            tier: group.tier.clone(),
-            status: group.status,
-            purchases: group.purchases,
-            face_value: group.face_value,
-            charged: group.charged,
-            cost: group.cost,
-            charged_with_cost: group.charged_with_cost,
-            cost_unknown: group.cost_unknown,
-        }
-    }
+/// Final purchases of one UTC hour that share a rollup row's key and the
+/// account, summed (`PricingStore::sales`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SalesGroup {
+    pub account_id: AccountId,
+    pub bucket: SalesBucket,
 }
 
 /// Where a bank-transfer payment stands. Only `credited` moved money, and

@@ -4,27 +4,13 @@
 //! table's short one ([`short_time`], its column saying WAT) and a CSV's or
 //! the CLI's ([`sortable_time`], its header or its `WAT` saying the zone).
 
-use billpay_domain::Kobo;
 use billpay_store::clock::LAGOS;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 
-pub fn naira(amount: Kobo) -> String {
-    let text = amount.to_string();
-    let (sign, digits) = text
-        .strip_prefix('-')
-        .map_or(("", text.as_str()), |d| ("-", d));
-    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, "00"));
-    let mut grouped = String::new();
-    for (i, c) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    format!("{sign}₦{grouped}.{fraction}")
-}
+/// The one money formatter (`billpay_domain::naira`), here beside the times.
+pub use billpay_domain::naira;
 
 /// A stored time in Lagos; `None` when it is not RFC 3339.
 fn in_lagos(rfc3339: &str) -> Option<OffsetDateTime> {
@@ -123,13 +109,5 @@ mod tests {
         // what is not a time is shown as it is, never dropped
         assert_eq!(lagos_time("soon"), "soon");
         assert_eq!(short_time(""), "");
-    }
-
-    #[test]
-    fn money() {
-        assert_eq!(naira(Kobo(150_025)), "₦1,500.25");
-        assert_eq!(naira(Kobo(100_000_000)), "₦1,000,000.00");
-        assert_eq!(naira(Kobo(5)), "₦0.05");
-        assert_eq!(naira(Kobo(-150_000)), "-₦1,500.00");
     }
 }

@@ -407,13 +407,14 @@ impl Alerts {
         let groups = self.store.sales_rollup(from.into(), until.into()).await?;
         let (mut sales, mut charged, mut margin, mut failed) = (0, Kobo::ZERO, Kobo::ZERO, 0);
         for group in &groups {
+            let sums = &group.sums;
             match group.status {
                 TxStatus::Successful => {
-                    sales += group.purchases;
-                    charged = Kobo(charged.0 + group.charged.0);
-                    margin = Kobo(margin.0 + group.charged_with_cost.0 - group.cost.0);
+                    sales += sums.purchases;
+                    charged = Kobo(charged.0 + sums.charged.0);
+                    margin = Kobo(margin.0 + sums.margin().0);
                 }
-                _ => failed += group.purchases,
+                _ => failed += sums.purchases,
             }
         }
         let funding = self.store.funding_totals(from, until).await?;

@@ -10,7 +10,7 @@
 
 use crate::Funding;
 use crate::payment_settlement::{FundingError, Reconciled, count};
-use billpay_domain::{AccountId, Kobo};
+use billpay_domain::{AccountId, Kobo, Naira};
 use billpay_funding::{
     CheckoutRequest, CheckoutStarted, GatewayError, NotCreditable, SharedGateway,
 };
@@ -77,7 +77,9 @@ impl Funding {
     pub fn quote(&self, wanted: Kobo) -> Result<Quote, CheckoutError> {
         if wanted < CHECKOUT_MIN || wanted > CHECKOUT_MAX {
             return Err(CheckoutError::Amount(format!(
-                "Enter an amount from ₦{CHECKOUT_MIN} to ₦{CHECKOUT_MAX}."
+                "Enter an amount from {} to {}.",
+                Naira(CHECKOUT_MIN),
+                Naira(CHECKOUT_MAX)
             )));
         }
         let fee = self.inner.fee.fee(wanted);
@@ -88,7 +90,11 @@ impl Funding {
             (wanted, Kobo(wanted.0 - fee.0))
         };
         if credit <= Kobo::ZERO {
-            let why = format!("The fee (₦{fee}) takes all of ₦{wanted}: enter more.");
+            let why = format!(
+                "The fee ({}) takes all of {}: enter more.",
+                Naira(fee),
+                Naira(wanted)
+            );
             return Err(CheckoutError::Amount(why));
         }
         Ok(Quote {

@@ -19,9 +19,9 @@ use axum::Json;
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::StatusCode;
 use billpay_domain::{Kobo, Product, PurchaseRequest, Reference};
-use billpay_operations::batches::{ItemCheck, ItemReader, MAX_ITEMS, Refused, refusal_said};
+use billpay_operations::batches::{ItemCheck, ItemReader, ItemSaid, ItemState, MAX_ITEMS, Refused};
 use billpay_operations::purchases::PurchaseError;
-use billpay_store::{Batch, BatchItem, BatchStatus, ItemOutcome, NewBatchItem};
+use billpay_store::{Batch, BatchItem, BatchStatus, NewBatchItem};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -245,37 +245,30 @@ pub struct BatchItemOut {
     pub message: Option<String>,
 }
 
+impl From<ItemState> for ItemStatus {
+    fn from(state: ItemState) -> Self {
+        match state {
+            ItemState::Queued => ItemStatus::Queued,
+            ItemState::Processing => ItemStatus::Processing,
+            ItemState::Successful => ItemStatus::Successful,
+            ItemState::Failed => ItemStatus::Failed,
+            ItemState::Refused => ItemStatus::Refused,
+        }
+    }
+}
+
 impl From<BatchItem> for BatchItemOut {
     fn from(item: BatchItem) -> Self {
-        let (status, reference_code, amount, error, message) = match item.outcome {
-            ItemOutcome::Queued => (ItemStatus::Queued, None, None, None, None),
-            ItemOutcome::Refused { error, message } => {
-                let message = refusal_said(&error, message.as_deref());
-                (ItemStatus::Refused, None, None, Some(error), Some(message))
-            }
-            ItemOutcome::Placed {
-                code,
-                status,
-                amount,
-                message,
-            } => {
-                let status = match status {
-                    billpay_domain::TxStatus::Processing => ItemStatus::Processing,
-                    billpay_domain::TxStatus::Successful => ItemStatus::Successful,
-                    billpay_domain::TxStatus::Failed => ItemStatus::Failed,
-                };
-                (status, Some(code), Some(amount), None, Some(message))
-            }
-        };
+        let said = ItemSaid::of(&item.outcome);
         BatchItemOut {
             position: item.position,
             reference: item.reference,
             product: item.product,
-            status,
-            reference_code,
-            amount,
-            error,
-            message,
+            status: said.state.into(),
+            reference_code: said.code,
+            amount: said.amount,
+            error: said.error,
+            message: said.message,
         }
     }
 }

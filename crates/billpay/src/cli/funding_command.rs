@@ -9,7 +9,7 @@ use super::Output;
 use super::config::Settings;
 use super::flags::GatewayFlags;
 use super::output::action_error;
-use billpay_domain::AccountId;
+use billpay_domain::{AccountId, naira};
 use billpay_funding::FeeRule;
 use billpay_funding::registry;
 use billpay_operations::{Actor, bank_transfers};
@@ -174,8 +174,9 @@ pub async fn run(
             );
             let event = assign.await.map_err(action_error)?;
             let text = format!(
-                "Credited {} Naira to {account} ({})",
-                event.credited, event.id
+                "Credited {} to {account} ({})",
+                naira(event.credited),
+                event.id
             );
             out.emit(serde_json::to_value(&event)?, text);
         }

@@ -4,7 +4,7 @@
 use super::Output;
 use super::output::action_error;
 use billpay_domain::recipient::recipient_key;
-use billpay_domain::{AccountId, Kobo};
+use billpay_domain::{AccountId, Kobo, naira};
 use billpay_operations::Actor;
 use billpay_operations::limits::{self, LimitTexts, LimitsPatch, Verified};
 use billpay_store::SharedStore;
@@ -282,7 +282,7 @@ fn entry(recipient: Option<String>, account: Option<String>) -> (BlockKind, Stri
 }
 
 fn limits_text(limits: &Limits, unset: &str) -> String {
-    let naira = |k: Option<Kobo>| k.map_or_else(|| unset.to_owned(), |k| format!("{k} Naira"));
+    let money = |k: Option<Kobo>| k.map_or_else(|| unset.to_owned(), naira);
     let count = |c: Option<i64>| c.map_or_else(|| unset.to_owned(), |c| format!("{c} purchases"));
     // A rule's action, said only where the rule is set (or for the largest balance).
     let then = |value: String, set: bool, action: Option<RuleAction>| match (set, action) {
@@ -290,20 +290,20 @@ fn limits_text(limits: &Limits, unset: &str) -> String {
         _ => value,
     };
     [
-        ("largest purchase", naira(limits.max_purchase)),
-        ("per day", naira(limits.daily_value)),
+        ("largest purchase", money(limits.max_purchase)),
+        ("per day", money(limits.daily_value)),
         ("purchases per day", count(limits.daily_count)),
-        ("per 30 days", naira(limits.monthly_value)),
+        ("per 30 days", money(limits.monthly_value)),
         ("purchases per 30 days", count(limits.monthly_count)),
         (
             "largest balance",
             then(
-                naira(limits.max_balance),
+                money(limits.max_balance),
                 limits.max_balance.is_some(),
                 limits.over_balance_action,
             ),
         ),
-        ("per recipient per day", naira(limits.per_recipient_daily)),
+        ("per recipient per day", money(limits.per_recipient_daily)),
         (
             "to 1 recipient an hour",
             then(
@@ -323,7 +323,7 @@ fn limits_text(limits: &Limits, unset: &str) -> String {
         (
             "first 24 h (new)",
             then(
-                naira(limits.first_day_value),
+                money(limits.first_day_value),
                 limits.first_day_value.is_some(),
                 limits.first_day_action,
             ),
@@ -356,13 +356,13 @@ fn account_text(view: &AccountLimits) -> String {
         ""
     };
     format!(
-        "{}\n  level {}{how}\n{}\n  spent today            {} Naira in {} purchases\n  spent in 30 days       {} Naira in {} purchases{held}",
+        "{}\n  level {}{how}\n{}\n  spent today            {} in {} purchases\n  spent in 30 days       {} in {} purchases{held}",
         view.account_id,
         kyc.level,
         limits_text(&view.limits, "no limit"),
-        usage.daily_value,
+        naira(usage.daily_value),
         usage.daily_count,
-        usage.monthly_value,
+        naira(usage.monthly_value),
         usage.monthly_count,
     )
 }

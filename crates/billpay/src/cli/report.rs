@@ -4,6 +4,7 @@
 
 use super::Output;
 use super::output::action_error;
+use billpay_domain::naira;
 use billpay_operations::reports::{self, GroupBy, SalesLine, SalesReport};
 use billpay_store::SharedStore;
 use clap::Subcommand;
@@ -77,10 +78,10 @@ fn report_text(report: &SalesReport) -> String {
             "{:<38} {:>8} {:>16} {:>16} {:>16} {:>14} {:>8} {:>8}",
             l.key,
             l.purchases,
-            l.face_value,
-            l.charged,
-            l.cost,
-            l.profit,
+            naira(l.face_value),
+            naira(l.charged),
+            naira(l.cost),
+            naira(l.profit),
             l.cost_unknown,
             l.failed_refunded
         )
@@ -90,20 +91,20 @@ fn report_text(report: &SalesReport) -> String {
     lines.push(line(&report.totals));
     lines.push(format!(
         "funding received {} (by bank transfer {}, by card {})",
-        report.funding_received,
-        report.funding_by_transfer(),
-        report.funding_by_card
+        naira(report.funding_received),
+        naira(report.funding_by_transfer()),
+        naira(report.funding_by_card)
     ));
     lines.push(match report.funding_fees {
-        Some(fees) => format!("funding fees (income) {fees}"),
+        Some(fees) => format!("funding fees (income) {}", naira(fees)),
         None => "funding fees (income): not recorded by this version".into(),
     });
     lines.push(format!(
         "upgrade fees (income) {} ({} upgrades bought, fees {}, given back {})",
-        report.upgrade_income(),
+        naira(report.upgrade_income()),
         report.upgrades.upgrades,
-        report.upgrades.fees,
-        report.upgrades.refunded
+        naira(report.upgrades.fees),
+        naira(report.upgrades.refunded)
     ));
     lines.push(
         "profit = charged − cost over purchases whose cost is known; days are Lagos days".into(),

@@ -8,8 +8,8 @@
 use super::config::Settings;
 use super::flags::SupplierFlags;
 use super::output::Output;
-use billpay_domain::Kobo;
 use billpay_domain::supplier_health::HealthState;
+use billpay_domain::{Kobo, naira};
 use billpay_store::SharedStore;
 use billpay_store::clock::{now_ms, rfc3339};
 use billpay_supplier::Supplier;
@@ -89,10 +89,10 @@ pub async fn run(
                 let low = found.low;
                 listed.push(json!({ "supplier": name, "balance": balance, "low_balance_threshold": threshold, "low": low }));
                 let warning = match (low, threshold) {
-                    (true, Some(t)) => format!(" — LOW (under {t})"),
+                    (true, Some(t)) => format!(" — LOW (under {})", naira(t)),
                     _ => String::new(),
                 };
-                lines.push(format!("{name} balance: {balance} Naira{warning}"));
+                lines.push(format!("{name} balance: {}{warning}", naira(balance)));
             }
             Err(e) => {
                 listed.push(json!({ "supplier": name, "error": e }));
@@ -177,11 +177,11 @@ async fn health(settings: &Settings, store: &SharedStore, out: &Output) -> anyho
                 format!(" {}", c.plan)
             };
             lines.push(format!(
-                "  cost {} {}{plan}: {} Naira (for {} Naira, {})",
+                "  cost {} {}{plan}: {} (for {}, {})",
                 c.product,
                 c.provider,
-                c.cost,
-                c.face_value,
+                naira(c.cost),
+                naira(c.face_value),
                 lagos_time(&rfc3339(c.at_ms))
             ));
         }

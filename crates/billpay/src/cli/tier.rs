@@ -3,8 +3,8 @@
 use super::Output;
 use super::account::OnOff;
 use super::output::action_error;
-use billpay_domain::AccountId;
 use billpay_domain::pricing::{Rule, Scope, Tier};
+use billpay_domain::{AccountId, naira};
 use billpay_operations::Actor;
 use billpay_operations::pricing::{self, RuleInput, ScopeInput};
 use billpay_operations::upgrades::{self, OfferInput};
@@ -237,7 +237,7 @@ pub async fn run(cmd: TierCommand, store: &SharedStore, out: &Output) -> anyhow:
             let text = match &credit {
                 Some(c) => format!(
                     "Returned {account_id} to list prices; refunded the upgrade fee (balance {})",
-                    c.balance
+                    naira(c.balance)
                 ),
                 None if refund => {
                     format!("Returned {account_id} to list prices; no upgrade fee to refund")

@@ -2,7 +2,7 @@
 
 use super::Output;
 use super::output::action_error;
-use billpay_domain::{AccountId, TxStatus};
+use billpay_domain::{AccountId, TxStatus, naira};
 use billpay_operations::Actor;
 use billpay_operations::transactions::{self, HeldDecision, Resolution, TxName};
 use billpay_store::limits::held_words;
@@ -214,10 +214,10 @@ pub async fn run(
                 held.iter()
                     .map(|tx| {
                         format!(
-                            "{}  {}  {} Naira  {} {}  account {}  held: {}",
+                            "{}  {}  {}  {} {}  account {}  held: {}",
                             tx.code,
                             lagos_time(&tx.created_at),
-                            tx.amount,
+                            naira(tx.amount),
                             tx.product,
                             tx.recipient,
                             tx.account_id,
@@ -273,8 +273,9 @@ pub async fn run(
             out.emit(
                 json!({ "reference_code": tx.code, "status": tx.status, "rejected": true }),
                 format!(
-                    "{} rejected: failed, {} Naira refunded to the wallet",
-                    tx.code, tx.amount
+                    "{} rejected: failed, {} refunded to the wallet",
+                    tx.code,
+                    naira(tx.amount)
                 ),
             );
         }

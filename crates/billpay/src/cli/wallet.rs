@@ -2,7 +2,7 @@
 
 use super::Output;
 use super::output::action_error;
-use billpay_domain::{AccountId, Kobo};
+use billpay_domain::{AccountId, Kobo, naira};
 use billpay_operations::{Actor, wallets};
 use billpay_store::SharedStore;
 use billpay_webkit::format::sortable_time;
@@ -69,11 +69,15 @@ pub async fn run(cmd: WalletCommand, store: &SharedStore, out: &Output) -> anyho
             .await
             .map_err(action_error)?;
             let text = if credit.applied {
-                format!("Credited {amount} Naira; balance {} Naira", credit.balance)
+                format!(
+                    "Credited {}; balance {}",
+                    naira(amount),
+                    naira(credit.balance)
+                )
             } else {
                 format!(
-                    "Reference {reference} was already credited; balance {} Naira",
-                    credit.balance
+                    "Reference {reference} was already credited; balance {}",
+                    naira(credit.balance)
                 )
             };
             out.emit(
@@ -100,11 +104,15 @@ pub async fn run(cmd: WalletCommand, store: &SharedStore, out: &Output) -> anyho
             .await
             .map_err(action_error)?;
             let text = if debit.applied {
-                format!("Debited {amount} Naira; balance {} Naira", debit.balance)
+                format!(
+                    "Debited {}; balance {}",
+                    naira(amount),
+                    naira(debit.balance)
+                )
             } else {
                 format!(
-                    "Reference {reference} was already used; balance {} Naira",
-                    debit.balance
+                    "Reference {reference} was already used; balance {}",
+                    naira(debit.balance)
                 )
             };
             out.emit(
@@ -116,14 +124,14 @@ pub async fn run(cmd: WalletCommand, store: &SharedStore, out: &Output) -> anyho
             let balance = store.balance(account).await?;
             let sum = store.ledger_sum(account).await?;
             let entries = store.ledger(account, limit).await?;
-            let mut text = format!("Balance {balance} Naira (ledger sum {sum})\n");
+            let mut text = format!("Balance {} (ledger sum {})\n", naira(balance), naira(sum));
             for e in &entries {
                 text.push_str(&format!(
                     "{} WAT  {:>7}  {:>14}  → {:>14}  {}\n",
                     sortable_time(&e.created_at),
                     e.kind,
-                    e.amount.to_string(),
-                    e.balance_after.to_string(),
+                    naira(e.amount),
+                    naira(e.balance_after),
                     e.transaction_code
                         .as_deref()
                         .or(e.credit_reference.as_deref())

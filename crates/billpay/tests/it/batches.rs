@@ -324,3 +324,223 @@ async fn a_wrong_batch_is_refused_whole_and_changes_nothing() {
     assert_eq!(balance_kobo(&server, &c.api_key).await, 1_000_000);
     assert!(transactions(&server, &c.account_id, None).is_empty());
 }
+
+/// The key's own rate limit, read by the key cache (within 0.5 s) before
+/// this returns.
+async fn set_rate_limit(server: &TestServer, key_id: &str, per_second: u32, burst: u32) {
+    let (rate, burst) = (per_second.to_string(), burst.to_string());
+    let flags = ["--per-second", rate.as_str(), "--burst", burst.as_str()];
+    server.cli(&[&["key", "set-rate-limit", key_id][..], &flags].concat());
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+}
+
+/// `GET /v1/batches/{reference}` until completed, waiting out the key's
+/// `429`s (its budget is the items' too).
+async fn completed_at_the_keys_pace(server: &TestServer, key: &str, reference: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let reply = server.get(key, &format!("/v1/batches/{reference}")).await;
+        if reply.status != 429 && reply.assert_ok()["status"] == "completed" {
+            return reply.data().clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "batch not completed: {}",
+            reply.body
+        );
+        // Seldom: each look spends a token the items want too.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// Each item spends the key's rate budget as the purchase request it stands
+/// for would (docs/bulk.md): at 5 a second with bursts of 5, a 20-item batch
+/// is accepted at once, placed at the key's pace (16 tokens past the burst:
+/// over 3 s), and meanwhile the key's own requests are refused `429` with
+/// `Retry-After`. Every item is bought once, the money exact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batchs_items_spend_the_keys_rate_budget() {
+    let server = TestServer::spawn().await;
+    let c = server.customer("10000");
+    set_rate_limit(&server, &c.key_id, 5, 5).await;
+    let reference = format!("paced-{}", rand_suffix());
+    let started = Instant::now();
+    let body = batch(&reference, items(&reference, 20, 100, &[]));
+    let accepted = server.post(&c.api_key, "/v1/batches", body).await;
+    assert_eq!(accepted.status, 202, "{}", accepted.body);
+
+    let limited = loop {
+        let reply = server.get(&c.api_key, "/v1/wallet/balance").await;
+        if reply.status == 429 {
+            break reply;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "the items left the key's budget untouched"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    limited.assert_error(429, "rate_limited");
+    let retry_after: u64 = limited.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry_after >= 1, "{retry_after}");
+
+    let done = completed_at_the_keys_pace(&server, &c.api_key, &reference).await;
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(3_000),
+        "20 items at 5 a second from a burst of 5 in {took:?}"
+    );
+    assert_eq!(statuses(&done), vec!["successful"; 20], "{done}");
+    assert_eq!(kobo(&done["charged"]), 20 * 10_000);
+    assert_eq!(transactions(&server, &c.account_id, None).len(), 20);
+    let statement = server.assert_ledger_consistent(&c.account_id);
+    assert_eq!(entries_of_kind(&statement, "debit"), 20, "{statement}");
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(
+        balance_kobo(&server, &c.api_key).await,
+        1_000_000 - 20 * 10_000
+    );
+}
+
+/// A `batch.completed` whose delivery failed links, on the console's
+/// customer page, to its batch's row there (not to a purchase page that
+/// does not exist), and a purchase's failed delivery to the purchase.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_batch_webhook_links_to_its_batch() {
+    let server = TestServer::spawn().await;
+    crate::console::add_operators(&server);
+    let receiver = receiver::Receiver::start().await;
+    let c = server.customer("10000");
+    server.cli(&["key", "webhook", &c.key_id, "--url", &receiver.url("/fail")]);
+    let reference = format!("hooked-{}", rand_suffix());
+    let body = batch(&reference, items(&reference, 2, 100, &[]));
+    let accepted = server.post(&c.api_key, "/v1/batches", body).await;
+    assert_eq!(accepted.status, 202, "{}", accepted.body);
+    let batch_id = accepted.data()["batch_id"].as_str().unwrap().to_owned();
+    let done = completed(&server, &c.api_key, &reference).await;
+    let code = done["items"][0]["reference_code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Every delivery fails (the receiver answers 500; no retries by default).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let failed = loop {
+        let listed = server.cli(&["webhook", "list", "--account", &c.account_id, "--failed"]);
+        let events = listed["events"].as_array().unwrap().clone();
+        let batch_failed = events
+            .iter()
+            .any(|e| e["event"]["event"] == "batch.completed");
+        if batch_failed && events.len() == 3 {
+            break events;
+        }
+        assert!(Instant::now() < deadline, "not failed yet: {listed}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let batch_event = failed
+        .iter()
+        .find(|e| e["event"]["event"] == "batch.completed")
+        .unwrap();
+    assert_eq!(batch_event["event"]["transaction_code"], batch_id.as_str());
+
+    let owner = crate::console::admin(&server, crate::console::OWNER).await;
+    let path = format!("/admin/customers/{}", c.account_id);
+    let (status, _, html) = crate::console::page(&server, &owner, &path).await;
+    assert_eq!(status, 200);
+    let table = &html[html
+        .find("id=\"failed-webhooks\"")
+        .expect("the failed table")..];
+    let table = &table[..table.find("</table>").unwrap()];
+    assert!(
+        table.contains(&format!("<a href=\"#batch-{batch_id}\">{reference}</a>")),
+        "{table}"
+    );
+    assert!(
+        !table.contains(&format!("/admin/transactions/{batch_id}")),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!(
+            "<a href=\"/admin/transactions/{code}\">{code}</a>"
+        )),
+        "{table}"
+    );
+    // The link's target: the batch's row on the same page.
+    assert!(
+        html.contains(&format!(
+            "<tr id=\"batch-{batch_id}\" data-reference=\"{reference}\">"
+        )),
+        "{html}"
+    );
+}
+
+/// The server killed (SIGKILL) in the middle of a batch and started again:
+/// the items placed before the kill keep their one purchase (none placed
+/// again), the rest are placed after the restart (once the dead node's
+/// lease ends), and the money is exact. The key's rate budget (2 a second,
+/// bursts of 1) paces the items so the kill falls mid-batch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_survives_a_restart_mid_batch() {
+    let mut server = TestServer::spawn().await;
+    let c = server.customer("10000");
+    set_rate_limit(&server, &c.key_id, 2, 1).await;
+    let reference = format!("restart-{}", rand_suffix());
+    let count = 12;
+    let body = batch(&reference, items(&reference, count, 100, &[3]));
+    let accepted = server.post(&c.api_key, "/v1/batches", body).await;
+    assert_eq!(accepted.status, 202, "{}", accepted.body);
+
+    // Some items placed, not all: then the crash.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let before = loop {
+        let placed = transactions(&server, &c.account_id, None);
+        if placed.len() >= 3 {
+            break placed;
+        }
+        assert!(Instant::now() < deadline, "no item placed: {placed:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    server.kill();
+    let before: Vec<(String, String)> = before
+        .iter()
+        .map(|t| {
+            (
+                t["reference"].as_str().unwrap().to_owned(),
+                t["code"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert!(before.len() < count, "the batch ended before the kill");
+
+    server.start();
+    let done = completed_at_the_keys_pace(&server, &c.api_key, &reference).await;
+    let after = transactions(&server, &c.account_id, None);
+    assert_eq!(after.len(), count, "one purchase per item: {after:?}");
+    for (item_reference, code) in &before {
+        let item = done["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["reference"] == item_reference.as_str())
+            .unwrap();
+        assert_eq!(
+            item["reference_code"],
+            code.as_str(),
+            "placed again: {item}"
+        );
+    }
+    let mut expected = vec!["successful"; count];
+    expected[3] = "failed";
+    assert_eq!(statuses(&done), expected, "{done}");
+    let spent = (count as i64 - 1) * 10_000;
+    assert_eq!(kobo(&done["charged"]), spent);
+    let statement = server.assert_ledger_consistent(&c.account_id);
+    assert_eq!(entries_of_kind(&statement, "debit"), count, "{statement}");
+    assert_eq!(entries_of_kind(&statement, "refund"), 1, "{statement}");
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(balance_kobo(&server, &c.api_key).await, 1_000_000 - spent);
+}

@@ -22,7 +22,9 @@ use billpay_operations::keys::{self, KeyUpdate};
 use billpay_operations::limits::LimitTexts;
 use billpay_operations::limits::{self, Verified};
 use billpay_operations::{accounts, pricing, upgrades, wallets};
-use billpay_store::{Account, AccountStatus, EventFilter, KeyStatus, LogFilter, TxFilter};
+use billpay_store::{
+    Account, AccountStatus, EventFilter, EventSubject, KeyStatus, LogFilter, TxFilter,
+};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::format::{naira, short_time};
 use serde::Deserialize;
@@ -286,6 +288,8 @@ fn pin_row(pin: Option<billpay_store::PinState>) -> PinRow {
 
 /// A batch on the customer's page.
 pub struct BatchRow {
+    /// Its row's anchor (`#batch-…`), a failed webhook's link.
+    pub id: String,
     pub at: String,
     pub reference: String,
     pub status: &'static str,
@@ -299,6 +303,7 @@ impl From<&billpay_store::Batch> for BatchRow {
     fn from(batch: &billpay_store::Batch) -> Self {
         let counts = batch.counts;
         BatchRow {
+            id: batch.id.clone(),
             at: short_time(&batch.created_at),
             reference: batch.reference.clone(),
             status: batch.status.as_str(),
@@ -311,9 +316,31 @@ impl From<&billpay_store::Batch> for BatchRow {
 
 pub struct FailedEventRow {
     pub at: String,
-    pub code: String,
+    /// What it is about: a purchase's reference code or a batch's reference.
+    pub subject: String,
+    /// Its purchase's page, or its batch's row on this page.
+    pub link: String,
     pub event: String,
     pub attempts: u32,
+}
+
+impl From<&billpay_store::Event> for FailedEventRow {
+    fn from(e: &billpay_store::Event) -> Self {
+        let (subject, link) = match e.subject() {
+            EventSubject::Purchase(code) => {
+                let link = format!("/admin/transactions/{code}");
+                (code, link)
+            }
+            EventSubject::Batch { id, reference } => (reference, format!("#batch-{id}")),
+        };
+        FailedEventRow {
+            at: short_time(&e.created_at),
+            subject,
+            link,
+            event: e.event.clone(),
+            attempts: e.attempts,
+        }
+    }
 }
 
 pub struct FundingAccountRow {
@@ -364,7 +391,20 @@ async fn account_page(
         ..TxFilter::default()
     };
     let transactions = store.transactions(filter).await?;
-    let batches = store.batches(id, 10).await?;
+    let mut batches = store.batches(id, 10).await?;
+    // A failed `batch.completed` links to its batch's row: listed even when
+    // older than the latest ten.
+    for event in &failed {
+        if let EventSubject::Batch {
+            id: batch,
+            reference,
+        } = event.subject()
+            && !batches.iter().any(|b| b.id == batch)
+            && let Some(found) = store.batch(id, &reference).await?
+        {
+            batches.push(found);
+        }
+    }
     let entries = store.ledger(id, 20).await?;
     let log_filter = LogFilter {
         subject: Some(id.to_string()),
@@ -423,15 +463,7 @@ async fn account_page(
         new_secret,
         tier,
         tiers: tiers.into_iter().map(|t| t.name).collect(),
-        failed_webhooks: failed
-            .iter()
-            .map(|e| FailedEventRow {
-                at: short_time(&e.created_at),
-                code: e.transaction_code.clone(),
-                event: e.event.clone(),
-                attempts: e.attempts,
-            })
-            .collect(),
+        failed_webhooks: failed.iter().map(FailedEventRow::from).collect(),
         funding: funding
             .into_iter()
             .map(|f| FundingAccountRow {

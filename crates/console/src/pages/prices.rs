@@ -689,7 +689,7 @@ fn difference_row(difference: &Difference) -> DifferenceRow {
             kind: "price",
             provider: provider.clone(),
             plan: plan_id.clone(),
-            detail: format!("ours {ours}, theirs {theirs}"),
+            detail: format!("ours {}, theirs {}", naira(*ours), naira(*theirs)),
         },
         Difference::Missing { provider, plan_id } => DifferenceRow {
             kind: "missing",
@@ -706,7 +706,10 @@ fn difference_row(difference: &Difference) -> DifferenceRow {
             kind: "new",
             provider: provider.clone(),
             plan: variation_code.clone(),
-            detail: format!("{name} at {price}: add it to the catalogue TOML yourself"),
+            detail: format!(
+                "{name} at {}: add it to the catalogue TOML yourself",
+                naira(*price)
+            ),
         },
         Difference::Matched {
             provider,
@@ -718,7 +721,10 @@ fn difference_row(difference: &Difference) -> DifferenceRow {
             kind: "matched",
             provider: provider.clone(),
             plan: plan_id.clone(),
-            detail: format!("its plan {code} ({name}), expected cost {cost}: mapped when applied"),
+            detail: format!(
+                "its plan {code} ({name}), expected cost {}: mapped when applied",
+                naira(*cost)
+            ),
         },
         Difference::Cost {
             provider,
@@ -730,8 +736,9 @@ fn difference_row(difference: &Difference) -> DifferenceRow {
             provider: provider.clone(),
             plan: plan_id.clone(),
             detail: format!(
-                "expected cost {}, listed {theirs}: recorded when applied",
-                expected.map_or_else(|| "unknown".to_owned(), |e| e.to_string())
+                "expected cost {}, listed {}: recorded when applied",
+                expected.map_or_else(|| "unknown".to_owned(), naira),
+                naira(*theirs)
             ),
         },
         Difference::Unmatched { provider, plan_id } => DifferenceRow {

@@ -25,10 +25,10 @@ use billpay_domain::keys::random_hex;
 use billpay_domain::network::Network;
 use billpay_domain::{Kobo, Phone, Product};
 use billpay_operations::batches::{
-    Batches, ItemCheck, MAX_ITEMS, Refused as ItemRefused, refusal_said,
+    Batches, ItemCheck, ItemSaid, ItemState, MAX_ITEMS, Refused as ItemRefused,
 };
 use billpay_operations::purchases::Buyer;
-use billpay_store::{Batch, BatchItem, BatchStatus, ItemOutcome, NewBatchItem};
+use billpay_store::{Batch, BatchItem, BatchStatus, NewBatchItem};
 use billpay_webkit::CsrfForm;
 use billpay_webkit::filters::url_encode;
 use serde::Deserialize;
@@ -561,27 +561,23 @@ fn item_row(item: &BatchItem) -> ItemRow {
         Product::Data => text("plan_id"),
         _ => body["amount"]
             .as_f64()
-            .map_or(String::new(), |a| format!("₦{a:.2}")),
+            .and_then(|a| Kobo::from_naira_f64(a).ok())
+            .map_or(String::new(), naira),
     };
-    let (status, charged, code, message) = match &item.outcome {
-        ItemOutcome::Queued => ("waiting", String::new(), String::new(), String::new()),
-        ItemOutcome::Refused { error, message } => {
-            let message = refusal_said(error, message.as_deref());
-            ("refused", String::new(), String::new(), message)
-        }
-        ItemOutcome::Placed {
-            code,
-            status,
-            amount,
-            message,
-        } => {
-            let charged = match status {
-                billpay_domain::TxStatus::Failed => "refunded".to_owned(),
-                _ => naira(*amount),
-            };
-            (status.as_str(), charged, code.clone(), message.clone())
-        }
+    let said = ItemSaid::of(&item.outcome);
+    let charged = match (said.state, said.amount) {
+        (ItemState::Failed, _) => "refunded".to_owned(),
+        (_, Some(amount)) => naira(amount),
+        (_, None) => String::new(),
     };
+    let status = match said.state {
+        ItemState::Queued => "waiting",
+        state => state.as_str(),
+    };
+    let (code, message) = (
+        said.code.unwrap_or_default(),
+        said.message.unwrap_or_default(),
+    );
     ItemRow {
         line: item.position + 1,
         phone: text("phone"),

@@ -13,15 +13,19 @@ use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Redirect};
 use billpay_domain::KeyId;
 use billpay_store::issue::issue_webhook_secret;
-use billpay_store::{ApiKey, EventFilter, KeyChange};
+use billpay_store::{ApiKey, EventFilter, EventSubject, KeyChange};
 use billpay_webhooks::{DeliveryRequest, WebhookPayload, validate_url};
+use billpay_webkit::filters::url_encode;
 use billpay_webkit::{CsrfForm, NoFields};
 use serde::Deserialize;
 
 pub struct AttemptRow {
     pub at: String,
     pub event: String,
-    pub reference_code: String,
+    /// What it is about (a purchase's reference code or a batch's
+    /// reference) and that page's link.
+    pub subject: String,
+    pub link: String,
     pub event_id: String,
     pub event_status: &'static str,
     pub outcome: String,
@@ -112,6 +116,16 @@ async fn webhooks_page(
         .into_iter()
         .map(|(event, a)| {
             let ok = a.http_status.is_some_and(|s| (200..300).contains(&s));
+            let (subject, link) = match event.subject() {
+                EventSubject::Purchase(code) => {
+                    let link = format!("/dashboard/transactions/{code}");
+                    (code, link)
+                }
+                EventSubject::Batch { reference, .. } => {
+                    let link = format!("/dashboard/bulk/{}", url_encode(&reference));
+                    (reference, link)
+                }
+            };
             let outcome = match (&a.error, a.http_status) {
                 (Some(e), _) => e.clone(),
                 (None, Some(s)) => format!("HTTP {s}"),
@@ -120,7 +134,8 @@ async fn webhooks_page(
             AttemptRow {
                 at: short_time(&a.created_at),
                 event: event.event.clone(),
-                reference_code: event.transaction_code.clone(),
+                subject,
+                link,
                 event_id: event.id.clone(),
                 event_status: event.status.as_str(),
                 outcome,

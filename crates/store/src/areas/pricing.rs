@@ -181,18 +181,15 @@ fn sales_group(row: &dyn RowRead) -> StoreResult<SalesGroup> {
     const COLUMNS: &str = "hour, product, provider, supplier, account_id, tier, status, \
         purchases, face_value, charged, cost, charged_with_cost, cost_unknown";
     Ok(SalesGroup {
-        hour: row.get(col!("hour"))?,
-        product: row.parsed(col!("product"))?,
-        provider: row.get(col!("provider"))?,
-        supplier: row.get(col!("supplier"))?,
         account_id: row.parsed(col!("account_id"))?,
-        tier: row.get(col!("tier"))?,
-        status: row.parsed(col!("status"))?,
-        purchases: row.get(col!("purchases"))?,
-        face_value: row.get(col!("face_value"))?,
-        charged: row.get(col!("charged"))?,
-        cost: row.get(col!("cost"))?,
-        charged_with_cost: row.get(col!("charged_with_cost"))?,
-        cost_unknown: row.get(col!("cost_unknown"))?,
+        bucket: SalesBucket {
+            hour: row.get(col!("hour"))?,
+            product: row.parsed(col!("product"))?,
+            provider: row.get(col!("provider"))?,
+            supplier: row.get(col!("supplier"))?,
+            tier: row.get(col!("tier"))?,
+            status: row.parsed(col!("status"))?,
+            sums: super::sales_rollup::read_sums(row, col!("purchases").index)?,
+        },
     })
 }

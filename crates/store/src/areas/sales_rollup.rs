@@ -169,12 +169,24 @@ fn bucket(row: &dyn RowRead) -> StoreResult<SalesBucket> {
         supplier: row.get(col!(COLUMNS, "supplier"))?,
         tier: row.get(col!(COLUMNS, "tier"))?,
         status: row.parsed(col!(COLUMNS, "status"))?,
-        purchases: row.get(col!(COLUMNS, "purchases"))?,
-        face_value: row.get(col!(COLUMNS, "face_value"))?,
-        charged: row.get(col!(COLUMNS, "charged"))?,
-        cost: row.get(col!(COLUMNS, "cost"))?,
-        charged_with_cost: row.get(col!(COLUMNS, "charged_with_cost"))?,
-        cost_unknown: row.get(col!(COLUMNS, "cost_unknown"))?,
+        sums: read_sums(row, col!(COLUMNS, "purchases").index)?,
+    })
+}
+
+/// The [`SUMS`], selected in their order from the column at `first` on (the
+/// rollup's rows and `PricingStore::sales`' groups).
+pub(crate) fn read_sums(row: &dyn RowRead, first: usize) -> StoreResult<SalesSums> {
+    let at = |i: usize| Column {
+        index: first + i,
+        name: SUMS[i],
+    };
+    Ok(SalesSums {
+        purchases: row.get(at(0))?,
+        face_value: row.get(at(1))?,
+        charged: row.get(at(2))?,
+        cost: row.get(at(3))?,
+        charged_with_cost: row.get(at(4))?,
+        cost_unknown: row.get(at(5))?,
     })
 }
 

@@ -10,7 +10,7 @@ use crate::clock::now_rfc3339;
 use crate::db::{Param, RowRead, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::pricing::DEFAULT_TIER;
-use billpay_domain::{AccountId, Kobo};
+use billpay_domain::{AccountId, Kobo, Naira};
 use serde::Serialize;
 
 /// A tier on offer: its fee and the conditions a buyer must meet.
@@ -168,14 +168,14 @@ pub(crate) async fn remove_offer<T: Tx>(
     Ok(true)
 }
 
-/// An offer as the operator log says it: `fee 5000.00, KYC level 1, spend 20000.00`.
+/// An offer as the operator log says it: `fee ₦5,000.00, KYC level 1, 30-day spend ₦20,000.00`.
 pub fn described(offer: &TierOffer) -> String {
-    let mut text = format!("fee {}", offer.fee);
+    let mut text = format!("fee {}", Naira(offer.fee));
     if let Some(level) = offer.min_kyc_level {
         text.push_str(&format!(", KYC level {level}"));
     }
     if let Some(spend) = offer.min_monthly_spend {
-        text.push_str(&format!(", 30-day spend {spend}"));
+        text.push_str(&format!(", 30-day spend {}", Naira(spend)));
     }
     text
 }

@@ -172,24 +172,32 @@ async fn sales_sum_final_purchases_by_hour_and_dimension() {
     let groups = store.sales(String::new(), "~".into()).await.unwrap();
     let ok: Vec<&SalesGroup> = groups
         .iter()
-        .filter(|g| g.status == TxStatus::Successful)
+        .filter(|g| g.bucket.status == TxStatus::Successful)
         .collect();
     let failed: Vec<&SalesGroup> = groups
         .iter()
-        .filter(|g| g.status == TxStatus::Failed)
+        .filter(|g| g.bucket.status == TxStatus::Failed)
         .collect();
-    let sum = |f: fn(&SalesGroup) -> i64| ok.iter().map(|g| f(g)).sum::<i64>();
-    assert_eq!(sum(|g| g.purchases as i64), 2);
-    assert_eq!(sum(|g| g.face_value.0), 20_000);
-    assert_eq!(sum(|g| g.charged.0), 19_700);
-    assert_eq!(sum(|g| g.cost.0), 9_700);
-    assert_eq!(sum(|g| g.charged_with_cost.0), 9_800);
-    assert_eq!(sum(|g| g.cost_unknown as i64), 1);
-    assert_eq!(failed.iter().map(|g| g.purchases).sum::<u64>(), 1);
+    let mut sum = SalesSums::default();
+    ok.iter().for_each(|g| sum.add(&g.bucket.sums));
+    assert_eq!(
+        sum,
+        SalesSums {
+            purchases: 2,
+            face_value: Kobo(20_000),
+            charged: Kobo(19_700),
+            cost: Kobo(9_700),
+            charged_with_cost: Kobo(9_800),
+            cost_unknown: 1,
+        }
+    );
+    assert_eq!(sum.margin(), Kobo(100));
+    let failed: u64 = failed.iter().map(|g| g.bucket.sums.purchases).sum();
+    assert_eq!(failed, 1);
     assert!(
         groups
             .iter()
-            .all(|g| g.hour.len() == 13 && g.account_id == account)
+            .all(|g| g.bucket.hour.len() == 13 && g.account_id == account)
     );
     // Bounds: nothing before 2000.
     assert!(

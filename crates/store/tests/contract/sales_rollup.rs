@@ -26,15 +26,19 @@ fn keyed(b: &SalesBucket) -> (Key, Sums) {
         b.tier.clone(),
         b.status.as_str(),
     );
-    let sums = (
-        b.purchases,
-        b.face_value.0,
-        b.charged.0,
-        b.cost.0,
-        b.charged_with_cost.0,
-        b.cost_unknown,
-    );
-    (key, sums)
+    (key, tuple(&b.sums))
+}
+
+/// The sums as a tuple, to write expected rows short.
+fn tuple(s: &SalesSums) -> Sums {
+    (
+        s.purchases,
+        s.face_value.0,
+        s.charged.0,
+        s.cost.0,
+        s.charged_with_cost.0,
+        s.cost_unknown,
+    )
 }
 
 /// The rollup's rows over every hour, by key.
@@ -50,20 +54,12 @@ async fn rollup(store: &SharedStore) -> BTreeMap<Key, Sums> {
 /// The purchases' groups (`PricingStore::sales`, by account) summed over
 /// accounts: what the rollup must hold.
 async fn from_purchases(store: &SharedStore) -> BTreeMap<Key, Sums> {
-    let mut rows: BTreeMap<Key, Sums> = BTreeMap::new();
+    let mut rows: BTreeMap<Key, SalesSums> = BTreeMap::new();
     for group in store.sales(String::new(), "~".into()).await.unwrap() {
-        let (key, g) = keyed(&SalesBucket::from(&group));
-        let s = rows.entry(key).or_default();
-        *s = (
-            s.0 + g.0,
-            s.1 + g.1,
-            s.2 + g.2,
-            s.3 + g.3,
-            s.4 + g.4,
-            s.5 + g.5,
-        );
+        let (key, _) = keyed(&group.bucket);
+        rows.entry(key).or_default().add(&group.bucket.sums);
     }
-    rows
+    rows.into_iter().map(|(k, s)| (k, tuple(&s))).collect()
 }
 
 fn check<'a>(outcomes: &'a [audit::CheckOutcome], name: &str) -> &'a audit::CheckOutcome {

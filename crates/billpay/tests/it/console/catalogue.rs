@@ -251,9 +251,9 @@ async fn support_compares_with_a_suppliers_plans_and_only_an_owner_applies() {
     let support = Console::sign_in(&server, SUPPORT).await;
     let shown = support.page(compare).await;
     for difference in [
-        "ours 600.00, theirs 650.00",
+        "ours ₦600.00, theirs ₦650.00",
         "mtn-old",
-        "MTN 5GB at 2500.00",
+        "MTN 5GB at ₦2,500.00",
     ] {
         assert!(shown.contains(difference), "{difference} in {shown}");
     }

@@ -150,7 +150,7 @@ async fn an_owner_reads_names_and_prices_and_is_warned_below_cost_in_a_browser()
     let log = b.text("#log").await;
     for seen in [
         "Test Co",
-        "data · MTN Nigeria · MTN 1GB (SME, 7 days): price 560.00",
+        "data · MTN Nigeria · MTN 1GB (SME, 7 days): price ₦560.00",
         "catalogue.price",
         "600.00 → 650.00",
     ] {

@@ -144,7 +144,7 @@ async fn an_upgrade_refused_charges_nothing_and_says_why() {
     assert_eq!(kobo(&offer["min_monthly_spend"]), 2_000_000);
     let unmet = offer["unmet"].as_str().unwrap();
     assert!(
-        unmet.contains("₦20000.00 spent over the last 30 days"),
+        unmet.contains("₦20,000.00 spent over the last 30 days"),
         "{offer}"
     );
     let unmet = upgrade(&server, &poor, &reference()).await;
