@@ -103,7 +103,7 @@ async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
     assert!(text.contains("FAIL refunded_once_if_failed"), "{text}");
     assert!(text.contains(&format!("reference_code={failed}")), "{text}");
     assert!(
-        text.contains("Audit FAILED: 3 of 15 checks violated."),
+        text.contains("Audit FAILED: 3 of 18 checks violated."),
         "{text}"
     );
 }
