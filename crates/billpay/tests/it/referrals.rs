@@ -21,7 +21,7 @@ const PASSWORD: &str = "correct horse battery";
 /// link, whose code the form shows), then — as the email's code and the
 /// owner's CLI would — verifies the address, gives the account a key and
 /// funds it. The customer, and the form's referral field as shown.
-async fn signed_up(
+pub(crate) async fn signed_up(
     server: &TestServer,
     page: &str,
     email: &str,
@@ -89,7 +89,7 @@ async fn signed_up(
     (customer, referral)
 }
 
-fn email() -> String {
+pub(crate) fn email() -> String {
     format!("r{}@example.com", rand_suffix())
 }
 
