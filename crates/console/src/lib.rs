@@ -241,6 +241,11 @@ pub fn router(state: ConsoleState) -> Router {
             "/admin/customers/{id}/downgrade",
             post(customers::downgrade),
         )
+        .route(
+            "/admin/customers/{id}/referral/void",
+            post(customers::void_referral),
+        )
+        .route("/admin/prices/referrals", post(prices::set_referral_rate))
         // KYC levels, limits and the blocklist (docs/limits.md)
         .route("/admin/limits", get(limits::page))
         .route("/admin/limits/{level}", post(limits::set_level))

@@ -105,7 +105,7 @@ pub struct Fields {
 }
 
 /// Every kind with a template.
-pub const KINDS: [&str; 16] = [
+pub const KINDS: [&str; 18] = [
     "email_verification",
     "password_reset",
     "pin_reset",
@@ -122,6 +122,8 @@ pub const KINDS: [&str; 16] = [
     "upgrade_bought",
     "schedule_skipped",
     "schedule_stopped",
+    "referral_commission",
+    "referral_bonus_moved",
 ];
 
 #[derive(Template)]
@@ -171,6 +173,10 @@ fn subject(kind: &str, f: &Fields, brand: &Brand) -> String {
         "upgrade_bought" => format!("You upgraded to {} on {name}", f.tier),
         "schedule_skipped" => format!("Your scheduled {} was not bought", f.product),
         "schedule_stopped" => format!("Your scheduled {} is stopped", f.product),
+        "referral_commission" => format!("You earned a {} referral bonus on {name}", f.amount),
+        "referral_bonus_moved" => {
+            format!("{} referral bonus moved to your {name} wallet", f.amount)
+        }
         _ => format!("Security: your {name} webhook URL changed"),
     }
 }

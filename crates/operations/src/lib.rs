@@ -27,6 +27,7 @@ pub mod operators;
 pub mod pricing;
 pub mod purchases;
 pub mod rate_limit;
+pub mod referrals;
 pub mod reports;
 pub mod schedules;
 pub mod sync;

@@ -8,7 +8,7 @@ use crate::{OpsResult, invalid};
 use billpay_domain::{Kobo, TxStatus};
 use billpay_store::clock::LAGOS;
 pub use billpay_store::clock::{lagos_day_start as start_of, lagos_today};
-use billpay_store::{SalesBucket, SalesGroup, Store, UpgradeTotals};
+use billpay_store::{SalesBucket, SalesGroup, Store, TopReferrer, UpgradeTotals};
 use std::collections::BTreeMap;
 use time::macros::{date, format_description};
 use time::{Date, PrimitiveDateTime};
@@ -88,6 +88,10 @@ pub struct SalesReport {
     /// (less what the owner gave back), a line apart from the sales; zero
     /// from [`report`].
     pub upgrades: UpgradeTotals,
+    /// The referrers who cost the most in the range (commissions and
+    /// bonuses earned, less take-backs: a cost apart from the sales); empty
+    /// from [`report`].
+    pub referrers: Vec<TopReferrer>,
 }
 
 impl SalesReport {
@@ -104,6 +108,14 @@ impl SalesReport {
             .checked_sub(self.funding_by_card)
             .unwrap_or(Kobo::ZERO)
     }
+}
+
+/// How many referrers a report names.
+pub const TOP_REFERRERS: u32 = 10;
+
+/// What the referral programme cost over the report's referrers.
+pub fn referral_cost(report: &SalesReport) -> Kobo {
+    Kobo(report.referrers.iter().map(|r| r.cost.0).sum())
 }
 
 /// The report for Lagos days `from..=to` (either open), grouped `by`.
@@ -131,12 +143,14 @@ pub async fn sales(
     };
     let funding = store.funding_totals(&lower, &upper).await?;
     let upgrades = store.upgrade_totals(&lower, &upper).await?;
+    let referrers = store.top_referrers(&lower, &upper, TOP_REFERRERS).await?;
     // The hourly rollup has no account: by account, the purchases are read.
     let mut report = match by {
         GroupBy::Account => report(&store.sales(lower, upper).await?, by),
         _ => rollup_report(&store.sales_rollup(lower, upper).await?, by),
     };
     report.upgrades = upgrades;
+    report.referrers = referrers;
     report.funding_fees = Some(funding.fees);
     report.funding_received = funding.received;
     report.funding_by_card = funding.by_card;
@@ -180,6 +194,7 @@ fn summed<'a>(keyed: impl Iterator<Item = (String, &'a SalesBucket)>) -> SalesRe
         funding_received: Kobo::ZERO,
         funding_by_card: Kobo::ZERO,
         upgrades: UpgradeTotals::default(),
+        referrers: Vec::new(),
     }
 }
 

@@ -31,6 +31,7 @@ pub(crate) mod pins;
 pub(crate) mod pricing;
 pub(crate) mod privacy;
 pub(crate) mod purchases;
+pub(crate) mod referrals;
 pub(crate) mod sales_rollup;
 pub(crate) mod schedules;
 mod sessions;
@@ -66,6 +67,12 @@ pub use privacy::{
     PurchaseRecord, STAFF_DATA, tombstone,
 };
 pub use purchases::PurchaseStore;
+pub use referrals::{
+    BONUS_MOVED, BonusEntry, COMMISSION_EARNED, Commission, Referral, ReferralRate,
+    ReferralSettings, ReferralStore, ReferralTotals, TopReferrer, Withdrawal, mailbox_key,
+    normal_code as normal_referral_code, rate_described as referral_rate_described,
+    settings_described as referral_settings_described,
+};
 pub use sales_rollup::SalesRollupStore;
 pub use schedules::{
     NewSchedule, RunOutcome, Schedule, ScheduleRun, ScheduleStatus, ScheduleStore, SettledRun,
@@ -119,6 +126,7 @@ every_area!(
     DeveloperAccessStore,
     SalesRollupStore,
     UpgradeStore,
+    ReferralStore,
     BatchStore,
     ScheduleStore,
 );

@@ -171,11 +171,11 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         name: "funding_entries_have_a_payment",
-        rule: "every fee and every gateway credit in the ledger belongs to a credited payment (an upgrade's fee is checked by upgrade_fee_moved_one_tier_change)",
+        rule: "every fee and every gateway credit in the ledger belongs to a credited payment (an upgrade's fee is checked by upgrade_fee_moved_one_tier_change, a bonus moved to the wallet by bonus_moved_once_to_the_wallet)",
         sql: "SELECT l.account_id, CAST(l.id AS TEXT) AS ledger_id, l.kind, l.funding_id, l.credit_reference
               FROM ledger l LEFT JOIN funding_events f ON f.id = l.funding_id
               WHERE (l.kind = 'fee' OR l.funding_id IS NOT NULL
-                     OR COALESCE(l.credit_source, 'operator') NOT IN ('operator', 'upgrade'))
+                     OR COALESCE(l.credit_source, 'operator') NOT IN ('operator', 'upgrade', 'referral'))
                 AND (f.id IS NULL OR f.status <> 'credited'
                      OR (l.kind = 'credit' AND (l.credit_source <> f.gateway
                                                 OR l.credit_reference <> f.gateway_reference)))",
@@ -184,7 +184,8 @@ pub const CHECKS: &[Check] = &[
         name: "gateway_reference_credited_once",
         rule: "no gateway payment reference is credited twice, to any account",
         sql: "SELECT credit_source, credit_reference, CAST(COUNT(*) AS TEXT) AS credits
-              FROM ledger WHERE kind = 'credit' AND COALESCE(credit_source, 'operator') <> 'operator'
+              FROM ledger WHERE kind = 'credit'
+                AND COALESCE(credit_source, 'operator') NOT IN ('operator', 'referral')
               GROUP BY credit_source, credit_reference HAVING COUNT(*) > 1",
     },
     Check {
@@ -209,5 +210,82 @@ pub const CHECKS: &[Check] = &[
               WHERE l.credit_source = 'upgrade'
                 AND NOT EXISTS (SELECT 1 FROM tier_upgrades u
                                 WHERE u.account_id = l.account_id AND u.reference = l.credit_reference)",
+    },
+    Check {
+        name: "bonus_balance_equals_entries",
+        rule: "every bonus balance equals the sum of its entries, and each entry's balance_after \
+               is the running sum of its account's entries",
+        sql: "SELECT b.account_id, CAST(NULL AS TEXT) AS entry_id, CAST(b.balance AS TEXT) AS balance,
+                     CAST(COALESCE(SUM(e.amount), 0) AS TEXT) AS entries_sum
+              FROM bonus_balances b LEFT JOIN bonus_entries e ON e.account_id = b.account_id
+              GROUP BY b.account_id, b.balance
+              HAVING b.balance <> COALESCE(SUM(e.amount), 0)
+              UNION ALL
+              SELECT e.account_id, CAST(NULL AS TEXT), CAST(NULL AS TEXT), CAST(SUM(e.amount) AS TEXT)
+              FROM bonus_entries e
+              WHERE NOT EXISTS (SELECT 1 FROM bonus_balances b WHERE b.account_id = e.account_id)
+              GROUP BY e.account_id
+              UNION ALL
+              SELECT account_id, CAST(id AS TEXT), CAST(balance_after AS TEXT), CAST(running AS TEXT)
+              FROM (SELECT id, account_id, balance_after,
+                           SUM(amount) OVER (PARTITION BY account_id ORDER BY id) AS running
+                    FROM bonus_entries) entries
+              WHERE balance_after <> running",
+    },
+    Check {
+        name: "commission_only_for_a_successful_purchase",
+        rule: "a commission stands only for a successful purchase by a referee of its referrer, \
+               is one bonus entry of its amount, and one reversal takes back a reversed one; \
+               every commission or reversal entry has its commission",
+        sql: "SELECT c.transaction_code, c.referrer_id, t.status, CAST(c.amount AS TEXT) AS amount,
+                     c.reversed_at,
+                     CAST((SELECT COUNT(*) FROM bonus_entries e WHERE e.transaction_code = c.transaction_code
+                           AND e.kind = 'commission' AND e.account_id = c.referrer_id
+                           AND e.amount = c.amount) AS TEXT) AS earned_entries,
+                     CAST((SELECT COUNT(*) FROM bonus_entries e WHERE e.transaction_code = c.transaction_code
+                           AND e.kind = 'reversal' AND e.account_id = c.referrer_id
+                           AND e.amount = -c.amount) AS TEXT) AS reversal_entries
+              FROM referral_commissions c
+              LEFT JOIN transactions t ON t.code = c.transaction_code
+              LEFT JOIN referrals r ON r.referee_id = c.referee_id
+              WHERE t.code IS NULL OR t.account_id <> c.referee_id
+                 OR r.referrer_id IS NULL OR r.referrer_id <> c.referrer_id
+                 OR (c.reversed_at IS NULL AND t.status <> 'successful')
+                 OR (c.reversed_at IS NOT NULL AND t.status <> 'failed')
+                 OR (SELECT COUNT(*) FROM bonus_entries e WHERE e.transaction_code = c.transaction_code
+                     AND e.kind = 'commission' AND e.account_id = c.referrer_id
+                     AND e.amount = c.amount) <> 1
+                 OR (SELECT COUNT(*) FROM bonus_entries e WHERE e.transaction_code = c.transaction_code
+                     AND e.kind = 'reversal' AND e.account_id = c.referrer_id
+                     AND e.amount = -c.amount)
+                    <> CASE WHEN c.reversed_at IS NULL THEN 0 ELSE 1 END
+              UNION ALL
+              SELECT e.transaction_code, e.account_id, e.kind, CAST(e.amount AS TEXT), CAST(NULL AS TEXT),
+                     CAST(NULL AS TEXT), CAST(NULL AS TEXT)
+              FROM bonus_entries e
+              WHERE e.kind IN ('commission', 'reversal')
+                AND NOT EXISTS (SELECT 1 FROM referral_commissions c
+                                WHERE c.transaction_code = e.transaction_code)",
+    },
+    Check {
+        name: "bonus_moved_once_to_the_wallet",
+        rule: "every bonus moved to the wallet is one wallet credit (source referral) of its amount \
+               and reference on its account, and every such credit has its bonus entry",
+        sql: "SELECT e.account_id, e.reference, CAST(-e.amount AS TEXT) AS moved,
+                     CAST(COUNT(l.id) AS TEXT) AS credits, CAST(COALESCE(SUM(l.amount), 0) AS TEXT) AS credited
+              FROM bonus_entries e
+              LEFT JOIN ledger l ON l.account_id = e.account_id AND l.credit_source = 'referral'
+                   AND l.credit_reference = e.reference
+              WHERE e.kind = 'withdrawal'
+              GROUP BY e.id, e.account_id, e.reference, e.amount
+              HAVING COUNT(l.id) <> 1 OR SUM(l.amount) <> -e.amount
+                  OR SUM(CASE WHEN l.kind = 'credit' THEN 0 ELSE 1 END) > 0
+              UNION ALL
+              SELECT l.account_id, l.credit_reference, CAST(NULL AS TEXT), CAST(1 AS TEXT),
+                     CAST(l.amount AS TEXT)
+              FROM ledger l
+              WHERE l.credit_source = 'referral'
+                AND NOT EXISTS (SELECT 1 FROM bonus_entries e WHERE e.account_id = l.account_id
+                                AND e.kind = 'withdrawal' AND e.reference = l.credit_reference)",
     },
 ];

@@ -74,6 +74,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "040_schedules": both;
     "041_upgrades": both;
     "042_tier_developer_access": both;
+    "043_referrals": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

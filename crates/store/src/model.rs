@@ -77,6 +77,9 @@ pub enum CreditSource {
     /// Not a credit: a self-service upgrade's fee (a `debit`), by the
     /// customer's reference, so an upgrade is charged once per reference.
     Upgrade,
+    /// A referral bonus moved to the wallet by its owner, by the customer's
+    /// reference (its bonus entry has the same one; `areas/referrals.rs`).
+    Referral,
 }
 
 impl CreditSource {
@@ -87,7 +90,7 @@ impl CreditSource {
             && name
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
-        (spelled && name != "operator" && name != "upgrade")
+        (spelled && !["operator", "upgrade", "referral"].contains(&name))
             .then(|| CreditSource::Gateway(name.to_owned()))
     }
 
@@ -96,6 +99,7 @@ impl CreditSource {
             CreditSource::Operator => "operator",
             CreditSource::Gateway(name) => name,
             CreditSource::Upgrade => "upgrade",
+            CreditSource::Referral => "referral",
         }
     }
 }
@@ -106,6 +110,7 @@ impl FromStr for CreditSource {
         match s {
             "operator" => Ok(CreditSource::Operator),
             "upgrade" => Ok(CreditSource::Upgrade),
+            "referral" => Ok(CreditSource::Referral),
             other => {
                 CreditSource::gateway(other).ok_or_else(|| format!("unknown CreditSource {other}"))
             }
@@ -1034,6 +1039,9 @@ pub struct NewSignUp {
     /// The tier the operator puts new sign-ups on (`None`: list prices).
     pub tier: Option<String>,
     pub code: EmailCode,
+    /// The referral code the customer signed up with (typed, any case;
+    /// an unknown one is nothing).
+    pub referral: Option<String>,
 }
 
 /// What one try of an email code did.

@@ -25,7 +25,7 @@
 
 use crate::areas::{accounts, catalogue, developer_access, fulfilment, funding, keys};
 use crate::areas::{brand, limits, notice_admin, operators, pins};
-use crate::areas::{pricing, privacy, schedules, upgrades, wallet};
+use crate::areas::{pricing, privacy, referrals, schedules, upgrades, wallet};
 use crate::limits::{AccountLimits, BlockEntry, BlockKind, Kyc, KycChange, LevelLimits, Limits};
 use crate::postgres::{PgError, PgTx};
 use crate::sealing::{Seal, Sealer};
@@ -297,6 +297,29 @@ changes! {
     /// `Bought`, after which the caller sets the tier in this transaction.
     fn buy_upgrade(account: AccountId, tier: &str, reference: &str) -> UpgradeOutcome
         = |tx| upgrades::buy(tx, account, tier, reference);
+    /// The account's referral code, made now if it has none
+    /// (`areas/referrals.rs`).
+    fn ensure_referral_code(account: AccountId) -> String
+        = |tx| referrals::ensure_code(tx, account);
+    /// Sets (`Some((hundredths of a percent, days))`) or removes the
+    /// commission on a product; the line's `before` is the rate before.
+    fn set_referral_rate_logged(product: billpay_domain::Product, rate: Option<(i64, Option<i64>)>,
+        log: &NewLogEntry) -> () = |tx| referrals::set_rate(tx, product, rate, log);
+    /// Replaces the referral settings; the line's `before` is what they were.
+    fn set_referral_settings_logged(settings: &ReferralSettings, log: &NewLogEntry) -> ()
+        = |tx| referrals::set_settings(tx, settings, log);
+    /// Voids a referee's referral with the owner's reason (`false`: none,
+    /// or voided already; no line then).
+    fn void_referral_logged(referee: AccountId, reason: &str, log: &NewLogEntry) -> bool
+        = |tx| referrals::void(tx, referee, reason, log);
+    /// Moves a bonus balance to the wallet once per (account, reference).
+    fn withdraw_bonus(account: AccountId, amount: Kobo, reference: &str) -> Withdrawal
+        = |tx| referrals::withdraw(tx, account, amount, reference);
+    /// Records a referral for an account that exists (the code's owner
+    /// referred it); nothing when it was referred already.
+    fn refer(referee: AccountId, code: &str) -> Option<Referral>
+        = |tx| referrals::refer(tx, referee, code);
+
     /// The upgrade that put the account on its tier, its fee not given back.
     fn refundable_upgrade(account: AccountId) -> Option<Upgrade>
         = |tx| upgrades::refundable(tx, account);

@@ -80,6 +80,7 @@ pub fn entry_description_paid(entry: &LedgerEntry, tx: Option<&Transaction>, pai
             (Some(CreditSource::Gateway(name)), Paid::Card) => {
                 format!("Card payment ({})", title(name))
             }
+            (Some(CreditSource::Referral), _) => "Referral bonus moved to the wallet".into(),
             _ => "Wallet top-up".into(),
         },
     }

@@ -7,6 +7,7 @@ pub mod batches;
 pub mod catalogue;
 pub mod pricing;
 pub mod purchases;
+pub mod referrals;
 pub mod schedules;
 pub mod transactions;
 pub mod upgrades;
@@ -28,6 +29,7 @@ pub fn v1() -> OpenApiRouter<AppState> {
         .merge(wallet::router())
         .merge(account::router())
         .merge(upgrades::router())
+        .merge(referrals::router())
         .merge(catalogue::router())
         .merge(pricing::router())
         .merge(purchases::router(Mode::Live))

@@ -16,6 +16,7 @@ mod metrics;
 mod notify;
 mod operator;
 mod output;
+mod referrals;
 mod report;
 mod serve;
 mod supplier;
@@ -105,6 +106,9 @@ pub enum Command {
     /// Price tiers: create, list, show, rule, developer-access, offer, offers, downgrade.
     #[command(subcommand)]
     Tier(tier::TierCommand),
+    /// Referrals: set (commission per product), settings, show, void.
+    #[command(subcommand)]
+    Referrals(referrals::ReferralsCommand),
     /// Reports: sales (face value, charged, cost, profit).
     #[command(subcommand)]
     Report(report::ReportCommand),
@@ -191,6 +195,7 @@ async fn dispatch(cli: Cli, out: &Output) -> anyhow::Result<ExitCode> {
         Command::Kyc(cmd) => limits::kyc(cmd, &store, out).await?,
         Command::Limits(cmd) => limits::limits(cmd, &store, out).await?,
         Command::Blocklist(cmd) => limits::blocklist(cmd, &store, out).await?,
+        Command::Referrals(cmd) => referrals::run(cmd, &store, out).await?,
         Command::Report(cmd) => report::run(cmd, &store, out).await?,
         Command::Supplier(cmd) => supplier::run(cmd, &settings, &store, out).await?,
         Command::Webhook(cmd) => webhook::run(cmd, &store, out).await?,

@@ -65,6 +65,16 @@ fn report_json(report: &SalesReport) -> Value {
         "refunded": report.upgrades.refunded,
         "income": report.upgrade_income(),
     });
+    value["top_referrers"] = json!(
+        report
+            .referrers
+            .iter()
+            .map(
+                |r| json!({ "referrer_id": r.referrer_id.to_string(), "email": r.email,
+                         "referees": r.referees, "cost": r.cost })
+            )
+            .collect::<Vec<_>>()
+    );
     value
 }
 
@@ -106,6 +116,12 @@ fn report_text(report: &SalesReport) -> String {
         naira(report.upgrades.fees),
         naira(report.upgrades.refunded)
     ));
+    for r in &report.referrers {
+        lines.push(format!(
+            "referrer {} ({} referees): cost {}",
+            r.email, r.referees, r.cost
+        ));
+    }
     lines.push(
         "profit = charged − cost over purchases whose cost is known; days are Lagos days".into(),
     );

@@ -21,6 +21,7 @@ mod notify;
 mod pricing;
 
 mod purchases;
+mod referrals;
 mod routing;
 mod schedules;
 mod smedata;

@@ -224,6 +224,11 @@ struct AccountPage {
     schedules: Vec<ScheduleRow>,
     /// One of them is active: an owner may pause them all.
     schedules_active: bool,
+    /// Who referred the customer, and where the referral stands (issue 49):
+    /// (referrer id, "earning" / "no commission: why" / "void: why", voidable).
+    referral: Option<(String, String, bool)>,
+    /// How many the customer referred, and their bonus balance.
+    referred: (u64, String),
 }
 
 /// A customer's schedule as the operator reads it.
@@ -431,8 +436,20 @@ async fn account_page(
         .into_iter()
         .map(schedule_row)
         .collect();
+    let referral = store.referral_of(id).await?.map(|r| {
+        let state = match (&r.voided_at, &r.matched, &r.void_reason) {
+            (Some(_), _, reason) => format!("void: {}", reason.clone().unwrap_or_default()),
+            (None, Some(why), _) => format!("no commission: {why}"),
+            (None, None, _) => "earning".to_owned(),
+        };
+        (r.referrer_id.to_string(), state, r.voided_at.is_none())
+    });
+    let totals = store.referral_totals(id).await?;
+    let referred = (totals.referees, naira(totals.balance));
     let chrome = Chrome::new(signed_in, "customers", done);
     Ok(render(&AccountPage {
+        referral,
+        referred,
         schedules_active: schedules.iter().any(|s| s.status == "active"),
         schedules,
         kyc: KycView::new(&own.kyc, &levels),
@@ -756,6 +773,35 @@ pub struct DowngradeForm {
     /// `1`: give back the fee of the upgrade that put it on its tier.
     #[serde(default)]
     refund: String,
+}
+
+#[derive(Deserialize)]
+pub struct VoidForm {
+    #[serde(default)]
+    reason: String,
+}
+
+/// Voids the customer's referral (owner), with the reason typed: it earns
+/// its referrer nothing from now on.
+pub async fn void_referral(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    Path(id): Path<String>,
+    CsrfForm(form): CsrfForm<VoidForm>,
+) -> PageResult {
+    let id: AccountId = id.parse().map_err(|_| not_found())?;
+    let store = state.store.as_ref();
+    let reason = Some(form.reason.as_str());
+    match billpay_operations::referrals::void(store, actor(&signed_in), id, reason).await {
+        Ok(_) => Ok(done(
+            &format!("/admin/customers/{id}"),
+            Notice::ReferralVoided,
+        )),
+        Err(e) => {
+            let values = vec![("reason", form.reason)];
+            refused_form(&state, &signed_in, id, "void-referral", e, values).await
+        }
+    }
 }
 
 /// Back to list prices (owner), with the reason typed; the upgrade's fee

@@ -89,11 +89,13 @@ pub enum Notice {
     OfferWithdrawn,
     Downgraded,
     DowngradedRefunded,
+    ReferralVoided,
+    ReferralRateSet,
 }
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 61] = [
+    const TABLE: [(Notice, &'static str, &'static str); 63] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -136,6 +138,16 @@ impl Notice {
             Notice::Downgraded,
             "downgraded",
             "back to list prices, nothing refunded",
+        ),
+        (
+            Notice::ReferralVoided,
+            "referral-voided",
+            "referral voided: it earns its referrer nothing from now on",
+        ),
+        (
+            Notice::ReferralRateSet,
+            "referral-rate-set",
+            "referral commission set",
         ),
         (
             Notice::DowngradedRefunded,

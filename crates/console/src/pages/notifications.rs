@@ -102,6 +102,8 @@ pub fn kind_words(kind: &str) -> &'static str {
         "purchase_released" => "Held purchase approved",
         "schedule_skipped" => "Scheduled purchase not bought",
         "schedule_stopped" => "Schedule stopped",
+        "referral_commission" => "Referral bonus earned",
+        "referral_bonus_moved" => "Referral bonus moved to the wallet",
         "low_balance" => "Low balance",
         "api_key_created" => "New API key (security)",
         "webhook_url_changed" => "Webhook URL changed (security)",

@@ -129,6 +129,8 @@ struct PricesPage {
     below_cost: Vec<String>,
     /// The tiers on offer for customers to buy, each as the log says it.
     offers: Vec<(String, String)>,
+    /// The referral commission per product, as the log says it (issue 49).
+    referral_rates: Vec<(String, String)>,
 }
 
 #[derive(Deserialize, Default)]
@@ -203,6 +205,15 @@ async fn prices_page(
             .await?
             .iter()
             .map(|o| (o.tier.clone(), offer_described(o)))
+            .collect(),
+        referral_rates: store
+            .referral_rates()
+            .await?
+            .iter()
+            .map(|r| {
+                let described = billpay_store::referral_rate_described(Some(r));
+                (r.product.service().to_owned(), described)
+            })
             .collect(),
     })
 }
@@ -444,6 +455,60 @@ pub async fn offer(
         return refused_form(&state, &signed_in, "offer-tier", e, values).await;
     }
     Ok(done(HOME, Notice::TierOffered))
+}
+
+#[derive(Deserialize)]
+pub struct ReferralRateForm {
+    product: String,
+    /// Blank: no commission on the product.
+    #[serde(default)]
+    percent: String,
+    #[serde(default)]
+    days: String,
+}
+
+/// Sets or (a blank percent) removes the referral commission on a product (owner).
+pub async fn set_referral_rate(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<ReferralRateForm>,
+) -> PageResult {
+    let values = || {
+        vec![
+            ("product", form.product.clone()),
+            ("percent", form.percent.clone()),
+            ("days", form.days.clone()),
+        ]
+    };
+    let Ok(product) = form.product.parse::<Product>() else {
+        let e = OpsError::Invalid(billpay_operations::Invalid {
+            fields: &["product"],
+            rule: "must be one of the products".into(),
+        });
+        return refused_form(&state, &signed_in, "referral-rate", e, values()).await;
+    };
+    let percent = Some(form.percent.trim()).filter(|p| !p.is_empty());
+    let days = match form.days.trim() {
+        "" => None,
+        typed => match typed.parse::<i64>() {
+            Ok(days) => Some(days),
+            Err(_) => {
+                let e = OpsError::Invalid(billpay_operations::Invalid {
+                    fields: &["days"],
+                    rule: "must be a number of days".into(),
+                });
+                return refused_form(&state, &signed_in, "referral-rate", e, values()).await;
+            }
+        },
+    };
+    let store = state.store.as_ref();
+    if let Err(e) =
+        billpay_operations::referrals::set_rate(store, actor(&signed_in), product, percent, days)
+            .await
+    {
+        return refused_form(&state, &signed_in, "referral-rate", e, values()).await;
+    }
+    Ok(done(HOME, Notice::ReferralRateSet))
 }
 
 #[derive(Deserialize)]

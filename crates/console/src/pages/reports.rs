@@ -105,6 +105,9 @@ struct ReportsPage {
     /// Upgrade fees kept (less what was given back), and how many bought.
     upgrade_income: String,
     upgrades_bought: u64,
+    /// The referrers who cost the most in the range: email, referees, cost.
+    referrers: Vec<(String, u64, String)>,
+    referral_cost: String,
     csv_link: String,
     /// Why the range typed was refused (shown in the form; no rows).
     error: Option<String>,
@@ -157,6 +160,12 @@ pub async fn page(
         funding_fees: report.funding_fees.map(naira).unwrap_or_default(),
         upgrade_income: naira(report.upgrade_income()),
         upgrades_bought: report.upgrades.upgrades,
+        referrers: report
+            .referrers
+            .iter()
+            .map(|r| (r.email.clone(), r.referees, naira(r.cost)))
+            .collect(),
+        referral_cost: naira(reports::referral_cost(&report)),
         error,
         first_day: reports::FIRST_DAY,
         last_day: reports::LAST_DAY,
@@ -317,6 +326,7 @@ mod tests {
                 fees: Kobo(1_000_000),
                 refunded: Kobo(500_000),
             },
+            referrers: Vec::new(),
         };
         let text = csv_text(&report, "provider", None);
         let lines: Vec<&str> = text.split("\r\n").collect();
@@ -354,6 +364,7 @@ mod tests {
             funding_received: Kobo(0),
             funding_by_card: Kobo(0),
             upgrades: billpay_store::UpgradeTotals::default(),
+            referrers: Vec::new(),
         };
         let names = HashMap::from([(id.to_owned(), "Ada, Obi & Co".to_owned())]);
         let text = csv_text(&report, "account", Some(&names));

@@ -10,6 +10,7 @@ pub mod fund_wallet;
 pub mod history;
 pub mod home;
 pub mod pay_now;
+pub mod referrals;
 pub mod schedules;
 pub mod shop;
 pub mod upgrade;
@@ -31,6 +32,8 @@ pub fn routes() -> Router<DashboardState> {
         .route("/dashboard/wallet/paid", get(pay_now::returned))
         .route("/dashboard/wallet/reserve", post(pay_now::reserve))
         .route("/dashboard/upgrade", get(upgrade::page).post(upgrade::buy))
+        .route("/dashboard/referrals", get(referrals::page))
+        .route("/dashboard/referrals/withdraw", post(referrals::withdraw))
         .route("/dashboard/buy", get(shop::home))
         .route("/dashboard/buy/{product}", get(shop::form).post(shop::buy))
         .route("/dashboard/buy/{product}/verify", post(shop::verify))

@@ -8,7 +8,7 @@ use super::verify::code_page;
 use super::{Client, email_field, name_field, new_password, open_page, phone_field, too_often};
 use crate::DashboardState;
 use askama::Template;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use billpay_store::issue::new_email_code;
@@ -43,14 +43,37 @@ pub struct SignUpFields {
     password_again: String,
     #[serde(default)]
     invite: String,
+    /// The referral code: from the link (`?ref=CODE`) or typed.
+    #[serde(default)]
+    referral: String,
 }
 
-pub async fn form(State(state): State<DashboardState>, headers: HeaderMap) -> Response {
+/// The sign-up link's query: `?ref=CODE` from a referrer's link.
+#[derive(Deserialize, Default)]
+pub struct SignUpQuery {
+    #[serde(default, rename = "ref")]
+    referral: String,
+}
+
+pub async fn form(
+    State(state): State<DashboardState>,
+    headers: HeaderMap,
+    Query(query): Query<SignUpQuery>,
+) -> Response {
     let status = match state.care.policy.open {
         true => StatusCode::OK,
         false => StatusCode::FORBIDDEN,
     };
-    page(&state, &headers, SignUpFields::default(), None, status)
+    let typed = SignUpFields {
+        referral: referral_typed(&query.referral),
+        ..SignUpFields::default()
+    };
+    page(&state, &headers, typed, None, status)
+}
+
+/// A referral code as the form shows it again: what a code may be, else nothing.
+fn referral_typed(typed: &str) -> String {
+    billpay_store::normal_referral_code(typed).unwrap_or_default()
 }
 
 fn page(
@@ -75,12 +98,17 @@ fn page(
     })
 }
 
+/// What a referral code no one has says.
+const UNKNOWN_REFERRAL: &str = "That referral code is not right: it is 7 letters and digits, like K7QM2XD. Check it with whoever shared it, or leave it empty.";
+
 /// The checked fields of a sign-up.
 struct Applicant {
     name: String,
     email: String,
     phone: String,
     password: String,
+    /// A referral code of the right shape (whose it is, the store finds).
+    referral: Option<String>,
 }
 
 fn check(state: &DashboardState, typed: &SignUpFields) -> Result<Applicant, String> {
@@ -89,6 +117,13 @@ fn check(state: &DashboardState, typed: &SignUpFields) -> Result<Applicant, Stri
         email: email_field(&typed.email)?,
         phone: phone_field(&typed.phone)?,
         password: new_password(&typed.password, &typed.password_again)?,
+        referral: match typed.referral.trim() {
+            "" => None,
+            code => Some(
+                billpay_store::normal_referral_code(code)
+                    .ok_or_else(|| UNKNOWN_REFERRAL.to_owned())?,
+            ),
+        },
     };
     if !state.care.policy.invited(&typed.invite) {
         return Err("That invite code is not right. Ask whoever invited you for it.".into());
@@ -112,6 +147,15 @@ pub async fn submit(
             return Ok(page(&state, &headers, typed, Some(message), status));
         }
     };
+    if let Some(code) = &applicant.referral
+        && state.store.referrer_by_code(code).await?.is_none()
+    {
+        let (message, status) = (
+            UNKNOWN_REFERRAL.to_owned(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        );
+        return Ok(page(&state, &headers, typed, Some(message), status));
+    }
     if let Err(locked) = state
         .care
         .forms
@@ -161,6 +205,7 @@ async fn open_account(
         phone: Some(applicant.phone.clone()),
         tier: state.care.policy.tier.clone(),
         code,
+        referral: applicant.referral.clone(),
     };
     match state.store.sign_up(new).await {
         Ok(account) => {

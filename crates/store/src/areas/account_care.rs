@@ -78,6 +78,9 @@ async fn sign_up<T: Tx>(tx: &T, new: &NewSignUp) -> Result<Account, T::Error> {
     if let Some(tier) = &new.tier {
         pricing::set_account_tier(tx, created.id, Some(tier)).await?;
     }
+    if let Some(code) = &new.referral {
+        super::referrals::refer(tx, created.id, code).await?;
+    }
     issue_code(tx, created.id, &created.email, &new.code).await?;
     by_id(tx, created.id).await
 }
@@ -410,10 +413,12 @@ const PRUNABLE: &str = "a.signed_up = 'self' AND a.email_verified_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM reservation_identities r WHERE r.account_id = a.id)
     AND NOT EXISTS (SELECT 1 FROM account_kyc y WHERE y.account_id = a.id)
     AND NOT EXISTS (SELECT 1 FROM account_limits m WHERE m.account_id = a.id)
-    AND NOT EXISTS (SELECT 1 FROM account_closures c WHERE c.account_id = a.id)";
+    AND NOT EXISTS (SELECT 1 FROM account_closures c WHERE c.account_id = a.id)
+    AND NOT EXISTS (SELECT 1 FROM referrals r WHERE r.referrer_id = a.id)
+    AND NOT EXISTS (SELECT 1 FROM bonus_balances b WHERE b.account_id = a.id)";
 
 /// The rows that only belong to an account, removed with it.
-const OWN_ROWS: [&str; 7] = [
+const OWN_ROWS: [&str; 9] = [
     "DELETE FROM sessions WHERE account_id = ?1",
     "DELETE FROM transaction_pins WHERE account_id = ?1",
     "DELETE FROM beneficiaries WHERE account_id = ?1",
@@ -421,6 +426,8 @@ const OWN_ROWS: [&str; 7] = [
     "DELETE FROM email_codes WHERE account_id = ?1",
     "DELETE FROM password_resets WHERE account_id = ?1",
     "DELETE FROM account_tiers WHERE account_id = ?1",
+    "DELETE FROM referral_codes WHERE account_id = ?1",
+    "DELETE FROM referrals WHERE referee_id = ?1",
 ];
 
 /// Removes the [`PRUNABLE`] accounts created before `created_before`

@@ -8,7 +8,7 @@
 //! transaction of its own).
 
 use super::claims::{claim, claim_sql};
-use super::{events, notices, operators, sales_rollup, wallet};
+use super::{events, notices, operators, referrals, sales_rollup, wallet};
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
 use crate::db::{
@@ -234,7 +234,16 @@ pub(crate) async fn finalize<T: Tx>(
     }
     queue_event(tx, &changed, fin).await?;
     notices::purchase_final(tx, code, changed.product, fin.status).await?;
+    let reversal = reversed.is_some();
     sales_rollup::record(tx, code, reversed).await?;
+    // The referrer's commission, earned or taken back with the status that
+    // earns or reverses it (`areas/referrals.rs`).
+    if reversal {
+        referrals::take_back(tx, code).await?;
+    } else if fin.status == TxStatus::Successful {
+        let (buyer, product, charged) = (changed.account_id, changed.product, changed.amount);
+        referrals::earn(tx, code, buyer, product, charged).await?;
+    }
     Ok(true)
 }
 

@@ -250,6 +250,8 @@ async fn record<T: Tx>(
             post_ledger(tx, account, Kobo(-new.fee.0), Entry::Fee(&existing.id)).await?;
         }
         notices::funding_credited(tx, account, &existing.id, new.amount, new.fee).await?;
+        // The referrer's one-time bonus on a referee's first funding, if set.
+        super::referrals::first_funding(tx, account).await?;
     }
     let event = event_locked(tx, "id = ?1", &[&existing.id])
         .await?

@@ -133,6 +133,7 @@ pub fn hourly_bound(kind: &str) -> u32 {
         "funding_credited" | "purchase_refunded" => 60,
         "purchase_held" | "purchase_released" => 60,
         "schedule_skipped" | "schedule_stopped" => 60,
+        "referral_commission" | "referral_bonus_moved" => 60,
         "purchase_receipt" => 120,
         operator if operator.starts_with("operator_") => 30,
         _ => 10,

@@ -214,6 +214,31 @@ pub const PERSONAL_DATA: &[PersonalTable] = &[
     personal("phone_codes", Deleted, Left(SECRET)),
     personal("recipient_usage", Deleted, Left(COUNTERS)),
     personal(
+        "referral_codes",
+        Kept("the account's referral code: no personal field; kept so no one else is given it"),
+        Left("the code is on the dashboard's referrals page"),
+    ),
+    personal(
+        "referrals",
+        Kept("who referred whom, kept with the commissions it earned (the audit pairs them)"),
+        Left("the referees are listed, their names masked, on the dashboard's referrals page"),
+    ),
+    personal(
+        "referral_commissions",
+        Kept("the commissions' money record, kept like the ledger"),
+        Left("each commission is a bonus entry on the dashboard's referrals page"),
+    ),
+    personal(
+        "bonus_balances",
+        Kept("the bonus balance, kept for the audit (balance = SUM of its entries)"),
+        Left("the bonus balance is on the dashboard's referrals page"),
+    ),
+    personal(
+        "bonus_entries",
+        Kept("the bonus balance's money record, kept for the audit and by law"),
+        Left("the bonus history is on the dashboard's referrals page"),
+    ),
+    personal(
         "reservation_identities",
         Deleted,
         Left("which identity a gateway checked for a reserved account, by its last 4 digits"),

@@ -20,6 +20,7 @@ fn sign_up_of(email: &str) -> (String, NewSignUp) {
         phone: Some("08031234567".into()),
         tier: None,
         code: stored,
+        referral: None,
     };
     (code, new)
 }

@@ -83,6 +83,7 @@ async fn a_sign_up_is_a_buyer() {
             phone: None,
             tier: None,
             code,
+            referral: None,
         })
         .await
         .unwrap();

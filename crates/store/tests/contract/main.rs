@@ -29,6 +29,7 @@ mod pins;
 mod pricing;
 mod privacy;
 mod purchases;
+mod referrals;
 mod sales_rollup;
 mod schedules;
 mod sessions;

@@ -695,6 +695,7 @@ async fn an_unverified_account_and_the_shops_key_are_told_nothing() {
             phone: None,
             tier: None,
             code,
+            referral: None,
         })
         .await
         .unwrap();

@@ -42,7 +42,7 @@ async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
     let (passed, report) = server.audit();
     assert!(passed, "{report}");
     assert_eq!(report["ok"], true);
-    assert_eq!(report["checks"].as_array().unwrap().len(), 15, "{report}");
+    assert_eq!(report["checks"].as_array().unwrap().len(), 18, "{report}");
 
     // Corrupt it behind the store's back: lose the refund of the failed
     // purchase (the append-only trigger disabled) and the successful one's event.
@@ -103,7 +103,7 @@ async fn audit_passes_a_clean_database_and_names_the_rows_of_a_corrupted_one() {
     assert!(text.contains("FAIL refunded_once_if_failed"), "{text}");
     assert!(text.contains(&format!("reference_code={failed}")), "{text}");
     assert!(
-        text.contains("Audit FAILED: 3 of 15 checks violated."),
+        text.contains("Audit FAILED: 3 of 18 checks violated."),
         "{text}"
     );
 }

@@ -14,6 +14,7 @@ mod mail_journeys;
 mod my_data;
 mod pin_change;
 mod pin_reset;
+mod referrals;
 mod schedules;
 mod security;
 pub(crate) mod shop;
