@@ -92,7 +92,28 @@ pub(crate) fn connect(path: &Path) -> StoreResult<Connection> {
         "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;
          PRAGMA temp_store = MEMORY; PRAGMA secure_delete = ON;",
     )?;
+    trace_statements(&conn);
     Ok(conn)
+}
+
+/// Where each statement a connection runs is logged, at `TRACE`, when that
+/// target is on (`RUST_LOG=billpay_store::sql=trace`): how the statements and
+/// writes of a purchase are counted (docs/benchmarks.md, "Writes per
+/// purchase"). Off, nothing is installed and nothing is paid.
+pub(crate) const SQL_TARGET: &str = "billpay_store::sql";
+
+fn trace_statements(conn: &Connection) {
+    if tracing::enabled!(target: SQL_TARGET, tracing::Level::TRACE) {
+        use rusqlite::trace::{TraceEvent, TraceEventCodes};
+        fn logged(event: TraceEvent<'_>) {
+            if let TraceEvent::Stmt(statement, _) = event {
+                let thread = std::thread::current();
+                let sql = statement.sql();
+                tracing::trace!(target: SQL_TARGET, thread = thread.name().unwrap_or("-"), %sql);
+            }
+        }
+        conn.trace_v2(TraceEventCodes::SQLITE_TRACE_STMT, Some(logged));
+    }
 }
 
 /// Applies the steps of `crate::migrations` after the file's `user_version`,

@@ -46,6 +46,81 @@ async fn an_expired_lease_returns_the_work() {
     assert_eq!(store.claim_fulfilments(10, short).await.unwrap().len(), 1);
 }
 
+/// The worker's claim records where each purchase not yet sent goes in the
+/// claim's own write: chosen ones stored submitted there, before any
+/// supplier is asked; one already sent, or not chosen, left as it was.
+#[tokio::test]
+async fn a_sending_claim_records_the_chosen_supplier_with_the_lease() {
+    let (_db, store) = store().await;
+    let (account, key) = funded_account(&store, 1_000).await;
+    let mut codes = Vec::new();
+    for reference in ["send-a", "send-b", "send-c"] {
+        let placed = store
+            .place_purchase(purchase(account, key, reference, 10))
+            .await
+            .unwrap();
+        codes.push(placed.code);
+    }
+    // Already sent (a crash after its "sent" write): requeried, never re-marked.
+    store.claim_fulfilments(10, LEASE).await.unwrap();
+    store
+        .mark_submitted(&codes[2], "other", Some("OTHER-3"))
+        .await
+        .unwrap();
+    store
+        .reschedule(&codes[2], Duration::ZERO, "crashed")
+        .await
+        .unwrap();
+    store
+        .reschedule(&codes[0], Duration::ZERO, "lease")
+        .await
+        .unwrap();
+    store
+        .reschedule(&codes[1], Duration::ZERO, "lease")
+        .await
+        .unwrap();
+    let skipped = codes[1].clone();
+    let send_to: SendTo = std::sync::Arc::new(move |tx: &Transaction| {
+        (tx.code != skipped).then(|| Sent {
+            supplier: "sandbox".into(),
+            reference: Some(format!("REF-{}", tx.code)),
+        })
+    });
+    let claim = store.claim_sending(10, LEASE, send_to).await.unwrap();
+    assert_eq!(claim.claimed.len(), 3);
+    assert_eq!(claim.sent.len(), 1, "{:?}", claim.sent);
+    assert!(claim.sent.contains(&codes[0]));
+    let stored = |code: String| {
+        let store = store.clone();
+        async move {
+            let lookup = TxLookup::Code(code);
+            store.transaction(None, lookup).await.unwrap().unwrap()
+        }
+    };
+    let sent = stored(codes[0].clone()).await;
+    assert!(sent.submitted);
+    assert_eq!(sent.supplier.as_deref(), Some("sandbox"));
+    let reference = format!("REF-{}", codes[0]);
+    assert_eq!(sent.supplier_reference.as_deref(), Some(reference.as_str()));
+    let answered = claim.claimed.iter().find(|t| t.code == codes[0]).unwrap();
+    assert!(answered.submitted && answered.supplier.as_deref() == Some("sandbox"));
+    let not_chosen = stored(codes[1].clone()).await;
+    assert!(!not_chosen.submitted && not_chosen.supplier.is_none());
+    let before = stored(codes[2].clone()).await;
+    assert_eq!(before.supplier.as_deref(), Some("other"));
+    assert_eq!(before.supplier_reference.as_deref(), Some("OTHER-3"));
+    // Leased like any claim: nothing more to claim.
+    let again = std::sync::Arc::new(|_: &Transaction| None);
+    assert!(
+        store
+            .claim_sending(10, LEASE, again)
+            .await
+            .unwrap()
+            .claimed
+            .is_empty()
+    );
+}
+
 #[tokio::test]
 async fn submission_and_rescheduling_are_recorded() {
     let (_db, store) = store().await;
