@@ -428,31 +428,6 @@ pub struct Finalization {
     pub watch_at_ms: Option<i64>,
 }
 
-/// Where a purchase claimed by [`FulfilmentStore::claim_sending`] goes:
-/// the supplier and its reference, recorded (`submitted`) in the claim's own
-/// transaction, before it is asked.
-///
-/// [`FulfilmentStore::claim_sending`]: crate::FulfilmentStore::claim_sending
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sent {
-    pub supplier: String,
-    pub reference: Option<String>,
-}
-
-/// The worker's choice of supplier for a claimed purchase not yet sent
-/// anywhere (`None`: not chosen here; the worker records it on its own before
-/// asking). It runs inside the claim's transaction: it must only compute.
-pub type SendTo = std::sync::Arc<dyn Fn(&Transaction) -> Option<Sent> + Send + Sync>;
-
-/// A claim of due purchases and the codes of those it recorded as sent
-/// (`submitted` with their supplier, in the same transaction): those are to
-/// be bought now, not requeried — they were never asked.
-#[derive(Debug, Clone, Default)]
-pub struct SendingClaim {
-    pub claimed: Vec<Transaction>,
-    pub sent: std::collections::HashSet<String>,
-}
-
 impl Transaction {
     /// Whether it needs the operator's review: still processing, not held
     /// for an owner, and placed before `before` (RFC 3339, the age bound) or

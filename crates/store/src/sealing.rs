@@ -182,14 +182,6 @@ impl Open for Transaction {
     }
 }
 
-/// What the claimed purchases delivered.
-impl Open for SendingClaim {
-    fn opened(mut self, key: &Key) -> StoreResult<Self> {
-        self.claimed = self.claimed.opened(key)?;
-        Ok(self)
-    }
-}
-
 /// Its purchases' deliveries.
 impl Open for WalletView {
     fn opened(mut self, key: &Key) -> StoreResult<Self> {

@@ -20,9 +20,7 @@ use billpay_domain::catalogue::Catalogue;
 use billpay_domain::supplier_health::{Answer, HealthRules};
 use billpay_domain::{Delivery, Kobo, TxStatus};
 use billpay_store::clock::{now_ms, parse_rfc3339_ms};
-use billpay_store::{
-    CatalogueCache, Finalization, SendTo, Sent, SharedStore, StoreResult, Transaction,
-};
+use billpay_store::{CatalogueCache, Finalization, SharedStore, StoreResult, Transaction};
 use billpay_supplier::routing::{Pick, Routes};
 use billpay_supplier::{Answered, Order, Supplier, SupplierError, SupplierStatus};
 use billpay_webhooks::{Purchase, WebhookPayload};
@@ -108,10 +106,16 @@ impl Fulfilment {
 
     /// Claims what is due and processes it to the end; returns how many were claimed.
     pub async fn run_once(&self) -> StoreResult<usize> {
-        let claimed = self.claim(self.settings.concurrency as u32, true).await?;
-        Ok(run_all(claimed.claimed.items, |item| {
+        let claimed = claim(
+            &self.store,
+            self.settings.concurrency as u32,
+            self.settings.lease,
+            true,
+        )
+        .await?;
+        Ok(run_all(claimed.claimed.items, |tx| {
             let this = self.clone();
-            async move { this.process(item).await }
+            async move { this.process(tx).await }
         })
         .await)
     }
@@ -134,11 +138,12 @@ impl Fulfilment {
         };
         let watch_pace = Arc::new(Mutex::new(WatchPace::default()));
         let claim = |free: u32| {
-            let this = self.clone();
+            let store = self.store.clone();
+            let lease = self.settings.lease;
             let pace = watch_pace.clone();
             let watches = pace_lock(&pace).due();
             async move {
-                match this.claim(free, watches).await {
+                match claim(&store, free, lease, watches).await {
                     Ok(claimed) => {
                         if watches {
                             pace_lock(&pace).claimed(claimed.watches_left);
@@ -152,13 +157,13 @@ impl Fulfilment {
                 }
             }
         };
-        let start = |item: ClaimedTx| {
+        let start = |tx: Transaction| {
             // Still being processed here (its lease lapsed while, say, the
             // database was busy): the task on it carries on; never twice.
-            let mine = Held::take(&in_flight, &item.tx.code)?;
+            let mine = Held::take(&in_flight, &tx.code)?;
             let this = self.clone();
             Some(async move {
-                this.process(item).await;
+                this.process(tx).await;
                 drop(mine);
             })
         };
@@ -168,7 +173,7 @@ impl Fulfilment {
 
     /// One transaction, in its own span (`fulfil{code=…}`; a successful one
     /// watched for a reversal, `watch{code=…}`).
-    async fn process(&self, ClaimedTx { tx, sent_now }: ClaimedTx) {
+    async fn process(&self, tx: Transaction) {
         if tx.status == TxStatus::Successful {
             let span = tracing::info_span!("watch", code = %tx.code);
             return async {
@@ -181,7 +186,7 @@ impl Fulfilment {
         }
         let span = tracing::info_span!("fulfil", code = %tx.code);
         async {
-            if let Err(e) = self.try_process(&tx, sent_now).await {
+            if let Err(e) = self.try_process(&tx).await {
                 tracing::error!(error = %e, "fulfilment step failed; will retry after the lease");
             }
         }
@@ -189,10 +194,7 @@ impl Fulfilment {
         .await
     }
 
-    /// `sent_now`: its claim recorded it as sent to its first pick
-    /// (`claim_sending`), so it is bought there now, not requeried: it was
-    /// never asked.
-    async fn try_process(&self, tx: &Transaction, sent_now: bool) -> StoreResult<()> {
+    async fn try_process(&self, tx: &Transaction) -> StoreResult<()> {
         let catalogue = self.catalogue.get().await?;
         // Each supplier gets the order with its own codes from the catalogue.
         let order_for = |supplier: &Arc<dyn Supplier>| order_of(tx, &catalogue, supplier.name());
@@ -207,9 +209,7 @@ impl Fulfilment {
             |name| view.state(name, now),
         );
         // Sent already: ask that supplier again (rows from before suppliers
-        // were recorded went to the only one there was; one its claim
-        // recorded as sent is bought there). Not yet: the first.
-        let asked_before = tx.submitted && !sent_now;
+        // were recorded went to the only one there was). Not yet: the first.
         let sent_to = match (tx.submitted, tx.supplier.as_deref()) {
             (false, _) => None,
             (true, Some(name)) => Some(self.routes.by_name(name)),
@@ -239,7 +239,7 @@ impl Fulfilment {
         if !tx.submitted {
             self.send(tx, supplier, &order).await?;
         }
-        let mut answer = if asked_before {
+        let mut answer = if tx.submitted {
             self.requery_noting(tx, supplier, &order).await?
         } else {
             self.purchase_noting(tx, supplier, &order).await?
@@ -588,75 +588,6 @@ impl Fulfilment {
     }
 }
 
-/// A claimed transaction, and whether its claim recorded it as sent.
-struct ClaimedTx {
-    tx: Transaction,
-    sent_now: bool,
-}
-
-impl Fulfilment {
-    /// Due processing purchases — each not yet sent recorded as sent to its
-    /// first pick in the claim's own write (`claim_sending`: one write, not
-    /// a claim and a "sent" write per purchase) —, then, with the room left
-    /// and if `watches`, due reversal watches.
-    async fn claim(&self, limit: u32, watches: bool) -> StoreResult<FulfilmentClaim> {
-        let (store, lease) = (&self.store, self.settings.lease);
-        let sending = store
-            .claim_sending(limit, lease, self.send_to().await?)
-            .await?;
-        let items = sending.claimed.into_iter().map(|tx| ClaimedTx {
-            sent_now: sending.sent.contains(&tx.code),
-            tx,
-        });
-        let mut claimed = Claimed::of(items.collect(), limit);
-        let room = limit.saturating_sub(claimed.items.len() as u32);
-        // No room left: the watches were not looked at, so look next claim.
-        let mut watches_left = watches && room == 0;
-        if room > 0 && watches {
-            let due = store.claim_watches(room, lease).await?;
-            watches_left = due.len() as u32 >= room;
-            let due = due.into_iter().map(|tx| ClaimedTx {
-                tx,
-                sent_now: false,
-            });
-            claimed.items.extend(due);
-        }
-        if watches_left {
-            claimed.left = Left::More;
-        }
-        Ok(FulfilmentClaim {
-            claimed,
-            watches_left,
-        })
-    }
-
-    /// Where a claimed purchase not yet sent goes: the first of its picks,
-    /// as [`try_process`](Self::try_process) takes it (the same catalogue,
-    /// health and routes), with its reference there. A first pick that is a
-    /// probe is not chosen here (taking the probe is a write of its own):
-    /// that purchase is recorded as sent by `try_process`, as before.
-    async fn send_to(&self) -> StoreResult<SendTo> {
-        let catalogue = self.catalogue.get().await?;
-        let view = self.health.view().await?;
-        let routes = self.routes.clone();
-        Ok(Arc::new(move |tx: &Transaction| {
-            let now = now_ms();
-            let picks = routes.pick(
-                tx.product,
-                &tx.provider,
-                |s| view.cost(s.name(), tx, &catalogue),
-                |name| view.state(name, now),
-            );
-            let first = picks.first().filter(|pick| !pick.probe)?.supplier;
-            let order = order_of(tx, &catalogue, first.name());
-            Some(Sent {
-                supplier: first.name().to_owned(),
-                reference: first.reference(&order),
-            })
-        }))
-    }
-}
-
 /// How a purchase ends.
 pub enum Outcome<'a> {
     /// Delivered; what the supplier delivered.
@@ -703,12 +634,38 @@ pub fn settle(tx: &Transaction, outcome: Outcome) -> (String, Finalization) {
     (tx.code.clone(), fin)
 }
 
+/// Due processing purchases, then, with the room left and if `watches`, due
+/// reversal watches.
 /// A claim of purchases to send or requery, then (when `watches`) of
 /// successful ones whose reversal requery is due, in the room left.
 struct FulfilmentClaim {
-    claimed: Claimed<ClaimedTx>,
+    claimed: Claimed<Transaction>,
     /// The watches' claim filled its room: more watches may be due.
     watches_left: bool,
+}
+
+async fn claim(
+    store: &SharedStore,
+    limit: u32,
+    lease: Duration,
+    watches: bool,
+) -> StoreResult<FulfilmentClaim> {
+    let mut claimed = Claimed::of(store.claim_fulfilments(limit, lease).await?, limit);
+    let room = limit.saturating_sub(claimed.items.len() as u32);
+    // No room left: the watches were not looked at, so look next claim.
+    let mut watches_left = watches && room == 0;
+    if room > 0 && watches {
+        let due = store.claim_watches(room, lease).await?;
+        watches_left = due.len() as u32 >= room;
+        claimed.items.extend(due);
+    }
+    if watches_left {
+        claimed.left = Left::More;
+    }
+    Ok(FulfilmentClaim {
+        claimed,
+        watches_left,
+    })
 }
 
 /// The idle loop's poll, and how often a claim looks for due reversal

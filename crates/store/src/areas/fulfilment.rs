@@ -5,9 +5,7 @@
 //! Both engines run the functions here: SQLite in its writer's group
 //! commit, PostgreSQL marking a purchase submitted and the finalize as units
 //! of its group-committed lanes (`postgres/fulfilment.rs`; a refund in a
-//! transaction of its own). The worker's claim records each claimed
-//! purchase's first supplier in its own write (`claim_sending`), so most
-//! purchases need no `mark_submitted` of their own.
+//! transaction of its own).
 
 use super::claims::{claim, claim_sql};
 use super::{events, notices, operators, referrals, sales_rollup, wallet};
@@ -29,15 +27,6 @@ for_both_engines! {
         /// Leases up to `limit` due processing transactions, oldest placed first.
         fn claim_fulfilments(limit: u32, lease: Duration) -> Vec<Transaction>
             = statement opened |tx| claim_due(tx, limit, lease);
-        /// [`claim_fulfilments`](Self::claim_fulfilments), and, in the same
-        /// transaction, each claimed purchase not yet sent that `send_to`
-        /// chooses a supplier for recorded as sent there (`mark_submitted`'s
-        /// write, before the supplier is asked, one commit for the claim and
-        /// all of them): the codes in `SendingClaim::sent` are to be bought,
-        /// never requeried first. It refuses only before its first change
-        /// (the claim's; the marks are by primary key of rows it just leased).
-        fn claim_sending(limit: u32, lease: Duration, send_to: SendTo => send_to) -> SendingClaim
-            = guarded opened |tx| claim_sending(tx, limit, lease, &send_to);
         /// Leases up to `limit` successful transactions whose reversal watch is
         /// due (`Finalization::watch_at_ms`), soonest first.
         fn claim_watches(limit: u32, lease: Duration) -> Vec<Transaction>
@@ -104,59 +93,6 @@ async fn claim_due<T: Tx>(
     // The order a statement returns its rows in is neither engine's promise.
     claimed.sort_by(|a, b| a.created_at.cmp(&b.created_at));
     Ok(claimed)
-}
-
-async fn claim_sending<T: Tx>(
-    tx: &T,
-    limit: u32,
-    lease: Duration,
-    send_to: &SendTo,
-) -> Result<SendingClaim, T::Error> {
-    let mut claimed = claim_due(tx, limit, lease).await?;
-    let mut sent = std::collections::HashSet::new();
-    let mut marks = Vec::new();
-    for row in claimed.iter_mut().filter(|row| !row.submitted) {
-        let Some(to) = send_to(row) else { continue };
-        // The row as it is about to stand.
-        row.submitted = true;
-        row.supplier = Some(to.supplier.clone());
-        row.supplier_reference = to.reference.clone();
-        sent.insert(row.code.clone());
-        marks.push((row.code.clone(), to));
-    }
-    mark_all_submitted(tx, &marks).await?;
-    Ok(SendingClaim { claimed, sent })
-}
-
-/// Each `(code, where it goes)` marked submitted there: on SQLite one
-/// `UPDATE` by primary key each (in-process, the cheapest there; an
-/// `UPDATE … FROM` list would build a temporary B-tree), on PostgreSQL one
-/// statement for them all (one round trip, not one per purchase).
-async fn mark_all_submitted<T: Tx>(tx: &T, marks: &[(String, Sent)]) -> Result<(), T::Error> {
-    match T::ENGINE {
-        Engine::Sqlite => {
-            for (code, to) in marks {
-                mark_submitted(tx, code, &to.supplier, to.reference.as_deref()).await?;
-            }
-        }
-        Engine::Postgres if !marks.is_empty() => {
-            let list: Vec<serde_json::Value> = marks
-                .iter()
-                .map(|(code, to)| {
-                    serde_json::json!({"code": code, "supplier": to.supplier, "reference": to.reference})
-                })
-                .collect();
-            let list = serde_json::Value::Array(list).to_string();
-            let sql = "UPDATE transactions AS t
-                 SET submitted = TRUE, supplier = m.value->>'supplier',
-                     supplier_reference = m.value->>'reference'
-                 FROM jsonb_array_elements(CAST(CAST(?1 AS TEXT) AS JSONB)) AS m(value)
-                 WHERE t.code = m.value->>'code'";
-            tx.execute(sql, &[&list]).await?;
-        }
-        Engine::Postgres => {}
-    }
-    Ok(())
 }
 
 async fn rewatch<T: Tx>(tx: &T, code: &str, at_ms: Option<i64>) -> Result<(), T::Error> {

@@ -108,19 +108,15 @@ async fn a_purchase_with_the_workers_builds_no_temporary_btree_but_its_claim() {
             .place_purchase(purchase(account.id, key.id, n))
             .await
             .unwrap();
-        // The worker's claim: the purchase recorded as sent in the same write.
-        let send_to: SendTo = std::sync::Arc::new(|_: &Transaction| {
-            Some(Sent {
-                supplier: "sandbox".into(),
-                reference: None,
-            })
-        });
         let claimed = store
-            .claim_sending(10, Duration::from_secs(60), send_to)
+            .claim_fulfilments(10, Duration::from_secs(60))
             .await
             .unwrap();
-        assert_eq!(claimed.claimed.len(), 1);
-        assert!(claimed.sent.contains(&placed.code));
+        assert_eq!(claimed.len(), 1);
+        store
+            .mark_submitted(&placed.code, "sandbox", None)
+            .await
+            .unwrap();
         let changed = store
             .finalize(&placed.code, finalization(status))
             .await
