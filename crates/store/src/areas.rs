@@ -2,9 +2,8 @@
 //! operators) adds its own trait instead of growing one long list. An area's
 //! trait, its statements and its functions are written once in its module
 //! below (`areas/wallet.rs`: the trait's `for_both_engines!` list declares
-//! each method and how both engines run it, `db.rs`); only how a batch of
-//! purchase placements runs is each engine's own (`place_purchase_here`,
-//! around the one `areas/purchases.rs::place`); [`Store`] is every area at
+//! each method and how both engines run it, `db.rs`); only purchase
+//! placement is each engine's own (`place_purchase_here`); [`Store`] is every area at
 //! once, implemented for whatever implements them all, and is what callers
 //! hold (`SharedStore`): its areas' methods need no import.
 

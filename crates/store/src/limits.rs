@@ -1,7 +1,9 @@
 //! KYC levels, their limits and the blocklist (issue 32, docs/limits.md):
 //! the records, and the one rule deciding which limit a purchase would pass
-//! ([`LimitState::refusal`], [`LimitState::decide`]). Both engines' placement
-//! (`areas/purchases.rs::place`) and test-mode check run that rule.
+//! ([`LimitState::refusal`]). SQLite's placement and both engines' test-mode
+//! check run that rule; PostgreSQL's one-statement placement runs its
+//! PL/pgSQL twin (`billpay_place_limited_purchase`, migration `022_limits`), which the
+//! store contract tests hold to the same answers.
 
 use billpay_domain::{AccountId, Kobo};
 use serde::Serialize;

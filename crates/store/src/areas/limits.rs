@@ -2,8 +2,8 @@
 //! checked against ([`state`], one statement), the check itself inside the
 //! debit's transaction ([`check`]), the usage a purchase adds
 //! ([`record_usage`]), and the operator's changes, each logged in the same
-//! transaction. Both engines place a purchase through [`check`]
-//! (`areas/purchases.rs::place`).
+//! transaction. PostgreSQL's placement runs the same check in its one
+//! statement (`billpay_place_limited_purchase`, migration `022_limits`).
 
 use crate::clock::{lagos_date_at, now_ms, now_rfc3339, rfc3339};
 use crate::columns::TX_COLUMNS;
@@ -819,7 +819,15 @@ pub(crate) async fn check_purchase<T: Tx>(
     recipient: &str,
     amount: Kobo,
 ) -> Result<Kobo, T::Error> {
-    if super::purchases::reference_used(tx, account, reference).await? {
+    const COLUMNS: &str = "found";
+    let sql = "SELECT EXISTS (SELECT 1 FROM transactions
+                   WHERE account_id = ?1 AND reference = ?2) AS found";
+    let used: bool = tx
+        .query_one(sql, &[&account.to_string(), &reference], |row| {
+            row.get(col!("found"))
+        })
+        .await?;
+    if used {
         return Err(Refusal::DuplicateReference.into());
     }
     let passed = check(tx, account, recipient, amount, &Today::now()).await?;

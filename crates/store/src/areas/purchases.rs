@@ -1,11 +1,11 @@
-//! Purchases: placing one ([`place`]), the test-mode check and reading them
-//! back, written once. How a batch of placements runs is each engine's own
-//! (`sqlite/purchases.rs`: a job of the writer's group commit;
-//! `postgres/purchases.rs`: per-wallet lanes, a batch's wallets locked once).
+//! Purchases: the test-mode check and reading them back, written once.
+//! Placing one is each engine's own (`sqlite/purchases.rs`: a job of the
+//! writer's group commit; `postgres/purchases.rs`: per-wallet lanes of one
+//! statement each), because that is where their write paths differ.
 
 use super::limits;
 use crate::columns::TX_COLUMNS;
-use crate::db::{Engine, Param, PerEngine, Tx, col, for_both_engines};
+use crate::db::{Engine, PerEngine, Tx, for_both_engines};
 use crate::listing::{Filters, Listing};
 use crate::rows::{daily_spend_row, transaction};
 use crate::*;
@@ -66,130 +66,6 @@ pub(crate) async fn look_up<T: Tx>(
 /// A placed purchase's message until it is final.
 pub(crate) const PROCESSING: &str = "Transaction is processing";
 
-/// Places `new` under `code` at `now_ms`, counted in `today`: the
-/// reference, the blocklist, limits and velocity rules, the balance, then
-/// the debit, the transaction row (held for review when a rule says so, not
-/// due until [`limits::HELD_UNTIL_MS`]), its ledger entry and its usage.
-///
-/// The caller holds the wallet's row already (PostgreSQL: the lane locks a
-/// batch's wallets with `FOR UPDATE` before placing any of them; SQLite: the
-/// one writer holds every row), so the reads below see every purchase of the
-/// account committed before, and the balance read is the one debited.
-/// Every refusal (a [`Refusal`], or `NotFound("account")`) comes before the
-/// first change, so a caller placing several in one transaction needs no
-/// savepoint: a refused placement changed nothing; any other error may have.
-pub(crate) async fn place<T: Tx>(
-    tx: &T,
-    new: &NewPurchase,
-    code: &str,
-    today: &limits::Today,
-    now_ms: i64,
-) -> Result<Transaction, T::Error> {
-    let (account, recipient) = (new.account_id, new.recipient.as_str());
-    // Independent reads, pipelined on PostgreSQL (SQLite runs them in turn);
-    // the used reference wins over what the check says.
-    let (used, passed) = futures_util::join!(
-        reference_used(tx, account, &new.reference),
-        limits::check(tx, account, recipient, new.amount, today),
-    );
-    let passed = passed_or_duplicate(used?, passed)?;
-    crate::rules::check_purchase(passed.balance, false, new.amount)?;
-    let details = new.details.to_json();
-    let placed = Placed {
-        new,
-        code,
-        details: &details,
-        created_at: &crate::clock::rfc3339(now_ms),
-        balance_before: passed.balance,
-        balance_after: Kobo(passed.balance.0 - new.amount.0),
-        held_for: passed.hold.map(str::to_owned),
-    };
-    let answer = placed.answer()?;
-    // The changes, checked above, are independent of each other: pipelined.
-    let kept = passed.keeps_recipient.then_some(recipient);
-    let debit = Kobo(-new.amount.0);
-    futures_util::try_join!(
-        super::wallet::post_ledger_checked(
-            tx,
-            account,
-            (passed.balance, debit),
-            super::wallet::Entry::Debit(code)
-        ),
-        insert(tx, &placed, now_ms),
-        limits::record_usage(
-            tx,
-            account,
-            (kept, Some((passed.hourly, recipient))),
-            new.amount,
-            today
-        ),
-    )?;
-    Ok(answer)
-}
-
-/// The check's answer, unless the reference was used (a duplicate wins).
-fn passed_or_duplicate<E: From<StoreError>>(
-    used: bool,
-    passed: Result<limits::Passed, E>,
-) -> Result<limits::Passed, E> {
-    if used {
-        return Err(StoreError::Refused(Refusal::DuplicateReference).into());
-    }
-    passed
-}
-
-/// Whether `account` has a purchase under `reference` (the wallet's lock
-/// held on PostgreSQL, so none committed since can be missed).
-pub(crate) async fn reference_used<T: Tx>(
-    tx: &T,
-    account: AccountId,
-    reference: &str,
-) -> Result<bool, T::Error> {
-    const COLUMNS: &str = "found";
-    let sql = "SELECT EXISTS (SELECT 1 FROM transactions
-                   WHERE account_id = ?1 AND reference = ?2) AS found";
-    tx.query_one(sql, &[&account.to_string(), &reference], |row| {
-        row.get(col!("found"))
-    })
-    .await
-}
-
-/// The transaction row, due at `now_ms` unless it is held.
-async fn insert<T: Tx>(tx: &T, placed: &Placed<'_>, now_ms: i64) -> Result<(), T::Error> {
-    let new = placed.new;
-    // A held purchase is not due until an owner releases it.
-    let due = if placed.held_for.is_some() {
-        limits::HELD_UNTIL_MS
-    } else {
-        now_ms
-    };
-    let params: [&dyn Param; 20] = [
-        &placed.code,
-        &new.account_id.to_string(),
-        &new.key_id.to_string(),
-        &new.reference,
-        &new.product.service(),
-        &new.provider,
-        &new.plan_id,
-        &new.label,
-        &new.recipient,
-        &new.amount.0,
-        &placed.details,
-        &new.batch_id(),
-        &placed.balance_before.0,
-        &placed.balance_after.0,
-        &due,
-        &placed.created_at,
-        &new.face_value.0,
-        &new.tier,
-        &placed.held_for,
-        &PROCESSING,
-    ];
-    tx.execute(include_str!("sql/insert_transaction.sql"), &params)
-        .await?;
-    Ok(())
-}
-
 /// A purchase just placed: both engines answer a placement with the
 /// transaction built from it, exactly as reading its row back would give it,
 /// instead of reading it back.
@@ -205,8 +81,7 @@ pub(crate) struct Placed<'a> {
 }
 
 impl Placed<'_> {
-    /// The transaction as reading its row back would give it.
-    pub(crate) fn answer(&self) -> StoreResult<Transaction> {
+    pub(crate) fn transaction(self) -> StoreResult<Transaction> {
         let new = self.new;
         Ok(Transaction {
             code: self.code.to_owned(),
@@ -234,7 +109,7 @@ impl Placed<'_> {
             completed_at: None,
             supplier: None,
             supplier_reference: None,
-            held_for: self.held_for.clone(),
+            held_for: self.held_for,
             review_requested_at: None,
         })
     }

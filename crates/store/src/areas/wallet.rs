@@ -187,56 +187,14 @@ pub(crate) async fn post_ledger<T: Tx>(
     // Read back, not `RETURNING` (docs/decisions.md, "No temporary B-tree on a
     // purchase's path").
     let moved = "UPDATE accounts SET balance = balance + ?1 WHERE id = ?2 AND balance + ?1 >= 0";
-    let id = account.to_string();
-    if tx.execute(moved, &[&amount.0, &id]).await? == 0 {
+    let account = account.to_string();
+    if tx.execute(moved, &[&amount.0, &account]).await? == 0 {
         return Err(Refusal::InsufficientBalance.into());
     }
     let balance = "SELECT balance FROM accounts WHERE id = ?1";
     let balance_after: i64 = tx
-        .query_one(balance, &[&id], |row| row.get(col!("balance")))
+        .query_one(balance, &[&account], |row| row.get(col!("balance")))
         .await?;
-    append(tx, account, amount, Kobo(balance_after), entry).await?;
-    Ok(Kobo(balance_after))
-}
-
-/// [`post_ledger`] for a caller that read the wallet's `balance` under its
-/// lock and checked the move (`amount`, signed) leaves it at zero or more: the
-/// move and its entry sent together (one round trip on PostgreSQL), nothing
-/// read back. The update is guarded by the balance read, so a wallet moved
-/// by someone not holding its lock fails the placement instead of being
-/// overdrawn.
-pub(crate) async fn post_ledger_checked<T: Tx>(
-    tx: &T,
-    account: AccountId,
-    (balance, amount): (Kobo, Kobo),
-    entry: Entry<'_>,
-) -> Result<Kobo, T::Error> {
-    let after = Kobo(balance.0 + amount.0);
-    if after.0 < 0 {
-        return Err(Refusal::InsufficientBalance.into());
-    }
-    let moved = "UPDATE accounts SET balance = ?1 WHERE id = ?2 AND balance = ?3";
-    let id = account.to_string();
-    let params: [&dyn Param; 3] = [&after.0, &id, &balance.0];
-    let (changed, ()) = futures_util::try_join!(
-        tx.execute(moved, &params),
-        append(tx, account, amount, after, entry),
-    )?;
-    if changed == 0 {
-        let moved = format!("the wallet of {account} moved while its row was locked");
-        return Err(StoreError::backend(moved).into());
-    }
-    Ok(after)
-}
-
-/// The ledger entry of a move of `amount` leaving the wallet at `balance_after`.
-async fn append<T: Tx>(
-    tx: &T,
-    account: AccountId,
-    amount: Kobo,
-    balance_after: Kobo,
-    entry: Entry<'_>,
-) -> Result<(), T::Error> {
     let (kind, transaction_code, credit, funding_id) = match entry {
         Entry::Credit(source, reference) => {
             (LedgerKind::Credit, None, Some((source, reference)), None)
@@ -271,10 +229,10 @@ async fn append<T: Tx>(
                       credit_reference, created_at, credit_source, funding_id)
                   VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
     let params: [&dyn Param; 9] = [
-        &account.to_string(),
+        &account,
         &amount.0,
         &kind.as_str(),
-        &balance_after.0,
+        &balance_after,
         &transaction_code,
         &credit.map(|(_, reference)| reference),
         &now_rfc3339(),
@@ -282,7 +240,7 @@ async fn append<T: Tx>(
         &funding_id,
     ];
     tx.execute(insert, &params).await?;
-    Ok(())
+    Ok(Kobo(balance_after))
 }
 
 async fn ledger<T: Tx>(

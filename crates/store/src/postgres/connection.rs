@@ -136,6 +136,15 @@ pub(super) async fn query_opt<C: GenericClient>(
     Ok(c.query_opt(&stmt, params).await?)
 }
 
+pub(super) async fn query_one<C: GenericClient>(
+    c: &C,
+    sql: &str,
+    params: Params<'_>,
+) -> PgResult<Row> {
+    let stmt = c.prepare_cached(sql).await?;
+    Ok(c.query_one(&stmt, params).await?)
+}
+
 pub(super) async fn execute<C: GenericClient>(
     c: &C,
     sql: &str,

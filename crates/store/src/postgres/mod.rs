@@ -8,9 +8,9 @@
 //! - Live purchases and the workers' writes that lock no wallet are
 //!   **group-committed** by one engine ([`batch`]): the queued jobs run in
 //!   one transaction, one COMMIT, then each caller is answered. Purchases
-//!   (the area's placement, `areas/purchases.rs::place`, up to [`MAX_BATCH`]
-//!   a batch) run in per-wallet lanes; a batch locks its wallets once, in
-//!   account order, so batches of different nodes never deadlock. The workers'
+//!   (calls of the `billpay_place_purchase` function, up to [`MAX_BATCH`]
+//!   pipelined) run in per-wallet lanes; a batch locks wallets in account
+//!   order, so batches of different nodes never deadlock. The workers'
 //!   writes are units of work ([`units`]: the areas' own functions, up to 64
 //!   a batch, each in a savepoint so one failing is undone alone). Should a
 //!   batch fail as a whole, each of its jobs is retried in a transaction of
@@ -23,8 +23,8 @@
 //!
 //! The areas are written once for both engines (`crate::areas`); what is
 //! left here is PostgreSQL's own: the pool, the lanes (`fulfilment.rs`: which
-//! of the workers' writes run as units of them; `purchases.rs`: how a batch
-//! of placements runs), migrations.
+//! of the workers' writes run as units of them), migrations, and purchase
+//! placement (`purchases.rs`), not yet moved.
 
 mod batch;
 mod connection;
@@ -32,6 +32,7 @@ mod error;
 mod fulfilment;
 mod migrate;
 mod purchases;
+mod rows;
 pub mod scratch;
 mod units;
 

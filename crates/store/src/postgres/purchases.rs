@@ -1,32 +1,30 @@
-//! Placing a purchase on PostgreSQL: the area's placement
-//! (`areas/purchases.rs::place`, SQLite's too), group-committed in
-//! per-wallet lanes. A batch locks its wallets once, in account order, in
-//! one statement; then each wallet's purchases are placed in turn, the
-//! wallets' side by side (their statements pipelined on the batch's one
-//! connection); one COMMIT. A refusal changes nothing (the area checks
-//! before it changes), so a batch needs no savepoints; any other error
-//! rolls the batch back and each purchase is placed alone.
+//! Placing a purchase, group-committed in per-wallet lanes (the check and
+//! the reads are written once, `areas/purchases.rs`).
 
+use super::Pg;
 use super::PostgresStore;
-use super::batch::Job;
-use super::connection::{Pg, PgTx, query};
+use super::batch::{Job, pipelined};
+use super::connection::{PgTx, query_one};
 use super::error::{
-    PgError, PgResult, RECONNECT_WINDOW, TRIES, backoff, connection_ended, retry_after,
-    stopped_queue, violates,
+    PgResult, RECONNECT_WINDOW, TRIES, backoff, connection_ended, retry_after, stopped_queue,
+    violates,
 };
+use super::rows::get;
 use crate::areas::{limits, purchases};
-use crate::clock::{new_code, now_ms};
+use crate::clock::lagos_today;
+use crate::clock::{new_code, now_ms, rfc3339};
+use crate::limits::{LimitKind, LimitRefusal, usage_days};
 use crate::*;
-use billpay_domain::AccountId;
+use billpay_domain::{AccountId, Kobo};
 use deadpool_postgres::Pool;
 use tokio::sync::oneshot;
+use tokio_postgres::Row;
 
-/// The unique index behind a reference used once per account: the last
-/// guard, should a placement ever pass the check under the wallet's lock.
-const ONE_REFERENCE: &str = "transactions_account_id_reference_key";
+const PLACE_PURCHASE: &str = include_str!("sql/place_purchase.sql");
 
 impl PostgresStore {
-    /// Group-committed in the wallet's lane, or alone without lanes.
+    /// Group-committed in the wallet's lane (one statement each), or alone
+    /// without lanes.
     pub(crate) async fn place_purchase_here(&self, new: NewPurchase) -> StoreResult<Transaction> {
         let args = PurchaseArgs::new(new);
         let Some(lanes) = &self.purchases else {
@@ -56,30 +54,22 @@ pub(super) struct PurchaseJob {
 
 impl Job for PurchaseJob {
     const QUEUE: &'static str = "purchases";
-    /// Placed, or refused (nothing changed).
-    type Done = StoreResult<Transaction>;
+    type Done = Row;
 
-    async fn run_in<'a>(
+    fn run_in<'a>(
         tx: &'a PgTx<'a>,
         batch: &'a [Self],
-    ) -> PgResult<Vec<StoreResult<Transaction>>> {
-        let mut accounts: Vec<&str> = batch.iter().map(|job| job.args.account.as_str()).collect();
-        accounts.dedup(); // in account order (`lock_order`)
-        lock_wallets(tx, &accounts).await?;
-        let wallets = batch.chunk_by(|a, b| a.args.account == b.args.account);
-        let placed = wallets.map(|jobs| async move {
-            let mut answers = Vec::with_capacity(jobs.len());
-            for job in jobs {
-                answers.push(refusal_kept(job.args.place_in(tx).await)?);
-            }
-            Ok::<_, PgError>(answers)
-        });
-        let placed = futures_util::future::try_join_all(placed).await?;
-        Ok(placed.into_iter().flatten().collect())
+    ) -> impl Future<Output = PgResult<Vec<Row>>> + Send + 'a {
+        pipelined(
+            tx,
+            batch,
+            |_| PLACE_PURCHASE,
+            |job| job.args.params().to_vec(),
+        )
     }
 
-    async fn committed(self, _pool: &Pool, done: StoreResult<Transaction>) {
-        let _ = self.reply.send(done);
+    async fn committed(self, _pool: &Pool, row: Row) {
+        let _ = self.reply.send(self.args.answer(&row));
     }
 
     async fn run_alone(self, pool: &Pool) {
@@ -100,61 +90,123 @@ impl Job for PurchaseJob {
         let _ = self.reply.send(answer);
     }
 
-    /// Wallets are locked in account order, a wallet's purchases kept in
-    /// the order they came (a stable sort).
+    /// Wallets are locked in account order.
     fn lock_order(batch: &mut [Self]) {
         batch.sort_by(|a, b| a.args.account.cmp(&b.args.account));
     }
 }
 
-/// A refusal is the purchase's answer (it changed nothing, so the batch
-/// goes on); any other error fails the batch.
-fn refusal_kept(placed: PgResult<Transaction>) -> PgResult<StoreResult<Transaction>> {
-    match placed {
-        Ok(placed) => Ok(Ok(placed)),
-        Err(PgError::Store(refused @ StoreError::Refused(_))) => Ok(Err(refused)),
-        Err(PgError::Store(StoreError::NotFound("account"))) => {
-            Ok(Err(StoreError::NotFound("account")))
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// Locks the wallets of `accounts` (every node's batches alike, in the
-/// statement's order, so they never deadlock): the area's reads after it
-/// see every purchase of them committed before, in snapshots of their own
-/// (READ COMMITTED). An account that does not exist locks nothing; its
-/// placement answers `NotFound`.
-async fn lock_wallets(tx: &PgTx<'_>, accounts: &[&str]) -> PgResult<()> {
-    let sql = "SELECT id FROM accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE";
-    query(tx, sql, &[&accounts]).await?;
-    Ok(())
-}
-
-/// One purchase, its code drawn and its clock read when it was asked for.
+/// One purchase, ready to bind.
 struct PurchaseArgs {
     new: NewPurchase,
-    account: String,
     code: String,
-    today: limits::Today,
+    account: String,
+    key: String,
+    product: &'static str,
+    details: String,
+    batch_id: Option<String>,
     now_ms: i64,
+    now: String,
+    /// The Lagos day the purchase counts in, and its 30-day window's first day.
+    today: (String, String),
+    /// The clock hour, 24 hours ago, and the Lagos day before today.
+    velocity: (i64, String, String),
 }
 
 impl PurchaseArgs {
     fn new(new: NewPurchase) -> Self {
+        let now_ms = now_ms();
         PurchaseArgs {
-            account: new.account_id.to_string(),
             code: new_code("BP"),
-            today: limits::Today::now(),
-            now_ms: now_ms(),
+            account: new.account_id.to_string(),
+            key: new.key_id.to_string(),
+            product: new.product.service(),
+            details: new.details.to_json(),
+            batch_id: new.batch_id(),
+            now_ms,
+            now: rfc3339(now_ms),
+            today: usage_days(lagos_today()),
+            velocity: {
+                let today = limits::Today::now();
+                (today.hour, today.new_since(), today.yesterday())
+            },
             new,
         }
     }
 
-    /// The area's placement inside `tx`, the wallet locked already.
-    async fn place_in(&self, tx: &PgTx<'_>) -> PgResult<Transaction> {
-        purchases::place(&Pg(tx), &self.new, &self.code, &self.today, self.now_ms).await
+    fn params(&self) -> [&(dyn tokio_postgres::types::ToSql + Sync); 22] {
+        [
+            &self.code,
+            &self.account,
+            &self.key,
+            &self.new.reference,
+            &self.product,
+            &self.new.provider,
+            &self.new.plan_id,
+            &self.new.label,
+            &self.new.recipient,
+            &self.new.amount.0,
+            &self.details,
+            &self.batch_id,
+            &self.now_ms,
+            &self.now,
+            &self.new.face_value.0,
+            &self.new.tier,
+            &self.today.0,
+            &self.today.1,
+            &self.velocity.0,
+            &self.velocity.1,
+            &self.velocity.2,
+            &limits::HELD_UNTIL_MS,
+        ]
     }
+
+    /// The function's answer → the transaction as `transaction()` would read it back.
+    fn answer(&self, row: &Row) -> StoreResult<Transaction> {
+        let outcome: String = get(row, 0)?;
+        match outcome.as_str() {
+            "ok" => self.placed(Kobo(get(row, 1)?), Kobo(get(row, 2)?), get(row, 7)?),
+            "duplicate" => Err(Refusal::DuplicateReference.into()),
+            "insufficient" => Err(Refusal::InsufficientBalance.into()),
+            "blocked" => Err(Refusal::Blocked.into()),
+            "limit" => Err(Refusal::LimitExceeded(limit_refusal(row)?).into()),
+            "no_account" => Err(StoreError::NotFound("account")),
+            other => Err(StoreError::backend(format!(
+                "unexpected purchase outcome {other}"
+            ))),
+        }
+    }
+
+    fn placed(
+        &self,
+        balance_before: Kobo,
+        balance_after: Kobo,
+        held_for: Option<String>,
+    ) -> StoreResult<Transaction> {
+        let placed = purchases::Placed {
+            new: &self.new,
+            code: &self.code,
+            details: &self.details,
+            created_at: &self.now,
+            balance_before,
+            balance_after,
+            held_for,
+        };
+        placed.transaction()
+    }
+}
+
+/// The function's `limit` answer: which limit, the limit, what was used.
+fn limit_refusal(row: &Row) -> StoreResult<LimitRefusal> {
+    let name: String = get(row, 3)?;
+    let kind = LimitKind::parse(&name)
+        .ok_or_else(|| StoreError::backend(format!("unexpected limit {name}")))?;
+    Ok(LimitRefusal {
+        kind,
+        limit: get(row, 4)?,
+        used: get(row, 5)?,
+        held_to_level0: get(row, 6)?,
+    })
 }
 
 /// The purchase stored under `code`, if any: read on a fresh connection, and
@@ -166,7 +218,7 @@ async fn placed_under(pool: &Pool, code: &str) -> StoreResult<Option<Transaction
         let found = async {
             let client = pool.get().await?;
             let lookup = TxLookup::Code(code.to_owned());
-            purchases::look_up(&Pg(&client), None, lookup).await
+            crate::areas::purchases::look_up(&Pg(&client), None, lookup).await
         }
         .await;
         match found {
@@ -179,27 +231,22 @@ async fn placed_under(pool: &Pool, code: &str) -> StoreResult<Option<Transaction
     }
 }
 
-/// One purchase in a transaction of its own (its wallet locked first),
-/// retried on serialisation failures and deadlocks, and on a fresh
-/// connection for up to [`RECONNECT_WINDOW`] while connections end under it
-/// (safe: its reference is unique, so a first run that did commit makes the
-/// next a `duplicate_reference`, never a second debit).
+/// One purchase in its own (single-statement) transaction, retried on
+/// serialisation failures and deadlocks, and on a fresh connection for up to
+/// [`RECONNECT_WINDOW`] while connections end under it (safe: its reference
+/// is unique, so a first run that did commit makes the next a
+/// `duplicate_reference`, never a second debit).
 async fn place_one(pool: &Pool, args: &mut PurchaseArgs) -> StoreResult<Transaction> {
     let started = std::time::Instant::now();
     let mut attempt = 0;
     loop {
         let result = async {
-            let mut client = pool.get().await?;
-            let tx = client.transaction().await?;
-            lock_wallets(&tx, &[args.account.as_str()]).await?;
-            // A refusal returns here: nothing changed, the transaction rolls back.
-            let placed = args.place_in(&tx).await?;
-            tx.commit().await?;
-            Ok::<_, PgError>(placed)
+            let client = pool.get().await?;
+            query_one(&client, PLACE_PURCHASE, &args.params()).await
         }
         .await;
         match result {
-            Ok(placed) => return Ok(placed),
+            Ok(row) => return args.answer(&row),
             Err(e) if connection_ended(&e) && started.elapsed() < RECONNECT_WINDOW => {
                 attempt += 1;
                 backoff(attempt.min(4)).await;
@@ -213,10 +260,6 @@ async fn place_one(pool: &Pool, args: &mut PurchaseArgs) -> StoreResult<Transact
             Err(e) if violates(&e, "transactions_pkey") && attempt + 1 < TRIES => {
                 attempt += 1;
                 args.code = new_code("BP");
-            }
-            // The last guard held: rolled back whole, so never a second debit.
-            Err(e) if violates(&e, ONE_REFERENCE) => {
-                return Err(Refusal::DuplicateReference.into());
             }
             Err(e) => return Err(e.into()),
         }

@@ -15,6 +15,16 @@ pub(super) fn execute(
     conn.prepare_cached(sql)?.execute(params)
 }
 
+/// `Connection::query_row` through the cache.
+pub(super) fn query_row<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    map: impl FnOnce(&rusqlite::Row) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.prepare_cached(sql)?.query_row(params, map)
+}
+
 /// A connection (the writer's, inside its transaction, or a reader's) as the
 /// shared [`Tx`]: each statement runs at once, so its future is always ready
 /// ([`crate::db::ready`] answers it in the writer's or reader's closure).
