@@ -466,7 +466,10 @@ async fn main() {
     );
     let only = flag("--only");
     if let Some(name) = only.as_deref()
-        && !["live", "postgres", "smedata", "fan-out", "stored", "audit", "batches"].contains(&name)
+        && ![
+            "live", "postgres", "smedata", "fan-out", "stored", "audit", "batches",
+        ]
+        .contains(&name)
     {
         eprintln!("unknown --only {name}\n\n{USAGE}");
         std::process::exit(2);
