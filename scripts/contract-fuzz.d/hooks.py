@@ -59,6 +59,10 @@ STATE_VALIDATION_PREFIXES = (
     # document cannot say "at most once" of a parameter, so it is refused by
     # the query's reader, never taken as one of the two.
     "query: duplicate field",
+    # POST /v1/referrals/withdraw: what the bonus balance holds and what a
+    # reference already moved are the account's state (docs/referrals.md).
+    "amount is more than your bonus balance",
+    "reference was used for a move of",
 )
 # A batch's item references must differ from one another: a rule across the
 # items of an array, which a schema cannot state (uniqueItems compares whole
