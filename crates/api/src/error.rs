@@ -46,6 +46,14 @@ pub enum ApiError {
         /// What the purchase costs.
         needed: Option<Kobo>,
     },
+    /// `insufficient_balance` of a balance other than the wallet's (the
+    /// referral bonus), in its own words.
+    #[error("{0}")]
+    BalanceShort(String),
+    /// `duplicate_reference` of a move whose reference was used with
+    /// another amount, in its own words.
+    #[error("{0}")]
+    ReferenceReused(String),
     #[error("{}", said::duplicate_reference(.0.as_deref()))]
     DuplicateReference(
         /// The `reference_code` of the transaction that has the reference.
@@ -102,6 +110,8 @@ impl ApiError {
             | MaximumAmount(_)
             | InvalidPlan
             | InsufficientBalance { .. }
+            | BalanceShort(_)
+            | ReferenceReused(_)
             | DuplicateReference(_)
             | LimitExceeded(_)
             | IdentityMismatch(_)
@@ -131,8 +141,8 @@ impl ApiError {
             MinimumAmount(_) => "minimum_amount",
             MaximumAmount(_) => "maximum_amount",
             InvalidPlan => "invalid_plan",
-            InsufficientBalance { .. } => "insufficient_balance",
-            DuplicateReference(_) => "duplicate_reference",
+            InsufficientBalance { .. } | BalanceShort(_) => "insufficient_balance",
+            DuplicateReference(_) | ReferenceReused(_) => "duplicate_reference",
             CustomerNotFound(_) => "customer_not_found",
             RateLimited { .. } => "rate_limited",
             Internal(_) => "internal_error",

@@ -27,6 +27,9 @@ pub struct AppState {
     /// The funding gateway that offers identity checks (Monnify's), if one
     /// is configured: `POST /v1/account/identity` asks it.
     pub identity: Option<SharedGateway>,
+    /// Where customers reach the shop (`public_url`, else the listen
+    /// address): the base of the links the API hands out. Empty: paths.
+    pub public_url: String,
 }
 
 impl AppState {
@@ -38,7 +41,14 @@ impl AppState {
             purchasing,
             keys: Arc::default(),
             identity: None,
+            public_url: String::new(),
         }
+    }
+
+    /// Links the API hands out (a referral link) start with `public_url`.
+    pub fn with_public_url(mut self, public_url: &str) -> Self {
+        self.public_url = public_url.trim_end_matches('/').to_owned();
+        self
     }
 
     /// The first of `gateways` that offers identity checks asks them.

@@ -10,7 +10,7 @@
 //! (`areas/referrals.rs`); a move is one unit of work (`work::withdraw_bonus`).
 
 use crate::{Actor, OpsResult, Permission, invalid, reason_of};
-use billpay_domain::{AccountId, Kobo, Product, Reference};
+use billpay_domain::{AccountId, Kobo, Naira, Product, Reference};
 use billpay_store::{
     BonusEntry, Referral, ReferralRate, ReferralSettings, ReferralTotals, Store, StoreError,
     Withdrawal, referral_rate_described, referral_settings_described, work,
@@ -251,12 +251,15 @@ pub async fn overview(store: &dyn Store, account: AccountId) -> Result<Overview,
 /// Why a move of the bonus balance was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum WithdrawError {
-    #[error("amount must be at least ₦{0}, the least a move may be")]
+    #[error("amount must be more than ₦0.00")]
+    NotPositive,
+    #[error("amount must be at least {}, the least a move may be", Naira(*.0))]
     BelowMinimum(Kobo),
-    #[error("amount is more than your bonus balance of ₦{0}")]
+    #[error("amount is more than your bonus balance of {}", Naira(*.0))]
     MoreThanBalance(Kobo),
     #[error(
-        "reference was used for a move of ₦{0} already: a move with another amount needs a new reference"
+        "reference was used for a move of {} already: a move with another amount needs a new reference",
+        Naira(*.0)
     )]
     OtherAmount(Kobo),
     #[error(transparent)]
@@ -281,6 +284,9 @@ pub async fn withdraw(
     amount: Kobo,
     reference: &Reference,
 ) -> Result<Moved, WithdrawError> {
+    if amount.0 <= 0 {
+        return Err(WithdrawError::NotPositive);
+    }
     let reference = reference.to_string();
     let input = (account, amount, reference.clone());
     let outcome = store

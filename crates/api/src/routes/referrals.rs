@@ -28,8 +28,9 @@ pub struct ReferralsOut {
     /// The caller's referral code (any case is read the same).
     #[schema(example = "K7QM2XD")]
     pub code: String,
-    /// The sign-up link's path on this service, with the code.
-    #[schema(example = "/dashboard/signup?ref=K7QM2XD")]
+    /// The sign-up link with the code, on the address customers reach the
+    /// shop at (`public_url`).
+    #[schema(example = "https://shop.example/dashboard/signup?ref=K7QM2XD")]
     pub link: String,
     /// How many customers signed up with the code.
     #[schema(example = 3)]
@@ -95,7 +96,7 @@ pub async fn overview(State(state): State<AppState>, caller: Caller) -> Reply<Re
     let store = state.purchasing.store.as_ref();
     let view = referrals::overview(store, caller.account_id).await?;
     ok(ReferralsOut {
-        link: view.link_path,
+        link: format!("{}{}", state.public_url, view.link_path),
         code: view.code,
         referees_count: view.totals.referees,
         earned: view.totals.earned,
@@ -133,7 +134,7 @@ pub async fn overview(State(state): State<AppState>, caller: Caller) -> Reply<Re
 #[schema(example = json!({"amount": 500, "reference": "bonus-0001"}))]
 pub struct WithdrawIn {
     /// Naira, more than 0 and at least the owner's minimum.
-    #[schema(value_type = f64, example = 500.0)]
+    #[schema(value_type = f64, minimum = 0.01, multiple_of = 0.01, example = 500.0)]
     pub amount: Kobo,
     #[schema(schema_with = schema::reference)]
     pub reference: Reference,
@@ -158,7 +159,7 @@ pub struct WithdrawOut {
 
 /// Moves `amount` of the caller's bonus balance to its wallet, once per `reference`.
 #[utoipa::path(post, path = "/referrals/withdraw", tag = "wallet", request_body = WithdrawIn,
-    responses((status = 200, body = Envelope<WithdrawOut>)))]
+    responses((status = 200, body = Envelope<WithdrawOut>), (status = 422, description = "validation_error; minimum_amount: below the owner's least move; insufficient_balance: more than the bonus balance; duplicate_reference: the reference moved another amount")))]
 pub async fn withdraw(
     State(state): State<AppState>,
     caller: Caller,
@@ -169,9 +170,11 @@ pub async fn withdraw(
     let moved = referrals::withdraw(store, caller.account_id, amount, &body.reference)
         .await
         .map_err(|e| match e {
+            WithdrawError::NotPositive => ApiError::Validation(e.to_string()),
             WithdrawError::BelowMinimum(_) => ApiError::MinimumAmount(e.to_string()),
+            WithdrawError::MoreThanBalance(_) => ApiError::BalanceShort(e.to_string()),
+            WithdrawError::OtherAmount(_) => ApiError::ReferenceReused(e.to_string()),
             WithdrawError::Store(e) => e.into(),
-            refused => ApiError::Validation(refused.to_string()),
         })?;
     ok(WithdrawOut {
         amount: moved.amount,

@@ -290,7 +290,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         super::supplier::low_balance(&settings),
         start_checks,
     );
-    let app = billpay_api::router(state)
+    let app = billpay_api::router(state.with_public_url(&public_url))
         .merge(billpay_dashboard::router(dashboard))
         .merge(billpay_console::router(console))
         .merge(callbacks)

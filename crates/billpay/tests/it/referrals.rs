@@ -151,7 +151,11 @@ async fn a_referee_through_the_link_earns_the_exact_percent_and_a_failure_or_rev
     assert_eq!(code.len(), 7);
     assert!(!code.contains(['0', 'O', '1', 'I']), "{code}");
     let link = mine["link"].as_str().unwrap();
-    assert_eq!(link, format!("/dashboard/signup?ref={code}"));
+    assert_eq!(
+        link,
+        server.url(&format!("/dashboard/signup?ref={code}")),
+        "a whole link, on the address customers reach"
+    );
 
     // B signs up through A's link (the code typed in lower case reads the same)
     let lower = format!("/dashboard/signup?ref={}", code.to_lowercase());
@@ -255,13 +259,20 @@ async fn moves_raced_with_one_reference_move_once_and_a_self_referral_earns_noth
     }
     assert_eq!(kobo(&referrals(&server, &a).await["bonus_balance"]), 20_000);
 
-    // below the owner's minimum, more than the balance: refused, nothing moved
-    withdraw(&server, &a, 10.0, &reference())
-        .await
-        .assert_error(422, "minimum_amount");
-    withdraw(&server, &a, 300.0, &reference())
+    // nothing, below the owner's minimum, more than the balance: refused,
+    // nothing moved
+    withdraw(&server, &a, 0.0, &reference())
         .await
         .assert_error(422, "validation_error");
+    let below = withdraw(&server, &a, 10.0, &reference()).await;
+    below.assert_error(422, "minimum_amount");
+    let said = below.body["message"].as_str().unwrap();
+    assert!(said.contains("at least ₦20.00"), "{said}");
+    let over = withdraw(&server, &a, 300.0, &reference()).await;
+    over.assert_error(422, "insufficient_balance");
+    let said = over.body["message"].as_str().unwrap();
+    assert!(said.contains("bonus balance of ₦200.00"), "{said}");
+    assert_eq!(server.balance(&a.api_key).await, 0.0);
 
     // ten moves with one reference: one moves, the others answer it
     let same = reference();
@@ -277,7 +288,7 @@ async fn moves_raced_with_one_reference_move_once_and_a_self_referral_earns_noth
     assert_eq!(moved, 1, "one of the ten moved");
     assert_eq!(server.balance(&a.api_key).await, 150.0);
     let other = withdraw(&server, &a, 20.0, &same).await;
-    other.assert_error(422, "validation_error");
+    other.assert_error(422, "duplicate_reference");
     let said = other.body["message"].as_str().unwrap();
     assert!(said.contains("a new reference"), "{said}");
     server.assert_ledger_consistent(&a.account_id);
