@@ -246,6 +246,10 @@ pub fn router(state: ConsoleState) -> Router {
             post(customers::void_referral),
         )
         .route("/admin/prices/referrals", post(prices::set_referral_rate))
+        .route(
+            "/admin/prices/referral-settings",
+            post(prices::set_referral_settings),
+        )
         // KYC levels, limits and the blocklist (docs/limits.md)
         .route("/admin/limits", get(limits::page))
         .route("/admin/limits/{level}", post(limits::set_level))

@@ -201,6 +201,21 @@ fn forms(account: AccountId, code: &str, operator: i64, key: &str) -> Vec<Form> 
             true,
         ),
         (
+            format!("/admin/customers/{account_id}/referral/void"),
+            vec![("reason", "same household")],
+            true,
+        ),
+        (
+            "/admin/prices/referrals".into(),
+            vec![("product", "data"), ("percent", "1.5"), ("days", "")],
+            true,
+        ),
+        (
+            "/admin/prices/referral-settings".into(),
+            vec![("first_funding_bonus", "100"), ("min_withdrawal", "50")],
+            true,
+        ),
+        (
             "/admin/prices/rules".into(),
             vec![
                 ("tier", "gold"),

@@ -20,6 +20,8 @@ pub enum KeyStatus {
     Revoked,
 }
 
+/// A fieldless enum stored as text: `as_str`, `FromStr` and `Display`
+/// from one list of variants and their words (the store's one copy).
 macro_rules! text_enum {
     ($ty:ident { $($variant:ident = $text:literal),+ }) => {
         impl $ty {
@@ -27,14 +29,20 @@ macro_rules! text_enum {
                 match self { $($ty::$variant => $text),+ }
             }
         }
-        impl FromStr for $ty {
+        impl std::str::FromStr for $ty {
             type Err = String;
             fn from_str(s: &str) -> Result<Self, String> {
                 match s { $($text => Ok($ty::$variant),)+ other => Err(format!("unknown {} {other}", stringify!($ty))) }
             }
         }
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.pad(self.as_str())
+            }
+        }
     };
 }
+pub(crate) use text_enum;
 
 text_enum!(AccountStatus { Active = "active", Suspended = "suspended" });
 text_enum!(SignedUp { Myself = "self", Operator = "operator" });
@@ -54,12 +62,6 @@ pub enum LedgerKind {
     /// The operator's fee on a bank-transfer funding (negative), right after
     /// its payment's credit, by the funding event's id.
     Fee,
-}
-
-impl std::fmt::Display for LedgerKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(self.as_str())
-    }
 }
 
 text_enum!(LedgerKind { Credit = "credit", Debit = "debit", Refund = "refund", Fee = "fee" });
@@ -831,27 +833,7 @@ pub enum NoticeStatus {
     Failed,
 }
 
-impl NoticeStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NoticeStatus::Queued => "queued",
-            NoticeStatus::Sent => "sent",
-            NoticeStatus::Failed => "failed",
-        }
-    }
-}
-
-impl std::str::FromStr for NoticeStatus {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text {
-            "queued" => Ok(NoticeStatus::Queued),
-            "sent" => Ok(NoticeStatus::Sent),
-            "failed" => Ok(NoticeStatus::Failed),
-            other => Err(format!("unknown notice status {other:?}")),
-        }
-    }
-}
+text_enum!(NoticeStatus { Queued = "queued", Sent = "sent", Failed = "failed" });
 
 /// How one send of a notice went (`NoticeStore::record_notice`); `provider`
 /// is the channel's name.

@@ -2,8 +2,8 @@
 //! their sessions, and the append-only log of what they did. Operators are
 //! not customers: their own table, sessions and cookies.
 
+use crate::model::text_enum;
 use serde::Serialize;
-use std::str::FromStr;
 
 /// What an operator may do: `owner` everything; `support` reads everything
 /// and may requery/resolve purchases and resend webhooks.
@@ -19,27 +19,6 @@ pub enum OperatorRole {
 pub enum OperatorStatus {
     Active,
     Disabled,
-}
-
-macro_rules! text_enum {
-    ($ty:ident { $($variant:ident = $text:literal),+ }) => {
-        impl $ty {
-            pub fn as_str(self) -> &'static str {
-                match self { $($ty::$variant => $text),+ }
-            }
-        }
-        impl FromStr for $ty {
-            type Err = String;
-            fn from_str(s: &str) -> Result<Self, String> {
-                match s { $($text => Ok($ty::$variant),)+ other => Err(format!("unknown {} {other}", stringify!($ty))) }
-            }
-        }
-        impl std::fmt::Display for $ty {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.pad(self.as_str())
-            }
-        }
-    };
 }
 
 text_enum!(OperatorRole { Owner = "owner", Support = "support" });

@@ -91,11 +91,12 @@ pub enum Notice {
     DowngradedRefunded,
     ReferralVoided,
     ReferralRateSet,
+    ReferralSettingsSet,
 }
 
 impl Notice {
     /// Every notice: its code and its sentence (after "Done: ").
-    const TABLE: [(Notice, &'static str, &'static str); 63] = [
+    const TABLE: [(Notice, &'static str, &'static str); 64] = [
         (
             Notice::PasswordChanged,
             "password-changed",
@@ -148,6 +149,11 @@ impl Notice {
             Notice::ReferralRateSet,
             "referral-rate-set",
             "referral commission set",
+        ),
+        (
+            Notice::ReferralSettingsSet,
+            "referral-settings-set",
+            "referral bonus and least move set",
         ),
         (
             Notice::DowngradedRefunded,

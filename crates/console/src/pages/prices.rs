@@ -131,6 +131,9 @@ struct PricesPage {
     offers: Vec<(String, String)>,
     /// The referral commission per product, as the log says it (issue 49).
     referral_rates: Vec<(String, String)>,
+    /// The first-funding bonus ("" for none) and the least a bonus move may
+    /// be, as typed in Naira, for the settings form.
+    referral_settings: (String, String),
 }
 
 #[derive(Deserialize, Default)]
@@ -215,7 +218,19 @@ async fn prices_page(
                 (r.product.service().to_owned(), described)
             })
             .collect(),
+        referral_settings: referral_settings_typed(store.referral_settings().await?),
     })
+}
+
+/// The referral settings as the form types them: "250.00", "" for none.
+fn referral_settings_typed(settings: billpay_store::ReferralSettings) -> (String, String) {
+    (
+        settings
+            .first_funding_bonus
+            .map(|bonus| bonus.to_string())
+            .unwrap_or_default(),
+        settings.min_withdrawal.to_string(),
+    )
 }
 
 /// "₦582.00 · margin −₦22.00" (the list price or rule's price less the cost).
@@ -509,6 +524,37 @@ pub async fn set_referral_rate(
         return refused_form(&state, &signed_in, "referral-rate", e, values()).await;
     }
     Ok(done(HOME, Notice::ReferralRateSet))
+}
+
+#[derive(Deserialize)]
+pub struct ReferralSettingsForm {
+    /// Blank: no bonus on a referee's first funding.
+    #[serde(default)]
+    first_funding_bonus: String,
+    min_withdrawal: String,
+}
+
+/// Sets the referrer's first-funding bonus and the least a bonus move may be (owner).
+pub async fn set_referral_settings(
+    State(state): State<ConsoleState>,
+    signed_in: SignedIn,
+    CsrfForm(form): CsrfForm<ReferralSettingsForm>,
+) -> PageResult {
+    let set = billpay_operations::referrals::set_settings(
+        state.store.as_ref(),
+        actor(&signed_in),
+        Some(&form.first_funding_bonus),
+        Some(&form.min_withdrawal),
+    )
+    .await;
+    if let Err(e) = set {
+        let values = vec![
+            ("first_funding_bonus", form.first_funding_bonus),
+            ("min_withdrawal", form.min_withdrawal),
+        ];
+        return refused_form(&state, &signed_in, "referral-settings", e, values).await;
+    }
+    Ok(done(HOME, Notice::ReferralSettingsSet))
 }
 
 #[derive(Deserialize)]

@@ -10,6 +10,7 @@
 use super::claims::{claim, claim_sql};
 use crate::clock::{new_code, now_ms, now_rfc3339};
 use crate::db::{Param, RowRead, Tx, col, for_both_engines};
+use crate::model::text_enum;
 use crate::*;
 use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
 use std::sync::LazyLock;
@@ -41,29 +42,7 @@ pub enum BatchStatus {
     Completed,
 }
 
-impl BatchStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BatchStatus::Placing => "placing",
-            BatchStatus::Fulfilling => "fulfilling",
-            BatchStatus::Completed => "completed",
-        }
-    }
-}
-
-impl std::str::FromStr for BatchStatus {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        [
-            BatchStatus::Placing,
-            BatchStatus::Fulfilling,
-            BatchStatus::Completed,
-        ]
-        .into_iter()
-        .find(|status| status.as_str() == s)
-        .ok_or_else(|| format!("unknown batch status {s:?}"))
-    }
-}
+text_enum!(BatchStatus { Placing = "placing", Fulfilling = "fulfilling", Completed = "completed" });
 
 /// A batch's row and its items counted by outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]

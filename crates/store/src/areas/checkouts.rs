@@ -7,6 +7,7 @@
 
 use crate::clock::now_rfc3339;
 use crate::db::{RowRead, Tx, col, for_both_engines};
+use crate::model::text_enum;
 use crate::*;
 use billpay_domain::{AccountId, Kobo};
 use serde::Serialize;
@@ -24,29 +25,7 @@ pub enum CheckoutStatus {
     Abandoned,
 }
 
-impl CheckoutStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CheckoutStatus::Open => "open",
-            CheckoutStatus::Credited => "credited",
-            CheckoutStatus::Failed => "failed",
-            CheckoutStatus::Abandoned => "abandoned",
-        }
-    }
-}
-
-impl FromStr for CheckoutStatus {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "open" => Ok(CheckoutStatus::Open),
-            "credited" => Ok(CheckoutStatus::Credited),
-            "failed" => Ok(CheckoutStatus::Failed),
-            "abandoned" => Ok(CheckoutStatus::Abandoned),
-            other => Err(format!("unknown checkout status {other}")),
-        }
-    }
-}
+text_enum!(CheckoutStatus { Open = "open", Credited = "credited", Failed = "failed", Abandoned = "abandoned" });
 
 #[derive(Debug, Clone)]
 pub struct NewCheckout {

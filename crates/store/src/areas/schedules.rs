@@ -11,6 +11,7 @@ use super::notices::{Owner, for_account};
 use crate::cadence::Every;
 use crate::clock::{new_code, now_ms, now_rfc3339};
 use crate::db::{Param, RowRead, Tx, col, for_both_engines};
+use crate::model::text_enum;
 use crate::*;
 use billpay_domain::{AccountId, Item, KeyId, Kobo, Product};
 use std::sync::LazyLock;
@@ -27,27 +28,7 @@ pub enum ScheduleStatus {
     Stopped,
 }
 
-impl ScheduleStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ScheduleStatus::Active => "active",
-            ScheduleStatus::Paused => "paused",
-            ScheduleStatus::Stopped => "stopped",
-        }
-    }
-}
-
-impl std::str::FromStr for ScheduleStatus {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "active" => Ok(ScheduleStatus::Active),
-            "paused" => Ok(ScheduleStatus::Paused),
-            "stopped" => Ok(ScheduleStatus::Stopped),
-            other => Err(format!("unknown schedule status {other:?}")),
-        }
-    }
-}
+text_enum!(ScheduleStatus { Active = "active", Paused = "paused", Stopped = "stopped" });
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Schedule {
@@ -110,31 +91,7 @@ pub enum RunOutcome {
     Stopped,
 }
 
-impl RunOutcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunOutcome::Placed => "placed",
-            RunOutcome::Retrying => "retrying",
-            RunOutcome::Skipped => "skipped",
-            RunOutcome::Stopped => "stopped",
-        }
-    }
-}
-
-impl std::str::FromStr for RunOutcome {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        [
-            RunOutcome::Placed,
-            RunOutcome::Retrying,
-            RunOutcome::Skipped,
-            RunOutcome::Stopped,
-        ]
-        .into_iter()
-        .find(|o| o.as_str() == s)
-        .ok_or_else(|| format!("unknown run outcome {s:?}"))
-    }
-}
+text_enum!(RunOutcome { Placed = "placed", Retrying = "retrying", Skipped = "skipped", Stopped = "stopped" });
 
 /// A run as the schedule's history lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,6 +21,7 @@ pub(crate) use money::{admin, page};
 mod notifications;
 mod phone;
 mod pin_lock;
+mod referrals;
 mod reset_link;
 mod rollup;
 mod sign_in;

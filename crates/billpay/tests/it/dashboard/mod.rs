@@ -13,7 +13,7 @@ mod lagos;
 mod mail_journeys;
 mod my_data;
 mod pin_change;
-mod pin_reset;
+pub(crate) mod pin_reset;
 mod referrals;
 mod schedules;
 mod security;
