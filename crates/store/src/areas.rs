@@ -39,7 +39,7 @@ pub(crate) mod throttles;
 pub(crate) mod upgrades;
 pub(crate) mod wallet;
 
-pub use account_care::AccountCareStore;
+pub use account_care::{AccountCareStore, OWN_ROWS, PRUNABLE};
 pub use accounts::AccountStore;
 pub use audit::AuditStore;
 pub use batches::{

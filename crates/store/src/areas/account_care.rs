@@ -399,9 +399,11 @@ async fn update_profile<T: Tx>(
 /// entry, no purchase, no API key, nothing reserved or received at a
 /// gateway, nothing an operator set (a level, limits, a closure: an account
 /// an owner looked at is not a stray, and those rows would stop the
-/// delete). Checked again by the DELETE itself, so a credit landing
+/// delete), no referral money, upgrade, batch or schedule. Every foreign
+/// key to `accounts` is here or in [`OWN_ROWS`] (a contract test reads the
+/// schema: `personal_data.rs`). Checked again by the DELETE itself, so a credit landing
 /// meanwhile keeps the account.
-const PRUNABLE: &str = "a.signed_up = 'self' AND a.email_verified_at IS NULL
+pub const PRUNABLE: &str = "a.signed_up = 'self' AND a.email_verified_at IS NULL
     AND a.created_at < ?1 AND a.balance = 0
     AND NOT EXISTS (SELECT 1 FROM ledger l WHERE l.account_id = a.id)
     AND NOT EXISTS (SELECT 1 FROM transactions t WHERE t.account_id = a.id)
@@ -415,10 +417,15 @@ const PRUNABLE: &str = "a.signed_up = 'self' AND a.email_verified_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM account_limits m WHERE m.account_id = a.id)
     AND NOT EXISTS (SELECT 1 FROM account_closures c WHERE c.account_id = a.id)
     AND NOT EXISTS (SELECT 1 FROM referrals r WHERE r.referrer_id = a.id)
-    AND NOT EXISTS (SELECT 1 FROM bonus_balances b WHERE b.account_id = a.id)";
+    AND NOT EXISTS (SELECT 1 FROM bonus_balances b WHERE b.account_id = a.id)
+    AND NOT EXISTS (SELECT 1 FROM bonus_entries e WHERE e.account_id = a.id)
+    AND NOT EXISTS (SELECT 1 FROM tier_upgrades u WHERE u.account_id = a.id)
+    AND NOT EXISTS (SELECT 1 FROM batches b WHERE b.account_id = a.id)
+    AND NOT EXISTS (SELECT 1 FROM schedules s WHERE s.account_id = a.id)
+    AND NOT EXISTS (SELECT 1 FROM schedule_runs r WHERE r.account_id = a.id)";
 
 /// The rows that only belong to an account, removed with it.
-const OWN_ROWS: [&str; 9] = [
+pub const OWN_ROWS: [&str; 9] = [
     "DELETE FROM sessions WHERE account_id = ?1",
     "DELETE FROM transaction_pins WHERE account_id = ?1",
     "DELETE FROM beneficiaries WHERE account_id = ?1",

@@ -13,7 +13,7 @@
 //! operators, not customers).
 
 use crate::common::*;
-use billpay_store::{Erased, Exported, PERSONAL_DATA, STAFF_DATA};
+use billpay_store::{Erased, Exported, OWN_ROWS, PERSONAL_DATA, PRUNABLE, STAFF_DATA};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Column names that tie a row to an account or name a person.
@@ -138,4 +138,69 @@ async fn every_table_naming_a_customer_is_erased_and_exported_or_says_why_not() 
             "{table}: say what reads it, or why not"
         );
     }
+}
+
+/// Each (table, column) whose foreign key references `accounts`.
+async fn references_to_accounts(db: &Db) -> BTreeSet<(String, String)> {
+    let sql = match db {
+        Db::Sqlite(_) => {
+            "SELECT m.name, f.\"from\" FROM sqlite_master m, pragma_foreign_key_list(m.name) f
+             WHERE m.type = 'table' AND f.\"table\" = 'accounts'"
+        }
+        Db::Postgres(_) => {
+            "SELECT k.table_name, k.column_name FROM information_schema.table_constraints c
+             JOIN information_schema.key_column_usage k
+               ON k.constraint_schema = c.constraint_schema AND k.constraint_name = c.constraint_name
+             JOIN information_schema.constraint_column_usage u
+               ON u.constraint_schema = c.constraint_schema AND u.constraint_name = c.constraint_name
+             WHERE c.constraint_type = 'FOREIGN KEY' AND c.table_schema = current_schema()
+               AND u.table_name = 'accounts'"
+        }
+    };
+    raw_rows(db, sql)
+        .await
+        .into_iter()
+        .map(|row| (row[0].clone().unwrap(), row[1].clone().unwrap()))
+        .filter(|(table, _)| table != "accounts")
+        .collect()
+}
+
+/// Whether `PRUNABLE` keeps an account that has a row in `table` by `column`:
+/// a clause `NOT EXISTS (SELECT 1 FROM table x WHERE x.column = a.id)`.
+fn kept_by_prunable(table: &str, column: &str) -> bool {
+    PRUNABLE.split("SELECT 1 FROM ").skip(1).any(|clause| {
+        let mut words = clause.split_whitespace();
+        let (Some(named), Some(alias)) = (words.next(), words.next()) else {
+            return false;
+        };
+        named == table && clause.contains(&format!("{alias}.{column} = a.id"))
+    })
+}
+
+/// Pruning a never-verified self sign-up deletes the account: every row
+/// that references it must be deleted first (`OWN_ROWS`) or keep the account
+/// (`PRUNABLE`), or the prune fails on the foreign key, or leaves rows of
+/// an account that is gone.
+#[tokio::test]
+async fn every_table_referencing_an_account_is_pruned_with_it_or_keeps_it() {
+    let (db, _store) = store().await;
+    let references = references_to_accounts(&db).await;
+    assert!(
+        references.contains(&("sessions".to_owned(), "account_id".to_owned())),
+        "the foreign keys were read: {references:?}"
+    );
+    let missing: Vec<String> = references
+        .iter()
+        .filter(|(table, column)| {
+            let deleted = format!("DELETE FROM {table} WHERE {column} = ?1");
+            !OWN_ROWS.contains(&deleted.as_str()) && !kept_by_prunable(table, column)
+        })
+        .map(|(table, column)| format!("{table}.{column}"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "columns referencing accounts that the prune of unverified sign-ups neither \
+         deletes (OWN_ROWS) nor keeps the account for (PRUNABLE), in areas/account_care.rs: \
+         {missing:?}"
+    );
 }
