@@ -40,6 +40,16 @@ impl Engine {
             Engine::Postgres => " FOR UPDATE",
         }
     }
+
+    /// ` FOR UPDATE SKIP LOCKED` on PostgreSQL, nothing on SQLite: rows
+    /// another node's transaction is writing are passed over, never waited
+    /// for (a worker's claim). SQLite's one writer never meets such a row.
+    pub(crate) const fn skip_locked(self) -> &'static str {
+        match self {
+            Engine::Sqlite => "",
+            Engine::Postgres => " FOR UPDATE SKIP LOCKED",
+        }
+    }
 }
 
 /// A statement written once whose text differs by engine only where the

@@ -20,15 +20,12 @@ pub(crate) fn claim_sql(
     columns: &str,
 ) -> [String; 2] {
     [Engine::Sqlite, Engine::Postgres].map(|engine| {
-        let lock = match engine {
-            Engine::Sqlite => "",
-            Engine::Postgres => "FOR UPDATE SKIP LOCKED",
-        };
+        let lock = engine.skip_locked();
         let due = due(engine);
         format!(
             "UPDATE {table} SET lease_until = ?1
              WHERE {id} IN (SELECT {id} FROM {table} WHERE {due} AND lease_until <= ?2
-                 ORDER BY {order} LIMIT CAST(?3 AS BIGINT) {lock})
+                 ORDER BY {order} LIMIT CAST(?3 AS BIGINT){lock})
              RETURNING {columns}"
         )
     })

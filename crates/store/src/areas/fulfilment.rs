@@ -108,25 +108,20 @@ async fn rewatch<T: Tx>(tx: &T, code: &str, at_ms: Option<i64>) -> Result<(), T:
 /// for it could deadlock with that batch (both lock several rows, in no
 /// common order).
 async fn renew_leases<T: Tx>(tx: &T, codes: &[String], lease: Duration) -> Result<(), T::Error> {
-    static SQL: LazyLock<[String; 2]> = LazyLock::new(|| {
-        [Engine::Sqlite, Engine::Postgres].map(|engine| {
-            let codes = json_values(engine, "?2");
-            let lock = match engine {
-                Engine::Sqlite => "",
-                Engine::Postgres => "FOR UPDATE SKIP LOCKED",
-            };
-            format!(
-                "UPDATE transactions SET lease_until = ?1
-                 WHERE code IN (SELECT code FROM transactions
-                     WHERE code IN ({codes}) AND status IN ('processing', 'successful')
-                       AND lease_until > 0 {lock})"
-            )
-        })
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        format!(
+            "UPDATE transactions SET lease_until = ?1
+             WHERE code IN (SELECT code FROM transactions
+                 WHERE code IN ({}) AND status IN ('processing', 'successful')
+                   AND lease_until > 0{})",
+            json_values(engine, "?2"),
+            engine.skip_locked()
+        )
     });
     if codes.is_empty() {
         return Ok(());
     }
-    let sql = &SQL[usize::from(T::ENGINE == Engine::Postgres)];
+    let sql = SQL.sql(T::ENGINE);
     tx.execute(sql, &[&ms_from_now(lease), &json_list(codes)?])
         .await?;
     Ok(())

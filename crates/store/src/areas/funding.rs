@@ -6,7 +6,7 @@ use super::operators::append;
 use super::wallet::{Entry, post_ledger};
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{FUNDING_COLUMNS, RESERVED_COLUMNS};
-use crate::db::{Column, Engine, Param, Tx, col, for_both_engines};
+use crate::db::{Column, Param, Tx, col, for_both_engines};
 use crate::listing::{Filters, Listing};
 use crate::rows::{funding_event, reserved_account};
 use crate::rules::{check_new_funding, funding_id, funding_writes, ms_from_now};
@@ -269,10 +269,7 @@ async fn event_locked<T: Tx>(
     condition: &str,
     params: &[&dyn Param],
 ) -> Result<Option<FundingEvent>, T::Error> {
-    let lock = match T::ENGINE {
-        Engine::Sqlite => "",
-        Engine::Postgres => " FOR UPDATE",
-    };
+    let lock = T::ENGINE.for_update();
     let sql = format!("SELECT {FUNDING_COLUMNS} FROM funding_events WHERE {condition}{lock}");
     tx.query_opt(&sql, params, funding_event).await
 }

@@ -7,7 +7,7 @@
 //! written `failed` at once (the console shows why) until an operator resends one.
 
 use crate::clock::{new_code, now_ms, now_rfc3339};
-use crate::db::{Column, Engine, Param, RowRead, Tx, col, for_both_engines};
+use crate::db::{Column, Param, PerEngine, RowRead, Tx, col, for_both_engines};
 use crate::listing::{Filters, Listing};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, TxStatus};
@@ -409,24 +409,19 @@ async fn claim<T: Tx>(
     limit: u32,
     lease: Duration,
 ) -> Result<Vec<Notice>, T::Error> {
-    static SQL: LazyLock<[String; 2]> = LazyLock::new(|| {
-        [Engine::Sqlite, Engine::Postgres].map(|engine| {
-            // PostgreSQL: rows another node is claiming are skipped, not waited for.
-            let lock = match engine {
-                Engine::Sqlite => "",
-                Engine::Postgres => "FOR UPDATE SKIP LOCKED",
-            };
-            format!(
-                "UPDATE notices SET lease_until = ?1, attempts = attempts + 1
-                 WHERE id IN (SELECT id FROM notices
-                     WHERE status = 'queued' AND next_attempt_at <= ?2 AND lease_until <= ?2
-                       AND channel IN (?4, ?5)
-                     ORDER BY next_attempt_at LIMIT CAST(?3 AS BIGINT) {lock})
-                 RETURNING {COLUMNS}"
-            )
-        })
+    // PostgreSQL: rows another node is claiming are skipped, not waited for.
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        format!(
+            "UPDATE notices SET lease_until = ?1, attempts = attempts + 1
+             WHERE id IN (SELECT id FROM notices
+                 WHERE status = 'queued' AND next_attempt_at <= ?2 AND lease_until <= ?2
+                   AND channel IN (?4, ?5)
+                 ORDER BY next_attempt_at LIMIT CAST(?3 AS BIGINT){})
+             RETURNING {COLUMNS}",
+            engine.skip_locked()
+        )
     });
-    let sql = &SQL[usize::from(T::ENGINE == Engine::Postgres)];
+    let sql = SQL.sql(T::ENGINE);
     let now = now_ms();
     let until = now + lease.as_millis() as i64;
     // two channels at most (email, sms); a missing one matches no notice

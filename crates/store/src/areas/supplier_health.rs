@@ -8,7 +8,7 @@
 //! one job at a time), applies them and writes it back, in one transaction.
 
 use crate::clock::now_ms;
-use crate::db::{Engine, RowRead, Tx, col, for_both_engines};
+use crate::db::{RowRead, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::Kobo;
 use billpay_domain::supplier_health::{
@@ -87,10 +87,7 @@ async fn locked<T: Tx>(tx: &T, supplier: &str) -> Result<SupplierHealth, T::Erro
     let insert =
         "INSERT INTO supplier_health (supplier) VALUES (?1) ON CONFLICT (supplier) DO NOTHING";
     tx.execute(insert, &[&supplier]).await?;
-    let lock = match T::ENGINE {
-        Engine::Sqlite => "",
-        Engine::Postgres => " FOR UPDATE",
-    };
+    let lock = T::ENGINE.for_update();
     let sql = format!("SELECT {HEALTH_COLUMNS} FROM supplier_health WHERE supplier = ?1{lock}");
     tx.query_one(&sql, &[&supplier], health_row).await
 }
