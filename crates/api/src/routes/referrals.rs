@@ -133,8 +133,8 @@ pub async fn overview(State(state): State<AppState>, caller: Caller) -> Reply<Re
 #[derive(Deserialize, ToSchema)]
 #[schema(example = json!({"amount": 500, "reference": "bonus-0001"}))]
 pub struct WithdrawIn {
-    /// Naira, more than 0 and at least the owner's minimum.
-    #[schema(value_type = f64, minimum = 0.01, multiple_of = 0.01, example = 500.0)]
+    /// Naira, more than 0 and at least the owner's minimum (at most a trillion, the most any amount may be).
+    #[schema(value_type = f64, minimum = 0.01, maximum = 1_000_000_000_000.0, multiple_of = 0.01, example = 500.0)]
     pub amount: Kobo,
     #[schema(schema_with = schema::reference)]
     pub reference: Reference,
