@@ -867,6 +867,10 @@ pub(crate) async fn withdraw<T: Tx>(
     amount: Kobo,
     reference: &str,
 ) -> Result<Withdrawal, T::Error> {
+    // The caller refuses it in the customer's words first (`operations::referrals`).
+    if amount.0 <= 0 {
+        return Err(StoreError::Invalid("a bonus move is of more than 0".into()).into());
+    }
     let wallet_now = balance_locked(tx, account).await?;
     const COLUMNS: &str = "amount";
     let sql = "SELECT amount FROM bonus_entries
@@ -888,7 +892,7 @@ pub(crate) async fn withdraw<T: Tx>(
         });
     }
     let minimum = settings(tx).await?.min_withdrawal;
-    if amount.0 <= 0 || amount < minimum {
+    if amount < minimum {
         return Ok(Withdrawal::BelowMinimum { minimum });
     }
     if amount > bonus {

@@ -255,6 +255,15 @@ async fn concurrent_moves_with_one_reference_move_once_and_another_amount_is_ref
             minimum: Kobo(5_000)
         }
     );
+    let nothing = store
+        .write(referrer, |tx, referrer| {
+            Box::pin(work::withdraw_bonus(tx, *referrer, Kobo(0), "nothing"))
+        })
+        .await;
+    assert!(
+        matches!(nothing, Err(StoreError::Invalid(_))),
+        "{nothing:?}"
+    );
     audit_passes(&store).await;
 }
 
