@@ -135,9 +135,19 @@ _ASTRAL_FORMAT = (
 
 
 def _without_astral_format(text):
+    """Each astral format character replaced by "x" (the length kept)."""
     return "".join(
-        c for c in text if not any(first <= ord(c) <= last for first, last in _ASTRAL_FORMAT)
+        "x" if any(first <= ord(c) <= last for first, last in _ASTRAL_FORMAT) else c
+        for c in text
     )
+
+
+def _references_without_astral_format(body):
+    """Every reference of a body (its own, and each batch item's) made one
+    the parser takes, as the schema's description says."""
+    for holder in [body, *(i for i in body.get("items") or [] if isinstance(i, dict))]:
+        if isinstance(holder.get("reference"), str):
+            holder["reference"] = _without_astral_format(holder["reference"])
 
 
 def _real_choices():
@@ -162,15 +172,17 @@ def map_case(context, case):
     body = case.body
     meta = case.meta
     positive = meta is not None and meta.generation.mode.is_positive
-    if not positive or not isinstance(body, dict) or not isinstance(body.get("provider_id"), str):
+    if not positive or not isinstance(body, dict):
+        return case
+    _references_without_astral_format(body)
+    if not isinstance(body.get("provider_id"), str):
         return case
     if isinstance(body.get("reference"), str):
         # Generated references repeat; a unique suffix keeps them valid and new.
         # A schedule's reference is at most 90 (its runs add `-{n}`), a
         # purchase's 100.
         keep = 80 if case.path.rstrip("/").endswith("/schedules") else 88
-        reference = _without_astral_format(body["reference"])
-        body["reference"] = reference[:keep] + "-" + str(next(_sequence))
+        body["reference"] = body["reference"][:keep] + "-" + str(next(_sequence))
     segment = case.path.rstrip("/").split("/")[-2]
     choices = _real_choices().get(SERVICE_OF_PATH.get(segment, segment))
     if not choices:
