@@ -106,6 +106,11 @@ pub(crate) trait Tx {
         params: &[&dyn Param],
     ) -> impl Future<Output = Result<u64, Self::Error>>;
 
+    /// Prepares `sql` before statements are sent together, so each of them
+    /// is sent when first polled, in the order polled (PostgreSQL's; SQLite
+    /// runs every statement at once anyway).
+    fn prepare(&self, sql: &str) -> impl Future<Output = Result<(), Self::Error>>;
+
     /// The first row, if any, through `map`.
     fn query_opt<T>(
         &self,

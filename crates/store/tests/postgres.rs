@@ -85,6 +85,57 @@ async fn a_reference_raced_on_two_nodes_is_debited_once() {
     assert_eq!(balance, nodes[0].ledger_sum(account).await.unwrap());
 }
 
+/// Both nodes group-commit: copies of each reference land in one batch of
+/// a node's lane (placed in turn under the wallet's one lock) and in the
+/// other node's batches (waiting on that lock), several references at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn references_raced_in_two_nodes_batches_are_debited_once() {
+    let test = "references_raced_in_two_nodes_batches_are_debited_once";
+    let Some(db) = database(test).await else {
+        return;
+    };
+    let nodes = [node(&db, true).await, node(&db, true).await];
+    let (account, key) = funded_account(&nodes[0], 100_000).await;
+    let (rounds, references, copies) = (4, 8, 6);
+    for round in 0..rounds {
+        let tasks: Vec<_> = (0..references * copies)
+            .map(|i| {
+                let store = nodes[i % 2].clone();
+                let reference = format!("race-{round}-{}", i % references);
+                tokio::spawn(async move {
+                    let placed = store
+                        .place_purchase(purchase(account, key, &reference, 100))
+                        .await;
+                    (reference, placed)
+                })
+            })
+            .collect();
+        let mut accepted = HashSet::new();
+        for task in tasks {
+            match task.await.unwrap() {
+                (reference, Ok(_)) => assert!(accepted.insert(reference), "placed twice"),
+                (_, Err(StoreError::Refused(Refusal::DuplicateReference))) => {}
+                (_, Err(e)) => panic!("a race must be a duplicate_reference, not {e}"),
+            }
+        }
+        assert_eq!(accepted.len(), references, "round {round}");
+    }
+    let placed = (rounds * references) as i64;
+    let balance = nodes[1].balance(account).await.unwrap();
+    assert_eq!(balance, Kobo::from_naira(100_000 - placed * 100));
+    assert_eq!(balance, nodes[0].ledger_sum(account).await.unwrap());
+    let debits = nodes[0].ledger(account, 1_000).await.unwrap();
+    assert_eq!(
+        debits.len() as i64,
+        placed + 1,
+        "one debit each, and the funding"
+    );
+    // Each entry's balance_after is its wallet's running sum (entries of
+    // one batch are written in order).
+    let audit = nodes[1].audit().await.unwrap();
+    assert!(audit.iter().all(|c| c.passed()), "{audit:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_purchases_on_two_nodes_never_overdraw() {
     let Some(db) = database("concurrent_purchases_on_two_nodes_never_overdraw").await else {

@@ -1,9 +1,9 @@
 //! KYC levels, limits and the blocklist (issue 32): what a purchase is
-//! checked against ([`state`], one statement), the check itself inside the
-//! debit's transaction ([`check`]), the usage a purchase adds
-//! ([`record_usage`]), and the operator's changes, each logged in the same
-//! transaction. PostgreSQL's placement runs the same check in its one
-//! statement (`billpay_place_limited_purchase`, migration `022_limits`).
+//! checked against (its wallet's [`wallet_state`], read once per placement,
+//! and its own [`purchase_reads`]), the check itself ([`check`]), the usage
+//! placed purchases add ([`Passed::spend`], [`record_usage`]), and the
+//! operator's changes, each logged in the same transaction. Placement
+//! (`purchases::place`) runs them on both engines.
 
 use crate::clock::{lagos_date_at, now_ms, now_rfc3339, rfc3339};
 use crate::columns::TX_COLUMNS;
@@ -12,6 +12,7 @@ use crate::limits::*;
 use crate::rows::transaction;
 use crate::*;
 use billpay_domain::{AccountId, Kobo};
+use futures_util::future::try_join_all;
 use std::sync::LazyLock;
 
 for_both_engines! {
@@ -53,13 +54,13 @@ const STATE_COLUMNS: &str = "balance, level, max_purchase, daily_value, daily_co
 /// never reaches it, whatever release claims.
 pub(crate) const HELD_UNTIL_MS: i64 = 253_402_300_799_000;
 
-/// What every purchase reads, in one statement of primary-key lookups that
-/// replaces the balance read a purchase made before limits: the balance and
-/// level, the account's limits (its own over its level's), today's usage,
-/// the blocklist and when the account was created. ?1 account, ?2 today
-/// (Lagos), ?3 recipient. The 30-day
-/// sums, the recipient's usage and level 0's limits are read after it, and
-/// only when a limit needs them ([`state`]).
+/// What every purchase of a wallet reads, in one statement of primary-key
+/// lookups: the balance and level, the account's limits (its own over its
+/// level's), today's usage, whether the account is blocked and when it was
+/// created. ?1 account, ?2 today (Lagos). The 30-day sums, level 0's limits
+/// and this hour's and the first day's spending are read after it, and only
+/// when a limit needs them ([`wallet_state`]); the recipient's side with each
+/// purchase ([`PURCHASE_READS`]).
 const PURCHASE_STATE: &str = "
 SELECT a.balance AS balance, a.kyc_level AS level,
     COALESCE(o.max_purchase, k.max_purchase) AS max_purchase,
@@ -77,15 +78,27 @@ SELECT a.balance AS balance, a.kyc_level AS level,
     COALESCE(o.first_day_action, k.first_day_action) AS first_day_action,
     COALESCE(o.over_balance_action, k.over_balance_action) AS over_balance_action,
     COALESCE(u.value, 0) AS day_value, COALESCE(u.count, 0) AS day_count,
-    (EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'account' AND b.value = a.id)
-        OR EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'recipient' AND b.value = ?3))
-        AS blocked,
+    EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'account' AND b.value = a.id) AS blocked,
     a.created_at AS created_at
 FROM accounts a
 JOIN kyc_levels k ON k.level = a.kyc_level
 LEFT JOIN account_limits o ON o.account_id = a.id
 LEFT JOIN limit_usage u ON u.account_id = a.id AND u.day = ?2
 WHERE a.id = ?1";
+
+/// What one purchase reads beside its wallet's state, in one statement:
+/// whether its reference is taken, whether its recipient is blocked, and
+/// the recipient's usage its wallet's rules read ([`RecipientReads`]; zero
+/// otherwise). ?1 account, ?2 reference, ?3 recipient, ?4 today (Lagos),
+/// ?5 the clock hour, ?6 and ?7 whether to read today's and this hour's.
+const PURCHASE_READS: &str = "
+SELECT EXISTS (SELECT 1 FROM transactions t WHERE t.account_id = ?1 AND t.reference = ?2)
+        AS taken,
+    EXISTS (SELECT 1 FROM blocklist b WHERE b.kind = 'recipient' AND b.value = ?3) AS blocked,
+    CASE WHEN ?6 THEN COALESCE((SELECT r.value FROM recipient_usage r
+        WHERE r.account_id = ?1 AND r.recipient = ?3 AND r.day = ?4), 0) ELSE 0 END AS today,
+    CASE WHEN ?7 THEN COALESCE((SELECT h.count FROM hourly_usage h
+        WHERE h.account_id = ?1 AND h.hour = ?5 AND h.recipient = ?3), 0) ELSE 0 END AS hour";
 
 /// The Lagos day a purchase counts in.
 pub(crate) struct Today {
@@ -148,53 +161,72 @@ enum Read {
     Everything,
 }
 
-/// The state a purchase to `recipient` today is checked against. The
-/// 30-day sums are read only when a 30-day limit applies, the recipient's
-/// usage only when a per-recipient limit does, level 0's limits only when
-/// the balance is over the largest balance (left at zero and none otherwise:
-/// no limit reads them then).
-async fn state<T: Tx>(
+/// A wallet's side of what its purchases are checked against (a
+/// [`LimitState`] without the recipient's usage), and which of a
+/// recipient's usage they read.
+pub(crate) struct WalletState {
+    pub(crate) state: LimitState,
+    pub(crate) reads: RecipientReads,
+}
+
+/// The recipient's usage a wallet's purchases read: what a rule that may
+/// apply to one of them needs, its own limits' and, while it is over its
+/// largest balance, level 0's (purchases only lower a balance, so no other
+/// limits can come to apply).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct RecipientReads {
+    pub(crate) today: bool,
+    pub(crate) hour: bool,
+}
+
+/// The state of `account`'s wallet today (`None`: no such account). The
+/// 30-day sums are read only when a 30-day limit may apply, this hour's
+/// count only when an hourly rule may, level 0's limits only when the
+/// balance is over the largest balance (left at zero and none otherwise: no
+/// limit reads them then).
+pub(crate) async fn wallet_state<T: Tx>(
     tx: &T,
     account: AccountId,
-    recipient: &str,
+    today: &Today,
+) -> Result<Option<WalletState>, T::Error> {
+    read_state(tx, account, today, Read::ForPurchase).await
+}
+
+async fn read_state<T: Tx>(
+    tx: &T,
+    account: AccountId,
     today: &Today,
     read: Read,
-) -> Result<LimitState, T::Error> {
-    let params: [&dyn Param; 3] = [&account.to_string(), &today.day, &recipient];
-    let found = tx.query_opt(PURCHASE_STATE, &params, state_row).await?;
-    let (mut state, created_at) = found.ok_or(StoreError::NotFound("account"))?;
+) -> Result<Option<WalletState>, T::Error> {
+    let params: [&dyn Param; 2] = [&account.to_string(), &today.day];
+    let Some((mut state, created_at)) = tx.query_opt(PURCHASE_STATE, &params, state_row).await?
+    else {
+        return Ok(None);
+    };
     if state.held_to_level0() {
         state.level0 = level0(tx).await?;
     }
-    let applied = state.applied();
-    // Over the largest balance, a hold checks the account's own limits too.
-    let own = if state.held_to_level0() {
-        state.limits
-    } else {
-        Limits::default()
-    };
-    let monthly = [applied, own]
-        .iter()
-        .any(|l| l.monthly_value.is_some() || l.monthly_count.is_some());
-    if monthly || read == Read::Everything {
+    // Level 0's are all unset unless they may apply.
+    let may = [state.limits, state.level0];
+    let any = |rule: fn(&Limits) -> bool| may.iter().any(rule);
+    if read == Read::Everything || any(|l| l.monthly_value.is_some() || l.monthly_count.is_some()) {
         let (value, count) = window(tx, account, &today.window_start()).await?;
         (state.usage.monthly_value, state.usage.monthly_count) = (value, count);
     }
-    if applied.per_recipient_daily.is_some() || own.per_recipient_daily.is_some() {
-        state.recipient_today = spent_on(tx, account, recipient, &today.day).await?;
-    }
-    let hourly = Hourly::of(&applied);
-    if hourly.any() {
-        (state.recipient_hour, state.account_hour) =
-            this_hour(tx, account, recipient, today.hour).await?;
+    if any(|l| l.account_hourly_count.is_some()) {
+        state.account_hour = hour_count(tx, account, today.hour).await?;
     }
     // Stored times are fixed-width RFC 3339 in UTC, so they compare as text.
-    state.new_account = applied.first_day_value.is_some() && created_at > today.new_since();
+    state.new_account = any(|l| l.first_day_value.is_some()) && created_at > today.new_since();
     if state.new_account {
         // A new account's purchases are all in today's and yesterday's rows.
         state.first_day = window(tx, account, &today.yesterday()).await?.0;
     }
-    Ok(state)
+    let reads = RecipientReads {
+        today: any(|l| l.per_recipient_daily.is_some()),
+        hour: any(|l| l.recipient_hourly_count.is_some()),
+    };
+    Ok(Some(WalletState { state, reads }))
 }
 
 /// Which hourly counts a purchase reads and keeps: only those a rule in
@@ -212,34 +244,75 @@ impl Hourly {
             account: limits.account_hourly_count.is_some(),
         }
     }
-
-    fn any(self) -> bool {
-        self.recipient || self.account
-    }
 }
 
-/// Purchases to `recipient`, and in all, this clock hour: one statement.
-async fn this_hour<T: Tx>(
-    tx: &T,
-    account: AccountId,
-    recipient: &str,
-    hour: i64,
-) -> Result<(i64, i64), T::Error> {
-    const COLUMNS: &str = "recipient, count";
-    let sql = "SELECT recipient, count FROM hourly_usage
-               WHERE account_id = ?1 AND hour = ?2 AND recipient IN (?3, '')";
-    let params: [&dyn Param; 3] = [&account.to_string(), &hour, &recipient];
-    let rows: Vec<(String, i64)> = tx
-        .query_all(sql, &params, |row| {
-            Ok((row.get(col!("recipient"))?, row.get(col!("count"))?))
-        })
+/// Purchases from `account` this clock hour.
+async fn hour_count<T: Tx>(tx: &T, account: AccountId, hour: i64) -> Result<i64, T::Error> {
+    const COLUMNS: &str = "count";
+    let sql = "SELECT count FROM hourly_usage
+               WHERE account_id = ?1 AND hour = ?2 AND recipient = ''";
+    let params: [&dyn Param; 2] = [&account.to_string(), &hour];
+    let found = tx
+        .query_opt(sql, &params, |row| row.get(col!("count")))
         .await?;
-    let count_of = |wanted: &str| {
-        rows.iter()
-            .find(|(r, _)| r == wanted)
-            .map_or(0, |(_, count)| *count)
-    };
-    Ok((count_of(recipient), count_of("")))
+    Ok(found.unwrap_or(0))
+}
+
+/// A purchase's own reads: its reference taken, and its recipient's side of
+/// the state.
+pub(crate) struct PurchaseReads {
+    pub(crate) taken: bool,
+    pub(crate) recipient: RecipientState,
+}
+
+/// A recipient's side of the state: on the blocklist, spent on today and
+/// bought for this hour (each read only when [`RecipientReads`] says).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct RecipientState {
+    pub(crate) blocked: bool,
+    pub(crate) today: Kobo,
+    pub(crate) hour: i64,
+}
+
+/// [`PURCHASE_READS`] for a purchase of `account` under `reference` to `recipient`.
+pub(crate) async fn purchase_reads<T: Tx>(
+    tx: &T,
+    (account, reference, recipient): (AccountId, &str, &str),
+    today: &Today,
+    reads: RecipientReads,
+) -> Result<PurchaseReads, T::Error> {
+    const COLUMNS: &str = "taken, blocked, today, hour";
+    let params: [&dyn Param; 7] = [
+        &account.to_string(),
+        &reference,
+        &recipient,
+        &today.day,
+        &today.hour,
+        &reads.today,
+        &reads.hour,
+    ];
+    tx.query_one(PURCHASE_READS, &params, |row| {
+        Ok(PurchaseReads {
+            taken: row.get(col!("taken"))?,
+            recipient: RecipientState {
+                blocked: row.get(col!("blocked"))?,
+                today: row.get(col!("today"))?,
+                hour: row.get(col!("hour"))?,
+            },
+        })
+    })
+    .await
+}
+
+/// The state a purchase to `recipient` is checked against: its wallet's,
+/// with the recipient's side.
+pub(crate) fn with_recipient(wallet: &LimitState, recipient: RecipientState) -> LimitState {
+    LimitState {
+        blocked: wallet.blocked || recipient.blocked,
+        recipient_today: recipient.today,
+        recipient_hour: recipient.hour,
+        ..wallet.clone()
+    }
 }
 
 /// The state (its account new or not left to [`state`]) and when the account
@@ -320,45 +393,18 @@ async fn window<T: Tx>(
     .await
 }
 
-/// Spent on `recipient` on `day`.
-async fn spent_on<T: Tx>(
-    tx: &T,
-    account: AccountId,
-    recipient: &str,
-    day: &str,
-) -> Result<Kobo, T::Error> {
-    const COLUMNS: &str = "value";
-    let sql = "SELECT value FROM recipient_usage
-               WHERE account_id = ?1 AND recipient = ?2 AND day = ?3";
-    let params: [&dyn Param; 3] = [&account.to_string(), &recipient, &day];
-    let found = tx
-        .query_opt(sql, &params, |row| row.get(col!("value")))
-        .await?;
-    Ok(found.unwrap_or(Kobo(0)))
-}
-
-/// A purchase that passed its checks: the balance before it, which usage
-/// is kept (the recipient's only while a per-recipient limit applies, the
-/// hourly counts only while an hourly rule does), and the rule that holds it
-/// for review, if one does.
+/// A purchase that passed its checks: which usage it keeps (the recipient's
+/// only while a per-recipient limit applies, the hourly counts only while
+/// an hourly rule does), and the rule that holds it for review, if one does.
 pub(crate) struct Passed {
-    pub(crate) balance: Kobo,
-    pub(crate) keeps_recipient: bool,
-    pub(crate) hourly: Hourly,
+    keeps_recipient: bool,
+    hourly: Hourly,
     pub(crate) hold: Option<&'static str>,
 }
 
-/// Refuses a purchase of `amount` to `recipient` that is blocked or over a
-/// limit. Inside the debit's transaction (SQLite's writer holds every row;
-/// the test-mode check reads).
-pub(crate) async fn check<T: Tx>(
-    tx: &T,
-    account: AccountId,
-    recipient: &str,
-    amount: Kobo,
-    today: &Today,
-) -> Result<Passed, T::Error> {
-    let state = state(tx, account, recipient, today, Read::ForPurchase).await?;
+/// Refuses a purchase of `amount` that is blocked or over a limit under
+/// `state` (its wallet's with its recipient's, [`with_recipient`]).
+pub(crate) fn check(state: &LimitState, amount: Kobo) -> StoreResult<Passed> {
     if state.blocked {
         return Err(Refusal::Blocked.into());
     }
@@ -369,56 +415,131 @@ pub(crate) async fn check<T: Tx>(
     };
     let applied = state.applied();
     Ok(Passed {
-        balance: state.balance,
         keeps_recipient: applied.per_recipient_daily.is_some(),
         hourly: Hourly::of(&applied),
         hold,
     })
 }
 
-/// Adds a placed purchase to its day's usage (one upsert), to its
-/// recipient's when `recipient` is given, and to this hour's counts that
-/// `hourly` names (one upsert for both).
+/// What a wallet's purchases placed in one transaction add to its usage,
+/// written by [`record_usage`] in one upsert per row.
+#[derive(Default)]
+pub(crate) struct Spent {
+    value: Kobo,
+    count: i64,
+    account_hour: i64,
+    /// Per recipient: the value its daily usage keeps, the purchases its
+    /// hourly count keeps.
+    recipients: Vec<(String, Kobo, i64)>,
+}
+
+impl Passed {
+    /// Adds the placed purchase of `amount` to `to` to what its wallet's
+    /// next purchase is checked against (`wallet`, `recipient`) exactly as
+    /// [`record_usage`] will store it, and to what that records (`spent`).
+    pub(crate) fn spend(
+        &self,
+        (amount, to): (Kobo, &str),
+        wallet: &mut LimitState,
+        recipient: &mut RecipientState,
+        spent: &mut Spent,
+    ) {
+        let usage = &mut wallet.usage;
+        usage.daily_value.0 += amount.0;
+        usage.daily_count += 1;
+        usage.monthly_value.0 += amount.0;
+        usage.monthly_count += 1;
+        wallet.first_day.0 += amount.0;
+        wallet.balance.0 -= amount.0;
+        spent.value.0 += amount.0;
+        spent.count += 1;
+        if self.hourly.account {
+            wallet.account_hour += 1;
+            spent.account_hour += 1;
+        }
+        let kept_today = if self.keeps_recipient {
+            amount
+        } else {
+            Kobo(0)
+        };
+        let kept_hour = i64::from(self.hourly.recipient);
+        if kept_today.0 == 0 && kept_hour == 0 {
+            return;
+        }
+        recipient.today.0 += kept_today.0;
+        recipient.hour += kept_hour;
+        match spent.recipients.iter_mut().find(|(r, ..)| r == to) {
+            Some((_, value, count)) => {
+                (value.0, *count) = (value.0 + kept_today.0, *count + kept_hour)
+            }
+            None => spent
+                .recipients
+                .push((to.to_owned(), kept_today, kept_hour)),
+        }
+    }
+}
+
+/// Adds `spent` to the account's usage: today's row (one upsert), this
+/// hour's count, and each recipient's day and hour it keeps.
 pub(crate) async fn record_usage<T: Tx>(
     tx: &T,
     account: AccountId,
-    (recipient, hourly): (Option<&str>, Option<(Hourly, &str)>),
-    amount: Kobo,
+    spent: &Spent,
     today: &Today,
 ) -> Result<(), T::Error> {
-    let (account, day): (String, &str) = (account.to_string(), &today.day);
-    if let Some((which, to)) = hourly.filter(|(which, _)| which.any()) {
-        let sql = if which.recipient && which.account {
-            "INSERT INTO hourly_usage (account_id, recipient, hour, count)
-             VALUES (?1, ?2, ?3, 1), (?1, '', ?3, 1)
-             ON CONFLICT (account_id, recipient, hour) DO UPDATE SET
-                 count = hourly_usage.count + 1"
-        } else {
-            "INSERT INTO hourly_usage (account_id, recipient, hour, count)
-             VALUES (?1, ?2, ?3, 1)
-             ON CONFLICT (account_id, recipient, hour) DO UPDATE SET
-                 count = hourly_usage.count + 1"
-        };
-        let to = if which.recipient { to } else { "" };
-        tx.execute(sql, &[&account, &to, &today.hour]).await?;
-    }
-    tx.execute(
-        "INSERT INTO limit_usage (account_id, day, value, count) VALUES (?1, ?2, ?3, 1)
+    let account = account.to_string();
+    let day = &today.day;
+    let params: [&dyn Param; 4] = [&account, day, &spent.value.0, &spent.count];
+    let usage = tx.execute(
+        "INSERT INTO limit_usage (account_id, day, value, count) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (account_id, day) DO UPDATE SET
-             value = limit_usage.value + excluded.value, count = limit_usage.count + 1",
-        &[&account, &day, &amount.0],
-    )
-    .await?;
-    let Some(recipient) = recipient else {
-        return Ok(());
+             value = limit_usage.value + excluded.value,
+             count = limit_usage.count + excluded.count",
+        &params,
+    );
+    let hourly = |to: &str, count: i64| {
+        let params = (account.clone(), to.to_owned(), today.hour, count);
+        async move {
+            let (account, to, hour, count) = params;
+            tx.execute(
+                "INSERT INTO hourly_usage (account_id, recipient, hour, count)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (account_id, recipient, hour) DO UPDATE SET
+                     count = hourly_usage.count + excluded.count",
+                &[&account, &to, &hour, &count],
+            )
+            .await
+        }
     };
-    tx.execute(
-        "INSERT INTO recipient_usage (account_id, recipient, day, value) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT (account_id, recipient, day) DO UPDATE SET
-             value = recipient_usage.value + excluded.value",
-        &[&account, &recipient, &day, &amount.0],
-    )
-    .await?;
+    let daily = |to: &str, value: Kobo| {
+        let params = (account.clone(), to.to_owned(), day.clone(), value.0);
+        async move {
+            let (account, to, day, value) = params;
+            tx.execute(
+                "INSERT INTO recipient_usage (account_id, recipient, day, value)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (account_id, recipient, day) DO UPDATE SET
+                     value = recipient_usage.value + excluded.value",
+                &[&account, &to, &day, &value],
+            )
+            .await
+        }
+    };
+    let mut hours = Vec::new();
+    let mut days = Vec::new();
+    if spent.account_hour > 0 {
+        hours.push(hourly("", spent.account_hour));
+    }
+    for (to, value, count) in &spent.recipients {
+        if *count > 0 {
+            hours.push(hourly(to, *count));
+        }
+        if value.0 > 0 {
+            days.push(daily(to, *value));
+        }
+    }
+    // Polled together: one round trip on PostgreSQL.
+    futures_util::try_join!(usage, try_join_all(hours), try_join_all(days))?;
     Ok(())
 }
 
@@ -514,7 +635,8 @@ async fn kyc<T: Tx>(tx: &T, account: AccountId) -> Result<Kyc, T::Error> {
 }
 
 async fn view<T: Tx>(tx: &T, account: AccountId) -> Result<AccountLimits, T::Error> {
-    let state = state(tx, account, "", &Today::now(), Read::Everything).await?;
+    let found = read_state(tx, account, &Today::now(), Read::Everything).await?;
+    let state = found.ok_or(StoreError::NotFound("account"))?.state;
     let held = state.held_to_level0();
     Ok(AccountLimits {
         account_id: account,
@@ -811,7 +933,8 @@ pub(crate) async fn unblock<T: Tx>(
 }
 
 /// Test mode: a live purchase's checks in its order (reference, blocklist,
-/// limits, balance), changing nothing; answers the balance.
+/// limits, balance), changing nothing; answers the balance. The reads and
+/// the rules are placement's own (`purchases::place`).
 pub(crate) async fn check_purchase<T: Tx>(
     tx: &T,
     account: AccountId,
@@ -819,20 +942,18 @@ pub(crate) async fn check_purchase<T: Tx>(
     recipient: &str,
     amount: Kobo,
 ) -> Result<Kobo, T::Error> {
-    const COLUMNS: &str = "found";
-    let sql = "SELECT EXISTS (SELECT 1 FROM transactions
-                   WHERE account_id = ?1 AND reference = ?2) AS found";
-    let used: bool = tx
-        .query_one(sql, &[&account.to_string(), &reference], |row| {
-            row.get(col!("found"))
-        })
-        .await?;
-    if used {
+    let today = Today::now();
+    let wallet = wallet_state(tx, account, &today).await?;
+    let wallet = wallet.ok_or(StoreError::NotFound("account"))?;
+    let purchase = (account, reference, recipient);
+    let read = purchase_reads(tx, purchase, &today, wallet.reads).await?;
+    if read.taken {
         return Err(Refusal::DuplicateReference.into());
     }
-    let passed = check(tx, account, recipient, amount, &Today::now()).await?;
+    let state = with_recipient(&wallet.state, read.recipient);
+    check(&state, amount)?;
     // A purchase a rule would hold passes the check: it would be accepted.
-    Ok(rules::check_purchase(passed.balance, false, amount)?)
+    Ok(rules::check_purchase(state.balance, false, amount)?)
 }
 
 /// Held purchases still waiting for an owner, oldest first.

@@ -1,15 +1,20 @@
-//! Purchases: the test-mode check and reading them back, written once.
-//! Placing one is each engine's own (`sqlite/purchases.rs`: a job of the
-//! writer's group commit; `postgres/purchases.rs`: per-wallet lanes of one
-//! statement each), because that is where their write paths differ.
+//! Purchases: placing them (one path for both engines: [`place`]), the
+//! test-mode check and reading them back. Only what carries a placement to
+//! [`place`] is each engine's own (`sqlite/purchases.rs`: a job of the
+//! writer's group commit; `postgres/purchases.rs`: per-wallet lanes, a
+//! batch per transaction).
 
-use super::limits;
+use super::limits::{self, Passed, PurchaseReads, RecipientState, Spent, WalletState};
+use super::wallet::{self, Entry, Moved};
+use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::TX_COLUMNS;
-use crate::db::{Engine, PerEngine, Tx, for_both_engines};
+use crate::db::{Engine, Param, PerEngine, Tx, for_both_engines};
 use crate::listing::{Filters, Listing};
 use crate::rows::{daily_spend_row, transaction};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, TxStatus};
+use futures_util::future::try_join_all;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 for_both_engines! {
@@ -32,6 +37,240 @@ for_both_engines! {
         fn daily_spend(account: AccountId, since: &str) -> Vec<DailySpend>
             = read |tx| daily_spend(tx, account, &since);
     }
+}
+
+/// A purchase to place: its code drawn, its details as stored (JSON text),
+/// its time.
+pub(crate) struct Order {
+    pub(crate) new: NewPurchase,
+    pub(crate) code: String,
+    details: String,
+    now_ms: i64,
+    created_at: String,
+}
+
+impl Order {
+    pub(crate) fn new(new: NewPurchase) -> Order {
+        let now_ms = now_ms();
+        Order {
+            code: new_code("BP"),
+            details: new.details.to_json(),
+            created_at: rfc3339(now_ms),
+            now_ms,
+            new,
+        }
+    }
+
+    /// Two purchases drew the same code (same millisecond, same 48 random
+    /// bits): this one draws again.
+    pub(crate) fn draw_code_again(&mut self) {
+        self.code = new_code("BP");
+    }
+}
+
+/// Places `orders` (sorted by account: wallets are locked in that order)
+/// inside `tx`; what each came to, placed or refused exactly as it would be
+/// alone after the ones before it. Each wallet is locked and read once, each
+/// order then checked against its wallet as the orders before it left it
+/// (the reference, the blocklist, the limits and velocity rules, the
+/// balance), and only then is anything written: every refusal comes before
+/// the first change. The statements of each step are sent together (one
+/// round trip on PostgreSQL), so a batch of any size costs four; an error
+/// fails the whole transaction.
+pub(crate) async fn place<T: Tx>(
+    tx: &T,
+    orders: &[&Order],
+) -> Result<Vec<StoreResult<Transaction>>, T::Error> {
+    let today = limits::Today::now();
+    let mut accounts: Vec<AccountId> = orders.iter().map(|o| o.new.account_id).collect();
+    accounts.dedup();
+    // Locked before anything is read, so every read sees the purchases
+    // committed before this transaction took the wallet.
+    if T::ENGINE == Engine::Postgres {
+        try_join_all(accounts.iter().map(|a| wallet::lock(tx, *a))).await?;
+    }
+    let states = try_join_all(
+        accounts
+            .iter()
+            .map(|a| limits::wallet_state(tx, *a, &today)),
+    );
+    let mut wallets: HashMap<AccountId, Wallet> = accounts
+        .iter()
+        .zip(states.await?)
+        .filter_map(|(account, state)| Some((*account, Wallet::new(state?))))
+        .collect();
+    let reads = orders.iter().map(|order| {
+        let new = &order.new;
+        let reads = wallets
+            .get(&new.account_id)
+            .map(|w| w.reads)
+            .unwrap_or_default();
+        let purchase = (
+            new.account_id,
+            new.reference.as_str(),
+            new.recipient.as_str(),
+        );
+        limits::purchase_reads(tx, purchase, &today, reads)
+    });
+    let reads = try_join_all(reads).await?;
+    let mut placed = Placements::default();
+    let outcomes = orders
+        .iter()
+        .zip(reads)
+        .map(|(order, read)| placed.decide(order, read, &mut wallets))
+        .collect();
+    placed.write(tx, &wallets, &today).await?;
+    Ok(outcomes)
+}
+
+/// A wallet as a placement's orders leave it.
+struct Wallet {
+    state: crate::limits::LimitState,
+    reads: limits::RecipientReads,
+    /// Each recipient's side as read, then as the orders leave it.
+    recipients: HashMap<String, RecipientState>,
+    spent: Spent,
+    /// The balance before the first order placed.
+    balance_before: Option<Kobo>,
+}
+
+impl Wallet {
+    fn new(read: WalletState) -> Wallet {
+        Wallet {
+            state: read.state,
+            reads: read.reads,
+            recipients: HashMap::new(),
+            spent: Spent::default(),
+            balance_before: None,
+        }
+    }
+}
+
+/// The orders a placement accepted, to be written together.
+#[derive(Default)]
+struct Placements<'o> {
+    rows: Vec<(&'o Order, Kobo, Kobo, Option<&'static str>)>,
+    references: HashSet<(AccountId, &'o str)>,
+}
+
+impl<'o> Placements<'o> {
+    /// Checks `order` against its wallet as the orders before it left it;
+    /// placed, it is added to the wallet and to what is written.
+    fn decide(
+        &mut self,
+        order: &'o Order,
+        read: PurchaseReads,
+        wallets: &mut HashMap<AccountId, Wallet>,
+    ) -> StoreResult<Transaction> {
+        let new = &order.new;
+        let wallet = wallets
+            .get_mut(&new.account_id)
+            .ok_or(StoreError::NotFound("account"))?;
+        let reference = (new.account_id, new.reference.as_str());
+        if read.taken || self.references.contains(&reference) {
+            return Err(Refusal::DuplicateReference.into());
+        }
+        let recipient = wallet
+            .recipients
+            .entry(new.recipient.clone())
+            .or_insert(read.recipient);
+        let state = limits::with_recipient(&wallet.state, *recipient);
+        let passed: Passed = limits::check(&state, new.amount)?;
+        let before = crate::rules::check_purchase(state.balance, false, new.amount)?;
+        let after = Kobo(before.0 - new.amount.0);
+        let spent = (new.amount, new.recipient.as_str());
+        passed.spend(spent, &mut wallet.state, recipient, &mut wallet.spent);
+        wallet.balance_before.get_or_insert(before);
+        self.references.insert(reference);
+        self.rows.push((order, before, after, passed.hold));
+        Placed {
+            new,
+            code: &order.code,
+            details: &order.details,
+            created_at: &order.created_at,
+            balance_before: before,
+            balance_after: after,
+            held_for: passed.hold.map(str::to_owned),
+        }
+        .transaction()
+    }
+
+    /// Every row of the accepted orders, in one round: the transactions and
+    /// their ledger entries (in order, so each wallet's entries run), then
+    /// one debit and one usage upsert per wallet.
+    async fn write<T: Tx>(
+        &self,
+        tx: &T,
+        wallets: &HashMap<AccountId, Wallet>,
+        today: &limits::Today,
+    ) -> Result<(), T::Error> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        // Prepared first, so each entry is sent as it is polled, in order.
+        tx.prepare(wallet::APPEND_ENTRY).await?;
+        let rows = self.rows.iter().map(|row| insert(tx, *row));
+        let entries = self.rows.iter().map(|(order, _, after, _)| {
+            let moved = Moved {
+                amount: Kobo(-order.new.amount.0),
+                balance_after: *after,
+                created_at: &order.created_at,
+            };
+            let account = order.new.account_id.to_string();
+            async move { wallet::append_entry(tx, &account, moved, Entry::Debit(&order.code)).await }
+        });
+        let debited = wallets.iter().filter(|(_, w)| w.balance_before.is_some());
+        let debits = debited.clone().map(|(account, wallet)| {
+            let total = Kobo(wallet.balance_before.unwrap_or_default().0 - wallet.state.balance.0);
+            wallet::debit_checked(tx, *account, total)
+        });
+        let usage = debited.map(|(account, w)| limits::record_usage(tx, *account, &w.spent, today));
+        futures_util::try_join!(
+            try_join_all(rows),
+            try_join_all(entries),
+            try_join_all(debits),
+            try_join_all(usage)
+        )?;
+        Ok(())
+    }
+}
+
+/// The transaction row, due now unless it is held.
+async fn insert<T: Tx>(
+    tx: &T,
+    (order, before, after, held_for): (&Order, Kobo, Kobo, Option<&'static str>),
+) -> Result<u64, T::Error> {
+    let new = &order.new;
+    // A held purchase is not due until an owner releases it.
+    let due = if held_for.is_some() {
+        limits::HELD_UNTIL_MS
+    } else {
+        order.now_ms
+    };
+    let params: [&dyn Param; 20] = [
+        &order.code,
+        &new.account_id.to_string(),
+        &new.key_id.to_string(),
+        &new.reference,
+        &new.product.service(),
+        &new.provider,
+        &new.plan_id,
+        &new.label,
+        &new.recipient,
+        &new.amount.0,
+        &order.details,
+        &new.batch_id(),
+        &before.0,
+        &after.0,
+        &due,
+        &order.created_at,
+        &new.face_value.0,
+        &new.tier,
+        &held_for,
+        &PROCESSING,
+    ];
+    tx.execute(include_str!("sql/insert_transaction.sql"), &params)
+        .await
 }
 
 /// Whose transactions a lookup searches.

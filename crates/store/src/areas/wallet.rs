@@ -195,6 +195,30 @@ pub(crate) async fn post_ledger<T: Tx>(
     let balance_after: i64 = tx
         .query_one(balance, &[&account], |row| row.get(col!("balance")))
         .await?;
+    let moved = Moved {
+        amount,
+        balance_after: Kobo(balance_after),
+        created_at: &now_rfc3339(),
+    };
+    append_entry(tx, &account, moved, entry).await?;
+    Ok(Kobo(balance_after))
+}
+
+/// A wallet's move, as its ledger entry records it.
+pub(crate) struct Moved<'a> {
+    pub amount: Kobo,
+    pub balance_after: Kobo,
+    pub created_at: &'a str,
+}
+
+/// Appends the ledger entry of a move already made (`post_ledger`, or a
+/// placement's one debit of its wallet for several purchases).
+pub(crate) async fn append_entry<T: Tx>(
+    tx: &T,
+    account: &str,
+    moved: Moved<'_>,
+    entry: Entry<'_>,
+) -> Result<(), T::Error> {
     let (kind, transaction_code, credit, funding_id) = match entry {
         Entry::Credit(source, reference) => {
             (LedgerKind::Credit, None, Some((source, reference)), None)
@@ -225,22 +249,59 @@ pub(crate) async fn post_ledger<T: Tx>(
             None,
         ),
     };
-    let insert = "INSERT INTO ledger (account_id, amount, kind, balance_after, transaction_code,
-                      credit_reference, created_at, credit_source, funding_id)
-                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
     let params: [&dyn Param; 9] = [
         &account,
-        &amount.0,
+        &moved.amount.0,
         &kind.as_str(),
-        &balance_after,
+        &moved.balance_after.0,
         &transaction_code,
         &credit.map(|(_, reference)| reference),
-        &now_rfc3339(),
+        &moved.created_at,
         &credit.map(|(source, _)| source.as_str()),
         &funding_id,
     ];
-    tx.execute(insert, &params).await?;
-    Ok(Kobo(balance_after))
+    tx.execute(APPEND_ENTRY, &params).await?;
+    Ok(())
+}
+
+/// The ledger entry's statement.
+pub(crate) const APPEND_ENTRY: &str = "INSERT INTO ledger (account_id, amount, kind, \
+    balance_after, transaction_code, credit_reference, created_at, credit_source, funding_id)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+
+/// Debits `account` by `total`, the sum of the purchases a placement
+/// checked against the balance it read under the wallet's lock: a wallet
+/// that moved under that lock is a broken invariant, and fails the
+/// transaction.
+pub(crate) async fn debit_checked<T: Tx>(
+    tx: &T,
+    account: AccountId,
+    total: Kobo,
+) -> Result<(), T::Error> {
+    let sql = "UPDATE accounts SET balance = balance - ?1 WHERE id = ?2 AND balance - ?1 >= 0";
+    if tx.execute(sql, &[&total.0, &account.to_string()]).await? == 1 {
+        return Ok(());
+    }
+    Err(StoreError::backend(format!("the wallet of {account} moved under its lock")).into())
+}
+
+/// The wallet's row, locked until the transaction ends (PostgreSQL's `FOR
+/// UPDATE`; SQLite's one writer holds every row already): `false` when
+/// there is no such account.
+pub(crate) async fn lock<T: Tx>(tx: &T, account: AccountId) -> Result<bool, T::Error> {
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        format!(
+            "SELECT balance FROM accounts WHERE id = ?1{}",
+            engine.for_update()
+        )
+    });
+    const COLUMNS: &str = "balance";
+    let found: Option<i64> = tx
+        .query_opt(SQL.sql(T::ENGINE), &[&account.to_string()], |row| {
+            row.get(col!("balance"))
+        })
+        .await?;
+    Ok(found.is_some())
 }
 
 async fn ledger<T: Tx>(

@@ -1,21 +1,18 @@
 //! The group-commit engine: jobs queue in lanes; a lane runs one batch at a
 //! time, up to [`Job::MAX`] jobs in one transaction, one COMMIT, then answers
-//! each. Two kinds of job share it: statements pipelined on the connection
-//! (purchases, one queue per lane, a wallet always the same lane) and units of
-//! work, each an area's function over the transaction in a savepoint of its
-//! own (`units.rs`: the workers' writes, lanes sharing one queue, the next
-//! free lane taking the next batch).
+//! each. Two kinds of job share it: placements (`purchases.rs`: one queue
+//! per lane, a wallet always the same lane, a batch placed by one call of
+//! the shared placement) and units of work, each an area's function over the
+//! transaction in a savepoint of its own (`units.rs`: the workers' writes,
+//! lanes sharing one queue, the next free lane taking the next batch).
 
 use super::connection::{Client, PgTx};
 use super::error::{PgError, PgResult, describe, stopped_queue};
 use deadpool_postgres::Pool;
-use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::{Mutex, mpsc};
-use tokio_postgres::Row;
-use tokio_postgres::types::ToSql;
 
 /// Jobs per group-commit transaction at most.
 pub const MAX_BATCH: usize = 128;
@@ -170,27 +167,4 @@ async fn commit_batch<J: Job>(pool: &Pool, batch: &[J]) -> Result<Vec<J::Done>, 
         Err(e) if e.as_db_error().is_some() => Err(rolled_back(e.into())),
         Err(e) => Err(BatchError::Unknown(e)),
     }
-}
-
-/// A batch of one statement per job, pipelined on the transaction's
-/// connection: each job's one row.
-pub(super) async fn pipelined<'a, J>(
-    tx: &'a PgTx<'a>,
-    batch: &'a [J],
-    sql: impl Fn(&J) -> &'static str,
-    params: impl Fn(&'a J) -> Vec<&'a (dyn ToSql + Sync)>,
-) -> PgResult<Vec<Row>> {
-    let mut statements = HashMap::new();
-    for job in batch {
-        if !statements.contains_key(sql(job)) {
-            statements.insert(sql(job), tx.prepare_cached(sql(job)).await?);
-        }
-    }
-    let params: Vec<_> = batch.iter().map(params).collect();
-    // Polled together, the statements are pipelined on the one connection.
-    let calls = batch
-        .iter()
-        .zip(&params)
-        .map(|(job, p)| tx.query_one(&statements[sql(job)], p));
-    Ok(futures_util::future::try_join_all(calls).await?)
 }

@@ -136,15 +136,6 @@ pub(super) async fn query_opt<C: GenericClient>(
     Ok(c.query_opt(&stmt, params).await?)
 }
 
-pub(super) async fn query_one<C: GenericClient>(
-    c: &C,
-    sql: &str,
-    params: Params<'_>,
-) -> PgResult<Row> {
-    let stmt = c.prepare_cached(sql).await?;
-    Ok(c.query_one(&stmt, params).await?)
-}
-
 pub(super) async fn execute<C: GenericClient>(
     c: &C,
     sql: &str,
@@ -168,6 +159,11 @@ impl<C: GenericClient + Sync> Tx for Pg<'_, C> {
 
     async fn execute(&self, sql: &str, params: &[&dyn Param]) -> PgResult<u64> {
         execute(self.0, &to_dollar_placeholders(sql), &bound(params)).await
+    }
+
+    async fn prepare(&self, sql: &str) -> PgResult<()> {
+        self.0.prepare_cached(&to_dollar_placeholders(sql)).await?;
+        Ok(())
     }
 
     async fn query_opt<T>(

@@ -8,9 +8,10 @@
 //! - Live purchases and the workers' writes that lock no wallet are
 //!   **group-committed** by one engine ([`batch`]): the queued jobs run in
 //!   one transaction, one COMMIT, then each caller is answered. Purchases
-//!   (calls of the `billpay_place_purchase` function, up to [`MAX_BATCH`]
-//!   pipelined) run in per-wallet lanes; a batch locks wallets in account
-//!   order, so batches of different nodes never deadlock. The workers'
+//!   (up to [`MAX_BATCH`], placed by one call of the placement both engines
+//!   share, `areas/purchases.rs::place`) run in per-wallet lanes; a batch
+//!   locks wallets in account order, so batches of different nodes never
+//!   deadlock. The workers'
 //!   writes are units of work ([`units`]: the areas' own functions, up to 64
 //!   a batch, each in a savepoint so one failing is undone alone). Should a
 //!   batch fail as a whole, each of its jobs is retried in a transaction of
@@ -23,8 +24,8 @@
 //!
 //! The areas are written once for both engines (`crate::areas`); what is
 //! left here is PostgreSQL's own: the pool, the lanes (`fulfilment.rs`: which
-//! of the workers' writes run as units of them), migrations, and purchase
-//! placement (`purchases.rs`), not yet moved.
+//! of the workers' writes run as units of them, `purchases.rs`: how a
+//! placement reaches its lane) and migrations.
 
 mod batch;
 mod connection;
@@ -32,7 +33,6 @@ mod error;
 mod fulfilment;
 mod migrate;
 mod purchases;
-mod rows;
 pub mod scratch;
 mod units;
 

@@ -3,9 +3,8 @@
 //! reads of the request path on the caller's own connection ([`engine`]).
 //!
 //! The areas are written once for both engines (`crate::areas`); what is
-//! left here is SQLite's own: the engine, backups, and purchase placement
-//! (`purchases.rs`, with `wallet.rs` its bridge to the shared wallet), not
-//! yet moved; its long statements are in `sql/`.
+//! left here is SQLite's own: the engine, backups, and how a placement
+//! reaches the writer (`purchases.rs`).
 
 #[cfg(test)]
 mod audit_plans;
@@ -17,7 +16,6 @@ mod listing_plans;
 mod purchase_path;
 mod purchases;
 mod statements;
-mod wallet;
 
 use crate::db::ready;
 use crate::*;

@@ -15,16 +15,6 @@ pub(super) fn execute(
     conn.prepare_cached(sql)?.execute(params)
 }
 
-/// `Connection::query_row` through the cache.
-pub(super) fn query_row<T>(
-    conn: &Connection,
-    sql: &str,
-    params: impl rusqlite::Params,
-    map: impl FnOnce(&rusqlite::Row) -> rusqlite::Result<T>,
-) -> rusqlite::Result<T> {
-    conn.prepare_cached(sql)?.query_row(params, map)
-}
-
 /// A connection (the writer's, inside its transaction, or a reader's) as the
 /// shared [`Tx`]: each statement runs at once, so its future is always ready
 /// ([`crate::db::ready`] answers it in the writer's or reader's closure).
@@ -44,6 +34,10 @@ impl Tx for Lite<'_> {
             Ok(stmt.execute(rusqlite::params_from_iter(bound(params)))? as u64)
         })();
         std::future::ready(changed)
+    }
+
+    fn prepare(&self, _sql: &str) -> impl Future<Output = StoreResult<()>> {
+        std::future::ready(Ok(()))
     }
 
     fn query_opt<T>(
