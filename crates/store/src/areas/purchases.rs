@@ -86,9 +86,7 @@ pub(crate) async fn place<T: Tx>(
     accounts.dedup();
     // Locked before anything is read, so every read sees the purchases
     // committed before this transaction took the wallet.
-    if T::ENGINE == Engine::Postgres {
-        try_join_all(accounts.iter().map(|a| wallet::lock(tx, *a))).await?;
-    }
+    wallet::lock_all(tx, &accounts).await?;
     let states = try_join_all(
         accounts
             .iter()

@@ -4,7 +4,7 @@
 
 use crate::clock::now_rfc3339;
 use crate::columns::LEDGER_COLUMNS;
-use crate::db::{Param, PerEngine, Tx, col, for_both_engines};
+use crate::db::{Engine, Param, PerEngine, Tx, col, for_both_engines};
 use crate::operators::applied_balance_before;
 use crate::rows::ledger_entry;
 use crate::*;
@@ -285,23 +285,23 @@ pub(crate) async fn debit_checked<T: Tx>(
     Err(StoreError::backend(format!("the wallet of {account} moved under its lock")).into())
 }
 
-/// The wallet's row, locked until the transaction ends (PostgreSQL's `FOR
-/// UPDATE`; SQLite's one writer holds every row already): `false` when
-/// there is no such account.
-pub(crate) async fn lock<T: Tx>(tx: &T, account: AccountId) -> Result<bool, T::Error> {
-    static SQL: PerEngine = PerEngine::new(|engine| {
-        format!(
-            "SELECT balance FROM accounts WHERE id = ?1{}",
-            engine.for_update()
-        )
+/// Locks the wallets of `accounts` (sorted: every placement takes them in
+/// that order, so placements never deadlock) until the transaction ends:
+/// PostgreSQL's `FOR UPDATE`, the statements sent together; SQLite's one
+/// writer holds every row already.
+pub(crate) async fn lock_all<T: Tx>(tx: &T, accounts: &[AccountId]) -> Result<(), T::Error> {
+    if T::ENGINE == Engine::Sqlite {
+        return Ok(());
+    }
+    let sql = "SELECT balance FROM accounts WHERE id = ?1 FOR UPDATE";
+    // Prepared first, so the locks are sent, and taken, in order.
+    tx.prepare(sql).await?;
+    let locks = accounts.iter().map(|account| {
+        let account = account.to_string();
+        async move { tx.execute(sql, &[&account]).await }
     });
-    const COLUMNS: &str = "balance";
-    let found: Option<i64> = tx
-        .query_opt(SQL.sql(T::ENGINE), &[&account.to_string()], |row| {
-            row.get(col!("balance"))
-        })
-        .await?;
-    Ok(found.is_some())
+    futures_util::future::try_join_all(locks).await?;
+    Ok(())
 }
 
 async fn ledger<T: Tx>(
