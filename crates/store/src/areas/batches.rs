@@ -9,11 +9,10 @@
 
 use super::claims::{claim, claim_sql};
 use crate::clock::{new_code, now_ms, now_rfc3339};
-use crate::db::{Param, RowRead, Tx, col, for_both_engines};
+use crate::db::{Param, PerEngine, RowRead, Tx, col, for_both_engines};
 use crate::model::text_enum;
 use crate::*;
 use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
-use std::sync::LazyLock;
 use std::time::Duration;
 
 /// A batch as sent: its items in order.
@@ -317,15 +316,9 @@ async fn items<T: Tx>(tx: &T, batch_id: &str) -> Result<Vec<BatchItem>, T::Error
 }
 
 /// Batches not completed whose lease ended, the longest waiting first.
-static DUE: LazyLock<[String; 2]> = LazyLock::new(|| {
-    let columns = "id";
-    claim_sql(
-        "batches",
-        "id",
-        |_| "status <> 'completed'".to_owned(),
-        "lease_until",
-        columns,
-    )
+static DUE: PerEngine = PerEngine::new(|engine| {
+    let due = "status <> 'completed'";
+    claim_sql(engine, "batches", "id", (due, "lease_until"), "id")
 });
 
 async fn claim_due<T: Tx>(tx: &T, limit: u32, lease: Duration) -> Result<Vec<Batch>, T::Error> {

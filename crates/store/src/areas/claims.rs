@@ -6,36 +6,34 @@
 
 use crate::StoreResult;
 use crate::clock::now_ms;
-use crate::db::{Engine, Param, RowRead, Tx};
+use crate::db::{Engine, Param, PerEngine, RowRead, Tx};
 use std::time::Duration;
 
-/// A claim statement for each engine (SQLite's first): `?1` the lease's end,
-/// `?2` now, `?3` how many at most; `due` says which rows are due (it may
-/// read `?4` on), `order` which come first.
+/// The claim statement as `engine` runs it (built once per engine by a
+/// [`PerEngine`]): `?1` the lease's end, `?2` now, `?3` how many at most;
+/// `due` says which rows are due (it may read `?4` on), `order` which come
+/// first.
 pub(crate) fn claim_sql(
+    engine: Engine,
     table: &str,
     id: &str,
-    due: impl Fn(Engine) -> String,
-    order: &str,
+    (due, order): (&str, &str),
     columns: &str,
-) -> [String; 2] {
-    [Engine::Sqlite, Engine::Postgres].map(|engine| {
-        let lock = engine.skip_locked();
-        let due = due(engine);
-        format!(
-            "UPDATE {table} SET lease_until = ?1
-             WHERE {id} IN (SELECT {id} FROM {table} WHERE {due} AND lease_until <= ?2
-                 ORDER BY {order} LIMIT CAST(?3 AS BIGINT){lock})
-             RETURNING {columns}"
-        )
-    })
+) -> String {
+    let lock = engine.skip_locked();
+    format!(
+        "UPDATE {table} SET lease_until = ?1
+         WHERE {id} IN (SELECT {id} FROM {table} WHERE {due} AND lease_until <= ?2
+             ORDER BY {order} LIMIT CAST(?3 AS BIGINT){lock})
+         RETURNING {columns}"
+    )
 }
 
-/// Runs the engine's statement of a [`claim_sql`] pair: leases up to
-/// `limit` due rows for `lease`, `more` bound from `?4` on.
+/// Runs a [`claim_sql`] statement: leases up to `limit` due rows for
+/// `lease`, `more` bound from `?4` on.
 pub(crate) async fn claim<T: Tx, R>(
     tx: &T,
-    sql: &[String; 2],
+    sql: &PerEngine,
     (limit, lease): (u32, Duration),
     more: &[&dyn Param],
     map: fn(&dyn RowRead) -> StoreResult<R>,
@@ -45,6 +43,5 @@ pub(crate) async fn claim<T: Tx, R>(
     let limit = i64::from(limit);
     let mut params: Vec<&dyn Param> = vec![&until, &now, &limit];
     params.extend_from_slice(more);
-    let sql = &sql[usize::from(T::ENGINE == Engine::Postgres)];
-    tx.query_all(sql, &params, map).await
+    tx.query_all(sql.sql(T::ENGINE), &params, map).await
 }

@@ -6,7 +6,7 @@
 use super::claims::{claim, claim_sql};
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{ATTEMPT_COLUMNS, EVENT_COLUMNS};
-use crate::db::{Engine, Param, Tx, col, for_both_engines, json_list, json_values};
+use crate::db::{Engine, Param, PerEngine, Tx, col, for_both_engines, json_list, json_values};
 use crate::listing::{Filters, Listing};
 use crate::rows::{attempt, event};
 use crate::*;
@@ -38,12 +38,16 @@ for_both_engines! {
 }
 
 /// Due pending events, oldest due first, none of the keys in `?4`.
-static DUE: LazyLock<[String; 2]> = LazyLock::new(|| {
-    let due = |engine| {
-        let skipped = json_values(engine, "?4");
-        format!("status = 'pending' AND next_attempt_at <= ?2 AND key_id NOT IN ({skipped})")
-    };
-    claim_sql("events", "id", due, "next_attempt_at", EVENT_COLUMNS)
+static DUE: PerEngine = PerEngine::new(|engine| {
+    let skipped = json_values(engine, "?4");
+    let due = format!("status = 'pending' AND next_attempt_at <= ?2 AND key_id NOT IN ({skipped})");
+    claim_sql(
+        engine,
+        "events",
+        "id",
+        (&due, "next_attempt_at"),
+        EVENT_COLUMNS,
+    )
 });
 
 async fn claim_due<T: Tx>(

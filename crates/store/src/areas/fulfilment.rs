@@ -73,15 +73,27 @@ for_both_engines! {
 /// Due processing transactions, oldest due first; never one held for
 /// review (it waits at a far `next_attempt_at` as well, for a node of the
 /// previous release).
-static FULFILMENTS: LazyLock<[String; 2]> = LazyLock::new(|| {
-    let due = |_| "status = 'processing' AND next_attempt_at <= ?2 AND held_for IS NULL".to_owned();
-    claim_sql("transactions", "code", due, "next_attempt_at", TX_COLUMNS)
+static FULFILMENTS: PerEngine = PerEngine::new(|engine| {
+    let due = "status = 'processing' AND next_attempt_at <= ?2 AND held_for IS NULL";
+    claim_sql(
+        engine,
+        "transactions",
+        "code",
+        (due, "next_attempt_at"),
+        TX_COLUMNS,
+    )
 });
 
 /// Successful transactions whose reversal watch is due, soonest first.
-static WATCHES: LazyLock<[String; 2]> = LazyLock::new(|| {
-    let due = |_| "watch_at IS NOT NULL AND watch_at <= ?2 AND status = 'successful'".to_owned();
-    claim_sql("transactions", "code", due, "watch_at", TX_COLUMNS)
+static WATCHES: PerEngine = PerEngine::new(|engine| {
+    let due = "watch_at IS NOT NULL AND watch_at <= ?2 AND status = 'successful'";
+    claim_sql(
+        engine,
+        "transactions",
+        "code",
+        (due, "watch_at"),
+        TX_COLUMNS,
+    )
 });
 
 async fn claim_due<T: Tx>(

@@ -10,7 +10,7 @@ use super::claims::{claim, claim_sql};
 use super::notices::{Owner, for_account};
 use crate::cadence::Every;
 use crate::clock::{new_code, now_ms, now_rfc3339};
-use crate::db::{Param, RowRead, Tx, col, for_both_engines};
+use crate::db::{Param, PerEngine, RowRead, Tx, col, for_both_engines};
 use crate::model::text_enum;
 use crate::*;
 use billpay_domain::{AccountId, Item, KeyId, Kobo, Product};
@@ -298,9 +298,9 @@ async fn any_due<T: Tx>(tx: &T) -> Result<bool, T::Error> {
 }
 
 /// Active schedules due by `?4` (now, RFC 3339), soonest first.
-static DUE: LazyLock<[String; 2]> = LazyLock::new(|| {
-    let due = |_| "status = 'active' AND next_run_at <= ?4".to_owned();
-    claim_sql("schedules", "id", due, "next_run_at", COLUMNS)
+static DUE: PerEngine = PerEngine::new(|engine| {
+    let due = "status = 'active' AND next_run_at <= ?4";
+    claim_sql(engine, "schedules", "id", (due, "next_run_at"), COLUMNS)
 });
 
 async fn claim_due<T: Tx>(tx: &T, limit: u32, lease: Duration) -> Result<Vec<Schedule>, T::Error> {
