@@ -67,6 +67,18 @@ async fn an_owner_runs_prices_and_customer_tools_and_support_is_refused() {
     );
     b.screenshot("console-prices").await;
 
+    // the referral commissions and settings, below the plans, on a phone and a laptop
+    for (width, height, suffix) in [(390, 844, "-phone"), (1280, 900, "")] {
+        b.client.set_window_size(width, height).await.unwrap();
+        b.client.goto(&server.url("/admin/prices")).await.unwrap();
+        let card = "document.getElementById('referral-rates').scrollIntoView()";
+        b.client.execute(card, vec![]).await.unwrap();
+        assert!(b.text("#referral-rates").await.contains("No commission"));
+        b.screenshot(&format!("console-referrals{suffix}")).await;
+        b.fits_the_width(&format!("/admin/prices at {width} px"))
+            .await;
+    }
+
     // the customer's tier, with a reason; a new key shown once
     let account_page = server.url(&format!("/admin/customers/{}", customer.account_id));
     b.client.goto(&account_page).await.unwrap();
