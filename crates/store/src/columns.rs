@@ -1,6 +1,6 @@
-//! The column lists both backends select; their row mappers
-//! (`sqlite/rows.rs`, `postgres/rows.rs`) read these columns by name (SQLite's
-//! at the name's position in the list, found at compile time).
+//! The column lists both backends select; the row mappers (`rows.rs`, one
+//! for both drivers through `db::RowRead`) read these columns by name (at
+//! the name's position in the list, found at compile time by `col!`).
 
 pub const ACCOUNT_COLUMNS: &str = "id, name, email, status, balance, password_hash, created_at, phone, signed_up, email_verified_at, developer_access";
 pub const KEY_COLUMNS: &str = "id, account_id, name, display_prefix, status, rate_per_second, rate_burst, \
