@@ -82,7 +82,7 @@ fn compared(mut row: Row, ceiling: &Row, name: &str, target: &str) -> Row {
 }
 
 async fn sqlite(bench: &mut Bench, echo: &Row, rows: &mut Vec<Row>) {
-    let mut peak_rss: f64 = 0.0;
+    let mut peak_rss = PeakRss::default();
     let empty = sqlite_live(bench, echo, rows, &mut peak_rss).await;
     let rounds = bench.rounds;
     smedata_rows(bench, rows, &mut peak_rss, rounds).await;
@@ -91,14 +91,14 @@ async fn sqlite(bench: &mut Bench, echo: &Row, rows: &mut Vec<Row>) {
     batches::batch_rows(rows).await;
     rows.push(Row {
         what: "peak RSS of billpay (SQLite runs)".into(),
-        rate: peak_rss,
+        rate: peak_rss.mb,
         p50_ms: None,
         p99_ms: None,
         max_ms: None,
         errors: 0,
         ceiling: None,
         target: Some("≤ 100 MB".into()),
-        note: format!("{peak_rss:.0} MB"),
+        note: format!("{:.0} MB, in: {}", peak_rss.mb, peak_rss.run),
     });
 }
 
@@ -108,7 +108,7 @@ async fn sqlite_live(
     bench: &mut Bench,
     echo: &Row,
     rows: &mut Vec<Row>,
-    peak_rss: &mut f64,
+    peak_rss: &mut PeakRss,
 ) -> f64 {
     // Reads, one account with 16 keys.
     let server = Billpay::start(None, &[]).await;
@@ -141,7 +141,7 @@ async fn sqlite_live(
     let empty = max.rate;
     rows.push(compared(max, echo, "echo", "≥ 0.20"));
     rows.push(half);
-    *peak_rss = peak_rss.max(server.peak_rss_mb());
+    peak_rss.saw(&server, "the hot wallet's run");
     drop(server);
     // 64 wallets, one key each.
     let server = Billpay::start(None, &[]).await;
@@ -158,7 +158,7 @@ async fn sqlite_live(
         None => "backlog NOT drained within 120 s".into(),
     };
     rows.push(compared(wide, echo, "echo", "—"));
-    *peak_rss = peak_rss.max(server.peak_rss_mb());
+    peak_rss.saw(&server, "the 64 wallets' run");
     drop(server);
     // The API alone.
     let server = Billpay::start(None, &["--no-worker"]).await;
@@ -170,7 +170,7 @@ async fn sqlite_live(
     let what = "SQLite live purchase, hot wallet, `--no-worker`";
     let api_only = bench.wrk(&server.base, &load).row(what);
     rows.push(compared(api_only, echo, "echo", "≥ 0.35"));
-    *peak_rss = peak_rss.max(server.peak_rss_mb());
+    peak_rss.saw(&server, "the `--no-worker` run");
     empty
 }
 
@@ -219,7 +219,12 @@ fn pages(bench: &mut Bench, server: &Billpay, balance_read: &Row) -> [Row; 3] {
 /// 1 M purchases (transactions, ledger entries, webhook events) stored for
 /// one wallet: `billpay audit` over them, the console's overview, the
 /// hot-wallet purchase run again, then status lookups by reference among them.
-async fn million_stored(bench: &mut Bench, echo: &Row, empty: f64, peak_rss: &mut f64) -> [Row; 4] {
+async fn million_stored(
+    bench: &mut Bench,
+    echo: &Row,
+    empty: f64,
+    peak_rss: &mut PeakRss,
+) -> [Row; 4] {
     let server = Billpay::start(None, &[]).await;
     let keys = server.provision_keys(1, 16);
     let seeding = Instant::now();
@@ -254,7 +259,7 @@ async fn million_stored(bench: &mut Bench, echo: &Row, empty: f64, peak_rss: &mu
     };
     let what = "SQLite `GET /v1/transaction/status?reference=`, 1 M stored";
     let status = bench.wrk(&server.base, &lookups).row(what);
-    *peak_rss = peak_rss.max(server.peak_rss_mb());
+    peak_rss.saw(&server, "the 1 M stored runs");
     [audit, overview, row, compared(status, echo, "echo", "—")]
 }
 
@@ -262,7 +267,7 @@ async fn million_stored(bench: &mut Bench, echo: &Row, empty: f64, peak_rss: &mu
 /// fulfilled and delivered by a `--worker-only` server on the same database
 /// to a loopback receiver, 16 accounts of one key each: once with every
 /// receiver fast, once with one key's receiver holding each delivery 10 s.
-async fn fan_out(bench: &mut Bench, rows: &mut Vec<Row>, peak_rss: &mut f64) {
+async fn fan_out(bench: &mut Bench, rows: &mut Vec<Row>, peak_rss: &mut PeakRss) {
     let mut all_fast = None;
     for slow in [false, true] {
         let receiver = Receiver::start();
@@ -316,7 +321,7 @@ async fn fan_out(bench: &mut Bench, rows: &mut Vec<Row>, peak_rss: &mut f64) {
         } else {
             all_fast = Some(row.rate);
         }
-        *peak_rss = peak_rss.max(workers.peak_rss_mb());
+        peak_rss.saw(&workers, "the webhook fan-out");
         rows.push(row);
     }
 }
@@ -478,7 +483,7 @@ async fn main() {
     if flag("--only").as_deref() == Some("live") {
         // The SQLite rows that change with the purchase path, and their ceiling.
         let echo = echo_ceiling(&mut bench);
-        sqlite_live(&mut bench, &echo, &mut rows, &mut 0.0).await;
+        sqlite_live(&mut bench, &echo, &mut rows, &mut PeakRss::default()).await;
         rows.insert(0, echo);
     } else if flag("--only").as_deref() == Some("postgres") {
         // The PostgreSQL rows that change with the purchase path, and their ceiling.
@@ -490,10 +495,10 @@ async fn main() {
         // Routing by cost against one site (issue 47): the pair compares
         // with itself, no ceiling needed.
         let rounds = bench.rounds;
-        smedata_rows(&mut bench, &mut rows, &mut 0.0, rounds).await;
+        smedata_rows(&mut bench, &mut rows, &mut PeakRss::default(), rounds).await;
     } else if flag("--only").as_deref() == Some("fan-out") {
         // The webhook runs alone (a quicker loop while working on delivery).
-        fan_out(&mut bench, &mut rows, &mut 0.0).await;
+        fan_out(&mut bench, &mut rows, &mut PeakRss::default()).await;
     } else if flag("--only").as_deref() == Some("stored") {
         // The 1 M stored runs alone, against an empty hot-wallet run and echo.
         let echo = echo_ceiling(&mut bench);
@@ -509,7 +514,7 @@ async fn main() {
             .wrk(&server.base, &load)
             .row("SQLite live purchase, hot wallet, API + workers");
         drop(server);
-        let stored = million_stored(&mut bench, &echo, empty.rate, &mut 0.0).await;
+        let stored = million_stored(&mut bench, &echo, empty.rate, &mut PeakRss::default()).await;
         rows = [echo, empty].into_iter().chain(stored).collect();
     } else if flag("--only").as_deref() == Some("batches") {
         // A 1,000-item batch against the same purchases one by one (issue 50).

@@ -308,6 +308,24 @@ impl Billpay {
     }
 }
 
+/// The highest peak resident memory among the servers of a bench run, and
+/// which run's server it was.
+#[derive(Default)]
+pub(crate) struct PeakRss {
+    pub(crate) mb: f64,
+    pub(crate) run: String,
+}
+
+impl PeakRss {
+    /// `server`'s peak so far, after the run `run`.
+    pub(crate) fn saw(&mut self, server: &Billpay, run: &str) {
+        let mb = server.peak_rss_mb();
+        if mb > self.mb {
+            (self.mb, self.run) = (mb, run.to_owned());
+        }
+    }
+}
+
 impl Drop for Billpay {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -49,7 +49,7 @@ async fn site(name: &'static str, listed: &'static str, charged: &'static str) -
 pub(crate) async fn smedata_rows(
     bench: &mut Bench,
     rows: &mut Vec<Row>,
-    peak_rss: &mut f64,
+    peak_rss: &mut PeakRss,
     rounds: usize,
 ) {
     let (mut ones, mut twos) = (Vec::new(), Vec::new());
@@ -105,7 +105,7 @@ pub(crate) async fn smedata_rows(
     }
 }
 
-async fn one_site(bench: &mut Bench, label: &str, peak_rss: &mut f64) -> (Row, f64) {
+async fn one_site(bench: &mut Bench, label: &str, peak_rss: &mut PeakRss) -> (Row, f64) {
     let one = [site("one", "280", "230").await];
     let what = format!(
         "SQLite live data purchase, one SME-data site (fake), hot wallet, API + workers{label}"
@@ -113,7 +113,7 @@ async fn one_site(bench: &mut Bench, label: &str, peak_rss: &mut f64) -> (Row, f
     through(bench, &one, false, &what, peak_rss).await
 }
 
-async fn two_sites(bench: &mut Bench, label: &str, peak_rss: &mut f64) -> (Row, f64) {
+async fn two_sites(bench: &mut Bench, label: &str, peak_rss: &mut PeakRss) -> (Row, f64) {
     let two = [
         site("dear", "300", "250").await,
         site("cheap", "280", "230").await,
@@ -135,7 +135,7 @@ async fn through(
     sites: &[Site],
     cheapest: bool,
     what: &str,
-    peak_rss: &mut f64,
+    peak_rss: &mut PeakRss,
 ) -> (Row, f64) {
     let names: Vec<String> = sites.iter().map(|s| format!("\"{}\"", s.name)).collect();
     let mut config = format!(
@@ -204,7 +204,7 @@ async fn through(
         drained.unwrap_or_default(),
         cpu / paid as f64
     );
-    *peak_rss = peak_rss.max(server.peak_rss_mb());
+    peak_rss.saw(&server, what);
     (row, cpu / paid as f64)
 }
 
