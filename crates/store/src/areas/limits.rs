@@ -425,8 +425,10 @@ pub(crate) fn check(state: &LimitState, amount: Kobo) -> StoreResult<Passed> {
 /// written by [`record_usage`] in one upsert per row.
 #[derive(Default)]
 pub(crate) struct Spent {
-    value: Kobo,
-    count: i64,
+    /// What the wallet's placed purchases cost in all: its one debit.
+    pub(crate) value: Kobo,
+    /// How many were placed (none: nothing to write for the wallet).
+    pub(crate) count: i64,
     account_hour: i64,
     /// Per recipient: the value its daily usage keeps, the purchases its
     /// hourly count keeps.

@@ -128,8 +128,6 @@ struct Wallet {
     /// Each recipient's side as read, then as the orders leave it.
     recipients: HashMap<String, RecipientState>,
     spent: Spent,
-    /// The balance before the first order placed.
-    balance_before: Option<Kobo>,
 }
 
 impl Wallet {
@@ -139,7 +137,6 @@ impl Wallet {
             reads: read.reads,
             recipients: HashMap::new(),
             spent: Spent::default(),
-            balance_before: None,
         }
     }
 }
@@ -178,7 +175,6 @@ impl<'o> Placements<'o> {
         let after = Kobo(before.0 - new.amount.0);
         let spent = (new.amount, new.recipient.as_str());
         passed.spend(spent, &mut wallet.state, recipient, &mut wallet.spent);
-        wallet.balance_before.get_or_insert(before);
         self.references.insert(reference);
         self.rows.push((order, before, after, passed.hold));
         Placed {
@@ -217,11 +213,10 @@ impl<'o> Placements<'o> {
             let account = order.new.account_id.to_string();
             async move { wallet::append_entry(tx, &account, moved, Entry::Debit(&order.code)).await }
         });
-        let debited = wallets.iter().filter(|(_, w)| w.balance_before.is_some());
-        let debits = debited.clone().map(|(account, wallet)| {
-            let total = Kobo(wallet.balance_before.unwrap_or_default().0 - wallet.state.balance.0);
-            wallet::debit_checked(tx, *account, total)
-        });
+        let debited = wallets.iter().filter(|(_, w)| w.spent.count > 0);
+        let debits = debited
+            .clone()
+            .map(|(account, w)| wallet::debit_checked(tx, *account, w.spent.value));
         let usage = debited.map(|(account, w)| limits::record_usage(tx, *account, &w.spent, today));
         futures_util::try_join!(
             try_join_all(rows),

@@ -66,14 +66,16 @@ async fn session_home<T: Tx>(
 /// [`balance_of`], the row locked until the transaction ends: PostgreSQL's
 /// `FOR UPDATE`; SQLite's one writer holds every row already.
 pub(crate) async fn balance_locked<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
-    static SQL: PerEngine = PerEngine::new(|engine| {
-        format!(
-            "SELECT balance FROM accounts WHERE id = ?1{}",
-            engine.for_update()
-        )
-    });
-    balance(tx, account, SQL.sql(T::ENGINE)).await
+    balance(tx, account, BALANCE_LOCKED.sql(T::ENGINE)).await
 }
+
+/// The balance, its row locked until the transaction ends.
+static BALANCE_LOCKED: PerEngine = PerEngine::new(|engine| {
+    format!(
+        "SELECT balance FROM accounts WHERE id = ?1{}",
+        engine.for_update()
+    )
+});
 
 async fn balance<T: Tx>(tx: &T, account: AccountId, sql: &str) -> Result<Kobo, T::Error> {
     const COLUMNS: &str = "balance";
@@ -293,7 +295,7 @@ pub(crate) async fn lock_all<T: Tx>(tx: &T, accounts: &[AccountId]) -> Result<()
     if T::ENGINE == Engine::Sqlite {
         return Ok(());
     }
-    let sql = "SELECT balance FROM accounts WHERE id = ?1 FOR UPDATE";
+    let sql = BALANCE_LOCKED.sql(T::ENGINE);
     // Prepared first, so the locks are sent, and taken, in order.
     tx.prepare(sql).await?;
     let locks = accounts.iter().map(|account| {
