@@ -154,6 +154,38 @@ pub(crate) fn ready<T>(future: impl Future<Output = StoreResult<T>>) -> StoreRes
     }
 }
 
+/// Exactly one statement on an engine's [`Tx`]: each method takes `self`, so
+/// a function given a `One` runs one statement and no second. The store's
+/// `statement` run kind gives one (`for_both_engines!`): SQLite runs it in
+/// the writer's batch without a savepoint of its own, which is safe for one
+/// statement (SQLite undoes a failed statement by itself) and for nothing
+/// more, and PostgreSQL autocommits it. A function that needs a second
+/// statement does not compile there; it is a `write`.
+pub(crate) struct One<'a, T>(&'a T);
+
+/// A one-statement helper also called inside a larger write takes
+/// `impl Into<One<'a, T>>`: that write passes its `&T`, a `statement` its `One`.
+impl<'a, T: Tx> From<&'a T> for One<'a, T> {
+    fn from(tx: &'a T) -> Self {
+        One(tx)
+    }
+}
+
+impl<T: Tx> One<'_, T> {
+    pub(crate) async fn execute(self, sql: &str, params: &[&dyn Param]) -> Result<u64, T::Error> {
+        self.0.execute(sql, params).await
+    }
+
+    pub(crate) async fn query_all<R>(
+        self,
+        sql: &str,
+        params: &[&dyn Param],
+        map: impl FnMut(&dyn RowRead) -> StoreResult<R>,
+    ) -> Result<Vec<R>, T::Error> {
+        self.0.query_all(sql, params, map).await
+    }
+}
+
 /// `?1` → `$1`, outside quoted strings and identifiers: the one dialect's
 /// placeholders in PostgreSQL's spelling.
 pub(crate) fn to_dollar_placeholders(sql: &str) -> String {
@@ -395,9 +427,10 @@ impl Value for Option<billpay_domain::Kobo> {
 ///
 /// - `write`: one transaction (SQLite: a job of the writer's group commit;
 ///   PostgreSQL: a pooled transaction, retried whole on a serialisation failure);
-/// - `statement`: a write that is one statement (SQLite: as `write`, without
-///   the job's savepoint, `Engine::write_bare`; PostgreSQL: autocommitted,
-///   no BEGIN/COMMIT round trips);
+/// - `statement`: a write that is one statement, the function given a
+///   [`One`] so it cannot run a second (SQLite: as `write`, without the
+///   job's savepoint, `Engine::write_bare`; PostgreSQL: autocommitted, no
+///   BEGIN/COMMIT round trips);
 /// - `guarded`: a write whose refusals all come before its first change
 ///   (SQLite: as `statement`, and should it fail after a change its batch is
 ///   rolled back whole; PostgreSQL: as `write`);
@@ -493,11 +526,23 @@ macro_rules! for_both_engines {
     (@sqlite write $($rest:tt)*) => {
         $crate::db::for_both_engines!(@sqlite_writer write $($rest)*)
     };
+    (@sqlite guarded $($rest:tt)*) => {
+        $crate::db::for_both_engines!(@sqlite_writer write_bare $($rest)*)
+    };
     // The writer's job: `write` in its own savepoint, `write_bare` without.
     (@sqlite_writer $job:ident $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.engine.$job(move |conn| {
             let $tx = &$crate::sqlite::Lite(conn);
+            $crate::db::ready($call)
+        }).await
+    }};
+    // One statement ([`One`]): the writer's job without a savepoint.
+    (@sqlite statement $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
+        $store.engine.write_bare(move |conn| {
+            let lite = $crate::sqlite::Lite(conn);
+            let $tx = $crate::db::One::from(&lite);
             $crate::db::ready($call)
         }).await
     }};
@@ -510,12 +555,6 @@ macro_rules! for_both_engines {
     };
     (@own $arg:ident $own:expr) => {
         $own
-    };
-    (@sqlite statement $($rest:tt)*) => {
-        $crate::db::for_both_engines!(@sqlite_writer write_bare $($rest)*)
-    };
-    (@sqlite guarded $($rest:tt)*) => {
-        $crate::db::for_both_engines!(@sqlite_writer write_bare $($rest)*)
     };
     (@sqlite read $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
@@ -553,6 +592,16 @@ macro_rules! for_both_engines {
     (@postgres guarded $($rest:tt)*) => {
         $crate::db::for_both_engines!(@postgres write $($rest)*)
     };
+    (@postgres statement $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
+        $store.autocommit(move |c| {
+            Box::pin(async move {
+                let pg = $crate::postgres::Pg(c);
+                let $tx = $crate::db::One::from(&pg);
+                $call.await
+            })
+        }).await
+    }};
     (@postgres snapshot $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.snapshot(move |t| {

@@ -9,7 +9,7 @@
 
 use super::claims::{claim, claim_sql};
 use crate::clock::{new_code, now_ms, now_rfc3339};
-use crate::db::{Param, PerEngine, RowRead, Tx, col, for_both_engines};
+use crate::db::{One, Param, PerEngine, RowRead, Tx, col, for_both_engines};
 use crate::model::text_enum;
 use crate::*;
 use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
@@ -356,7 +356,7 @@ async fn record<T: Tx>(
     recheck(tx, batch_id, lease).await
 }
 
-async fn placed<T: Tx>(tx: &T, batch_id: &str, after: Duration) -> Result<(), T::Error> {
+async fn placed<T: Tx>(tx: One<'_, T>, batch_id: &str, after: Duration) -> Result<(), T::Error> {
     let sql = "UPDATE batches SET status = 'fulfilling', lease_until = ?2
                WHERE id = ?1 AND status = 'placing'";
     let at = now_ms() + after.as_millis() as i64;
@@ -364,7 +364,12 @@ async fn placed<T: Tx>(tx: &T, batch_id: &str, after: Duration) -> Result<(), T:
     Ok(())
 }
 
-async fn recheck<T: Tx>(tx: &T, batch_id: &str, after: Duration) -> Result<(), T::Error> {
+async fn recheck<'a, T: Tx + 'a>(
+    tx: impl Into<One<'a, T>>,
+    batch_id: &str,
+    after: Duration,
+) -> Result<(), T::Error> {
+    let tx: One<'a, T> = tx.into();
     let sql = "UPDATE batches SET lease_until = ?2 WHERE id = ?1";
     let at = now_ms() + after.as_millis() as i64;
     tx.execute(sql, &[&batch_id, &at]).await?;

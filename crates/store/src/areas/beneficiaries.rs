@@ -6,7 +6,7 @@
 //! from its purchases with the same fields.
 
 use crate::clock::{new_code, now_rfc3339};
-use crate::db::{Param, RowRead, Tx, col, for_both_engines};
+use crate::db::{One, Param, RowRead, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, Product, PurchaseDetails};
 
@@ -118,7 +118,7 @@ pub(crate) fn beneficiary(row: &dyn RowRead) -> StoreResult<Beneficiary> {
     })
 }
 
-async fn delete<T: Tx>(tx: &T, account: AccountId, id: &str) -> Result<bool, T::Error> {
+async fn delete<T: Tx>(tx: One<'_, T>, account: AccountId, id: &str) -> Result<bool, T::Error> {
     let sql = "DELETE FROM beneficiaries WHERE account_id = ?1 AND id = ?2";
     let params: [&dyn Param; 2] = [&account.to_string(), &id];
     Ok(tx.execute(sql, &params).await? > 0)

@@ -6,7 +6,7 @@
 //! a gateway was given to reserve accounts, as its last 4 digits only.
 
 use crate::clock::now_rfc3339;
-use crate::db::{RowRead, Tx, col, for_both_engines};
+use crate::db::{One, RowRead, Tx, col, for_both_engines};
 use crate::model::text_enum;
 use crate::*;
 use billpay_domain::{AccountId, Kobo};
@@ -164,7 +164,11 @@ async fn of_account<T: Tx>(
     tx.query_all(&sql, &[&account, &limit], read_checkout).await
 }
 
-async fn close<T: Tx>(tx: &T, reference: &str, status: CheckoutStatus) -> Result<bool, T::Error> {
+async fn close<T: Tx>(
+    tx: One<'_, T>,
+    reference: &str,
+    status: CheckoutStatus,
+) -> Result<bool, T::Error> {
     let sql = "UPDATE checkouts SET status = ?2, updated_at = ?3
                WHERE reference = ?1
                  AND (status = 'open' OR (status = 'abandoned' AND ?2 = 'credited'))";
@@ -174,7 +178,10 @@ async fn close<T: Tx>(tx: &T, reference: &str, status: CheckoutStatus) -> Result
     Ok(changed == 1)
 }
 
-async fn save_identity<T: Tx>(tx: &T, identity: &ReservationIdentity) -> Result<(), T::Error> {
+async fn save_identity<T: Tx>(
+    tx: One<'_, T>,
+    identity: &ReservationIdentity,
+) -> Result<(), T::Error> {
     let last4_ok = identity.last4.len() == 4 && identity.last4.bytes().all(|b| b.is_ascii_digit());
     if !last4_ok {
         return Err(StoreError::Invalid("only the last 4 digits are kept".into()).into());

@@ -6,7 +6,7 @@
 
 use crate::StoreResult;
 use crate::clock::now_ms;
-use crate::db::{Engine, Param, PerEngine, RowRead, Tx};
+use crate::db::{Engine, One, Param, PerEngine, RowRead, Tx};
 use std::time::Duration;
 
 /// The claim statement as `engine` runs it (built once per engine by a
@@ -31,13 +31,14 @@ pub(crate) fn claim_sql(
 
 /// Runs a [`claim_sql`] statement: leases up to `limit` due rows for
 /// `lease`, `more` bound from `?4` on.
-pub(crate) async fn claim<T: Tx, R>(
-    tx: &T,
+pub(crate) async fn claim<'a, T: Tx + 'a, R>(
+    tx: impl Into<One<'a, T>>,
     sql: &PerEngine,
     (limit, lease): (u32, Duration),
     more: &[&dyn Param],
     map: fn(&dyn RowRead) -> StoreResult<R>,
 ) -> Result<Vec<R>, T::Error> {
+    let tx: One<'a, T> = tx.into();
     let now = now_ms();
     let until = now + lease.as_millis() as i64;
     let limit = i64::from(limit);

@@ -6,7 +6,7 @@
 use super::claims::{claim, claim_sql};
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{ATTEMPT_COLUMNS, EVENT_COLUMNS};
-use crate::db::{Engine, Param, PerEngine, Tx, col, for_both_engines, json_list, json_values};
+use crate::db::{Engine, One, Param, PerEngine, Tx, col, for_both_engines, json_list, json_values};
 use crate::listing::{Filters, Listing};
 use crate::rows::{attempt, event};
 use crate::*;
@@ -51,7 +51,7 @@ static DUE: PerEngine = PerEngine::new(|engine| {
 });
 
 async fn claim_due<T: Tx>(
-    tx: &T,
+    tx: One<'_, T>,
     limit: u32,
     lease: Duration,
     skip_keys: &[KeyId],

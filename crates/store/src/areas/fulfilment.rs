@@ -12,7 +12,7 @@ use super::{events, notices, operators, referrals, sales_rollup, wallet};
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
 use crate::db::{
-    Column, Engine, Param, PerEngine, Tx, col, for_both_engines, json_list, json_values,
+    Column, Engine, One, Param, PerEngine, Tx, col, for_both_engines, json_list, json_values,
 };
 use crate::rows::transaction;
 use crate::rules::ms_from_now;
@@ -97,7 +97,7 @@ static WATCHES: PerEngine = PerEngine::new(|engine| {
 });
 
 async fn claim_due<T: Tx>(
-    tx: &T,
+    tx: One<'_, T>,
     limit: u32,
     lease: Duration,
 ) -> Result<Vec<Transaction>, T::Error> {
@@ -107,7 +107,7 @@ async fn claim_due<T: Tx>(
     Ok(claimed)
 }
 
-async fn rewatch<T: Tx>(tx: &T, code: &str, at_ms: Option<i64>) -> Result<(), T::Error> {
+async fn rewatch<T: Tx>(tx: One<'_, T>, code: &str, at_ms: Option<i64>) -> Result<(), T::Error> {
     let sql = "UPDATE transactions SET watch_at = ?1, lease_until = 0
                WHERE code = ?2 AND status = 'successful'";
     tx.execute(sql, &[&at_ms, &code]).await?;
@@ -119,7 +119,11 @@ async fn rewatch<T: Tx>(tx: &T, code: &str, at_ms: Option<i64>) -> Result<(), T:
 /// worker's batch is writing right now (left for the next heartbeat): waiting
 /// for it could deadlock with that batch (both lock several rows, in no
 /// common order).
-async fn renew_leases<T: Tx>(tx: &T, codes: &[String], lease: Duration) -> Result<(), T::Error> {
+async fn renew_leases<T: Tx>(
+    tx: One<'_, T>,
+    codes: &[String],
+    lease: Duration,
+) -> Result<(), T::Error> {
     static SQL: PerEngine = PerEngine::new(|engine| {
         format!(
             "UPDATE transactions SET lease_until = ?1
@@ -140,12 +144,13 @@ async fn renew_leases<T: Tx>(tx: &T, codes: &[String], lease: Duration) -> Resul
 }
 
 /// Records that the supplier was asked, before asking.
-pub(crate) async fn mark_submitted<T: Tx>(
-    tx: &T,
+pub(crate) async fn mark_submitted<'a, T: Tx + 'a>(
+    tx: impl Into<One<'a, T>>,
     code: &str,
     supplier: &str,
     supplier_reference: Option<&str>,
 ) -> Result<(), T::Error> {
+    let tx: One<'a, T> = tx.into();
     tx.execute(MARK_SUBMITTED, &[&code, &supplier, &supplier_reference])
         .await?;
     Ok(())
@@ -169,7 +174,7 @@ fn next_attempt(engine: Engine, also: &str) -> String {
 
 /// The note goes in the stored result's `last_note` (JSON text on both).
 async fn reschedule<T: Tx>(
-    tx: &T,
+    tx: One<'_, T>,
     code: &str,
     delay: Duration,
     note: &str,
@@ -182,7 +187,7 @@ async fn reschedule<T: Tx>(
 
 /// [`reschedule`], and the review asked for (the first time kept).
 async fn request_review<T: Tx>(
-    tx: &T,
+    tx: One<'_, T>,
     code: &str,
     delay: Duration,
     note: &str,

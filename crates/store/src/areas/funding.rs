@@ -6,7 +6,7 @@ use super::operators::append;
 use super::wallet::{Entry, post_ledger};
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{FUNDING_COLUMNS, RESERVED_COLUMNS};
-use crate::db::{Column, Param, Tx, col, for_both_engines};
+use crate::db::{Column, One, Param, Tx, col, for_both_engines};
 use crate::listing::{Filters, Listing};
 use crate::rows::{funding_event, reserved_account};
 use crate::rules::{check_new_funding, funding_id, funding_writes, ms_from_now};
@@ -318,7 +318,7 @@ async fn totals<T: Tx>(tx: &T, from: &str, until: &str) -> Result<FundingTotals,
 }
 
 async fn take_lease<T: Tx>(
-    tx: &T,
+    tx: One<'_, T>,
     name: &str,
     holder: &str,
     lease: Duration,

@@ -3,7 +3,7 @@
 use super::notices::{self, Owner};
 use crate::clock::{new_code, now_rfc3339};
 use crate::columns::{KEY_ACCOUNT_STATUS, KEY_COLUMNS, key_with_account_status};
-use crate::db::{Column, Param, Tx, for_both_engines, width};
+use crate::db::{Column, One, Param, Tx, for_both_engines, width};
 use crate::rows::api_key;
 use crate::*;
 use billpay_domain::{AccountId, KeyId};
@@ -124,7 +124,7 @@ async fn authenticate<T: Tx>(
     .await
 }
 
-async fn touch<T: Tx>(tx: &T, id: KeyId) -> Result<(), T::Error> {
+async fn touch<T: Tx>(tx: One<'_, T>, id: KeyId) -> Result<(), T::Error> {
     let sql = "UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2";
     tx.execute(sql, &[&now_rfc3339(), &id.to_string()]).await?;
     Ok(())

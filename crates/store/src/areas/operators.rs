@@ -4,7 +4,8 @@
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{ACCOUNT_COLUMNS, qualified};
 use crate::db::{
-    Column, Engine, Param, PerEngine, RowRead, Tx, col, for_both_engines, json_list, json_values,
+    Column, Engine, One, Param, PerEngine, RowRead, Tx, col, for_both_engines, json_list,
+    json_values,
 };
 use crate::listing::{Filters, Listing};
 use crate::operators::{
@@ -204,19 +205,23 @@ async fn session<T: Tx>(tx: &T, token_hash: &str) -> Result<Option<OperatorSessi
     .await
 }
 
-async fn touch<T: Tx>(tx: &T, token_hash: &str) -> Result<(), T::Error> {
+async fn touch<T: Tx>(tx: One<'_, T>, token_hash: &str) -> Result<(), T::Error> {
     let sql = "UPDATE operator_sessions SET last_seen_at = ?1 WHERE token_hash = ?2";
     tx.execute(sql, &[&now_ms(), &token_hash]).await?;
     Ok(())
 }
 
-async fn delete_session<T: Tx>(tx: &T, token_hash: &str) -> Result<(), T::Error> {
+async fn delete_session<T: Tx>(tx: One<'_, T>, token_hash: &str) -> Result<(), T::Error> {
     let sql = "DELETE FROM operator_sessions WHERE token_hash = ?1";
     tx.execute(sql, &[&token_hash]).await?;
     Ok(())
 }
 
-async fn claim_totp_step<T: Tx>(tx: &T, operator: i64, step: u64) -> Result<bool, T::Error> {
+async fn claim_totp_step<T: Tx>(
+    tx: One<'_, T>,
+    operator: i64,
+    step: u64,
+) -> Result<bool, T::Error> {
     let step = i64::try_from(step).map_err(|_| StoreError::Invalid("TOTP step".into()))?;
     let sql = "UPDATE operators SET totp_step = ?1
                WHERE id = ?2 AND (totp_step IS NULL OR totp_step < ?1)";
@@ -358,7 +363,11 @@ async fn supplier_outcomes<T: Tx>(tx: &T, since: &str) -> Result<Vec<SupplierOut
 }
 
 /// Appends a log line inside the caller's transaction.
-pub(crate) async fn append<T: Tx>(tx: &T, log: &NewLogEntry) -> Result<(), T::Error> {
+pub(crate) async fn append<'a, T: Tx + 'a>(
+    tx: impl Into<One<'a, T>>,
+    log: &NewLogEntry,
+) -> Result<(), T::Error> {
+    let tx: One<'a, T> = tx.into();
     let sql = "INSERT INTO operator_log (at, actor, operator_id, operator_email, action, subject,
                    before_state, after_state, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
     let params: [&dyn Param; 9] = [

@@ -9,7 +9,7 @@
 //! account's browser purchases are placed under (created with the first PIN).
 
 use crate::clock::{now_ms, now_rfc3339};
-use crate::db::{Param, Tx, col, for_both_engines};
+use crate::db::{One, Param, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::transaction_pin::{LOCK, MAX_FAILURES};
 use billpay_domain::{AccountId, KeyId};
@@ -117,7 +117,11 @@ pub(crate) async fn set<T: Tx>(
         .map_or(key, |stored| stored.shop_key))
 }
 
-async fn change<T: Tx>(tx: &T, account: AccountId, pin_hash: &str) -> Result<bool, T::Error> {
+async fn change<T: Tx>(
+    tx: One<'_, T>,
+    account: AccountId,
+    pin_hash: &str,
+) -> Result<bool, T::Error> {
     let sql = "UPDATE transaction_pins
                   SET pin_hash = ?2, failures = 0, locked_until = 0, updated_at = ?3
                 WHERE account_id = ?1";
@@ -218,7 +222,7 @@ async fn failed<T: Tx>(tx: &T, account: AccountId, now: i64) -> Result<PinFailur
 
 /// Ends a turn as a right PIN: the run of wrong PINs ends (a lock set by
 /// wrong PINs checked meanwhile stays).
-async fn matched<T: Tx>(tx: &T, account: AccountId) -> Result<(), T::Error> {
+async fn matched<T: Tx>(tx: One<'_, T>, account: AccountId) -> Result<(), T::Error> {
     let sql = "UPDATE transaction_pins
                   SET failures = 0, checking = CASE WHEN checking > 0 THEN checking - 1 ELSE 0 END
                 WHERE account_id = ?1";

@@ -10,7 +10,7 @@ use super::claims::{claim, claim_sql};
 use super::notices::{Owner, for_account};
 use crate::cadence::Every;
 use crate::clock::{new_code, now_ms, now_rfc3339};
-use crate::db::{Param, PerEngine, RowRead, Tx, col, for_both_engines};
+use crate::db::{One, Param, PerEngine, RowRead, Tx, col, for_both_engines};
 use crate::model::text_enum;
 use crate::*;
 use billpay_domain::{AccountId, Item, KeyId, Kobo, Product};
@@ -303,7 +303,11 @@ static DUE: PerEngine = PerEngine::new(|engine| {
     claim_sql(engine, "schedules", "id", (due, "next_run_at"), COLUMNS)
 });
 
-async fn claim_due<T: Tx>(tx: &T, limit: u32, lease: Duration) -> Result<Vec<Schedule>, T::Error> {
+async fn claim_due<T: Tx>(
+    tx: One<'_, T>,
+    limit: u32,
+    lease: Duration,
+) -> Result<Vec<Schedule>, T::Error> {
     let now = now_rfc3339();
     let mut claimed = claim(tx, &DUE, (limit, lease), &[&now], schedule).await?;
     claimed.sort_by(|a, b| a.next_run_at.cmp(&b.next_run_at));

@@ -2,7 +2,7 @@
 
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::ACCOUNT_COLUMNS;
-use crate::db::{Tx, for_both_engines};
+use crate::db::{One, Tx, for_both_engines};
 use crate::*;
 use billpay_domain::AccountId;
 use std::sync::LazyLock;
@@ -60,7 +60,7 @@ pub(crate) async fn account_of<T: Tx>(
         .await
 }
 
-async fn delete<T: Tx>(tx: &T, token_hash: &str) -> Result<(), T::Error> {
+async fn delete<T: Tx>(tx: One<'_, T>, token_hash: &str) -> Result<(), T::Error> {
     tx.execute("DELETE FROM sessions WHERE token_hash = ?1", &[&token_hash])
         .await?;
     Ok(())

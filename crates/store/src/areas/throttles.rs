@@ -10,7 +10,7 @@
 //! bounds themselves are the domain's (`billpay_domain::throttle`).
 
 use crate::clock::now_ms;
-use crate::db::{Param, Tx, col, for_both_engines};
+use crate::db::{One, Param, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::throttle::{Bound, LockedOut, Who};
 use std::time::Duration;
@@ -100,13 +100,13 @@ pub(crate) async fn take<T: Tx>(
     Ok(Taken::Locked { until_ms })
 }
 
-async fn clear<T: Tx>(tx: &T, bound: &Bound, key: &str) -> Result<(), T::Error> {
+async fn clear<T: Tx>(tx: One<'_, T>, bound: &Bound, key: &str) -> Result<(), T::Error> {
     let sql = "DELETE FROM throttles WHERE scope = ?1 AND who = ?2";
     tx.execute(sql, &[&bound.scope, &key]).await?;
     Ok(())
 }
 
-async fn prune<T: Tx>(tx: &T, now: i64) -> Result<u64, T::Error> {
+async fn prune<T: Tx>(tx: One<'_, T>, now: i64) -> Result<u64, T::Error> {
     tx.execute("DELETE FROM throttles WHERE until_ms < ?1", &[&now])
         .await
 }
