@@ -2,8 +2,9 @@
 //! operators) adds its own trait instead of growing one long list. An area's
 //! trait, its statements and its functions are written once in its module
 //! below (`areas/wallet.rs`: the trait's `for_both_engines!` list declares
-//! each method and how both engines run it, `db.rs`); only purchase
-//! placement is each engine's own (`place_purchase_here`); [`Store`] is every area at
+//! each method and how both engines run it, `db.rs`); only how a purchase,
+//! a finalization and a delivery reach their one function differs (PostgreSQL's
+//! group-committed lanes, `postgres |store|` in the list); [`Store`] is every area at
 //! once, implemented for whatever implements them all, and is what callers
 //! hold (`SharedStore`): its areas' methods need no import.
 

@@ -437,8 +437,6 @@ impl Value for Option<billpay_domain::Kobo> {
 /// - `read`: a read (SQLite: a reader thread; PostgreSQL: a pooled connection);
 /// - `snapshot`: reads that must agree (SQLite: in one read transaction;
 ///   PostgreSQL: in one read-only `REPEATABLE READ` transaction);
-/// - `engine`: what differs by engine, an inherent method each engine has
-///   (`|store| store.method_here(…)`, in the engine's folder);
 /// - `here`: a point read of the request path, or the few rows of a page's
 ///   panel (SQLite: this thread's own connection, in one read transaction,
 ///   `Engine::read_here`; PostgreSQL: as `read`).
@@ -545,10 +543,6 @@ macro_rules! for_both_engines {
             let $tx = $crate::db::One::from(&lite);
             $crate::db::ready($call)
         }).await
-    }};
-    (@$engine:ident engine $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
-        let $tx = $store;
-        $call.await
     }};
     (@own $arg:ident) => {
         $arg.to_owned()

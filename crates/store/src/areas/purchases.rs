@@ -1,8 +1,8 @@
 //! Purchases: placing them (one path for both engines: [`place`]), the
 //! test-mode check and reading them back. Only what carries a placement to
-//! [`place`] is each engine's own (`sqlite/purchases.rs`: a job of the
-//! writer's group commit; `postgres/purchases.rs`: per-wallet lanes, a
-//! batch per transaction).
+//! [`place`] differs by engine: SQLite places each order alone, a job of the
+//! writer's group commit ([`place_alone`], the `guarded` kind); PostgreSQL
+//! in per-wallet lanes, a batch per transaction (`postgres/purchases.rs`).
 
 use super::limits::{self, Passed, PurchaseReads, RecipientState, Spent, WalletState};
 use super::wallet::{self, Entry, Moved};
@@ -27,8 +27,9 @@ for_both_engines! {
         /// One atomic write: the reference, the blocklist, limits and velocity rules, the debit,
         /// the transaction row (`processing`, or held for review when a rule says so), its ledger
         /// entry and its usage.
-        fn place_purchase(new: NewPurchase) -> Transaction
-            = engine opened |store| store.place_purchase_here(new);
+        fn place_purchase(new: NewPurchase => new) -> Transaction
+            = guarded opened |tx| place_alone(tx, new),
+            postgres |store| store.place_purchase_here(new);
         fn transaction(account: Option<AccountId>, lookup: TxLookup) -> Option<Transaction>
             = read opened |tx| look_up(tx, account, lookup);
         /// Newest first, filtered, paginated with `limit`/`offset`.
@@ -66,6 +67,14 @@ impl Order {
     pub(crate) fn draw_code_again(&mut self) {
         self.code = new_code("BP");
     }
+}
+
+/// One order placed on its own: SQLite's, a job of the writer's group
+/// commit (its one writer orders every debit, so limits cannot be raced).
+async fn place_alone<T: Tx>(tx: &T, new: NewPurchase) -> Result<Transaction, T::Error> {
+    let order = Order::new(new);
+    let mut placed = place(tx, &[&order]).await?;
+    Ok(placed.pop().expect("one outcome per order")?)
 }
 
 /// Places `orders` (sorted by account: wallets are locked in that order)

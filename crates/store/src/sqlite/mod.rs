@@ -14,7 +14,6 @@ mod engine;
 mod listing_plans;
 #[cfg(test)]
 mod purchase_path;
-mod purchases;
 mod statements;
 
 use crate::db::ready;
