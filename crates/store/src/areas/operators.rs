@@ -274,14 +274,11 @@ async fn search_accounts<T: Tx>(tx: &T, query: &str, limit: u32) -> Result<Vec<A
             qualified(ACCOUNT_COLUMNS, "a")
         )
     }
-    static SQLITE: LazyLock<String> =
-        LazyLock::new(|| sql("instr", "substr(k.display_prefix, 1, length(?1))"));
-    static POSTGRES: LazyLock<String> =
-        LazyLock::new(|| sql("strpos", "left(k.display_prefix, length(?1))"));
-    let sql = match T::ENGINE {
-        Engine::Sqlite => &SQLITE,
-        Engine::Postgres => &POSTGRES,
-    };
+    static SQL: PerEngine = PerEngine::new(|engine| match engine {
+        Engine::Sqlite => sql("instr", "substr(k.display_prefix, 1, length(?1))"),
+        Engine::Postgres => sql("strpos", "left(k.display_prefix, length(?1))"),
+    });
+    let sql = SQL.sql(T::ENGINE);
     let phone = billpay_domain::phone::Phone::parse(query).map(|p| p.as_str().to_owned());
     let local = phone.clone().unwrap_or_default();
     let international = phone.map(|p| format!("234{}", &p[1..])).unwrap_or_default();
@@ -338,19 +335,16 @@ async fn last_plan_costs<T: Tx>(tx: &T) -> Result<Vec<PlanCost>, T::Error> {
 
 /// The engines compute a purchase's time to its final status their own way.
 async fn supplier_outcomes<T: Tx>(tx: &T, since: &str) -> Result<Vec<SupplierOutcome>, T::Error> {
-    static SQLITE: LazyLock<String> = LazyLock::new(|| {
-        let final_ms = "(julianday(completed_at) - julianday(created_at)) * 86400000.0";
+    static SQL: PerEngine = PerEngine::new(|engine| {
+        let final_ms = match engine {
+            Engine::Sqlite => "(julianday(completed_at) - julianday(created_at)) * 86400000.0",
+            Engine::Postgres => {
+                "EXTRACT(EPOCH FROM (completed_at::timestamptz - created_at::timestamptz)) * 1000"
+            }
+        };
         SUPPLIER_OUTCOMES.replace("{final_ms}", final_ms)
     });
-    static POSTGRES: LazyLock<String> = LazyLock::new(|| {
-        let final_ms =
-            "EXTRACT(EPOCH FROM (completed_at::timestamptz - created_at::timestamptz)) * 1000";
-        SUPPLIER_OUTCOMES.replace("{final_ms}", final_ms)
-    });
-    let sql = match T::ENGINE {
-        Engine::Sqlite => &SQLITE,
-        Engine::Postgres => &POSTGRES,
-    };
+    let sql = SQL.sql(T::ENGINE);
     tx.query_all(sql, &[&since], |row| {
         Ok(SupplierOutcome {
             supplier: row.get(Column::nth(0))?,
