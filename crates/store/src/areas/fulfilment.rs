@@ -163,7 +163,10 @@ pub(crate) async fn mark_submitted<'a, T: Tx + 'a>(
 
 /// Each of `sent` marked submitted to its supplier, from one JSON list
 /// (`?1`) of `{code, supplier, reference}`: each engine reads the list with
-/// its own table function, and `->>` the same on both.
+/// its own table function, and `->>` the same on both. Only processing rows
+/// (a claim's are): PostgreSQL then joins the list to the processing rows'
+/// partial index, a backlog's size, never a scan of every purchase, which
+/// it chose for a table of a few thousand rows.
 async fn mark_all_submitted<T: Tx>(tx: One<'_, T>, sent: &[Sent]) -> Result<(), T::Error> {
     static SQL: PerEngine = PerEngine::new(|engine| {
         let list = match engine {
@@ -173,7 +176,8 @@ async fn mark_all_submitted<T: Tx>(tx: One<'_, T>, sent: &[Sent]) -> Result<(), 
         format!(
             "UPDATE transactions SET submitted = TRUE, supplier = m.value ->> 'supplier',
                  supplier_reference = m.value ->> 'reference'
-             FROM {list} WHERE transactions.code = m.value ->> 'code'"
+             FROM {list}
+             WHERE transactions.code = m.value ->> 'code' AND transactions.status = 'processing'"
         )
     });
     if sent.is_empty() {
