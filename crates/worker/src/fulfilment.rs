@@ -20,9 +20,7 @@ use billpay_domain::catalogue::Catalogue;
 use billpay_domain::supplier_health::{Answer, HealthRules};
 use billpay_domain::{Delivery, Kobo, TxStatus};
 use billpay_store::clock::{now_ms, parse_rfc3339_ms};
-use billpay_store::{
-    CatalogueCache, Finalization, Sent, SharedStore, StoreError, StoreResult, Transaction,
-};
+use billpay_store::{CatalogueCache, Finalization, Sent, SharedStore, StoreResult, Transaction};
 use billpay_supplier::routing::{Pick, Routes};
 use billpay_supplier::{Answered, Order, Supplier, SupplierError, SupplierStatus};
 use billpay_webhooks::{Purchase, WebhookPayload};
@@ -191,14 +189,10 @@ impl Fulfilment {
         .await
     }
 
-    /// `sent_now`: its claim records it as sent to its first pick
-    /// ([`Self::send_claimed`]); once that write is stored it is bought
-    /// there, not requeried: it was never asked.
-    async fn try_process(&self, tx: &Transaction, sent_now: Option<SentWrite>) -> StoreResult<()> {
-        let asked_before = tx.submitted && sent_now.is_none();
-        if let Some(write) = sent_now {
-            write.stored().await?;
-        }
+    /// `sent_now`: its claim recorded it as sent to its first pick
+    /// ([`Self::send_claimed`]), so it is bought there now, not requeried:
+    /// it was never asked.
+    async fn try_process(&self, tx: &Transaction, sent_now: bool) -> StoreResult<()> {
         let catalogue = self.catalogue.get().await?;
         // Each supplier gets the order with its own codes from the catalogue.
         let order_for = |supplier: &Arc<dyn Supplier>| order_of(tx, &catalogue, supplier.name());
@@ -207,6 +201,7 @@ impl Fulfilment {
         // Sent already: ask that supplier again (rows from before suppliers
         // were recorded went to the only one there was), unless its claim
         // sent it there just now: buy. Not yet: the first.
+        let asked_before = tx.submitted && !sent_now;
         let sent_to = match (tx.submitted, tx.supplier.as_deref()) {
             (false, _) => None,
             (true, Some(name)) => Some(self.routes.by_name(name)),
@@ -599,42 +594,10 @@ impl Fulfilment {
     }
 }
 
-/// A claimed transaction and, when its claim records it as sent, that write.
+/// A claimed transaction, and whether its claim recorded it as sent.
 struct ClaimedTx {
     tx: Transaction,
-    sent_now: Option<SentWrite>,
-}
-
-/// A claim's "sent" write under way (`mark_all_submitted`, its own task):
-/// each purchase it records waits for it before its supplier is asked, while
-/// the claim loop goes on to its next claim without waiting.
-#[derive(Clone)]
-struct SentWrite(tokio::sync::watch::Receiver<Option<Result<(), String>>>);
-
-impl SentWrite {
-    fn start(store: SharedStore, sent: Vec<Sent>) -> SentWrite {
-        let (done, written) = tokio::sync::watch::channel(None);
-        tokio::spawn(async move {
-            let outcome = store.mark_all_submitted(sent).await;
-            done.send_replace(Some(outcome.map_err(|e| e.to_string())));
-        });
-        SentWrite(written)
-    }
-
-    /// Once the write is stored (or why it is not: nothing of it is).
-    async fn stored(mut self) -> StoreResult<()> {
-        let stopped = || StoreError::backend("the claim's sent write stopped");
-        let outcome = self
-            .0
-            .wait_for(Option::is_some)
-            .await
-            .map_err(|_| stopped())?;
-        match outcome.as_ref() {
-            Some(Ok(())) => Ok(()),
-            Some(Err(e)) => Err(StoreError::backend(format!("recording as sent: {e}"))),
-            None => Err(stopped()),
-        }
-    }
+    sent_now: bool,
 }
 
 impl Fulfilment {
@@ -650,9 +613,9 @@ impl Fulfilment {
     ) -> StoreResult<FulfilmentClaim> {
         let (store, lease) = (&self.store, self.settings.lease);
         let mut due = store.claim_fulfilments(limit, lease).await?;
-        let (codes, write) = self.send_claimed(&mut due, in_flight).await?;
+        let sent = self.send_claimed(&mut due, in_flight).await?;
         let items = due.into_iter().map(|tx| ClaimedTx {
-            sent_now: write.clone().filter(|_| codes.contains(&tx.code)),
+            sent_now: sent.contains(&tx.code),
             tx,
         });
         let mut claimed = Claimed::of(items.collect(), limit);
@@ -662,7 +625,10 @@ impl Fulfilment {
         if room > 0 && watches {
             let due = store.claim_watches(room, lease).await?;
             watches_left = due.len() as u32 >= room;
-            let due = due.into_iter().map(|tx| ClaimedTx { tx, sent_now: None });
+            let due = due.into_iter().map(|tx| ClaimedTx {
+                tx,
+                sent_now: false,
+            });
             claimed.items.extend(due);
         }
         if watches_left {
@@ -677,8 +643,7 @@ impl Fulfilment {
     /// Records each claimed purchase not yet sent as sent to the supplier
     /// `try_process` would take first ([`Self::picks`]), with its reference
     /// there, in one write for the whole claim (`mark_all_submitted`) instead
-    /// of one per purchase; answers their codes, each row updated as it will
-    /// be stored, and the write, started.
+    /// of one per purchase; answers their codes, each row updated as stored.
     /// A first pick that must take its probe is left to `try_process`
     /// (taking the probe is a write of its own), as is a purchase no
     /// supplier sells now (it fails there). The rule stays: the supplier is
@@ -687,14 +652,14 @@ impl Fulfilment {
         &self,
         claimed: &mut [Transaction],
         in_flight: &InFlight,
-    ) -> StoreResult<(HashSet<String>, Option<SentWrite>)> {
+    ) -> StoreResult<HashSet<String>> {
         let unsent = |tx: &Transaction| {
             tx.status == TxStatus::Processing
                 && !tx.submitted
                 && !lock(in_flight).contains(&tx.code)
         };
         if !claimed.iter().any(unsent) {
-            return Ok((HashSet::new(), None));
+            return Ok(HashSet::new());
         }
         let catalogue = self.catalogue.get().await?;
         let view = self.health.view().await?;
@@ -716,8 +681,8 @@ impl Fulfilment {
             });
         }
         let codes = sent.iter().map(|s| s.code.clone()).collect();
-        let write = (!sent.is_empty()).then(|| SentWrite::start(self.store.clone(), sent));
-        Ok((codes, write))
+        self.store.mark_all_submitted(sent).await?;
+        Ok(codes)
     }
 }
 
