@@ -163,10 +163,7 @@ pub(crate) async fn mark_submitted<'a, T: Tx + 'a>(
 
 /// Each of `sent` marked submitted to its supplier, from one JSON list
 /// (`?1`) of `{code, supplier, reference}`: each engine reads the list with
-/// its own table function, and `->>` the same on both. Only processing rows
-/// (a claim's are): PostgreSQL then joins the list to the processing rows'
-/// partial index, a backlog's size, never a scan of every purchase, which
-/// it chose for a table of a few thousand rows.
+/// its own table function, and `->>` the same on both.
 async fn mark_all_submitted<T: Tx>(tx: One<'_, T>, sent: &[Sent]) -> Result<(), T::Error> {
     static SQL: PerEngine = PerEngine::new(|engine| {
         let list = match engine {
@@ -176,8 +173,7 @@ async fn mark_all_submitted<T: Tx>(tx: One<'_, T>, sent: &[Sent]) -> Result<(), 
         format!(
             "UPDATE transactions SET submitted = TRUE, supplier = m.value ->> 'supplier',
                  supplier_reference = m.value ->> 'reference'
-             FROM {list}
-             WHERE transactions.code = m.value ->> 'code' AND transactions.status = 'processing'"
+             FROM {list} WHERE transactions.code = m.value ->> 'code'"
         )
     });
     if sent.is_empty() {
