@@ -408,18 +408,6 @@ pub struct DailySpend {
     pub amount: Kobo,
 }
 
-/// A claimed purchase recorded as sent to a supplier before it is asked
-/// ([`FulfilmentStore::mark_all_submitted`]): its code, the supplier, and
-/// the supplier's reference of it when it takes one of ours.
-///
-/// [`FulfilmentStore::mark_all_submitted`]: crate::FulfilmentStore::mark_all_submitted
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Sent {
-    pub code: String,
-    pub supplier: String,
-    pub reference: Option<String>,
-}
-
 /// A final status for a processing transaction and the webhook payload it emits.
 #[derive(Debug, Clone)]
 pub struct Finalization {

@@ -15,12 +15,12 @@
 //! which purchase they are about without repeating it.
 
 use crate::claim_loop::{Claimed, Left, LoopSettings, claim_loop, run_all};
-use crate::supplier_health::{HealthCache, View};
+use crate::supplier_health::HealthCache;
 use billpay_domain::catalogue::Catalogue;
 use billpay_domain::supplier_health::{Answer, HealthRules};
 use billpay_domain::{Delivery, Kobo, TxStatus};
 use billpay_store::clock::{now_ms, parse_rfc3339_ms};
-use billpay_store::{CatalogueCache, Finalization, Sent, SharedStore, StoreResult, Transaction};
+use billpay_store::{CatalogueCache, Finalization, SharedStore, StoreResult, Transaction};
 use billpay_supplier::routing::{Pick, Routes};
 use billpay_supplier::{Answered, Order, Supplier, SupplierError, SupplierStatus};
 use billpay_webhooks::{Purchase, WebhookPayload};
@@ -106,11 +106,16 @@ impl Fulfilment {
 
     /// Claims what is due and processes it to the end; returns how many were claimed.
     pub async fn run_once(&self) -> StoreResult<usize> {
-        let limit = self.settings.concurrency as u32;
-        let claimed = self.claim(limit, true, &InFlight::default()).await?;
-        Ok(run_all(claimed.claimed.items, |item| {
+        let claimed = claim(
+            &self.store,
+            self.settings.concurrency as u32,
+            self.settings.lease,
+            true,
+        )
+        .await?;
+        Ok(run_all(claimed.claimed.items, |tx| {
             let this = self.clone();
-            async move { this.process(item).await }
+            async move { this.process(tx).await }
         })
         .await)
     }
@@ -133,12 +138,12 @@ impl Fulfilment {
         };
         let watch_pace = Arc::new(Mutex::new(WatchPace::default()));
         let claim = |free: u32| {
-            let this = self.clone();
-            let in_flight = in_flight.clone();
+            let store = self.store.clone();
+            let lease = self.settings.lease;
             let pace = watch_pace.clone();
             let watches = pace_lock(&pace).due();
             async move {
-                match this.claim(free, watches, &in_flight).await {
+                match claim(&store, free, lease, watches).await {
                     Ok(claimed) => {
                         if watches {
                             pace_lock(&pace).claimed(claimed.watches_left);
@@ -152,13 +157,13 @@ impl Fulfilment {
                 }
             }
         };
-        let start = |item: ClaimedTx| {
+        let start = |tx: Transaction| {
             // Still being processed here (its lease lapsed while, say, the
             // database was busy): the task on it carries on; never twice.
-            let mine = Held::take(&in_flight, &item.tx.code)?;
+            let mine = Held::take(&in_flight, &tx.code)?;
             let this = self.clone();
             Some(async move {
-                this.process(item).await;
+                this.process(tx).await;
                 drop(mine);
             })
         };
@@ -168,7 +173,7 @@ impl Fulfilment {
 
     /// One transaction, in its own span (`fulfil{code=…}`; a successful one
     /// watched for a reversal, `watch{code=…}`).
-    async fn process(&self, ClaimedTx { tx, sent_now }: ClaimedTx) {
+    async fn process(&self, tx: Transaction) {
         if tx.status == TxStatus::Successful {
             let span = tracing::info_span!("watch", code = %tx.code);
             return async {
@@ -181,7 +186,7 @@ impl Fulfilment {
         }
         let span = tracing::info_span!("fulfil", code = %tx.code);
         async {
-            if let Err(e) = self.try_process(&tx, sent_now).await {
+            if let Err(e) = self.try_process(&tx).await {
                 tracing::error!(error = %e, "fulfilment step failed; will retry after the lease");
             }
         }
@@ -189,19 +194,22 @@ impl Fulfilment {
         .await
     }
 
-    /// `sent_now`: its claim recorded it as sent to its first pick
-    /// ([`Self::send_claimed`]), so it is bought there now, not requeried:
-    /// it was never asked.
-    async fn try_process(&self, tx: &Transaction, sent_now: bool) -> StoreResult<()> {
+    async fn try_process(&self, tx: &Transaction) -> StoreResult<()> {
         let catalogue = self.catalogue.get().await?;
         // Each supplier gets the order with its own codes from the catalogue.
         let order_for = |supplier: &Arc<dyn Supplier>| order_of(tx, &catalogue, supplier.name());
+        // The suppliers to try, in order: by cost where the route says so,
+        // those backing off left out (`Routes::pick`).
         let view = self.health.view().await?;
-        let picks = self.picks(tx, &catalogue, &view);
+        let now = now_ms();
+        let picks = self.routes.pick(
+            tx.product,
+            &tx.provider,
+            |s| view.cost(s.name(), tx, &catalogue),
+            |name| view.state(name, now),
+        );
         // Sent already: ask that supplier again (rows from before suppliers
-        // were recorded went to the only one there was), unless its claim
-        // sent it there just now: buy. Not yet: the first.
-        let asked_before = tx.submitted && !sent_now;
+        // were recorded went to the only one there was). Not yet: the first.
         let sent_to = match (tx.submitted, tx.supplier.as_deref()) {
             (false, _) => None,
             (true, Some(name)) => Some(self.routes.by_name(name)),
@@ -231,7 +239,7 @@ impl Fulfilment {
         if !tx.submitted {
             self.send(tx, supplier, &order).await?;
         }
-        let mut answer = if asked_before {
+        let mut answer = if tx.submitted {
             self.requery_noting(tx, supplier, &order).await?
         } else {
             self.purchase_noting(tx, supplier, &order).await?
@@ -273,20 +281,6 @@ impl Fulfilment {
             }
             Err(reason) => self.requery_later(tx, &reason.to_string()).await,
         }
-    }
-
-    /// The suppliers `tx` may go to, in order: by cost where its route says
-    /// so, those backing off left out or marked as a probe (`Routes::pick`).
-    /// What `try_process` tries and what a claim records as sent: one
-    /// function, so the two never choose differently.
-    fn picks<'a>(&'a self, tx: &Transaction, catalogue: &Catalogue, view: &View) -> Vec<Pick<'a>> {
-        let now = now_ms();
-        self.routes.pick(
-            tx.product,
-            &tx.provider,
-            |s| view.cost(s.name(), tx, catalogue),
-            |name| view.state(name, now),
-        )
     }
 
     /// A purchase at `supplier`, its own id of the order recorded when its
@@ -594,98 +588,6 @@ impl Fulfilment {
     }
 }
 
-/// A claimed transaction, and whether its claim recorded it as sent.
-struct ClaimedTx {
-    tx: Transaction,
-    sent_now: bool,
-}
-
-impl Fulfilment {
-    /// Due processing purchases, each not yet sent recorded as sent to its
-    /// first pick ([`Self::send_claimed`]), then, with the room left and if
-    /// `watches`, due reversal watches. Those `in_flight` here are left as
-    /// they are (their task carries on; `run`'s start skips them).
-    async fn claim(
-        &self,
-        limit: u32,
-        watches: bool,
-        in_flight: &InFlight,
-    ) -> StoreResult<FulfilmentClaim> {
-        let (store, lease) = (&self.store, self.settings.lease);
-        let mut due = store.claim_fulfilments(limit, lease).await?;
-        let sent = self.send_claimed(&mut due, in_flight).await?;
-        let items = due.into_iter().map(|tx| ClaimedTx {
-            sent_now: sent.contains(&tx.code),
-            tx,
-        });
-        let mut claimed = Claimed::of(items.collect(), limit);
-        let room = limit.saturating_sub(claimed.items.len() as u32);
-        // No room left: the watches were not looked at, so look next claim.
-        let mut watches_left = watches && room == 0;
-        if room > 0 && watches {
-            let due = store.claim_watches(room, lease).await?;
-            watches_left = due.len() as u32 >= room;
-            let due = due.into_iter().map(|tx| ClaimedTx {
-                tx,
-                sent_now: false,
-            });
-            claimed.items.extend(due);
-        }
-        if watches_left {
-            claimed.left = Left::More;
-        }
-        Ok(FulfilmentClaim {
-            claimed,
-            watches_left,
-        })
-    }
-
-    /// Records each claimed purchase not yet sent as sent to the supplier
-    /// `try_process` would take first ([`Self::picks`]), with its reference
-    /// there, in one write for the whole claim (`mark_all_submitted`) instead
-    /// of one per purchase; answers their codes, each row updated as stored.
-    /// A first pick that must take its probe is left to `try_process`
-    /// (taking the probe is a write of its own), as is a purchase no
-    /// supplier sells now (it fails there). The rule stays: the supplier is
-    /// recorded before it is asked.
-    async fn send_claimed(
-        &self,
-        claimed: &mut [Transaction],
-        in_flight: &InFlight,
-    ) -> StoreResult<HashSet<String>> {
-        let unsent = |tx: &Transaction| {
-            tx.status == TxStatus::Processing
-                && !tx.submitted
-                && !lock(in_flight).contains(&tx.code)
-        };
-        if !claimed.iter().any(unsent) {
-            return Ok(HashSet::new());
-        }
-        let catalogue = self.catalogue.get().await?;
-        let view = self.health.view().await?;
-        let mut sent = Vec::new();
-        for tx in claimed.iter_mut().filter(|tx| unsent(tx)) {
-            let picks = self.picks(tx, &catalogue, &view);
-            let Some(first) = picks.first().filter(|pick| !pick.probe) else {
-                continue;
-            };
-            let supplier = first.supplier;
-            let reference = supplier.reference(&order_of(tx, &catalogue, supplier.name()));
-            tx.submitted = true;
-            tx.supplier = Some(supplier.name().to_owned());
-            tx.supplier_reference.clone_from(&reference);
-            sent.push(Sent {
-                code: tx.code.clone(),
-                supplier: supplier.name().to_owned(),
-                reference,
-            });
-        }
-        let codes = sent.iter().map(|s| s.code.clone()).collect();
-        self.store.mark_all_submitted(sent).await?;
-        Ok(codes)
-    }
-}
-
 /// How a purchase ends.
 pub enum Outcome<'a> {
     /// Delivered; what the supplier delivered.
@@ -732,12 +634,38 @@ pub fn settle(tx: &Transaction, outcome: Outcome) -> (String, Finalization) {
     (tx.code.clone(), fin)
 }
 
+/// Due processing purchases, then, with the room left and if `watches`, due
+/// reversal watches.
 /// A claim of purchases to send or requery, then (when `watches`) of
 /// successful ones whose reversal requery is due, in the room left.
 struct FulfilmentClaim {
-    claimed: Claimed<ClaimedTx>,
+    claimed: Claimed<Transaction>,
     /// The watches' claim filled its room: more watches may be due.
     watches_left: bool,
+}
+
+async fn claim(
+    store: &SharedStore,
+    limit: u32,
+    lease: Duration,
+    watches: bool,
+) -> StoreResult<FulfilmentClaim> {
+    let mut claimed = Claimed::of(store.claim_fulfilments(limit, lease).await?, limit);
+    let room = limit.saturating_sub(claimed.items.len() as u32);
+    // No room left: the watches were not looked at, so look next claim.
+    let mut watches_left = watches && room == 0;
+    if room > 0 && watches {
+        let due = store.claim_watches(room, lease).await?;
+        watches_left = due.len() as u32 >= room;
+        claimed.items.extend(due);
+    }
+    if watches_left {
+        claimed.left = Left::More;
+    }
+    Ok(FulfilmentClaim {
+        claimed,
+        watches_left,
+    })
 }
 
 /// The idle loop's poll, and how often a claim looks for due reversal

@@ -45,11 +45,6 @@ for_both_engines! {
             => supplier_reference.map(str::to_owned)) -> ()
             = statement |tx| mark_submitted(tx, &code, &supplier, supplier_reference.as_deref()),
             postgres |store| store.mark_submitted_here(code, supplier, supplier_reference);
-        /// [`mark_submitted`](Self::mark_submitted) for each of a claim's
-        /// purchases the worker chose a supplier for, in one statement: one
-        /// write per claim, not one per purchase.
-        fn mark_all_submitted(sent: Vec<Sent> => sent) -> ()
-            = statement |tx| mark_all_submitted(tx, &sent);
         /// Outcome unknown or pending: check again after `delay`.
         fn reschedule(code: &str, delay: Duration, note: &str) -> ()
             = statement |tx| reschedule(tx, &code, delay, &note);
@@ -158,29 +153,6 @@ pub(crate) async fn mark_submitted<'a, T: Tx + 'a>(
     let tx: One<'a, T> = tx.into();
     tx.execute(MARK_SUBMITTED, &[&code, &supplier, &supplier_reference])
         .await?;
-    Ok(())
-}
-
-/// Each of `sent` marked submitted to its supplier, from one JSON list
-/// (`?1`) of `{code, supplier, reference}`: each engine reads the list with
-/// its own table function, and `->>` the same on both.
-async fn mark_all_submitted<T: Tx>(tx: One<'_, T>, sent: &[Sent]) -> Result<(), T::Error> {
-    static SQL: PerEngine = PerEngine::new(|engine| {
-        let list = match engine {
-            Engine::Sqlite => "json_each(?1) AS m",
-            Engine::Postgres => "jsonb_array_elements(CAST(CAST(?1 AS TEXT) AS JSONB)) AS m(value)",
-        };
-        format!(
-            "UPDATE transactions SET submitted = TRUE, supplier = m.value ->> 'supplier',
-                 supplier_reference = m.value ->> 'reference'
-             FROM {list} WHERE transactions.code = m.value ->> 'code'"
-        )
-    });
-    if sent.is_empty() {
-        return Ok(());
-    }
-    let list = serde_json::to_string(sent).map_err(StoreError::caused)?;
-    tx.execute(SQL.sql(T::ENGINE), &[&list]).await?;
     Ok(())
 }
 

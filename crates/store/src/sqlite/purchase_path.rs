@@ -1,6 +1,5 @@
 //! What the writer runs for purchases with the workers: no statement but the
-//! workers' claim and its "sent" write (each one per claim, whatever the
-//! number of purchases it takes) builds a temporary B-tree
+//! workers' claim (one per batch of purchases) builds a temporary B-tree
 //! (docs/decisions.md, "No temporary B-tree on a purchase's path").
 
 use super::SqliteStore;
@@ -114,13 +113,10 @@ async fn a_purchase_with_the_workers_builds_no_temporary_btree_but_its_claim() {
             .await
             .unwrap();
         assert_eq!(claimed.len(), 1);
-        // The worker's one "sent" write for its claim.
-        let sent = Sent {
-            code: placed.code.clone(),
-            supplier: "sandbox".into(),
-            reference: None,
-        };
-        store.mark_all_submitted(vec![sent]).await.unwrap();
+        store
+            .mark_submitted(&placed.code, "sandbox", None)
+            .await
+            .unwrap();
         let changed = store
             .finalize(&placed.code, finalization(status))
             .await
@@ -129,11 +125,9 @@ async fn a_purchase_with_the_workers_builds_no_temporary_btree_but_its_claim() {
     }
     trace(false).await.unwrap();
     let ran = std::mem::take(&mut *RAN.lock().unwrap());
-    // Once per claim, whatever its size: the claim and its "sent" write.
     let claim = |sql: &str| {
-        let sql = sql.trim_start();
-        sql.starts_with("UPDATE transactions SET lease_until")
-            || sql.starts_with("UPDATE transactions SET submitted = TRUE, supplier = m.value")
+        sql.trim_start()
+            .starts_with("UPDATE transactions SET lease_until")
     };
     assert!(ran.iter().any(|sql| claim(sql)), "the claim ran: {ran:#?}");
     assert!(ran.len() > 20, "the whole path was traced: {ran:#?}");

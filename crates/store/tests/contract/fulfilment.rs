@@ -80,53 +80,6 @@ async fn submission_and_rescheduling_are_recorded() {
     assert_eq!(store.claim_fulfilments(10, LEASE).await.unwrap().len(), 1);
 }
 
-/// A claim's purchases recorded as sent in one write, each to its own
-/// supplier with its own reference (or none); a purchase left out of the list
-/// stays unsent, and an empty list writes nothing.
-#[tokio::test]
-async fn a_claims_purchases_are_marked_sent_in_one_write() {
-    let (_db, store) = store().await;
-    let (account, key) = funded_account(&store, 1_000).await;
-    let mut codes = Vec::new();
-    for reference in ["sent-a", "sent-b", "sent-c"] {
-        let placed = store
-            .place_purchase(purchase(account, key, reference, 10))
-            .await
-            .unwrap();
-        codes.push(placed.code);
-    }
-    assert_eq!(store.claim_fulfilments(10, LEASE).await.unwrap().len(), 3);
-    store.mark_all_submitted(Vec::new()).await.unwrap();
-    let sent = vec![
-        Sent {
-            code: codes[0].clone(),
-            supplier: "vtpass".into(),
-            reference: Some("VT-1".into()),
-        },
-        Sent {
-            code: codes[1].clone(),
-            supplier: "husmodata".into(),
-            reference: None,
-        },
-    ];
-    store.mark_all_submitted(sent).await.unwrap();
-    let read = |code: String| {
-        let store = store.clone();
-        async move {
-            let found = store.transaction(None, TxLookup::Code(code)).await;
-            let tx = found.unwrap().unwrap();
-            (tx.submitted, tx.supplier, tx.supplier_reference)
-        }
-    };
-    let vtpass = (true, Some("vtpass".into()), Some("VT-1".into()));
-    assert_eq!(read(codes[0].clone()).await, vtpass);
-    assert_eq!(
-        read(codes[1].clone()).await,
-        (true, Some("husmodata".into()), None)
-    );
-    assert_eq!(read(codes[2].clone()).await, (false, None, None));
-}
-
 /// The supplier's books cannot say: the purchase needs review at once,
 /// whatever its age — in the listing, the count and `needs_review` alike —,
 /// the evidence kept as the last note and the first time kept; still due
