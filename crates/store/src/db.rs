@@ -522,25 +522,22 @@ macro_rules! for_both_engines {
         $crate::db::for_both_engines!(@postgres $kind $store $args $tx $call)
     };
     (@sqlite write $($rest:tt)*) => {
-        $crate::db::for_both_engines!(@sqlite_writer write $($rest)*)
+        $crate::db::for_both_engines!(@sqlite_writer write ::std::convert::identity, $($rest)*)
     };
     (@sqlite guarded $($rest:tt)*) => {
-        $crate::db::for_both_engines!(@sqlite_writer write_bare $($rest)*)
+        $crate::db::for_both_engines!(@sqlite_writer write_bare ::std::convert::identity, $($rest)*)
     };
-    // The writer's job: `write` in its own savepoint, `write_bare` without.
-    (@sqlite_writer $job:ident $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+    (@sqlite statement $($rest:tt)*) => {
+        $crate::db::for_both_engines!(@sqlite_writer write_bare $crate::db::One::from, $($rest)*)
+    };
+    // The writer's job: `write` in its own savepoint, `write_bare` without;
+    // the function given the connection as `$give` makes it (a `One` for
+    // `statement`).
+    (@sqlite_writer $job:ident $give:path, $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.engine.$job(move |conn| {
-            let $tx = &$crate::sqlite::Lite(conn);
-            $crate::db::ready($call)
-        }).await
-    }};
-    // One statement ([`One`]): the writer's job without a savepoint.
-    (@sqlite statement $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
-        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
-        $store.engine.write_bare(move |conn| {
             let lite = $crate::sqlite::Lite(conn);
-            let $tx = $crate::db::One::from(&lite);
+            let $tx = $give(&lite);
             $crate::db::ready($call)
         }).await
     }};
@@ -586,16 +583,9 @@ macro_rules! for_both_engines {
     (@postgres guarded $($rest:tt)*) => {
         $crate::db::for_both_engines!(@postgres write $($rest)*)
     };
-    (@postgres statement $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
-        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
-        $store.autocommit(move |c| {
-            Box::pin(async move {
-                let pg = $crate::postgres::Pg(c);
-                let $tx = $crate::db::One::from(&pg);
-                $call.await
-            })
-        }).await
-    }};
+    (@postgres statement $($rest:tt)*) => {
+        $crate::db::for_both_engines!(@postgres_autocommit $crate::db::One::from, $($rest)*)
+    };
     (@postgres snapshot $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.snapshot(move |t| {
@@ -606,12 +596,16 @@ macro_rules! for_both_engines {
             })
         }).await
     }};
-    (@postgres $kind:ident $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+    (@postgres $kind:ident $($rest:tt)*) => {
+        $crate::db::for_both_engines!(@postgres_autocommit ::std::convert::identity, $($rest)*)
+    };
+    // Autocommitted statements, the connection given as `$give` makes it.
+    (@postgres_autocommit $give:path, $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.autocommit(move |c| {
             Box::pin(async move {
                 let pg = $crate::postgres::Pg(c);
-                let $tx = &pg;
+                let $tx = $give(&pg);
                 $call.await
             })
         }).await
