@@ -17,7 +17,7 @@
 //! The SQLite engine runs an area's function inside its writer (or reader)
 //! closure with [`ready`]: its futures never wait, so one poll finishes them.
 
-use crate::{Refusal, StoreError, StoreResult};
+use crate::{BackendError, Refusal, StoreError, StoreResult};
 use std::future::Future;
 
 /// Which engine a [`Tx`] runs on, for the few spellings that differ.
@@ -92,19 +92,13 @@ impl<T: rusqlite::ToSql + tokio_postgres::types::ToSql + Sync> Param for T {
     }
 }
 
-/// Statements on one engine's transaction or connection. An area's function
-/// takes `&impl Tx` and returns `Result<_, T::Error>` (the engine's error, so
-/// PostgreSQL can still retry a serialisation failure).
-pub(crate) trait Tx {
-    type Error: From<StoreError> + From<Refusal>;
+/// Reads on one engine's transaction or connection: every store function
+/// may run them, and a guarded write's decision runs nothing else
+/// ([`Guarded`]). Its error converts from a [`BackendError`] (the engine
+/// failed); [`ReadTx`] and [`Tx`] add the store's refusals.
+pub(crate) trait Reads {
+    type Error: From<BackendError>;
     const ENGINE: Engine;
-
-    /// Runs a statement; answers the rows it changed.
-    fn execute(
-        &self,
-        sql: &str,
-        params: &[&dyn Param],
-    ) -> impl Future<Output = Result<u64, Self::Error>>;
 
     /// Prepares `sql` before statements are sent together, so each of them
     /// is sent when first polled, in the order polled (PostgreSQL's; SQLite
@@ -136,8 +130,150 @@ pub(crate) trait Tx {
     ) -> impl Future<Output = Result<T, Self::Error>> {
         async move {
             let found = self.query_opt(sql, params, map).await?;
-            found.ok_or_else(|| StoreError::backend("the query returned no row").into())
+            found.ok_or_else(|| BackendError::new("the query returned no row").into())
         }
+    }
+}
+
+/// Reads and writes on one engine's transaction or connection. A function
+/// given only `Statements` (a guarded write's change, and the helpers it
+/// calls) can fail but cannot refuse: its error converts from nothing but a
+/// [`BackendError`].
+pub(crate) trait Statements: Reads {
+    /// Runs a statement; answers the rows it changed.
+    fn execute(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+    ) -> impl Future<Output = Result<u64, Self::Error>>;
+}
+
+/// Statements on one engine's transaction or connection, whose error may
+/// be a refusal: an area's function takes `&impl Tx` and returns
+/// `Result<_, T::Error>` (the engine's error, so PostgreSQL can still retry
+/// a serialisation failure).
+pub(crate) trait Tx: Statements<Error: From<StoreError> + From<Refusal>> {}
+impl<S: Statements<Error: From<StoreError> + From<Refusal>>> Tx for S {}
+
+/// Reads whose error may be a refusal: what a guarded write's decision,
+/// and the reads it calls, take.
+pub(crate) trait ReadTx: Reads<Error: From<StoreError> + From<Refusal>> {}
+impl<R: Reads<Error: From<StoreError> + From<Refusal>>> ReadTx for R {}
+
+/// A write whose refusals all come before its first change, by its types
+/// (the store's `guarded` run kind gives one, `for_both_engines!`): it runs
+/// as a decision given the transaction to read ([`Reading`]: no `execute`),
+/// which may refuse, then a change given it to write ([`Changing`]: its
+/// error is made only from an engine's failure), which cannot. So SQLite
+/// runs it in its writer's batch without a savepoint: a failure after a
+/// change is the engine's, and takes the batch with it as a failed COMMIT
+/// would. A larger write calls a guarded function with its `&T`.
+pub(crate) struct Guarded<'a, T>(&'a T);
+
+impl<'a, T: Tx> From<&'a T> for Guarded<'a, T> {
+    fn from(tx: &'a T) -> Self {
+        Guarded(tx)
+    }
+}
+
+impl<'a, T: Tx> Guarded<'a, T> {
+    /// `decide`, then `change` with what it decided.
+    pub(crate) async fn run<D, O, Decide, Change>(
+        self,
+        decide: impl FnOnce(Reading<'a, T>) -> Decide,
+        change: impl FnOnce(Changing<'a, T>, D) -> Change,
+    ) -> Result<O, T::Error>
+    where
+        Decide: Future<Output = Result<D, T::Error>>,
+        Change: Future<Output = Result<O, Failed<T::Error>>>,
+    {
+        let decided = decide(Reading(self.0)).await?;
+        let changed = change(Changing(self.0), decided).await;
+        changed.map_err(|Failed(e)| e)
+    }
+
+    /// A change with nothing to decide first.
+    pub(crate) async fn change<O, Change>(
+        self,
+        change: impl FnOnce(Changing<'a, T>) -> Change,
+    ) -> Result<O, T::Error>
+    where
+        Change: Future<Output = Result<O, Failed<T::Error>>>,
+    {
+        change(Changing(self.0)).await.map_err(|Failed(e)| e)
+    }
+}
+
+/// A transaction given to a guarded write's decision: reads only.
+pub(crate) struct Reading<'a, T>(&'a T);
+
+impl<T: Tx> Reads for Reading<'_, T> {
+    type Error = T::Error;
+    const ENGINE: Engine = T::ENGINE;
+
+    fn prepare(&self, sql: &str) -> impl Future<Output = Result<(), T::Error>> {
+        self.0.prepare(sql)
+    }
+    fn query_opt<R>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        map: impl FnOnce(&dyn RowRead) -> StoreResult<R>,
+    ) -> impl Future<Output = Result<Option<R>, T::Error>> {
+        self.0.query_opt(sql, params, map)
+    }
+    fn query_all<R>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        map: impl FnMut(&dyn RowRead) -> StoreResult<R>,
+    ) -> impl Future<Output = Result<Vec<R>, T::Error>> {
+        self.0.query_all(sql, params, map)
+    }
+}
+
+/// A transaction given to a guarded write's change: statements that can
+/// fail, never refuse.
+pub(crate) struct Changing<'a, T>(&'a T);
+
+/// The engine's error of a guarded write's change. Its field is private to
+/// this module: area code makes one only from a [`BackendError`].
+pub(crate) struct Failed<E>(E);
+
+impl<E: From<BackendError>> From<BackendError> for Failed<E> {
+    fn from(e: BackendError) -> Self {
+        Failed(E::from(e))
+    }
+}
+
+impl<T: Tx> Reads for Changing<'_, T> {
+    type Error = Failed<T::Error>;
+    const ENGINE: Engine = T::ENGINE;
+
+    async fn prepare(&self, sql: &str) -> Result<(), Self::Error> {
+        self.0.prepare(sql).await.map_err(Failed)
+    }
+    async fn query_opt<R>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        map: impl FnOnce(&dyn RowRead) -> StoreResult<R>,
+    ) -> Result<Option<R>, Self::Error> {
+        self.0.query_opt(sql, params, map).await.map_err(Failed)
+    }
+    async fn query_all<R>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        map: impl FnMut(&dyn RowRead) -> StoreResult<R>,
+    ) -> Result<Vec<R>, Self::Error> {
+        self.0.query_all(sql, params, map).await.map_err(Failed)
+    }
+}
+
+impl<T: Tx> Statements for Changing<'_, T> {
+    async fn execute(&self, sql: &str, params: &[&dyn Param]) -> Result<u64, Self::Error> {
+        self.0.execute(sql, params).await.map_err(Failed)
     }
 }
 
@@ -431,9 +567,11 @@ impl Value for Option<billpay_domain::Kobo> {
 ///   [`One`] so it cannot run a second (SQLite: as `write`, without the
 ///   job's savepoint, `Engine::write_bare`; PostgreSQL: autocommitted, no
 ///   BEGIN/COMMIT round trips);
-/// - `guarded`: a write whose refusals all come before its first change
-///   (SQLite: as `statement`, and should it fail after a change its batch is
-///   rolled back whole; PostgreSQL: as `write`);
+/// - `guarded`: a write whose refusals all come before its first change,
+///   the function given a [`Guarded`] (a decision that reads, then a change
+///   that cannot refuse); SQLite: as `statement` (should it fail after a
+///   change, the engine failed, and its batch is rolled back whole);
+///   PostgreSQL: as `write`;
 /// - `read`: a read (SQLite: a reader thread; PostgreSQL: a pooled connection);
 /// - `snapshot`: reads that must agree (SQLite: in one read transaction;
 ///   PostgreSQL: in one read-only `REPEATABLE READ` transaction);
@@ -525,7 +663,7 @@ macro_rules! for_both_engines {
         $crate::db::for_both_engines!(@sqlite_writer write ::std::convert::identity, $($rest)*)
     };
     (@sqlite guarded $($rest:tt)*) => {
-        $crate::db::for_both_engines!(@sqlite_writer write_bare ::std::convert::identity, $($rest)*)
+        $crate::db::for_both_engines!(@sqlite_writer write_bare $crate::db::Guarded::from, $($rest)*)
     };
     (@sqlite statement $($rest:tt)*) => {
         $crate::db::for_both_engines!(@sqlite_writer write_bare $crate::db::One::from, $($rest)*)

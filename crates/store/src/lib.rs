@@ -111,6 +111,22 @@ pub struct BackendError {
     cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
+impl BackendError {
+    /// A failure with no underlying error (a row that breaks an invariant).
+    pub(crate) fn new(message: impl Into<String>) -> BackendError {
+        BackendError {
+            message: message.into(),
+            cause: None,
+        }
+    }
+}
+
+impl From<BackendError> for StoreError {
+    fn from(e: BackendError) -> Self {
+        StoreError::Backend(e)
+    }
+}
+
 impl std::fmt::Display for BackendError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
@@ -127,10 +143,7 @@ impl StoreError {
     /// A backend failure with no underlying error (a stopped thread, a row
     /// that breaks an invariant).
     pub fn backend(message: impl Into<String>) -> StoreError {
-        StoreError::Backend(BackendError {
-            message: message.into(),
-            cause: None,
-        })
+        StoreError::Backend(BackendError::new(message))
     }
 
     /// A backend failure caused by `cause`, saying what it says.

@@ -6,7 +6,10 @@
 use super::claims::{claim, claim_sql};
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{ATTEMPT_COLUMNS, EVENT_COLUMNS};
-use crate::db::{Engine, One, Param, PerEngine, Tx, col, for_both_engines, json_list, json_values};
+use crate::db::{
+    Changing, Engine, Guarded, One, Param, PerEngine, Statements, Tx, col, for_both_engines,
+    json_list, json_values,
+};
 use crate::listing::{Filters, Listing};
 use crate::rows::{attempt, event};
 use crate::*;
@@ -61,11 +64,24 @@ async fn claim_due<T: Tx>(
     claim(tx, &DUE, (limit, lease), &[&skip], event).await
 }
 
-/// The attempt, then the event's next state (its lease released): on
-/// PostgreSQL one statement (the attempt's `INSERT` in a `WITH`), one round
-/// trip of its lane's batch instead of two; SQLite has no `INSERT` in a
-/// `WITH`, so two statements there (in-process, no round trip).
-pub(crate) async fn record<T: Tx>(
+/// The attempt, then the event's next state (its lease released): a
+/// guarded write ([`Guarded`]) with nothing to decide (its one failure, an
+/// event that is gone, is its first statement's).
+pub(crate) async fn record<'a, T: Tx + 'a>(
+    tx: impl Into<Guarded<'a, T>>,
+    event_id: &str,
+    attempt: &NewAttempt,
+    next: &EventNext,
+) -> Result<(), T::Error> {
+    let change =
+        |tx: Changing<'a, T>| async move { write_attempt(&tx, event_id, attempt, next).await };
+    tx.into().change(change).await
+}
+
+/// On PostgreSQL one statement (the attempt's `INSERT` in a `WITH`), one
+/// round trip of its lane's batch instead of two; SQLite has no `INSERT` in
+/// a `WITH`, so two statements there (in-process, no round trip).
+async fn write_attempt<T: Statements>(
     tx: &T,
     event_id: &str,
     attempt: &NewAttempt,
@@ -105,7 +121,7 @@ pub(crate) async fn record<T: Tx>(
 
 /// The one attempt of the event of transaction `code`, if it was written
 /// skipped ([`NewAttempt::no_webhook_url`], from the event's row).
-pub(super) async fn add_skipped_attempt<T: Tx>(tx: &T, code: &str) -> Result<(), T::Error> {
+pub(super) async fn add_skipped_attempt<T: Statements>(tx: &T, code: &str) -> Result<(), T::Error> {
     let sql = "INSERT INTO webhook_attempts (event_id, url, http_status, error,
                    latency_ms, response_excerpt, created_at)
                SELECT id, NULL, NULL, ?2, 0, '', ?3 FROM events

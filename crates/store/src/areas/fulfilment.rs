@@ -12,7 +12,8 @@ use super::{events, notices, operators, referrals, sales_rollup, wallet};
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
 use crate::db::{
-    Column, Engine, One, Param, PerEngine, Tx, col, for_both_engines, json_list, json_values,
+    Changing, Column, Engine, Guarded, One, Param, PerEngine, ReadTx, Reading, Statements, Tx, col,
+    for_both_engines, json_list, json_values,
 };
 use crate::rows::transaction;
 use crate::rules::ms_from_now;
@@ -219,33 +220,96 @@ fn with_note(engine: Engine) -> &'static str {
 /// A final status, its refund (if failed) with its usage given back, its
 /// outbox event, its notice and its sales rollup row, inside the caller's
 /// transaction; `false` when the transaction does not take this finalization
-/// (nothing changed). It refuses only before its first change (the
-/// `guarded` kind).
-pub(crate) async fn finalize<T: Tx>(
-    tx: &T,
+/// (nothing changed). A guarded write ([`Guarded`]): only its decision
+/// refuses (no such purchase).
+pub(crate) async fn finalize<'a, T: Tx + 'a>(
+    tx: impl Into<Guarded<'a, T>>,
     code: &str,
     fin: &Finalization,
 ) -> Result<bool, T::Error> {
-    // What a reversal takes out of the rollup is read before its row changes.
-    let reversed = match fin.takes_from() {
-        Some(TxStatus::Successful) => Some(sales_rollup::before_reversal(tx, code).await?),
-        _ => None,
+    let taken = |tx: Reading<'a, T>| async move { taken(&tx, code, fin).await };
+    let change = |tx: Changing<'a, T>, taken| async move { write_final(&tx, fin, taken).await };
+    tx.into().run(taken, change).await
+}
+
+/// What a finalization changes: the purchase it takes from `from`, and
+/// what a reversal takes out of the rollup.
+struct Taken {
+    from: TxStatus,
+    purchase: Finalized,
+    reversed: Option<sales_rollup::Reversed>,
+}
+
+/// Whether the purchase takes `fin` (in the status it takes it from): its
+/// row read once, with what the rest of the finalization needs of it (these
+/// columns never change after placement); refused if there is no such
+/// purchase.
+async fn taken<T: ReadTx>(
+    tx: &T,
+    code: &str,
+    fin: &Finalization,
+) -> Result<Option<Taken>, T::Error> {
+    const COLUMNS: &str =
+        "account_id, key_id, amount, product, recipient, created_at, status, cost";
+    static ROW: LazyLock<String> =
+        LazyLock::new(|| format!("SELECT {COLUMNS} FROM transactions WHERE code = ?1"));
+    let found = tx
+        .query_opt(&ROW, &[&code], |row| {
+            let purchase = Finalized {
+                code: code.to_owned(),
+                account_id: row.parsed(col!("account_id"))?,
+                key_id: row.parsed(col!("key_id"))?,
+                amount: row.get(col!("amount"))?,
+                product: row.parsed(col!("product"))?,
+                recipient: row.get(col!("recipient"))?,
+                created_at: row.get(col!("created_at"))?,
+            };
+            let status: TxStatus = row.parsed(col!("status"))?;
+            let cost: Option<i64> = row.get(col!("cost"))?;
+            Ok((purchase, status, cost))
+        })
+        .await?;
+    let Some((purchase, status, cost)) = found else {
+        return Err(StoreError::NotFound("transaction").into());
     };
-    let Some(changed) = change_status(tx, code, fin).await? else {
-        let lookup = TxLookup::Code(code.to_owned());
-        return match super::purchases::look_up(tx, None, lookup).await? {
-            Some(_) => Ok(false),
-            None => Err(StoreError::NotFound("transaction").into()),
-        };
+    let Some(from) = fin.takes_from().filter(|from| *from == status) else {
+        return Ok(None);
     };
-    if fin.status == TxStatus::Failed {
-        let refund = wallet::Entry::Refund(code);
-        wallet::post_ledger(tx, changed.account_id, changed.amount, refund).await?;
-        // After the wallet's lock, as a purchase takes them.
-        super::limits::give_back_usage(tx, &changed).await?;
+    // What a reversal takes out of the rollup, as its row was counted.
+    let reversed = (from == TxStatus::Successful).then(|| sales_rollup::Reversed::of(cost));
+    Ok(Some(Taken {
+        from,
+        purchase,
+        reversed,
+    }))
+}
+
+/// The finalization's changes, if the purchase takes it: none refuses.
+async fn write_final<T: Statements>(
+    tx: &T,
+    fin: &Finalization,
+    taken: Option<Taken>,
+) -> Result<bool, T::Error> {
+    let Some(Taken {
+        from,
+        purchase,
+        reversed,
+    }) = taken
+    else {
+        return Ok(false);
+    };
+    if !change_status(tx, &purchase.code, fin, from).await? {
+        // Another node's finalization took it since it was read.
+        return Ok(false);
     }
-    queue_event(tx, &changed, fin).await?;
-    notices::purchase_final(tx, code, changed.product, fin.status).await?;
+    let code = purchase.code.as_str();
+    if fin.status == TxStatus::Failed {
+        wallet::refund(tx, purchase.account_id, purchase.amount, code).await?;
+        // After the wallet's lock, as a purchase takes them.
+        super::limits::give_back_usage(tx, &purchase).await?;
+    }
+    queue_event(tx, &purchase, fin).await?;
+    notices::purchase_final(tx, code, purchase.product, fin.status).await?;
     let reversal = reversed.is_some();
     sales_rollup::record(tx, code, reversed).await?;
     // The referrer's commission, earned or taken back with the status that
@@ -253,7 +317,7 @@ pub(crate) async fn finalize<T: Tx>(
     if reversal {
         referrals::take_back(tx, code).await?;
     } else if fin.status == TxStatus::Successful {
-        let (buyer, product, charged) = (changed.account_id, changed.product, changed.amount);
+        let (buyer, product, charged) = (purchase.account_id, purchase.product, purchase.amount);
         referrals::earn(tx, code, buyer, product, charged).await?;
     }
     Ok(true)
@@ -270,19 +334,15 @@ pub(crate) struct Finalized {
     pub created_at: String,
 }
 
-/// The final status written, if the transaction is in the status the
-/// finalization takes it from (PostgreSQL's `UPDATE` locks the row and reads
-/// it again after a concurrent finalize, so only one of them changes it);
-/// then the row read back, not `RETURNING` (docs/decisions.md, "No temporary
-/// B-tree on a purchase's path").
-async fn change_status<T: Tx>(
+/// The final status written, if the purchase is still in the status `from`
+/// the finalization takes it from (PostgreSQL's `UPDATE` locks the row and
+/// reads it again after a concurrent finalize, so only one of them changes it).
+async fn change_status<T: Statements>(
     tx: &T,
     code: &str,
     fin: &Finalization,
-) -> Result<Option<Finalized>, T::Error> {
-    let Some(from) = fin.takes_from() else {
-        return Ok(None);
-    };
+    from: TxStatus,
+) -> Result<bool, T::Error> {
     let sql = "UPDATE transactions SET status = ?1, message = ?2, result = ?3, completed_at = ?4,
                  attempts = attempts + 1, lease_until = 0, cost = ?6, watch_at = ?7
                WHERE code = ?5 AND status = ?8";
@@ -296,26 +356,7 @@ async fn change_status<T: Tx>(
         &fin.watch_at_ms,
         &from.as_str(),
     ];
-    if tx.execute(sql, &params).await? == 0 {
-        return Ok(None);
-    }
-    const COLUMNS: &str = "account_id, key_id, amount, product, recipient, created_at";
-    static CHANGED: LazyLock<String> =
-        LazyLock::new(|| format!("SELECT {COLUMNS} FROM transactions WHERE code = ?1"));
-    let changed = tx
-        .query_one(&CHANGED, &[&code], |row| {
-            Ok(Finalized {
-                code: code.to_owned(),
-                account_id: row.parsed(col!("account_id"))?,
-                key_id: row.parsed(col!("key_id"))?,
-                amount: row.get(col!("amount"))?,
-                product: row.parsed(col!("product"))?,
-                recipient: row.get(col!("recipient"))?,
-                created_at: row.get(col!("created_at"))?,
-            })
-        })
-        .await?;
-    Ok(Some(changed))
+    Ok(tx.execute(sql, &params).await? == 1)
 }
 
 /// [`finalize`] with the operator's line, written only if it changed something.
@@ -338,7 +379,7 @@ pub(crate) async fn finalize_logged<T: Tx>(
 /// transaction's key is a foreign key), and the attempt is written from the
 /// event's row, not from `RETURNING` (docs/decisions.md, "No temporary
 /// B-tree on a purchase's path").
-async fn queue_event<T: Tx>(
+async fn queue_event<T: Statements>(
     tx: &T,
     current: &Finalized,
     fin: &Finalization,

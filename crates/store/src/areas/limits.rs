@@ -7,7 +7,7 @@
 
 use crate::clock::{lagos_date_at, now_ms, now_rfc3339, rfc3339};
 use crate::columns::TX_COLUMNS;
-use crate::db::{Param, PerEngine, RowRead, Tx, col, for_both_engines};
+use crate::db::{Param, PerEngine, ReadTx, RowRead, Statements, Tx, col, for_both_engines};
 use crate::limits::*;
 use crate::rows::transaction;
 use crate::*;
@@ -184,7 +184,7 @@ pub(crate) struct RecipientReads {
 /// count only when an hourly rule may, level 0's limits only when the
 /// balance is over the largest balance (left at zero and none otherwise: no
 /// limit reads them then).
-pub(crate) async fn wallet_state<T: Tx>(
+pub(crate) async fn wallet_state<T: ReadTx>(
     tx: &T,
     account: AccountId,
     today: &Today,
@@ -192,7 +192,7 @@ pub(crate) async fn wallet_state<T: Tx>(
     read_state(tx, account, today, Read::ForPurchase).await
 }
 
-async fn read_state<T: Tx>(
+async fn read_state<T: ReadTx>(
     tx: &T,
     account: AccountId,
     today: &Today,
@@ -247,7 +247,7 @@ impl Hourly {
 }
 
 /// Purchases from `account` this clock hour.
-async fn hour_count<T: Tx>(tx: &T, account: AccountId, hour: i64) -> Result<i64, T::Error> {
+async fn hour_count<T: ReadTx>(tx: &T, account: AccountId, hour: i64) -> Result<i64, T::Error> {
     const COLUMNS: &str = "count";
     let sql = "SELECT count FROM hourly_usage
                WHERE account_id = ?1 AND hour = ?2 AND recipient = ''";
@@ -275,7 +275,7 @@ pub(crate) struct RecipientState {
 }
 
 /// [`PURCHASE_READS`] for a purchase of `account` under `reference` to `recipient`.
-pub(crate) async fn purchase_reads<T: Tx>(
+pub(crate) async fn purchase_reads<T: ReadTx>(
     tx: &T,
     (account, reference, recipient): (AccountId, &str, &str),
     today: &Today,
@@ -366,7 +366,7 @@ fn action(text: Option<String>) -> StoreResult<Option<RuleAction>> {
 
 /// Level 0's limits, which apply while a wallet is over its largest balance
 /// (its own largest balance does not: it is what put it there).
-async fn level0<T: Tx>(tx: &T) -> Result<Limits, T::Error> {
+async fn level0<T: ReadTx>(tx: &T) -> Result<Limits, T::Error> {
     let sql = format!("SELECT {LIMIT_COLUMNS} FROM kyc_levels WHERE level = 0");
     let found = tx.query_opt(&sql, &[], limits_row).await?;
     let limits = found.ok_or(StoreError::NotFound("level 0"))?;
@@ -377,7 +377,7 @@ async fn level0<T: Tx>(tx: &T) -> Result<Limits, T::Error> {
 }
 
 /// Value and count spent from `first_day` to today.
-async fn window<T: Tx>(
+async fn window<T: ReadTx>(
     tx: &T,
     account: AccountId,
     first_day: &str,
@@ -483,7 +483,7 @@ impl Passed {
 
 /// Adds `spent` to the account's usage: today's row (one upsert), this
 /// hour's count, and each recipient's day and hour it keeps.
-pub(crate) async fn record_usage<T: Tx>(
+pub(crate) async fn record_usage<T: Statements>(
     tx: &T,
     account: AccountId,
     spent: &Spent,
@@ -1030,12 +1030,12 @@ pub(crate) async fn reject<T: Tx>(
 /// its recipient's row of that day if there is one, neither below zero.
 /// The hourly counts are kept: they count attempts, which the velocity
 /// rules watch.
-pub(crate) async fn give_back_usage<T: Tx>(
+pub(crate) async fn give_back_usage<T: Statements>(
     tx: &T,
     refunded: &super::fulfilment::Finalized,
 ) -> Result<(), T::Error> {
     let Some(day) = crate::clock::lagos_day_of(&refunded.created_at) else {
-        return Err(StoreError::backend(format!(
+        return Err(BackendError::new(format!(
             "unreadable created_at {:?} of {}",
             refunded.created_at, refunded.code
         ))

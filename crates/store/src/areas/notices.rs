@@ -7,7 +7,7 @@
 //! written `failed` at once (the console shows why) until an operator resends one.
 
 use crate::clock::{new_code, now_ms, now_rfc3339};
-use crate::db::{Column, Param, PerEngine, RowRead, Tx, col, for_both_engines};
+use crate::db::{Column, Param, PerEngine, RowRead, Statements, Tx, col, for_both_engines};
 use crate::listing::{Filters, Listing};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, TxStatus};
@@ -181,7 +181,7 @@ pub(crate) async fn enqueue<T: Tx>(tx: &T, notice: &NewNotice) -> Result<bool, T
 /// scope's hour is locked by the first to count in it until it commits. A
 /// notice over its bound is deleted again (its counts given back) and
 /// counted as dropped.
-pub(crate) async fn add<T: Tx>(tx: &T, notice: &NewNotice) -> Result<Queued, T::Error> {
+pub(crate) async fn add<T: Statements>(tx: &T, notice: &NewNotice) -> Result<Queued, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         insert_from("SELECT CAST(?9 AS TEXT) AS recipient, CAST(?10 AS TEXT) AS account_id")
     });
@@ -258,7 +258,7 @@ pub(crate) const VERIFIED: &str = "(a.signed_up = 'operator' OR a.email_verified
 /// is verified ([`VERIFIED`]): by email unless the customer turned it off
 /// (security notices cannot be), by SMS if they turned it on and proved
 /// their phone. Nothing is added for a channel they do not want.
-pub(crate) async fn for_account<T: Tx>(
+pub(crate) async fn for_account<T: Statements>(
     tx: &T,
     owner: Owner<'_>,
     topic: NoticeTopic,
@@ -348,7 +348,7 @@ pub(crate) async fn funding_credited<T: Tx>(
 /// A purchase made final: a failed one's refund notice; a delivered token
 /// or pins' receipt. The notice holds only the code: the worker reads the
 /// transaction (whose pins are sealed at rest) when it sends.
-pub(crate) async fn purchase_final<T: Tx>(
+pub(crate) async fn purchase_final<T: Statements>(
     tx: &T,
     code: &str,
     product: billpay_domain::Product,
@@ -377,7 +377,7 @@ pub(crate) async fn purchase_released<T: Tx>(tx: &T, code: &str) -> Result<(), T
 
 /// A notice of `kind` about purchase `code` to its customer, once (its
 /// cause, `purchase:<code>:<kind>`, is unique per channel).
-async fn for_purchase<T: Tx>(
+async fn for_purchase<T: Statements>(
     tx: &T,
     code: &str,
     topic: NoticeTopic,

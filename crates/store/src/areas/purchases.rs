@@ -8,7 +8,9 @@ use super::limits::{self, Passed, PurchaseReads, RecipientState, Spent, WalletSt
 use super::wallet::{self, Entry, Moved};
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::TX_COLUMNS;
-use crate::db::{Engine, Param, PerEngine, Tx, for_both_engines};
+use crate::db::{
+    Changing, Engine, Guarded, Param, PerEngine, ReadTx, Reading, Statements, Tx, for_both_engines,
+};
 use crate::listing::{Filters, Listing};
 use crate::rows::{daily_spend_row, transaction};
 use crate::*;
@@ -71,7 +73,10 @@ impl Order {
 
 /// One order placed on its own: SQLite's, a job of the writer's group
 /// commit (its one writer orders every debit, so limits cannot be raced).
-async fn place_alone<T: Tx>(tx: &T, new: NewPurchase) -> Result<Transaction, T::Error> {
+async fn place_alone<'a, T: Tx + 'a>(
+    tx: Guarded<'a, T>,
+    new: NewPurchase,
+) -> Result<Transaction, T::Error> {
     let order = Order::new(new);
     let mut placed = place(tx, &[&order]).await?;
     Ok(placed.pop().expect("one outcome per order")?)
@@ -82,26 +87,40 @@ async fn place_alone<T: Tx>(tx: &T, new: NewPurchase) -> Result<Transaction, T::
 /// alone after the ones before it. Each wallet is locked and read once, each
 /// order then checked against its wallet as the orders before it left it
 /// (the reference, the blocklist, the limits and velocity rules, the
-/// balance), and only then is anything written: every refusal comes before
-/// the first change. The statements of each step are sent together (one
-/// round trip on PostgreSQL), so a batch of any size costs four; an error
-/// fails the whole transaction.
-pub(crate) async fn place<T: Tx>(
-    tx: &T,
-    orders: &[&Order],
+/// balance), and only then is anything written: a guarded write
+/// ([`Guarded`]), every refusal in its decision. The statements of each
+/// step are sent together (one round trip on PostgreSQL), so a batch of any
+/// size costs four; an error fails the whole transaction.
+pub(crate) async fn place<'a, 'o, T: Tx + 'a>(
+    tx: impl Into<Guarded<'a, T>>,
+    orders: &[&'o Order],
 ) -> Result<Vec<StoreResult<Transaction>>, T::Error> {
     let today = limits::Today::now();
+    let today = &today;
+    let decide = |tx: Reading<'a, T>| async move { decide_all(&tx, orders, today).await };
+    let change = |tx: Changing<'a, T>, (outcomes, placed): Decided<'o>| async move {
+        placed.write(&tx, today).await?;
+        Ok(outcomes)
+    };
+    tx.into().run(decide, change).await
+}
+
+/// What each order came to, and the placements to write.
+type Decided<'o> = (Vec<StoreResult<Transaction>>, Placements<'o>);
+
+/// What each order comes to, and the placements to write.
+async fn decide_all<'o, T: ReadTx>(
+    tx: &T,
+    orders: &[&'o Order],
+    today: &limits::Today,
+) -> Result<Decided<'o>, T::Error> {
     let mut accounts: Vec<AccountId> = orders.iter().map(|o| o.new.account_id).collect();
     accounts.dedup();
     // Locked before anything is read, so every read sees the purchases
     // committed before this transaction took the wallet.
     wallet::lock_all(tx, &accounts).await?;
-    let states = try_join_all(
-        accounts
-            .iter()
-            .map(|a| limits::wallet_state(tx, *a, &today)),
-    );
-    let mut wallets: HashMap<AccountId, Wallet> = accounts
+    let states = try_join_all(accounts.iter().map(|a| limits::wallet_state(tx, *a, today)));
+    let wallets: HashMap<AccountId, Wallet> = accounts
         .iter()
         .zip(states.await?)
         .filter_map(|(account, state)| Some((*account, Wallet::new(state?))))
@@ -117,17 +136,16 @@ pub(crate) async fn place<T: Tx>(
             new.reference.as_str(),
             new.recipient.as_str(),
         );
-        limits::purchase_reads(tx, purchase, &today, reads)
+        limits::purchase_reads(tx, purchase, today, reads)
     });
     let reads = try_join_all(reads).await?;
-    let mut placed = Placements::default();
+    let mut placed = Placements::new(wallets);
     let outcomes = orders
         .iter()
         .zip(reads)
-        .map(|(order, read)| placed.decide(order, read, &mut wallets))
+        .map(|(order, read)| placed.decide(order, read))
         .collect();
-    placed.write(tx, &wallets, &today).await?;
-    Ok(outcomes)
+    Ok((outcomes, placed))
 }
 
 /// A wallet as a placement's orders leave it.
@@ -150,24 +168,29 @@ impl Wallet {
     }
 }
 
-/// The orders a placement accepted, to be written together.
-#[derive(Default)]
+/// The orders a placement accepted, to be written together, and their
+/// wallets as those orders leave them.
 struct Placements<'o> {
     rows: Vec<(&'o Order, Kobo, Kobo, Option<&'static str>)>,
     references: HashSet<(AccountId, &'o str)>,
+    wallets: HashMap<AccountId, Wallet>,
 }
 
 impl<'o> Placements<'o> {
+    fn new(wallets: HashMap<AccountId, Wallet>) -> Self {
+        Placements {
+            rows: Vec::new(),
+            references: HashSet::new(),
+            wallets,
+        }
+    }
+
     /// Checks `order` against its wallet as the orders before it left it;
     /// placed, it is added to the wallet and to what is written.
-    fn decide(
-        &mut self,
-        order: &'o Order,
-        read: PurchaseReads,
-        wallets: &mut HashMap<AccountId, Wallet>,
-    ) -> StoreResult<Transaction> {
+    fn decide(&mut self, order: &'o Order, read: PurchaseReads) -> StoreResult<Transaction> {
         let new = &order.new;
-        let wallet = wallets
+        let wallet = self
+            .wallets
             .get_mut(&new.account_id)
             .ok_or(StoreError::NotFound("account"))?;
         let reference = (new.account_id, new.reference.as_str());
@@ -201,12 +224,7 @@ impl<'o> Placements<'o> {
     /// Every row of the accepted orders, in one round: the transactions and
     /// their ledger entries (in order, so each wallet's entries run), then
     /// one debit and one usage upsert per wallet.
-    async fn write<T: Tx>(
-        &self,
-        tx: &T,
-        wallets: &HashMap<AccountId, Wallet>,
-        today: &limits::Today,
-    ) -> Result<(), T::Error> {
+    async fn write<T: Statements>(&self, tx: &T, today: &limits::Today) -> Result<(), T::Error> {
         if self.rows.is_empty() {
             return Ok(());
         }
@@ -222,7 +240,7 @@ impl<'o> Placements<'o> {
             let account = order.new.account_id.to_string();
             async move { wallet::append_entry(tx, &account, moved, Entry::Debit(&order.code)).await }
         });
-        let debited = wallets.iter().filter(|(_, w)| w.spent.count > 0);
+        let debited = self.wallets.iter().filter(|(_, w)| w.spent.count > 0);
         let debits = debited
             .clone()
             .map(|(account, w)| wallet::debit_checked(tx, *account, w.spent.value));
@@ -238,7 +256,7 @@ impl<'o> Placements<'o> {
 }
 
 /// The transaction row, due now unless it is held.
-async fn insert<T: Tx>(
+async fn insert<T: Statements>(
     tx: &T,
     (order, before, after, held_for): (&Order, Kobo, Kobo, Option<&'static str>),
 ) -> Result<u64, T::Error> {

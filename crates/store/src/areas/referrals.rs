@@ -8,7 +8,7 @@
 
 use super::wallet::{Entry, balance_locked, post_ledger};
 use crate::clock::{now_ms, now_rfc3339, parse_rfc3339_ms};
-use crate::db::{Param, RowRead, Tx, col, for_both_engines};
+use crate::db::{Param, Reads, RowRead, Statements, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, Product};
 use serde::Serialize;
@@ -233,12 +233,12 @@ fn rate_row(row: &dyn RowRead) -> StoreResult<ReferralRate> {
     })
 }
 
-async fn rates<T: Tx>(tx: &T) -> Result<Vec<ReferralRate>, T::Error> {
+async fn rates<T: Reads>(tx: &T) -> Result<Vec<ReferralRate>, T::Error> {
     let sql = format!("SELECT {RATE_COLUMNS} FROM referral_rates ORDER BY product");
     tx.query_all(&sql, &[], rate_row).await
 }
 
-async fn rate<T: Tx>(tx: &T, product: Product) -> Result<Option<ReferralRate>, T::Error> {
+async fn rate<T: Reads>(tx: &T, product: Product) -> Result<Option<ReferralRate>, T::Error> {
     let sql = format!("SELECT {RATE_COLUMNS} FROM referral_rates WHERE product = ?1");
     tx.query_opt(&sql, &[&product.service()], rate_row).await
 }
@@ -463,7 +463,7 @@ fn phone_key(phone: &str) -> Option<String> {
     (digits.len() >= 10).then(|| digits[digits.len() - 10..].to_owned())
 }
 
-async fn identity<T: Tx>(tx: &T, account: AccountId) -> Result<Identity, T::Error> {
+async fn identity<T: Reads>(tx: &T, account: AccountId) -> Result<Identity, T::Error> {
     let id = account.to_string();
     const COLUMNS: &str = "value";
     let text = |row: &dyn RowRead| row.get::<Option<String>>(col!("value"));
@@ -511,7 +511,7 @@ async fn identity<T: Tx>(tx: &T, account: AccountId) -> Result<Identity, T::Erro
 
 /// What of the referee's is the referrer's, as the owner reads it (`None`:
 /// nothing).
-async fn identity_match<T: Tx>(
+async fn identity_match<T: Reads>(
     tx: &T,
     referrer: AccountId,
     referee: AccountId,
@@ -538,7 +538,7 @@ async fn identity_match<T: Tx>(
 /// referral earns, the owner set a rate on its product and the purchase is
 /// inside the rate's window. The cost when the buyer has no referrer: one
 /// read by primary key.
-pub(crate) async fn earn<T: Tx>(
+pub(crate) async fn earn<T: Statements>(
     tx: &T,
     code: &str,
     buyer: AccountId,
@@ -600,7 +600,7 @@ pub(crate) async fn earn<T: Tx>(
 /// A successful purchase just reversed (same transaction): its commission,
 /// if any, taken back. The bonus balance may go below zero (the commission
 /// was moved to the wallet already): owed, never taken from the wallet.
-pub(crate) async fn take_back<T: Tx>(tx: &T, code: &str) -> Result<(), T::Error> {
+pub(crate) async fn take_back<T: Statements>(tx: &T, code: &str) -> Result<(), T::Error> {
     let Some(commission) = commission_of(tx, code).await? else {
         return Ok(());
     };
@@ -681,7 +681,7 @@ struct Bonus<'a> {
 
 /// Moves a bonus balance by `amount` (signed; it may go below zero) and
 /// appends its entry; answers the balance after.
-async fn post_bonus<T: Tx>(
+async fn post_bonus<T: Statements>(
     tx: &T,
     account: AccountId,
     amount: Kobo,
@@ -710,7 +710,7 @@ async fn post_bonus<T: Tx>(
     Ok(after)
 }
 
-async fn bonus_balance<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
+async fn bonus_balance<T: Reads>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
     const COLUMNS: &str = "balance";
     let sql = "SELECT balance FROM bonus_balances WHERE account_id = ?1";
     let found: Option<i64> = tx
@@ -749,7 +749,7 @@ async fn bonus_entries<T: Tx>(
     tx.query_all(&sql, &params, entry_row).await
 }
 
-async fn commission_of<T: Tx>(tx: &T, code: &str) -> Result<Option<Commission>, T::Error> {
+async fn commission_of<T: Reads>(tx: &T, code: &str) -> Result<Option<Commission>, T::Error> {
     const COLUMNS: &str = "transaction_code, referrer_id, referee_id, product, charged, amount, earned_at, reversed_at";
     let sql = format!("SELECT {COLUMNS} FROM referral_commissions WHERE transaction_code = ?1");
     tx.query_opt(&sql, &[&code], |row| {
@@ -917,7 +917,7 @@ pub const COMMISSION_EARNED: &str = "referral_commission";
 pub const BONUS_MOVED: &str = "referral_bonus_moved";
 
 /// The referrer's notice, in its transaction (once: its cause).
-async fn told<T: Tx>(
+async fn told<T: Statements>(
     tx: &T,
     account: AccountId,
     kind: &str,

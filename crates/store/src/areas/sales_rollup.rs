@@ -10,7 +10,7 @@
 //! so it always equals the purchases (docs/decisions.md, "The sales rollup").
 
 use crate::audit::Check;
-use crate::db::{Column, Param, PerEngine, RowRead, Tx, col, for_both_engines};
+use crate::db::{Column, Param, PerEngine, RowRead, Statements, Tx, col, for_both_engines};
 use crate::*;
 use std::sync::LazyLock;
 
@@ -77,22 +77,17 @@ pub(crate) struct Reversed {
     cost: Option<i64>,
 }
 
-/// [`Reversed`] of the purchase `code` (still successful).
-pub(crate) async fn before_reversal<T: Tx>(tx: &T, code: &str) -> Result<Reversed, T::Error> {
-    const COLUMNS: &str = "cost";
-    let sql = "SELECT cost FROM transactions WHERE code = ?1";
-    let cost = tx
-        .query_opt(sql, &[&code], |row| row.get(col!("cost")))
-        .await?;
-    Ok(Reversed {
-        cost: cost.flatten(),
-    })
+impl Reversed {
+    /// The successful purchase's `cost` column, read before its status changes.
+    pub(crate) fn of(cost: Option<i64>) -> Reversed {
+        Reversed { cost }
+    }
 }
 
 /// The purchase `code`, just made final, counted in its row; a reversed one
 /// (`reversed`) first taken out of its successful row, as it was counted.
 /// In the finalization's transaction, after its status is written.
-pub(crate) async fn record<T: Tx>(
+pub(crate) async fn record<T: Statements>(
     tx: &T,
     code: &str,
     reversed: Option<Reversed>,

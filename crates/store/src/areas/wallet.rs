@@ -4,7 +4,7 @@
 
 use crate::clock::now_rfc3339;
 use crate::columns::LEDGER_COLUMNS;
-use crate::db::{Engine, Param, PerEngine, Tx, col, for_both_engines};
+use crate::db::{Engine, Param, PerEngine, ReadTx, Statements, Tx, col, for_both_engines};
 use crate::operators::applied_balance_before;
 use crate::rows::ledger_entry;
 use crate::*;
@@ -185,13 +185,39 @@ pub(crate) async fn post_ledger<T: Tx>(
     amount: Kobo,
     entry: Entry<'_>,
 ) -> Result<Kobo, T::Error> {
+    let moved = move_balance(tx, account, amount, entry).await?;
+    Ok(moved.ok_or(Refusal::InsufficientBalance)?)
+}
+
+/// Gives a failed purchase's `amount` back to its wallet, with its ledger
+/// entry: a credit never refuses, so a guarded write's change may make it.
+pub(crate) async fn refund<T: Statements>(
+    tx: &T,
+    account: AccountId,
+    amount: Kobo,
+    code: &str,
+) -> Result<Kobo, T::Error> {
+    let moved = move_balance(tx, account, amount, Entry::Refund(code)).await?;
+    moved.ok_or_else(|| {
+        BackendError::new(format!("a refund to {account} left it below zero")).into()
+    })
+}
+
+/// The wallet moved and its entry appended; its balance after, or `None`
+/// (nothing changed) where the move would leave it below zero.
+async fn move_balance<T: Statements>(
+    tx: &T,
+    account: AccountId,
+    amount: Kobo,
+    entry: Entry<'_>,
+) -> Result<Option<Kobo>, T::Error> {
     const COLUMNS: &str = "balance";
     // Read back, not `RETURNING` (docs/decisions.md, "No temporary B-tree on a
     // purchase's path").
     let moved = "UPDATE accounts SET balance = balance + ?1 WHERE id = ?2 AND balance + ?1 >= 0";
     let account = account.to_string();
     if tx.execute(moved, &[&amount.0, &account]).await? == 0 {
-        return Err(Refusal::InsufficientBalance.into());
+        return Ok(None);
     }
     let balance = "SELECT balance FROM accounts WHERE id = ?1";
     let balance_after: i64 = tx
@@ -203,7 +229,7 @@ pub(crate) async fn post_ledger<T: Tx>(
         created_at: &now_rfc3339(),
     };
     append_entry(tx, &account, moved, entry).await?;
-    Ok(Kobo(balance_after))
+    Ok(Some(Kobo(balance_after)))
 }
 
 /// A wallet's move, as its ledger entry records it.
@@ -215,7 +241,7 @@ pub(crate) struct Moved<'a> {
 
 /// Appends the ledger entry of a move already made (`post_ledger`, or a
 /// placement's one debit of its wallet for several purchases).
-pub(crate) async fn append_entry<T: Tx>(
+pub(crate) async fn append_entry<T: Statements>(
     tx: &T,
     account: &str,
     moved: Moved<'_>,
@@ -275,7 +301,7 @@ pub(crate) const APPEND_ENTRY: &str = "INSERT INTO ledger (account_id, amount, k
 /// checked against the balance it read under the wallet's lock: a wallet
 /// that moved under that lock is a broken invariant, and fails the
 /// transaction.
-pub(crate) async fn debit_checked<T: Tx>(
+pub(crate) async fn debit_checked<T: Statements>(
     tx: &T,
     account: AccountId,
     total: Kobo,
@@ -284,14 +310,14 @@ pub(crate) async fn debit_checked<T: Tx>(
     if tx.execute(sql, &[&total.0, &account.to_string()]).await? == 1 {
         return Ok(());
     }
-    Err(StoreError::backend(format!("the wallet of {account} moved under its lock")).into())
+    Err(BackendError::new(format!("the wallet of {account} moved under its lock")).into())
 }
 
 /// Locks the wallets of `accounts` (sorted: every placement takes them in
 /// that order, so placements never deadlock) until the transaction ends:
 /// PostgreSQL's `FOR UPDATE`, the statements sent together; SQLite's one
 /// writer holds every row already.
-pub(crate) async fn lock_all<T: Tx>(tx: &T, accounts: &[AccountId]) -> Result<(), T::Error> {
+pub(crate) async fn lock_all<T: ReadTx>(tx: &T, accounts: &[AccountId]) -> Result<(), T::Error> {
     if T::ENGINE == Engine::Sqlite {
         return Ok(());
     }
@@ -300,7 +326,7 @@ pub(crate) async fn lock_all<T: Tx>(tx: &T, accounts: &[AccountId]) -> Result<()
     tx.prepare(sql).await?;
     let locks = accounts.iter().map(|account| {
         let account = account.to_string();
-        async move { tx.execute(sql, &[&account]).await }
+        async move { tx.query_opt(sql, &[&account], |_| Ok(())).await }
     });
     futures_util::future::try_join_all(locks).await?;
     Ok(())

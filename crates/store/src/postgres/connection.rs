@@ -5,7 +5,9 @@
 
 use super::PostgresStore;
 use super::error::{PgError, PgResult, retried};
-use crate::db::{Column, Engine, Param, RowRead, Tx, to_dollar_placeholders, unreadable};
+use crate::db::{
+    Column, Engine, Param, Reads, RowRead, Statements, to_dollar_placeholders, unreadable,
+};
 use crate::rules::redact_url;
 use crate::{StoreError, StoreResult};
 use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
@@ -153,13 +155,15 @@ fn bound<'p>(params: &'p [&dyn Param]) -> Vec<&'p (dyn ToSql + Sync)> {
     params.iter().map(|p| p.pg()).collect()
 }
 
-impl<C: GenericClient + Sync> Tx for Pg<'_, C> {
-    type Error = PgError;
-    const ENGINE: Engine = Engine::Postgres;
-
+impl<C: GenericClient + Sync> Statements for Pg<'_, C> {
     async fn execute(&self, sql: &str, params: &[&dyn Param]) -> PgResult<u64> {
         execute(self.0, &to_dollar_placeholders(sql), &bound(params)).await
     }
+}
+
+impl<C: GenericClient + Sync> Reads for Pg<'_, C> {
+    type Error = PgError;
+    const ENGINE: Engine = Engine::Postgres;
 
     async fn prepare(&self, sql: &str) -> PgResult<()> {
         self.0.prepare_cached(&to_dollar_placeholders(sql)).await?;

@@ -30,6 +30,12 @@ impl From<StoreError> for PgError {
     }
 }
 
+impl From<crate::BackendError> for PgError {
+    fn from(e: crate::BackendError) -> Self {
+        PgError::Store(StoreError::Backend(e))
+    }
+}
+
 impl From<Refusal> for PgError {
     fn from(e: Refusal) -> Self {
         PgError::Store(StoreError::Refused(e))

@@ -1,7 +1,7 @@
 //! Statements through each connection's prepared-statement cache, so a hot
 //! query is parsed once per connection.
 
-use crate::db::{Column, Engine, Param, RowRead, Tx, unreadable};
+use crate::db::{Column, Engine, Param, Reads, RowRead, Statements, unreadable};
 use crate::{StoreError, StoreResult};
 use rusqlite::Connection;
 use std::future::Future;
@@ -24,10 +24,7 @@ fn bound<'p>(params: &'p [&dyn Param]) -> impl Iterator<Item = &'p dyn rusqlite:
     params.iter().map(|p| p.lite())
 }
 
-impl Tx for Lite<'_> {
-    type Error = StoreError;
-    const ENGINE: Engine = Engine::Sqlite;
-
+impl Statements for Lite<'_> {
     fn execute(&self, sql: &str, params: &[&dyn Param]) -> impl Future<Output = StoreResult<u64>> {
         let changed = (|| {
             let mut stmt = self.0.prepare_cached(sql)?;
@@ -35,6 +32,11 @@ impl Tx for Lite<'_> {
         })();
         std::future::ready(changed)
     }
+}
+
+impl Reads for Lite<'_> {
+    type Error = StoreError;
+    const ENGINE: Engine = Engine::Sqlite;
 
     fn prepare(&self, _sql: &str) -> impl Future<Output = StoreResult<()>> {
         std::future::ready(Ok(()))
