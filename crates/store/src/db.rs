@@ -5,8 +5,10 @@
 //!   `execute`, `query_opt`, `query_all`. SQL is written once, in SQLite's
 //!   spelling of placeholders (`?1`, `?2`…); the PostgreSQL engine rewrites them
 //!   to `$1`… ([`to_dollar_placeholders`]) before its prepared-statement cache.
-//!   What truly differs between the engines is asked of [`Tx::ENGINE`] and
-//!   named where it is used.
+//!   What truly differs between the engines is asked of [`Reads::ENGINE`] and
+//!   named where it is used. Its parts are bounds of their own: [`Reads`]
+//!   (no `execute`) and [`Statements`] (whose error cannot be a refusal),
+//!   which a guarded write's decision and change are given ([`Guarded`]).
 //! - [`Param`]: a value both drivers bind (`&[&dyn Param]`); an integer's
 //!   width is PostgreSQL's column type (`i32` for `INTEGER`, `i64` for
 //!   `BIGINT`), which SQLite takes as well.
