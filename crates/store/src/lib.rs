@@ -99,7 +99,7 @@ pub enum StoreError {
     #[error("an account with email {0} exists")]
     EmailTaken(String),
     #[error("database error: {0}")]
-    Backend(#[source] BackendError),
+    Backend(#[from] BackendError),
 }
 
 /// A failure below the store's operations: what it says, and the error that
@@ -118,12 +118,6 @@ impl BackendError {
             message: message.into(),
             cause: None,
         }
-    }
-}
-
-impl From<BackendError> for StoreError {
-    fn from(e: BackendError) -> Self {
-        StoreError::Backend(e)
     }
 }
 

@@ -105,7 +105,7 @@ pub(crate) async fn place<'a, 'o, T: Tx + 'a>(
     tx.into().run(decide, change).await
 }
 
-/// What each order came to, and the placements to write.
+/// A placement's decision: each order's outcome, and what to write.
 type Decided<'o> = (Vec<StoreResult<Transaction>>, Placements<'o>);
 
 /// What each order comes to, and the placements to write.

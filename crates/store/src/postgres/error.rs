@@ -32,7 +32,7 @@ impl From<StoreError> for PgError {
 
 impl From<crate::BackendError> for PgError {
     fn from(e: crate::BackendError) -> Self {
-        PgError::Store(StoreError::Backend(e))
+        PgError::Store(e.into())
     }
 }
 
