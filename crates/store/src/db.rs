@@ -7,8 +7,10 @@
 //!   to `$1`… ([`to_dollar_placeholders`]) before its prepared-statement cache.
 //!   What truly differs between the engines is asked of [`Reads::ENGINE`] and
 //!   named where it is used. Its parts are bounds of their own: [`Reads`]
-//!   (no `execute`) and [`Statements`] (whose error cannot be a refusal),
-//!   which a guarded write's decision and change are given ([`Guarded`]).
+//!   (no `execute`; [`ReadTx`] with refusals), which a read and a guarded
+//!   write's decision are given ([`Reading`]), and [`Statements`] (whose
+//!   error cannot be a refusal), which a guarded write's change is given
+//!   ([`Guarded`]).
 //! - [`Param`]: a value both drivers bind (`&[&dyn Param]`); an integer's
 //!   width is PostgreSQL's column type (`i32` for `INTEGER`, `i64` for
 //!   `BIGINT`), which SQLite takes as well.
@@ -206,8 +208,16 @@ impl<'a, T: Tx> Guarded<'a, T> {
     }
 }
 
-/// A transaction given to a guarded write's decision: reads only.
+/// A transaction given to a guarded write's decision, or a connection given
+/// to a read (the store's `read`, `snapshot` and `here` run kinds): reads
+/// only.
 pub(crate) struct Reading<'a, T>(&'a T);
+
+impl<'a, T: Tx> From<&'a T> for Reading<'a, T> {
+    fn from(tx: &'a T) -> Self {
+        Reading(tx)
+    }
+}
 
 impl<T: Tx> Reads for Reading<'_, T> {
     type Error = T::Error;
@@ -574,7 +584,9 @@ impl Value for Option<billpay_domain::Kobo> {
 ///   that cannot refuse); SQLite: as `statement` (should it fail after a
 ///   change, the engine failed, and its batch is rolled back whole);
 ///   PostgreSQL: as `write`;
-/// - `read`: a read (SQLite: a reader thread; PostgreSQL: a pooled connection);
+/// - `read`: a read (SQLite: a reader thread; PostgreSQL: a pooled connection),
+///   the function given the connection as a [`Reading`] (as are `snapshot`'s
+///   and `here`'s), so it takes [`ReadTx`] and cannot write;
 /// - `snapshot`: reads that must agree (SQLite: in one read transaction;
 ///   PostgreSQL: in one read-only `REPEATABLE READ` transaction);
 /// - `here`: a point read of the request path, or the few rows of a page's
@@ -687,28 +699,33 @@ macro_rules! for_both_engines {
     (@own $arg:ident $own:expr) => {
         $own
     };
+    // The read kinds give the function the connection as a [`Reading`]
+    // (no `execute`): a read that writes does not compile.
     (@sqlite read $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.engine.read(move |conn| {
-            let $tx = &$crate::sqlite::Lite(conn);
-            $crate::db::ready($call)
+            $crate::db::for_both_engines!(@reading $crate::sqlite::Lite(conn), $tx $call)
         }).await
     }};
     (@sqlite snapshot $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.engine.read(move |conn| {
             $crate::sqlite::agreeing(conn, |conn| {
-                let $tx = &$crate::sqlite::Lite(conn);
-                $crate::db::ready($call)
+                $crate::db::for_both_engines!(@reading $crate::sqlite::Lite(conn), $tx $call)
             })
         }).await
     }};
     (@sqlite here $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {
         $store.engine.read_here(|conn| {
-            let $tx = &$crate::sqlite::Lite(conn);
-            $crate::db::ready($call)
+            $crate::db::for_both_engines!(@reading $crate::sqlite::Lite(conn), $tx $call)
         })
     };
+    (@reading $conn:expr, $tx:ident $call:expr) => {{
+        let conn = $conn;
+        let reading = $crate::db::Reading::from(&conn);
+        let $tx = &reading;
+        $crate::db::ready($call)
+    }};
     (@postgres write $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.write(move |t| {
@@ -723,29 +740,36 @@ macro_rules! for_both_engines {
     (@postgres guarded $($rest:tt)*) => {
         $crate::db::for_both_engines!(@postgres write $($rest)*)
     };
-    (@postgres statement $($rest:tt)*) => {
-        $crate::db::for_both_engines!(@postgres_autocommit $crate::db::One::from, $($rest)*)
-    };
     (@postgres snapshot $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.snapshot(move |t| {
             Box::pin(async move {
                 let pg = $crate::postgres::Pg(t);
-                let $tx = &pg;
+                let reading = $crate::db::Reading::from(&pg);
+                let $tx = &reading;
                 $call.await
             })
         }).await
     }};
-    (@postgres $kind:ident $($rest:tt)*) => {
-        $crate::db::for_both_engines!(@postgres_autocommit ::std::convert::identity, $($rest)*)
-    };
-    // Autocommitted statements, the connection given as `$give` makes it.
-    (@postgres_autocommit $give:path, $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+    // An autocommitted statement, given as a [`One`].
+    (@postgres statement $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.autocommit(move |c| {
             Box::pin(async move {
                 let pg = $crate::postgres::Pg(c);
-                let $tx = $give(&pg);
+                let $tx = $crate::db::One::from(&pg);
+                $call.await
+            })
+        }).await
+    }};
+    // `read` and `here`: autocommitted reads.
+    (@postgres $read_or_here:ident $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
+        $store.autocommit(move |c| {
+            Box::pin(async move {
+                let pg = $crate::postgres::Pg(c);
+                let reading = $crate::db::Reading::from(&pg);
+                let $tx = &reading;
                 $call.await
             })
         }).await

@@ -12,7 +12,7 @@
 use super::{accounts, notices, pricing};
 use crate::clock::{new_code, now_ms, now_rfc3339};
 use crate::columns::ACCOUNT_COLUMNS;
-use crate::db::{Column, Param, Tx, col, for_both_engines};
+use crate::db::{Column, Param, ReadTx, Tx, col, for_both_engines};
 use crate::rows::account;
 use crate::*;
 use billpay_domain::AccountId;
@@ -237,7 +237,7 @@ async fn check_code<T: Tx>(
     Ok(CodeCheck::Verified { email })
 }
 
-async fn pending_email<T: Tx>(tx: &T, account: AccountId) -> Result<Option<String>, T::Error> {
+async fn pending_email<T: ReadTx>(tx: &T, account: AccountId) -> Result<Option<String>, T::Error> {
     const COLUMNS: &str = "email";
     let sql = "SELECT c.email FROM email_codes c JOIN accounts a ON a.id = c.account_id
                WHERE c.account_id = ?1 AND c.expires_at > ?2 AND lower(c.email) <> lower(a.email)";
@@ -280,7 +280,7 @@ async fn start_reset<T: Tx>(tx: &T, new: &NewPasswordReset) -> Result<(), T::Err
     Ok(())
 }
 
-async fn reset_valid<T: Tx>(tx: &T, token_hash: &str) -> Result<bool, T::Error> {
+async fn reset_valid<T: ReadTx>(tx: &T, token_hash: &str) -> Result<bool, T::Error> {
     const COLUMNS: &str = "found";
     let sql = "SELECT EXISTS (SELECT 1 FROM password_resets
                    WHERE token_hash = ?1 AND purpose = 'password'
@@ -330,7 +330,10 @@ async fn use_link<T: Tx>(
 
 /// The active account a live PIN-reset link is for (its page checks the
 /// account's password before the link is used).
-async fn pin_reset_account<T: Tx>(tx: &T, token_hash: &str) -> Result<Option<Account>, T::Error> {
+async fn pin_reset_account<T: ReadTx>(
+    tx: &T,
+    token_hash: &str,
+) -> Result<Option<Account>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
             "SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE status = 'active' AND id IN
@@ -462,7 +465,7 @@ async fn prune_unverified<T: Tx>(tx: &T, created_before: &str) -> Result<u64, T:
     Ok(pruned)
 }
 
-async fn counts<T: Tx>(
+async fn counts<T: ReadTx>(
     tx: &T,
     today_from: &str,
     month_from: &str,

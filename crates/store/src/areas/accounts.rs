@@ -4,7 +4,7 @@
 
 use crate::clock::now_rfc3339;
 use crate::columns::ACCOUNT_COLUMNS;
-use crate::db::{Engine, Param, PerEngine, Tx, col, for_both_engines};
+use crate::db::{Engine, Param, PerEngine, ReadTx, Tx, col, for_both_engines};
 use crate::rows::account;
 use crate::*;
 use billpay_domain::AccountId;
@@ -44,14 +44,14 @@ pub(crate) async fn create<T: Tx>(tx: &T, new: &NewAccount) -> Result<Account, T
     Ok(created)
 }
 
-async fn by_id<T: Tx>(tx: &T, id: AccountId) -> Result<Option<Account>, T::Error> {
+async fn by_id<T: ReadTx>(tx: &T, id: AccountId) -> Result<Option<Account>, T::Error> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("SELECT {ACCOUNT_COLUMNS} FROM accounts WHERE id = ?1"));
     tx.query_opt(&SQL, &[&id.to_string()], account).await
 }
 
 /// Any case finds the address.
-async fn by_email<T: Tx>(tx: &T, email: &str) -> Result<Option<Account>, T::Error> {
+async fn by_email<T: ReadTx>(tx: &T, email: &str) -> Result<Option<Account>, T::Error> {
     static SQL: PerEngine = PerEngine::new(|engine| {
         // Each engine's case-blind match is the one its index serves: SQLite's
         // `email` column is `COLLATE NOCASE`, PostgreSQL's index is on `lower(email)`.

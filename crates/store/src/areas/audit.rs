@@ -5,7 +5,7 @@ use crate::audit::{
     AuditRow, CheckOutcome, EMAILS_RESOLVE, EmailCollision, ONE_ACCOUNT_PER_ADDRESS,
     ONE_ACCOUNT_PER_ADDRESS_RULE, sql_checks,
 };
-use crate::db::{Column, RowRead, Tx, col, for_both_engines};
+use crate::db::{Column, ReadTx, RowRead, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::EmailAddress;
 use std::collections::BTreeMap;
@@ -24,7 +24,7 @@ for_both_engines! {
     }
 }
 
-async fn run<T: Tx>(tx: &T) -> Result<Vec<CheckOutcome>, T::Error> {
+async fn run<T: ReadTx>(tx: &T) -> Result<Vec<CheckOutcome>, T::Error> {
     let mut outcomes = Vec::new();
     for check in sql_checks() {
         outcomes.push(CheckOutcome {
@@ -57,7 +57,7 @@ async fn run<T: Tx>(tx: &T) -> Result<Vec<CheckOutcome>, T::Error> {
 /// ([`EmailAddress::mailbox_of`]), grouped: the groups of more than one.
 /// An address that reaches no mailbox (an erased account's tombstone) is
 /// in no group.
-async fn email_collisions<T: Tx>(tx: &T) -> Result<Vec<EmailCollision>, T::Error> {
+async fn email_collisions<T: ReadTx>(tx: &T) -> Result<Vec<EmailCollision>, T::Error> {
     Ok(by_mailbox(all_emails(tx).await?)
         .into_iter()
         .filter(|(_, accounts)| accounts.len() > 1)
@@ -77,7 +77,7 @@ fn as_text(row: &dyn RowRead) -> StoreResult<AuditRow> {
 }
 
 /// Every account's id and address as stored, oldest first.
-async fn all_emails<T: Tx>(tx: &T) -> Result<Vec<(String, String)>, T::Error> {
+async fn all_emails<T: ReadTx>(tx: &T) -> Result<Vec<(String, String)>, T::Error> {
     const COLUMNS: &str = "id, email";
     let sql = "SELECT id, email FROM accounts ORDER BY created_at, id";
     tx.query_all(sql, &[], |row| {

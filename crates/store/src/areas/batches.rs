@@ -9,7 +9,7 @@
 
 use super::claims::{claim, claim_sql};
 use crate::clock::{new_code, now_ms, now_rfc3339};
-use crate::db::{One, Param, PerEngine, RowRead, Tx, col, for_both_engines};
+use crate::db::{One, Param, PerEngine, ReadTx, RowRead, Tx, col, for_both_engines};
 use crate::model::text_enum;
 use crate::*;
 use billpay_domain::{AccountId, KeyId, Kobo, Product, TxStatus};
@@ -260,7 +260,7 @@ async fn add_item<T: Tx>(
     Ok(())
 }
 
-async fn find<T: Tx>(
+async fn find<T: ReadTx>(
     tx: &T,
     account: AccountId,
     reference: &str,
@@ -270,7 +270,7 @@ async fn find<T: Tx>(
         .await
 }
 
-async fn list<T: Tx>(tx: &T, account: AccountId, limit: u32) -> Result<Vec<Batch>, T::Error> {
+async fn list<T: ReadTx>(tx: &T, account: AccountId, limit: u32) -> Result<Vec<Batch>, T::Error> {
     let sql = format!(
         "{COUNTED} WHERE b.id IN (SELECT id FROM batches WHERE account_id = ?1
              ORDER BY created_at DESC LIMIT CAST(?2 AS BIGINT))
@@ -280,7 +280,7 @@ async fn list<T: Tx>(tx: &T, account: AccountId, limit: u32) -> Result<Vec<Batch
     tx.query_all(&sql, &params, batch).await
 }
 
-async fn items<T: Tx>(tx: &T, batch_id: &str) -> Result<Vec<BatchItem>, T::Error> {
+async fn items<T: ReadTx>(tx: &T, batch_id: &str) -> Result<Vec<BatchItem>, T::Error> {
     const COLUMNS: &str = "position, reference, product, body, error, message, \
          transaction_code, status, amount, tx_message";
     let sql = "SELECT i.position, i.reference, i.product, i.body, i.error, i.message,

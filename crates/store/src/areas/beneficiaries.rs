@@ -6,7 +6,7 @@
 //! from its purchases with the same fields.
 
 use crate::clock::{new_code, now_rfc3339};
-use crate::db::{One, Param, RowRead, Tx, col, for_both_engines};
+use crate::db::{One, Param, ReadTx, RowRead, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, Product, PurchaseDetails};
 
@@ -86,7 +86,7 @@ async fn save<T: Tx>(tx: &T, new: &NewBeneficiary) -> Result<Beneficiary, T::Err
     Ok(saved.ok_or(StoreError::NotFound("beneficiary"))?)
 }
 
-async fn saved<T: Tx>(
+async fn saved<T: ReadTx>(
     tx: &T,
     account: AccountId,
     product: Product,
@@ -124,7 +124,7 @@ async fn delete<T: Tx>(tx: One<'_, T>, account: AccountId, id: &str) -> Result<b
     Ok(tx.execute(sql, &params).await? > 0)
 }
 
-async fn recent<T: Tx>(
+async fn recent<T: ReadTx>(
     tx: &T,
     account: AccountId,
     product: Product,

@@ -2,7 +2,7 @@
 //! one JSON document and its version, bumped on every change (read through
 //! the `BrandCache`, like the catalogue). No row: no edits, version 0.
 
-use crate::db::{Tx, col, for_both_engines};
+use crate::db::{ReadTx, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::brand::BrandEdits;
 
@@ -28,7 +28,7 @@ pub(crate) async fn save<T: Tx>(tx: &T, edits: &BrandEdits) -> Result<String, T:
     Ok(document(&before)?)
 }
 
-async fn load<T: Tx>(tx: &T) -> Result<(i64, BrandEdits), T::Error> {
+async fn load<T: ReadTx>(tx: &T) -> Result<(i64, BrandEdits), T::Error> {
     const COLUMNS: &str = "version, document";
     let sql = "SELECT version, document FROM brand WHERE id = 1";
     let row = tx
@@ -46,7 +46,7 @@ async fn load<T: Tx>(tx: &T) -> Result<(i64, BrandEdits), T::Error> {
     Ok((version, edits))
 }
 
-async fn version<T: Tx>(tx: &T) -> Result<i64, T::Error> {
+async fn version<T: ReadTx>(tx: &T) -> Result<i64, T::Error> {
     const COLUMNS: &str = "version";
     let sql = "SELECT version FROM brand WHERE id = 1";
     let version = tx

@@ -1,6 +1,6 @@
 //! The catalogue: one JSON document and its version, bumped on every change.
 
-use crate::db::{PerEngine, Tx, col, for_both_engines};
+use crate::db::{PerEngine, ReadTx, Tx, col, for_both_engines};
 use crate::rules::{catalogue_document, parse_catalogue};
 use crate::*;
 use billpay_domain::catalogue::Catalogue;
@@ -58,7 +58,7 @@ async fn save<T: Tx>(tx: &T, catalogue: &Catalogue) -> Result<(), T::Error> {
 
 /// The catalogue and its version; `lock` holds its row until the
 /// transaction ends (PostgreSQL's `FOR UPDATE`; SQLite's writer holds all).
-async fn load<T: Tx>(tx: &T, lock: bool) -> Result<(i64, Catalogue), T::Error> {
+async fn load<T: ReadTx>(tx: &T, lock: bool) -> Result<(i64, Catalogue), T::Error> {
     const COLUMNS: &str = "version, document";
     const SQL: &str = "SELECT version, document FROM catalogue WHERE id = 1";
     static LOCKED: PerEngine = PerEngine::new(|engine| format!("{SQL}{}", engine.for_update()));
@@ -74,7 +74,7 @@ async fn load<T: Tx>(tx: &T, lock: bool) -> Result<(i64, Catalogue), T::Error> {
     Ok((version, parse_catalogue(&document)?))
 }
 
-async fn version<T: Tx>(tx: &T) -> Result<i64, T::Error> {
+async fn version<T: ReadTx>(tx: &T) -> Result<i64, T::Error> {
     const COLUMNS: &str = "version";
     let sql = "SELECT version FROM catalogue WHERE id = 1";
     tx.query_one(sql, &[], |row| row.get(col!("version"))).await

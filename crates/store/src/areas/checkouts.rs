@@ -6,7 +6,7 @@
 //! a gateway was given to reserve accounts, as its last 4 digits only.
 
 use crate::clock::now_rfc3339;
-use crate::db::{One, RowRead, Tx, col, for_both_engines};
+use crate::db::{One, ReadTx, RowRead, Tx, col, for_both_engines};
 use crate::model::text_enum;
 use crate::*;
 use billpay_domain::{AccountId, Kobo};
@@ -137,12 +137,16 @@ async fn create<T: Tx>(tx: &T, new: &NewCheckout) -> Result<Checkout, T::Error> 
     found.ok_or_else(|| StoreError::NotFound("checkout").into())
 }
 
-async fn find<T: Tx>(tx: &T, reference: &str) -> Result<Option<Checkout>, T::Error> {
+async fn find<T: ReadTx>(tx: &T, reference: &str) -> Result<Option<Checkout>, T::Error> {
     let sql = format!("SELECT {COLUMNS} FROM checkouts WHERE reference = ?1");
     tx.query_opt(&sql, &[&reference], read_checkout).await
 }
 
-async fn open_since<T: Tx>(tx: &T, gateway: &str, since: &str) -> Result<Vec<Checkout>, T::Error> {
+async fn open_since<T: ReadTx>(
+    tx: &T,
+    gateway: &str,
+    since: &str,
+) -> Result<Vec<Checkout>, T::Error> {
     let sql = format!(
         "SELECT {COLUMNS} FROM checkouts
          WHERE status = 'open' AND gateway = ?1 AND created_at >= ?2
@@ -151,7 +155,7 @@ async fn open_since<T: Tx>(tx: &T, gateway: &str, since: &str) -> Result<Vec<Che
     tx.query_all(&sql, &[&gateway, &since], read_checkout).await
 }
 
-async fn of_account<T: Tx>(
+async fn of_account<T: ReadTx>(
     tx: &T,
     account: AccountId,
     limit: u32,
@@ -205,7 +209,7 @@ async fn save_identity<T: Tx>(
     Ok(())
 }
 
-async fn find_identity<T: Tx>(
+async fn find_identity<T: ReadTx>(
     tx: &T,
     account: AccountId,
     gateway: &str,

@@ -3,7 +3,7 @@
 //! their password; an operator, logged). Off, the account is a buyer's. The
 //! API never reads it: a key works or not by its own status.
 
-use crate::db::{Param, PerEngine, Tx, Value, col, for_both_engines};
+use crate::db::{Param, PerEngine, ReadTx, Tx, Value, col, for_both_engines};
 use crate::*;
 use billpay_domain::AccountId;
 
@@ -19,7 +19,7 @@ for_both_engines! {
     }
 }
 
-async fn developer_tiers<T: Tx>(tx: &T) -> Result<Vec<String>, T::Error> {
+async fn developer_tiers<T: ReadTx>(tx: &T) -> Result<Vec<String>, T::Error> {
     let sql = "SELECT name FROM price_tiers WHERE developer_access ORDER BY name";
     tx.query_all(sql, &[], |row| row.get(col!("name", "name")))
         .await

@@ -7,8 +7,8 @@ use super::claims::{claim, claim_sql};
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{ATTEMPT_COLUMNS, EVENT_COLUMNS};
 use crate::db::{
-    Changing, Engine, Guarded, One, Param, PerEngine, Statements, Tx, col, for_both_engines,
-    json_list, json_values,
+    Changing, Engine, Guarded, One, Param, PerEngine, ReadTx, Statements, Tx, col,
+    for_both_engines, json_list, json_values,
 };
 use crate::listing::{Filters, Listing};
 use crate::rows::{attempt, event};
@@ -131,7 +131,7 @@ pub(super) async fn add_skipped_attempt<T: Statements>(tx: &T, code: &str) -> Re
     Ok(())
 }
 
-async fn list<T: Tx>(tx: &T, filter: &EventFilter) -> Result<Vec<Event>, T::Error> {
+async fn list<T: ReadTx>(tx: &T, filter: &EventFilter) -> Result<Vec<Event>, T::Error> {
     let listing = listing(filter);
     tx.query_all(&listing.sql, &listing.params(), event).await
 }
@@ -150,7 +150,7 @@ pub(crate) fn listing(filter: &EventFilter) -> Listing {
         )
 }
 
-async fn find<T: Tx>(tx: &T, key: &str) -> Result<Option<Event>, T::Error> {
+async fn find<T: ReadTx>(tx: &T, key: &str) -> Result<Option<Event>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
             "SELECT {EVENT_COLUMNS} FROM events WHERE id = ?1 OR transaction_code = ?1
@@ -160,7 +160,7 @@ async fn find<T: Tx>(tx: &T, key: &str) -> Result<Option<Event>, T::Error> {
     tx.query_opt(&SQL, &[&key], event).await
 }
 
-async fn attempts<T: Tx>(tx: &T, event_id: &str) -> Result<Vec<Attempt>, T::Error> {
+async fn attempts<T: ReadTx>(tx: &T, event_id: &str) -> Result<Vec<Attempt>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!("SELECT {ATTEMPT_COLUMNS} FROM webhook_attempts WHERE event_id = ?1 ORDER BY id")
     });

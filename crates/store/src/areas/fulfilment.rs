@@ -408,7 +408,7 @@ async fn queue_event<T: Statements>(
 /// Read through the partial index of processing rows (`transactions_due`):
 /// with a million purchases stored, the listing's optional filters scanned
 /// them all (300 ms a check).
-async fn needs_review_count<T: Tx>(tx: &T, before: &str, cap: u32) -> Result<u64, T::Error> {
+async fn needs_review_count<T: ReadTx>(tx: &T, before: &str, cap: u32) -> Result<u64, T::Error> {
     let sql = needs_review_count_sql(T::ENGINE);
     let count: i64 = tx
         .query_one(&sql, &[&before, &i64::from(cap)], |row| {
@@ -429,7 +429,7 @@ pub(crate) fn needs_review_count_sql(engine: Engine) -> String {
     )
 }
 
-async fn backlog<T: Tx>(tx: &T) -> Result<Backlog, T::Error> {
+async fn backlog<T: ReadTx>(tx: &T) -> Result<Backlog, T::Error> {
     tx.query_one(BACKLOG, &[], |row| {
         Ok(Backlog {
             processing: row.get(Column::nth(0))?,

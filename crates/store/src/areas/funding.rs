@@ -6,7 +6,7 @@ use super::operators::append;
 use super::wallet::{Entry, post_ledger};
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{FUNDING_COLUMNS, RESERVED_COLUMNS};
-use crate::db::{Column, One, Param, Tx, col, for_both_engines};
+use crate::db::{Column, One, Param, ReadTx, Tx, col, for_both_engines};
 use crate::listing::{Filters, Listing};
 use crate::rows::{funding_event, reserved_account};
 use crate::rules::{check_new_funding, funding_id, funding_writes, ms_from_now};
@@ -84,7 +84,7 @@ async fn save_reservation<T: Tx>(tx: &T, new: &NewReservation) -> Result<(), T::
     Ok(())
 }
 
-async fn customer_of<T: Tx>(
+async fn customer_of<T: ReadTx>(
     tx: &T,
     account: AccountId,
     gateway: &str,
@@ -97,7 +97,7 @@ async fn customer_of<T: Tx>(
     .await
 }
 
-async fn customers<T: Tx>(tx: &T, gateway: &str) -> Result<Vec<String>, T::Error> {
+async fn customers<T: ReadTx>(tx: &T, gateway: &str) -> Result<Vec<String>, T::Error> {
     const COLUMNS: &str = "customer_ref";
     let sql = "SELECT customer_ref FROM funding_customers WHERE gateway = ?1 ORDER BY created_at";
     tx.query_all(sql, &[&gateway], |row| row.get(col!("customer_ref")))
@@ -106,7 +106,7 @@ async fn customers<T: Tx>(tx: &T, gateway: &str) -> Result<Vec<String>, T::Error
 
 /// One account's reserved accounts (read by its index: every buyer's home
 /// asks), or all of them.
-pub(crate) async fn reserved<T: Tx>(
+pub(crate) async fn reserved<T: ReadTx>(
     tx: &T,
     account: Option<AccountId>,
 ) -> Result<Vec<ReservedAccount>, T::Error> {
@@ -125,7 +125,7 @@ pub(crate) async fn reserved<T: Tx>(
     }
 }
 
-async fn owner<T: Tx>(
+async fn owner<T: ReadTx>(
     tx: &T,
     gateway: &str,
     customer_ref: Option<&str>,
@@ -275,7 +275,7 @@ async fn event_locked<T: Tx>(
 }
 
 /// By id, else by gateway reference.
-async fn find<T: Tx>(tx: &T, key: &str) -> Result<Option<FundingEvent>, T::Error> {
+async fn find<T: ReadTx>(tx: &T, key: &str) -> Result<Option<FundingEvent>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
             "SELECT {FUNDING_COLUMNS} FROM funding_events WHERE id = ?1 OR gateway_reference = ?1
@@ -285,7 +285,7 @@ async fn find<T: Tx>(tx: &T, key: &str) -> Result<Option<FundingEvent>, T::Error
     tx.query_opt(&SQL, &[&key], funding_event).await
 }
 
-async fn list<T: Tx>(tx: &T, filter: &FundingFilter) -> Result<Vec<FundingEvent>, T::Error> {
+async fn list<T: ReadTx>(tx: &T, filter: &FundingFilter) -> Result<Vec<FundingEvent>, T::Error> {
     let listing = listing(filter);
     tx.query_all(&listing.sql, &listing.params(), funding_event)
         .await
@@ -305,7 +305,7 @@ pub(crate) fn listing(filter: &FundingFilter) -> Listing {
         )
 }
 
-async fn totals<T: Tx>(tx: &T, from: &str, until: &str) -> Result<FundingTotals, T::Error> {
+async fn totals<T: ReadTx>(tx: &T, from: &str, until: &str) -> Result<FundingTotals, T::Error> {
     tx.query_one(crate::operators::FUNDING_TOTALS, &[&from, &until], |row| {
         Ok(FundingTotals {
             received: row.get(Column::nth(0))?,

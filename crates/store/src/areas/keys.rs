@@ -3,7 +3,7 @@
 use super::notices::{self, Owner};
 use crate::clock::{new_code, now_rfc3339};
 use crate::columns::{KEY_ACCOUNT_STATUS, KEY_COLUMNS, key_with_account_status};
-use crate::db::{Column, One, Param, Tx, for_both_engines, width};
+use crate::db::{Column, One, Param, ReadTx, Tx, for_both_engines, width};
 use crate::rows::api_key;
 use crate::*;
 use billpay_domain::{AccountId, KeyId};
@@ -96,20 +96,20 @@ async fn webhook_url_changed<T: Tx>(
     notices::for_account(tx, owner, NoticeTopic::Security, kind, &cause, &data).await
 }
 
-pub(crate) async fn by_id<T: Tx>(tx: &T, id: KeyId) -> Result<Option<ApiKey>, T::Error> {
+pub(crate) async fn by_id<T: ReadTx>(tx: &T, id: KeyId) -> Result<Option<ApiKey>, T::Error> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?1"));
     tx.query_opt(&SQL, &[&id.to_string()], api_key).await
 }
 
-async fn of_account<T: Tx>(tx: &T, account: AccountId) -> Result<Vec<ApiKey>, T::Error> {
+async fn of_account<T: ReadTx>(tx: &T, account: AccountId) -> Result<Vec<ApiKey>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE account_id = ?1 ORDER BY created_at")
     });
     tx.query_all(&SQL, &[&account.to_string()], api_key).await
 }
 
-async fn authenticate<T: Tx>(
+async fn authenticate<T: ReadTx>(
     tx: &T,
     key_hash: &str,
 ) -> Result<Option<(ApiKey, AccountStatus)>, T::Error> {

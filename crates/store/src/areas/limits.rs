@@ -591,7 +591,7 @@ fn action_params(limits: &Limits) -> [Option<&'static str>; 4] {
     .map(|a| a.map(RuleAction::as_str))
 }
 
-async fn levels<T: Tx>(tx: &T) -> Result<Vec<LevelLimits>, T::Error> {
+async fn levels<T: ReadTx>(tx: &T) -> Result<Vec<LevelLimits>, T::Error> {
     let sql = format!("SELECT {LIMIT_COLUMNS}, level, name FROM kyc_levels ORDER BY level");
     tx.query_all(&sql, &[], |row| {
         const COLUMNS: &str = concat!(
@@ -609,7 +609,7 @@ async fn levels<T: Tx>(tx: &T) -> Result<Vec<LevelLimits>, T::Error> {
     .await
 }
 
-async fn overrides<T: Tx>(tx: &T, account: AccountId) -> Result<Limits, T::Error> {
+async fn overrides<T: ReadTx>(tx: &T, account: AccountId) -> Result<Limits, T::Error> {
     let sql = format!("SELECT {LIMIT_COLUMNS} FROM account_limits WHERE account_id = ?1");
     let found = tx
         .query_opt(&sql, &[&account.to_string()], limits_row)
@@ -617,7 +617,7 @@ async fn overrides<T: Tx>(tx: &T, account: AccountId) -> Result<Limits, T::Error
     Ok(found.unwrap_or_default())
 }
 
-async fn kyc<T: Tx>(tx: &T, account: AccountId) -> Result<Kyc, T::Error> {
+async fn kyc<T: ReadTx>(tx: &T, account: AccountId) -> Result<Kyc, T::Error> {
     const COLUMNS: &str = "level, method, last4, reason, set_by, set_at";
     let sql = "SELECT a.kyc_level AS level, k.method, k.last4, k.reason, k.set_by, k.set_at
                FROM accounts a LEFT JOIN account_kyc k ON k.account_id = a.id WHERE a.id = ?1";
@@ -636,7 +636,7 @@ async fn kyc<T: Tx>(tx: &T, account: AccountId) -> Result<Kyc, T::Error> {
     Ok(found.ok_or(StoreError::NotFound("account"))?)
 }
 
-async fn view<T: Tx>(tx: &T, account: AccountId) -> Result<AccountLimits, T::Error> {
+async fn view<T: ReadTx>(tx: &T, account: AccountId) -> Result<AccountLimits, T::Error> {
     let found = read_state(tx, account, &Today::now(), Read::Everything).await?;
     let state = found.ok_or(StoreError::NotFound("account"))?.state;
     let held = state.held_to_level0();
@@ -650,7 +650,7 @@ async fn view<T: Tx>(tx: &T, account: AccountId) -> Result<AccountLimits, T::Err
     })
 }
 
-async fn blocklist<T: Tx>(tx: &T) -> Result<Vec<BlockEntry>, T::Error> {
+async fn blocklist<T: ReadTx>(tx: &T) -> Result<Vec<BlockEntry>, T::Error> {
     const COLUMNS: &str = "kind, value, reason, added_by, added_at";
     let sql = "SELECT kind, value, reason, added_by, added_at FROM blocklist ORDER BY added_at, kind, value";
     tx.query_all(sql, &[], |row| {
@@ -937,7 +937,7 @@ pub(crate) async fn unblock<T: Tx>(
 /// Test mode: a live purchase's checks in its order (reference, blocklist,
 /// limits, balance), changing nothing; answers the balance. The reads and
 /// the rules are placement's own (`purchases::place`).
-pub(crate) async fn check_purchase<T: Tx>(
+pub(crate) async fn check_purchase<T: ReadTx>(
     tx: &T,
     account: AccountId,
     reference: &str,
@@ -959,7 +959,7 @@ pub(crate) async fn check_purchase<T: Tx>(
 }
 
 /// Held purchases still waiting for an owner, oldest first.
-async fn held<T: Tx>(tx: &T, limit: u32) -> Result<Vec<Transaction>, T::Error> {
+async fn held<T: ReadTx>(tx: &T, limit: u32) -> Result<Vec<Transaction>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
             "SELECT {TX_COLUMNS} FROM transactions

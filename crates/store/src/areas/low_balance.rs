@@ -12,7 +12,7 @@
 //! channel), and arms again the watches whose balance is back.
 
 use super::notices::{Owner, for_account};
-use crate::db::{Tx, col};
+use crate::db::{ReadTx, Tx, col};
 use crate::*;
 use billpay_domain::AccountId;
 
@@ -31,7 +31,7 @@ const UNDER: &str = "SELECT p.account_id FROM notice_preferences p
 
 /// Whether a pass has anything to do (a read: the pass's write is skipped
 /// when nothing changed, which is nearly always).
-pub(crate) async fn pending<T: Tx>(tx: &T) -> Result<bool, T::Error> {
+pub(crate) async fn pending<T: ReadTx>(tx: &T) -> Result<bool, T::Error> {
     const COLUMNS: &str = "due";
     let sql = format!(
         "SELECT (EXISTS ({UNDER}) OR EXISTS (SELECT 1 FROM notice_preferences p

@@ -3,7 +3,7 @@
 //! turns off what they do not want), and the few reads the alerts need.
 
 use crate::clock::now_ms;
-use crate::db::{Param, Tx, col, for_both_engines};
+use crate::db::{Param, ReadTx, Tx, col, for_both_engines};
 use crate::*;
 
 for_both_engines! {
@@ -51,7 +51,7 @@ pub(crate) async fn resend<T: Tx>(tx: &T, id: &str, log: &NewLogEntry) -> Result
     Ok(true)
 }
 
-async fn opt_outs<T: Tx>(tx: &T, operator: i64) -> Result<Vec<String>, T::Error> {
+async fn opt_outs<T: ReadTx>(tx: &T, operator: i64) -> Result<Vec<String>, T::Error> {
     const COLUMNS: &str = "kind";
     let sql = "SELECT kind FROM operator_alert_opt_outs WHERE operator_id = ?1 ORDER BY kind";
     tx.query_all(sql, &[&operator], |row| row.get(col!("kind")))
@@ -72,7 +72,7 @@ async fn set_opt_outs<T: Tx>(tx: &T, operator: i64, kinds: &[String]) -> Result<
 /// Active operators who have not turned `kind` off, each with the email
 /// and phone it goes to by their channels (no row: by email only); those
 /// who turned every channel off are left out.
-async fn recipients<T: Tx>(tx: &T, kind: &str) -> Result<Vec<AlertRecipient>, T::Error> {
+async fn recipients<T: ReadTx>(tx: &T, kind: &str) -> Result<Vec<AlertRecipient>, T::Error> {
     const COLUMNS: &str = "id, email, sms, role";
     let sql = "SELECT o.id,
                       CASE WHEN COALESCE(c.by_email, TRUE) THEN o.email END AS email,
@@ -96,7 +96,7 @@ async fn recipients<T: Tx>(tx: &T, kind: &str) -> Result<Vec<AlertRecipient>, T:
     Ok(found.into_iter().filter(reachable).collect())
 }
 
-async fn channels<T: Tx>(tx: &T, operator: i64) -> Result<AlertChannels, T::Error> {
+async fn channels<T: ReadTx>(tx: &T, operator: i64) -> Result<AlertChannels, T::Error> {
     const COLUMNS: &str = "phone, by_email, by_sms";
     let sql = "SELECT phone, by_email, by_sms FROM operator_alert_channels WHERE operator_id = ?1";
     let found = tx
@@ -135,7 +135,7 @@ async fn set_channels<T: Tx>(
 
 /// Accounts created in `[from, until)` (RFC 3339 bounds): the daily
 /// summary's new customers.
-async fn accounts_created<T: Tx>(tx: &T, from: &str, until: &str) -> Result<u64, T::Error> {
+async fn accounts_created<T: ReadTx>(tx: &T, from: &str, until: &str) -> Result<u64, T::Error> {
     const COLUMNS: &str = "n";
     let sql = "SELECT COUNT(*) AS n FROM accounts WHERE created_at >= ?1 AND created_at < ?2";
     tx.query_one(sql, &[&from, &until], |row| row.get(col!("n")))

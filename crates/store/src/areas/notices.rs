@@ -7,7 +7,7 @@
 //! written `failed` at once (the console shows why) until an operator resends one.
 
 use crate::clock::{new_code, now_ms, now_rfc3339};
-use crate::db::{Column, Param, PerEngine, RowRead, Statements, Tx, col, for_both_engines};
+use crate::db::{Column, Param, PerEngine, ReadTx, RowRead, Statements, Tx, col, for_both_engines};
 use crate::listing::{Filters, Listing};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, TxStatus};
@@ -469,7 +469,7 @@ async fn record<T: Tx>(tx: &T, id: &str, outcome: &NoticeOutcome) -> Result<(), 
     Ok(())
 }
 
-async fn list<T: Tx>(tx: &T, filter: &NoticeFilter) -> Result<Vec<Notice>, T::Error> {
+async fn list<T: ReadTx>(tx: &T, filter: &NoticeFilter) -> Result<Vec<Notice>, T::Error> {
     let listing = listing(filter);
     tx.query_all(&listing.sql, &listing.params(), notice).await
 }
@@ -489,7 +489,7 @@ pub(crate) fn listing(filter: &NoticeFilter) -> Listing {
         )
 }
 
-async fn find<T: Tx>(tx: &T, id: &str) -> Result<Option<Notice>, T::Error> {
+async fn find<T: ReadTx>(tx: &T, id: &str) -> Result<Option<Notice>, T::Error> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("SELECT {COLUMNS} FROM notices WHERE id = ?1"));
     tx.query_opt(&SQL, &[&id], notice).await
@@ -525,7 +525,7 @@ static PREFERENCE_COLUMNS: LazyLock<Vec<String>> = LazyLock::new(|| {
         .collect()
 });
 
-async fn preferences<T: Tx>(tx: &T, account: AccountId) -> Result<NoticePreferences, T::Error> {
+async fn preferences<T: ReadTx>(tx: &T, account: AccountId) -> Result<NoticePreferences, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         // the phone only once proven: SMS goes nowhere else
         let columns = PREFERENCE_COLUMNS[1..].join(", ");
@@ -641,7 +641,7 @@ async fn check_phone_code<T: Tx>(
     Ok(PhoneCheck::Proven { phone })
 }
 
-async fn pending_phone<T: Tx>(tx: &T, account: AccountId) -> Result<Option<String>, T::Error> {
+async fn pending_phone<T: ReadTx>(tx: &T, account: AccountId) -> Result<Option<String>, T::Error> {
     let sql = "SELECT phone FROM phone_codes WHERE account_id = ?1 AND expires_at > ?2";
     tx.query_opt(sql, &[&account.to_string(), &now_ms()], |row| {
         row.get(Column::nth(0))

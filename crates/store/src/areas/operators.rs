@@ -4,7 +4,7 @@
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{ACCOUNT_COLUMNS, qualified};
 use crate::db::{
-    Column, Engine, One, Param, PerEngine, RowRead, Tx, col, for_both_engines, json_list,
+    Column, Engine, One, Param, PerEngine, ReadTx, RowRead, Tx, col, for_both_engines, json_list,
     json_values,
 };
 use crate::listing::{Filters, Listing};
@@ -118,20 +118,20 @@ pub(crate) async fn create<T: Tx>(
         .ok_or(StoreError::NotFound("operator"))?)
 }
 
-async fn by_id<T: Tx>(tx: &T, id: i64) -> Result<Option<Operator>, T::Error> {
+async fn by_id<T: ReadTx>(tx: &T, id: i64) -> Result<Option<Operator>, T::Error> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("SELECT {OPERATOR_COLUMNS} FROM operators WHERE id = ?1"));
     tx.query_opt(&SQL, &[&id], operator_row).await
 }
 
-async fn by_email<T: Tx>(tx: &T, email: &str) -> Result<Option<Operator>, T::Error> {
+async fn by_email<T: ReadTx>(tx: &T, email: &str) -> Result<Option<Operator>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!("SELECT {OPERATOR_COLUMNS} FROM operators WHERE lower(email) = lower(?1)")
     });
     tx.query_opt(&SQL, &[&email], operator_row).await
 }
 
-async fn all<T: Tx>(tx: &T) -> Result<Vec<Operator>, T::Error> {
+async fn all<T: ReadTx>(tx: &T) -> Result<Vec<Operator>, T::Error> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("SELECT {OPERATOR_COLUMNS} FROM operators ORDER BY id"));
     tx.query_all(&SQL, &[], operator_row).await
@@ -191,7 +191,7 @@ async fn create_session<T: Tx>(
     Ok(())
 }
 
-async fn session<T: Tx>(tx: &T, token_hash: &str) -> Result<Option<OperatorSession>, T::Error> {
+async fn session<T: ReadTx>(tx: &T, token_hash: &str) -> Result<Option<OperatorSession>, T::Error> {
     const COLUMNS: &str = "operator_id, expires_at, last_seen_at";
     let sql = "SELECT operator_id, expires_at, last_seen_at FROM operator_sessions
                WHERE token_hash = ?1 AND expires_at > ?2";
@@ -228,7 +228,7 @@ async fn claim_totp_step<T: Tx>(
     Ok(tx.execute(sql, &[&step, &operator]).await? == 1)
 }
 
-async fn log<T: Tx>(tx: &T, filter: &LogFilter) -> Result<Vec<LogEntry>, T::Error> {
+async fn log<T: ReadTx>(tx: &T, filter: &LogFilter) -> Result<Vec<LogEntry>, T::Error> {
     let listing = log_listing(filter);
     tx.query_all(&listing.sql, &listing.params(), log_row).await
 }
@@ -253,7 +253,11 @@ pub(crate) fn log_listing(filter: &LogFilter) -> Listing {
 /// found by the number they call from, however it is written: the query
 /// read as a phone gives the stored forms (`0803…` on the account,
 /// `234…` for a proven one).
-async fn search_accounts<T: Tx>(tx: &T, query: &str, limit: u32) -> Result<Vec<Account>, T::Error> {
+async fn search_accounts<T: ReadTx>(
+    tx: &T,
+    query: &str,
+    limit: u32,
+) -> Result<Vec<Account>, T::Error> {
     fn sql(contains: &str, prefix: &str) -> String {
         format!(
             "SELECT {} FROM accounts a WHERE a.id = ?1
@@ -288,7 +292,7 @@ async fn search_accounts<T: Tx>(tx: &T, query: &str, limit: u32) -> Result<Vec<A
 
 /// The names of the accounts among `ids`, in one query: the ids go as one
 /// JSON list (`db::json_values`: each engine reads one its own way).
-async fn account_names<T: Tx>(
+async fn account_names<T: ReadTx>(
     tx: &T,
     ids: &[AccountId],
 ) -> Result<HashMap<AccountId, String>, T::Error> {
@@ -318,7 +322,7 @@ async fn account_names<T: Tx>(
         .collect())
 }
 
-async fn last_plan_costs<T: Tx>(tx: &T) -> Result<Vec<PlanCost>, T::Error> {
+async fn last_plan_costs<T: ReadTx>(tx: &T) -> Result<Vec<PlanCost>, T::Error> {
     const COLUMNS: &str = "provider, plan_id, cost, completed_at";
     let rows = tx
         .query_all(LAST_PLAN_COSTS, &[], |row| {
@@ -334,7 +338,10 @@ async fn last_plan_costs<T: Tx>(tx: &T) -> Result<Vec<PlanCost>, T::Error> {
 }
 
 /// The engines compute a purchase's time to its final status their own way.
-async fn supplier_outcomes<T: Tx>(tx: &T, since: &str) -> Result<Vec<SupplierOutcome>, T::Error> {
+async fn supplier_outcomes<T: ReadTx>(
+    tx: &T,
+    since: &str,
+) -> Result<Vec<SupplierOutcome>, T::Error> {
     static SQL: PerEngine = PerEngine::new(|engine| {
         let final_ms = match engine {
             Engine::Sqlite => "(julianday(completed_at) - julianday(created_at)) * 86400000.0",

@@ -9,7 +9,7 @@
 //! account's browser purchases are placed under (created with the first PIN).
 
 use crate::clock::{now_ms, now_rfc3339};
-use crate::db::{One, Param, Tx, col, for_both_engines};
+use crate::db::{One, Param, ReadTx, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::transaction_pin::{LOCK, MAX_FAILURES};
 use billpay_domain::{AccountId, KeyId};
@@ -130,7 +130,7 @@ async fn change<T: Tx>(
     Ok(tx.execute(sql, &params).await? == 1)
 }
 
-async fn state<T: Tx>(tx: &T, account: AccountId) -> Result<Option<PinState>, T::Error> {
+async fn state<T: ReadTx>(tx: &T, account: AccountId) -> Result<Option<PinState>, T::Error> {
     const COLUMNS: &str = "shop_key_id, failures, locked_until";
     let sql = "SELECT shop_key_id, failures, locked_until FROM transaction_pins
                WHERE account_id = ?1";

@@ -2,7 +2,7 @@
 //! every change; and the sales report's sums.
 
 use crate::clock::now_rfc3339;
-use crate::db::{Param, RowRead, Tx, col, for_both_engines};
+use crate::db::{Param, ReadTx, RowRead, Tx, col, for_both_engines};
 use crate::rules::{RuleRow, SALES_SQL, no_such_tier, price_book, scope_columns, tier_taken};
 use crate::*;
 use billpay_domain::AccountId;
@@ -32,7 +32,7 @@ for_both_engines! {
     }
 }
 
-async fn version<T: Tx>(tx: &T) -> Result<i64, T::Error> {
+async fn version<T: ReadTx>(tx: &T) -> Result<i64, T::Error> {
     const COLUMNS: &str = "version";
     let sql = "SELECT version FROM pricing_version WHERE id = 1";
     tx.query_one(sql, &[], |row| row.get(col!("version"))).await
@@ -62,7 +62,7 @@ async fn require_tier<T: Tx>(tx: &T, tier: &str) -> Result<(), T::Error> {
 /// Read in one snapshot (SQLite: a read transaction); the version is read
 /// first, so a change committed meanwhile (PostgreSQL) only makes the rows
 /// newer than it, and the cache reloads once more.
-async fn load<T: Tx>(tx: &T) -> Result<(i64, PriceBook), T::Error> {
+async fn load<T: ReadTx>(tx: &T) -> Result<(i64, PriceBook), T::Error> {
     let version = version(tx).await?;
     let sql = "SELECT name FROM price_tiers";
     let tiers = tx
@@ -171,7 +171,7 @@ pub(crate) async fn set_account_tier<T: Tx>(
     Ok(before.unwrap_or_else(|| DEFAULT_TIER.to_owned()))
 }
 
-async fn sales<T: Tx>(tx: &T, from: &str, until: &str) -> Result<Vec<SalesGroup>, T::Error> {
+async fn sales<T: ReadTx>(tx: &T, from: &str, until: &str) -> Result<Vec<SalesGroup>, T::Error> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| SALES_SQL.replace("{from}", "?1").replace("{until}", "?2"));
     tx.query_all(&SQL, &[&from, &until], sales_group).await

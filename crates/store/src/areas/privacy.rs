@@ -23,7 +23,7 @@
 use super::{accounts, operators};
 use crate::clock::now_rfc3339;
 use crate::columns::LEDGER_COLUMNS;
-use crate::db::{Param, PerEngine, Tx, col, for_both_engines};
+use crate::db::{Param, PerEngine, ReadTx, Tx, col, for_both_engines};
 use crate::rows::ledger_entry;
 use crate::*;
 use billpay_domain::{AccountId, Kobo};
@@ -308,7 +308,7 @@ for_both_engines! {
     }
 }
 
-async fn closure<T: Tx>(tx: &T, account: AccountId) -> Result<Option<Closure>, T::Error> {
+async fn closure<T: ReadTx>(tx: &T, account: AccountId) -> Result<Option<Closure>, T::Error> {
     const COLUMNS: &str = "closed_at, erased_at";
     let sql = "SELECT closed_at, erased_at FROM account_closures WHERE account_id = ?1";
     tx.query_opt(sql, &[&account.to_string()], |row| {
@@ -736,7 +736,7 @@ async fn redact_log<T: Tx>(tx: &T, account: AccountId, person: &Person) -> Resul
     Ok(redacted)
 }
 
-async fn ledger_after<T: Tx>(
+async fn ledger_after<T: ReadTx>(
     tx: &T,
     account: AccountId,
     after_id: i64,
@@ -753,7 +753,7 @@ async fn ledger_after<T: Tx>(
 }
 
 /// Oldest first, by (created_at, code): the `transactions_account` index.
-async fn purchases_after<T: Tx>(
+async fn purchases_after<T: ReadTx>(
     tx: &T,
     account: AccountId,
     after: Option<&PurchaseCursor>,
@@ -791,7 +791,10 @@ async fn purchases_after<T: Tx>(
     .await
 }
 
-async fn beneficiaries_of<T: Tx>(tx: &T, account: AccountId) -> Result<Vec<Beneficiary>, T::Error> {
+async fn beneficiaries_of<T: ReadTx>(
+    tx: &T,
+    account: AccountId,
+) -> Result<Vec<Beneficiary>, T::Error> {
     let sql = format!(
         "SELECT {} FROM beneficiaries WHERE account_id = ?1 ORDER BY product, nickname, recipient",
         super::beneficiaries::BENEFICIARY

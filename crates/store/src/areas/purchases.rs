@@ -302,7 +302,7 @@ enum Scope {
 
 /// Two statements, not `?2 IS NULL OR …`: with that SQLite cannot use the
 /// (account_id, reference) index and scans every row.
-pub(crate) async fn look_up<T: Tx>(
+pub(crate) async fn look_up<T: ReadTx>(
     tx: &T,
     account: Option<AccountId>,
     lookup: TxLookup,
@@ -406,7 +406,10 @@ fn lookup_sql(column: &str, scope: Scope) -> &'static str {
 }
 
 /// The listing, newest first.
-pub(crate) async fn list<T: Tx>(tx: &T, filter: &TxFilter) -> Result<Vec<Transaction>, T::Error> {
+pub(crate) async fn list<T: ReadTx>(
+    tx: &T,
+    filter: &TxFilter,
+) -> Result<Vec<Transaction>, T::Error> {
     let listing = listing(T::ENGINE, filter);
     tx.query_all(&listing.sql, &listing.params(), transaction)
         .await
@@ -474,7 +477,7 @@ pub(crate) fn processing_rows(engine: Engine) -> &'static str {
 }
 
 /// Spend per Lagos day (UTC+1 all year: `clock::LAGOS`) and product.
-async fn daily_spend<T: Tx>(
+async fn daily_spend<T: ReadTx>(
     tx: &T,
     account: AccountId,
     since: &str,

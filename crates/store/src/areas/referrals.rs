@@ -8,7 +8,7 @@
 
 use super::wallet::{Entry, balance_locked, post_ledger};
 use crate::clock::{now_ms, now_rfc3339, parse_rfc3339_ms};
-use crate::db::{Param, Reads, RowRead, Statements, Tx, col, for_both_engines};
+use crate::db::{Param, ReadTx, Reads, RowRead, Statements, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, Product};
 use serde::Serialize;
@@ -189,7 +189,7 @@ fn new_code() -> String {
         .collect()
 }
 
-async fn code_of<T: Tx>(tx: &T, account: AccountId) -> Result<Option<String>, T::Error> {
+async fn code_of<T: ReadTx>(tx: &T, account: AccountId) -> Result<Option<String>, T::Error> {
     const COLUMNS: &str = "code";
     let sql = "SELECT code FROM referral_codes WHERE account_id = ?1";
     tx.query_opt(sql, &[&account.to_string()], |row| row.get(col!("code")))
@@ -211,7 +211,7 @@ pub(crate) async fn ensure_code<T: Tx>(tx: &T, account: AccountId) -> Result<Str
     Err(StoreError::Invalid("no free referral code was drawn".into()).into())
 }
 
-async fn by_code<T: Tx>(tx: &T, typed: &str) -> Result<Option<AccountId>, T::Error> {
+async fn by_code<T: ReadTx>(tx: &T, typed: &str) -> Result<Option<AccountId>, T::Error> {
     let Some(code) = normal_code(typed) else {
         return Ok(None);
     };
@@ -294,7 +294,7 @@ pub(crate) async fn set_rate<T: Tx>(
     super::operators::append(tx, &log).await
 }
 
-async fn settings<T: Tx>(tx: &T) -> Result<ReferralSettings, T::Error> {
+async fn settings<T: ReadTx>(tx: &T) -> Result<ReferralSettings, T::Error> {
     const COLUMNS: &str = "first_funding_bonus, min_withdrawal";
     let sql = "SELECT first_funding_bonus, min_withdrawal FROM referral_settings WHERE id = 1";
     let found = tx
@@ -370,13 +370,13 @@ fn referral_row(row: &dyn RowRead) -> StoreResult<Referral> {
     })
 }
 
-async fn referral_of<T: Tx>(tx: &T, referee: AccountId) -> Result<Option<Referral>, T::Error> {
+async fn referral_of<T: ReadTx>(tx: &T, referee: AccountId) -> Result<Option<Referral>, T::Error> {
     let sql = format!("{REFERRAL_SELECT} WHERE r.referee_id = ?1");
     tx.query_opt(&sql, &[&referee.to_string()], referral_row)
         .await
 }
 
-async fn referees_of<T: Tx>(tx: &T, referrer: AccountId) -> Result<Vec<Referral>, T::Error> {
+async fn referees_of<T: ReadTx>(tx: &T, referrer: AccountId) -> Result<Vec<Referral>, T::Error> {
     let sql =
         format!("{REFERRAL_SELECT} WHERE r.referrer_id = ?1 ORDER BY r.created_at DESC LIMIT 500");
     tx.query_all(&sql, &[&referrer.to_string()], referral_row)
@@ -736,7 +736,7 @@ fn entry_row(row: &dyn RowRead) -> StoreResult<BonusEntry> {
     })
 }
 
-async fn bonus_entries<T: Tx>(
+async fn bonus_entries<T: ReadTx>(
     tx: &T,
     account: AccountId,
     limit: u32,
@@ -767,7 +767,7 @@ async fn commission_of<T: Reads>(tx: &T, code: &str) -> Result<Option<Commission
     .await
 }
 
-async fn totals<T: Tx>(tx: &T, account: AccountId) -> Result<ReferralTotals, T::Error> {
+async fn totals<T: ReadTx>(tx: &T, account: AccountId) -> Result<ReferralTotals, T::Error> {
     let id = account.to_string();
     const COLUMNS: &str = "referees, earned, withdrawn";
     let sql = "SELECT
@@ -794,7 +794,7 @@ async fn totals<T: Tx>(tx: &T, account: AccountId) -> Result<ReferralTotals, T::
 }
 
 /// What the referees' purchases still processing would earn at today's rates.
-async fn pending<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
+async fn pending<T: ReadTx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
     const COLUMNS: &str = "product, amount, signed_up, placed";
     let sql = "SELECT t.product, t.amount, r.created_at AS signed_up, t.created_at AS placed
                FROM referrals r JOIN transactions t ON t.account_id = r.referee_id
@@ -827,7 +827,7 @@ async fn pending<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
     Ok(Kobo(total))
 }
 
-async fn top<T: Tx>(
+async fn top<T: ReadTx>(
     tx: &T,
     from: &str,
     until: &str,

@@ -10,7 +10,7 @@
 //! so it always equals the purchases (docs/decisions.md, "The sales rollup").
 
 use crate::audit::Check;
-use crate::db::{Column, Param, PerEngine, RowRead, Statements, Tx, col, for_both_engines};
+use crate::db::{Column, Param, PerEngine, ReadTx, RowRead, Statements, col, for_both_engines};
 use crate::*;
 use std::sync::LazyLock;
 
@@ -147,7 +147,7 @@ static CHECK_SQL: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-async fn buckets<T: Tx>(tx: &T, from: &str, until: &str) -> Result<Vec<SalesBucket>, T::Error> {
+async fn buckets<T: ReadTx>(tx: &T, from: &str, until: &str) -> Result<Vec<SalesBucket>, T::Error> {
     let sql = "SELECT hour, product, provider, NULLIF(supplier, '') AS supplier,
                  NULLIF(tier, '') AS tier, status, purchases, face_value, charged, cost,
                  charged_with_cost, cost_unknown
@@ -188,7 +188,7 @@ pub(crate) fn read_sums(row: &dyn RowRead, first: usize) -> StoreResult<SalesSum
 /// Sales since `since` (an hour's start) for the console's overview: the
 /// successful and failed from the rollup, the processing ones counted
 /// through the processing rows' index.
-pub(crate) async fn summary<T: Tx>(tx: &T, since: &str) -> Result<SalesSummary, T::Error> {
+pub(crate) async fn summary<T: ReadTx>(tx: &T, since: &str) -> Result<SalesSummary, T::Error> {
     tx.query_one(SUMMARY.sql(T::ENGINE), &[&since], |row| {
         Ok(SalesSummary {
             successful_count: row.get(Column::nth(0))?,

@@ -10,7 +10,7 @@ use super::claims::{claim, claim_sql};
 use super::notices::{Owner, for_account};
 use crate::cadence::Every;
 use crate::clock::{new_code, now_ms, now_rfc3339};
-use crate::db::{One, Param, PerEngine, RowRead, Tx, col, for_both_engines};
+use crate::db::{One, Param, PerEngine, ReadTx, RowRead, Tx, col, for_both_engines};
 use crate::model::text_enum;
 use crate::*;
 use billpay_domain::{AccountId, Item, KeyId, Kobo, Product};
@@ -217,7 +217,7 @@ async fn create<T: Tx>(tx: &T, new: &NewSchedule) -> Result<Schedule, T::Error> 
     Ok(made.ok_or(StoreError::NotFound("schedule"))?)
 }
 
-async fn of_account<T: Tx>(tx: &T, account: AccountId) -> Result<Vec<Schedule>, T::Error> {
+async fn of_account<T: ReadTx>(tx: &T, account: AccountId) -> Result<Vec<Schedule>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
             "SELECT {COLUMNS} FROM schedules WHERE account_id = ?1 ORDER BY created_at DESC, id DESC"
@@ -226,7 +226,7 @@ async fn of_account<T: Tx>(tx: &T, account: AccountId) -> Result<Vec<Schedule>, 
     tx.query_all(&SQL, &[&account.to_string()], schedule).await
 }
 
-async fn find<T: Tx>(
+async fn find<T: ReadTx>(
     tx: &T,
     account: AccountId,
     reference: &str,
@@ -238,7 +238,11 @@ async fn find<T: Tx>(
     tx.query_opt(&SQL, &params, schedule).await
 }
 
-async fn runs<T: Tx>(tx: &T, schedule_id: &str, limit: u32) -> Result<Vec<ScheduleRun>, T::Error> {
+async fn runs<T: ReadTx>(
+    tx: &T,
+    schedule_id: &str,
+    limit: u32,
+) -> Result<Vec<ScheduleRun>, T::Error> {
     const COLUMNS: &str = "n, due_at, at, outcome, transaction_code, reason, missed";
     let sql = "SELECT n, due_at, at, outcome, transaction_code, reason, missed FROM schedule_runs
                WHERE schedule_id = ?1 ORDER BY n DESC LIMIT CAST(?2 AS BIGINT)";
@@ -288,7 +292,7 @@ pub(crate) async fn pause_all<T: Tx>(
     tx.execute(sql, &[&account.to_string(), &reason]).await
 }
 
-async fn any_due<T: Tx>(tx: &T) -> Result<bool, T::Error> {
+async fn any_due<T: ReadTx>(tx: &T) -> Result<bool, T::Error> {
     let sql = "SELECT 1 FROM schedules
                WHERE status = 'active' AND next_run_at <= ?1 AND lease_until <= ?2 LIMIT 1";
     let found = tx

@@ -2,7 +2,7 @@
 
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::ACCOUNT_COLUMNS;
-use crate::db::{One, Tx, for_both_engines};
+use crate::db::{One, ReadTx, Tx, for_both_engines};
 use crate::*;
 use billpay_domain::AccountId;
 use std::sync::LazyLock;
@@ -38,7 +38,7 @@ async fn create<T: Tx>(
 }
 
 /// One statement: every signed-in page asks it first.
-pub(crate) async fn account_of<T: Tx>(
+pub(crate) async fn account_of<T: ReadTx>(
     tx: &T,
     token_hash: &str,
 ) -> Result<Option<Account>, T::Error> {

@@ -8,7 +8,7 @@
 //! one job at a time), applies them and writes it back, in one transaction.
 
 use crate::clock::now_ms;
-use crate::db::{RowRead, Tx, col, for_both_engines};
+use crate::db::{ReadTx, RowRead, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::Kobo;
 use billpay_domain::supplier_health::{
@@ -77,7 +77,7 @@ fn health_row(row: &dyn RowRead) -> StoreResult<SupplierHealth> {
     })
 }
 
-async fn all<T: Tx>(tx: &T) -> Result<Vec<SupplierHealth>, T::Error> {
+async fn all<T: ReadTx>(tx: &T) -> Result<Vec<SupplierHealth>, T::Error> {
     let sql = format!("SELECT {HEALTH_COLUMNS} FROM supplier_health ORDER BY supplier");
     tx.query_all(&sql, &[], health_row).await
 }
@@ -172,7 +172,7 @@ async fn save_cost<T: Tx>(tx: &T, cost: &SupplierCost) -> Result<(), T::Error> {
     Ok(())
 }
 
-async fn costs<T: Tx>(tx: &T) -> Result<Vec<SupplierCost>, T::Error> {
+async fn costs<T: ReadTx>(tx: &T) -> Result<Vec<SupplierCost>, T::Error> {
     const COLUMNS: &str = COST_COLUMNS;
     let sql = format!(
         "SELECT {COST_COLUMNS} FROM supplier_costs ORDER BY supplier, product, provider, plan_key"

@@ -7,7 +7,7 @@
 
 use super::wallet::{Entry, balance_locked, post_ledger};
 use crate::clock::now_rfc3339;
-use crate::db::{Param, RowRead, Tx, col, for_both_engines};
+use crate::db::{Param, ReadTx, RowRead, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::pricing::DEFAULT_TIER;
 use billpay_domain::{AccountId, Kobo, Naira};
@@ -108,7 +108,7 @@ fn upgrade_row(row: &dyn RowRead) -> StoreResult<Upgrade> {
     })
 }
 
-async fn offers<T: Tx>(tx: &T) -> Result<Vec<TierOffer>, T::Error> {
+async fn offers<T: ReadTx>(tx: &T) -> Result<Vec<TierOffer>, T::Error> {
     let sql = format!("SELECT {OFFER_COLUMNS} FROM tier_offers ORDER BY fee, tier");
     tx.query_all(&sql, &[], offer_row).await
 }
@@ -180,7 +180,7 @@ pub fn described(offer: &TierOffer) -> String {
     text
 }
 
-async fn upgrades_of<T: Tx>(tx: &T, account: AccountId) -> Result<Vec<Upgrade>, T::Error> {
+async fn upgrades_of<T: ReadTx>(tx: &T, account: AccountId) -> Result<Vec<Upgrade>, T::Error> {
     let sql = format!(
         "SELECT {UPGRADE_COLUMNS} FROM tier_upgrades WHERE account_id = ?1 ORDER BY id DESC"
     );
@@ -316,7 +316,7 @@ pub fn refund_reference(id: i64) -> String {
     format!("upgrade-refund:{id}")
 }
 
-async fn totals<T: Tx>(tx: &T, from: &str, until: &str) -> Result<UpgradeTotals, T::Error> {
+async fn totals<T: ReadTx>(tx: &T, from: &str, until: &str) -> Result<UpgradeTotals, T::Error> {
     const COLUMNS: &str = "upgrades, fees, refunded";
     let sql = "SELECT CAST(COUNT(*) AS BIGINT) AS upgrades,
                       CAST(COALESCE(SUM(fee), 0) AS BIGINT) AS fees,

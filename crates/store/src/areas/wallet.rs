@@ -39,11 +39,11 @@ for_both_engines! {
 }
 
 /// The account's balance (`NotFound` when there is no such account).
-pub(crate) async fn balance_of<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
+pub(crate) async fn balance_of<T: ReadTx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
     balance(tx, account, "SELECT balance FROM accounts WHERE id = ?1").await
 }
 
-async fn session_home<T: Tx>(
+async fn session_home<T: ReadTx>(
     tx: &T,
     token_hash: &str,
     recent: u32,
@@ -77,7 +77,7 @@ static BALANCE_LOCKED: PerEngine = PerEngine::new(|engine| {
     )
 });
 
-async fn balance<T: Tx>(tx: &T, account: AccountId, sql: &str) -> Result<Kobo, T::Error> {
+async fn balance<T: ReadTx>(tx: &T, account: AccountId, sql: &str) -> Result<Kobo, T::Error> {
     const COLUMNS: &str = "balance";
     let found = tx
         .query_opt(sql, &[&account.to_string()], |row| row.get(col!("balance")))
@@ -332,7 +332,7 @@ pub(crate) async fn lock_all<T: ReadTx>(tx: &T, accounts: &[AccountId]) -> Resul
     Ok(())
 }
 
-async fn ledger<T: Tx>(
+async fn ledger<T: ReadTx>(
     tx: &T,
     account: AccountId,
     limit: u32,
@@ -346,7 +346,7 @@ async fn ledger<T: Tx>(
     tx.query_all(&SQL, &params, ledger_entry).await
 }
 
-async fn ledger_sum<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
+async fn ledger_sum<T: ReadTx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {
     const COLUMNS: &str = "total";
     let sql = "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM ledger
                WHERE account_id = ?1";
@@ -354,7 +354,7 @@ async fn ledger_sum<T: Tx>(tx: &T, account: AccountId) -> Result<Kobo, T::Error>
         .await
 }
 
-async fn of_transaction<T: Tx>(tx: &T, code: &str) -> Result<Vec<LedgerEntry>, T::Error> {
+async fn of_transaction<T: ReadTx>(tx: &T, code: &str) -> Result<Vec<LedgerEntry>, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!("SELECT {LEDGER_COLUMNS} FROM ledger WHERE transaction_code = ?1 ORDER BY id")
     });
