@@ -75,6 +75,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "041_upgrades": both;
     "042_tier_developer_access": both;
     "043_referrals": both;
+    "044_sales_rollup_shards": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

@@ -8,9 +8,17 @@
 //! reversal's move, the migration's backfill and the audit's comparison.
 //! The rollup is written in the transaction that makes a purchase final,
 //! so it always equals the purchases (docs/decisions.md, "The sales rollup").
+//!
+//! Its rows are per key and shard (migration `044_sales_rollup_shards`):
+//! concurrent PostgreSQL transactions add to their own connection's shard of
+//! an hour's row instead of waiting for one another's, and every reader sums
+//! the shards ([`ROWS`]), with the rows of `sales_rollup` that a node of the
+//! previous release may still write during a rolling upgrade.
 
 use crate::audit::Check;
-use crate::db::{Column, Param, PerEngine, ReadTx, RowRead, Statements, col, for_both_engines};
+use crate::db::{
+    Column, Engine, Param, PerEngine, ReadTx, RowRead, Statements, col, for_both_engines,
+};
 use crate::*;
 use std::sync::LazyLock;
 
@@ -56,18 +64,41 @@ fn contribution(status: &str, cost: &str, sign: i8) -> String {
 /// The statuses the rollup counts.
 const FINAL: &str = "status IN ('successful', 'failed')";
 
-/// The purchase `?1`'s contribution added to its row (created if new).
-fn upsert(contribution: &str) -> String {
+/// Every row of the rollup, both tables' (the shards and, until it is
+/// folded into them, the unsharded table of migration 038): what readers
+/// sum by [`KEY`].
+static ROWS: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "INSERT INTO sales_rollup ({COLUMNS})
-         SELECT {contribution} FROM transactions WHERE code = ?1
-         ON CONFLICT ({KEY}) DO UPDATE SET
-           purchases = sales_rollup.purchases + excluded.purchases,
-           face_value = sales_rollup.face_value + excluded.face_value,
-           charged = sales_rollup.charged + excluded.charged,
-           cost = sales_rollup.cost + excluded.cost,
-           charged_with_cost = sales_rollup.charged_with_cost + excluded.charged_with_cost,
-           cost_unknown = sales_rollup.cost_unknown + excluded.cost_unknown"
+        "(SELECT {COLUMNS} FROM sales_rollup
+          UNION ALL SELECT {COLUMNS} FROM sales_rollup_shards) AS rollup"
+    )
+});
+
+/// The shard a transaction writes: its PostgreSQL connection's, so the
+/// concurrent transactions of the lanes and of other nodes add to different
+/// rows (a collision only makes one wait, as every one did before); SQLite's
+/// one writer has no one to wait for.
+fn shard(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Sqlite => "0",
+        Engine::Postgres => "pg_backend_pid() % 16",
+    }
+}
+
+/// The purchase `?1`'s contribution added to its row of the transaction's
+/// shard (created if new).
+fn upsert(engine: Engine, contribution: &str) -> String {
+    format!(
+        "INSERT INTO sales_rollup_shards ({COLUMNS}, shard)
+         SELECT {contribution}, {shard} FROM transactions WHERE code = ?1
+         ON CONFLICT ({KEY}, shard) DO UPDATE SET
+           purchases = sales_rollup_shards.purchases + excluded.purchases,
+           face_value = sales_rollup_shards.face_value + excluded.face_value,
+           charged = sales_rollup_shards.charged + excluded.charged,
+           cost = sales_rollup_shards.cost + excluded.cost,
+           charged_with_cost = sales_rollup_shards.charged_with_cost + excluded.charged_with_cost,
+           cost_unknown = sales_rollup_shards.cost_unknown + excluded.cost_unknown",
+        shard = shard(engine),
     )
 }
 
@@ -92,19 +123,25 @@ pub(crate) async fn record<T: Statements>(
     code: &str,
     reversed: Option<Reversed>,
 ) -> Result<(), T::Error> {
-    static ADD: LazyLock<String> = LazyLock::new(|| upsert(&contribution("status", "cost", 1)));
-    static TAKE_OUT: LazyLock<String> =
-        LazyLock::new(|| upsert(&contribution("'successful'", "CAST(?2 AS BIGINT)", -1)));
+    static ADD: PerEngine =
+        PerEngine::new(|engine| upsert(engine, &contribution("status", "cost", 1)));
+    static TAKE_OUT: PerEngine = PerEngine::new(|engine| {
+        upsert(
+            engine,
+            &contribution("'successful'", "CAST(?2 AS BIGINT)", -1),
+        )
+    });
     if let Some(Reversed { cost }) = reversed {
         let params: [&dyn Param; 2] = [&code, &cost];
-        tx.execute(&TAKE_OUT, &params).await?;
+        tx.execute(TAKE_OUT.sql(T::ENGINE), &params).await?;
     }
-    tx.execute(&ADD, &[&code]).await?;
+    tx.execute(ADD.sql(T::ENGINE), &[&code]).await?;
     Ok(())
 }
 
 /// The rollup built from the purchases already final: the last statement of
-/// migration `038_sales_rollup`, and what the bench runs after seeding.
+/// migration `038_sales_rollup` (so into its table, which readers sum with
+/// the shards), and what the bench runs after seeding.
 pub fn backfill() -> String {
     format!(
         "INSERT INTO sales_rollup ({COLUMNS})
@@ -141,19 +178,26 @@ static CHECK_SQL: LazyLock<String> = LazyLock::new(|| {
          FROM (SELECT {rows} FROM transactions WHERE {FINAL}
                UNION ALL
                SELECT {KEY}, -purchases, -face_value, -charged, -cost, -charged_with_cost,
-                      -cost_unknown FROM sales_rollup) AS both_sides
+                      -cost_unknown FROM {rollup}) AS both_sides
          GROUP BY {KEY} HAVING {differ}",
         rows = contribution("status", "cost", 1),
+        rollup = *ROWS,
     )
 });
 
 async fn buckets<T: ReadTx>(tx: &T, from: &str, until: &str) -> Result<Vec<SalesBucket>, T::Error> {
-    let sql = "SELECT hour, product, provider, NULLIF(supplier, '') AS supplier,
-                 NULLIF(tier, '') AS tier, status, purchases, face_value, charged, cost,
-                 charged_with_cost, cost_unknown
-               FROM sales_rollup
-               WHERE hour >= SUBSTR(?1, 1, 13) AND hour < SUBSTR(?2, 1, 13) AND purchases <> 0";
-    tx.query_all(sql, &[&from, &until], bucket).await
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT hour, product, provider, NULLIF(supplier, '') AS supplier,
+               NULLIF(tier, '') AS tier, status, {sums}
+             FROM {rows}
+             WHERE hour >= SUBSTR(?1, 1, 13) AND hour < SUBSTR(?2, 1, 13)
+             GROUP BY {KEY} HAVING SUM(purchases) <> 0",
+            sums = sums(),
+            rows = *ROWS,
+        )
+    });
+    tx.query_all(&SQL, &[&from, &until], bucket).await
 }
 
 fn bucket(row: &dyn RowRead) -> StoreResult<SalesBucket> {
@@ -213,10 +257,11 @@ pub(crate) static SUMMARY: PerEngine = PerEngine::new(|engine| {
         "SELECT {}, {}, {}, {},
            (SELECT COUNT(*) FROM {processing}
             WHERE status = 'processing' AND created_at >= ?1) AS processing
-         FROM sales_rollup WHERE hour >= SUBSTR(?1, 1, 13)",
+         FROM {rows} WHERE hour >= SUBSTR(?1, 1, 13)",
         sum("purchases", "successful"),
         sum("charged", "successful"),
         sum("purchases", "failed"),
         sum("charged", "failed"),
+        rows = *ROWS,
     )
 });

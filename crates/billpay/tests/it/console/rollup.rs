@@ -62,7 +62,8 @@ async fn the_overview_and_report_read_the_rollup_and_the_audit_checks_it() {
 
     // A rollup row tampered with: the audit names it.
     server.kill();
-    let tamper = "UPDATE sales_rollup SET charged = charged + 100 WHERE status = 'successful'";
+    let tamper =
+        "UPDATE sales_rollup_shards SET charged = charged + 100 WHERE status = 'successful'";
     server.raw_sql(tamper, tamper).await;
     server.skip_final_audit();
     let (passed, report) = server.audit();

@@ -66,7 +66,7 @@ async fn todays_spend_is_a_lagos_day() {
     // Moved behind the store's back: its sales rollup rebuilt, as the audit checks.
     let moved = format!(
         "UPDATE transactions SET created_at = '{half_past}' WHERE code = '{code}';
-         DELETE FROM sales_rollup; {};",
+         DELETE FROM sales_rollup; DELETE FROM sales_rollup_shards; {};",
         billpay_store::sales_rollup_backfill()
     );
     server.raw_sql(&moved, &moved).await;
