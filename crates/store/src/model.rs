@@ -608,8 +608,8 @@ impl SalesSums {
 
 /// The sales rollup's row (`SalesRollupStore::sales_rollup`): final purchases
 /// of one UTC hour of placement that share product, provider, supplier, tier
-/// and status, summed (no account: the report by account reads the
-/// purchases' [`SalesGroup`]s, `PricingStore::sales`).
+/// and status, summed, its shards too (no account: the report by account
+/// reads the purchases' [`SalesGroup`]s, `PricingStore::sales`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SalesBucket {
     /// `YYYY-MM-DDTHH` (UTC) of `created_at`.
