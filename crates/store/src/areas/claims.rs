@@ -38,7 +38,7 @@ pub(crate) fn claim_sql(
 /// then read through their index in order, stopping at `limit`. With a
 /// bitmap scan, which the planner picks when its statistics expect few due
 /// rows (a new table; a backlog built since the last `ANALYZE`), every due
-/// row was read and sorted: 1–15 ms a claim under a backlog of 1,700–12,300
+/// row was read and sorted: 1–15 ms a claim under a backlog of 2,000–12,000
 /// purchases, against 0.6–0.8 ms in order (docs/benchmarks.md).
 pub(crate) async fn claim<T: Tx, R>(
     tx: &T,
