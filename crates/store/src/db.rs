@@ -323,6 +323,15 @@ impl<T: Tx> One<'_, T> {
     pub(crate) async fn execute(self, sql: &str, params: &[&dyn Param]) -> Result<u64, T::Error> {
         self.0.execute(sql, params).await
     }
+
+    pub(crate) async fn query_all<R>(
+        self,
+        sql: &str,
+        params: &[&dyn Param],
+        map: impl FnMut(&dyn RowRead) -> StoreResult<R>,
+    ) -> Result<Vec<R>, T::Error> {
+        self.0.query_all(sql, params, map).await
+    }
 }
 
 /// `?1` → `$1`, outside quoted strings and identifiers: the one dialect's

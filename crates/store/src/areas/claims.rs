@@ -2,13 +2,11 @@
 //! (`UPDATE … WHERE id IN (due rows) RETURNING …`). PostgreSQL adds
 //! `FOR UPDATE SKIP LOCKED` to the due rows, so rows another node is claiming
 //! right now are skipped, never waited for; rows another node holds under a
-//! lease (`lease_until` later than now) are skipped on both engines. A
-//! claim is a `write`: on PostgreSQL its transaction first turns bitmap
-//! scans off ([`claim`]).
+//! lease (`lease_until` later than now) are skipped on both engines.
 
 use crate::StoreResult;
 use crate::clock::now_ms;
-use crate::db::{Engine, Param, PerEngine, RowRead, Tx};
+use crate::db::{Engine, One, Param, PerEngine, RowRead, Tx};
 use std::time::Duration;
 
 /// The claim statement as `engine` runs it (built once per engine by a
@@ -33,23 +31,14 @@ pub(crate) fn claim_sql(
 
 /// Runs a [`claim_sql`] statement: leases up to `limit` due rows for
 /// `lease`, `more` bound from `?4` on.
-///
-/// On PostgreSQL in a transaction without bitmap scans: the due rows are
-/// then read through their index in order, stopping at `limit`. With a
-/// bitmap scan, which the planner picks when its statistics expect few due
-/// rows (a new table; a backlog built since the last `ANALYZE`), every due
-/// row was read and sorted: 1–15 ms a claim under a backlog of 2,000–12,000
-/// purchases, against 0.6–0.8 ms in order (docs/benchmarks.md).
-pub(crate) async fn claim<T: Tx, R>(
-    tx: &T,
+pub(crate) async fn claim<'a, T: Tx + 'a, R>(
+    tx: impl Into<One<'a, T>>,
     sql: &PerEngine,
     (limit, lease): (u32, Duration),
     more: &[&dyn Param],
     map: fn(&dyn RowRead) -> StoreResult<R>,
 ) -> Result<Vec<R>, T::Error> {
-    if T::ENGINE == Engine::Postgres {
-        tx.execute("SET LOCAL enable_bitmapscan = off", &[]).await?;
-    }
+    let tx: One<'a, T> = tx.into();
     let now = now_ms();
     let until = now + lease.as_millis() as i64;
     let limit = i64::from(limit);

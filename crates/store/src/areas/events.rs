@@ -7,8 +7,8 @@ use super::claims::{claim, claim_sql};
 use crate::clock::{now_ms, now_rfc3339};
 use crate::columns::{ATTEMPT_COLUMNS, EVENT_COLUMNS};
 use crate::db::{
-    Changing, Engine, Guarded, Param, PerEngine, ReadTx, Statements, Tx, col, for_both_engines,
-    json_list, json_values,
+    Changing, Engine, Guarded, One, Param, PerEngine, ReadTx, Statements, Tx, col,
+    for_both_engines, json_list, json_values,
 };
 use crate::listing::{Filters, Listing};
 use crate::rows::{attempt, event};
@@ -23,7 +23,7 @@ for_both_engines! {
         /// Leases up to `limit` due events, none of the keys in `skip_keys` (the
         /// delivery worker's keys that have all the deliveries in flight they may).
         fn claim_events(limit: u32, lease: Duration, skip_keys: Vec<KeyId> => skip_keys)
-            -> Vec<Event> = write opened |tx| claim_due(tx, limit, lease, &skip_keys);
+            -> Vec<Event> = statement opened |tx| claim_due(tx, limit, lease, &skip_keys);
         /// The attempt and the event's next state, in one write (it refuses
         /// only before its first change: the attempt names its event).
         fn record_delivery(event_id: &str, attempt: NewAttempt => attempt, next: EventNext) -> ()
@@ -54,7 +54,7 @@ static DUE: PerEngine = PerEngine::new(|engine| {
 });
 
 async fn claim_due<T: Tx>(
-    tx: &T,
+    tx: One<'_, T>,
     limit: u32,
     lease: Duration,
     skip_keys: &[KeyId],

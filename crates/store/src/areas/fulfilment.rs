@@ -27,11 +27,11 @@ for_both_engines! {
     pub trait FulfilmentStore {
         /// Leases up to `limit` due processing transactions, oldest placed first.
         fn claim_fulfilments(limit: u32, lease: Duration) -> Vec<Transaction>
-            = write opened |tx| claim_due(tx, limit, lease);
+            = statement opened |tx| claim_due(tx, limit, lease);
         /// Leases up to `limit` successful transactions whose reversal watch is
         /// due (`Finalization::watch_at_ms`), soonest first.
         fn claim_watches(limit: u32, lease: Duration) -> Vec<Transaction>
-            = write opened |tx| claim(tx, &WATCHES, (limit, lease), &[], transaction);
+            = statement opened |tx| claim(tx, &WATCHES, (limit, lease), &[], transaction);
         /// A watched successful transaction was requeried and still stands: watch
         /// it again at `at_ms`, or (`None`) no more; its lease is released.
         fn rewatch(code: &str, at_ms: Option<i64>) -> ()
@@ -98,7 +98,7 @@ static WATCHES: PerEngine = PerEngine::new(|engine| {
 });
 
 async fn claim_due<T: Tx>(
-    tx: &T,
+    tx: One<'_, T>,
     limit: u32,
     lease: Duration,
 ) -> Result<Vec<Transaction>, T::Error> {

@@ -10,7 +10,7 @@ use super::claims::{claim, claim_sql};
 use super::notices::{Owner, for_account};
 use crate::cadence::Every;
 use crate::clock::{new_code, now_ms, now_rfc3339};
-use crate::db::{Param, PerEngine, ReadTx, RowRead, Tx, col, for_both_engines};
+use crate::db::{One, Param, PerEngine, ReadTx, RowRead, Tx, col, for_both_engines};
 use crate::model::text_enum;
 use crate::*;
 use billpay_domain::{AccountId, Item, KeyId, Kobo, Product};
@@ -149,7 +149,7 @@ for_both_engines! {
         /// Leases up to `limit` active schedules due now (PostgreSQL: skipping
         /// those another node is claiming).
         fn claim_due_schedules(limit: u32, lease: Duration) -> Vec<Schedule>
-            = write |tx| claim_due(tx, limit, lease);
+            = statement |tx| claim_due(tx, limit, lease);
         /// Records a run, moves the schedule on and tells its customer, at
         /// once; `false`, nothing written, when that run was settled already.
         fn settle_schedule_run(settled: SettledRun) -> bool = write |tx| settle(tx, &settled);
@@ -307,7 +307,11 @@ static DUE: PerEngine = PerEngine::new(|engine| {
     claim_sql(engine, "schedules", "id", (due, "next_run_at"), COLUMNS)
 });
 
-async fn claim_due<T: Tx>(tx: &T, limit: u32, lease: Duration) -> Result<Vec<Schedule>, T::Error> {
+async fn claim_due<T: Tx>(
+    tx: One<'_, T>,
+    limit: u32,
+    lease: Duration,
+) -> Result<Vec<Schedule>, T::Error> {
     let now = now_rfc3339();
     let mut claimed = claim(tx, &DUE, (limit, lease), &[&now], schedule).await?;
     claimed.sort_by(|a, b| a.next_run_at.cmp(&b.next_run_at));
