@@ -744,10 +744,7 @@ macro_rules! for_both_engines {
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.snapshot(move |t| {
             Box::pin(async move {
-                let pg = $crate::postgres::Pg(t);
-                let reading = $crate::db::Reading::from(&pg);
-                let $tx = &reading;
-                $call.await
+                $crate::db::for_both_engines!(@pg_reading t, $tx $call)
             })
         }).await
     }};
@@ -767,12 +764,16 @@ macro_rules! for_both_engines {
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
         $store.autocommit(move |c| {
             Box::pin(async move {
-                let pg = $crate::postgres::Pg(c);
-                let reading = $crate::db::Reading::from(&pg);
-                let $tx = &reading;
-                $call.await
+                $crate::db::for_both_engines!(@pg_reading c, $tx $call)
             })
         }).await
+    }};
+    // PostgreSQL's transaction or connection `$conn` given as a [`Reading`].
+    (@pg_reading $conn:ident, $tx:ident $call:expr) => {{
+        let pg = $crate::postgres::Pg($conn);
+        let reading = $crate::db::Reading::from(&pg);
+        let $tx = &reading;
+        $call.await
     }};
 }
 pub(crate) use for_both_engines;

@@ -91,14 +91,11 @@ fn upsert(engine: Engine, contribution: &str) -> String {
     format!(
         "INSERT INTO sales_rollup_shards ({COLUMNS}, shard)
          SELECT {contribution}, {shard} FROM transactions WHERE code = ?1
-         ON CONFLICT ({KEY}, shard) DO UPDATE SET
-           purchases = sales_rollup_shards.purchases + excluded.purchases,
-           face_value = sales_rollup_shards.face_value + excluded.face_value,
-           charged = sales_rollup_shards.charged + excluded.charged,
-           cost = sales_rollup_shards.cost + excluded.cost,
-           charged_with_cost = sales_rollup_shards.charged_with_cost + excluded.charged_with_cost,
-           cost_unknown = sales_rollup_shards.cost_unknown + excluded.cost_unknown",
+         ON CONFLICT ({KEY}, shard) DO UPDATE SET {added}",
         shard = shard(engine),
+        added = SUMS
+            .map(|c| format!("{c} = sales_rollup_shards.{c} + excluded.{c}"))
+            .join(", "),
     )
 }
 
