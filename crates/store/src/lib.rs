@@ -46,14 +46,29 @@ pub(crate) const RESEND_ON_REVERSAL: &str = "ON CONFLICT (transaction_code) DO U
     payload = excluded.payload, status = excluded.status, attempts = excluded.attempts,
     next_attempt_at = excluded.next_attempt_at, lease_until = 0";
 
-/// Both backends' finalize: an event's status and attempts when it is
-/// written, read from its key (`k`, joined by the statement). A key without a
-/// webhook URL gets no webhook, so its event is written `skipped` with the
-/// one attempt that says why, and never waits for the delivery worker
-/// (docs/decisions.md, "A webhook's URL is read when its event is written").
-pub(crate) const FIRST_STATE: &str =
-    "CASE WHEN k.webhook_url IS NULL THEN 'skipped' ELSE 'pending' END,
-    CASE WHEN k.webhook_url IS NULL THEN 1 ELSE 0 END";
+/// An event's status and attempts when it is written, by whether its key
+/// has a webhook URL. A key without one gets no webhook, so its event is
+/// written `skipped` with the one attempt that says why, and never waits for
+/// the delivery worker (docs/decisions.md, "A webhook's URL is read when its
+/// event is written").
+pub(crate) fn first_state(webhook: bool) -> (&'static str, i32) {
+    if webhook {
+        ("pending", 0)
+    } else {
+        ("skipped", 1)
+    }
+}
+
+/// [`first_state`] as SQL, read from the event's key (`k`, joined by the
+/// statement): a batch's event.
+pub(crate) static FIRST_STATE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let (with, without) = (first_state(true), first_state(false));
+    format!(
+        "CASE WHEN k.webhook_url IS NULL THEN '{}' ELSE '{}' END,
+         CASE WHEN k.webhook_url IS NULL THEN {} ELSE {} END",
+        without.0, with.0, without.1, with.1
+    )
+});
 
 /// Both backends' [`Store::fulfilment_backlog`]: a purchase held for review
 /// waits for an owner, not for the supplier, so it is not in it.

@@ -390,10 +390,11 @@ async fn complete<T: Tx>(
     }
     // The batch's key's webhook, as a purchase's: skipped with its one
     // attempt when the key has no URL.
+    let first = &*FIRST_STATE;
     let queue = format!(
         "INSERT INTO events (id, transaction_code, account_id, key_id, event, payload, status,
                              attempts, created_at, next_attempt_at)
-         SELECT ?1, b.id, b.account_id, k.id, ?6, ?2, {FIRST_STATE}, ?3,
+         SELECT ?1, b.id, b.account_id, k.id, ?6, ?2, {first}, ?3,
                 CAST(?4 AS BIGINT)
          FROM batches b JOIN api_keys k ON k.id = b.key_id WHERE b.id = ?5"
     );

@@ -10,7 +10,7 @@
 use super::claims::{claim, claim_sql};
 use super::{events, notices, operators, referrals, sales_rollup, wallet};
 use crate::clock::{new_code, now_ms, rfc3339};
-use crate::columns::{EVENT_COLUMNS, TX_COLUMNS};
+use crate::columns::{EVENT_COLUMNS, TX_COLUMNS, qualified};
 use crate::db::{
     Changing, Column, Engine, Guarded, One, Param, PerEngine, ReadTx, Reading, Statements, Tx, col,
     for_both_engines, json_list, json_values,
@@ -232,18 +232,22 @@ pub(crate) async fn finalize<'a, T: Tx + 'a>(
     tx.into().run(taken, change).await
 }
 
-/// What a finalization changes: the purchase it takes from `from`, and
-/// what a reversal takes out of the rollup.
+/// What a finalization changes: the purchase it takes from `from`, what a
+/// reversal takes out of the rollup, whether its key has a webhook URL and
+/// who referred its buyer (read with the purchase's row, so the changes
+/// need no read of their own).
 struct Taken {
     from: TxStatus,
     purchase: Finalized,
     reversed: Option<sales_rollup::Reversed>,
+    webhook: bool,
+    referrer: Option<referrals::Referrer>,
 }
 
 /// Whether the purchase takes `fin` (in the status it takes it from): its
 /// row read once, with what the rest of the finalization needs of it (these
-/// columns never change after placement); refused if there is no such
-/// purchase.
+/// columns never change after placement), its key's webhook URL's presence
+/// and its buyer's referrer; refused if there is no such purchase.
 async fn taken<T: ReadTx>(
     tx: &T,
     code: &str,
@@ -251,8 +255,19 @@ async fn taken<T: ReadTx>(
 ) -> Result<Option<Taken>, T::Error> {
     const COLUMNS: &str =
         "account_id, key_id, amount, product, recipient, created_at, status, cost";
-    static ROW: LazyLock<String> =
-        LazyLock::new(|| format!("SELECT {COLUMNS} FROM transactions WHERE code = ?1"));
+    /// After `COLUMNS`: the key's webhook URL's presence, then the referrer.
+    const WEBHOOK: usize = crate::db::width(COLUMNS);
+    static ROW: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {}, CASE WHEN k.webhook_url IS NULL THEN 0 ELSE 1 END, {}
+             FROM transactions t JOIN api_keys k ON k.id = t.key_id
+             LEFT JOIN referrals r ON {}
+             WHERE t.code = ?1",
+            qualified(COLUMNS, "t"),
+            referrals::REFERRER_COLUMNS,
+            referrals::REFERRER_JOIN,
+        )
+    });
     let found = tx
         .query_opt(&ROW, &[&code], |row| {
             let purchase = Finalized {
@@ -266,10 +281,12 @@ async fn taken<T: ReadTx>(
             };
             let status: TxStatus = row.parsed(col!("status"))?;
             let cost: Option<i64> = row.get(col!("cost"))?;
-            Ok((purchase, status, cost))
+            let webhook = row.get::<i64>(Column::nth(WEBHOOK))? == 1;
+            let referrer = referrals::Referrer::read(row, WEBHOOK + 1)?;
+            Ok((purchase, status, cost, webhook, referrer))
         })
         .await?;
-    let Some((purchase, status, cost)) = found else {
+    let Some((purchase, status, cost, webhook, referrer)) = found else {
         return Err(StoreError::NotFound("transaction").into());
     };
     let Some(from) = fin.takes_from().filter(|from| *from == status) else {
@@ -281,6 +298,8 @@ async fn taken<T: ReadTx>(
         from,
         purchase,
         reversed,
+        webhook,
+        referrer,
     }))
 }
 
@@ -294,6 +313,8 @@ async fn write_final<T: Statements>(
         from,
         purchase,
         reversed,
+        webhook,
+        referrer,
     }) = taken
     else {
         return Ok(false);
@@ -308,7 +329,7 @@ async fn write_final<T: Statements>(
         // After the wallet's lock, as a purchase takes them.
         super::limits::give_back_usage(tx, &purchase).await?;
     }
-    queue_event(tx, &purchase, fin).await?;
+    queue_event(tx, &purchase, fin, webhook).await?;
     notices::purchase_final(tx, code, purchase.product, fin.status).await?;
     let reversal = reversed.is_some();
     sales_rollup::record(tx, code, reversed).await?;
@@ -316,9 +337,9 @@ async fn write_final<T: Statements>(
     // earns or reverses it (`areas/referrals.rs`).
     if reversal {
         referrals::take_back(tx, code).await?;
-    } else if fin.status == TxStatus::Successful {
+    } else if let (TxStatus::Successful, Some(referrer)) = (fin.status, referrer) {
         let (buyer, product, charged) = (purchase.account_id, purchase.product, purchase.amount);
-        referrals::earn(tx, code, buyer, product, charged).await?;
+        referrals::earn(tx, code, (referrer, buyer), product, charged).await?;
     }
     Ok(true)
 }
@@ -374,24 +395,25 @@ pub(crate) async fn finalize_logged<T: Tx>(
 }
 
 /// The transaction's webhook event (queued again on a reversal), or, for a
-/// key without a webhook URL, the event skipped with its attempt. The key's
-/// row is the statement's one source row (its key always exists: a
-/// transaction's key is a foreign key), and the attempt is written from the
-/// event's row, not from `RETURNING` (docs/decisions.md, "No temporary
-/// B-tree on a purchase's path").
+/// key without a webhook URL (`webhook` false, as the purchase's row read
+/// found it), the event skipped with its attempt ([`first_state`]).
+/// The attempt is written from the event's row, not from `RETURNING`
+/// (docs/decisions.md, "No temporary B-tree on a purchase's path").
 async fn queue_event<T: Statements>(
     tx: &T,
     current: &Finalized,
     fin: &Finalization,
+    webhook: bool,
 ) -> Result<(), T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
             "INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at)
-             SELECT ?1, ?2, ?3, k.id, ?5, ?6, {FIRST_STATE}, ?7, ?8 FROM api_keys k WHERE k.id = ?4
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?9, ?10, ?7, ?8)
              {RESEND_ON_REVERSAL}"
         )
     });
-    let params: [&dyn Param; 8] = [
+    let (status, attempts) = first_state(webhook);
+    let params: [&dyn Param; 10] = [
         &new_code("EV"),
         &current.code,
         &current.account_id.to_string(),
@@ -400,8 +422,13 @@ async fn queue_event<T: Statements>(
         &fin.event_payload,
         &rfc3339(fin.completed_at_ms),
         &fin.completed_at_ms,
+        &status,
+        &attempts,
     ];
     tx.execute(&SQL, &params).await?;
+    if webhook {
+        return Ok(());
+    }
     events::add_skipped_attempt(tx, &current.code).await
 }
 

@@ -8,7 +8,7 @@
 
 use super::wallet::{Entry, balance_locked, post_ledger};
 use crate::clock::{now_ms, now_rfc3339, parse_rfc3339_ms};
-use crate::db::{Param, ReadTx, Reads, RowRead, Statements, Tx, col, for_both_engines};
+use crate::db::{Column, Param, ReadTx, Reads, RowRead, Statements, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, Product};
 use serde::Serialize;
@@ -533,31 +533,53 @@ async fn identity_match<T: Reads>(
     Ok((!found.is_empty()).then(|| format!("self-referral: {}", found.join(", "))))
 }
 
+/// A buyer's referrer as the finalization's row read finds it: who referred
+/// them and when they signed up, while the referral still earns (neither
+/// matched to its referrer nor voided).
+pub(crate) struct Referrer {
+    id: AccountId,
+    signed_up: String,
+}
+
+/// The referral's columns in a read that joins `referrals r` by
+/// [`REFERRER_JOIN`] (`NULL` when the buyer has no earning referral).
+pub(crate) const REFERRER_COLUMNS: &str = "r.referrer_id, r.created_at";
+/// The buyer's referral that still earns, joined to the purchase `t` by its
+/// primary key.
+pub(crate) const REFERRER_JOIN: &str =
+    "r.referee_id = t.account_id AND r.matched IS NULL AND r.voided_at IS NULL";
+
+impl Referrer {
+    /// The referrer in [`REFERRER_COLUMNS`] at `first` on, if any.
+    pub(crate) fn read(row: &dyn RowRead, first: usize) -> StoreResult<Option<Referrer>> {
+        let id: Option<String> = row.get(Column::nth(first))?;
+        let Some(id) = id else {
+            return Ok(None);
+        };
+        let id = id
+            .parse()
+            .map_err(|e| StoreError::backend(format!("referrer {id:?}: {e}")))?;
+        let signed_up = row.get(Column::nth(first + 1))?;
+        Ok(Some(Referrer { id, signed_up }))
+    }
+}
+
 /// A purchase just made successful (`fulfilment::finalize`, same
-/// transaction): its commission earned, if its buyer was referred, the
-/// referral earns, the owner set a rate on its product and the purchase is
-/// inside the rate's window. The cost when the buyer has no referrer: one
-/// read by primary key.
+/// transaction), whose buyer was referred by `referrer` (read with the
+/// purchase's row): its commission earned, if the owner set a rate on its
+/// product and the purchase is inside the rate's window. A buyer with no
+/// referrer costs nothing here.
 pub(crate) async fn earn<T: Statements>(
     tx: &T,
     code: &str,
-    buyer: AccountId,
+    (referrer, buyer): (Referrer, AccountId),
     product: Product,
     charged: Kobo,
 ) -> Result<(), T::Error> {
-    const COLUMNS: &str = "referrer_id, created_at";
-    let sql = "SELECT referrer_id, created_at FROM referrals
-               WHERE referee_id = ?1 AND matched IS NULL AND voided_at IS NULL";
-    let found = tx
-        .query_opt(sql, &[&buyer.to_string()], |row| {
-            let referrer: AccountId = row.parsed(col!("referrer_id"))?;
-            let created_at: String = row.get(col!("created_at"))?;
-            Ok((referrer, created_at))
-        })
-        .await?;
-    let Some((referrer, signed_up)) = found else {
-        return Ok(());
-    };
+    let Referrer {
+        id: referrer,
+        signed_up,
+    } = referrer;
     let Some(rate) = rate(tx, product).await? else {
         return Ok(());
     };
