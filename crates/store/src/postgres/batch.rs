@@ -3,8 +3,8 @@
 //! each. Two kinds of job share it: placements (`purchases.rs`: one queue
 //! per lane, a wallet always the same lane, a batch placed by one call of
 //! the shared placement) and units of work, each an area's function over the
-//! transaction in a savepoint of its own (`units.rs`: the workers' writes,
-//! lanes sharing one queue, the next free lane taking the next batch).
+//! transaction, run bare (`units.rs`: the workers' writes, lanes sharing one
+//! queue, the next free lane taking the next batch).
 
 use super::connection::{Client, PgTx};
 use super::error::{PgError, PgResult, describe, stopped_queue};

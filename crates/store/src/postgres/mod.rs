@@ -13,9 +13,9 @@
 //!   locks wallets in account order, so batches of different nodes never
 //!   deadlock. The workers'
 //!   writes are units of work ([`units`]: the areas' own functions, up to 64
-//!   a batch, each in a savepoint so one failing is undone alone). Should a
-//!   batch fail as a whole, each of its jobs is retried in a transaction of
-//!   its own; should its COMMIT lose its connection, each purchase looks
+//!   a batch, run bare, as SQLite's writer runs them). Should a batch fail
+//!   (one of its jobs failing fails it), each of its jobs is retried in a
+//!   transaction of its own; should its COMMIT lose its connection, each purchase looks
 //!   itself up by its code to learn whether it committed (a unit is told
 //!   the outcome is unknown).
 //! - Workers claim due rows with `FOR UPDATE SKIP LOCKED` plus a lease

@@ -2,15 +2,17 @@
 //! lane takes the next batch): the workers' writes that lock no wallet —
 //! marking a purchase submitted, a successful finalize, a delivery attempt —
 //! each the area's own function over the batch's transaction, the same one
-//! SQLite's writer runs. Each runs in a savepoint of its own, so one that
-//! fails is undone alone and the others commit; its caller gets its error
-//! after the COMMIT. One that fails on a deadlock or a serialisation failure
-//! runs again alone after the COMMIT.
+//! SQLite's writer runs. They run bare, one after another, as SQLite's
+//! writer runs them: none refuses after a change (each is a `statement`, a
+//! guarded write or a change), so none needs a savepoint of its own. Should
+//! one fail all the same (a refusal in a decision, a deadlock, a lost
+//! connection), the batch rolls back whole and each unit runs again alone,
+//! in a transaction of its own, and answers what it comes to there.
 
 use super::PostgresStore;
 use super::batch::Job;
 use super::connection::{BoxFut, PgTx, transaction};
-use super::error::{PgError, PgResult, backend, retryable, stopped_queue};
+use super::error::{PgResult, backend, stopped_queue};
 use deadpool_postgres::Pool;
 use std::any::Any;
 use std::sync::Arc;
@@ -27,57 +29,22 @@ pub(super) struct UnitJob {
     reply: oneshot::Sender<PgResult<Answer>>,
 }
 
-/// What a unit of a batch came to before the COMMIT.
-pub(super) enum Outcome {
-    Done(Answer),
-    /// Failed: its savepoint was rolled back.
-    Failed(PgError),
-    /// Failed on a conflict (deadlock, serialisation): run it again alone.
-    Again,
-}
-
-/// The savepoint of each unit: released (kept in the transaction) when the
-/// next one starts, rolled back to when the unit fails.
-const FIRST: &str = "SAVEPOINT billpay_unit";
-const NEXT: &str = "RELEASE SAVEPOINT billpay_unit; SAVEPOINT billpay_unit";
-const UNDO: &str = "ROLLBACK TO SAVEPOINT billpay_unit";
-
 impl Job for UnitJob {
     const QUEUE: &'static str = "units";
-    /// A backend caches 64 subtransaction ids; a transaction with more makes
-    /// every snapshot in the server look them up in `pg_subtrans`.
     const MAX: usize = 64;
-    type Done = Outcome;
+    type Done = Answer;
 
-    async fn run_in<'a>(tx: &'a PgTx<'a>, batch: &'a [Self]) -> PgResult<Vec<Outcome>> {
-        let mut outcomes = Vec::with_capacity(batch.len());
-        for (index, job) in batch.iter().enumerate() {
-            // One round trip: the last unit's savepoint released, this one's taken.
-            tx.batch_execute(if index == 0 { FIRST } else { NEXT })
-                .await?;
-            let outcome = match (job.work)(tx).await {
-                Ok(answer) => Outcome::Done(answer),
-                Err(e) => {
-                    // Fails (the connection is gone): the batch rolls back whole.
-                    tx.batch_execute(UNDO).await?;
-                    if retryable(&e) {
-                        Outcome::Again
-                    } else {
-                        Outcome::Failed(e)
-                    }
-                }
-            };
-            outcomes.push(outcome);
+    async fn run_in<'a>(tx: &'a PgTx<'a>, batch: &'a [Self]) -> PgResult<Vec<Answer>> {
+        let mut answers = Vec::with_capacity(batch.len());
+        for job in batch {
+            // A failure fails the batch: each unit then runs alone.
+            answers.push((job.work)(tx).await?);
         }
-        Ok(outcomes)
+        Ok(answers)
     }
 
-    async fn committed(self, pool: &Pool, done: Outcome) {
-        match done {
-            Outcome::Done(answer) => self.answer(Ok(answer)),
-            Outcome::Failed(e) => self.answer(Err(e)),
-            Outcome::Again => self.run_alone(pool).await,
-        }
+    async fn committed(self, _pool: &Pool, answer: Answer) {
+        self.answer(Ok(answer));
     }
 
     async fn run_alone(self, pool: &Pool) {
@@ -147,7 +114,8 @@ mod tests {
     use crate::postgres::{PostgresOptions, PostgresStore};
 
     /// Three units queued together, one lane: one batch, one transaction.
-    /// The second fails after its change: only its change is undone.
+    /// The second fails after its change: the batch rolls back, and each
+    /// runs again alone, so only the second's change is undone.
     #[tokio::test]
     async fn a_unit_failing_after_its_change_is_undone_alone() {
         let Some(url) = std::env::var("BILLPAY_TEST_POSTGRES_URL")
@@ -169,29 +137,39 @@ mod tests {
             })
             .await
             .unwrap();
-        let insert = |n: i32| {
+        let insert = |n: i32, fails: bool| {
             store.batched(move |tx| {
                 Box::pin(async move {
                     tx.execute("INSERT INTO units VALUES ($1)", &[&n]).await?;
-                    if n == 2 {
-                        return Err(backend("the second unit fails after its change"));
+                    if fails {
+                        return Err(backend("the unit fails after its change"));
                     }
                     let row = tx.query_one("SELECT txid_current()", &[]).await?;
                     Ok(row.get::<_, i64>(0))
                 })
             })
         };
-        let (first, second, third) = tokio::join!(insert(1), insert(2), insert(3));
-        let (first, third) = (first.unwrap(), third.unwrap());
-        assert_eq!(first, third, "the units ran in one transaction");
-        let error = crate::StoreError::from(second.unwrap_err()).to_string();
-        assert!(error.contains("the second unit fails"), "{error}");
+        // None fails: one transaction.
+        let (first, second, third) =
+            tokio::join!(insert(1, false), insert(2, false), insert(3, false));
+        let (first, second, third) = (first.unwrap(), second.unwrap(), third.unwrap());
+        assert!(
+            first == second && second == third,
+            "the units ran in one transaction"
+        );
+        // The fifth fails: the fourth and sixth run again, alone.
+        let (fourth, fifth, sixth) =
+            tokio::join!(insert(4, false), insert(5, true), insert(6, false));
+        let (fourth, sixth) = (fourth.unwrap(), sixth.unwrap());
+        assert_ne!(fourth, sixth, "each ran again in a transaction of its own");
+        let error = crate::StoreError::from(fifth.unwrap_err()).to_string();
+        assert!(error.contains("the unit fails"), "{error}");
         let client = store.pool.get().await.unwrap();
         let rows = client
             .query("SELECT n FROM units ORDER BY n", &[])
             .await
             .unwrap();
         let kept: Vec<i32> = rows.iter().map(|r| r.get(0)).collect();
-        assert_eq!(kept, [1, 3]);
+        assert_eq!(kept, [1, 2, 3, 4, 6]);
     }
 }
