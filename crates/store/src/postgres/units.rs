@@ -31,6 +31,9 @@ pub(super) struct UnitJob {
 
 impl Job for UnitJob {
     const QUEUE: &'static str = "units";
+    /// The size the units' batches had with a savepoint each (then bound by
+    /// the 64 subtransaction ids a backend caches); kept without them, as
+    /// measured, not re-measured against placement's 128.
     const MAX: usize = 64;
     type Done = Answer;
 
