@@ -579,6 +579,11 @@ impl Value for Option<billpay_domain::Kobo> {
 ///   [`One`] so it cannot run a second (SQLite: as `write`, without the
 ///   job's savepoint, `Engine::write_bare`; PostgreSQL: autocommitted, no
 ///   BEGIN/COMMIT round trips);
+/// - `claim`: a worker's claim (`areas/claims.rs`), a `statement` that
+///   leases a queue's due rows (SQLite: as `statement`; PostgreSQL: in a
+///   transaction planned with bitmap scans off, `PostgresStore::in_index_order`,
+///   so the due rows' index is walked in order and stops at the claim's
+///   `LIMIT` whatever the table's statistics say);
 /// - `guarded`: a write whose refusals all come before its first change,
 ///   the function given a [`Guarded`] (a decision that reads, then a change
 ///   that cannot refuse); SQLite: as `statement` (should it fail after a
@@ -682,6 +687,9 @@ macro_rules! for_both_engines {
     (@sqlite statement $($rest:tt)*) => {
         $crate::db::for_both_engines!(@sqlite_writer write_bare $crate::db::One::from, $($rest)*)
     };
+    (@sqlite claim $($rest:tt)*) => {
+        $crate::db::for_both_engines!(@sqlite statement $($rest)*)
+    };
     // The writer's job: `write` in its own savepoint, `write_bare` without;
     // the function given the connection as `$give` makes it (a `One` for
     // `statement`).
@@ -754,6 +762,18 @@ macro_rules! for_both_engines {
         $store.autocommit(move |c| {
             Box::pin(async move {
                 let pg = $crate::postgres::Pg(c);
+                let $tx = $crate::db::One::from(&pg);
+                $call.await
+            })
+        }).await
+    }};
+    // A claim, given as a [`One`] of a transaction whose planner walks
+    // the due rows' index in order.
+    (@postgres claim $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
+        $store.in_index_order(move |t| {
+            Box::pin(async move {
+                let pg = $crate::postgres::Pg(t);
                 let $tx = $crate::db::One::from(&pg);
                 $call.await
             })

@@ -2,7 +2,10 @@
 //! (`UPDATE … WHERE id IN (due rows) RETURNING …`). PostgreSQL adds
 //! `FOR UPDATE SKIP LOCKED` to the due rows, so rows another node is claiming
 //! right now are skipped, never waited for; rows another node holds under a
-//! lease (`lease_until` later than now) are skipped on both engines.
+//! lease (`lease_until` later than now) are skipped on both engines. A store
+//! method runs one as the `claim` kind (`db::for_both_engines!`): on
+//! PostgreSQL in a transaction whose planner walks the due rows' index in
+//! order, whatever the table's statistics say.
 
 use crate::StoreResult;
 use crate::clock::now_ms;

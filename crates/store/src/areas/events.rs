@@ -23,7 +23,7 @@ for_both_engines! {
         /// Leases up to `limit` due events, none of the keys in `skip_keys` (the
         /// delivery worker's keys that have all the deliveries in flight they may).
         fn claim_events(limit: u32, lease: Duration, skip_keys: Vec<KeyId> => skip_keys)
-            -> Vec<Event> = statement opened |tx| claim_due(tx, limit, lease, &skip_keys);
+            -> Vec<Event> = claim opened |tx| claim_due(tx, limit, lease, &skip_keys);
         /// The attempt and the event's next state, in one write (it refuses
         /// only before its first change: the attempt names its event).
         fn record_delivery(event_id: &str, attempt: NewAttempt => attempt, next: EventNext) -> ()

@@ -27,11 +27,11 @@ for_both_engines! {
     pub trait FulfilmentStore {
         /// Leases up to `limit` due processing transactions, oldest placed first.
         fn claim_fulfilments(limit: u32, lease: Duration) -> Vec<Transaction>
-            = statement opened |tx| claim_due(tx, limit, lease);
+            = claim opened |tx| claim_due(tx, limit, lease);
         /// Leases up to `limit` successful transactions whose reversal watch is
         /// due (`Finalization::watch_at_ms`), soonest first.
         fn claim_watches(limit: u32, lease: Duration) -> Vec<Transaction>
-            = statement opened |tx| claim(tx, &WATCHES, (limit, lease), &[], transaction);
+            = claim opened |tx| claim(tx, &WATCHES, (limit, lease), &[], transaction);
         /// A watched successful transaction was requeried and still stands: watch
         /// it again at `at_ms`, or (`None`) no more; its lease is released.
         fn rewatch(code: &str, at_ms: Option<i64>) -> ()
@@ -464,4 +464,75 @@ async fn backlog<T: ReadTx>(tx: &T) -> Result<Backlog, T::Error> {
         })
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::to_dollar_placeholders;
+    use crate::postgres::PostgresStore;
+    use crate::postgres::scratch::ScratchDatabase;
+
+    /// PostgreSQL plans the fulfilment claim over a table it has no
+    /// statistics for (as after a backlog built up on stale ones): alone it
+    /// reads every due row through a bitmap scan and sorts them; run as the
+    /// `claim` kind runs it, it walks `transactions_due` in order.
+    #[tokio::test]
+    async fn the_postgres_claim_walks_the_due_rows_index_in_order() {
+        let Some(url) = std::env::var("BILLPAY_TEST_POSTGRES_URL")
+            .ok()
+            .filter(|u| !u.is_empty())
+        else {
+            eprintln!("SKIPPED: set BILLPAY_TEST_POSTGRES_URL to run it");
+            return;
+        };
+        let db = ScratchDatabase::create(&url).await.unwrap();
+        let store = PostgresStore::open(&db.url).await.unwrap();
+        // A backlog of 10,000 due purchases among 30,000, never analysed (the
+        // foreign keys' triggers off: no accounts or keys are needed).
+        let backlog = "SET LOCAL session_replication_role = replica;
+            INSERT INTO transactions (code, account_id, key_id, reference, product, provider,
+                label, recipient, amount, details, status, message, balance_before,
+                balance_after, next_attempt_at, created_at)
+            SELECT 'T' || g, 'a', 'k', 'r' || g, 'airtime', 'mtn', 'MTN', '08030000000', 100,
+                '{}', CASE WHEN g % 3 = 0 THEN 'processing' ELSE 'successful' END, '', 0, 0,
+                g, '2026-11-30T00:00:00Z'
+            FROM generate_series(1, 30000) g";
+        store
+            .write(|t| Box::pin(async move { Ok(t.batch_execute(backlog).await?) }))
+            .await
+            .unwrap();
+        let explain = format!(
+            "EXPLAIN {}",
+            to_dollar_placeholders(FULFILMENTS.sql(Engine::Postgres))
+        );
+        let (until, now, limit) = (1_i64, 1_000_000_i64, 64_i64);
+        let planned = |rows: Vec<tokio_postgres::Row>| {
+            let lines = rows.iter().map(|row| row.get::<_, String>(0));
+            lines.collect::<Vec<_>>().join("\n")
+        };
+        let alone = store
+            .autocommit(|c| {
+                let explain = explain.clone();
+                Box::pin(
+                    async move { Ok(planned(c.query(&explain, &[&until, &now, &limit]).await?)) },
+                )
+            })
+            .await
+            .unwrap();
+        assert!(alone.contains("Bitmap Heap Scan"), "{alone}");
+        let claimed = store
+            .in_index_order(|t| {
+                let explain = explain.clone();
+                Box::pin(
+                    async move { Ok(planned(t.query(&explain, &[&until, &now, &limit]).await?)) },
+                )
+            })
+            .await
+            .unwrap();
+        assert!(
+            claimed.contains("Index Scan using transactions_due") && !claimed.contains("Bitmap"),
+            "{claimed}"
+        );
+    }
 }

@@ -7,7 +7,9 @@
 //! written `failed` at once (the console shows why) until an operator resends one.
 
 use crate::clock::{new_code, now_ms, now_rfc3339};
-use crate::db::{Column, Param, PerEngine, ReadTx, RowRead, Statements, Tx, col, for_both_engines};
+use crate::db::{
+    Column, One, Param, PerEngine, ReadTx, RowRead, Statements, Tx, col, for_both_engines,
+};
 use crate::listing::{Filters, Listing};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, TxStatus};
@@ -25,7 +27,7 @@ for_both_engines! {
         /// attempt. A notice of another channel is left queued, for a node that has that channel
         /// (or this one, once configured).
         fn claim_notices(channels: Vec<String> => channels, limit: u32, lease: Duration) -> Vec<Notice>
-            = write opened |tx| claim(tx, &channels, limit, lease);
+            = claim opened |tx| claim(tx, &channels, limit, lease);
         /// How a send went; a notice no longer queued is left as it is. A
         /// [`NoticeOutcome::Refused`] also suppresses its address.
         fn record_notice(id: &str, outcome: NoticeOutcome) -> ()
@@ -404,7 +406,7 @@ pub fn purchase_notice(
 }
 
 async fn claim<T: Tx>(
-    tx: &T,
+    tx: One<'_, T>,
     channels: &[String],
     limit: u32,
     lease: Duration,

@@ -149,7 +149,7 @@ for_both_engines! {
         /// Leases up to `limit` active schedules due now (PostgreSQL: skipping
         /// those another node is claiming).
         fn claim_due_schedules(limit: u32, lease: Duration) -> Vec<Schedule>
-            = statement |tx| claim_due(tx, limit, lease);
+            = claim |tx| claim_due(tx, limit, lease);
         /// Records a run, moves the schedule on and tells its customer, at
         /// once; `false`, nothing written, when that run was settled already.
         fn settle_schedule_run(settled: SettledRun) -> bool = write |tx| settle(tx, &settled);

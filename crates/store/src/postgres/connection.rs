@@ -91,6 +91,30 @@ impl PostgresStore {
         Ok(run.await?)
     }
 
+    /// Runs `op`, a worker's claim, in one transaction planned with bitmap
+    /// scans off. A claim's due rows are a partial index's rows in its order
+    /// (`ORDER BY next_attempt_at LIMIT n`); when the statistics expect few
+    /// of them (a new table, or one analysed before a backlog built up) the
+    /// planner otherwise reads every due row through a bitmap scan and sorts
+    /// them all to take `n`: milliseconds that grow with the backlog,
+    /// against the index walked in order, stopping after `n`.
+    pub(crate) async fn in_index_order<T, F>(&self, op: F) -> StoreResult<T>
+    where
+        T: Send,
+        F: for<'a> FnOnce(&'a PgTx<'a>) -> BoxFut<'a, T> + Send,
+    {
+        let run = async {
+            let mut client = self.client().await?;
+            let tx = client.transaction().await?;
+            tx.batch_execute("SET LOCAL enable_bitmapscan = off")
+                .await?;
+            let value = op(&tx).await?;
+            tx.commit().await?;
+            Ok::<_, PgError>(value)
+        };
+        Ok(run.await?)
+    }
+
     /// Runs `op` on a pooled connection outside any explicit transaction:
     /// each of its statements commits on its own. For reads, and for writes
     /// of one statement (atomic by themselves).
