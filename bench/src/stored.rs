@@ -1,6 +1,6 @@
 //! Stored data: a wallet's history of purchases written straight into the
 //! database (as billpay would have written them, with the sales rollup built
-//! by the migration's own backfill, so `billpay audit` passes), how long
+//! by the store's own backfill, so `billpay audit` passes), how long
 //! `billpay audit` takes over it, and how fast the console's overview loads.
 
 use super::*;

@@ -1,9 +1,8 @@
 //! KYC levels, their limits and the blocklist (issue 32, docs/limits.md):
 //! the records, and the one rule deciding which limit a purchase would pass
-//! ([`LimitState::refusal`]). SQLite's placement and both engines' test-mode
-//! check run that rule; PostgreSQL's one-statement placement runs its
-//! PL/pgSQL twin (`billpay_place_limited_purchase`, migration `022_limits`), which the
-//! store contract tests hold to the same answers.
+//! ([`LimitState::refusal`]), which both engines' placement and test-mode
+//! check run (`areas/purchases.rs::place`). Its PL/pgSQL twins are dropped
+//! (migration `045_placement_functions_dropped`).
 
 use billpay_domain::{AccountId, Kobo};
 use serde::Serialize;

@@ -69,13 +69,15 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "035_beneficiary_fields": both;
     "036_level_zero_name": both;
     "037_review_requested": both;
-    "038_sales_rollup": both => crate::areas::sales_rollup::backfill;
+    "038_sales_rollup": both => crate::areas::sales_rollup::backfill_unsharded;
     "039_batches": both sqlite postgres;
     "040_schedules": both;
     "041_upgrades": both;
     "042_tier_developer_access": both;
     "043_referrals": both;
     "044_sales_rollup_shards": both;
+    "045_placement_functions_dropped": postgres;
+    "046_sales_rollup_folded": both;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

@@ -12,8 +12,8 @@
 //! Its rows are per key and shard (migration `044_sales_rollup_shards`):
 //! concurrent PostgreSQL transactions add to their own connection's shard of
 //! an hour's row instead of waiting for one another's, and every reader sums
-//! the shards ([`ROWS`]), with the rows of `sales_rollup` that a node of the
-//! previous release may still write during a rolling upgrade.
+//! the shards ([`ROWS`]). Migration 038's unsharded `sales_rollup` is folded
+//! into shard 0 (046) and read no more.
 
 use crate::audit::Check;
 use crate::db::{
@@ -64,15 +64,8 @@ fn contribution(status: &str, cost: &str, sign: i8) -> String {
 /// The statuses the rollup counts.
 const FINAL: &str = "status IN ('successful', 'failed')";
 
-/// Every row of the rollup, both tables' (the shards and, until it is
-/// folded into them, the unsharded table of migration 038): what readers
-/// sum by [`KEY`].
-static ROWS: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "(SELECT {COLUMNS} FROM sales_rollup
-          UNION ALL SELECT {COLUMNS} FROM sales_rollup_shards) AS rollup"
-    )
-});
+/// Every row of the rollup, each a key's shard: what readers sum by [`KEY`].
+const ROWS: &str = "sales_rollup_shards AS rollup";
 
 /// The shard a transaction writes: its PostgreSQL connection's, so the
 /// concurrent transactions of the lanes and of other nodes add to different
@@ -136,13 +129,24 @@ pub(crate) async fn record<T: Statements>(
     Ok(())
 }
 
-/// The rollup built from the purchases already final: the last statement of
-/// migration `038_sales_rollup` (so into its table, which readers sum with
-/// the shards), and what the bench runs after seeding.
+/// The rollup built from the purchases already final, into shard 0 of an
+/// empty rollup: what the bench runs after seeding.
 pub fn backfill() -> String {
+    backfill_into(&format!("sales_rollup_shards ({COLUMNS}, shard)"), ", 0")
+}
+
+/// The same into migration 038's unsharded table: that migration's last
+/// statement (`046_sales_rollup_folded` moves its rows into shard 0).
+pub(crate) fn backfill_unsharded() -> String {
+    backfill_into(&format!("sales_rollup ({COLUMNS})"), "")
+}
+
+/// The final purchases' sums per key into `target` (a table and its
+/// columns), `more` the values after the sums.
+fn backfill_into(target: &str, more: &str) -> String {
     format!(
-        "INSERT INTO sales_rollup ({COLUMNS})
-         SELECT {KEY}, {sums} FROM (SELECT {rows} FROM transactions WHERE {FINAL}) AS finals
+        "INSERT INTO {target}
+         SELECT {KEY}, {sums}{more} FROM (SELECT {rows} FROM transactions WHERE {FINAL}) AS finals
          GROUP BY {KEY}",
         sums = sums(),
         rows = contribution("status", "cost", 1),
@@ -178,7 +182,7 @@ static CHECK_SQL: LazyLock<String> = LazyLock::new(|| {
                       -cost_unknown FROM {rollup}) AS both_sides
          GROUP BY {KEY} HAVING {differ}",
         rows = contribution("status", "cost", 1),
-        rollup = *ROWS,
+        rollup = ROWS,
     )
 });
 
@@ -191,7 +195,7 @@ async fn buckets<T: ReadTx>(tx: &T, from: &str, until: &str) -> Result<Vec<Sales
              WHERE hour >= SUBSTR(?1, 1, 13) AND hour < SUBSTR(?2, 1, 13)
              GROUP BY {KEY} HAVING SUM(purchases) <> 0",
             sums = sums(),
-            rows = *ROWS,
+            rows = ROWS,
         )
     });
     tx.query_all(&SQL, &[&from, &until], bucket).await
@@ -259,6 +263,6 @@ pub(crate) static SUMMARY: PerEngine = PerEngine::new(|engine| {
         sum("charged", "successful"),
         sum("purchases", "failed"),
         sum("charged", "failed"),
-        rows = *ROWS,
+        rows = ROWS,
     )
 });
