@@ -491,8 +491,16 @@ impl dyn RowRead + '_ {
         T::Err: std::fmt::Display,
     {
         let text: String = self.get(column)?;
-        text.parse()
-            .map_err(|e| unreadable(column, format!("cannot read {text:?}: {e}")))
+        parse(column, text)
+    }
+
+    /// The column's text parsed, `None` when it is NULL.
+    pub fn parsed_opt<T: std::str::FromStr>(&self, column: Column) -> StoreResult<Option<T>>
+    where
+        T::Err: std::fmt::Display,
+    {
+        let text: Option<String> = self.get(column)?;
+        text.map(|text| parse(column, text)).transpose()
     }
 
     /// The column's JSON text, read.
@@ -500,6 +508,14 @@ impl dyn RowRead + '_ {
         let text: String = self.get(column)?;
         serde_json::from_str(&text).map_err(|e| unreadable(column, e))
     }
+}
+
+fn parse<T: std::str::FromStr>(column: Column, text: String) -> StoreResult<T>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse()
+        .map_err(|e| unreadable(column, format!("cannot read {text:?}: {e}")))
 }
 
 /// A column whose value cannot be read as asked.

@@ -23,13 +23,7 @@ pub(crate) fn account(row: &dyn RowRead) -> StoreResult<Account> {
         phone: row.get(col!("phone"))?,
         signed_up: row.parsed(col!("signed_up"))?,
         email_verified_at: row.get(col!("email_verified_at"))?,
-        developer_access: {
-            let access: Option<String> = row.get(col!("developer_access"))?;
-            access
-                .map(|a| a.parse())
-                .transpose()
-                .map_err(StoreError::backend)?
-        },
+        developer_access: row.parsed_opt(col!("developer_access"))?,
     })
 }
 
@@ -152,11 +146,7 @@ pub(crate) fn daily_spend_row(row: &dyn RowRead) -> StoreResult<DailySpend> {
 pub(crate) fn funding_event(row: &dyn RowRead) -> StoreResult<FundingEvent> {
     const COLUMNS: &str = FUNDING_COLUMNS;
     let status = row.parsed(col!("status"))?;
-    let account: Option<String> = row.get(col!("account_id"))?;
-    let account_id = account
-        .map(|a| a.parse::<AccountId>())
-        .transpose()
-        .map_err(|e| unreadable(col!("account_id"), e))?;
+    let account_id = row.parsed_opt(col!("account_id"))?;
     let (amount, fee) = (row.get(col!("amount"))?, row.get(col!("fee"))?);
     Ok(FundingEvent {
         id: row.get(col!("id"))?,

@@ -78,11 +78,7 @@ const COLUMNS: &str = "id, cause, kind, channel, recipient, account_id, operator
      status, attempts, next_attempt_at, last_error, provider, provider_id, created_at, sent_at";
 
 fn notice(row: &dyn RowRead) -> StoreResult<Notice> {
-    let account: Option<String> = row.get(col!("account_id"))?;
-    let account_id = account
-        .map(|a| a.parse::<AccountId>())
-        .transpose()
-        .map_err(|e| crate::db::unreadable(col!("account_id"), e))?;
+    let account_id = row.parsed_opt(col!("account_id"))?;
     Ok(Notice {
         id: row.get(col!("id"))?,
         cause: row.get(col!("cause"))?,

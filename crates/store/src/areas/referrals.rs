@@ -552,13 +552,9 @@ pub(crate) const REFERRER_JOIN: &str =
 impl Referrer {
     /// The referrer in [`REFERRER_COLUMNS`] at `first` on, if any.
     pub(crate) fn read(row: &dyn RowRead, first: usize) -> StoreResult<Option<Referrer>> {
-        let id: Option<String> = row.get(Column::nth(first))?;
-        let Some(id) = id else {
+        let Some(id) = row.parsed_opt(Column::nth(first))? else {
             return Ok(None);
         };
-        let id = id
-            .parse()
-            .map_err(|e| StoreError::backend(format!("referrer {id:?}: {e}")))?;
         let signed_up = row.get(Column::nth(first + 1))?;
         Ok(Some(Referrer { id, signed_up }))
     }
