@@ -122,13 +122,24 @@ async fn write_attempt<T: Statements>(
 /// The one attempt of the event of transaction `code`, if it was written
 /// skipped ([`NewAttempt::no_webhook_url`], from the event's row).
 pub(super) async fn add_skipped_attempt<T: Statements>(tx: &T, code: &str) -> Result<(), T::Error> {
-    let sql = "INSERT INTO webhook_attempts (event_id, url, http_status, error,
-                   latency_ms, response_excerpt, created_at)
-               SELECT id, NULL, NULL, ?2, 0, '', ?3 FROM events
-               WHERE transaction_code = ?1 AND status = 'skipped'";
-    tx.execute(sql, &[&code, &crate::NO_WEBHOOK_URL, &now_rfc3339()])
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        let skipped = "events WHERE transaction_code = ?1 AND status = 'skipped'";
+        skipped_attempts(skipped, ("?2", "?3"))
+    });
+    tx.execute(&SQL, &[&code, &crate::NO_WEBHOOK_URL, &now_rfc3339()])
         .await?;
     Ok(())
+}
+
+/// The skipped attempt of each event of `source` (a `FROM` clause giving
+/// the events' `id`s), its error and time the placeholders `error` and `at`
+/// (the error [`crate::NO_WEBHOOK_URL`]).
+pub(super) fn skipped_attempts(source: &str, (error, at): (&str, &str)) -> String {
+    format!(
+        "INSERT INTO webhook_attempts (event_id, url, http_status, error,
+             latency_ms, response_excerpt, created_at)
+         SELECT id, NULL, NULL, {error}, 0, '', {at} FROM {source}"
+    )
 }
 
 async fn list<T: ReadTx>(tx: &T, filter: &EventFilter) -> Result<Vec<Event>, T::Error> {

@@ -9,7 +9,7 @@
 
 use super::claims::{claim, claim_sql};
 use super::{events, notices, operators, referrals, sales_rollup, wallet};
-use crate::clock::{new_code, now_ms, rfc3339};
+use crate::clock::{new_code, now_ms, now_rfc3339, rfc3339};
 use crate::columns::{EVENT_COLUMNS, TX_COLUMNS, qualified};
 use crate::db::{
     Changing, Column, Engine, Guarded, One, Param, PerEngine, ReadTx, Reading, Statements, Tx, col,
@@ -259,7 +259,7 @@ async fn taken<T: ReadTx>(
     const WEBHOOK: usize = crate::db::width(COLUMNS);
     static ROW: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "SELECT {}, CASE WHEN k.webhook_url IS NULL THEN 0 ELSE 1 END, {}
+            "SELECT {}, k.webhook_url IS NOT NULL, {}
              FROM transactions t JOIN api_keys k ON k.id = t.key_id
              LEFT JOIN referrals r ON {}
              WHERE t.code = ?1",
@@ -281,7 +281,7 @@ async fn taken<T: ReadTx>(
             };
             let status: TxStatus = row.parsed(col!("status"))?;
             let cost: Option<i64> = row.get(col!("cost"))?;
-            let webhook = row.get::<i64>(Column::nth(WEBHOOK))? == 1;
+            let webhook: bool = row.get(Column::nth(WEBHOOK))?;
             let referrer = referrals::Referrer::read(row, WEBHOOK + 1)?;
             Ok((purchase, status, cost, webhook, referrer))
         })
@@ -319,7 +319,8 @@ async fn write_final<T: Statements>(
     else {
         return Ok(false);
     };
-    if !change_status(tx, &purchase.code, fin, from).await? {
+    let reversal = reversed.is_some();
+    if !change_status(tx, &purchase.code, fin, from, reversed).await? {
         // Another node's finalization took it since it was read.
         return Ok(false);
     }
@@ -331,8 +332,6 @@ async fn write_final<T: Statements>(
     }
     queue_event(tx, &purchase, fin, webhook).await?;
     notices::purchase_final(tx, code, purchase.product, fin.status).await?;
-    let reversal = reversed.is_some();
-    sales_rollup::record(tx, code, reversed).await?;
     // The referrer's commission, earned or taken back with the status that
     // earns or reverses it (`areas/referrals.rs`).
     if reversal {
@@ -355,18 +354,35 @@ pub(crate) struct Finalized {
     pub created_at: String,
 }
 
-/// The final status written, if the purchase is still in the status `from`
-/// the finalization takes it from (PostgreSQL's `UPDATE` locks the row and
-/// reads it again after a concurrent finalize, so only one of them changes it).
+/// The final status written and counted in the sales rollup, if the
+/// purchase is still in the status `from` the finalization takes it from
+/// (PostgreSQL's `UPDATE` locks the row and reads it again after a
+/// concurrent finalize, so only one of them changes it); a reversal is first
+/// taken out of its successful row (`reversed`).
+///
+/// PostgreSQL: one statement unless it is a reversal, the rollup's upsert
+/// reading the row the `UPDATE` returns (`WITH`), one statement of its lane's
+/// batch instead of two; SQLite has no `UPDATE` in a `WITH`, so two there
+/// (in-process, no round trip).
 async fn change_status<T: Statements>(
     tx: &T,
     code: &str,
     fin: &Finalization,
     from: TxStatus,
+    reversed: Option<sales_rollup::Reversed>,
 ) -> Result<bool, T::Error> {
-    let sql = "UPDATE transactions SET status = ?1, message = ?2, result = ?3, completed_at = ?4,
-                 attempts = attempts + 1, lease_until = 0, cost = ?6, watch_at = ?7
+    const STATUS: &str = "UPDATE transactions SET status = ?1, message = ?2, result = ?3,
+                 completed_at = ?4, attempts = attempts + 1, lease_until = 0, cost = ?6,
+                 watch_at = ?7
                WHERE code = ?5 AND status = ?8";
+    static COUNTED: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "WITH changed AS ({STATUS} RETURNING {})
+             {}",
+            sales_rollup::SOURCE_COLUMNS,
+            sales_rollup::added_from(Engine::Postgres, "changed"),
+        )
+    });
     let params: [&dyn Param; 8] = [
         &fin.status.as_str(),
         &fin.message,
@@ -377,7 +393,15 @@ async fn change_status<T: Statements>(
         &fin.watch_at_ms,
         &from.as_str(),
     ];
-    Ok(tx.execute(sql, &params).await? == 1)
+    if T::ENGINE == Engine::Postgres && reversed.is_none() {
+        // The upsert touches one row exactly when the `UPDATE` changed one.
+        return Ok(tx.execute(&COUNTED, &params).await? == 1);
+    }
+    if tx.execute(STATUS, &params).await? != 1 {
+        return Ok(false);
+    }
+    sales_rollup::record(tx, code, reversed).await?;
+    Ok(true)
 }
 
 /// [`finalize`] with the operator's line, written only if it changed something.
@@ -397,23 +421,34 @@ pub(crate) async fn finalize_logged<T: Tx>(
 /// The transaction's webhook event (queued again on a reversal), or, for a
 /// key without a webhook URL (`webhook` false, as the purchase's row read
 /// found it), the event skipped with its attempt ([`first_state`]).
-/// The attempt is written from the event's row, not from `RETURNING`
-/// (docs/decisions.md, "No temporary B-tree on a purchase's path").
+///
+/// PostgreSQL: one statement, the attempt written from the event's row as
+/// the `INSERT` returns it (`WITH`), which inserts none for a `pending`
+/// event. SQLite: the attempt written from the event's row, read again, not
+/// from `RETURNING` (docs/decisions.md, "No temporary B-tree on a
+/// purchase's path"), and only for a key without a webhook URL.
 async fn queue_event<T: Statements>(
     tx: &T,
     current: &Finalized,
     fin: &Finalization,
     webhook: bool,
 ) -> Result<(), T::Error> {
+    const EVENT: &str = "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?9, ?10, ?7, ?8)";
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?9, ?10, ?7, ?8)
-             {RESEND_ON_REVERSAL}"
+            "INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at) {EVENT} {RESEND_ON_REVERSAL}"
+        )
+    });
+    static WITH_ATTEMPT: LazyLock<String> = LazyLock::new(|| {
+        let skipped = "event WHERE status = 'skipped'";
+        format!(
+            "WITH event AS ({} RETURNING id, status) {}",
+            *SQL,
+            events::skipped_attempts(skipped, ("?11", "?12")),
         )
     });
     let (status, attempts) = first_state(webhook);
-    let params: [&dyn Param; 10] = [
+    let params: [&dyn Param; 12] = [
         &new_code("EV"),
         &current.code,
         &current.account_id.to_string(),
@@ -424,8 +459,14 @@ async fn queue_event<T: Statements>(
         &fin.completed_at_ms,
         &status,
         &attempts,
+        &crate::NO_WEBHOOK_URL,
+        &now_rfc3339(),
     ];
-    tx.execute(&SQL, &params).await?;
+    if T::ENGINE == Engine::Postgres {
+        tx.execute(&WITH_ATTEMPT, &params).await?;
+        return Ok(());
+    }
+    tx.execute(&SQL, &params[..10]).await?;
     if webhook {
         return Ok(());
     }

@@ -83,12 +83,26 @@ fn shard(engine: Engine) -> &'static str {
     }
 }
 
-/// The purchase `?1`'s contribution added to its row of the transaction's
-/// shard (created if new).
-fn upsert(engine: Engine, contribution: &str) -> String {
+/// The columns of a purchase's row that its contribution reads.
+pub(crate) const SOURCE_COLUMNS: &str =
+    "created_at, product, provider, supplier, tier, status, face_value, amount, cost";
+
+/// The purchase `?1`, as a `FROM` clause.
+const PURCHASE: &str = "transactions WHERE code = ?1";
+
+/// The contribution of the purchase rows of `source` (a `FROM` clause
+/// giving [`SOURCE_COLUMNS`]) as they are now, added to their rows of the
+/// transaction's shard (created if new).
+pub(crate) fn added_from(engine: Engine, source: &str) -> String {
+    upsert(engine, &contribution("status", "cost", 1), source)
+}
+
+/// Each `contribution` of the rows of `source` added to its row of the
+/// transaction's shard.
+fn upsert(engine: Engine, contribution: &str, source: &str) -> String {
     format!(
         "INSERT INTO sales_rollup_shards ({COLUMNS}, shard)
-         SELECT {contribution}, {shard} FROM transactions WHERE code = ?1
+         SELECT {contribution}, {shard} FROM {source}
          ON CONFLICT ({KEY}, shard) DO UPDATE SET {added}",
         shard = shard(engine),
         added = SUMS
@@ -118,13 +132,10 @@ pub(crate) async fn record<T: Statements>(
     code: &str,
     reversed: Option<Reversed>,
 ) -> Result<(), T::Error> {
-    static ADD: PerEngine =
-        PerEngine::new(|engine| upsert(engine, &contribution("status", "cost", 1)));
+    static ADD: PerEngine = PerEngine::new(|engine| added_from(engine, PURCHASE));
     static TAKE_OUT: PerEngine = PerEngine::new(|engine| {
-        upsert(
-            engine,
-            &contribution("'successful'", "CAST(?2 AS BIGINT)", -1),
-        )
+        let taken_out = contribution("'successful'", "CAST(?2 AS BIGINT)", -1);
+        upsert(engine, &taken_out, PURCHASE)
     });
     if let Some(Reversed { cost }) = reversed {
         let params: [&dyn Param; 2] = [&code, &cost];
