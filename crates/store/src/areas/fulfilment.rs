@@ -520,14 +520,9 @@ mod tests {
     /// `claim` kind runs it, it walks `transactions_due` in order.
     #[tokio::test]
     async fn the_postgres_claim_walks_the_due_rows_index_in_order() {
-        let Some(url) = std::env::var("BILLPAY_TEST_POSTGRES_URL")
-            .ok()
-            .filter(|u| !u.is_empty())
-        else {
-            eprintln!("SKIPPED: set BILLPAY_TEST_POSTGRES_URL to run it");
+        let Some(db) = ScratchDatabase::for_test().await else {
             return;
         };
-        let db = ScratchDatabase::create(&url).await.unwrap();
         let store = PostgresStore::open(&db.url).await.unwrap();
         // A backlog of 10,000 due purchases among 30,000, never analysed (the
         // foreign keys' triggers off: no accounts or keys are needed).

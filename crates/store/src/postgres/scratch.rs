@@ -56,6 +56,19 @@ impl ScratchDatabase {
         })
     }
 
+    /// A database created for a unit test on the server
+    /// `BILLPAY_TEST_POSTGRES_URL` names; `None` (the test says it is
+    /// skipped) when that is unset.
+    #[cfg(test)]
+    pub(crate) async fn for_test() -> Option<ScratchDatabase> {
+        let url = std::env::var("BILLPAY_TEST_POSTGRES_URL").unwrap_or_default();
+        if url.is_empty() {
+            eprintln!("SKIPPED: set BILLPAY_TEST_POSTGRES_URL to run it");
+            return None;
+        }
+        Some(ScratchDatabase::create(&url).await.unwrap())
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }

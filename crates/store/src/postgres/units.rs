@@ -121,14 +121,9 @@ mod tests {
     /// runs again alone, so only the second's change is undone.
     #[tokio::test]
     async fn a_unit_failing_after_its_change_is_undone_alone() {
-        let Some(url) = std::env::var("BILLPAY_TEST_POSTGRES_URL")
-            .ok()
-            .filter(|u| !u.is_empty())
-        else {
-            eprintln!("SKIPPED: set BILLPAY_TEST_POSTGRES_URL to run it");
+        let Some(db) = ScratchDatabase::for_test().await else {
             return;
         };
-        let db = ScratchDatabase::create(&url).await.unwrap();
         let options = PostgresOptions {
             batches_in_flight: 1,
             ..PostgresOptions::default()
