@@ -433,10 +433,11 @@ async fn queue_event<T: Statements>(
     fin: &Finalization,
     webhook: bool,
 ) -> Result<(), T::Error> {
-    const EVENT: &str = "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?9, ?10, ?7, ?8)";
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at) {EVENT} {RESEND_ON_REVERSAL}"
+            "INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?9, ?10, ?7, ?8)
+             {RESEND_ON_REVERSAL}"
         )
     });
     static WITH_ATTEMPT: LazyLock<String> = LazyLock::new(|| {
