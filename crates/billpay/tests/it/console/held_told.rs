@@ -15,11 +15,23 @@ use std::time::{Duration, Instant};
 /// The notice kinds (`data-kind`) of the Notifications page at `query`,
 /// once `kind` is among them (or 20 s passed).
 async fn wait_kind(server: &TestServer, cookie: &str, query: &str, kind: &str) -> String {
+    wait_kinds(server, cookie, query, (kind, 1)).await
+}
+
+/// As [`wait_kind`], until `count` notices of `kind` are listed: an alert's
+/// notices to several operators are queued one after another.
+async fn wait_kinds(
+    server: &TestServer,
+    cookie: &str,
+    query: &str,
+    (kind, count): (&str, usize),
+) -> String {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let (status, _, html) = page(server, cookie, &format!("/admin/notifications{query}")).await;
         assert_eq!(status, 200, "{html}");
-        if html.contains(&format!("data-kind=\"{kind}\"")) || Instant::now() > deadline {
+        let listed = html.matches(&format!("data-kind=\"{kind}\"")).count();
+        if listed >= count || Instant::now() > deadline {
             return html;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -79,7 +91,7 @@ async fn a_held_purchase_tells_buyer_and_owner_and_is_refunded_when_nobody_decid
     let mine = format!("?account={account}");
     let told = wait_kind(&server, &owner, &mine, "purchase_held").await;
     assert!(told.contains("Purchase held for review"), "{told}");
-    let alerts = wait_kind(&server, &owner, "", "operator_held").await;
+    let alerts = wait_kinds(&server, &owner, "", ("operator_held", 2)).await;
     assert_eq!(
         alerts.matches("data-kind=\"operator_held\"").count(),
         2,
