@@ -772,24 +772,19 @@ macro_rules! for_both_engines {
             })
         }).await
     }};
-    // An autocommitted statement, given as a [`One`].
-    (@postgres statement $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
+    // A statement, autocommitted; a claim, in a transaction whose planner
+    // walks the due rows' index in order. Either given as a [`One`].
+    (@postgres statement $($rest:tt)*) => {
+        $crate::db::for_both_engines!(@postgres_one autocommit $($rest)*)
+    };
+    (@postgres claim $($rest:tt)*) => {
+        $crate::db::for_both_engines!(@postgres_one in_index_order $($rest)*)
+    };
+    (@postgres_one $run:ident $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
         $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
-        $store.autocommit(move |c| {
+        $store.$run(move |c| {
             Box::pin(async move {
                 let pg = $crate::postgres::Pg(c);
-                let $tx = $crate::db::One::from(&pg);
-                $call.await
-            })
-        }).await
-    }};
-    // A claim, given as a [`One`] of a transaction whose planner walks
-    // the due rows' index in order.
-    (@postgres claim $store:ident ($($arg:ident $(=> $own:expr)?),*) $tx:ident $call:expr) => {{
-        $(let $arg = $crate::db::for_both_engines!(@own $arg $($own)?);)*
-        $store.in_index_order(move |t| {
-            Box::pin(async move {
-                let pg = $crate::postgres::Pg(t);
                 let $tx = $crate::db::One::from(&pg);
                 $call.await
             })
