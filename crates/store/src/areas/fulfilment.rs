@@ -512,8 +512,8 @@ async fn backlog<T: ReadTx>(tx: &T) -> Result<Backlog, T::Error> {
 mod tests {
     use super::*;
     use crate::db::to_dollar_placeholders;
-    use crate::postgres::PostgresStore;
     use crate::postgres::scratch::ScratchDatabase;
+    use crate::postgres::{PgError, PostgresStore};
 
     /// PostgreSQL plans the fulfilment claim over a table it has no
     /// statistics for (as after a backlog built up on stale ones): alone it
@@ -539,37 +539,25 @@ mod tests {
             .write(|t| Box::pin(async move { Ok(t.batch_execute(backlog).await?) }))
             .await
             .unwrap();
+        let alone = store.autocommit(|c| Box::pin(plan(c))).await.unwrap();
+        assert!(alone.contains("Bitmap Heap Scan"), "{alone}");
+        let claimed = store.in_index_order(|t| Box::pin(plan(t))).await.unwrap();
+        assert!(
+            claimed.contains("Index Scan using transactions_due") && !claimed.contains("Bitmap"),
+            "{claimed}"
+        );
+    }
+
+    /// The plan PostgreSQL makes for the fulfilment claim on `c`, as
+    /// `EXPLAIN` prints it.
+    async fn plan<C: deadpool_postgres::GenericClient>(c: &C) -> Result<String, PgError> {
         let explain = format!(
             "EXPLAIN {}",
             to_dollar_placeholders(FULFILMENTS.sql(Engine::Postgres))
         );
         let (until, now, limit) = (1_i64, 1_000_000_i64, 64_i64);
-        let planned = |rows: Vec<tokio_postgres::Row>| {
-            let lines = rows.iter().map(|row| row.get::<_, String>(0));
-            lines.collect::<Vec<_>>().join("\n")
-        };
-        let alone = store
-            .autocommit(|c| {
-                let explain = explain.clone();
-                Box::pin(
-                    async move { Ok(planned(c.query(&explain, &[&until, &now, &limit]).await?)) },
-                )
-            })
-            .await
-            .unwrap();
-        assert!(alone.contains("Bitmap Heap Scan"), "{alone}");
-        let claimed = store
-            .in_index_order(|t| {
-                let explain = explain.clone();
-                Box::pin(
-                    async move { Ok(planned(t.query(&explain, &[&until, &now, &limit]).await?)) },
-                )
-            })
-            .await
-            .unwrap();
-        assert!(
-            claimed.contains("Index Scan using transactions_due") && !claimed.contains("Bitmap"),
-            "{claimed}"
-        );
+        let rows = c.query(&explain, &[&until, &now, &limit]).await?;
+        let lines = rows.iter().map(|row| row.get::<_, String>(0));
+        Ok(lines.collect::<Vec<_>>().join("\n"))
     }
 }
