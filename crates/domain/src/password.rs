@@ -1,10 +1,9 @@
 //! Dashboard passwords: argon2id with the crate's default (OWASP-recommended)
 //! parameters, stored as PHC strings. CPU-heavy: call from a blocking thread.
-//! A check needs 19 MiB of working memory: [`verify_with`] reuses a [`Memory`]
-//! instead of allocating it each time, so a bounded number of checks holds a
-//! bounded amount of memory whatever the allocator keeps.
+//! A hash or a check needs 19 MiB of working memory, given back to the
+//! system as soon as it is done ([`working_memory`]).
 
-use argon2::password_hash::{Output, PasswordHash, PasswordHasher, SaltString, rand_core::OsRng};
+use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString, rand_core::OsRng};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
 use std::sync::LazyLock;
 
@@ -26,40 +25,70 @@ pub fn hash(password: &str) -> Result<String, PasswordError> {
 }
 
 /// argon2id of any secret whose own rules were checked by its caller (a
-/// password above, a transaction PIN in `transaction_pin`).
+/// password above, a transaction PIN in `transaction_pin`): argon2's own
+/// `hash_password`, in a [`working_memory`].
 pub(crate) fn hash_secret(password: &str) -> Result<String, PasswordError> {
-    let salt = SaltString::generate(&mut OsRng);
-    Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .map_err(|_| PasswordError::Hashing)
+    hash_with_salt(password, &SaltString::generate(&mut OsRng))
 }
 
-/// Working memory of password checks, kept from one check to the next.
-#[derive(Default)]
-pub struct Memory(Vec<Block>);
+fn hash_with_salt(password: &str, salt: &SaltString) -> Result<String, PasswordError> {
+    let (algorithm, version) = (Algorithm::default(), Version::default());
+    let argon2 = Argon2::new(algorithm, version, Params::default());
+    let params = argon2.params();
+    let mut salt_bytes = [0u8; 64];
+    let salt_bytes = salt
+        .decode_b64(&mut salt_bytes)
+        .map_err(|_| PasswordError::Hashing)?;
+    let output_len = params.output_len().unwrap_or(Params::DEFAULT_OUTPUT_LEN);
+    let mut memory = working_memory(params.block_count());
+    let output = Output::init_with(output_len, |out| {
+        argon2
+            .hash_password_into_with_memory(password.as_bytes(), salt_bytes, out, &mut memory)
+            .map_err(Into::into)
+    })
+    .map_err(|_| PasswordError::Hashing)?;
+    let hashed = PasswordHash {
+        algorithm: algorithm.ident(),
+        version: Some(version.into()),
+        params: ParamsString::try_from(params).map_err(|_| PasswordError::Hashing)?,
+        salt: Some(salt.as_salt()),
+        hash: Some(output),
+    };
+    Ok(hashed.to_string())
+}
+
+/// At least this much is asked of the allocator for a working memory: glibc
+/// maps a request this large on its own and unmaps it when freed, whatever
+/// it has seen before (its largest dynamic mmap threshold, mallopt(3)). A
+/// 19 MiB block, once freed, raises that threshold above its size, so the
+/// next one comes from an arena, which keeps it resident after the check
+/// (issue 18; the bench's peak RSS, docs/benchmarks.md 2026-12-01).
+const ALWAYS_MAPPED: usize = 32 * 1024 * 1024;
+
+/// `blocks` of argon2 working memory for one hash or check. Only those are
+/// written (so resident); the rest of the capacity is never touched.
+fn working_memory(blocks: usize) -> Vec<Block> {
+    let mut memory = Vec::with_capacity(blocks.max(ALWAYS_MAPPED / Block::SIZE));
+    memory.resize(blocks, Block::default());
+    memory
+}
 
 /// Checks `password` against a stored hash. With no hash (unknown user) it
 /// still does the same work, so response time does not reveal who exists.
 pub fn verify(stored: Option<&str>, password: &str) -> bool {
-    verify_with(&mut Memory::default(), stored, password)
-}
-
-/// [`verify`] in `memory` (grown to the hash's size once, then reused).
-pub fn verify_with(memory: &mut Memory, stored: Option<&str>, password: &str) -> bool {
     static DUMMY: LazyLock<String> = LazyLock::new(|| hash("not-a-real-password").expect("hashes"));
     let (stored, known) = match stored {
         Some(h) => (h, true),
         None => (DUMMY.as_str(), false),
     };
-    let matches = PasswordHash::new(stored)
-        .is_ok_and(|parsed| matches_in(memory, &parsed, password.as_bytes()));
+    let matches =
+        PasswordHash::new(stored).is_ok_and(|parsed| matches(&parsed, password.as_bytes()));
     matches && known
 }
 
 /// argon2's own `verify_password` (same parameters, constant-time
-/// comparison of the outputs), with the blocks taken from `memory`.
-fn matches_in(memory: &mut Memory, stored: &PasswordHash, password: &[u8]) -> bool {
+/// comparison of the outputs), in a [`working_memory`].
+fn matches(stored: &PasswordHash, password: &[u8]) -> bool {
     let (Some(salt), Some(expected)) = (stored.salt, stored.hash) else {
         return false;
     };
@@ -70,12 +99,10 @@ fn matches_in(memory: &mut Memory, stored: &PasswordHash, password: &[u8]) -> bo
     let Ok(salt) = salt.decode_b64(&mut salt_bytes) else {
         return false;
     };
-    memory
-        .0
-        .resize(argon2.params().block_count(), Block::default());
+    let mut memory = working_memory(argon2.params().block_count());
     let computed = Output::init_with(expected.len(), |out| {
         argon2
-            .hash_password_into_with_memory(password, salt, out, &mut memory.0[..])
+            .hash_password_into_with_memory(password, salt, out, &mut memory)
             .map_err(Into::into)
     });
     computed.is_ok_and(|computed| computed == expected)
@@ -107,15 +134,22 @@ mod tests {
     }
 
     #[test]
-    fn one_memory_serves_every_check() {
-        let h = hash("correct horse").unwrap();
-        let mut memory = Memory::default();
-        assert!(verify_with(&mut memory, Some(&h), "correct horse"));
-        let size = memory.0.len();
-        assert_eq!(size * Block::SIZE, 19 * 1024 * 1024);
-        assert!(!verify_with(&mut memory, Some(&h), "wrong horse"));
-        assert!(!verify_with(&mut memory, None, "not-a-real-password"));
-        assert!(!verify_with(&mut memory, Some("not a PHC string"), "x"));
-        assert_eq!(memory.0.len(), size, "reused, not grown");
+    fn a_hash_is_argon2s_own_for_the_same_salt() {
+        use argon2::password_hash::PasswordHasher;
+        let salt = SaltString::generate(&mut OsRng);
+        let ours = hash_with_salt("correct horse", &salt).unwrap();
+        let argon2s = Argon2::default()
+            .hash_password(b"correct horse", &salt)
+            .unwrap()
+            .to_string();
+        assert_eq!(ours, argon2s);
+    }
+
+    #[test]
+    fn a_working_memory_is_the_hashs_blocks_in_a_mapped_allocation() {
+        let blocks = Argon2::default().params().block_count();
+        let memory = working_memory(blocks);
+        assert_eq!(memory.len() * Block::SIZE, 19 * 1024 * 1024);
+        assert!(memory.capacity() * Block::SIZE >= ALWAYS_MAPPED);
     }
 }

@@ -2,14 +2,14 @@
 //! a moment; unbounded, a flood of sign-ins took the server from 34 to
 //! 948 MiB (issue 18, finding 3). So a check needs a permit (twice the
 //! cores, at least 2, at once); a sign-in that waits longer than a short
-//! bound for one is refused ([`Busy`]) and never hashed. Each permit's
-//! check runs in a working memory kept for the next one, so checks hold at
-//! most permits × 19 MiB, allocated once. (With a fresh 19 MiB per check, 48
-//! sign-ins under 4 permits still grew the server by 229 MiB: each freed
-//! block stayed in the allocator arena of whichever blocking thread ran it.)
+//! bound for one is refused ([`Busy`]) and never hashed. So checks hold at
+//! most permits × 19 MiB at once, and each gives its memory back to the
+//! system when it ends (`billpay_domain::password`: a freed block kept in
+//! an allocator arena grew the server by 229 MiB over 48 sign-ins once; a
+//! block kept per permit held up to 76 MiB after the sign-ins were done).
 
-use billpay_domain::password::{Memory, PasswordError, verify_with};
-use std::sync::{Arc, LazyLock, Mutex};
+use billpay_domain::password::{PasswordError, verify};
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -20,13 +20,11 @@ const WAIT: Duration = Duration::from_secs(2);
 #[derive(Debug, PartialEq, Eq)]
 pub struct Busy;
 
-/// Cloned, it shares its permits and memories: every UI of a process uses
+/// Cloned, it shares its permits: every UI of a process uses
 /// [`PasswordCheck::shared`], so the bound holds for the process.
 #[derive(Clone)]
 pub struct PasswordCheck {
     permits: Arc<Semaphore>,
-    /// At most one per permit: a check takes one (or makes it) and puts it back.
-    memories: Arc<Mutex<Vec<Memory>>>,
     wait: Duration,
 }
 
@@ -34,7 +32,6 @@ impl PasswordCheck {
     pub fn new(permits: usize, wait: Duration) -> Self {
         PasswordCheck {
             permits: Arc::new(Semaphore::new(permits)),
-            memories: Arc::default(),
             wait,
         }
     }
@@ -53,10 +50,7 @@ impl PasswordCheck {
     pub async fn permit(&self) -> Result<HashPermit, Busy> {
         let permit = tokio::time::timeout(self.wait, self.permits.clone().acquire_owned());
         match permit.await {
-            Ok(Ok(permit)) => Ok(HashPermit {
-                _held: permit,
-                memories: self.memories.clone(),
-            }),
+            Ok(Ok(permit)) => Ok(HashPermit { _held: permit }),
             _ => Err(Busy),
         }
     }
@@ -65,7 +59,6 @@ impl PasswordCheck {
 /// The right to run one password check.
 pub struct HashPermit {
     _held: OwnedSemaphorePermit,
-    memories: Arc<Mutex<Vec<Memory>>>,
 }
 
 impl HashPermit {
@@ -74,10 +67,8 @@ impl HashPermit {
     /// is held until the hash is done, even if the request is gone.
     pub async fn verify(self, stored: Option<String>, password: String) -> bool {
         tokio::task::spawn_blocking(move || {
-            let mut memory = self.memories().pop().unwrap_or_default();
-            let verified = verify_with(&mut memory, stored.as_deref(), &password);
-            self.memories().push(memory);
-            verified
+            let _held = &self;
+            verify(stored.as_deref(), &password)
         })
         .await
         .unwrap_or(false)
@@ -92,10 +83,6 @@ impl HashPermit {
             billpay_domain::password::hash(&password)
         });
         hashed.await.unwrap_or(Err(PasswordError::Hashing))
-    }
-
-    fn memories(&self) -> std::sync::MutexGuard<'_, Vec<Memory>> {
-        self.memories.lock().expect("memories poisoned")
     }
 }
 
@@ -113,10 +100,5 @@ mod tests {
         assert!(verified.await, "the permit's check runs");
         let again = check.permit().await.expect("the permit came back");
         assert!(!again.verify(Some(hash), "wrong horse".into()).await);
-        assert_eq!(
-            check.memories.lock().unwrap().len(),
-            1,
-            "one memory, reused"
-        );
     }
 }

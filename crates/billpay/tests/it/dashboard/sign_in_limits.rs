@@ -101,7 +101,7 @@ fn hashing_permits() -> u64 {
 
 /// 48 sign-ins at once with random emails: the old code hashed them all at
 /// once (+19 MiB each, kept: 34 → 948 MiB). Bounded, the peak grows by at
-/// most the permits' hashes plus slack.
+/// most the permits' hashes plus slack, and afterwards none of them stays.
 #[tokio::test]
 async fn a_sign_in_flood_keeps_the_servers_memory_flat() {
     let server = TestServer::spawn().await;
@@ -129,6 +129,13 @@ async fn a_sign_in_flood_keeps_the_servers_memory_flat() {
         peak / MIB,
         after / MIB,
         bound / MIB
+    );
+    // Every check gave its 19 MiB back when it ended: none is kept.
+    assert!(
+        after.saturating_sub(before) < HASH_MEMORY,
+        "RSS {} MiB before the flood, {} MiB after: a check's memory stayed",
+        before / MIB,
+        after / MIB
     );
 }
 
