@@ -3,7 +3,9 @@
 //! A hash or a check needs 19 MiB of working memory, given back to the
 //! system as soon as it is done ([`working_memory`]).
 
-use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString, rand_core::OsRng};
+use argon2::password_hash::{
+    Output, ParamsString, PasswordHash, Salt, SaltString, rand_core::OsRng,
+};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
 use std::sync::LazyLock;
 
@@ -35,18 +37,9 @@ fn hash_with_salt(password: &str, salt: &SaltString) -> Result<String, PasswordE
     let (algorithm, version) = (Algorithm::default(), Version::default());
     let argon2 = Argon2::new(algorithm, version, Params::default());
     let params = argon2.params();
-    let mut salt_bytes = [0u8; 64];
-    let salt_bytes = salt
-        .decode_b64(&mut salt_bytes)
-        .map_err(|_| PasswordError::Hashing)?;
     let output_len = params.output_len().unwrap_or(Params::DEFAULT_OUTPUT_LEN);
-    let mut memory = working_memory(params.block_count());
-    let output = Output::init_with(output_len, |out| {
-        argon2
-            .hash_password_into_with_memory(password.as_bytes(), salt_bytes, out, &mut memory)
-            .map_err(Into::into)
-    })
-    .map_err(|_| PasswordError::Hashing)?;
+    let output = output_of(&argon2, password.as_bytes(), salt.as_salt(), output_len)
+        .ok_or(PasswordError::Hashing)?;
     let hashed = PasswordHash {
         algorithm: algorithm.ident(),
         version: Some(version.into()),
@@ -95,17 +88,21 @@ fn matches(stored: &PasswordHash, password: &[u8]) -> bool {
     let Some(argon2) = hasher_of(stored) else {
         return false;
     };
+    output_of(&argon2, password, salt, expected.len()).is_some_and(|computed| computed == expected)
+}
+
+/// argon2's output of `len` bytes for `password` and `salt`, computed in a
+/// [`working_memory`]: what a hash stores and a check compares.
+fn output_of(argon2: &Argon2, password: &[u8], salt: Salt, len: usize) -> Option<Output> {
     let mut salt_bytes = [0u8; 64];
-    let Ok(salt) = salt.decode_b64(&mut salt_bytes) else {
-        return false;
-    };
+    let salt = salt.decode_b64(&mut salt_bytes).ok()?;
     let mut memory = working_memory(argon2.params().block_count());
-    let computed = Output::init_with(expected.len(), |out| {
+    Output::init_with(len, |out| {
         argon2
             .hash_password_into_with_memory(password, salt, out, &mut memory)
             .map_err(Into::into)
-    });
-    computed.is_ok_and(|computed| computed == expected)
+    })
+    .ok()
 }
 
 /// The argon2 instance (algorithm, version, parameters) a stored hash was made with.
@@ -130,6 +127,7 @@ mod tests {
         assert!(verify(Some(&h), "correct horse"));
         assert!(!verify(Some(&h), "wrong horse"));
         assert!(!verify(None, "not-a-real-password"));
+        assert!(!verify(Some("not a PHC string"), "x"));
         assert_eq!(hash("short"), Err(PasswordError::TooShort));
     }
 
