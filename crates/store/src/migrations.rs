@@ -78,6 +78,7 @@ pub const MIGRATIONS: &[Migration] = migrations! {
     "044_sales_rollup_shards": both;
     "045_placement_functions_dropped": postgres;
     "046_sales_rollup_folded": both;
+    "047_batch_id_partial": postgres;
 };
 
 /// PostgreSQL's spellings in a `both.sql`, as SQLite's schema has them.

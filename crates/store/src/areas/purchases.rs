@@ -502,3 +502,67 @@ async fn daily_spend<T: ReadTx>(
     tx.query_all(sql, &[&account.to_string(), &since], daily_spend_row)
         .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::to_dollar_placeholders;
+    use crate::postgres::PostgresStore;
+    use crate::postgres::scratch::ScratchDatabase;
+
+    /// PostgreSQL indexes the batch ids alone (migration 047): 20,000
+    /// purchases, one in a hundred an e-pin's with a batch id, make an index
+    /// of two pages (all 20,000, as the column's UNIQUE indexed them, took
+    /// 152 kB); a lookup by batch id still walks it, and a purchase under a
+    /// batch id already taken is still refused.
+    #[tokio::test]
+    async fn the_postgres_batch_id_index_holds_the_batch_ids_alone() {
+        let Some(db) = ScratchDatabase::for_test().await else {
+            return;
+        };
+        let store = PostgresStore::open(&db.url).await.unwrap();
+        // Purchases `prefix || g` for each `g` of `rows`, every hundredth
+        // with batch id `B || g`.
+        let insert = |prefix: &str, rows: &str| {
+            format!(
+                "SET LOCAL session_replication_role = replica;
+                 INSERT INTO transactions (code, account_id, key_id, reference, product,
+                    provider, label, recipient, amount, details, batch_id, status, message,
+                    balance_before, balance_after, next_attempt_at, created_at)
+                 SELECT '{prefix}' || g, 'a', 'k', '{prefix}' || g, 'epin', 'mtn', 'MTN',
+                    '08030000000', 100, '{{}}', CASE WHEN g % 100 = 0 THEN 'B' || g END,
+                    'successful', '', 0, 0, g, '2026-12-01T00:00:00Z'
+                 FROM {rows};
+                 ANALYZE transactions"
+            )
+        };
+        let run = |sql: String| {
+            store.write(move |t| {
+                let sql = sql.clone();
+                Box::pin(async move { Ok(t.batch_execute(&sql).await?) })
+            })
+        };
+        run(insert("T", "generate_series(1, 20000) g"))
+            .await
+            .unwrap();
+        let (size, plan) = store
+            .autocommit(|c| {
+                Box::pin(async move {
+                    let size = "SELECT pg_relation_size('transactions_batch_id')";
+                    let size: i64 = c.query_one(size, &[]).await?.get(0);
+                    let lookup = to_dollar_placeholders(lookup_sql("batch_id", Scope::All));
+                    let rows = c.query(&format!("EXPLAIN {lookup}"), &[&"B100"]).await?;
+                    let plan: Vec<String> = rows.iter().map(|row| row.get(0)).collect();
+                    Ok((size, plan.join("\n")))
+                })
+            })
+            .await
+            .unwrap();
+        assert!(size <= 2 * 8192, "the index takes {size} bytes");
+        assert!(plan.contains("transactions_batch_id"), "{plan}");
+        // A purchase of a new code and reference, under batch id B100.
+        let again = run(insert("U", "(VALUES (100)) AS v (g)")).await;
+        let refused = again.unwrap_err().to_string();
+        assert!(refused.contains("transactions_batch_id"), "{refused}");
+    }
+}
