@@ -136,6 +136,51 @@ async fn references_raced_in_two_nodes_batches_are_debited_once() {
     assert!(audit.iter().all(|c| c.passed()), "{audit:?}");
 }
 
+/// Purchases of 12 wallets on two nodes of one lane each, at once: each
+/// node's batches lock several wallets (`wallet::lock_all`, in account
+/// order), and each wallet is debited by exactly its purchases.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn many_wallets_batched_on_two_nodes_are_each_debited_exactly() {
+    let test = "many_wallets_batched_on_two_nodes_are_each_debited_exactly";
+    let Some(db) = database(test).await else {
+        return;
+    };
+    // One lane a node: every batch holds whichever wallets are queued.
+    let one_lane = || async {
+        let options = PostgresOptions {
+            batches_in_flight: 1,
+            ..PostgresOptions::default()
+        };
+        let store = PostgresStore::open_with(&db.url, options).await.unwrap();
+        Arc::new(store) as SharedStore
+    };
+    let nodes = [one_lane().await, one_lane().await];
+    let mut wallets = Vec::new();
+    for _ in 0..12 {
+        wallets.push(funded_account(&nodes[0], 10_000).await);
+    }
+    let tasks: Vec<_> = (0..480)
+        .map(|i| {
+            let store = nodes[i % 2].clone();
+            let (account, key) = wallets[(i / 2) % wallets.len()];
+            tokio::spawn(async move {
+                let reference = format!("many-{i:03}");
+                store
+                    .place_purchase(purchase(account, key, &reference, 50))
+                    .await
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap().unwrap();
+    }
+    for (account, _) in &wallets {
+        let balance = nodes[1].balance(*account).await.unwrap();
+        assert_eq!(balance, Kobo::from_naira(10_000 - 40 * 50));
+        assert_eq!(balance, nodes[0].ledger_sum(*account).await.unwrap());
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_purchases_on_two_nodes_never_overdraw() {
     let Some(db) = database("concurrent_purchases_on_two_nodes_never_overdraw").await else {
