@@ -75,8 +75,8 @@ const SPARE_IDLE: Duration = Duration::from_secs(2);
 /// kernel about 4,900 page faults, as much CPU as half a check's own work
 /// (docs/benchmarks.md, 2026-12-01 second session), so each is kept for the
 /// next; once none has been taken for [`SPARE_IDLE`] they are all unmapped
-/// (a thread of their own looks each second). There are never more than
-/// hashes and checks ran at once (the callers' permits bound those).
+/// (a thread of their own looks each second). There are never more of them
+/// than hashes and checks that ran at once (the callers' permits bound those).
 struct Spares {
     kept: Mutex<Kept>,
 }
