@@ -133,6 +133,7 @@ impl Spares {
             }
             std::mem::take(&mut kept.memories)
         };
+        // Unmapped outside the lock: a check taking a memory need not wait.
         drop(released);
     }
 }
@@ -184,7 +185,8 @@ fn matches(stored: &PasswordHash, password: &[u8]) -> bool {
 }
 
 /// argon2's output of `len` bytes for `password` and `salt`, computed in a
-/// [`working_memory`]: what a hash stores and a check compares.
+/// spare working memory ([`with_memory`]): what a hash stores and a check
+/// compares.
 fn output_of(argon2: &Argon2, password: &[u8], salt: Salt, len: usize) -> Option<Output> {
     let mut salt_bytes = [0u8; 64];
     let salt = salt.decode_b64(&mut salt_bytes).ok()?;

@@ -29,6 +29,10 @@ async fn node(db: &ScratchDatabase, group_commit: bool) -> SharedStore {
         group_commit,
         ..PostgresOptions::default()
     };
+    node_with(db, options).await
+}
+
+async fn node_with(db: &ScratchDatabase, options: PostgresOptions) -> SharedStore {
     Arc::new(PostgresStore::open_with(&db.url, options).await.unwrap())
 }
 
@@ -146,13 +150,12 @@ async fn many_wallets_batched_on_two_nodes_are_each_debited_exactly() {
         return;
     };
     // One lane a node: every batch holds whichever wallets are queued.
-    let one_lane = || async {
+    let one_lane = || {
         let options = PostgresOptions {
             batches_in_flight: 1,
             ..PostgresOptions::default()
         };
-        let store = PostgresStore::open_with(&db.url, options).await.unwrap();
-        Arc::new(store) as SharedStore
+        node_with(&db, options)
     };
     let nodes = [one_lane().await, one_lane().await];
     let mut wallets = Vec::new();

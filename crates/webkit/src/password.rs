@@ -8,7 +8,7 @@
 //! (`billpay_domain::password`: a freed block kept in an allocator arena grew
 //! the server by 229 MiB over 48 sign-ins once; a block kept per permit for
 //! good held up to 76 MiB after the sign-ins were done; a fresh block each
-//! check cost the kernel 11–13 ms of a 30 ms check).
+//! check cost the kernel 12–15 ms of a 30–42 ms check).
 
 use billpay_domain::password::{PasswordError, verify};
 use std::sync::{Arc, LazyLock};

@@ -134,10 +134,10 @@ async fn a_sign_in_flood_keeps_the_servers_memory_flat() {
     // Kept for the next check while they come, every 19 MiB is given back
     // within seconds of the last (the domain's `SPARE_IDLE`, 2 s, and its
     // releaser's 1 s look).
-    let released = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let after = loop {
         let (now, _) = memory(&server);
-        if now.saturating_sub(before) < HASH_MEMORY || std::time::Instant::now() > released {
+        if now.saturating_sub(before) < HASH_MEMORY || std::time::Instant::now() > deadline {
             break now;
         }
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
