@@ -355,6 +355,96 @@ pub(crate) fn to_dollar_placeholders(sql: &str) -> String {
     out
 }
 
+/// A statement over many rows, `width` parameters a row, whose text depends
+/// on how many: an `INSERT` of many rows ([`values`]), a debit of several
+/// wallets. A PostgreSQL lane's batch of orders writes each table in one
+/// statement instead of one a row; SQLite places one order at a time and
+/// runs the one-row text.
+pub(crate) struct ManyRows {
+    width: usize,
+    /// The statement's text for `rows` rows, `?1`… numbered row after row.
+    build: fn(rows: usize) -> String,
+    /// The text for `n` rows at `n - 1`, each built on first use.
+    texts: [std::sync::OnceLock<String>; ManyRows::MOST],
+}
+
+impl ManyRows {
+    /// Rows in one statement at most (so at most this many texts are
+    /// prepared on a connection); more are sent as several statements.
+    pub(crate) const MOST: usize = 32;
+
+    pub(crate) const fn new(width: usize, build: fn(rows: usize) -> String) -> ManyRows {
+        ManyRows {
+            width,
+            build,
+            texts: [const { std::sync::OnceLock::new() }; ManyRows::MOST],
+        }
+    }
+
+    /// The statement for `rows` rows (1 to [`ManyRows::MOST`]).
+    pub(crate) fn sql(&self, rows: usize) -> &str {
+        self.texts[rows - 1].get_or_init(|| (self.build)(rows))
+    }
+
+    /// Runs the statements for the rows whose parameters `params` holds,
+    /// `width` a row, in order: prepared first, then sent together (one
+    /// round trip on PostgreSQL, each sent as it is polled); answers the
+    /// rows they changed.
+    pub(crate) async fn execute<T: Statements>(
+        &self,
+        tx: &T,
+        params: &[&dyn Param],
+    ) -> Result<u64, T::Error> {
+        debug_assert_eq!(params.len() % self.width, 0, "whole rows");
+        let chunks = params.chunks(self.width * Self::MOST);
+        let texts: Vec<&str> = chunks
+            .clone()
+            .map(|c| self.sql(c.len() / self.width))
+            .collect();
+        for text in &texts {
+            tx.prepare(text).await?;
+        }
+        let sent = chunks.zip(texts).map(|(chunk, sql)| tx.execute(sql, chunk));
+        Ok(futures_util::future::try_join_all(sent)
+            .await?
+            .into_iter()
+            .sum())
+    }
+}
+
+/// `head`, then `row` (`(?1, …, ?width)`) `rows` times, each numbered on
+/// from the one before, then `tail`: an `INSERT … VALUES` of many rows.
+pub(crate) fn values(head: &str, row: &str, tail: &str, width: usize, rows: usize) -> String {
+    let each: Vec<String> = (0..rows).map(|n| numbered_from(row, n * width)).collect();
+    format!("{head} {} {tail}", each.join(", "))
+        .trim_end()
+        .to_owned()
+}
+
+/// `row` with each placeholder `?n` (outside quotes) as `?(n + offset)`.
+fn numbered_from(row: &str, offset: usize) -> String {
+    let mut out = String::with_capacity(row.len() + 8);
+    let (mut quote, mut chars) = (None, row.chars().peekable());
+    while let Some(c) = chars.next() {
+        out.push(c);
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '?') => {
+                let mut digits = String::new();
+                while let Some(d) = chars.next_if(char::is_ascii_digit) {
+                    digits.push(d);
+                }
+                if let Ok(n) = digits.parse::<usize>() {
+                    out.push_str(&(n + offset).to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// A JSON array of `values`: a list bound as one parameter, read back by
 /// [`json_values`].
 pub(crate) fn json_list(values: &[String]) -> StoreResult<String> {
@@ -812,6 +902,28 @@ pub(crate) use for_both_engines;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_rows_number_each_rows_placeholders_on() {
+        static ROWS: ManyRows = ManyRows::new(2, |rows| {
+            values(
+                "INSERT INTO t (a, b, c) VALUES",
+                "(?1, 'x?1', ?2)",
+                "ON CONFLICT DO NOTHING",
+                2,
+                rows,
+            )
+        });
+        assert_eq!(
+            ROWS.sql(1),
+            "INSERT INTO t (a, b, c) VALUES (?1, 'x?1', ?2) ON CONFLICT DO NOTHING"
+        );
+        assert_eq!(
+            ROWS.sql(3),
+            "INSERT INTO t (a, b, c) VALUES (?1, 'x?1', ?2), (?3, 'x?1', ?4), (?5, 'x?1', ?6) \
+             ON CONFLICT DO NOTHING"
+        );
+    }
 
     #[test]
     fn placeholders_are_rewritten_outside_quotes_only() {

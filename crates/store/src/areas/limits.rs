@@ -7,12 +7,13 @@
 
 use crate::clock::{lagos_date_at, now_ms, now_rfc3339, rfc3339};
 use crate::columns::TX_COLUMNS;
-use crate::db::{Param, PerEngine, ReadTx, RowRead, Statements, Tx, col, for_both_engines};
+use crate::db::{
+    ManyRows, Param, PerEngine, ReadTx, RowRead, Statements, Tx, col, for_both_engines, values,
+};
 use crate::limits::*;
 use crate::rows::transaction;
 use crate::*;
 use billpay_domain::{AccountId, Kobo};
-use futures_util::future::try_join_all;
 use std::sync::LazyLock;
 
 for_both_engines! {
@@ -481,67 +482,56 @@ impl Passed {
     }
 }
 
-/// Adds `spent` to the account's usage: today's row (one upsert), this
-/// hour's count, and each recipient's day and hour it keeps.
+/// Adds what each wallet's placed purchases spent (`spent`) to its usage:
+/// today's row, this hour's count, and each recipient's day and hour it
+/// keeps; each table's rows in one upsert ([`ManyRows`]), sent together
+/// (one round trip on PostgreSQL). The wallets are distinct.
 pub(crate) async fn record_usage<T: Statements>(
     tx: &T,
-    account: AccountId,
-    spent: &Spent,
+    spent: &[(AccountId, &Spent)],
     today: &Today,
 ) -> Result<(), T::Error> {
-    let account = account.to_string();
-    let day = &today.day;
-    let params: [&dyn Param; 4] = [&account, day, &spent.value.0, &spent.count];
-    let usage = tx.execute(
-        "INSERT INTO limit_usage (account_id, day, value, count) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT (account_id, day) DO UPDATE SET
-             value = limit_usage.value + excluded.value,
-             count = limit_usage.count + excluded.count",
-        &params,
-    );
-    let hourly = |to: &str, count: i64| {
-        let params = (account.clone(), to.to_owned(), today.hour, count);
-        async move {
-            let (account, to, hour, count) = params;
-            tx.execute(
-                "INSERT INTO hourly_usage (account_id, recipient, hour, count)
-                 VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (account_id, recipient, hour) DO UPDATE SET
-                     count = hourly_usage.count + excluded.count",
-                &[&account, &to, &hour, &count],
-            )
-            .await
+    static DAYS: ManyRows = ManyRows::new(4, |rows| {
+        let head = "INSERT INTO limit_usage (account_id, day, value, count) VALUES";
+        let tail = "ON CONFLICT (account_id, day) DO UPDATE SET
+            value = limit_usage.value + excluded.value,
+            count = limit_usage.count + excluded.count";
+        values(head, "(?1, ?2, ?3, ?4)", tail, 4, rows)
+    });
+    static HOURS: ManyRows = ManyRows::new(4, |rows| {
+        let head = "INSERT INTO hourly_usage (account_id, recipient, hour, count) VALUES";
+        let tail = "ON CONFLICT (account_id, recipient, hour) DO UPDATE SET
+            count = hourly_usage.count + excluded.count";
+        values(head, "(?1, ?2, ?3, ?4)", tail, 4, rows)
+    });
+    static RECIPIENT_DAYS: ManyRows = ManyRows::new(4, |rows| {
+        let head = "INSERT INTO recipient_usage (account_id, recipient, day, value) VALUES";
+        let tail = "ON CONFLICT (account_id, recipient, day) DO UPDATE SET
+            value = recipient_usage.value + excluded.value";
+        values(head, "(?1, ?2, ?3, ?4)", tail, 4, rows)
+    });
+    let accounts: Vec<String> = spent.iter().map(|(a, _)| a.to_string()).collect();
+    let (mut days, mut hours, mut recipient_days) = (Vec::new(), Vec::new(), Vec::new());
+    for (account, (_, spent)) in accounts.iter().zip(spent) {
+        days.extend::<[&dyn Param; 4]>([account, &today.day, &spent.value.0, &spent.count]);
+        if spent.account_hour > 0 {
+            // The account's own hourly count: the recipient left empty.
+            hours.extend::<[&dyn Param; 4]>([account, &"", &today.hour, &spent.account_hour]);
         }
-    };
-    let daily = |to: &str, value: Kobo| {
-        let params = (account.clone(), to.to_owned(), day.clone(), value.0);
-        async move {
-            let (account, to, day, value) = params;
-            tx.execute(
-                "INSERT INTO recipient_usage (account_id, recipient, day, value)
-                 VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (account_id, recipient, day) DO UPDATE SET
-                     value = recipient_usage.value + excluded.value",
-                &[&account, &to, &day, &value],
-            )
-            .await
-        }
-    };
-    let mut hours = Vec::new();
-    let mut days = Vec::new();
-    if spent.account_hour > 0 {
-        hours.push(hourly("", spent.account_hour));
-    }
-    for (to, value, count) in &spent.recipients {
-        if *count > 0 {
-            hours.push(hourly(to, *count));
-        }
-        if value.0 > 0 {
-            days.push(daily(to, *value));
+        for (to, value, count) in &spent.recipients {
+            if *count > 0 {
+                hours.extend::<[&dyn Param; 4]>([account, to, &today.hour, count]);
+            }
+            if value.0 > 0 {
+                recipient_days.extend::<[&dyn Param; 4]>([account, to, &today.day, &value.0]);
+            }
         }
     }
-    // Polled together: one round trip on PostgreSQL.
-    futures_util::try_join!(usage, try_join_all(hours), try_join_all(days))?;
+    futures_util::try_join!(
+        DAYS.execute(tx, &days),
+        HOURS.execute(tx, &hours),
+        RECIPIENT_DAYS.execute(tx, &recipient_days)
+    )?;
     Ok(())
 }
 

@@ -5,11 +5,12 @@
 //! in per-wallet lanes, a batch per transaction (`postgres/purchases.rs`).
 
 use super::limits::{self, Passed, PurchaseReads, RecipientState, Spent, WalletState};
-use super::wallet::{self, Entry, Moved};
+use super::wallet::{self, Entry, LedgerRow, Moved};
 use crate::clock::{new_code, now_ms, rfc3339};
 use crate::columns::TX_COLUMNS;
 use crate::db::{
-    Changing, Engine, Guarded, Param, PerEngine, ReadTx, Reading, Statements, Tx, for_both_engines,
+    Changing, Engine, Guarded, ManyRows, Param, PerEngine, ReadTx, Reading, Statements, Tx,
+    for_both_engines, values,
 };
 use crate::listing::{Filters, Listing};
 use crate::rows::{daily_spend_row, transaction};
@@ -221,76 +222,123 @@ impl<'o> Placements<'o> {
         .transaction()
     }
 
-    /// Every row of the accepted orders, in one round: the transactions and
-    /// their ledger entries (in order, so each wallet's entries run), then
-    /// one debit and one usage upsert per wallet.
+    /// Every row of the accepted orders, in one round: the transactions, their
+    /// ledger entries (in order, so each wallet's entries run), the wallets'
+    /// debits and their usage, each table's rows in one statement
+    /// ([`ManyRows`]).
     async fn write<T: Statements>(&self, tx: &T, today: &limits::Today) -> Result<(), T::Error> {
         if self.rows.is_empty() {
             return Ok(());
         }
-        // Prepared first, so each entry is sent as it is polled, in order.
-        tx.prepare(wallet::APPEND_ENTRY).await?;
-        let rows = self.rows.iter().map(|row| insert(tx, *row));
-        let entries = self.rows.iter().map(|(order, _, after, _)| {
-            let moved = Moved {
-                amount: Kobo(-order.new.amount.0),
-                balance_after: *after,
-                created_at: &order.created_at,
-            };
-            let account = order.new.account_id.to_string();
-            async move { wallet::append_entry(tx, &account, moved, Entry::Debit(&order.code)).await }
-        });
-        let debited = self.wallets.iter().filter(|(_, w)| w.spent.count > 0);
-        let debits = debited
-            .clone()
-            .map(|(account, w)| wallet::debit_checked(tx, *account, w.spent.value));
-        let usage = debited.map(|(account, w)| limits::record_usage(tx, *account, &w.spent, today));
+        let rows: Vec<TransactionRow> = self
+            .rows
+            .iter()
+            .map(|row| TransactionRow::new(*row))
+            .collect();
+        let placed: Vec<&dyn Param> = rows.iter().flat_map(TransactionRow::params).collect();
+        let entries: Vec<_> = self
+            .rows
+            .iter()
+            .zip(&rows)
+            .map(|((order, _, after, _), row)| {
+                let moved = Moved {
+                    amount: Kobo(-order.new.amount.0),
+                    balance_after: *after,
+                    created_at: &order.created_at,
+                };
+                LedgerRow::new(&row.account, moved, Entry::Debit(&order.code))
+            })
+            .collect();
+        let spent: Vec<(AccountId, &Spent)> = self
+            .wallets
+            .iter()
+            .filter(|(_, w)| w.spent.count > 0)
+            .map(|(account, w)| (*account, &w.spent))
+            .collect();
+        let totals: Vec<(AccountId, Kobo)> = spent.iter().map(|(a, s)| (*a, s.value)).collect();
         futures_util::try_join!(
-            try_join_all(rows),
-            try_join_all(entries),
-            try_join_all(debits),
-            try_join_all(usage)
+            TRANSACTIONS.execute(tx, &placed),
+            wallet::append_entries(tx, &entries),
+            wallet::debit_checked(tx, &totals),
+            limits::record_usage(tx, &spent, today)
         )?;
         Ok(())
     }
 }
 
-/// The transaction row, due now unless it is held.
-async fn insert<T: Statements>(
-    tx: &T,
-    (order, before, after, held_for): (&Order, Kobo, Kobo, Option<&'static str>),
-) -> Result<u64, T::Error> {
-    let new = &order.new;
-    // A held purchase is not due until an owner releases it.
-    let due = if held_for.is_some() {
-        limits::HELD_UNTIL_MS
-    } else {
-        order.now_ms
-    };
-    let params: [&dyn Param; 20] = [
-        &order.code,
-        &new.account_id.to_string(),
-        &new.key_id.to_string(),
-        &new.reference,
-        &new.product.service(),
-        &new.provider,
-        &new.plan_id,
-        &new.label,
-        &new.recipient,
-        &new.amount.0,
-        &order.details,
-        &new.batch_id(),
-        &before.0,
-        &after.0,
-        &due,
-        &order.created_at,
-        &new.face_value.0,
-        &new.tier,
-        &held_for,
-        &PROCESSING,
-    ];
-    tx.execute(include_str!("sql/insert_transaction.sql"), &params)
-        .await
+/// The transactions' `INSERT`, of one placed order or of a batch's.
+static TRANSACTIONS: ManyRows = ManyRows::new(20, |rows| {
+    let head = "INSERT INTO transactions (code, account_id, key_id, reference, product, provider, \
+                plan_id, label, recipient, amount, details, batch_id, status, message, \
+                balance_before, balance_after, next_attempt_at, created_at, face_value, tier, \
+                held_for) VALUES";
+    let row = "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'processing', ?20, ?13, ?14, \
+               ?15, ?16, ?17, ?18, ?19)";
+    values(head, row, "", 20, rows)
+});
+
+/// A placed order's transaction row, due now unless it is held.
+struct TransactionRow<'o> {
+    order: &'o Order,
+    account: String,
+    key: String,
+    service: &'static str,
+    batch_id: Option<String>,
+    before: i64,
+    after: i64,
+    due: i64,
+    held_for: Option<&'static str>,
+}
+
+impl<'o> TransactionRow<'o> {
+    fn new(
+        (order, before, after, held_for): (&'o Order, Kobo, Kobo, Option<&'static str>),
+    ) -> Self {
+        let new = &order.new;
+        TransactionRow {
+            account: new.account_id.to_string(),
+            key: new.key_id.to_string(),
+            service: new.product.service(),
+            batch_id: new.batch_id(),
+            before: before.0,
+            after: after.0,
+            // A held purchase is not due until an owner releases it.
+            due: if held_for.is_some() {
+                limits::HELD_UNTIL_MS
+            } else {
+                order.now_ms
+            },
+            held_for,
+            order,
+        }
+    }
+
+    /// Its values, in [`TRANSACTIONS`]' order.
+    fn params(&self) -> [&dyn Param; 20] {
+        let (order, new) = (self.order, &self.order.new);
+        [
+            &order.code,
+            &self.account,
+            &self.key,
+            &new.reference,
+            &self.service,
+            &new.provider,
+            &new.plan_id,
+            &new.label,
+            &new.recipient,
+            &new.amount.0,
+            &order.details,
+            &self.batch_id,
+            &self.before,
+            &self.after,
+            &self.due,
+            &order.created_at,
+            &new.face_value.0,
+            &new.tier,
+            &self.held_for,
+            &PROCESSING,
+        ]
+    }
 }
 
 /// Whose transactions a lookup searches.
@@ -509,6 +557,142 @@ mod tests {
     use crate::db::to_dollar_placeholders;
     use crate::postgres::PostgresStore;
     use crate::postgres::scratch::ScratchDatabase;
+
+    /// `accounts` accounts with ₦1,000,000 and a key each, and `each` orders
+    /// of ₦100 airtime by each, sorted by account as a lane sorts them.
+    async fn orders_of(store: &dyn Store, accounts: usize, each: usize) -> Vec<Order> {
+        let mut orders = Vec::new();
+        for n in 0..accounts {
+            let account = NewAccount {
+                name: "Many".into(),
+                email: format!("many{n}@example.com"),
+                password_hash: None,
+                kyc_level: crate::limits::OPERATOR_CREATED_LEVEL,
+            };
+            let account = store.create_account(account).await.unwrap();
+            let key = NewApiKey {
+                account_id: account.id,
+                name: None,
+                key_hash: format!("many{n}"),
+                display_prefix: "bp".into(),
+                announce: false,
+            };
+            let key = store.create_api_key(key).await.unwrap();
+            let funds = Kobo::from_naira(1_000_000);
+            store.credit(account.id, funds, "fund").await.unwrap();
+            let purchase = |n| crate::sqlite::purchase_path::purchase(account.id, key.id, n);
+            orders.extend((0..each as u32).map(|n| Order::new(purchase(n))));
+        }
+        orders.sort_by_key(|o| o.new.account_id);
+        orders
+    }
+
+    /// Each wallet of `orders` debited by its orders alone, their ledger
+    /// entries in the orders' order (each balance after the one before less
+    /// ₦100), its purchases and its usage today counted.
+    async fn check_written(store: &dyn Store, orders: &[Order]) {
+        let mut accounts: Vec<AccountId> = orders.iter().map(|o| o.new.account_id).collect();
+        accounts.dedup();
+        for account in accounts {
+            let codes: Vec<&str> = orders
+                .iter()
+                .filter(|o| o.new.account_id == account)
+                .map(|o| o.code.as_str())
+                .collect();
+            let spent = 100 * codes.len() as i64;
+            let balance = store.balance(account).await.unwrap();
+            assert_eq!(balance, Kobo::from_naira(1_000_000 - spent));
+            let mut debits = store.ledger(account, 1_000).await.unwrap();
+            debits.retain(|e| e.kind == LedgerKind::Debit);
+            debits.reverse();
+            let debited: Vec<&str> = debits
+                .iter()
+                .map(|e| e.transaction_code.as_deref().unwrap())
+                .collect();
+            assert_eq!(debited, codes, "in the orders' order");
+            for (n, entry) in debits.iter().enumerate() {
+                assert_eq!(entry.amount, Kobo(-10_000));
+                assert_eq!(entry.balance_after.0, 100_000_000 - 10_000 * (n as i64 + 1));
+            }
+            let filter = TxFilter {
+                account_id: Some(account),
+                limit: 1_000,
+                ..TxFilter::default()
+            };
+            assert_eq!(store.transactions(filter).await.unwrap().len(), codes.len());
+            let usage = store.account_limits(account).await.unwrap().usage;
+            let counted = (usage.daily_value, usage.daily_count);
+            assert_eq!(counted, (Kobo::from_naira(spent), codes.len() as i64));
+        }
+    }
+
+    /// A lane's batch larger than one statement's rows ([`ManyRows::MOST`]):
+    /// 72 orders of 36 wallets, placed at once on both engines, are every
+    /// purchase's row, each wallet's debit and usage, and its ledger entries
+    /// in the orders' order, exactly as if placed one by one (three
+    /// statements for the transactions, two for the debits).
+    #[tokio::test]
+    async fn a_batch_of_orders_is_written_a_statement_a_table_in_order_on_both_engines() {
+        const WALLETS: usize = 36;
+        const { assert!(WALLETS > ManyRows::MOST) };
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("many.db").display());
+        let lite = crate::sqlite::SqliteStore::open(&url).await.unwrap();
+        let orders = std::sync::Arc::new(orders_of(&lite, WALLETS, 2).await);
+        let placing = orders.clone();
+        let placed = lite
+            .engine
+            .write(move |conn| {
+                let orders: Vec<&Order> = placing.iter().collect();
+                crate::db::ready(place(&crate::sqlite::Lite(conn), &orders))
+            })
+            .await
+            .unwrap();
+        assert!(placed.iter().all(Result::is_ok));
+        check_written(&lite, &orders).await;
+
+        let Some(db) = ScratchDatabase::for_test().await else {
+            return;
+        };
+        let pg = PostgresStore::open(&db.url).await.unwrap();
+        let orders = std::sync::Arc::new(orders_of(&pg, WALLETS, 2).await);
+        let placing = orders.clone();
+        let placed = pg
+            .write(move |t| {
+                let orders = placing.clone();
+                Box::pin(async move {
+                    let orders: Vec<&Order> = orders.iter().collect();
+                    place(&crate::postgres::Pg(t), &orders).await
+                })
+            })
+            .await
+            .unwrap();
+        assert!(placed.iter().all(Result::is_ok));
+        check_written(&pg, &orders).await;
+        // The debit of 16 wallets reads the accounts' primary key, even as
+        // a generic plan (a prepared statement's after five runs).
+        let plan = pg
+            .write(|t| {
+                Box::pin(async move {
+                    let sql = to_dollar_placeholders(wallet::DEBITS.sql(16));
+                    t.batch_execute("SET LOCAL plan_cache_mode = force_generic_plan")
+                        .await?;
+                    t.batch_execute(&format!("PREPARE debits AS {sql}")).await?;
+                    let args: Vec<String> = (0..16).map(|n| format!("'w{n}', 1")).collect();
+                    let explain = format!("EXPLAIN EXECUTE debits({})", args.join(", "));
+                    let rows = t.query(&explain, &[]).await?;
+                    t.batch_execute("DEALLOCATE debits").await?;
+                    Ok(rows
+                        .iter()
+                        .map(|r| r.get::<_, String>(0))
+                        .collect::<Vec<_>>())
+                })
+            })
+            .await
+            .unwrap()
+            .join("\n");
+        assert!(plan.contains("accounts_pkey"), "{plan}");
+    }
 
     /// PostgreSQL indexes the batch ids alone (migration 047): 20,000
     /// purchases, one in a hundred an e-pin's with a batch id, make an index

@@ -4,7 +4,9 @@
 
 use crate::clock::now_rfc3339;
 use crate::columns::LEDGER_COLUMNS;
-use crate::db::{Engine, Param, PerEngine, ReadTx, Statements, Tx, col, for_both_engines};
+use crate::db::{
+    Engine, ManyRows, Param, PerEngine, ReadTx, Statements, Tx, col, for_both_engines, values,
+};
 use crate::operators::applied_balance_before;
 use crate::rows::ledger_entry;
 use crate::*;
@@ -239,78 +241,146 @@ pub(crate) struct Moved<'a> {
     pub created_at: &'a str,
 }
 
-/// Appends the ledger entry of a move already made (`post_ledger`, or a
-/// placement's one debit of its wallet for several purchases).
+/// Appends the ledger entry of a move already made (`post_ledger`).
 pub(crate) async fn append_entry<T: Statements>(
     tx: &T,
     account: &str,
     moved: Moved<'_>,
     entry: Entry<'_>,
 ) -> Result<(), T::Error> {
-    let (kind, transaction_code, credit, funding_id) = match entry {
-        Entry::Credit(source, reference) => {
-            (LedgerKind::Credit, None, Some((source, reference)), None)
-        }
-        Entry::Debit(code) => (LedgerKind::Debit, Some(code), None, None),
-        Entry::Refund(code) => (LedgerKind::Refund, Some(code), None, None),
-        Entry::Funding {
-            source,
-            reference,
-            funding_id,
-        } => (
-            LedgerKind::Credit,
-            None,
-            Some((source, reference)),
-            Some(funding_id),
-        ),
-        Entry::Fee(funding_id) => (LedgerKind::Fee, None, None, Some(funding_id)),
-        Entry::OperatorDebit(reference) => (
-            LedgerKind::Debit,
-            None,
-            Some((&CreditSource::Operator, reference)),
-            None,
-        ),
-        Entry::UpgradeFee(reference) => (
-            LedgerKind::Debit,
-            None,
-            Some((&CreditSource::Upgrade, reference)),
-            None,
-        ),
-    };
-    let params: [&dyn Param; 9] = [
-        &account,
-        &moved.amount.0,
-        &kind.as_str(),
-        &moved.balance_after.0,
-        &transaction_code,
-        &credit.map(|(_, reference)| reference),
-        &moved.created_at,
-        &credit.map(|(source, _)| source.as_str()),
-        &funding_id,
-    ];
-    tx.execute(APPEND_ENTRY, &params).await?;
+    let row = LedgerRow::new(account, moved, entry);
+    LEDGER.execute(tx, &row.params()).await?;
     Ok(())
 }
 
-/// The ledger entry's statement.
-pub(crate) const APPEND_ENTRY: &str = "INSERT INTO ledger (account_id, amount, kind, \
-    balance_after, transaction_code, credit_reference, created_at, credit_source, funding_id)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+/// Appends the ledger entries of moves already made (a placement's orders,
+/// their wallets debited once each), in order: one statement for all.
+pub(crate) async fn append_entries<T: Statements>(
+    tx: &T,
+    rows: &[LedgerRow<'_>],
+) -> Result<(), T::Error> {
+    let params: Vec<&dyn Param> = rows.iter().flat_map(LedgerRow::params).collect();
+    LEDGER.execute(tx, &params).await?;
+    Ok(())
+}
 
-/// Debits `account` by `total`, the sum of the purchases a placement
-/// checked against the balance it read under the wallet's lock: a wallet
-/// that moved under that lock is a broken invariant, and fails the
-/// transaction.
+/// The ledger's `INSERT`, of one entry or of many ([`LedgerRow::params`]).
+static LEDGER: ManyRows = ManyRows::new(9, |rows| {
+    let head = "INSERT INTO ledger (account_id, amount, kind, balance_after, transaction_code, \
+                credit_reference, created_at, credit_source, funding_id) VALUES";
+    values(head, "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", "", 9, rows)
+});
+
+/// A ledger entry as its row is written.
+pub(crate) struct LedgerRow<'a> {
+    account: &'a str,
+    amount: i64,
+    kind: &'static str,
+    balance_after: i64,
+    transaction_code: Option<&'a str>,
+    credit_reference: Option<&'a str>,
+    credit_source: Option<&'a str>,
+    created_at: &'a str,
+    funding_id: Option<&'a str>,
+}
+
+impl<'a> LedgerRow<'a> {
+    pub(crate) fn new(account: &'a str, moved: Moved<'a>, entry: Entry<'a>) -> Self {
+        let (kind, transaction_code, credit, funding_id) = match entry {
+            Entry::Credit(source, reference) => {
+                (LedgerKind::Credit, None, Some((source, reference)), None)
+            }
+            Entry::Debit(code) => (LedgerKind::Debit, Some(code), None, None),
+            Entry::Refund(code) => (LedgerKind::Refund, Some(code), None, None),
+            Entry::Funding {
+                source,
+                reference,
+                funding_id,
+            } => (
+                LedgerKind::Credit,
+                None,
+                Some((source, reference)),
+                Some(funding_id),
+            ),
+            Entry::Fee(funding_id) => (LedgerKind::Fee, None, None, Some(funding_id)),
+            Entry::OperatorDebit(reference) => (
+                LedgerKind::Debit,
+                None,
+                Some((&CreditSource::Operator, reference)),
+                None,
+            ),
+            Entry::UpgradeFee(reference) => (
+                LedgerKind::Debit,
+                None,
+                Some((&CreditSource::Upgrade, reference)),
+                None,
+            ),
+        };
+        LedgerRow {
+            account,
+            amount: moved.amount.0,
+            kind: kind.as_str(),
+            balance_after: moved.balance_after.0,
+            transaction_code,
+            credit_reference: credit.map(|(_, reference)| reference),
+            credit_source: credit.map(|(source, _)| source.as_str()),
+            created_at: moved.created_at,
+            funding_id,
+        }
+    }
+
+    /// Its values, in [`LEDGER`]'s order.
+    fn params(&self) -> [&dyn Param; 9] {
+        [
+            &self.account,
+            &self.amount,
+            &self.kind,
+            &self.balance_after,
+            &self.transaction_code,
+            &self.credit_reference,
+            &self.created_at,
+            &self.credit_source,
+            &self.funding_id,
+        ]
+    }
+}
+
+/// [`debit_checked`]'s statement: `?1` a wallet, `?2` its total, and so on,
+/// one `CASE` arm each.
+pub(crate) static DEBITS: ManyRows = ManyRows::new(2, |rows| {
+    let total: String = (0..rows)
+        .map(|n| format!(" WHEN ?{} THEN CAST(?{} AS BIGINT)", 2 * n + 1, 2 * n + 2))
+        .collect();
+    let ids: Vec<String> = (0..rows).map(|n| format!("?{}", 2 * n + 1)).collect();
+    format!(
+        "UPDATE accounts SET balance = balance - CASE id{total} END
+         WHERE id IN ({}) AND balance - CASE id{total} END >= 0",
+        ids.join(", ")
+    )
+});
+
+/// Debits each wallet of `totals` by its total, the sum of the purchases a
+/// placement checked against the balance it read under the wallet's lock,
+/// in one statement (a few for many wallets, [`ManyRows`]): a wallet that
+/// moved under that lock is a broken invariant, and fails the transaction.
+/// The wallets are distinct.
 pub(crate) async fn debit_checked<T: Statements>(
     tx: &T,
-    account: AccountId,
-    total: Kobo,
+    totals: &[(AccountId, Kobo)],
 ) -> Result<(), T::Error> {
-    let sql = "UPDATE accounts SET balance = balance - ?1 WHERE id = ?2 AND balance - ?1 >= 0";
-    if tx.execute(sql, &[&total.0, &account.to_string()]).await? == 1 {
+    let ids: Vec<String> = totals
+        .iter()
+        .map(|(account, _)| account.to_string())
+        .collect();
+    let params: Vec<&dyn Param> = ids
+        .iter()
+        .zip(totals)
+        .flat_map(|(id, (_, total))| [id as &dyn Param, &total.0])
+        .collect();
+    if DEBITS.execute(tx, &params).await? == totals.len() as u64 {
         return Ok(());
     }
-    Err(BackendError::new(format!("the wallet of {account} moved under its lock")).into())
+    Err(BackendError::new(format!("a wallet of {ids:?} moved under its lock")).into())
 }
 
 /// Locks the wallets of `accounts` (sorted: every placement takes them in

@@ -13,7 +13,7 @@ mod engine;
 #[cfg(test)]
 mod listing_plans;
 #[cfg(test)]
-mod purchase_path;
+pub(crate) mod purchase_path;
 mod statements;
 
 use crate::db::ready;

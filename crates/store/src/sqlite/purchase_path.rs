@@ -33,7 +33,12 @@ fn temporary_btrees(conn: &Connection, sql: &str) -> usize {
     count
 }
 
-fn purchase(account: billpay_domain::AccountId, key: billpay_domain::KeyId, n: u32) -> NewPurchase {
+/// A ₦100 MTN airtime purchase by `account`'s `key`, reference `path-{n}`.
+pub(crate) fn purchase(
+    account: billpay_domain::AccountId,
+    key: billpay_domain::KeyId,
+    n: u32,
+) -> NewPurchase {
     NewPurchase {
         account_id: account,
         key_id: key,
