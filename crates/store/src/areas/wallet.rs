@@ -380,7 +380,8 @@ pub(crate) async fn debit_checked<T: Statements>(
     if DEBITS.execute(tx, &params).await? == totals.len() as u64 {
         return Ok(());
     }
-    Err(BackendError::new(format!("a wallet of {ids:?} moved under its lock")).into())
+    let ids = ids.join(", ");
+    Err(BackendError::new(format!("one of the wallets {ids} moved under its lock")).into())
 }
 
 /// Locks the wallets of `accounts` (sorted: every placement takes them in
