@@ -337,15 +337,25 @@ impl<T: Tx> One<'_, T> {
 /// `?1` → `$1`, outside quoted strings and identifiers: the one dialect's
 /// placeholders in PostgreSQL's spelling.
 pub(crate) fn to_dollar_placeholders(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len());
-    let mut quote = None;
-    let mut chars = sql.chars().peekable();
+    renumbered(sql, '$', 0)
+}
+
+/// `sql` with each numbered placeholder `?n` outside quoted strings and
+/// identifiers written `{prefix}{n + offset}`; a bare `?` kept as it is.
+fn renumbered(sql: &str, prefix: char, offset: usize) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let (mut quote, mut chars) = (None, sql.chars().peekable());
     while let Some(c) = chars.next() {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
             (None, '\'' | '"') => quote = Some(c),
             (None, '?') if chars.peek().is_some_and(char::is_ascii_digit) => {
-                out.push('$');
+                let mut n = 0;
+                while let Some(digit) = chars.next_if(char::is_ascii_digit) {
+                    n = n * 10 + digit as usize - '0' as usize;
+                }
+                out.push(prefix);
+                out.push_str(&(n + offset).to_string());
                 continue;
             }
             _ => {}
@@ -362,8 +372,9 @@ pub(crate) fn to_dollar_placeholders(sql: &str) -> String {
 /// runs the one-row text.
 pub(crate) struct ManyRows {
     width: usize,
-    /// The statement's text for `rows` rows, `?1`… numbered row after row.
-    build: fn(rows: usize) -> String,
+    /// The statement's text for `rows` rows of `width`, `?1`… numbered row
+    /// after row.
+    build: fn(width: usize, rows: usize) -> String,
     /// The text for `n` rows at `n - 1`, each built on first use.
     texts: [std::sync::OnceLock<String>; ManyRows::MOST],
 }
@@ -373,7 +384,10 @@ impl ManyRows {
     /// prepared on a connection); more are sent as several statements.
     pub(crate) const MOST: usize = 32;
 
-    pub(crate) const fn new(width: usize, build: fn(rows: usize) -> String) -> ManyRows {
+    pub(crate) const fn new(
+        width: usize,
+        build: fn(width: usize, rows: usize) -> String,
+    ) -> ManyRows {
         ManyRows {
             width,
             build,
@@ -383,7 +397,7 @@ impl ManyRows {
 
     /// The statement for `rows` rows (1 to [`ManyRows::MOST`]).
     pub(crate) fn sql(&self, rows: usize) -> &str {
-        self.texts[rows - 1].get_or_init(|| (self.build)(rows))
+        self.texts[rows - 1].get_or_init(|| (self.build)(self.width, rows))
     }
 
     /// Runs the statements for the rows whose parameters `params` holds,
@@ -415,34 +429,10 @@ impl ManyRows {
 /// `head`, then `row` (`(?1, …, ?width)`) `rows` times, each numbered on
 /// from the one before, then `tail`: an `INSERT … VALUES` of many rows.
 pub(crate) fn values(head: &str, row: &str, tail: &str, width: usize, rows: usize) -> String {
-    let each: Vec<String> = (0..rows).map(|n| numbered_from(row, n * width)).collect();
+    let each: Vec<String> = (0..rows).map(|n| renumbered(row, '?', n * width)).collect();
     format!("{head} {} {tail}", each.join(", "))
         .trim_end()
         .to_owned()
-}
-
-/// `row` with each placeholder `?n` (outside quotes) as `?(n + offset)`.
-fn numbered_from(row: &str, offset: usize) -> String {
-    let mut out = String::with_capacity(row.len() + 8);
-    let (mut quote, mut chars) = (None, row.chars().peekable());
-    while let Some(c) = chars.next() {
-        out.push(c);
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '?') => {
-                let mut digits = String::new();
-                while let Some(d) = chars.next_if(char::is_ascii_digit) {
-                    digits.push(d);
-                }
-                if let Ok(n) = digits.parse::<usize>() {
-                    out.push_str(&(n + offset).to_string());
-                }
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 /// A JSON array of `values`: a list bound as one parameter, read back by
@@ -905,12 +895,12 @@ mod tests {
 
     #[test]
     fn many_rows_number_each_rows_placeholders_on() {
-        static ROWS: ManyRows = ManyRows::new(2, |rows| {
+        static ROWS: ManyRows = ManyRows::new(2, |width, rows| {
             values(
                 "INSERT INTO t (a, b, c) VALUES",
                 "(?1, 'x?1', ?2)",
                 "ON CONFLICT DO NOTHING",
-                2,
+                width,
                 rows,
             )
         });

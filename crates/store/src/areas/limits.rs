@@ -491,24 +491,24 @@ pub(crate) async fn record_usage<T: Statements>(
     spent: &[(AccountId, &Spent)],
     today: &Today,
 ) -> Result<(), T::Error> {
-    static DAYS: ManyRows = ManyRows::new(4, |rows| {
+    static DAYS: ManyRows = ManyRows::new(4, |width, rows| {
         let head = "INSERT INTO limit_usage (account_id, day, value, count) VALUES";
         let tail = "ON CONFLICT (account_id, day) DO UPDATE SET
             value = limit_usage.value + excluded.value,
             count = limit_usage.count + excluded.count";
-        values(head, "(?1, ?2, ?3, ?4)", tail, 4, rows)
+        values(head, "(?1, ?2, ?3, ?4)", tail, width, rows)
     });
-    static HOURS: ManyRows = ManyRows::new(4, |rows| {
+    static HOURS: ManyRows = ManyRows::new(4, |width, rows| {
         let head = "INSERT INTO hourly_usage (account_id, recipient, hour, count) VALUES";
         let tail = "ON CONFLICT (account_id, recipient, hour) DO UPDATE SET
             count = hourly_usage.count + excluded.count";
-        values(head, "(?1, ?2, ?3, ?4)", tail, 4, rows)
+        values(head, "(?1, ?2, ?3, ?4)", tail, width, rows)
     });
-    static RECIPIENT_DAYS: ManyRows = ManyRows::new(4, |rows| {
+    static RECIPIENT_DAYS: ManyRows = ManyRows::new(4, |width, rows| {
         let head = "INSERT INTO recipient_usage (account_id, recipient, day, value) VALUES";
         let tail = "ON CONFLICT (account_id, recipient, day) DO UPDATE SET
             value = recipient_usage.value + excluded.value";
-        values(head, "(?1, ?2, ?3, ?4)", tail, 4, rows)
+        values(head, "(?1, ?2, ?3, ?4)", tail, width, rows)
     });
     let accounts: Vec<String> = spent.iter().map(|(a, _)| a.to_string()).collect();
     let (mut days, mut hours, mut recipient_days) = (Vec::new(), Vec::new(), Vec::new());

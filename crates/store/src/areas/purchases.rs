@@ -267,14 +267,14 @@ impl<'o> Placements<'o> {
 }
 
 /// The transactions' `INSERT`, of one placed order or of a batch's.
-static TRANSACTIONS: ManyRows = ManyRows::new(20, |rows| {
+static TRANSACTIONS: ManyRows = ManyRows::new(20, |width, rows| {
     let head = "INSERT INTO transactions (code, account_id, key_id, reference, product, provider, \
                 plan_id, label, recipient, amount, details, batch_id, status, message, \
                 balance_before, balance_after, next_attempt_at, created_at, face_value, tier, \
                 held_for) VALUES";
     let row = "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'processing', ?20, ?13, ?14, \
                ?15, ?16, ?17, ?18, ?19)";
-    values(head, row, "", 20, rows)
+    values(head, row, "", width, rows)
 });
 
 /// A placed order's transaction row, due now unless it is held.

@@ -265,10 +265,16 @@ pub(crate) async fn append_entries<T: Statements>(
 }
 
 /// The ledger's `INSERT`, of one entry or of many ([`LedgerRow::params`]).
-static LEDGER: ManyRows = ManyRows::new(9, |rows| {
+static LEDGER: ManyRows = ManyRows::new(9, |width, rows| {
     let head = "INSERT INTO ledger (account_id, amount, kind, balance_after, transaction_code, \
                 credit_reference, created_at, credit_source, funding_id) VALUES";
-    values(head, "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", "", 9, rows)
+    values(
+        head,
+        "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "",
+        width,
+        rows,
+    )
 });
 
 /// A ledger entry as its row is written.
@@ -347,7 +353,7 @@ impl<'a> LedgerRow<'a> {
 
 /// [`debit_checked`]'s statement: `?1` a wallet, `?2` its total, and so on,
 /// one `CASE` arm each.
-pub(crate) static DEBITS: ManyRows = ManyRows::new(2, |rows| {
+pub(crate) static DEBITS: ManyRows = ManyRows::new(2, |_, rows| {
     let total: String = (0..rows)
         .map(|n| format!(" WHEN ?{} THEN CAST(?{} AS BIGINT)", 2 * n + 1, 2 * n + 2))
         .collect();
