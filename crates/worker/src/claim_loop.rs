@@ -102,6 +102,9 @@ pub async fn claim_loop<T, Claim, Claiming, Start, Work>(
                 .acquire_owned()
                 .await
                 .expect("semaphore open");
+            // Boxed: a fulfilment's future is large, and tokio moves a task's
+            // future through its cell several times (docs/benchmarks.md).
+            let work = Box::pin(work);
             tasks.spawn(async move {
                 work.await;
                 drop(permit);

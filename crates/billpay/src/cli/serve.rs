@@ -150,7 +150,7 @@ pub async fn run(settings: Settings, args: ServeArgs) -> anyhow::Result<()> {
         let limiter = billpay_operations::rate_limit::RateLimiter::with_redis(url)
             .await
             .map_err(|e| anyhow::anyhow!("{e} ({})", super::config::redact(url)))?;
-        state.purchasing.limiter = Arc::new(limiter);
+        state = state.with_limiter(Arc::new(limiter));
     }
     let shutdown = Arc::new(Notify::new());
     let role = match (args.no_worker, args.worker_only) {

@@ -131,15 +131,40 @@ pub(super) async fn add_skipped_attempt<T: Statements>(tx: &T, code: &str) -> Re
     Ok(())
 }
 
+/// The one attempt of event `id`, just written skipped: its id is known,
+/// so nothing is read back.
+pub(super) async fn add_skipped_attempt_to<T: Statements>(
+    tx: &T,
+    id: &str,
+) -> Result<(), T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "{SKIPPED_INTO} VALUES ({})",
+            skipped_row("?1", ("?2", "?3"))
+        )
+    });
+    tx.execute(&SQL, &[&id, &crate::NO_WEBHOOK_URL, &now_rfc3339()])
+        .await?;
+    Ok(())
+}
+
 /// The skipped attempt of each event of `source` (a `FROM` clause giving
 /// the events' `id`s), its error and time the placeholders `error` and `at`
 /// (the error [`crate::NO_WEBHOOK_URL`]).
-pub(super) fn skipped_attempts(source: &str, (error, at): (&str, &str)) -> String {
+pub(super) fn skipped_attempts(source: &str, error_at: (&str, &str)) -> String {
     format!(
-        "INSERT INTO webhook_attempts (event_id, url, http_status, error,
-             latency_ms, response_excerpt, created_at)
-         SELECT id, NULL, NULL, {error}, 0, '', {at} FROM {source}"
+        "{SKIPPED_INTO} SELECT {} FROM {source}",
+        skipped_row("id", error_at)
     )
+}
+
+/// The `INSERT` of a skipped attempt, before its row ([`skipped_row`]).
+const SKIPPED_INTO: &str = "INSERT INTO webhook_attempts (event_id, url, http_status, error,
+    latency_ms, response_excerpt, created_at)";
+
+/// A skipped attempt's row: of event `id`, with its error and time.
+fn skipped_row(id: &str, (error, at): (&str, &str)) -> String {
+    format!("{id}, NULL, NULL, {error}, 0, '', {at}")
 }
 
 async fn list<T: ReadTx>(tx: &T, filter: &EventFilter) -> Result<Vec<Event>, T::Error> {

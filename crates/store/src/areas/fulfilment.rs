@@ -320,7 +320,16 @@ async fn write_final<T: Statements>(
         return Ok(false);
     };
     let reversal = reversed.is_some();
-    if !change_status(tx, &purchase.code, fin, from, reversed).await? {
+    let event = NewEvent::of(&purchase, fin, webhook);
+    let status = NewStatus::of(fin, &purchase.code, from);
+    // PostgreSQL writes a first finalization's event in its status's statement.
+    let event_with_status = T::ENGINE == Engine::Postgres && !reversal;
+    let changed = if event_with_status {
+        change_status_with_event(tx, &status, &event).await?
+    } else {
+        change_status(tx, &status, reversed).await?
+    };
+    if !changed {
         // Another node's finalization took it since it was read.
         return Ok(false);
     }
@@ -330,7 +339,9 @@ async fn write_final<T: Statements>(
         // After the wallet's lock, as a purchase takes them.
         super::limits::give_back_usage(tx, &purchase).await?;
     }
-    queue_event(tx, &purchase, fin, webhook).await?;
+    if !event_with_status {
+        queue_event(tx, &event, reversal).await?;
+    }
     notices::purchase_final(tx, code, purchase.product, fin.status).await?;
     // The referrer's commission, earned or taken back with the status that
     // earns or reverses it (`areas/referrals.rs`).
@@ -354,54 +365,120 @@ pub(crate) struct Finalized {
     pub created_at: String,
 }
 
+/// A finalization's new status for its purchase: `UPDATE_STATUS`'s
+/// parameters `?1`–`?8`.
+struct NewStatus<'a> {
+    fin: &'a Finalization,
+    code: &'a str,
+    status: &'static str,
+    cost: Option<i64>,
+    result: String,
+    completed_at: String,
+    from: &'static str,
+}
+
+impl<'a> NewStatus<'a> {
+    fn of(fin: &'a Finalization, code: &'a str, from: TxStatus) -> Self {
+        Self {
+            fin,
+            code,
+            status: fin.status.as_str(),
+            cost: fin.cost.map(|c| c.0),
+            result: fin.result.to_string(),
+            completed_at: rfc3339(fin.completed_at_ms),
+            from: from.as_str(),
+        }
+    }
+
+    fn params(&self) -> [&dyn Param; 8] {
+        [
+            &self.status,
+            &self.fin.message,
+            &self.result,
+            &self.completed_at,
+            &self.code,
+            &self.cost,
+            &self.fin.watch_at_ms,
+            &self.from,
+        ]
+    }
+}
+
+/// The purchase `?5` made final, if it is still in the status `?8` the
+/// finalization takes it from (PostgreSQL's `UPDATE` locks the row and reads
+/// it again after a concurrent finalize, so only one of them changes it).
+const UPDATE_STATUS: &str = "UPDATE transactions SET status = ?1, message = ?2, result = ?3,
+             completed_at = ?4, attempts = attempts + 1, lease_until = 0, cost = ?6,
+             watch_at = ?7
+           WHERE code = ?5 AND status = ?8";
+
 /// The final status written and counted in the sales rollup, if the
-/// purchase is still in the status `from` the finalization takes it from
-/// (PostgreSQL's `UPDATE` locks the row and reads it again after a
-/// concurrent finalize, so only one of them changes it); a reversal is first
-/// taken out of its successful row (`reversed`).
-///
-/// PostgreSQL: one statement unless it is a reversal, the rollup's upsert
-/// reading the row the `UPDATE` returns (`WITH`), one statement of its lane's
-/// batch instead of two; SQLite has no `UPDATE` in a `WITH`, so two there
-/// (in-process, no round trip).
+/// purchase takes it (`UPDATE_STATUS`); a reversal is first taken out of its
+/// successful row (`reversed`). Two statements: SQLite has no `UPDATE` in a
+/// `WITH` (in-process, no round trip); PostgreSQL runs this only for a
+/// reversal ([`change_status_with_event`] otherwise).
 async fn change_status<T: Statements>(
     tx: &T,
-    code: &str,
-    fin: &Finalization,
-    from: TxStatus,
+    status: &NewStatus<'_>,
     reversed: Option<sales_rollup::Reversed>,
 ) -> Result<bool, T::Error> {
-    const STATUS: &str = "UPDATE transactions SET status = ?1, message = ?2, result = ?3,
-                 completed_at = ?4, attempts = attempts + 1, lease_until = 0, cost = ?6,
-                 watch_at = ?7
-               WHERE code = ?5 AND status = ?8";
-    static COUNTED: LazyLock<String> = LazyLock::new(|| {
+    if tx.execute(UPDATE_STATUS, &status.params()).await? != 1 {
+        return Ok(false);
+    }
+    sales_rollup::record(tx, status.code, reversed).await?;
+    Ok(true)
+}
+
+/// PostgreSQL, a first finalization: [`change_status`] and [`queue_event`]
+/// in one statement of its lane's batch instead of three — the rollup's
+/// upsert and the event's `INSERT` reading the row the `UPDATE` returns
+/// (`WITH`), so neither is written unless the status changed, and the
+/// skipped attempt reading the event's row as its `INSERT` returns it.
+async fn change_status_with_event<T: Statements>(
+    tx: &T,
+    status: &NewStatus<'_>,
+    event: &NewEvent<'_>,
+) -> Result<bool, T::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        // The event's columns from `?9` on; its time is the status's `?4`.
+        let event = format!(
+            "INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at)
+             SELECT ?9, ?5, ?10, ?11, ?12, ?13, ?14, ?15, ?4, ?16 FROM changed
+             {RESEND_ON_REVERSAL} RETURNING id, status"
+        );
         format!(
-            "WITH changed AS ({STATUS} RETURNING {})
+            "WITH changed AS ({UPDATE_STATUS} RETURNING {}),
+                  event AS ({event}),
+                  attempt AS ({})
              {}",
             sales_rollup::SOURCE_COLUMNS,
+            events::skipped_attempts("event WHERE status = 'skipped'", ("?17", "?18")),
             sales_rollup::added_from(Engine::Postgres, "changed"),
         )
     });
-    let params: [&dyn Param; 8] = [
-        &fin.status.as_str(),
-        &fin.message,
-        &fin.result.to_string(),
-        &rfc3339(fin.completed_at_ms),
-        &code,
-        &fin.cost.map(|c| c.0),
-        &fin.watch_at_ms,
-        &from.as_str(),
-    ];
-    if T::ENGINE == Engine::Postgres && reversed.is_none() {
-        // The upsert touches one row exactly when the `UPDATE` changed one.
-        return Ok(tx.execute(&COUNTED, &params).await? == 1);
-    }
-    if tx.execute(STATUS, &params).await? != 1 {
-        return Ok(false);
-    }
-    sales_rollup::record(tx, code, reversed).await?;
-    Ok(true)
+    let [
+        id,
+        _,
+        account,
+        key,
+        name,
+        payload,
+        _,
+        at_ms,
+        state,
+        attempts,
+        error,
+        now,
+    ] = event.params();
+    let status = status.params();
+    let params: Vec<&dyn Param> = status
+        .into_iter()
+        .chain([
+            id, account, key, name, payload, state, attempts, at_ms, error, now,
+        ])
+        .collect();
+    // The upsert touches one row exactly when the `UPDATE` changed one.
+    Ok(tx.execute(&SQL, &params).await? == 1)
 }
 
 /// [`finalize`] with the operator's line, written only if it changed something.
@@ -418,20 +495,72 @@ pub(crate) async fn finalize_logged<T: Tx>(
     Ok(changed)
 }
 
-/// The transaction's webhook event (queued again on a reversal), or, for a
-/// key without a webhook URL (`webhook` false, as the purchase's row read
-/// found it), the event skipped with its attempt ([`first_state`]).
+/// A finalization's webhook event: queued, or, for a key without a webhook
+/// URL (`webhook` false, as the purchase's row read found it), skipped with
+/// its attempt ([`first_state`]). Its parameters are `queue_event`'s.
+struct NewEvent<'a> {
+    id: String,
+    purchase: &'a Finalized,
+    fin: &'a Finalization,
+    account: String,
+    key: String,
+    created_at: String,
+    name: &'static str,
+    webhook: bool,
+    status: &'static str,
+    attempts: i32,
+    now: String,
+}
+
+impl<'a> NewEvent<'a> {
+    fn of(purchase: &'a Finalized, fin: &'a Finalization, webhook: bool) -> Self {
+        let (status, attempts) = first_state(webhook);
+        Self {
+            id: new_code("EV"),
+            purchase,
+            fin,
+            account: purchase.account_id.to_string(),
+            key: purchase.key_id.to_string(),
+            created_at: rfc3339(fin.completed_at_ms),
+            name: purchase.product.event(),
+            webhook,
+            status,
+            attempts,
+            now: now_rfc3339(),
+        }
+    }
+
+    fn params(&self) -> [&dyn Param; 12] {
+        [
+            &self.id,
+            &self.purchase.code,
+            &self.account,
+            &self.key,
+            &self.name,
+            &self.fin.event_payload,
+            &self.created_at,
+            &self.fin.completed_at_ms,
+            &self.status,
+            &self.attempts,
+            &crate::NO_WEBHOOK_URL,
+            &self.now,
+        ]
+    }
+}
+
+/// The transaction's webhook event (queued again on a reversal: the
+/// upsert keeps the event's first id), with its skipped attempt if its key
+/// has no webhook URL.
 ///
 /// PostgreSQL: one statement, the attempt written from the event's row as
 /// the `INSERT` returns it (`WITH`), which inserts none for a `pending`
-/// event. SQLite: the attempt written from the event's row, read again, not
-/// from `RETURNING` (docs/decisions.md, "No temporary B-tree on a
-/// purchase's path"), and only for a key without a webhook URL.
+/// event. SQLite: the attempt written with the new event's id, never read
+/// back (docs/decisions.md, "No temporary B-tree on a purchase's path"), or
+/// a reversal's from the event's row, read again.
 async fn queue_event<T: Statements>(
     tx: &T,
-    current: &Finalized,
-    fin: &Finalization,
-    webhook: bool,
+    event: &NewEvent<'_>,
+    reversal: bool,
 ) -> Result<(), T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
@@ -448,30 +577,19 @@ async fn queue_event<T: Statements>(
             events::skipped_attempts(skipped, ("?11", "?12")),
         )
     });
-    let (status, attempts) = first_state(webhook);
-    let params: [&dyn Param; 12] = [
-        &new_code("EV"),
-        &current.code,
-        &current.account_id.to_string(),
-        &current.key_id.to_string(),
-        &current.product.event(),
-        &fin.event_payload,
-        &rfc3339(fin.completed_at_ms),
-        &fin.completed_at_ms,
-        &status,
-        &attempts,
-        &crate::NO_WEBHOOK_URL,
-        &now_rfc3339(),
-    ];
+    let params = event.params();
     if T::ENGINE == Engine::Postgres {
         tx.execute(&WITH_ATTEMPT, &params).await?;
         return Ok(());
     }
     tx.execute(&SQL, &params[..10]).await?;
-    if webhook {
-        return Ok(());
+    if event.webhook {
+        Ok(())
+    } else if reversal {
+        events::add_skipped_attempt(tx, &event.purchase.code).await
+    } else {
+        events::add_skipped_attempt_to(tx, &event.id).await
     }
-    events::add_skipped_attempt(tx, &current.code).await
 }
 
 /// Read through the partial index of processing rows (`transactions_due`):
