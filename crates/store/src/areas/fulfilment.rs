@@ -320,8 +320,8 @@ async fn write_final<T: Statements>(
         return Ok(false);
     };
     let reversal = reversed.is_some();
-    let event = NewEvent::of(&purchase, fin, webhook);
     let status = NewStatus::of(fin, &purchase.code, from);
+    let event = NewEvent::of(&purchase, fin, webhook, &status.completed_at);
     // PostgreSQL writes a first finalization's event in its status's statement.
     let event_with_status = T::ENGINE == Engine::Postgres && !reversal;
     let changed = if event_with_status {
@@ -439,44 +439,20 @@ async fn change_status_with_event<T: Statements>(
     status: &NewStatus<'_>,
     event: &NewEvent<'_>,
 ) -> Result<bool, T::Error> {
+    // The status's 8 parameters, then the event's.
     static SQL: LazyLock<String> = LazyLock::new(|| {
-        // The event's columns from `?9` on; its time is the status's `?4`.
-        let event = format!(
-            "INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at)
-             SELECT ?9, ?5, ?10, ?11, ?12, ?13, ?14, ?15, ?4, ?16 FROM changed
-             {RESEND_ON_REVERSAL} RETURNING id, status"
-        );
         format!(
             "WITH changed AS ({UPDATE_STATUS} RETURNING {}),
-                  event AS ({event}),
+                  event AS ({} RETURNING id, status),
                   attempt AS ({})
              {}",
             sales_rollup::SOURCE_COLUMNS,
-            events::skipped_attempts("event WHERE status = 'skipped'", ("?17", "?18")),
+            insert_event(8, Some("changed")),
+            skipped_attempt_of_event(8),
             sales_rollup::added_from(Engine::Postgres, "changed"),
         )
     });
-    let [
-        id,
-        _,
-        account,
-        key,
-        name,
-        payload,
-        _,
-        at_ms,
-        state,
-        attempts,
-        error,
-        now,
-    ] = event.params();
-    let status = status.params();
-    let params: Vec<&dyn Param> = status
-        .into_iter()
-        .chain([
-            id, account, key, name, payload, state, attempts, at_ms, error, now,
-        ])
-        .collect();
+    let params: Vec<&dyn Param> = status.params().into_iter().chain(event.params()).collect();
     // The upsert touches one row exactly when the `UPDATE` changed one.
     Ok(tx.execute(&SQL, &params).await? == 1)
 }
@@ -504,7 +480,7 @@ struct NewEvent<'a> {
     fin: &'a Finalization,
     account: String,
     key: String,
-    created_at: String,
+    created_at: &'a str,
     name: &'static str,
     webhook: bool,
     status: &'static str,
@@ -513,7 +489,14 @@ struct NewEvent<'a> {
 }
 
 impl<'a> NewEvent<'a> {
-    fn of(purchase: &'a Finalized, fin: &'a Finalization, webhook: bool) -> Self {
+    /// The event of `purchase` made final by `fin` at `created_at` (its
+    /// completion time, as the status writes it).
+    fn of(
+        purchase: &'a Finalized,
+        fin: &'a Finalization,
+        webhook: bool,
+        created_at: &'a str,
+    ) -> Self {
         let (status, attempts) = first_state(webhook);
         Self {
             id: new_code("EV"),
@@ -521,7 +504,7 @@ impl<'a> NewEvent<'a> {
             fin,
             account: purchase.account_id.to_string(),
             key: purchase.key_id.to_string(),
-            created_at: rfc3339(fin.completed_at_ms),
+            created_at,
             name: purchase.product.event(),
             webhook,
             status,
@@ -562,19 +545,12 @@ async fn queue_event<T: Statements>(
     event: &NewEvent<'_>,
     reversal: bool,
 ) -> Result<(), T::Error> {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?9, ?10, ?7, ?8)
-             {RESEND_ON_REVERSAL}"
-        )
-    });
+    static SQL: LazyLock<String> = LazyLock::new(|| insert_event(0, None));
     static WITH_ATTEMPT: LazyLock<String> = LazyLock::new(|| {
-        let skipped = "event WHERE status = 'skipped'";
         format!(
             "WITH event AS ({} RETURNING id, status) {}",
             *SQL,
-            events::skipped_attempts(skipped, ("?11", "?12")),
+            skipped_attempt_of_event(0),
         )
     });
     let params = event.params();
@@ -590,6 +566,29 @@ async fn queue_event<T: Statements>(
     } else {
         events::add_skipped_attempt_to(tx, &event.id).await
     }
+}
+
+/// A finalization's event `INSERT` (an upsert: a reversal queues it
+/// again), its values [`NewEvent::params`] from the placeholder after the
+/// first `skip`: `VALUES`, or selected `from` a `FROM` clause.
+fn insert_event(skip: usize, from: Option<&str>) -> String {
+    // `EVENT_COLUMNS`, then `next_attempt_at`: the parameters' order differs.
+    let values = [1, 2, 3, 4, 5, 6, 9, 10, 7, 8]
+        .map(|n| format!("?{}", n + skip))
+        .join(", ");
+    let rows = match from {
+        None => format!("VALUES ({values})"),
+        Some(source) => format!("SELECT {values} FROM {source}"),
+    };
+    format!("INSERT INTO events ({EVENT_COLUMNS}, next_attempt_at) {rows} {RESEND_ON_REVERSAL}")
+}
+
+/// The skipped attempt of the event a `WITH event AS (… RETURNING id,
+/// status)` wrote, if it was written skipped: [`NewEvent::params`]' error
+/// and time, after the first `skip`.
+fn skipped_attempt_of_event(skip: usize) -> String {
+    let (error, at) = (format!("?{}", 11 + skip), format!("?{}", 12 + skip));
+    events::skipped_attempts("event WHERE status = 'skipped'", (&error, &at))
 }
 
 /// Read through the partial index of processing rows (`transactions_due`):
