@@ -8,8 +8,7 @@
 
 use crate::clock::{new_code, now_ms, now_rfc3339};
 use crate::db::{
-    Column, ManyRows, One, Param, PerEngine, ReadTx, RowRead, Statements, Tx, col,
-    for_both_engines, json_values, values,
+    Column, One, Param, PerEngine, ReadTx, RowRead, Statements, Tx, col, for_both_engines,
 };
 use crate::listing::{Filters, Listing};
 use crate::*;
@@ -175,13 +174,11 @@ pub(crate) async fn enqueue<T: Tx>(tx: &T, notice: &NewNotice) -> Result<bool, T
 }
 
 /// [`enqueue`], saying which of [`Queued`] it was. The notice is written,
-/// then counted in all its scopes at once, only if each has room: one
-/// statement that locks the scopes' rows of the hour (each seeded first)
-/// and adds one to each when none is at its bound. Exact across nodes, as
-/// those rows stay locked until the transaction commits; and never a count
-/// taken and given back, which another write of the same transaction could
-/// see between the two (the PostgreSQL units a lane pipelines). A notice over
-/// its bound is deleted again and counted as dropped.
+/// then counted in each of its scopes by one conditional upsert (`… DO
+/// UPDATE … WHERE sent < bound`): exact across nodes, as the row of a
+/// scope's hour is locked by the first to count in it until it commits. A
+/// notice over its bound is deleted again (its counts given back) and
+/// counted as dropped.
 pub(crate) async fn add<T: Statements>(tx: &T, notice: &NewNotice) -> Result<Queued, T::Error> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         insert_from("SELECT CAST(?9 AS TEXT) AS recipient, CAST(?10 AS TEXT) AS account_id")
@@ -203,51 +200,29 @@ pub(crate) async fn add<T: Statements>(tx: &T, notice: &NewNotice) -> Result<Que
     if tx.execute(&SQL, &params).await? != 1 {
         return Ok(Queued::Exists);
     }
-    let (scopes, hour) = (count_scopes(notice), notice_hour());
-    let seeds: Vec<[&dyn Param; 2]> = scopes.iter().map(|s| [s as &dyn Param, &hour]).collect();
-    SEED.execute(tx, seeds.as_flattened()).await?;
+    let count = "INSERT INTO notice_counts (scope, hour, sent) VALUES (?1, ?2, 1)
+                 ON CONFLICT (scope, hour) DO UPDATE SET sent = notice_counts.sent + 1
+                 WHERE notice_counts.sent < ?3";
+    let give_back = "UPDATE notice_counts SET sent = sent - 1 WHERE scope = ?1 AND hour = ?2";
     // `sent` is an INTEGER: PostgreSQL binds it as `i32`.
     let bound = i32::try_from(hourly_bound(&notice.kind)).unwrap_or(i32::MAX);
-    // A list of strings is always JSON.
-    let scopes_json = serde_json::Value::from(scopes.as_slice()).to_string();
-    let counted = tx
-        .execute(TAKE.sql(T::ENGINE), &[&hour, &scopes_json, &bound])
-        .await?;
-    if counted as usize == scopes.len() {
-        return Ok(Queued::Added);
+    let hour = notice_hour();
+    let mut counted: Vec<String> = Vec::new();
+    for scope in count_scopes(notice) {
+        if tx.execute(count, &[&scope, &hour, &bound]).await? == 1 {
+            counted.push(scope);
+            continue;
+        }
+        for scope in &counted {
+            tx.execute(give_back, &[scope, &hour]).await?;
+        }
+        tx.execute("DELETE FROM notices WHERE id = ?1", &[&id])
+            .await?;
+        dropped(&notice.kind, &notice.channel, 1);
+        return Ok(Queued::OverBound);
     }
-    tx.execute("DELETE FROM notices WHERE id = ?1", &[&id])
-        .await?;
-    dropped(&notice.kind, &notice.channel, 1);
-    Ok(Queued::OverBound)
+    Ok(Queued::Added)
 }
-
-/// Each scope's row of the hour (`?1` the scope, `?2` the hour), made with
-/// nothing sent where there is none.
-static SEED: ManyRows = ManyRows::new(2, |width, rows| {
-    values(
-        "INSERT INTO notice_counts (scope, hour, sent) VALUES",
-        "(?1, ?2, 0)",
-        "ON CONFLICT (scope, hour) DO NOTHING",
-        width,
-        rows,
-    )
-});
-
-/// One more sent in each scope of the JSON list `?2` in hour `?1`, only if
-/// none of them has reached the bound `?3`; their rows locked first
-/// (PostgreSQL), so the bound holds against every other transaction.
-static TAKE: PerEngine = PerEngine::new(|engine| {
-    let scopes = json_values(engine, "?2");
-    format!(
-        "UPDATE notice_counts SET sent = sent + 1
-         WHERE hour = ?1 AND scope IN ({scopes})
-           AND (SELECT MIN(CASE WHEN sent < ?3 THEN 1 ELSE 0 END)
-                FROM (SELECT sent FROM notice_counts
-                      WHERE hour = ?1 AND scope IN ({scopes}){}) AS locked) = 1",
-        engine.for_update()
-    )
-});
 
 /// Counts `n` notices of `kind` by `channel` dropped over their hourly bound.
 pub(crate) fn dropped(kind: &str, channel: &str, n: u64) {

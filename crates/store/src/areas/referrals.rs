@@ -8,14 +8,11 @@
 
 use super::wallet::{Entry, balance_locked, post_ledger};
 use crate::clock::{now_ms, now_rfc3339, parse_rfc3339_ms};
-use crate::db::{
-    Column, Engine, Param, ReadTx, Reads, RowRead, Statements, Tx, col, for_both_engines,
-};
+use crate::db::{Column, Param, ReadTx, Reads, RowRead, Statements, Tx, col, for_both_engines};
 use crate::*;
 use billpay_domain::{AccountId, Kobo, Product};
 use serde::Serialize;
 use std::collections::BTreeSet;
-use std::sync::LazyLock;
 
 /// The letters of a code: no 0/O, 1/I (nor L), so it reads back unambiguously.
 pub const CODE_ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
@@ -701,51 +698,34 @@ struct Bonus<'a> {
 }
 
 /// Moves a bonus balance by `amount` (signed; it may go below zero) and
-/// appends its entry; answers the balance after. The balance is moved and
-/// read in one statement (`RETURNING`), so nothing else the transaction runs
-/// can fall between them; on PostgreSQL the entry is written in that
-/// statement too (SQLite has no `INSERT` in a `WITH`: two statements there).
+/// appends its entry; answers the balance after.
 async fn post_bonus<T: Statements>(
     tx: &T,
     account: AccountId,
     amount: Kobo,
     entry: &Bonus<'_>,
 ) -> Result<Kobo, T::Error> {
-    const MOVE: &str = "INSERT INTO bonus_balances (account_id, balance) VALUES (?1, ?2)
-        ON CONFLICT (account_id) DO UPDATE SET balance = bonus_balances.balance + excluded.balance
-        RETURNING balance";
-    const ENTRY: &str = "INSERT INTO bonus_entries (account_id, kind, amount, balance_after,
-        transaction_code, referee_id, reference, created_at)";
-    const WRITTEN: &str = "SELECT CAST(?1 AS TEXT), CAST(?3 AS TEXT), CAST(?2 AS BIGINT),";
-    const ITS: &str = "CAST(?4 AS TEXT), CAST(?5 AS TEXT), CAST(?6 AS TEXT), CAST(?7 AS TEXT)";
-    static BOTH: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "WITH moved AS ({MOVE}) {ENTRY} {WRITTEN} balance, {ITS} FROM moved RETURNING balance_after"
-        )
-    });
-    static AFTER_MOVE: LazyLock<String> = LazyLock::new(|| format!("{ENTRY} {WRITTEN} ?8, {ITS}"));
     let id = account.to_string();
-    let referee = entry.referee.map(|r| r.to_string());
-    let now = now_rfc3339();
-    let params: [&dyn Param; 7] = [
+    let sql = "INSERT INTO bonus_balances (account_id, balance) VALUES (?1, ?2)
+               ON CONFLICT (account_id) DO UPDATE SET balance = bonus_balances.balance + excluded.balance";
+    tx.execute(sql, &[&id, &amount.0]).await?;
+    let after = bonus_balance(tx, account).await?;
+    let sql =
+        "INSERT INTO bonus_entries (account_id, kind, amount, balance_after, transaction_code,
+                   referee_id, reference, created_at)
+               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+    let params: [&dyn Param; 8] = [
         &id,
-        &amount.0,
         &entry.kind,
+        &amount.0,
+        &after.0,
         &entry.transaction_code,
-        &referee,
+        &entry.referee.map(|r| r.to_string()),
         &entry.reference,
-        &now,
+        &now_rfc3339(),
     ];
-    // Either statement returns the one column: the balance after.
-    let after = |row: &dyn RowRead| row.get(Column::nth(0)).map(Kobo);
-    if T::ENGINE == Engine::Postgres {
-        return tx.query_one(&BOTH, &params, after).await;
-    }
-    let balance = tx.query_one(MOVE, &params[..2], after).await?;
-    let mut params = params.to_vec();
-    params.push(&balance.0);
-    tx.execute(&AFTER_MOVE, &params).await?;
-    Ok(balance)
+    tx.execute(sql, &params).await?;
+    Ok(after)
 }
 
 async fn bonus_balance<T: Reads>(tx: &T, account: AccountId) -> Result<Kobo, T::Error> {

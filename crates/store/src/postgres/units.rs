@@ -2,29 +2,18 @@
 //! lane takes the next batch): the workers' writes that lock no wallet —
 //! marking a purchase submitted, a successful finalize, a delivery attempt —
 //! each the area's own function over the batch's transaction, the same one
-//! SQLite's writer runs. They run bare, as SQLite's writer runs them: none
-//! refuses after a change (each is a `statement`, a guarded write or a
-//! change), so none needs a savepoint of its own. Should one fail all the
-//! same (a refusal in a decision, a deadlock, a lost connection), the batch
-//! rolls back whole and each unit runs again alone, in a transaction of its
-//! own, and answers what it comes to there.
-//!
-//! A batch's units run side by side, their statements pipelined on its
-//! connection (SQLite's writer runs them one after another). That is the
-//! same as one after another because no unit reads a row another unit of
-//! the batch writes, except in the statement that writes it: each reads its
-//! own purchase or event, and the rows units share are written and read
-//! back in one statement — a sales rollup's shard (an upsert), a referrer's
-//! bonus balance (`referrals::post_bonus`), a notice's hourly counts
-//! (`notices::add`). A unit that needs to read back a shared row after
-//! writing it breaks this; write the two as one statement.
+//! SQLite's writer runs. They run bare, one after another, as SQLite's
+//! writer runs them: none refuses after a change (each is a `statement`, a
+//! guarded write or a change), so none needs a savepoint of its own. Should
+//! one fail all the same (a refusal in a decision, a deadlock, a lost
+//! connection), the batch rolls back whole and each unit runs again alone,
+//! in a transaction of its own, and answers what it comes to there.
 
 use super::PostgresStore;
 use super::batch::Job;
 use super::connection::{BoxFut, PgTx, transaction};
 use super::error::{PgResult, backend, stopped_queue};
 use deadpool_postgres::Pool;
-use futures_util::future::try_join_all;
 use std::any::Any;
 use std::sync::Arc;
 use tokio::sync::oneshot;
@@ -49,10 +38,12 @@ impl Job for UnitJob {
     type Done = Answer;
 
     async fn run_in<'a>(tx: &'a PgTx<'a>, batch: &'a [Self]) -> PgResult<Vec<Answer>> {
-        // Polled together, so their statements are pipelined: a unit's next
-        // statement waits for its own answers, never for the other units'.
-        // A failure fails the batch: each unit then runs alone.
-        try_join_all(batch.iter().map(|job| (job.work)(tx))).await
+        let mut answers = Vec::with_capacity(batch.len());
+        for job in batch {
+            // A failure fails the batch: each unit then runs alone.
+            answers.push((job.work)(tx).await?);
+        }
+        Ok(answers)
     }
 
     async fn committed(self, _pool: &Pool, answer: Answer) {
